@@ -1,0 +1,26 @@
+import 'reflect-metadata';
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module.js';
+import { AppConfig } from './config/config.js';
+import { WireCodec } from './common/http/codec.js';
+import { registerBodyParsers } from './common/http/express-body.js';
+import { setupOpenApi } from './common/http/openapi.js';
+import { JsonLogger } from './common/logging/json-logger.js';
+
+/**
+ * Builds the whole application for a configuration: the service's main and every e2e test use
+ * this one function, so tests exercise exactly what runs in production.
+ */
+export async function createApp(config: AppConfig, logger: JsonLogger = new JsonLogger(config.logLevel)): Promise<INestApplication> {
+  const app = await NestFactory.create(AppModule.forRoot(config, logger), {
+    bodyParser: false,
+    logger,
+    abortOnError: false,
+  });
+  registerBodyParsers(app, app.get(WireCodec));
+  app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready'] });
+  setupOpenApi(app, config);
+  await app.init();
+  return app;
+}

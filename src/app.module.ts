@@ -1,0 +1,35 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from './config/config.js';
+import { CoreModule } from './common/core.module.js';
+import { JsonLogger } from './common/logging/json-logger.js';
+import { RequestLogMiddleware } from './common/logging/request-log.middleware.js';
+import { dataSourceOptions } from './database/data-source.js';
+import { FEATURE_MODULES } from './modules/index.js';
+
+@Module({})
+export class AppModule implements NestModule {
+  static forRoot(config: AppConfig, logger: JsonLogger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            ...dataSourceOptions(config),
+            // Pending migrations run at start-up, each in its own transaction.
+            migrationsRun: true,
+            migrationsTransactionMode: 'each',
+            retryAttempts: 3,
+            retryDelay: 2000,
+          }),
+        }),
+        CoreModule.forRoot(config, logger),
+        ...FEATURE_MODULES,
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestLogMiddleware).forRoutes('{*path}');
+  }
+}

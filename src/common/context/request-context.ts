@@ -1,0 +1,68 @@
+import { UnauthorizedError } from '../errors/errors.js';
+import { TimeZone, UTC } from '../http/dates.js';
+
+/** Who is calling, resolved once per request by the AuthGuard from the bearer token. */
+export interface Caller {
+  userId: string;
+  userName: string;
+  individualId: string | null;
+  /** The site the token acts in (a global administrator may act in any site). */
+  siteId: string;
+  /** Site administrator (Individual.IsAdmin) or global administrator. */
+  isAdmin: boolean;
+  isGlobalAdmin: boolean;
+  /** The acting site's PerformanceManagement switch. */
+  pmEnabled: boolean;
+}
+
+/**
+ * The explicit request context every service method takes first. Built once per request by the
+ * guards and read in controllers with @Ctx(); there is no ambient tenant state anywhere.
+ */
+export class RequestContext {
+  constructor(
+    readonly requestId: string,
+    /** The zone every date of the answer is rendered in (`tz` query parameter; UTC by default). */
+    readonly tz: TimeZone = UTC,
+    readonly caller: Caller | null = null,
+    /** The If-Match header of a PUT or DELETE, for optimistic concurrency. */
+    readonly ifMatch: string | null = null,
+    /** Client address, for throttling and logs. */
+    readonly ip: string = '',
+  ) {}
+
+  get isAuthenticated(): boolean {
+    return this.caller !== null;
+  }
+
+  /** The authenticated caller; throws 401 on a public route that needs one. */
+  get user(): Caller {
+    if (!this.caller) throw new UnauthorizedError();
+    return this.caller;
+  }
+
+  get siteId(): string {
+    return this.user.siteId;
+  }
+
+  /** A context for work the service does on its own (bootstrap, seeding, tests). */
+  static system(siteId: string, opts: Partial<Caller> = {}): RequestContext {
+    return new RequestContext('system', UTC, {
+      userId: opts.userId ?? '00000000-0000-0000-0000-000000000000',
+      userName: opts.userName ?? 'system',
+      individualId: opts.individualId ?? null,
+      siteId,
+      isAdmin: true,
+      isGlobalAdmin: opts.isGlobalAdmin ?? true,
+      pmEnabled: opts.pmEnabled ?? true,
+    });
+  }
+
+  /** The same request acting in another site (global administrators only, checked by callers). */
+  withSite(siteId: string, pmEnabled: boolean): RequestContext {
+    return new RequestContext(this.requestId, this.tz, { ...this.user, siteId, pmEnabled }, this.ifMatch, this.ip);
+  }
+}
+
+/** Where the context is kept on the underlying request object. */
+export const CONTEXT_KEY = '__pmsContext';

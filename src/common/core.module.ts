@@ -1,0 +1,46 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_CONFIG, AppConfig } from '../config/config.js';
+import { TenantDb } from '../database/tenant-db.js';
+import { CallerResolver } from '../modules/auth/caller.resolver.js';
+import { AuthGuard } from './auth/auth.guard.js';
+import { LoginThrottle } from './auth/login-throttle.js';
+import { TokenService } from './auth/token.service.js';
+import { ProblemFilter } from './errors/problem.filter.js';
+import { WireCodec } from './http/codec.js';
+import { WireInterceptor } from './http/wire.interceptor.js';
+import { JsonLogger } from './logging/json-logger.js';
+import { APP_LOGGER } from './logging/logger.token.js';
+import { AppValidationPipe } from './validation/app-validation.pipe.js';
+
+/**
+ * The cross-cutting machinery every resource module relies on, global so modules only declare
+ * their own controllers and services: configuration, logger, codec, the scoped data access
+ * path, and the global guard, pipe, interceptor and filter.
+ */
+@Global()
+@Module({})
+export class CoreModule {
+  static forRoot(config: AppConfig, logger: JsonLogger): DynamicModule {
+    const shared = [
+      { provide: APP_CONFIG, useValue: config },
+      { provide: APP_LOGGER, useValue: logger },
+      { provide: WireCodec, useValue: new WireCodec(config.xmlNamespace) },
+      TenantDb,
+      TokenService,
+      LoginThrottle,
+      CallerResolver,
+    ];
+    return {
+      module: CoreModule,
+      providers: [
+        ...shared,
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_PIPE, useClass: AppValidationPipe },
+        { provide: APP_INTERCEPTOR, useClass: WireInterceptor },
+        { provide: APP_FILTER, useClass: ProblemFilter },
+      ],
+      exports: shared.map((p) => ('provide' in p ? p.provide : p)),
+    };
+  }
+}

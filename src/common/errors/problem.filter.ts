@@ -1,0 +1,118 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { WireCodec } from '../http/codec.js';
+import { negotiate } from '../http/negotiation.js';
+import { JsonLogger } from '../logging/json-logger.js';
+import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
+import {
+  AppError,
+  BadRequestError,
+  ConflictError,
+  InternalError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  PROBLEM_BASE,
+  ProblemDetails,
+  RouteNotFoundError,
+  ServiceUnavailableError,
+  UnsupportedMediaTypeError,
+} from './errors.js';
+import { APP_LOGGER } from '../logging/logger.token.js';
+
+const DB_UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK',
+  'ER_QUERY_TIMEOUT',
+  'ER_STATEMENT_TIMEOUT',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'POOL_CLOSED',
+]);
+
+const UNIQUE_CODES = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
+
+function errorCode(e: unknown): string | undefined {
+  const any = e as { code?: unknown; driverError?: { code?: unknown }; cause?: { code?: unknown } };
+  const code = any?.driverError?.code ?? any?.code ?? any?.cause?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Translates anything thrown into a typed AppError. Unknown errors become a generic 500 whose
+ * body says nothing of the cause (no stack, no SQL); the cause is logged with the request id.
+ */
+export function toAppError(e: unknown): { error: AppError; unexpected: boolean } {
+  if (e instanceof AppError) return { error: e, unexpected: false };
+  if (e instanceof HttpException) {
+    const status = e.getStatus();
+    if (status === 404) return { error: new RouteNotFoundError('No resource lives at this path'), unexpected: false };
+    if (status === 405) return { error: new MethodNotAllowedError('This method', []), unexpected: false };
+    if (status === 413) return { error: new PayloadTooLargeError('The request body is larger than 1 MiB'), unexpected: false };
+    if (status === 415) return { error: new UnsupportedMediaTypeError('Use application/json, text/json, application/xml or text/xml'), unexpected: false };
+    if (status >= 400 && status < 500) return { error: new BadRequestError(e.message), unexpected: false };
+    return { error: new InternalError('The request could not be completed'), unexpected: true };
+  }
+  const code = errorCode(e);
+  if (code && DB_UNAVAILABLE_CODES.has(code)) return { error: new ServiceUnavailableError(), unexpected: true };
+  if (code && UNIQUE_CODES.has(code)) return { error: new ConflictError('A record with the same unique value already exists', 'duplicate'), unexpected: true };
+  const name = (e as { name?: string })?.name;
+  if (name === 'CannotConnectAlreadyConnectedError' || name === 'ConnectionIsNotSetError' || name === 'DriverNotInitialized') {
+    return { error: new ServiceUnavailableError(), unexpected: true };
+  }
+  return { error: new InternalError('The request could not be completed'), unexpected: true };
+}
+
+export function problemOf(error: AppError, requestId?: string, instance?: string): ProblemDetails {
+  const p: ProblemDetails = { type: PROBLEM_BASE + error.code, title: error.title, status: error.status };
+  if (error.detail) p.detail = error.detail;
+  if (instance) p.instance = instance;
+  if (requestId) p.requestId = requestId;
+  const errors = (error as { errors?: ProblemDetails['errors'] }).errors;
+  if (errors) p.errors = errors;
+  return p;
+}
+
+/** The one global filter: every error leaves as RFC 9457 problem details, JSON or XML. */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly codec: WireCodec,
+    @Inject(APP_LOGGER) private readonly logger: JsonLogger,
+  ) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Record<string, unknown> & { headers: Record<string, string | undefined> }>();
+    const res = http.getResponse();
+    const adapter = this.adapterHost.httpAdapter;
+    const { error, unexpected } = toAppError(exception);
+    const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
+    const requestId = ctx?.requestId ?? (req.__pmsRequestId as string | undefined);
+    if (unexpected) {
+      const e = exception as Error;
+      this.logger.event(error.status >= 500 && error.status !== 503 ? 'error' : 'warn', 'ProblemFilter', {
+        msg: `${error.status} ${error.code}: ${e?.message ?? String(exception)}`,
+        errorName: e?.name,
+        errorCode: errorCode(exception),
+        stack: e?.stack,
+      });
+    }
+    const neg = negotiate(req.headers?.accept);
+    const path = String(adapter.getRequestUrl(req) ?? '').split('?')[0];
+    const body = this.codec.encodeProblem(problemOf(error, requestId, path), neg.format);
+    for (const [k, v] of Object.entries(error.headers)) adapter.setHeader(res, k, v);
+    adapter.setHeader(res, 'Content-Type', `application/problem+${neg.format}; charset=utf-8`);
+    adapter.reply(res, body, error.status);
+  }
+}

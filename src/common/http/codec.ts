@@ -1,0 +1,196 @@
+import xml2js from 'xml2js';
+import { formatDate, formatUtcInstant, offsetAt, TimeZone, UTC } from './dates.js';
+import { ordinalCompare, wireFields, wireFieldsOrdinal, wireTypeName, WireResultMeta } from './wire.js';
+import type { ProblemDetails } from '../errors/errors.js';
+
+/**
+ * The one place that turns answers into JSON or XML text and XML request bodies into plain
+ * objects (DESIGN §2). It knows nothing of HTTP frameworks: the interceptor and the error filter
+ * call it with a negotiated format.
+ */
+export type WireFormat = 'json' | 'xml';
+
+export const XSI_NS = 'http://www.w3.org/2001/XMLSchema-instance';
+export const SYSTEM_NS = 'http://schemas.datacontract.org/2004/07/System';
+export const PROBLEM_XML_NS = 'urn:ietf:rfc:7807';
+
+// Characters XML 1.0 cannot carry at all; they are dropped from text rather than producing a
+// document no client can read.
+// eslint-disable-next-line no-control-regex
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+type XmlNode = string | { [key: string]: XmlNode | XmlNode[] | Record<string, string> };
+
+const NIL: XmlNode = { $: { 'i:nil': 'true' } };
+
+function isWireClassInstance(v: unknown): v is object {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && wireFields(v.constructor).length > 0;
+}
+
+function scalarText(v: unknown, tz: TimeZone): string {
+  if (v instanceof Date) return formatDate(v, tz);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  return String(v).replace(XML_INVALID, '');
+}
+
+/** A JSON-ready value: wire classes in declaration order, dates rendered in `tz`. */
+export function toJsonValue(value: unknown, tz: TimeZone = UTC): unknown {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) return formatDate(value, tz);
+  if (Array.isArray(value)) return value.map((v) => toJsonValue(v, tz));
+  if (isWireClassInstance(value)) {
+    const out: Record<string, unknown> = {};
+    const rec = value as Record<string, unknown>;
+    for (const f of wireFields(value.constructor)) out[f.name] = toJsonValue(rec[f.name], tz);
+    return out;
+  }
+  if (typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toJsonValue(v, tz);
+    return out;
+  }
+  return value;
+}
+
+export class WireCodec {
+  private readonly builder = new xml2js.Builder({
+    renderOpts: { pretty: false },
+    xmldec: { version: '1.0', encoding: 'utf-8' },
+  });
+
+  constructor(readonly namespace: string) {}
+
+  // ------------------------------------------------------------------ JSON
+
+  // ------------------------------------------------------------------ XML
+
+  private xmlValue(value: unknown, tz: TimeZone): XmlNode {
+    if (value === undefined || value === null) return NIL;
+    if (isWireClassInstance(value)) return this.xmlObject(value, tz);
+    if (typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value)) return this.xmlPlain(value as Record<string, unknown>, tz);
+    return scalarText(value, tz);
+  }
+
+  private xmlObject(obj: object, tz: TimeZone): { [key: string]: XmlNode | XmlNode[] } {
+    const out: { [key: string]: XmlNode | XmlNode[] } = {};
+    const rec = obj as Record<string, unknown>;
+    for (const f of wireFieldsOrdinal(obj.constructor)) {
+      const v = rec[f.name];
+      if (v === undefined || v === null) {
+        out[f.name] = NIL;
+      } else if (f.kind === 'dateTimeOffset' && v instanceof Date) {
+        out[f.name] = {
+          $: { 'xmlns:a': SYSTEM_NS },
+          'a:DateTime': formatUtcInstant(v),
+          'a:OffsetMinutes': String(offsetAt(tz, v)),
+        };
+      } else if (f.kind === 'array' && Array.isArray(v)) {
+        const itemName = f.nested ? (wireTypeName(f.nested()) ?? f.nested().name) : 'Item';
+        out[f.name] = v.length ? { [itemName]: v.map((x) => this.xmlValue(x, tz)) } : '';
+      } else {
+        out[f.name] = this.xmlValue(v, tz);
+      }
+    }
+    return out;
+  }
+
+  private xmlPlain(obj: Record<string, unknown>, tz: TimeZone): { [key: string]: XmlNode | XmlNode[] } {
+    const out: { [key: string]: XmlNode | XmlNode[] } = {};
+    for (const k of Object.keys(obj).sort(ordinalCompare)) {
+      const v = obj[k];
+      if (v === undefined) continue;
+      out[k] = Array.isArray(v) ? v.map((x) => this.xmlValue(x, tz)) : this.xmlValue(v, tz);
+    }
+    return out;
+  }
+
+  private rootAttrs(): Record<string, string> {
+    return { xmlns: this.namespace, 'xmlns:i': XSI_NS };
+  }
+
+  /** Encodes a handler's answer. `meta` says the type, whether it is a collection, and the root. */
+  encode(value: unknown, format: WireFormat, tz: TimeZone = UTC, meta?: WireResultMeta): string {
+    if (format === 'json') return JSON.stringify(toJsonValue(value ?? {}, tz));
+    if (Array.isArray(value)) {
+      const typeName = meta?.type ? (wireTypeName(meta.type) ?? meta.type.name) : 'Object';
+      const root = meta?.root ?? `ArrayOf${typeName}`;
+      const items = value.map((v) => this.xmlValue(v, tz));
+      return this.builder.buildObject({ [root]: { $: this.rootAttrs(), ...(items.length ? { [typeName]: items } : {}) } });
+    }
+    const root = value && isWireClassInstance(value) ? (wireTypeName(value.constructor) ?? meta?.root ?? 'Object') : (meta?.root ?? 'Object');
+    const body = value === undefined || value === null ? {} : (this.xmlValue(value, tz) as object);
+    return this.builder.buildObject({ [root]: { $: this.rootAttrs(), ...body } });
+  }
+
+  /** RFC 9457 problem details; XML per its appendix (namespace urn:ietf:rfc:7807, arrays as <i>). */
+  encodeProblem(problem: ProblemDetails, format: WireFormat): string {
+    if (format === 'json') return JSON.stringify(problem);
+    const node: Record<string, unknown> = { $: { xmlns: PROBLEM_XML_NS } };
+    for (const [k, v] of Object.entries(problem)) {
+      if (v === undefined) continue;
+      if (k === 'errors' && Array.isArray(v)) {
+        node.errors = { i: v.map((e: { field: string; message: string }) => ({ field: scalarText(e.field, UTC), message: scalarText(e.message, UTC) })) };
+      } else {
+        node[k] = scalarText(v, UTC);
+      }
+    }
+    return this.builder.buildObject({ problem: node });
+  }
+
+  // ------------------------------------------------------------------ XML input
+
+  /**
+   * Parses an XML request body into the plain object a JSON body would give: element local names
+   * as keys (namespaces ignored, element order ignored), `i:nil="true"` and absent both null,
+   * text values as strings (the DTOs coerce them). A collection root (ArrayOf…, List,
+   * Dashboards) gives an array. DOCTYPE and entity declarations are refused outright, which
+   * rules out entity expansion and external entities.
+   */
+  async decodeXml(text: string): Promise<unknown> {
+    if (/<!DOCTYPE|<!ENTITY/i.test(text)) {
+      throw new XmlInputError('XML document type declarations and entities are not allowed');
+    }
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = (await xml2js.parseStringPromise(text, {
+        explicitArray: true,
+        explicitRoot: true,
+        strict: true,
+        tagNameProcessors: [xml2js.processors.stripPrefix],
+        attrNameProcessors: [xml2js.processors.stripPrefix],
+        xmlns: false,
+      })) as Record<string, unknown>;
+    } catch (e) {
+      throw new XmlInputError(`Malformed XML: ${(e as Error).message.split('\n')[0]}`);
+    }
+    if (!parsed || typeof parsed !== 'object') throw new XmlInputError('The XML body is empty');
+    const [rootName] = Object.keys(parsed);
+    const root = parsed[rootName];
+    if (/^ArrayOf|^List$|^Dashboards$/.test(rootName)) {
+      if (typeof root !== 'object' || root === null) return [];
+      const keys = Object.keys(root).filter((k) => k !== '$' && k !== '_');
+      return keys.length ? ((root as Record<string, unknown[]>)[keys[0]] ?? []).map((n) => convertXmlNode(n)) : [];
+    }
+    const value = convertXmlNode(root);
+    return value === '' ? {} : value;
+  }
+}
+
+export class XmlInputError extends Error {}
+
+function convertXmlNode(node: unknown): unknown {
+  if (typeof node === 'string') return node;
+  if (typeof node !== 'object' || node === null) return node;
+  const n = node as Record<string, unknown>;
+  const attrs = (n.$ ?? {}) as Record<string, string>;
+  if (attrs.nil === 'true' || attrs.nil === '1') return null;
+  const childKeys = Object.keys(n).filter((k) => k !== '$' && k !== '_');
+  if (childKeys.length === 0) return typeof n._ === 'string' ? n._ : '';
+  const out: Record<string, unknown> = {};
+  for (const k of childKeys) {
+    const arr = n[k] as unknown[];
+    out[k] = arr.length === 1 ? convertXmlNode(arr[0]) : arr.map((x) => convertXmlNode(x));
+  }
+  return out;
+}

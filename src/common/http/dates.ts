@@ -1,0 +1,138 @@
+import { findIana } from 'windows-iana';
+
+/**
+ * Dates on the wire (DESIGN §2): written `YYYY-MM-DDTHH:mm:ss.SSS±HH:MM` in the response's time
+ * zone (UTC unless `tz` names another), read leniently as a .NET client writes them.
+ */
+export type TimeZone = { kind: 'fixed'; offsetMinutes: number; label: string } | { kind: 'iana'; name: string; label: string };
+
+export const UTC: TimeZone = { kind: 'fixed', offsetMinutes: 0, label: 'UTC' };
+
+/** Thrown for a `tz` value that names no known zone; the caller maps it to a 400. */
+export class UnknownTimeZoneError extends Error {}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function ianaFormatter(name: string): Intl.DateTimeFormat {
+  let f = formatters.get(name);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: name,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(name, f);
+  }
+  return f;
+}
+
+function isIana(name: string): boolean {
+  try {
+    ianaFormatter(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Parses the `tz` query parameter: a fixed offset (`+02:00`, `-0530`, `Z`, `UTC`), an IANA name
+ * (`Europe/Berlin`) or a Windows zone id (`W. Europe Standard Time`). Throws UnknownTimeZoneError.
+ */
+export function parseTimeZone(input: string): TimeZone {
+  const raw = input.trim();
+  if (raw === '' || /^(z|utc|gmt)$/i.test(raw)) return UTC;
+  const m = /^(?:utc|gmt)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(raw);
+  if (m) {
+    const hours = Number(m[2]);
+    const minutes = Number(m[3] ?? '0');
+    if (hours > 14 || minutes > 59 || hours * 60 + minutes > 14 * 60) throw new UnknownTimeZoneError(`"${input}" is outside ±14:00`);
+    const offsetMinutes = (m[1] === '-' ? -1 : 1) * (hours * 60 + minutes);
+    return { kind: 'fixed', offsetMinutes, label: formatOffset(offsetMinutes) };
+  }
+  if (raw.length <= 64 && /^[A-Za-z0-9_+\-/. ()]+$/.test(raw)) {
+    if (raw.includes('/') && isIana(raw)) return { kind: 'iana', name: raw, label: raw };
+    const fromWindows = findIana(raw);
+    if (fromWindows && fromWindows.length > 0 && isIana(fromWindows[0])) {
+      return { kind: 'iana', name: fromWindows[0], label: raw };
+    }
+    if (isIana(raw)) return { kind: 'iana', name: raw, label: raw };
+  }
+  throw new UnknownTimeZoneError(`"${input}" is not a known time zone (use an IANA name, a Windows zone id or an offset like +02:00)`);
+}
+
+/** The zone's offset from UTC, in minutes, at the given instant. */
+export function offsetAt(tz: TimeZone, date: Date): number {
+  if (tz.kind === 'fixed') return tz.offsetMinutes;
+  const parts = ianaFormatter(tz.name).formatToParts(date);
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  const wholeSeconds = Math.floor(date.getTime() / 1000) * 1000;
+  return Math.round((asUtc - wholeSeconds) / 60000);
+}
+
+export function formatOffset(offsetMinutes: number): string {
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMinutes);
+  return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** Writes an instant as `YYYY-MM-DDTHH:mm:ss.SSS±HH:MM` in the given zone. */
+export function formatDate(date: Date, tz: TimeZone = UTC): string {
+  const offset = offsetAt(tz, date);
+  const local = new Date(date.getTime() + offset * 60000);
+  return (
+    `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}` +
+    `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}` +
+    `.${pad(local.getUTCMilliseconds(), 3)}${formatOffset(offset)}`
+  );
+}
+
+/** The DataContract `DateTime` child of a DateTimeOffset: the UTC instant with `Z`. */
+export function formatUtcInstant(date: Date): string {
+  return date.toISOString();
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * Reads an input date leniently: with an offset or `Z`, or without one (read as UTC), date-only
+ * too. `0001-01-01T00:00:00` (an unset .NET DateTime) reads as null. Returns undefined when the
+ * text is not a date at all, so the caller can name the field in a 400.
+ */
+export function parseInputDate(text: string): Date | null | undefined {
+  const m = DATE_RE.exec(text.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
+  const year = Number(y);
+  if (year === 1 && mo === '01' && d === '01') return null;
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const ms = frac ? Math.floor(Number(`0.${frac}`) * 1000) : 0;
+  let offset = 0;
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const zm = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone)!;
+    offset = (zm[1] === '-' ? -1 : 1) * (Number(zm[2]) * 60 + Number(zm[3] ?? '0'));
+    if (Math.abs(offset) > 14 * 60) return undefined;
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, ms) - offset * 60000;
+  const date = new Date(utc);
+  // Reject impossible calendar dates such as 2026-02-30.
+  const check = new Date(Date.UTC(year, month - 1, day));
+  if (check.getUTCMonth() !== month - 1) return undefined;
+  if (year < 1000 || year > 9999) return undefined;
+  return date;
+}

@@ -1,0 +1,35 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { AppConfig } from '../../config/config.js';
+
+const DESCRIPTION = `
+Multi-tenant REST API for organizational performance management (spec v4). Every body is JSON or XML.
+
+* **Authentication**: \`POST /v4/auth/token\` with \`{ "UserName", "Password" }\` answers a bearer token; send it as \`Authorization: Bearer <token>\` on every other /v4 call.
+* **Media types**: requests in \`application/json\`, \`text/json\`, \`application/xml\` or \`text/xml\` (else 415); the answer follows \`Accept\` (q-values honoured; JSON by default).
+* **XML**: root element named after the type in the namespace of \`XML_NAMESPACE\`; child elements in ordinal (code-point) order as .NET's DataContractSerializer expects; nulls as \`i:nil="true"\`; collections \`ArrayOf{Type}\` (\`List\` for ListItem, \`Dashboards\` for Dashboard); the empty object \`<Object/>\`.
+* **Dates**: \`YYYY-MM-DDTHH:mm:ss.SSS±HH:MM\`, in UTC unless \`tz\` names an IANA zone, a Windows zone id or an offset.
+* **Errors**: RFC 9457 problem details (\`application/problem+json\` or \`application/problem+xml\`), with \`errors: [{ field, message }]\` on validation failures. 400 invalid input, 401 no or bad token, 403 not allowed (\`admin-required\`, \`pm-disabled\`), 404 unknown id or another site's record, 409 conflict, 412 If-Match mismatch, 413 body over 1 MiB, 415 media type, 429 throttled, 503 database unavailable.
+* **Lists** take \`limit\` (default 500, max 5000) and \`offset\` and answer \`X-Total-Count\` and \`Link: <…>; rel="next"\`.
+* **Writes**: read-only (RO) fields are ignored on input; on update the body \`ID\` must equal the path id; single records carry an \`ETag\`, and PUT/DELETE with \`If-Match\` answer 412 when the record changed meanwhile. Every success is 200.
+`.trim();
+
+export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIObject {
+  const options = new DocumentBuilder()
+    .setTitle('Performance Management Service API')
+    .setVersion('4')
+    .setDescription(`${DESCRIPTION}\n\nXML namespace of this deployment: \`${config.xmlNamespace}\`.`)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token from POST /v4/auth/token' }, 'bearer')
+    .build();
+  return SwaggerModule.createDocument(app, options);
+}
+
+/** Swagger UI at /docs, the OpenAPI document at /docs/openapi.json. */
+export function setupOpenApi(app: INestApplication, config: AppConfig): void {
+  const document = buildOpenApi(app, config);
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs/openapi.json',
+    customSiteTitle: 'PMS API v4',
+    swaggerOptions: { persistAuthorization: true },
+  });
+}

@@ -1,0 +1,383 @@
+import 'reflect-metadata';
+import { applyDecorators, HttpCode, SetMetadata, Type } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiPropertyOptions, ApiProduces, ApiConsumes, getSchemaPath } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsDefined, IsOptional, ValidateBy, ValidateNested, buildMessage } from 'class-validator';
+import { Type as TransformType } from 'class-transformer';
+import { parseInputDate } from './dates.js';
+
+/**
+ * The wire model. Response classes declare their fields with @WireField, input DTOs with
+ * @InputField. From that one declaration come: the JSON and XML shapes (XML in ordinal element
+ * order, DESIGN §2), the OpenAPI schema, validation, and the coercion of XML's text values.
+ */
+export type WireKind = 'string' | 'guid' | 'int' | 'decimal' | 'bool' | 'date' | 'dateTimeOffset' | 'object' | 'array';
+
+/** The spec's Access column. */
+export type Access = 'Req' | 'ReqUpd' | 'ReqCre' | 'RO' | '-';
+
+export interface WireFieldMeta {
+  name: string;
+  kind: WireKind;
+  /** For 'object' and 'array': the wire class of the value / of each item. */
+  nested?: () => Type<unknown>;
+}
+
+const WIRE_FIELDS = Symbol('wire:fields');
+const WIRE_TYPE = Symbol('wire:type');
+const sortedCache = new WeakMap<object, WireFieldMeta[]>();
+
+/** Names the XML root element (and `ArrayOf{Name}` for collections) of a response class. */
+export function WireType(name: string): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(WIRE_TYPE, name, target);
+  };
+}
+
+export function wireTypeName(cls: Function): string | undefined {
+  return Reflect.getMetadata(WIRE_TYPE, cls) as string | undefined;
+}
+
+function addField(target: object, meta: WireFieldMeta): void {
+  const own: WireFieldMeta[] = Reflect.hasOwnMetadata(WIRE_FIELDS, target)
+    ? (Reflect.getOwnMetadata(WIRE_FIELDS, target) as WireFieldMeta[])
+    : [...((Reflect.getMetadata(WIRE_FIELDS, target) as WireFieldMeta[] | undefined) ?? [])];
+  const i = own.findIndex((f) => f.name === meta.name);
+  if (i >= 0) own[i] = meta;
+  else own.push(meta);
+  Reflect.defineMetadata(WIRE_FIELDS, own, target);
+}
+
+/** The fields of a wire class in declaration order (JSON order). */
+export function wireFields(cls: Function): WireFieldMeta[] {
+  return (Reflect.getMetadata(WIRE_FIELDS, cls.prototype) as WireFieldMeta[] | undefined) ?? [];
+}
+
+/** Ordinal (code-point) comparison: the element order DataContractSerializer writes and expects. */
+export function ordinalCompare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The fields of a wire class in ordinal order (XML order). */
+export function wireFieldsOrdinal(cls: Function): WireFieldMeta[] {
+  let cached = sortedCache.get(cls);
+  if (!cached) {
+    cached = [...wireFields(cls)].sort((a, b) => ordinalCompare(a.name, b.name));
+    sortedCache.set(cls, cached);
+  }
+  return cached;
+}
+
+const GUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const ZERO_GUID = '00000000-0000-0000-0000-000000000000';
+
+export function isGuid(v: unknown): v is string {
+  return typeof v === 'string' && GUID_RE.test(v);
+}
+
+function swaggerBase(kind: WireKind, nested?: () => Type<unknown>): ApiPropertyOptions {
+  switch (kind) {
+    case 'string':
+      return { type: String };
+    case 'guid':
+      return { type: String, format: 'uuid', example: '3f2c4b1e-8a4d-4c1e-9b7a-2d5e6f708192' };
+    case 'int':
+      return { type: 'integer', format: 'int32' };
+    case 'decimal':
+      return { type: Number, format: 'double' };
+    case 'bool':
+      return { type: Boolean };
+    case 'date':
+      return { type: String, format: 'date-time', example: '2026-11-21T15:00:00.000+00:00' };
+    case 'dateTimeOffset':
+      return {
+        type: String,
+        format: 'date-time',
+        example: '2026-11-21T10:00:00.000-05:00',
+        description:
+          'In XML a DataContract DateTimeOffset: children a:DateTime (UTC instant) and a:OffsetMinutes, in the namespace http://schemas.datacontract.org/2004/07/System.',
+      };
+    case 'object':
+      return { type: nested };
+    case 'array':
+      return { type: nested, isArray: true };
+  }
+}
+
+export interface WireFieldOptions {
+  access?: Access;
+  description?: string;
+  max?: number;
+  nested?: () => Type<unknown>;
+  /** Values the field takes, for the OpenAPI document. */
+  enum?: readonly (string | number)[];
+}
+
+const ACCESS_TEXT: Record<Access, string> = {
+  Req: 'Access Req: required on create and update.',
+  ReqUpd: 'Access ReqUpd: required on update (must equal the id in the path).',
+  ReqCre: 'Access ReqCre: required on create.',
+  RO: 'Access RO: read-only, set by the service; ignored on input.',
+  '-': 'Access -: optional.',
+};
+
+/** Declares a field of a response (wire) class. */
+export function WireField(kind: WireKind, opts: WireFieldOptions = {}): PropertyDecorator {
+  return (target, key) => {
+    addField(target, { name: String(key), kind, nested: opts.nested });
+    const base = swaggerBase(kind, opts.nested);
+    const description = [
+      opts.description,
+      base.description,
+      opts.access ? ACCESS_TEXT[opts.access] : undefined,
+      opts.max ? `Max length ${opts.max}.` : undefined,
+    ]
+      .filter(Boolean)
+      .join(' ');
+    ApiProperty({
+      ...base,
+      description,
+      nullable: true,
+      required: true,
+      readOnly: opts.access === 'RO' ? true : undefined,
+      maxLength: opts.max,
+      enum: opts.enum as (string | number)[] | undefined,
+    } as ApiPropertyOptions)(target, key);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input fields
+// ---------------------------------------------------------------------------------------------
+
+/** Marker for a value that could not be coerced, so the validator reports it. */
+const INVALID = Symbol('invalid');
+
+function coerce(kind: WireKind, value: unknown, zeroIsNull: boolean): unknown {
+  if (value === undefined || value === null) return value;
+  switch (kind) {
+    case 'bool':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === '1') return true;
+      if (value === 'false' || value === '0') return false;
+      return INVALID;
+    case 'int': {
+      let n: number | symbol = INVALID;
+      if (typeof value === 'number') n = value;
+      else if (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value)) n = Number(value);
+      if (typeof n === 'number' && (!Number.isInteger(n) || n > 2147483647 || n < -2147483648)) return INVALID;
+      if (zeroIsNull && n === 0) return null;
+      return n;
+    }
+    case 'decimal':
+      if (typeof value === 'number') return Number.isFinite(value) ? value : INVALID;
+      if (typeof value === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value)) return Number(value);
+      return INVALID;
+    case 'guid':
+      if (typeof value !== 'string') return INVALID;
+      if (value.trim() === '') return null;
+      if (!GUID_RE.test(value.trim())) return INVALID;
+      if (value.trim() === ZERO_GUID) return null;
+      return value.trim().toLowerCase();
+    case 'date': {
+      if (value instanceof Date) return value;
+      if (typeof value !== 'string') return INVALID;
+      if (value.trim() === '') return null;
+      const d = parseInputDate(value);
+      return d === undefined ? INVALID : d;
+    }
+    case 'string':
+      if (typeof value === 'string') return value;
+      return INVALID;
+    default:
+      return value;
+  }
+}
+
+const KIND_MESSAGE: Record<WireKind, string> = {
+  string: 'must be a string',
+  guid: 'must be a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)',
+  int: 'must be a whole number (int32)',
+  decimal: 'must be a number',
+  bool: 'must be true or false',
+  date: 'must be an ISO 8601 date-time, e.g. 2026-11-21T15:00:00.000+00:00',
+  dateTimeOffset: 'must be an ISO 8601 date-time, e.g. 2026-11-21T15:00:00.000+00:00',
+  object: 'must be an object',
+  array: 'must be a list',
+};
+
+function IsKind(kind: WireKind): PropertyDecorator {
+  return ValidateBy({
+    name: `is-${kind}`,
+    validator: {
+      validate: (value) => {
+        if (value === INVALID) return false;
+        switch (kind) {
+          case 'string':
+            return typeof value === 'string';
+          case 'guid':
+            return isGuid(value);
+          case 'int':
+            return typeof value === 'number' && Number.isInteger(value);
+          case 'decimal':
+            return typeof value === 'number' && Number.isFinite(value);
+          case 'bool':
+            return typeof value === 'boolean';
+          case 'date':
+          case 'dateTimeOffset':
+            return value instanceof Date && !Number.isNaN(value.getTime());
+          case 'object':
+            return typeof value === 'object' && !Array.isArray(value);
+          case 'array':
+            return Array.isArray(value);
+        }
+      },
+      defaultMessage: buildMessage((prefix) => `${prefix}$property ${KIND_MESSAGE[kind]}`),
+    },
+  });
+}
+
+function MaxChars(max: number): PropertyDecorator {
+  return ValidateBy({
+    name: 'max-chars',
+    validator: {
+      validate: (value) => typeof value !== 'string' || [...value].length <= max,
+      defaultMessage: buildMessage((prefix) => `${prefix}$property must be at most ${max} characters`),
+    },
+  });
+}
+
+function MinChars(min: number): PropertyDecorator {
+  return ValidateBy({
+    name: 'min-chars',
+    validator: {
+      validate: (value) => typeof value !== 'string' || value.trim().length >= min,
+      defaultMessage: buildMessage((prefix) => (min === 1 ? `${prefix}$property must not be empty` : `${prefix}$property must be at least ${min} characters`)),
+    },
+  });
+}
+
+function IntRange(min?: number, max?: number): PropertyDecorator {
+  return ValidateBy({
+    name: 'int-range',
+    validator: {
+      validate: (value) => typeof value !== 'number' || ((min === undefined || value >= min) && (max === undefined || value <= max)),
+      defaultMessage: buildMessage((prefix) => `${prefix}$property must be between ${min ?? '-∞'} and ${max ?? '∞'}`),
+    },
+  });
+}
+
+export interface InputFieldOptions {
+  /** Must be present and not null. */
+  required?: boolean;
+  description?: string;
+  /** Max length in characters (strings). */
+  max?: number;
+  /** Min length after trimming (strings); 1 means "not empty". */
+  min?: number;
+  /** Numeric range (int, decimal). */
+  minValue?: number;
+  maxValue?: number;
+  /** For int ids: 0 means "not supplied" (a .NET client's default int). */
+  zeroIsNull?: boolean;
+  nested?: () => Type<unknown>;
+  enum?: readonly (string | number)[];
+  example?: unknown;
+}
+
+/**
+ * Declares a field of an input DTO: coercion of XML text (and lenient JSON), type and limit
+ * validation, required-ness and the OpenAPI property, in one decorator.
+ */
+export function InputField(kind: WireKind, opts: InputFieldOptions = {}): PropertyDecorator {
+  const decorators: PropertyDecorator[] = [];
+  decorators.push(opts.required ? IsDefined({ message: '$property is required' }) : IsOptional());
+  if (kind === 'object' || kind === 'array') {
+    decorators.push(IsKind(kind));
+    decorators.push(ValidateNested({ each: kind === 'array' }));
+    if (opts.nested) {
+      const nested = opts.nested;
+      decorators.push(TransformType(() => nested()));
+    }
+  } else {
+    decorators.push(Transform(({ value }) => coerce(kind, value, !!opts.zeroIsNull)));
+    decorators.push(IsKind(kind));
+  }
+  if (opts.max) decorators.push(MaxChars(opts.max));
+  if (opts.min) decorators.push(MinChars(opts.min));
+  if (opts.minValue !== undefined || opts.maxValue !== undefined) decorators.push(IntRange(opts.minValue, opts.maxValue));
+  if (opts.enum) {
+    const allowed = opts.enum;
+    decorators.push(
+      ValidateBy({
+        name: 'one-of',
+        validator: {
+          validate: (value) => value === undefined || value === null || allowed.includes(value as string | number),
+          defaultMessage: buildMessage((prefix) => `${prefix}$property must be one of ${allowed.join(', ')}`),
+        },
+      }),
+    );
+  }
+  const base = swaggerBase(kind, opts.nested);
+  decorators.push(
+    ApiProperty({
+      ...base,
+      description: [opts.description, base.description].filter(Boolean).join(' ') || undefined,
+      required: !!opts.required,
+      nullable: !opts.required,
+      maxLength: opts.max,
+      minLength: opts.min,
+      minimum: opts.minValue,
+      maximum: opts.maxValue,
+      enum: opts.enum as (string | number)[] | undefined,
+      example: opts.example ?? base.example,
+    } as ApiPropertyOptions),
+  );
+  return applyDecorators(...decorators) as PropertyDecorator;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handler result metadata
+// ---------------------------------------------------------------------------------------------
+
+export const WIRE_RESULT = 'wire:result';
+
+export interface WireResultMeta {
+  type: Type<unknown> | null;
+  collection: boolean;
+  /** XML root of a collection: `ArrayOf{Type}` unless the spec names it (List, Dashboards). */
+  root: string;
+}
+
+/**
+ * Declares what a handler answers: its wire type, single or collection, and the XML root. Sets
+ * the OpenAPI 200 response for both media types at the same time.
+ */
+export function ApiResult(type: Type<unknown> | null, opts: { collection?: boolean; root?: string; description?: string } = {}): MethodDecorator {
+  const typeName = type ? (wireTypeName(type) ?? type.name) : 'Object';
+  const collection = !!opts.collection;
+  const root = opts.root ?? (collection ? `ArrayOf${typeName}` : typeName);
+  const meta: WireResultMeta = { type, collection, root };
+  const schema = type
+    ? collection
+      ? { type: 'array', items: { $ref: getSchemaPath(type) }, xml: { name: root, wrapped: true } }
+      : { $ref: getSchemaPath(type) }
+    : { type: 'object', xml: { name: 'Object' }, description: 'An empty object: {} in JSON, <Object/> in XML.' };
+  const decorators = [
+    SetMetadata(WIRE_RESULT, meta),
+    // Every documented operation answers 200, creates included (spec: General rules 5).
+    HttpCode(200),
+    ApiProduces('application/json', 'text/json', 'application/xml', 'text/xml'),
+    ApiOkResponse({
+      description: opts.description ?? (collection ? `A collection of ${typeName} (XML root ${root})` : typeName === 'Object' ? 'An empty object' : typeName),
+      schema,
+    }),
+  ];
+  if (type) decorators.unshift(ApiExtraModels(type));
+  return applyDecorators(...decorators);
+}
+
+/** Declares that a handler takes a body in any of the four media types. */
+export function ApiBodyTypes(): MethodDecorator {
+  return applyDecorators(ApiConsumes('application/json', 'text/json', 'application/xml', 'text/xml'));
+}

@@ -1,0 +1,39 @@
+import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { APP_LOGGER } from './logger.token.js';
+import { JsonLogger, requestScope } from './json-logger.js';
+
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives every request an id (a well-formed incoming X-Request-Id is kept), echoes it in the
+ * response, runs the rest of the request inside the log scope so every line carries it, and
+ * writes one access-log line when the response finishes. Works on the raw Node objects, so it
+ * serves any HTTP adapter.
+ */
+@Injectable()
+export class RequestLogMiddleware implements NestMiddleware {
+  constructor(@Inject(APP_LOGGER) private readonly logger: JsonLogger) {}
+
+  use(req: IncomingMessage & Record<string, unknown>, res: ServerResponse, next: () => void): void {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
+    req.__pmsRequestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const url = String(req.originalUrl ?? req.url ?? '');
+      requestScope.run({ requestId }, () =>
+        this.logger.event(res.statusCode >= 500 ? 'error' : 'info', 'http', {
+          method: req.method,
+          path: url.split('?')[0],
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+        }),
+      );
+    });
+    requestScope.run({ requestId }, next);
+  }
+}

@@ -1,0 +1,56 @@
+import { InputField } from '../http/wire.js';
+
+export const DEFAULT_LIMIT = 500;
+export const MAX_LIMIT = 5000;
+
+/** `limit` / `offset` of every list (DESIGN §2). */
+export class PageQuery {
+  @InputField('int', { minValue: 1, maxValue: MAX_LIMIT, description: `Page size, default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}.` })
+  limit?: number;
+
+  @InputField('int', { minValue: 0, description: 'Number of records to skip, default 0.' })
+  offset?: number;
+}
+
+/** `deleted`: 0 not deleted (default), 1 deleted, 2 all. */
+export class DeletedQuery extends PageQuery {
+  @InputField('int', { enum: [0, 1, 2], description: '0 = not deleted (default), 1 = deleted, 2 = all.' })
+  deleted?: number;
+}
+
+export function pageOf(q: PageQuery): { take: number; skip: number } {
+  return { take: q.limit ?? DEFAULT_LIMIT, skip: q.offset ?? 0 };
+}
+
+/** A filter on the Deleted flag for a `deleted` query value. */
+export function deletedFilter(deleted: number | undefined): { deleted?: boolean } {
+  if (deleted === 1) return { deleted: true };
+  if (deleted === 2) return {};
+  return { deleted: false };
+}
+
+/**
+ * One page of a list. Controllers return it as is; the response interceptor writes the items as
+ * the collection and adds `X-Total-Count` and, when more remain, `Link: <…>; rel="next"`.
+ */
+export class Page<T> {
+  constructor(
+    readonly items: T[],
+    readonly total: number,
+    readonly limit: number,
+    readonly offset: number,
+  ) {}
+
+  get hasNext(): boolean {
+    return this.offset + this.items.length < this.total;
+  }
+
+  map<U>(fn: (item: T) => U): Page<U> {
+    return new Page(this.items.map(fn), this.total, this.limit, this.offset);
+  }
+
+  static of<T>(items: T[], total: number, q: PageQuery): Page<T> {
+    const { take, skip } = pageOf(q);
+    return new Page(items, total, take, skip);
+  }
+}

@@ -1,0 +1,53 @@
+import { ArgumentMetadata, Injectable, ValidationPipe, ValidationError as CvError } from '@nestjs/common';
+import { FieldError, ValidationError } from '../errors/errors.js';
+
+const rank = (constraint: string) => (constraint === 'isDefined' ? 0 : constraint.startsWith('is-') ? 1 : 2);
+
+/** Flattens class-validator errors to `{ field, message }`, nested fields as `A.B[0].C`. */
+export function flattenErrors(errors: CvError[], prefix = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    const field = prefix ? (/^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`) : e.property;
+    const c = e.constraints ?? {};
+    // One message per field, the most basic failure first: missing, then wrong type, then limits.
+    const key = Object.keys(c).sort((a, b) => rank(a) - rank(b))[0];
+    if (key) out.push({ field, message: c[key] });
+    if (e.children?.length) out.push(...flattenErrors(e.children, field));
+  }
+  return out;
+}
+
+/**
+ * The global ValidationPipe (whitelist + transform): unknown and read-only fields are dropped,
+ * never rejected; every failing field is listed in one 400. A body that is not an object (a JSON
+ * array or scalar where a record is expected) is a 400 too, and a missing body counts as `{}`
+ * so each required field is named.
+ */
+@Injectable()
+export class AppValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: false,
+      transform: true,
+      transformOptions: { enableImplicitConversion: false, exposeDefaultValues: false },
+      forbidUnknownValues: false,
+      validationError: { target: false, value: false },
+      stopAtFirstError: false,
+      exceptionFactory: (errors: CvError[]) => new ValidationError(flattenErrors(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const isDto = typeof metadata.metatype === 'function' && ![String, Number, Boolean, Array, Object].includes(metadata.metatype as never);
+    if (isDto && (metadata.type === 'body' || metadata.type === 'query')) {
+      if (value === undefined || value === null || value === '') value = {};
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        throw new ValidationError([
+          { field: metadata.type === 'body' ? '(body)' : '(query)', message: 'must be a single object with the fields of the resource' },
+        ]);
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}

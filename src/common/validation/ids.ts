@@ -1,0 +1,32 @@
+import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { ValidationError } from '../errors/errors.js';
+import { isGuid } from '../http/wire.js';
+
+/** Path guid: a malformed one is a 400 naming the parameter; the value is lower-cased. */
+@Injectable()
+export class GuidPipe implements PipeTransform<string, string> {
+  transform(value: string, meta: ArgumentMetadata): string {
+    if (!isGuid(value)) throw new ValidationError([{ field: meta.data ?? 'id', message: `${meta.data ?? 'id'} must be a UUID` }]);
+    return value.toLowerCase();
+  }
+}
+
+/** Path int32 id. */
+@Injectable()
+export class IntIdPipe implements PipeTransform<string, number> {
+  transform(value: string, meta: ArgumentMetadata): number {
+    const n = Number(value);
+    if (!/^-?\d+$/.test(value) || !Number.isInteger(n) || n > 2147483647 || n < -2147483648) {
+      throw new ValidationError([{ field: meta.data ?? 'id', message: `${meta.data ?? 'id'} must be a whole number (int32)` }]);
+    }
+    return n;
+  }
+}
+
+/** ReqUpd: the body ID of an update must equal the id in the path (DESIGN §2). */
+export function assertBodyId(pathId: string | number, bodyId: string | number | null | undefined): void {
+  if (bodyId === undefined || bodyId === null) throw new ValidationError([{ field: 'ID', message: 'ID is required on update' }]);
+  if (String(bodyId).toLowerCase() !== String(pathId).toLowerCase()) {
+    throw new ValidationError([{ field: 'ID', message: `ID ${bodyId} does not match the id in the path (${pathId})` }]);
+  }
+}

@@ -1,0 +1,34 @@
+import { Column, CreateDateColumn, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+
+/**
+ * Column helpers so every entity maps types the same way on SQLite and MySQL/MariaDB:
+ * guids as varchar(36), instants as datetime(3) in UTC, booleans as boolean (tinyint on MySQL).
+ */
+export const GuidPk = () => PrimaryColumn({ type: 'varchar', length: 36, name: 'id' });
+export const IntPk = () => PrimaryGeneratedColumn('increment', { name: 'id' });
+
+export const GuidCol = (name: string, opts: { nullable?: boolean } = {}) => Column({ type: 'varchar', length: 36, name, nullable: opts.nullable ?? false });
+
+export const DateCol = (name: string, opts: { nullable?: boolean } = {}) => Column({ type: 'datetime', precision: 3, name, nullable: opts.nullable ?? true });
+
+export const BoolCol = (name: string, def = false) => Column({ type: 'boolean', name, default: def });
+
+export const StrCol = (name: string, length: number, opts: { nullable?: boolean } = {}) =>
+  Column({ type: 'varchar', length, name, nullable: opts.nullable ?? true });
+
+export const TextCol = (name: string, opts: { nullable?: boolean } = {}) => Column({ type: 'text', name, nullable: opts.nullable ?? true });
+
+export const IntCol = (name: string, opts: { nullable?: boolean; default?: number } = {}) =>
+  Column({ type: 'int', name, nullable: opts.nullable ?? false, default: opts.default });
+
+export const DecimalCol = (name: string, opts: { nullable?: boolean } = {}) =>
+  Column({
+    type: 'decimal',
+    precision: 18,
+    scale: 4,
+    name,
+    nullable: opts.nullable ?? true,
+    transformer: { to: (v: number | null) => v, from: (v: string | number | null) => (v === null || v === undefined ? null : Number(v)) },
+  });
+
+export { CreateDateColumn };

@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/config.js';
+import { ENTITIES, MIGRATIONS } from './registry.js';
+
+/**
+ * TypeORM options for the configured database. SQLite runs in WAL mode with a busy timeout so
+ * concurrent writers wait instead of failing; MySQL/MariaDB stores instants in UTC and abandons a
+ * query that runs longer than DB_QUERY_TIMEOUT_MS, so a stalled database cannot hang a request.
+ */
+export function dataSourceOptions(config: Pick<AppConfig, 'database' | 'dbQueryTimeoutMs'>): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false as const,
+  };
+  const db = config.database;
+  if (db.kind === 'sqlite') {
+    if (db.file !== ':memory:') mkdirSync(dirname(resolve(db.file)), { recursive: true });
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: db.file,
+      prepareDatabase: (sqlite: { pragma: (s: string) => unknown }) => {
+        sqlite.pragma('journal_mode = WAL');
+        sqlite.pragma('busy_timeout = 5000');
+        sqlite.pragma('synchronous = NORMAL');
+      },
+    } as DataSourceOptions;
+  }
+  return {
+    ...common,
+    type: 'mysql',
+    host: db.host,
+    port: db.port,
+    username: db.username,
+    password: db.password,
+    database: db.database,
+    timezone: 'Z',
+    charset: 'utf8mb4_unicode_ci',
+    connectTimeout: 10000,
+    enableQueryTimeout: true,
+    maxQueryExecutionTime: config.dbQueryTimeoutMs,
+    extra: { connectionLimit: 10, waitForConnections: true, queueLimit: 200 },
+  } as DataSourceOptions;
+}
+
+export function createDataSource(config: Pick<AppConfig, 'database' | 'dbQueryTimeoutMs'>): DataSource {
+  return new DataSource(dataSourceOptions(config));
+}

@@ -1,0 +1,30 @@
+import { Body, Controller, Post } from '@nestjs/common';
+import { ApiConsumes, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Public } from '../../common/auth/access.decorators.js';
+import { Ctx } from '../../common/context/ctx.decorator.js';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ApiResult } from '../../common/http/wire.js';
+import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
+import { AuthService } from './auth.service.js';
+
+@ApiTags('Authentication')
+@Controller('auth')
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Post('token')
+  @Public()
+  @ApiOperation({
+    summary: 'Log in: exchange a user name and password for a bearer token',
+    description:
+      'Body `{ "UserName", "Password", "SiteID"? }` in JSON or XML, or the form `grant_type=password&username=…&password=…`. ' +
+      'An unknown user and a wrong password answer the same 401. From the 10th failure for one user name within 15 minutes the answer is 429 with Retry-After.',
+  })
+  @ApiConsumes('application/json', 'text/json', 'application/xml', 'text/xml', 'application/x-www-form-urlencoded')
+  @ApiUnauthorizedResponse({ description: 'Wrong user name or password' })
+  @ApiTooManyRequestsResponse({ description: 'Too many failed logins; see Retry-After' })
+  @ApiResult(TokenResponseDto)
+  token(@Ctx() ctx: RequestContext, @Body() dto: TokenRequestDto) {
+    return this.auth.issueToken(ctx, dto);
+  }
+}

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { LoginThrottle } from '../../common/auth/login-throttle.js';
+import { verifyPassword } from '../../common/auth/password.js';
+import { TokenService } from '../../common/auth/token.service.js';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ForbiddenError, InvalidCredentialsError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { SiteEntity } from '../sites/site.entity.js';
+import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
+import { UserEntity } from './user.entity.js';
+
+@Injectable()
+export class AuthService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly tokens: TokenService,
+    private readonly throttle: LoginThrottle,
+  ) {}
+
+  /** Password login (DESIGN §3): the same 401 for an unknown user and a wrong password. */
+  async issueToken(ctx: RequestContext, dto: TokenRequestDto): Promise<TokenResponseDto> {
+    const form = dto.grant_type !== undefined || dto.username !== undefined;
+    if (form && dto.grant_type !== undefined && dto.grant_type !== 'password') {
+      throw new ValidationError([{ field: 'grant_type', message: 'grant_type must be "password"' }]);
+    }
+    const userName = (dto.UserName ?? dto.username ?? '').trim();
+    const password = dto.Password ?? dto.password ?? '';
+    const missing = [];
+    if (!userName) missing.push({ field: form ? 'username' : 'UserName', message: 'is required' });
+    if (!password) missing.push({ field: form ? 'password' : 'Password', message: 'is required' });
+    if (missing.length) throw new ValidationError(missing.map((m) => ({ field: m.field, message: `${m.field} ${m.message}` })));
+
+    this.throttle.assertAllowed(userName, ctx.ip);
+    const user = await this.ds.getRepository(UserEntity).findOneBy({ userNameKey: userName.toLowerCase() });
+    const ok = await verifyPassword(password, user?.passwordHash ?? null);
+    if (!user || !ok) {
+      this.throttle.recordFailure(userName, ctx.ip);
+      throw new InvalidCredentialsError('The user name or password is not correct');
+    }
+    const individual = await this.ds.getRepository(IndividualEntity).findOneBy({ userId: user.id });
+    if (individual?.deleted) {
+      this.throttle.recordFailure(userName, ctx.ip);
+      throw new InvalidCredentialsError('The user name or password is not correct');
+    }
+    this.throttle.recordSuccess(userName);
+
+    let siteId = user.siteId;
+    if (dto.SiteID && dto.SiteID !== user.siteId) {
+      if (!user.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may request a token for another site');
+      if (!(await this.ds.getRepository(SiteEntity).existsBy({ id: dto.SiteID }))) throw new NotFoundError('Site', dto.SiteID);
+      siteId = dto.SiteID;
+    }
+    const issued = this.tokens.issue({ sub: user.id, sid: siteId });
+    return Object.assign(new TokenResponseDto(), { access_token: issued.access_token, token_type: 'Bearer', expires_in: issued.expires_in });
+  }
+}

@@ -1,0 +1,78 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { generatePassword, hashPassword } from '../../common/auth/password.js';
+import { RequestContext } from '../../common/context/request-context.js';
+import { JsonLogger } from '../../common/logging/json-logger.js';
+import { APP_LOGGER } from '../../common/logging/logger.token.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
+import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
+import { SiteEntity } from '../sites/site.entity.js';
+import { UserEntity } from './user.entity.js';
+
+/**
+ * First start with an empty database (DESIGN §3): site "Default", its root organization, and the
+ * global administrator from ADMIN_USERNAME / ADMIN_PASSWORD (a generated password is printed once).
+ */
+@Injectable()
+export class BootstrapService implements OnApplicationBootstrap {
+  constructor(
+    private readonly db: TenantDb,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: JsonLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ensureInitialData();
+  }
+
+  async ensureInitialData(): Promise<void> {
+    const sites = this.db.dataSource.getRepository(SiteEntity);
+    if ((await sites.count()) > 0) return;
+    const password = this.config.adminPassword ?? generatePassword();
+    const passwordHash = await hashPassword(password);
+    const siteId = randomUUID();
+    const userId = randomUUID();
+    const individualId = randomUUID();
+    const now = new Date();
+    const ctx = RequestContext.system(siteId, { userId, individualId });
+    await this.db.transaction(ctx, async (tx) => {
+      await tx.manager
+        .getRepository(SiteEntity)
+        .save({ id: siteId, name: 'Default', performanceManagement: true, created: now, updated: now, createdBy: null, updatedBy: null });
+      await tx.manager.getRepository(UserEntity).save({
+        id: userId,
+        siteId,
+        userName: this.config.adminUserName,
+        userNameKey: this.config.adminUserName.toLowerCase(),
+        email: null,
+        passwordHash,
+        isGlobalAdmin: true,
+        created: now,
+        updated: now,
+      });
+      const org = await tx.repo(OrganizationEntity).insert({ name: 'Default Organization', rowType: ROW_TYPE_ORGANIZATION, rank: 0 });
+      await tx.repo(IndividualEntity).insert({
+        id: individualId,
+        userId,
+        isAdmin: true,
+        firstName: 'System',
+        lastName: 'Administrator',
+        primaryOrganizationId: org.id,
+        primaryTitle: 'Administrator',
+      });
+      await tx.repo(OrganizationMemberEntity).insert({ individualId, organizationId: org.id, title: 'Administrator' });
+    });
+    if (this.config.adminPassword) {
+      this.logger.event('info', 'Bootstrap', {
+        msg: `Created site "Default" and global administrator "${this.config.adminUserName}" (password from ADMIN_PASSWORD)`,
+      });
+    } else {
+      this.logger.event('warn', 'Bootstrap', {
+        msg: `Created site "Default" and global administrator "${this.config.adminUserName}" with the generated password "${password}". It is shown only this once: log in and change it, or set ADMIN_PASSWORD before the first start.`,
+      });
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { Entity, Index } from 'typeorm';
+import { GuidTenantEntity } from '../../database/base.entity.js';
+import { BoolCol, DateCol, GuidCol, StrCol } from '../../database/columns.js';
+
+/** A person of a site. Login data (UserName, password, UserEmail) live on the linked UserEntity. */
+@Entity('individuals')
+@Index('ix_individuals_site_name', ['siteId', 'deleted', 'lastName', 'firstName'])
+@Index('ix_individuals_site_reports_to', ['siteId', 'primaryReportsTo'])
+@Index('ix_individuals_site_org', ['siteId', 'primaryOrganizationId'])
+@Index('ux_individuals_user', ['userId'], { unique: true })
+export class IndividualEntity extends GuidTenantEntity {
+  @GuidCol('user_id', { nullable: true })
+  userId: string | null;
+
+  @BoolCol('is_admin', false)
+  isAdmin: boolean;
+
+  @StrCol('prefix', 25)
+  prefix: string | null;
+
+  @StrCol('suffix', 25)
+  suffix: string | null;
+
+  @StrCol('first_name', 50, { nullable: false })
+  firstName: string;
+
+  @StrCol('last_name', 50, { nullable: false })
+  lastName: string;
+
+  @StrCol('user_defined1', 255)
+  userDefined1: string | null;
+
+  @StrCol('user_defined2', 255)
+  userDefined2: string | null;
+
+  @StrCol('user_defined3', 255)
+  userDefined3: string | null;
+
+  @StrCol('user_defined4', 255)
+  userDefined4: string | null;
+
+  @StrCol('email', 255)
+  email: string | null;
+
+  @GuidCol('primary_organization_id', { nullable: true })
+  primaryOrganizationId: string | null;
+
+  @StrCol('primary_title', 255)
+  primaryTitle: string | null;
+
+  @GuidCol('primary_reports_to', { nullable: true })
+  primaryReportsTo: string | null;
+
+  @DateCol('hire_date')
+  hireDate: Date | null;
+
+  @BoolCol('send_eval_survey', false)
+  sendEvalSurvey: boolean;
+
+  @BoolCol('deleted', false)
+  deleted: boolean;
+
+  @BoolCol('deleted_by_ref', false)
+  deletedByRef: boolean;
+}

@@ -1,0 +1,21 @@
+import { Entity, Index } from 'typeorm';
+import { GuidTenantEntity } from '../../database/base.entity.js';
+import { BoolCol, GuidCol, StrCol } from '../../database/columns.js';
+
+/** Department membership (the spec's OrganizationMember). IsPrimary is derived from the individual. */
+@Entity('organization_members')
+@Index('ux_members_site_individual_org', ['siteId', 'individualId', 'organizationId'], { unique: true })
+@Index('ix_members_site_org', ['siteId', 'organizationId'])
+export class OrganizationMemberEntity extends GuidTenantEntity {
+  @GuidCol('individual_id')
+  individualId: string;
+
+  @GuidCol('organization_id')
+  organizationId: string;
+
+  @StrCol('title', 255)
+  title: string | null;
+
+  @BoolCol('deleted_by_ref', false)
+  deletedByRef: boolean;
+}

@@ -1,0 +1,20 @@
+import { Entity, Index } from 'typeorm';
+import { IntTenantEntity } from '../../database/base.entity.js';
+import { BoolCol, DateCol, StrCol } from '../../database/columns.js';
+
+/** A performance period; every `period` query parameter names one (default: the current one). */
+@Entity('periods')
+@Index('ix_periods_site_dates', ['siteId', 'startDate', 'endDate'])
+export class PeriodEntity extends IntTenantEntity {
+  @StrCol('name', 255, { nullable: false })
+  name: string;
+
+  @DateCol('start_date', { nullable: false })
+  startDate: Date;
+
+  @DateCol('end_date', { nullable: false })
+  endDate: Date;
+
+  @BoolCol('closed', false)
+  closed: boolean;
+}

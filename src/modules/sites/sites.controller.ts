@@ -1,0 +1,50 @@
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, GlobalAdmin } from '../../common/auth/access.decorators.js';
+import { Ctx } from '../../common/context/ctx.decorator.js';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { PageQuery } from '../../common/pagination/pagination.js';
+import { GuidPipe } from '../../common/validation/ids.js';
+import { CreateSiteDto, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
+import { SitesService } from './sites.service.js';
+
+@ApiTags('Site')
+@Controller('sites')
+export class SitesController {
+  constructor(private readonly sites: SitesService) {}
+
+  @Get()
+  @Authenticated()
+  @ApiOperation({ summary: 'List sites: the caller’s own site, or every site for a global administrator' })
+  @ApiResult(SiteDto, { collection: true })
+  list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
+    return this.sites.list(ctx, q);
+  }
+
+  @Get(':siteid')
+  @Authenticated()
+  @ApiOperation({ summary: 'Read a site (own site; any site for a global administrator, else 403)' })
+  @ApiResult(SiteDto)
+  get(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string) {
+    return this.sites.get(ctx, siteId);
+  }
+
+  @Post()
+  @GlobalAdmin()
+  @ApiOperation({ summary: 'Create a site (global administrator)' })
+  @ApiBodyTypes()
+  @ApiResult(SiteDto)
+  create(@Ctx() ctx: RequestContext, @Body() dto: CreateSiteDto) {
+    return this.sites.create(ctx, dto);
+  }
+
+  @Put(':siteid')
+  @GlobalAdmin()
+  @ApiOperation({ summary: 'Update a site (global administrator)' })
+  @ApiBodyTypes()
+  @ApiResult(SiteDto)
+  update(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string, @Body() dto: UpdateSiteDto) {
+    return this.sites.update(ctx, siteId, dto);
+  }
+}

@@ -1,0 +1,107 @@
+import type { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import mysql from 'mysql2/promise';
+import { createApp } from '../../src/app.factory.js';
+import { AppConfig, loadConfig, parseDatabaseUrl } from '../../src/config/config.js';
+import { JsonLogger } from '../../src/common/logging/json-logger.js';
+
+export const ADMIN_USER = 'admin';
+export const ADMIN_PASSWORD = 'admin-password-1';
+
+export interface TestApp {
+  app: INestApplication;
+  config: AppConfig;
+  ds: DataSource;
+  /** supertest against the running app. */
+  http: () => ReturnType<typeof request>;
+  /** Token of the bootstrap global administrator (site "Default"). */
+  adminToken: string;
+  defaultSiteId: string;
+  /** Lines the app logged (for tests about logging). */
+  logs: string[];
+  close: () => Promise<void>;
+}
+
+/** The database kind of this run: MariaDB/MySQL when DATABASE_URL names one, else SQLite. */
+export const DB_KIND = process.env.DATABASE_URL?.startsWith('mysql') || process.env.DATABASE_URL?.startsWith('mariadb') ? 'mysql' : 'sqlite';
+
+/**
+ * Starts the real application on a database of its own: a fresh SQLite file in a temp folder, or,
+ * when DATABASE_URL names a MySQL/MariaDB server, a database created for this test file and
+ * dropped by close(). Migrations run exactly as at production start-up.
+ */
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const suffix = randomBytes(5).toString('hex');
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+  if (DB_KIND === 'mysql') {
+    const base = parseDatabaseUrl(process.env.DATABASE_URL!);
+    if (base.kind !== 'mysql') throw new Error('unreachable');
+    const name = `pms_test_${suffix}`;
+    const admin = await mysql.createConnection({ host: base.host, port: base.port, user: base.username, password: base.password });
+    await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await admin.end();
+    const u = new URL(process.env.DATABASE_URL!);
+    u.pathname = `/${name}`;
+    databaseUrl = u.toString();
+    cleanup = async () => {
+      const c = await mysql.createConnection({ host: base.host, port: base.port, user: base.username, password: base.password });
+      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await c.end();
+    };
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-e2e-'));
+    databaseUrl = `sqlite:${join(dir, 'pms.sqlite')}`;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  }
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ADMIN_USERNAME: ADMIN_USER,
+    ADMIN_PASSWORD,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
+    ...env,
+  });
+  const logs: string[] = [];
+  const logger = new JsonLogger(config.logLevel, (line) => {
+    logs.push(line);
+    if (process.env.E2E_LOG) process.stdout.write(line + '\n');
+  });
+  let app: INestApplication;
+  try {
+    app = await createApp(config, logger);
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+  const http = () => request(app.getHttpServer());
+  const login = await http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD });
+  if (login.status !== 200) throw new Error(`admin login failed: ${login.status} ${login.text}`);
+  const sites = await http().get('/v4/sites').set('Authorization', `Bearer ${login.body.access_token}`);
+  return {
+    app,
+    config,
+    ds: app.get<DataSource>(getDataSourceToken()),
+    http,
+    adminToken: login.body.access_token as string,
+    defaultSiteId: sites.body[0].ID as string,
+    logs,
+    close: async () => {
+      await app.close();
+      await cleanup();
+    },
+  };
+}
+
+/** `Authorization: Bearer …` header value. */
+export const bearer = (token: string) => `Bearer ${token}`;
+
+/** Parses an XML answer into the same plain shape the service reads (for assertions). */
+export { WireCodec } from '../../src/common/http/codec.js';
