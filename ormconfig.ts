@@ -3,4 +3,4 @@
 import { loadConfig } from './src/config/config.js';
 import { createDataSource } from './src/database/data-source.js';
 
-export default createDataSource(loadConfig());
+export default await createDataSource(loadConfig());

@@ -4,7 +4,7 @@ import { AppConfig } from './config/config.js';
 import { CoreModule } from './common/core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { RequestLogMiddleware } from './common/logging/request-log.middleware.js';
-import { dataSourceOptions } from './database/data-source.js';
+import { dataSourceOptions, detectMysqlFlavor } from './database/data-source.js';
 import { FEATURE_MODULES } from './modules/index.js';
 
 @Module({})
@@ -14,8 +14,8 @@ export class AppModule implements NestModule {
       module: AppModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({
-            ...dataSourceOptions(config),
+          useFactory: async () => ({
+            ...dataSourceOptions(config, await detectMysqlFlavor(config)),
             // Pending migrations run at start-up, each in its own transaction.
             migrationsRun: true,
             migrationsTransactionMode: 'each',

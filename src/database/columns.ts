@@ -19,7 +19,7 @@ export const StrCol = (name: string, length: number, opts: { nullable?: boolean 
 export const TextCol = (name: string, opts: { nullable?: boolean } = {}) => Column({ type: 'text', name, nullable: opts.nullable ?? true });
 
 export const IntCol = (name: string, opts: { nullable?: boolean; default?: number } = {}) =>
-  Column({ type: 'int', name, nullable: opts.nullable ?? false, default: opts.default });
+  Column({ type: 'integer', name, nullable: opts.nullable ?? false, default: opts.default });
 
 export const DecimalCol = (name: string, opts: { nullable?: boolean } = {}) =>
   Column({

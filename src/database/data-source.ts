@@ -9,7 +9,7 @@ import { ENTITIES, MIGRATIONS } from './registry.js';
  * concurrent writers wait instead of failing; MySQL/MariaDB stores instants in UTC and abandons a
  * query that runs longer than DB_QUERY_TIMEOUT_MS, so a stalled database cannot hang a request.
  */
-export function dataSourceOptions(config: Pick<AppConfig, 'database' | 'dbQueryTimeoutMs'>): DataSourceOptions {
+export function dataSourceOptions(config: Pick<AppConfig, 'database' | 'dbQueryTimeoutMs'>, flavor: 'mysql' | 'mariadb' = 'mysql'): DataSourceOptions {
   const common = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
@@ -34,7 +34,7 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database' | 'dbQueryT
   }
   return {
     ...common,
-    type: 'mysql',
+    type: flavor,
     host: db.host,
     port: db.port,
     username: db.username,
@@ -49,6 +49,23 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database' | 'dbQueryT
   } as DataSourceOptions;
 }
 
-export function createDataSource(config: Pick<AppConfig, 'database' | 'dbQueryTimeoutMs'>): DataSource {
-  return new DataSource(dataSourceOptions(config));
+/**
+ * MariaDB and MySQL differ in how they report column defaults, so TypeORM must be told which one
+ * it talks to (`mysql://` URLs are used for both): ask the server once before connecting.
+ */
+export async function detectMysqlFlavor(config: Pick<AppConfig, 'database'>): Promise<'mysql' | 'mariadb'> {
+  const db = config.database;
+  if (db.kind !== 'mysql') return 'mysql';
+  const mysql = await import('mysql2/promise');
+  const conn = await mysql.createConnection({ host: db.host, port: db.port, user: db.username, password: db.password, connectTimeout: 10000 });
+  try {
+    const [rows] = await conn.query('SELECT VERSION() AS v');
+    return /mariadb/i.test(String((rows as { v: string }[])[0]?.v)) ? 'mariadb' : 'mysql';
+  } finally {
+    await conn.end();
+  }
+}
+
+export async function createDataSource(config: Pick<AppConfig, 'database' | 'dbQueryTimeoutMs'>): Promise<DataSource> {
+  return new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));
 }

@@ -31,7 +31,9 @@ describe('POST /v4/auth/token and bearer authentication', () => {
       .send(`<TokenRequest xmlns="urn:pms:v4"><UserName>${ADMIN_USER}</UserName><Password>${ADMIN_PASSWORD}</Password></TokenRequest>`)
       .expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/xml/);
-    expect(res.text).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?><TokenResponse xmlns="urn:pms:v4"[^>]*><access_token>[^<]+<\/access_token><expires_in>3600<\/expires_in><token_type>Bearer<\/token_type><\/TokenResponse>$/);
+    expect(res.text).toMatch(
+      /^<\?xml version="1.0" encoding="utf-8"\?><TokenResponse xmlns="urn:pms:v4"[^>]*><access_token>[^<]+<\/access_token><expires_in>3600<\/expires_in><token_type>Bearer<\/token_type><\/TokenResponse>$/,
+    );
   });
 
   it('issues a token for the OAuth-style form encoding', async () => {
@@ -40,7 +42,12 @@ describe('POST /v4/auth/token and bearer authentication', () => {
   });
 
   it('refuses a form with another grant type', async () => {
-    const res = await t.http().post('/v4/auth/token').type('form').send({ grant_type: 'client_credentials', username: ADMIN_USER, password: ADMIN_PASSWORD }).expect(400);
+    const res = await t
+      .http()
+      .post('/v4/auth/token')
+      .type('form')
+      .send({ grant_type: 'client_credentials', username: ADMIN_USER, password: ADMIN_PASSWORD })
+      .expect(400);
     expect(res.body.errors).toEqual([{ field: 'grant_type', message: expect.stringContaining('password') }]);
   });
 
@@ -62,7 +69,11 @@ describe('POST /v4/auth/token and bearer authentication', () => {
     const site = await createSite(t);
     const user = site.admin.userName;
     for (let i = 1; i <= 9; i++) {
-      await t.http().post('/v4/auth/token').send({ UserName: user, Password: `wrong-${i}-pass` }).expect(401);
+      await t
+        .http()
+        .post('/v4/auth/token')
+        .send({ UserName: user, Password: `wrong-${i}-pass` })
+        .expect(401);
     }
     const tenth = await t.http().post('/v4/auth/token').send({ UserName: user, Password: 'wrong-10-pass' }).expect(429);
     expect(Number(tenth.headers['retry-after'])).toBeGreaterThan(0);
@@ -98,7 +109,11 @@ describe('POST /v4/auth/token and bearer authentication', () => {
   it('lets only a global administrator take a token for another site', async () => {
     const site = await createSite(t);
     const asGlobal = await t.http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD, SiteID: site.siteId }).expect(200);
-    const sites = await t.http().get('/v4/sites/' + site.siteId).set('Authorization', bearer(asGlobal.body.access_token)).expect(200);
+    const sites = await t
+      .http()
+      .get('/v4/sites/' + site.siteId)
+      .set('Authorization', bearer(asGlobal.body.access_token))
+      .expect(200);
     expect(sites.body.ID).toBe(site.siteId);
     const other = await createSite(t);
     await t.http().post('/v4/auth/token').send({ UserName: site.admin.userName, Password: site.admin.password, SiteID: other.siteId }).expect(403);

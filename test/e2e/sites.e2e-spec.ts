@@ -20,7 +20,13 @@ describe('/v4/sites', () => {
     it('answers a site administrator with their own site only (JSON)', async () => {
       const res = await t.http().get('/v4/sites').set('Authorization', bearer(acme.admin.token)).expect(200);
       expect(res.body).toEqual([
-        { ID: acme.siteId, Name: 'Acme', PerformanceManagement: true, Created: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/), Updated: expect.any(String) },
+        {
+          ID: acme.siteId,
+          Name: 'Acme',
+          PerformanceManagement: true,
+          Created: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/),
+          Updated: expect.any(String),
+        },
       ]);
       expect(res.headers['x-total-count']).toBe('1');
     });
@@ -32,7 +38,11 @@ describe('/v4/sites', () => {
       expect(page.body).toHaveLength(1);
       expect(Number(page.headers['x-total-count'])).toBe(all.body.length);
       expect(page.headers.link).toBe('</v4/sites?limit=1&offset=1>; rel="next"');
-      const last = await t.http().get(`/v4/sites?limit=1&offset=${all.body.length - 1}`).set('Authorization', bearer(t.adminToken)).expect(200);
+      const last = await t
+        .http()
+        .get(`/v4/sites?limit=1&offset=${all.body.length - 1}`)
+        .set('Authorization', bearer(t.adminToken))
+        .expect(200);
       expect(last.headers.link).toBeUndefined();
     });
 
@@ -112,7 +122,12 @@ describe('/v4/sites', () => {
     });
 
     it('lists every failing field in one 400', async () => {
-      const res = await t.http().post('/v4/sites').set('Authorization', bearer(t.adminToken)).send({ Name: 'x'.repeat(256), PerformanceManagement: 'yes', ID: 'abc' }).expect(400);
+      const res = await t
+        .http()
+        .post('/v4/sites')
+        .set('Authorization', bearer(t.adminToken))
+        .send({ Name: 'x'.repeat(256), PerformanceManagement: 'yes', ID: 'abc' })
+        .expect(400);
       expect(res.body.errors).toEqual(
         expect.arrayContaining([
           { field: 'Name', message: 'Name must be at most 255 characters' },
@@ -131,15 +146,31 @@ describe('/v4/sites', () => {
 
   describe('PUT /v4/sites/{siteid}', () => {
     it('updates name and PerformanceManagement; absent optional fields keep their value', async () => {
-      const created = await t.http().post('/v4/sites').set('Authorization', bearer(t.adminToken)).send({ Name: 'Before', PerformanceManagement: false }).expect(200);
-      const res = await t.http().put(`/v4/sites/${created.body.ID}`).set('Authorization', bearer(t.adminToken)).send({ ID: created.body.ID, Name: 'After' }).expect(200);
+      const created = await t
+        .http()
+        .post('/v4/sites')
+        .set('Authorization', bearer(t.adminToken))
+        .send({ Name: 'Before', PerformanceManagement: false })
+        .expect(200);
+      const res = await t
+        .http()
+        .put(`/v4/sites/${created.body.ID}`)
+        .set('Authorization', bearer(t.adminToken))
+        .send({ ID: created.body.ID, Name: 'After' })
+        .expect(200);
       expect(res.body).toMatchObject({ Name: 'After', PerformanceManagement: false });
     });
 
     it('accepts the whole object a client read back, read-only fields included (XML)', async () => {
       const read = await t.http().get(`/v4/sites/${acme.siteId}`).set('Authorization', bearer(t.adminToken)).set('Accept', 'application/xml').expect(200);
       const body = read.text.replace('<Name>Acme</Name>', '<Name>Acme Corp</Name>');
-      const res = await t.http().put(`/v4/sites/${acme.siteId}`).set('Authorization', bearer(t.adminToken)).set('Content-Type', 'text/xml').send(body).expect(200);
+      const res = await t
+        .http()
+        .put(`/v4/sites/${acme.siteId}`)
+        .set('Authorization', bearer(t.adminToken))
+        .set('Content-Type', 'text/xml')
+        .send(body)
+        .expect(200);
       expect(res.body.Name).toBe('Acme Corp');
     });
 
@@ -151,10 +182,28 @@ describe('/v4/sites', () => {
 
     it('honours If-Match: 412 for a stale ETag, 200 for the current one', async () => {
       const read = await t.http().get(`/v4/sites/${globex.siteId}`).set('Authorization', bearer(t.adminToken)).expect(200);
-      await t.http().put(`/v4/sites/${globex.siteId}`).set('Authorization', bearer(t.adminToken)).set('If-Match', '"stale"').send({ ID: globex.siteId, Name: 'G2' }).expect(412);
-      const ok = await t.http().put(`/v4/sites/${globex.siteId}`).set('Authorization', bearer(t.adminToken)).set('If-Match', read.headers.etag).send({ ID: globex.siteId, Name: 'G2' }).expect(200);
+      await t
+        .http()
+        .put(`/v4/sites/${globex.siteId}`)
+        .set('Authorization', bearer(t.adminToken))
+        .set('If-Match', '"stale"')
+        .send({ ID: globex.siteId, Name: 'G2' })
+        .expect(412);
+      const ok = await t
+        .http()
+        .put(`/v4/sites/${globex.siteId}`)
+        .set('Authorization', bearer(t.adminToken))
+        .set('If-Match', read.headers.etag)
+        .send({ ID: globex.siteId, Name: 'G2' })
+        .expect(200);
       expect(ok.headers.etag).not.toBe(read.headers.etag);
-      await t.http().put(`/v4/sites/${globex.siteId}`).set('Authorization', bearer(t.adminToken)).set('If-Match', read.headers.etag).send({ ID: globex.siteId, Name: 'G3' }).expect(412);
+      await t
+        .http()
+        .put(`/v4/sites/${globex.siteId}`)
+        .set('Authorization', bearer(t.adminToken))
+        .set('If-Match', read.headers.etag)
+        .send({ ID: globex.siteId, Name: 'G3' })
+        .expect(412);
     });
 
     it('answers 404 for an unknown site and 403 for a site administrator', async () => {

@@ -12,7 +12,7 @@ export const m = {
   text: (name: string, nullable = true): TableColumnOptions => ({ name, type: 'text', isNullable: nullable }),
   int: (name: string, opts: { nullable?: boolean; default?: number } = {}): TableColumnOptions => ({
     name,
-    type: 'int',
+    type: 'integer',
     isNullable: opts.nullable ?? false,
     default: opts.default,
   }),
