@@ -9,6 +9,7 @@ import { TokenService } from './auth/token.service.js';
 import { ProblemFilter } from './errors/problem.filter.js';
 import { WireCodec } from './http/codec.js';
 import { WireInterceptor } from './http/wire.interceptor.js';
+import { RouteIndex } from './http/route-index.js';
 import { JsonLogger } from './logging/json-logger.js';
 import { APP_LOGGER } from './logging/logger.token.js';
 import { AppValidationPipe } from './validation/app-validation.pipe.js';
@@ -30,6 +31,7 @@ export class CoreModule {
       TokenService,
       LoginThrottle,
       CallerResolver,
+      RouteIndex,
     ];
     return {
       module: CoreModule,

@@ -18,6 +18,7 @@ import {
   UnsupportedMediaTypeError,
 } from './errors.js';
 import { APP_LOGGER } from '../logging/logger.token.js';
+import { RouteIndex } from '../http/route-index.js';
 
 const DB_UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -38,6 +39,10 @@ const DB_UNAVAILABLE_CODES = new Set([
   'SQLITE_LOCKED',
   'POOL_CLOSED',
 ]);
+
+/** Drivers that report a lost connection without a code (better-sqlite3, mysql2's closed pool). */
+const LOST_CONNECTION =
+  /database connection is not open|connection is not established|pool is closed|connection is in closed state|can't add new command when connection is in closed state|connection lost/i;
 
 const UNIQUE_CODES = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
@@ -65,6 +70,8 @@ export function toAppError(e: unknown): { error: AppError; unexpected: boolean }
   const code = errorCode(e);
   if (code && DB_UNAVAILABLE_CODES.has(code)) return { error: new ServiceUnavailableError(), unexpected: true };
   if (code && UNIQUE_CODES.has(code)) return { error: new ConflictError('A record with the same unique value already exists', 'duplicate'), unexpected: true };
+  const cause = (e as { driverError?: { message?: string } })?.driverError?.message ?? (e as Error)?.message ?? '';
+  if (LOST_CONNECTION.test(cause)) return { error: new ServiceUnavailableError(), unexpected: true };
   const name = (e as { name?: string })?.name;
   if (name === 'CannotConnectAlreadyConnectedError' || name === 'ConnectionIsNotSetError' || name === 'DriverNotInitialized') {
     return { error: new ServiceUnavailableError(), unexpected: true };
@@ -89,6 +96,7 @@ export class ProblemFilter implements ExceptionFilter {
     private readonly adapterHost: HttpAdapterHost,
     private readonly codec: WireCodec,
     @Inject(APP_LOGGER) private readonly logger: JsonLogger,
+    private readonly routes: RouteIndex,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -96,7 +104,12 @@ export class ProblemFilter implements ExceptionFilter {
     const req = http.getRequest<Record<string, unknown> & { headers: Record<string, string | undefined> }>();
     const res = http.getResponse();
     const adapter = this.adapterHost.httpAdapter;
-    const { error, unexpected } = toAppError(exception);
+    const path = String(adapter.getRequestUrl(req) ?? '').split('?')[0];
+    let { error, unexpected } = toAppError(exception);
+    if (error instanceof RouteNotFoundError) {
+      const allowed = this.routes.allowedMethods(path);
+      if (allowed.length > 0) ({ error, unexpected } = { error: new MethodNotAllowedError(String(req.method ?? ''), allowed), unexpected: false });
+    }
     const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
     const requestId = ctx?.requestId ?? (req.__pmsRequestId as string | undefined);
     if (unexpected) {
@@ -109,7 +122,6 @@ export class ProblemFilter implements ExceptionFilter {
       });
     }
     const neg = negotiate(req.headers?.accept);
-    const path = String(adapter.getRequestUrl(req) ?? '').split('?')[0];
     const body = this.codec.encodeProblem(problemOf(error, requestId, path), neg.format);
     for (const [k, v] of Object.entries(error.headers)) adapter.setHeader(res, k, v);
     adapter.setHeader(res, 'Content-Type', `application/problem+${neg.format}; charset=utf-8`);

@@ -113,7 +113,8 @@ export class WireCodec {
   encode(value: unknown, format: WireFormat, tz: TimeZone = UTC, meta?: WireResultMeta): string {
     if (format === 'json') return JSON.stringify(toJsonValue(value ?? {}, tz));
     if (Array.isArray(value)) {
-      const typeName = meta?.type ? (wireTypeName(meta.type) ?? meta.type.name) : 'Object';
+      const first = value.find((v) => isWireClassInstance(v)) as object | undefined;
+      const typeName = meta?.type ? (wireTypeName(meta.type) ?? meta.type.name) : first ? (wireTypeName(first.constructor) ?? 'Object') : 'Object';
       const root = meta?.root ?? `ArrayOf${typeName}`;
       const items = value.map((v) => this.xmlValue(v, tz));
       return this.builder.buildObject({ [root]: { $: this.rootAttrs(), ...(items.length ? { [typeName]: items } : {}) } });

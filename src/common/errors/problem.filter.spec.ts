@@ -1,0 +1,64 @@
+import { NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { ConflictError, NotFoundError, ValidationError } from './errors.js';
+import { problemOf, toAppError } from './problem.filter.js';
+
+function driverError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+describe('toAppError', () => {
+  it('passes typed errors through as expected (not logged as unexpected)', () => {
+    const e = new NotFoundError('Goal', 7);
+    expect(toAppError(e)).toEqual({ error: e, unexpected: false });
+  });
+
+  it('maps Nest route-not-found to a 404 problem and other HTTP exceptions by status', () => {
+    expect(toAppError(new NotFoundException('Cannot GET /x')).error.status).toBe(404);
+    expect(toAppError(new PayloadTooLargeException()).error.status).toBe(413);
+  });
+
+  it('answers a generic 500 for unknown errors: nothing of the message, SQL or stack reaches the body', () => {
+    const sql = new QueryFailedError(
+      'SELECT * FROM individuals WHERE secret = ?',
+      ['x'],
+      driverError('ER_PARSE_ERROR', 'You have an error in your SQL syntax near individuals'),
+    );
+    const { error, unexpected } = toAppError(sql);
+    expect(unexpected).toBe(true);
+    const body = JSON.stringify(problemOf(error, 'req-1', '/v4/x'));
+    expect(error.status).toBe(500);
+    expect(body).not.toMatch(/SELECT|individuals|syntax|at /);
+    expect(body).toContain('req-1');
+  });
+
+  it.each(['ECONNREFUSED', 'PROTOCOL_CONNECTION_LOST', 'ETIMEDOUT', 'SQLITE_BUSY', 'ER_LOCK_WAIT_TIMEOUT'])(
+    'maps a lost or busy database (%s) to 503 with Retry-After',
+    (code) => {
+      const { error } = toAppError(new QueryFailedError('q', [], driverError(code, 'gone')));
+      expect(error.status).toBe(503);
+      expect(error.headers['Retry-After']).toBeDefined();
+    },
+  );
+
+  it('maps a unique-key violation that slipped past a service check to 409', () => {
+    const { error } = toAppError(new QueryFailedError('q', [], driverError('ER_DUP_ENTRY', "Duplicate entry 'x' for key 'ux'")));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error.detail).not.toContain('Duplicate entry');
+  });
+});
+
+describe('problemOf', () => {
+  it('writes RFC 9457 members and the field list of validation errors', () => {
+    const sut = problemOf(new ValidationError([{ field: 'Name', message: 'Name is required' }]), 'r', '/v4/sites');
+    expect(sut).toEqual({
+      type: 'urn:pms:problem:validation-failed',
+      title: 'The request is not valid',
+      status: 400,
+      detail: 'Name: Name is required',
+      instance: '/v4/sites',
+      requestId: 'r',
+      errors: [{ field: 'Name', message: 'Name is required' }],
+    });
+  });
+});

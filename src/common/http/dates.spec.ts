@@ -1,0 +1,62 @@
+import { formatDate, offsetAt, parseInputDate, parseTimeZone, UnknownTimeZoneError, UTC } from './dates.js';
+
+const instant = new Date('2026-11-21T15:00:00.123Z');
+
+describe('formatDate', () => {
+  it('writes UTC with milliseconds and +00:00 by default', () => {
+    expect(formatDate(instant)).toBe('2026-11-21T15:00:00.123+00:00');
+  });
+
+  it('renders an IANA zone with its offset at that instant (winter and summer)', () => {
+    const berlin = parseTimeZone('Europe/Berlin');
+    expect(formatDate(instant, berlin)).toBe('2026-11-21T16:00:00.123+01:00');
+    expect(formatDate(new Date('2026-07-01T12:00:00.000Z'), berlin)).toBe('2026-07-01T14:00:00.000+02:00');
+  });
+
+  it('renders fixed offsets, including half hours and negatives across midnight', () => {
+    expect(formatDate(instant, parseTimeZone('+05:30'))).toBe('2026-11-21T20:30:00.123+05:30');
+    expect(formatDate(new Date('2026-11-21T02:00:00.000Z'), parseTimeZone('-0500'))).toBe('2026-11-20T21:00:00.000-05:00');
+  });
+
+  it('renders a Windows zone id as its IANA zone', () => {
+    expect(formatDate(instant, parseTimeZone('Eastern Standard Time'))).toBe('2026-11-21T10:00:00.123-05:00');
+    expect(formatDate(instant, parseTimeZone('W. Europe Standard Time'))).toBe('2026-11-21T16:00:00.123+01:00');
+  });
+});
+
+describe('parseTimeZone', () => {
+  it.each(['Z', 'UTC', 'utc', 'GMT'])('reads %s as UTC', (tz) => {
+    expect(offsetAt(parseTimeZone(tz), instant)).toBe(0);
+  });
+
+  it.each(['Mars/Olympus', 'Not A Zone', '+15:00', '+02:75', '<script>', 'x'.repeat(80)])('refuses %s', (tz) => {
+    expect(() => parseTimeZone(tz)).toThrow(UnknownTimeZoneError);
+  });
+});
+
+describe('parseInputDate', () => {
+  it('reads offsets, Z and no offset (as UTC)', () => {
+    expect(parseInputDate('2026-11-21T16:00:00.5+01:00')?.toISOString()).toBe('2026-11-21T15:00:00.500Z');
+    expect(parseInputDate('2026-11-21T15:00:00Z')?.toISOString()).toBe('2026-11-21T15:00:00.000Z');
+    expect(parseInputDate('2026-11-21T15:00:00')?.toISOString()).toBe('2026-11-21T15:00:00.000Z');
+    expect(parseInputDate('2026-11-21')?.toISOString()).toBe('2026-11-21T00:00:00.000Z');
+  });
+
+  it('reads .NET 7-digit fractions (truncated to milliseconds)', () => {
+    expect(parseInputDate('2026-11-21T15:00:00.1234567-05:00')?.toISOString()).toBe('2026-11-21T20:00:00.123Z');
+  });
+
+  it('reads the unset .NET DateTime as null', () => {
+    expect(parseInputDate('0001-01-01T00:00:00')).toBeNull();
+  });
+
+  it.each(['tomorrow', '2026-02-30', '2026-13-01T00:00:00Z', '2026-11-21T25:00:00Z', '2026-11-21T10:00:00+15:00', ''])('refuses %s', (text) => {
+    expect(parseInputDate(text)).toBeUndefined();
+  });
+
+  it('round-trips what formatDate writes', () => {
+    const tz = parseTimeZone('Asia/Kolkata');
+    expect(parseInputDate(formatDate(instant, tz))?.getTime()).toBe(instant.getTime());
+    expect(parseInputDate(formatDate(instant, UTC))?.getTime()).toBe(instant.getTime());
+  });
+});

@@ -1,0 +1,34 @@
+import { negotiate, requestFormat } from './negotiation.js';
+
+describe('negotiate', () => {
+  it.each([
+    [undefined, 'json', 'application/json'],
+    ['*/*', 'json', 'application/json'],
+    ['application/xml', 'xml', 'application/xml'],
+    ['text/xml', 'xml', 'text/xml'],
+    ['text/json', 'json', 'text/json'],
+    ['image/png', 'json', 'application/json'],
+    ['application/json;q=0.5, application/xml;q=0.9', 'xml', 'application/xml'],
+    ['application/xml;q=0.2, */*;q=0.8', 'json', 'application/json'],
+    ['text/xml, application/json', 'xml', 'text/xml'],
+    ['application/xml;q=0, application/json', 'json', 'application/json'],
+    ['application/problem+xml', 'xml', 'application/xml'],
+    ['APPLICATION/XML; charset=utf-8', 'xml', 'application/xml'],
+  ])('Accept %s answers %s (%s)', (accept, format, contentType) => {
+    expect(negotiate(accept)).toEqual({ format, contentType });
+  });
+});
+
+describe('requestFormat', () => {
+  it.each([
+    ['application/json; charset=utf-8', 'json'],
+    ['text/json', 'json'],
+    ['application/xml', 'xml'],
+    ['text/xml; charset=utf-8', 'xml'],
+    ['application/x-www-form-urlencoded', 'form'],
+    ['text/plain', null],
+    [undefined, null],
+  ])('%s is %s', (ct, expected) => {
+    expect(requestFormat(ct)).toBe(expected);
+  });
+});
