@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# Multi-stage build on the current Node LTS. The runtime image holds only production
+# dependencies and the compiled output, runs as a non-root user, applies pending
+# migrations, then starts the server.
+
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+# Toolchain for better-sqlite3 in case no prebuilt binary matches.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:22-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=3000 \
+    DATABASE_URL=sqlite:/data/pms.sqlite
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json ./
+COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 3000
+VOLUME ["/data"]
+HEALTHCHECK --interval=30s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+# exec so the server is PID 1's child-free successor and receives SIGTERM directly.
+CMD ["sh", "-c", "node dist/src/database/migrate.js && exec node dist/src/main.js"]

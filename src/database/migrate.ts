@@ -1,0 +1,36 @@
+import 'reflect-metadata';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { JsonLogger } from '../common/logging/json-logger.js';
+import { createDataSource } from './data-source.js';
+
+/**
+ * Runs pending migrations and exits: the Kubernetes migration Job and `npm run migrate`. The
+ * service also runs them at start-up; running them first as a Job keeps a slow migration out of
+ * the pods' readiness window.
+ */
+async function migrate(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`pms-api migrate: configuration error: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const logger = new JsonLogger(config.logLevel);
+  const ds = await createDataSource(config);
+  await ds.initialize();
+  try {
+    const applied = await ds.runMigrations({ transaction: 'each' });
+    logger.event('info', 'Migrate', { msg: applied.length ? `applied ${applied.length} migration(s)` : 'schema is up to date', applied: applied.map((m) => m.name) });
+  } finally {
+    await ds.destroy();
+  }
+}
+
+migrate().catch((err: unknown) => {
+  process.stderr.write(`pms-api migrate: failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
