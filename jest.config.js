@@ -13,5 +13,7 @@ export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    // Needs Mono (mcs, mono): run by `npm run test:interop` and CI, not by `npm test`.
+    { ...common, displayName: 'interop', testMatch: ['<rootDir>/test/interop/**/*.interop-spec.ts'] },
   ],
 };

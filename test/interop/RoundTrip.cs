@@ -1,0 +1,130 @@
+// A .NET client as integrators write them: DataContract classes with no explicit Order, so
+// DataContractSerializer writes and expects members in ordinal order. Usage:
+//   mono roundtrip.exe <Type> <in.xml> <out.xml> [NewName]
+// Reads <in.xml> (one record, or a collection when <Type> starts with "ArrayOf" or is "List"),
+// prints every member as name=value (one per line, records separated by "--"), optionally sets
+// Name, and writes the (first) record back to <out.xml> the way .NET does.
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Reflection;
+using System.Runtime.Serialization;
+using System.Xml;
+
+[DataContract(Name = "Site", Namespace = "urn:pms:v4")]
+public class Site {
+  [DataMember] public Guid ID;
+  [DataMember] public string Name;
+  [DataMember] public bool PerformanceManagement;
+  [DataMember] public DateTime? Created;
+  [DataMember] public DateTime? Updated;
+}
+
+[CollectionDataContract(Name = "ArrayOfSite", Namespace = "urn:pms:v4", ItemName = "Site")]
+public class ArrayOfSite : List<Site> {}
+
+[DataContract(Name = "ListItem", Namespace = "urn:pms:v4")]
+public class ListItem {
+  [DataMember] public Guid ID;
+  [DataMember] public Guid AncestorID;
+  [DataMember] public int Rank;
+  [DataMember] public string Name;
+  [DataMember] public string Description;
+  [DataMember] public Guid SiteID;
+  [DataMember] public bool Deleted;
+  [DataMember] public bool DeletedByRef;
+  [DataMember] public DateTime? Created;
+  [DataMember] public Guid? CreatedBy;
+  [DataMember] public DateTime? Updated;
+  [DataMember] public Guid? UpdatedBy;
+}
+
+[CollectionDataContract(Name = "List", Namespace = "urn:pms:v4", ItemName = "ListItem")]
+public class List : List<ListItem> {}
+
+[DataContract(Name = "Individual", Namespace = "urn:pms:v4")]
+public class Individual {
+  [DataMember] public Guid ID;
+  [DataMember] public Guid SiteID;
+  [DataMember] public bool? IsAdmin;
+  [DataMember] public Guid? UserID;
+  [DataMember] public string Prefix;
+  [DataMember] public string Suffix;
+  [DataMember] public string FirstName;
+  [DataMember] public string LastName;
+  [DataMember] public string UserDefined1;
+  [DataMember] public string UserDefined2;
+  [DataMember] public string UserDefined3;
+  [DataMember] public string UserDefined4;
+  [DataMember] public string Email;
+  [DataMember] public Guid? PrimaryOrganizationID;
+  [DataMember] public string PrimaryTitle;
+  [DataMember] public Guid? PrimaryReportsTo;
+  [DataMember] public string UserName;
+  [DataMember] public string Password;
+  [DataMember] public Guid? ParentID;
+  [DataMember] public string PrimaryOrganizationName;
+  [DataMember] public string FullName;
+  [DataMember] public string FormalName;
+  [DataMember] public string FullOrderedName;
+  [DataMember] public bool Deleted;
+  [DataMember] public bool DeletedByRef;
+  [DataMember] public DateTime? Created;
+  [DataMember] public DateTime? Updated;
+  [DataMember] public Guid? CreatedBy;
+  [DataMember] public Guid? UpdatedBy;
+  [DataMember] public bool IsGlobalAdmin;
+  [DataMember] public string UserEmail;
+  [DataMember] public string LastComment;
+  [DataMember] public DateTimeOffset? LastCommentDate;
+  [DataMember] public Guid? LastCommentByID;
+  [DataMember] public string LastCommentBy;
+  [DataMember] public bool CanRead;
+  [DataMember] public bool CanUpdate;
+  [DataMember] public bool CanDelete;
+  [DataMember] public bool CanDelegate;
+  [DataMember] public bool SendEvalSurvey;
+  [DataMember] public DateTime? HireDate;
+}
+
+public static class Program {
+  static string Show(object v) {
+    if (v == null) return "null";
+    if (v is DateTime) return ((DateTime)v).ToUniversalTime().ToString("yyyy-MM-ddTHH:mm:ss.fffZ", CultureInfo.InvariantCulture);
+    if (v is DateTimeOffset) {
+      var d = (DateTimeOffset)v;
+      return d.UtcDateTime.ToString("yyyy-MM-ddTHH:mm:ss.fffZ", CultureInfo.InvariantCulture) + "|" + d.Offset.TotalMinutes.ToString(CultureInfo.InvariantCulture);
+    }
+    if (v is bool) return ((bool)v) ? "true" : "false";
+    if (v is Guid) return ((Guid)v).ToString("D");
+    return Convert.ToString(v, CultureInfo.InvariantCulture);
+  }
+
+  static void Print(object record) {
+    foreach (var f in record.GetType().GetFields(BindingFlags.Public | BindingFlags.Instance)) {
+      Console.WriteLine(f.Name + "=" + Show(f.GetValue(record)).Replace("\n", "\\n"));
+    }
+    Console.WriteLine("--");
+  }
+
+  public static int Main(string[] args) {
+    var type = Type.GetType(args[0]);
+    var serializer = new DataContractSerializer(type);
+    object value;
+    using (var reader = XmlReader.Create(args[1])) value = serializer.ReadObject(reader);
+    object first = value;
+    var list = value as System.Collections.IList;
+    if (list != null) {
+      foreach (var item in list) Print(item);
+      first = list.Count > 0 ? list[0] : null;
+    } else {
+      Print(value);
+    }
+    if (first == null) return 0;
+    if (args.Length > 3) first.GetType().GetField("Name") ?.SetValue(first, args[3]);
+    var single = new DataContractSerializer(first.GetType());
+    using (var writer = XmlWriter.Create(args[2], new XmlWriterSettings { Indent = false })) single.WriteObject(writer, first);
+    return 0;
+  }
+}
