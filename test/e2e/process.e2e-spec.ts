@@ -1,0 +1,127 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The service as a process: `node dist/src/main.js` built from the current sources, on a SQLite
+ * file of its own. These tests cover what only a real process shows: start-up refusal of a bad
+ * configuration, the listening line, and graceful shutdown on SIGTERM.
+ */
+const root = process.cwd();
+const main = join(root, 'dist/src/main.js');
+let dir: string;
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' });
+  dir = mkdtempSync(join(tmpdir(), 'pms-process-'));
+}, 120_000);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  exited: Promise<number | null>;
+  output: () => string;
+}
+
+function start(env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, [main], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`,
+      JWT_SECRET: 'p'.repeat(40),
+      ADMIN_PASSWORD: 'process-pass-1',
+      PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line within 20 s:\n${out}`)), 20_000);
+    const check = () => {
+      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, port: Number(m[1]), exited, output: () => out });
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before listening:\n${out}`));
+    });
+  });
+}
+
+describe('the service process', () => {
+  it('refuses a bad configuration value with one line naming it, and exit code 2', () => {
+    let status: number | null = null;
+    let stderr = '';
+    try {
+      execFileSync(process.execPath, [main], { cwd: dir, env: { PATH: process.env.PATH ?? '', PORT: 'eighty' }, stdio: 'pipe' });
+    } catch (e) {
+      const err = e as { status: number; stderr: Buffer };
+      status = err.status;
+      stderr = err.stderr.toString();
+    }
+    expect(status).toBe(2);
+    expect(stderr).toBe('pms-api: configuration error: PORT: must be a whole number, got "eighty"\n');
+  });
+
+  it('logs where it listens and where the docs are, then serves', async () => {
+    const p = await start({});
+    try {
+      expect(p.output()).toContain(`Swagger UI at http://localhost:${p.port}/docs`);
+      const res = await fetch(`http://127.0.0.1:${p.port}/health/ready`);
+      expect(res.status).toBe(200);
+    } finally {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }, 30_000);
+
+  it('on SIGTERM finishes the in-flight request, does not wait for idle keep-alive connections, and exits 0', async () => {
+    const p = await start({});
+    // An idle keep-alive connection that has served one request.
+    const agent = new http.Agent({ keepAlive: true });
+    await new Promise<void>((resolve, reject) =>
+      http.get({ host: '127.0.0.1', port: p.port, path: '/health/live', agent }, (res) => res.resume().on('end', () => resolve())).on('error', reject),
+    );
+    // An in-flight login whose body has only half arrived when SIGTERM comes.
+    const body = JSON.stringify({ UserName: 'admin', Password: 'process-pass-1' });
+    const socket = net.connect(p.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    let answer = '';
+    socket.on('data', (d) => (answer += d));
+    socket.write(
+      `POST /v4/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+    );
+    socket.write(body.slice(0, 10));
+    await new Promise((r) => setTimeout(r, 200));
+
+    const t0 = Date.now();
+    p.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    socket.write(body.slice(10));
+    await new Promise((r) => socket.once('close', r));
+    expect(answer).toMatch(/^HTTP\/1.1 200 /);
+    expect(answer).toContain('access_token');
+    expect(await p.exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(p.output()).toContain('SIGTERM received');
+    agent.destroy();
+  }, 30_000);
+});
