@@ -7,6 +7,8 @@ const common = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': tsJest },
   testEnvironment: 'node',
+  // e2e hooks start a whole app and create users (scrypt): generous on a loaded 2-core machine.
+  testTimeout: 60_000,
   rootDir: '.',
 };
 export default {

@@ -5,6 +5,7 @@ import { TenantDb } from '../database/tenant-db.js';
 import { CallerResolver } from '../modules/auth/caller.resolver.js';
 import { AuthGuard } from './auth/auth.guard.js';
 import { LoginThrottle } from './auth/login-throttle.js';
+import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore } from './auth/counter-store.js';
 import { TokenService } from './auth/token.service.js';
 import { ProblemFilter } from './errors/problem.filter.js';
 import { WireCodec } from './http/codec.js';
@@ -27,6 +28,10 @@ export class CoreModule {
       { provide: APP_CONFIG, useValue: config },
       { provide: APP_LOGGER, useValue: logger },
       { provide: WireCodec, useValue: new WireCodec(config.xmlNamespace) },
+      {
+        provide: COUNTER_STORE,
+        useFactory: async () => (config.redisUrl ? new RedisCounterStore(config.redisUrl, config.redisPrefix, logger).connect() : new MemoryCounterStore()),
+      },
       TenantDb,
       TokenService,
       LoginThrottle,

@@ -28,6 +28,8 @@ export interface AppConfig {
   xmlNamespace: string;
   tokenTtlSeconds: number;
   redisUrl: string | null;
+  /** Prefix of every Redis key, so deployments can share a Redis. */
+  redisPrefix: string;
   /** Milliseconds a MySQL query may run before it is abandoned. */
   dbQueryTimeoutMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -149,6 +151,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     xmlNamespace,
     tokenTtlSeconds: intVar(env, 'TOKEN_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
     redisUrl,
+    redisPrefix: env.REDIS_PREFIX || 'pms:',
     dbQueryTimeoutMs: intVar(env, 'DB_QUERY_TIMEOUT_MS', 15000, 100, 600000),
     logLevel,
   };

@@ -39,6 +39,9 @@ export class AppValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Path parameters are parsed by their own pipes (GuidPipe, IntIdPipe): converting them here
+    // first would let "1e3" or "0x10" through as numbers.
+    if (metadata.type === 'param') return value;
     const isDto = typeof metadata.metatype === 'function' && ![String, Number, Boolean, Array, Object].includes(metadata.metatype as never);
     if (isDto && (metadata.type === 'body' || metadata.type === 'query')) {
       if (value === undefined || value === null || value === '') value = {};

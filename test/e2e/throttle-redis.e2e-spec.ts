@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { createClient } from 'redis';
+import { ADMIN_PASSWORD, ADMIN_USER, startApp, TestApp } from './harness.js';
+
+/**
+ * With REDIS_URL set, login failures are counted in Redis, so instances behind a load balancer
+ * share one count. Uses this machine's Redis (127.0.0.1:6379) under a prefix of its own.
+ */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('login throttling shared through Redis', () => {
+  const prefix = `pms-test-${randomBytes(4).toString('hex')}:`;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    a = await startApp({ REDIS_URL, REDIS_PREFIX: prefix });
+    b = await startApp({ REDIS_URL, REDIS_PREFIX: prefix });
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    const client = createClient({ url: REDIS_URL });
+    await client.connect();
+    const keys = await client.keys(`${prefix}*`);
+    if (keys.length) await client.del(keys);
+    await client.close();
+  });
+
+  it('locks a user name after 10 failures spread over two instances', async () => {
+    for (let i = 0; i < 5; i++)
+      await a
+        .http()
+        .post('/v4/auth/token')
+        .send({ UserName: ADMIN_USER, Password: `bad-a-${i}-x` })
+        .expect(401);
+    for (let i = 0; i < 4; i++)
+      await b
+        .http()
+        .post('/v4/auth/token')
+        .send({ UserName: ADMIN_USER, Password: `bad-b-${i}-x` })
+        .expect(401);
+    const tenth = await a.http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: 'bad-last-x' }).expect(429);
+    expect(Number(tenth.headers['retry-after'])).toBeGreaterThan(800);
+    await b.http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD }).expect(429);
+  });
+});
+
+describe('login throttling when Redis cannot be reached', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX: 'unused:', LOG_LEVEL: 'warn' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('fails open: logins still work, and the outage is logged', async () => {
+    await t.http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: 'wrong-password' }).expect(401);
+    await t.http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD }).expect(200);
+    expect(t.logs.some((l) => l.includes('rate-limit store unavailable'))).toBe(true);
+  });
+});
