@@ -24,7 +24,10 @@ async function migrate(): Promise<void> {
   await ds.initialize();
   try {
     const applied = await ds.runMigrations({ transaction: 'each' });
-    logger.event('info', 'Migrate', { msg: applied.length ? `applied ${applied.length} migration(s)` : 'schema is up to date', applied: applied.map((m) => m.name) });
+    logger.event('info', 'Migrate', {
+      msg: applied.length ? `applied ${applied.length} migration(s)` : 'schema is up to date',
+      applied: applied.map((m) => m.name),
+    });
   } finally {
     await ds.destroy();
   }

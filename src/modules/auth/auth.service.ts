@@ -32,19 +32,19 @@ export class AuthService {
     if (!password) missing.push({ field: form ? 'password' : 'Password', message: 'is required' });
     if (missing.length) throw new ValidationError(missing.map((m) => ({ field: m.field, message: `${m.field} ${m.message}` })));
 
-    this.throttle.assertAllowed(userName, ctx.ip);
+    await this.throttle.assertAllowed(userName, ctx.ip);
     const user = await this.ds.getRepository(UserEntity).findOneBy({ userNameKey: userName.toLowerCase() });
     const ok = await verifyPassword(password, user?.passwordHash ?? null);
     if (!user || !ok) {
-      this.throttle.recordFailure(userName, ctx.ip);
+      await this.throttle.recordFailure(userName, ctx.ip);
       throw new InvalidCredentialsError('The user name or password is not correct');
     }
     const individual = await this.ds.getRepository(IndividualEntity).findOneBy({ userId: user.id });
     if (individual?.deleted) {
-      this.throttle.recordFailure(userName, ctx.ip);
+      await this.throttle.recordFailure(userName, ctx.ip);
       throw new InvalidCredentialsError('The user name or password is not correct');
     }
-    this.throttle.recordSuccess(userName);
+    await this.throttle.recordSuccess(userName);
 
     let siteId = user.siteId;
     if (dto.SiteID && dto.SiteID !== user.siteId) {
