@@ -13,7 +13,7 @@ import {
   SelectQueryBuilder,
 } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
-import { NotFoundError } from '../common/errors/errors.js';
+import { ConflictError, NotFoundError } from '../common/errors/errors.js';
 import type { TenantEntity } from './base.entity.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
@@ -89,7 +89,12 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     return this.repo.createQueryBuilder(alias).where(`${alias}.siteId = :__siteId`, { __siteId: this.siteId });
   }
 
-  /** Inserts a record of the caller's site; id, site and audit columns are set here. */
+  /**
+   * Inserts a record of the caller's site; id, site and audit columns are set here. Always an
+   * INSERT, never an upsert: a supplied id that is taken — in any site, since ids are primary
+   * keys — is a 409 `id-taken`, and a race on the same id fails in the database, never
+   * overwriting the other row.
+   */
   async insert(values: DeepPartial<T>): Promise<T> {
     const now = new Date();
     const clean = Object.fromEntries(Object.entries(values as object).filter(([k]) => !PROTECTED.has(k) || k === 'id'));
@@ -101,10 +106,30 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
       updated: now,
       updatedBy: this.ctx.caller?.individualId ?? null,
     } as DeepPartial<T>);
-    const idCol = this.repo.metadata.primaryColumns[0];
     const rec = entity as Record<string, unknown>;
-    if (idCol && !idCol.isGenerated && (rec.id === undefined || rec.id === null)) rec.id = randomUUID();
-    return this.repo.save(entity);
+    const idCol = this.repo.metadata.primaryColumns[0];
+    if (idCol && !idCol.isGenerated) {
+      if (rec.id === undefined || rec.id === null) rec.id = randomUUID();
+      else if (await this.repo.exists({ where: { id: rec.id } as unknown as FindOptionsWhere<T> })) {
+        throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
+      }
+    }
+    // The answer is built from this object: give unset columns their defaults (or null) as the
+    // database will, without reading the row back.
+    for (const col of this.repo.metadata.columns) {
+      if (col.isGenerated || rec[col.propertyName] !== undefined) continue;
+      if (col.default !== undefined && typeof col.default !== 'function') rec[col.propertyName] = col.default;
+      else if (col.isNullable) rec[col.propertyName] = null;
+    }
+    try {
+      await this.repo.insert(entity as never);
+    } catch (e) {
+      const code = (e as { driverError?: { code?: string } }).driverError?.code ?? (e as { code?: string }).code;
+      if (code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+        throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
+      throw e;
+    }
+    return entity;
   }
 
   /** Applies a patch to a record read through this repository; protected columns are ignored. */
