@@ -1,0 +1,65 @@
+import type { EntityTarget, FindOptionsWhere } from 'typeorm';
+import type { RequestContext } from '../../common/context/request-context.js';
+import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import type { TenantEntity } from '../../database/base.entity.js';
+import type { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
+import { ProjectEntity } from '../projects/project.entity.js';
+import { COMMENT_KINDS, type CommentKind } from './comment.entity.js';
+
+/** A soft-deletable tenant record a comment can hang on. */
+type AncestorRow = TenantEntity & { id: string; deleted: boolean };
+
+interface AncestorTable {
+  entity: EntityTarget<AncestorRow>;
+  /** Resource name for 404 messages. */
+  label: string;
+  /** Extra conditions (e.g. the RowType of organizations and departments). */
+  where?: FindOptionsWhere<AncestorRow>;
+}
+
+/**
+ * Where the ancestor of each comment kind lives. A kind without an entry (metrics, tasks,
+ * dialogs: resources of later issues) accepts any well-formed guid until its resource exists:
+ * adding its entity here is all it takes to check it.
+ */
+const ANCESTOR_TABLES: Partial<Record<CommentKind, AncestorTable>> = {
+  individuals: { entity: IndividualEntity, label: 'Individual' },
+  organizations: { entity: OrganizationEntity, label: 'Organization', where: { rowType: ROW_TYPE_ORGANIZATION } as FindOptionsWhere<AncestorRow> },
+  departments: { entity: OrganizationEntity, label: 'Department', where: { rowType: ROW_TYPE_DEPARTMENT } as FindOptionsWhere<AncestorRow> },
+  projects: { entity: ProjectEntity, label: 'Project' },
+};
+
+/** The kinds whose ancestors are checked today (for the documentation and tests). */
+export const CHECKED_KINDS = Object.keys(ANCESTOR_TABLES) as CommentKind[];
+
+/** The kinds accepted with any well-formed id until their resource exists. */
+export const UNCHECKED_KINDS = COMMENT_KINDS.filter((k) => !ANCESTOR_TABLES[k]);
+
+/**
+ * `live` / `deleted`: the ancestor is a record of the caller's site; `missing`: it is not (or it is
+ * another site's); `unchecked`: the kind has no table yet.
+ */
+export type AncestorState = 'live' | 'deleted' | 'missing' | 'unchecked';
+
+export async function ancestorState(db: TenantDb, ctx: RequestContext, kind: CommentKind, id: string): Promise<AncestorState> {
+  const table = ANCESTOR_TABLES[kind];
+  if (!table) return 'unchecked';
+  const row = await db.repo<AncestorRow>(ctx, table.entity, table.label).findOne({ ...table.where, id } as FindOptionsWhere<AncestorRow>);
+  if (!row) return 'missing';
+  return row.deleted ? 'deleted' : 'live';
+}
+
+/**
+ * The one ancestor check of comments: the record `kind`/`id` must exist in the caller's site.
+ * A missing ancestor named in a path is a 404; named in a body field (`field`), a 400 naming it.
+ * Answers the state so callers can refuse a deleted ancestor where that matters.
+ */
+export async function assertAncestorExists(db: TenantDb, ctx: RequestContext, kind: CommentKind, id: string, field?: string): Promise<AncestorState> {
+  const state = await ancestorState(db, ctx, kind, id);
+  if (state !== 'missing') return state;
+  const label = ANCESTOR_TABLES[kind]?.label ?? kind;
+  if (field) throw new ValidationError([{ field, message: `${field} ${id} is not a ${label.toLowerCase()} of this site` }]);
+  throw new NotFoundError(label, id);
+}

@@ -1,0 +1,179 @@
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../common/auth/access.decorators.js';
+import { Ctx } from '../../common/context/ctx.decorator.js';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { DeletedQuery } from '../../common/pagination/pagination.js';
+import { GuidPipe } from '../../common/validation/ids.js';
+import { CHECKED_KINDS, UNCHECKED_KINDS } from './comment-ancestors.js';
+import type { CommentKind } from './comment.entity.js';
+import { CommentsService } from './comments.service.js';
+import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
+
+const TZ = ApiQuery({
+  name: 'tz',
+  required: false,
+  description: 'Time zone every date of the answer is written in: IANA name, Windows zone id or fixed offset (+05:30). Default UTC; unknown → 400.',
+});
+
+const LIST_NOTE =
+  'Newest first (Created, then ID, descending), paged with limit/offset (X-Total-Count, Link). `deleted`: 0 live (default), 1 deleted, 2 all. Any member of the site may read comments.';
+
+function listOperation(kind: CommentKind): MethodDecorator {
+  const check = CHECKED_KINDS.includes(kind)
+    ? `The ${kind} record must exist in the caller’s site (404 otherwise; a deleted one still lists its comments).`
+    : `Any well-formed id is accepted: the existence check of ${kind} records comes with that resource.`;
+  return ApiOperation({ summary: `List the comments on one of the ${kind}`, description: `${check} ${LIST_NOTE}` });
+}
+
+const ANCESTOR = ApiParam({ name: 'ancestorid', description: 'Id of the record the comments are about.', format: 'uuid' });
+
+/**
+ * The Comment group of the spec. The seven `/{kind}/{ancestorid}/comments` paths are explicit
+ * routes (an unknown kind simply has no route: 404), each one documented on its own.
+ */
+@ApiTags('Comment')
+@Controller()
+export class CommentsController {
+  constructor(private readonly comments: CommentsService) {}
+
+  @Get('departments/:ancestorid/comments')
+  @Authenticated()
+  @listOperation('departments')
+  @ANCESTOR
+  @TZ
+  @ApiResult(CommentDto, { collection: true })
+  listForDepartment(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
+    return this.comments.listFor(ctx, 'departments', id, q);
+  }
+
+  @Get('individuals/:ancestorid/comments')
+  @Authenticated()
+  @listOperation('individuals')
+  @ANCESTOR
+  @TZ
+  @ApiResult(CommentDto, { collection: true })
+  listForIndividual(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
+    return this.comments.listFor(ctx, 'individuals', id, q);
+  }
+
+  @Get('metrics/:ancestorid/comments')
+  @Authenticated()
+  @listOperation('metrics')
+  @ANCESTOR
+  @TZ
+  @ApiResult(CommentDto, { collection: true })
+  listForMetric(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
+    return this.comments.listFor(ctx, 'metrics', id, q);
+  }
+
+  @Get('organizations/:ancestorid/comments')
+  @Authenticated()
+  @listOperation('organizations')
+  @ANCESTOR
+  @TZ
+  @ApiResult(CommentDto, { collection: true })
+  listForOrganization(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
+    return this.comments.listFor(ctx, 'organizations', id, q);
+  }
+
+  @Get('projects/:ancestorid/comments')
+  @Authenticated()
+  @listOperation('projects')
+  @ANCESTOR
+  @TZ
+  @ApiResult(CommentDto, { collection: true })
+  listForProject(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
+    return this.comments.listFor(ctx, 'projects', id, q);
+  }
+
+  @Get('tasks/:ancestorid/comments')
+  @Authenticated()
+  @listOperation('tasks')
+  @ANCESTOR
+  @TZ
+  @ApiResult(CommentDto, { collection: true })
+  listForTask(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
+    return this.comments.listFor(ctx, 'tasks', id, q);
+  }
+
+  @Get('dialogs/:ancestorid/comments')
+  @Authenticated()
+  @listOperation('dialogs')
+  @ANCESTOR
+  @TZ
+  @ApiResult(CommentDto, { collection: true })
+  listForDialog(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
+    return this.comments.listFor(ctx, 'dialogs', id, q);
+  }
+
+  @Get('me/comments')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'List the comments the caller wrote',
+    description: `Comments whose author is the caller, on any record. ${LIST_NOTE}`,
+  })
+  @TZ
+  @ApiResult(CommentDto, { collection: true })
+  listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+    return this.comments.listMine(ctx, q);
+  }
+
+  @Post('comments')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Create a comment; the caller is its author',
+    description:
+      'Body: AncestorID, AncestorType (departments, individuals, metrics, organizations, projects, tasks, dialogs), Body (1–10,000 characters), optional ID. ' +
+      `AncestorID must name a record of that kind in the caller’s site for ${CHECKED_KINDS.join(', ')} (400 naming AncestorID otherwise); ` +
+      `a deleted one is 409 \`deleted\`. ${UNCHECKED_KINDS.join(', ')} accept any id until their resource exists. ` +
+      'Read-only fields are ignored.',
+  })
+  @TZ
+  @ApiBodyTypes()
+  @ApiResult(CommentDto)
+  create(@Ctx() ctx: RequestContext, @Body() dto: CreateCommentDto) {
+    return this.comments.create(ctx, dto);
+  }
+
+  @Put('comments/:id')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Change the Body of a comment (author or administrator)',
+    description:
+      'Only Body changes; AncestorID, AncestorType and read-only fields are ignored, so the whole object read back may be sent. ' +
+      'The body ID must equal the path id (400). Someone else than the author or an administrator: 403. A deleted comment: 409 `deleted`. If-Match: 412 when stale.',
+  })
+  @TZ
+  @ApiBodyTypes()
+  @ApiResult(CommentDto)
+  update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateCommentDto) {
+    return this.comments.update(ctx, id, dto);
+  }
+
+  @Delete('comments/:id')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Delete a comment (soft; author or administrator)',
+    description: 'Sets Deleted; the comment stays readable with `deleted=1` or `2`. Idempotent: deleting a deleted comment answers `{}` again.',
+  })
+  @ApiResult(null)
+  remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+    return this.comments.remove(ctx, id);
+  }
+
+  @Put('comments/:id/undelete')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Restore a deleted comment (author or administrator)',
+    description:
+      'Answers a List (XML root `List`) holding the one restored Comment, as the spec’s Returns column says. Idempotent: a live comment is answered as it is. ' +
+      'A comment whose ancestor is deleted stays deleted (409 `deleted`): undeleting the ancestor restores it.',
+  })
+  @TZ
+  @ApiResult(CommentDto, { collection: true, root: 'List' })
+  undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+    return this.comments.undelete(ctx, id);
+  }
+}

@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, ForbiddenError } from '../../common/errors/errors.js';
+import { assertIfMatch } from '../../common/http/etag.js';
+import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { AncestorState, assertAncestorExists } from './comment-ancestors.js';
+import { CommentEntity, CommentKind } from './comment.entity.js';
+import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
+
+/** Lists are newest first; equal instants fall back to the id so paging is stable. */
+const NEWEST_FIRST = { created: 'DESC', id: 'DESC' } as const;
+
+/**
+ * Comments on departments, individuals, metrics, organizations, projects, tasks and dialogs
+ * (DESIGN §5, §5b). Every member of the site reads them; only the author or an administrator
+ * changes, deletes or restores one. Soft delete and undelete are idempotent.
+ */
+@Injectable()
+export class CommentsService {
+  constructor(private readonly db: TenantDb) {}
+
+  private comments(ctx: RequestContext): ScopedRepository<CommentEntity> {
+    return this.db.repo(ctx, CommentEntity, 'Comment');
+  }
+
+  /**
+   * The record `kind`/`id` must exist in the caller's site: 404 when named by a path, 400 naming
+   * `field` when named by a body. Kinds whose resource does not exist yet are not checked.
+   */
+  assertAncestorExists(ctx: RequestContext, kind: CommentKind, id: string, field?: string): Promise<AncestorState> {
+    return assertAncestorExists(this.db, ctx, kind, id, field);
+  }
+
+  async listFor(ctx: RequestContext, kind: CommentKind, ancestorId: string, q: DeletedQuery): Promise<Page<CommentDto>> {
+    await this.assertAncestorExists(ctx, kind, ancestorId);
+    const [rows, total] = await this.comments(ctx).findAndCount({
+      where: { ancestorType: kind, ancestorId, ...deletedFilter(q.deleted) },
+      order: NEWEST_FIRST,
+      ...pageOf(q),
+    });
+    return Page.of(await this.toDtos(ctx, rows), total, q);
+  }
+
+  /** The comments the caller wrote, on anything, newest first. */
+  async listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<CommentDto>> {
+    const me = ctx.user.individualId;
+    if (!me) return Page.of([], 0, q);
+    const [rows, total] = await this.comments(ctx).findAndCount({
+      where: { authorId: me, ...deletedFilter(q.deleted) },
+      order: NEWEST_FIRST,
+      ...pageOf(q),
+    });
+    return Page.of(await this.toDtos(ctx, rows), total, q);
+  }
+
+  async create(ctx: RequestContext, dto: CreateCommentDto): Promise<CommentDto> {
+    const state = await this.assertAncestorExists(ctx, dto.AncestorType, dto.AncestorID, 'AncestorID');
+    if (state === 'deleted') {
+      throw new ConflictError(`The ${dto.AncestorType} record ${dto.AncestorID} is deleted; undelete it before commenting on it`, 'deleted');
+    }
+    const comments = this.comments(ctx);
+    const id = dto.ID ?? randomUUID();
+    // Comment ids are unique across sites (the primary key), so a supplied one is checked globally.
+    if (await comments.repo.existsBy({ id })) throw new ConflictError(`Comment ${id} already exists`, 'id-taken');
+    const row = await comments.insert({
+      id,
+      ancestorId: dto.AncestorID,
+      ancestorType: dto.AncestorType,
+      body: dto.Body,
+      authorId: ctx.user.individualId,
+      deleted: false,
+      deletedByRef: false,
+    });
+    return this.toDto(ctx, row);
+  }
+
+  async update(ctx: RequestContext, id: string, dto: UpdateCommentDto): Promise<CommentDto> {
+    assertBodyId(id, dto.ID);
+    const comments = this.comments(ctx);
+    const row = await comments.get(id);
+    this.assertMayChange(ctx, row);
+    if (row.deleted) throw new ConflictError(`Comment ${id} is deleted; undelete it before changing it`, 'deleted');
+    assertIfMatch(ctx, await this.toDto(ctx, row));
+    return this.toDto(ctx, await comments.update(row, { body: dto.Body }));
+  }
+
+  /** Soft delete; deleting a deleted comment answers the same `{}` and changes nothing. */
+  async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    const comments = this.comments(ctx);
+    const row = await comments.get(id);
+    this.assertMayChange(ctx, row);
+    if (row.deleted) return {};
+    assertIfMatch(ctx, await this.toDto(ctx, row));
+    await comments.update(row, { deleted: true });
+    return {};
+  }
+
+  /**
+   * Restores a deleted comment (and clears DeletedByRef). Answers a List holding the comment; a
+   * live comment is answered as it is. A comment whose ancestor is deleted stays deleted (409):
+   * the ancestor's own undelete brings it back.
+   */
+  async undelete(ctx: RequestContext, id: string): Promise<CommentDto[]> {
+    const comments = this.comments(ctx);
+    const row = await comments.get(id);
+    this.assertMayChange(ctx, row);
+    if (!row.deleted) return [await this.toDto(ctx, row)];
+    if ((await this.assertAncestorExists(ctx, row.ancestorType, row.ancestorId)) === 'deleted') {
+      throw new ConflictError(`The ${row.ancestorType} record ${row.ancestorId} of comment ${id} is deleted; undelete it instead`, 'deleted');
+    }
+    assertIfMatch(ctx, await this.toDto(ctx, row));
+    return [await this.toDto(ctx, await comments.update(row, { deleted: false, deletedByRef: false }))];
+  }
+
+  /** Only the author or an administrator (site or global) changes a comment. */
+  private assertMayChange(ctx: RequestContext, row: CommentEntity): void {
+    const me = ctx.user;
+    if (me.isAdmin) return;
+    if (me.individualId !== null && row.authorId === me.individualId) return;
+    throw new ForbiddenError('Only the author of a comment or an administrator may change, delete or undelete it');
+  }
+
+  private async toDto(ctx: RequestContext, row: CommentEntity): Promise<CommentDto> {
+    const [dto] = await this.toDtos(ctx, [row]);
+    return dto;
+  }
+
+  /** Wire records with AuthorName, the authors loaded in one query for the whole page. */
+  private async toDtos(ctx: RequestContext, rows: CommentEntity[]): Promise<CommentDto[]> {
+    const authorIds = rows.map((r) => r.authorId).filter((a): a is string => a !== null);
+    const authors = await this.db.repo(ctx, IndividualEntity, 'Individual').findByIds(authorIds);
+    const names = new Map(authors.map((a) => [a.id, `${a.firstName} ${a.lastName}`.trim()]));
+    return rows.map((r) => CommentDto.from(r, { authorName: r.authorId ? (names.get(r.authorId) ?? null) : null }));
+  }
+}
