@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { PeriodsController } from './periods.controller.js';
 import { PeriodsService } from './periods.service.js';
 
-@Module({ providers: [PeriodsService], exports: [PeriodsService] })
+@Module({ controllers: [PeriodsController], providers: [PeriodsService], exports: [PeriodsService] })
 export class PeriodsModule {}

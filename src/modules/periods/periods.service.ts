@@ -1,17 +1,36 @@
 import { Injectable } from '@nestjs/common';
-import { LessThanOrEqual, MoreThanOrEqual } from 'typeorm';
+import { FindOptionsWhere, LessThanOrEqual, MoreThanOrEqual, ObjectLiteral } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import { TenantDb } from '../../database/tenant-db.js';
+import { ConflictError, ValidationError } from '../../common/errors/errors.js';
+import { assertIfMatch } from '../../common/http/etag.js';
+import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import type { TenantEntity } from '../../database/base.entity.js';
+import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { CreatePeriodDto, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodEntity } from './period.entity.js';
 
+/** The column every period-scoped table uses for its period (goals, commitments, dialogs, …). */
+const PERIOD_REF_COLUMN = 'period_id';
+
 /**
- * The `period` rule every resource uses (DESIGN §2): a given id must name a period of the site
- * (404 otherwise); without one, the period containing now, else the latest one. A site with no
- * periods at all resolves to null, and period-filtered lists then are not filtered by period.
+ * Periods (DESIGN §5) and the `period` rule every resource uses (DESIGN §2): a given id must name
+ * a period of the site (404 otherwise); without one, the period containing now, else the latest
+ * one. A site with no periods at all resolves to null, and period-filtered lists then are not
+ * filtered by period.
+ *
+ * Overlapping periods are allowed (an annual period and its quarters); the default resolves to
+ * the containing period that started last. A closed period is frozen: updating or deleting it is
+ * 409 `closed`. A period still referenced by any period-scoped record cannot be deleted (409
+ * `in-use`).
  */
 @Injectable()
 export class PeriodsService {
   constructor(private readonly db: TenantDb) {}
+
+  private periods(ctx: RequestContext): ScopedRepository<PeriodEntity> {
+    return this.db.repo(ctx, PeriodEntity, 'Period');
+  }
 
   async resolve(ctx: RequestContext, periodId?: number | null): Promise<PeriodEntity | null> {
     const periods = this.db.repo(ctx, PeriodEntity, 'Period');
@@ -26,4 +45,77 @@ export class PeriodsService {
     const [latest] = await periods.find({ order: { endDate: 'DESC', id: 'DESC' }, take: 1 });
     return latest ?? null;
   }
+
+  /** Every period of the site, ordered by StartDate (then id), paged. */
+  async list(ctx: RequestContext, q: PageQuery): Promise<Page<PeriodDto>> {
+    const [rows, total] = await this.periods(ctx).findAndCount({ order: { startDate: 'ASC', id: 'ASC' }, ...pageOf(q) });
+    return Page.of(rows.map(PeriodDto.from), total, q);
+  }
+
+  async get(ctx: RequestContext, id: number): Promise<PeriodDto> {
+    return PeriodDto.from(await this.periods(ctx).get(id));
+  }
+
+  async create(ctx: RequestContext, dto: CreatePeriodDto): Promise<PeriodDto> {
+    assertDateOrder(dto.StartDate, dto.EndDate);
+    const row = await this.periods(ctx).insert({ name: dto.Name.trim(), startDate: dto.StartDate, endDate: dto.EndDate, closed: false });
+    return PeriodDto.from(row);
+  }
+
+  async update(ctx: RequestContext, id: number, dto: UpdatePeriodDto): Promise<PeriodDto> {
+    assertBodyId(id, dto.ID);
+    const periods = this.periods(ctx);
+    const row = await periods.get(id);
+    assertIfMatch(ctx, PeriodDto.from(row));
+    if (row.closed) throw new ConflictError(`Period ${id} is closed and cannot be changed`, 'closed');
+    assertDateOrder(dto.StartDate, dto.EndDate);
+    return PeriodDto.from(await periods.update(row, { name: dto.Name.trim(), startDate: dto.StartDate, endDate: dto.EndDate }));
+  }
+
+  /** Hard delete (periods are not soft-deletable): refused for closed and referenced periods. */
+  async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {
+    const periods = this.periods(ctx);
+    const row = await periods.get(id);
+    assertIfMatch(ctx, PeriodDto.from(row));
+    if (row.closed) throw new ConflictError(`Period ${id} is closed and cannot be deleted`, 'closed');
+    const users = await this.referencingTables(ctx, id);
+    if (users.length > 0) {
+      throw new ConflictError(`Period ${id} is still used by records of: ${users.join(', ')}; move or delete them first`, 'in-use');
+    }
+    await periods.deleteWhere({ id });
+    return {};
+  }
+
+  /**
+   * Sets Closed (idempotent). Writing the archive snapshots of the period's dashboards and metrics
+   * belongs to the Archive resource and is not done yet.
+   */
+  async close(ctx: RequestContext, id: number): Promise<PeriodDto> {
+    const periods = this.periods(ctx);
+    const row = await periods.get(id);
+    assertIfMatch(ctx, PeriodDto.from(row));
+    if (row.closed) return PeriodDto.from(row);
+    return PeriodDto.from(await periods.update(row, { closed: true }));
+  }
+
+  /**
+   * The tables holding a record of this period: every tenant entity with a `period_id` column,
+   * found from the entity metadata, so a period-scoped resource added later is covered without a
+   * change here. One indexed existence query per such table.
+   */
+  async referencingTables(ctx: RequestContext, id: number): Promise<string[]> {
+    const found: string[] = [];
+    for (const meta of this.db.dataSource.entityMetadatas) {
+      if (meta.target === PeriodEntity) continue;
+      const col = meta.columns.find((c) => c.databaseName === PERIOD_REF_COLUMN);
+      if (!col || !meta.columns.some((c) => c.databaseName === 'site_id')) continue;
+      const repo = this.db.repo<TenantEntity & ObjectLiteral>(ctx, meta.target, meta.targetName);
+      if (await repo.exists({ [col.propertyName]: id } as FindOptionsWhere<TenantEntity & ObjectLiteral>)) found.push(meta.tableName);
+    }
+    return found;
+  }
+}
+
+function assertDateOrder(start: Date, end: Date): void {
+  if (start.getTime() > end.getTime()) throw new ValidationError([{ field: 'EndDate', message: 'EndDate must not be before StartDate' }]);
 }

@@ -1,0 +1,25 @@
+import { In } from 'typeorm';
+import type { TenantTx } from '../../database/tenant-db.js';
+import { ListItemEntity, ListItemKind } from './list-item.entity.js';
+
+/**
+ * Soft delete by reference (DESIGN §5) for the modules that own list items (individuals,
+ * projects): call these in the same transaction as the owner's own delete / undelete.
+ *
+ * Deleting owners marks their live items `Deleted` and `DeletedByRef`; items deleted before stay
+ * as they were. Undeleting owners restores exactly the items taken down by reference. Both answer
+ * the number of items changed.
+ */
+export function deleteListItemsByRef(tx: TenantTx, kinds: readonly ListItemKind[], ancestorIds: readonly string[]): Promise<number> {
+  if (ancestorIds.length === 0 || kinds.length === 0) return Promise.resolve(0);
+  return tx
+    .repo(ListItemEntity, 'ListItem')
+    .updateWhere({ kind: In([...kinds]), ancestorId: In([...ancestorIds]), deleted: false }, { deleted: true, deletedByRef: true });
+}
+
+export function undeleteListItemsByRef(tx: TenantTx, kinds: readonly ListItemKind[], ancestorIds: readonly string[]): Promise<number> {
+  if (ancestorIds.length === 0 || kinds.length === 0) return Promise.resolve(0);
+  return tx
+    .repo(ListItemEntity, 'ListItem')
+    .updateWhere({ kind: In([...kinds]), ancestorId: In([...ancestorIds]), deletedByRef: true }, { deleted: false, deletedByRef: false });
+}

@@ -1,0 +1,30 @@
+import type { ListItemKind } from './list-item.entity.js';
+
+/** What differs between the four ListItem kinds: names for messages and docs, and the ancestor. */
+export interface ListItemKindInfo {
+  kind: ListItemKind;
+  /** Resource name in messages, e.g. "Accountability". */
+  label: string;
+  /** Plural words for documentation, e.g. "accountabilities". */
+  plural: string;
+  /** What AncestorID names. */
+  ancestor: 'individual' | 'project';
+}
+
+export const ACCOUNTABILITY: ListItemKindInfo = { kind: 'accountability', label: 'Accountability', plural: 'accountabilities', ancestor: 'individual' };
+export const EVALUATION_CRITERION: ListItemKindInfo = {
+  kind: 'evaluationcriteria',
+  label: 'Evaluation criterion',
+  plural: 'evaluation criteria',
+  ancestor: 'individual',
+};
+export const SUPERVISORY_SCOPE: ListItemKindInfo = {
+  kind: 'supervisoryscope',
+  label: 'Supervisory scope',
+  plural: 'supervisory scopes',
+  ancestor: 'individual',
+};
+export const PROJECT_SCOPE: ListItemKindInfo = { kind: 'projectscope', label: 'Project scope', plural: 'project scopes', ancestor: 'project' };
+
+/** The kinds whose AncestorID is an individual (the ones an individual's delete takes down). */
+export const INDIVIDUAL_KINDS: readonly ListItemKind[] = [ACCOUNTABILITY.kind, EVALUATION_CRITERION.kind, SUPERVISORY_SCOPE.kind];

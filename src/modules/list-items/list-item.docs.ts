@@ -1,0 +1,57 @@
+import type { ApiOperationOptions } from '@nestjs/swagger';
+import type { ListItemKindInfo } from './list-item-kinds.js';
+
+/**
+ * The OpenAPI texts of the ListItem routes, written once for the four kinds so every controller
+ * documents the same rules in the same words.
+ */
+const owner = (k: ListItemKindInfo) => (k.ancestor === 'individual' ? 'individual' : 'project');
+
+const READ_RULE = (k: ListItemKindInfo) =>
+  k.ancestor === 'individual'
+    ? 'Readable by the individual, anyone up their reporting chain (PrimaryReportsTo), and administrators; others get 403.'
+    : 'Every member of the site reads project scopes.';
+
+const WRITE_RULE = (k: ListItemKindInfo) =>
+  k.ancestor === 'individual'
+    ? 'Allowed for the individual (AncestorID), anyone up their reporting chain, and administrators; others get 403.'
+    : 'Allowed for the project owner, anyone the owner reports to, and administrators; others get 403.';
+
+const LIST_NOTE = 'Answers a List (XML root List with ListItem children), ordered by Rank, then Name; paged with limit/offset, X-Total-Count and Link.';
+
+export const listItemDocs = {
+  listFor: (k: ListItemKindInfo): ApiOperationOptions => ({
+    summary: `List the ${k.plural} of ${k.ancestor === 'individual' ? 'an individual' : 'a project'}`,
+    description: `${LIST_NOTE} deleted: 0 live (default), 1 deleted, 2 all. 404 when the ${owner(k)} is not one of the site. ${READ_RULE(k)}`,
+  }),
+  listMine: (k: ListItemKindInfo): ApiOperationOptions => ({
+    summary: k.ancestor === 'individual' ? `List the caller’s own ${k.plural}` : 'List the scopes of every project the caller owns',
+    description: `${LIST_NOTE} deleted: 0 live (default), 1 deleted, 2 all. ${
+      k.ancestor === 'individual' ? '' : 'Items of several projects come in one list; AncestorID tells them apart. '
+    }A caller without an individual record in the site gets an empty List.`,
+  }),
+  get: (k: ListItemKindInfo): ApiOperationOptions => ({
+    summary: `Read one ${k.label.toLowerCase()} (as a List of one)`,
+    description: `As the spec says, the answer is a List holding the one item, deleted or not. An id of another kind or of another site is 404. ${READ_RULE(k)}`,
+  }),
+  getFor: (k: ListItemKindInfo): ApiOperationOptions => ({
+    summary: `Read one ${k.label.toLowerCase()} of ${k.ancestor === 'individual' ? 'an individual' : 'a project'} (as a List of one)`,
+    description: `A List holding the one item; 404 when the ${owner(k)} is unknown or the item belongs to another ${owner(k)}. ${READ_RULE(k)}`,
+  }),
+  create: (k: ListItemKindInfo): ApiOperationOptions => ({
+    summary: `Create a ${k.label.toLowerCase()}`,
+    description: `AncestorID, Rank, Name and Description are required; AncestorID must be a live ${owner(k)} of the site (else 400 naming it). ID is optional (used if free, else 409 id-taken). Read-only fields are ignored. ${WRITE_RULE(k)}`,
+  }),
+  update: (k: ListItemKindInfo): ApiOperationOptions => ({
+    summary: `Update a ${k.label.toLowerCase()}`,
+    description: `ID (equal to the path id), Rank, Name and Description are required. AncestorID and read-only fields are ignored, so the whole object a client read back may be sent. A deleted item is 409 (code deleted); If-Match is honoured (412). ${WRITE_RULE(k)}`,
+  }),
+  remove: (k: ListItemKindInfo): ApiOperationOptions => ({
+    summary: `Delete a ${k.label.toLowerCase()} (soft delete)`,
+    description: `Sets Deleted; the item stays readable by id and with deleted=1 or 2. Idempotent. Answers an empty object. ${WRITE_RULE(k)}`,
+  }),
+  undelete: (k: ListItemKindInfo): ApiOperationOptions => ({
+    summary: `Undelete a ${k.label.toLowerCase()}`,
+    description: `Clears Deleted and answers a List holding the restored item. Idempotent. An item taken down with its ${owner(k)} (DeletedByRef) is 409 (code deleted): undelete the ${owner(k)} instead. ${WRITE_RULE(k)}`,
+  }),
+};

@@ -1,0 +1,192 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { In } from 'typeorm';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { assertIfMatch } from '../../common/http/etag.js';
+import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { AccessService } from '../permissions/access.service.js';
+import { assertCanManageProject } from '../projects/project-access.js';
+import { ProjectEntity } from '../projects/project.entity.js';
+import { CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
+import type { ListItemKindInfo } from './list-item-kinds.js';
+import { ListItemEntity } from './list-item.entity.js';
+
+/** Lists are ordered by Rank, then Name; the id keeps paging stable. */
+const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
+
+/**
+ * The four ListItem kinds (accountability, evaluation criteria, project scope, supervisory scope)
+ * with one set of rules, parameterised by kind (DESIGN §5, §5b):
+ *
+ * - an individual's items are read and written by the individual, anyone up their reporting
+ *   chain, or an administrator (AccessService); a project's scopes are read by every member of
+ *   the site and written by whoever may manage the project's owner, or an administrator;
+ * - AncestorID must name a live individual (live project for project scopes) of the site on
+ *   create (400 naming it) and is ignored on update;
+ * - soft delete and undelete are idempotent; a deleted item still reads by id; updating it is
+ *   409 `deleted`. An item taken down with its owner (DeletedByRef) comes back only with it.
+ */
+@Injectable()
+export class ListItemsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly access: AccessService,
+  ) {}
+
+  private items(ctx: RequestContext, k: ListItemKindInfo): ScopedRepository<ListItemEntity> {
+    return this.db.repo(ctx, ListItemEntity, k.label);
+  }
+
+  /** The item of this kind: an id of another kind or of another site is a 404. */
+  private async load(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<ListItemEntity> {
+    const row = await this.items(ctx, k).findOne({ id, kind: k.kind });
+    if (!row) throw new NotFoundError(k.label, id);
+    return row;
+  }
+
+  private async page(ctx: RequestContext, k: ListItemKindInfo, ancestorIds: string[], q: DeletedQuery): Promise<Page<ListItemDto>> {
+    if (ancestorIds.length === 0) return Page.of([], 0, q);
+    const [rows, total] = await this.items(ctx, k).findAndCount({
+      where: { kind: k.kind, ancestorId: ancestorIds.length === 1 ? ancestorIds[0] : In(ancestorIds), ...deletedFilter(q.deleted) },
+      order: LIST_ORDER,
+      ...pageOf(q),
+    });
+    return Page.of(rows.map(ListItemDto.from), total, q);
+  }
+
+  // ------------------------------------------------------------------ access
+
+  /** Reading an individual's items: the individual, their managers up the chain, administrators. */
+  private async assertCanRead(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string): Promise<void> {
+    if (k.ancestor === 'project') return;
+    if (!(await this.access.canManageIndividual(ctx, ancestorId))) {
+      throw new ForbiddenError(`Only the individual, someone they report to, or an administrator may read their ${k.plural}`);
+    }
+  }
+
+  private async assertCanWrite(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string): Promise<void> {
+    if (k.ancestor === 'individual') return this.access.assertCanManageIndividual(ctx, ancestorId);
+    const project = await this.db.repo(ctx, ProjectEntity, 'Project').findById(ancestorId);
+    if (project) return assertCanManageProject(this.access, ctx, project);
+    if (!ctx.user.isAdmin) throw new ForbiddenError('Only an administrator may change the scopes of a project that no longer exists');
+  }
+
+  /** The owner named in a path: 404 when it is not a record of the site, 403 when not readable. */
+  private async assertPathAncestor(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string): Promise<void> {
+    if (k.ancestor === 'individual') await this.db.repo(ctx, IndividualEntity, 'Individual').get(ancestorId);
+    else await this.db.repo(ctx, ProjectEntity, 'Project').get(ancestorId);
+    await this.assertCanRead(ctx, k, ancestorId);
+  }
+
+  /** The owner named by a body's AncestorID: a live record of the site, else 400 naming the field. */
+  private async assertLiveAncestor(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string): Promise<void> {
+    const row =
+      k.ancestor === 'individual'
+        ? await this.db.repo(ctx, IndividualEntity, 'Individual').findById(ancestorId)
+        : await this.db.repo(ctx, ProjectEntity, 'Project').findById(ancestorId);
+    if (!row)
+      throw new ValidationError([
+        { field: 'AncestorID', message: `AncestorID ${ancestorId} is not ${k.ancestor === 'individual' ? 'an individual' : 'a project'} of this site` },
+      ]);
+    if (row.deleted) throw new ValidationError([{ field: 'AncestorID', message: `AncestorID ${ancestorId} is a deleted ${k.ancestor}` }]);
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  /** `GET /individuals/{id}/{kind}` and `GET /projects/{id}/projectscopes`. */
+  async listFor(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string, q: DeletedQuery): Promise<Page<ListItemDto>> {
+    await this.assertPathAncestor(ctx, k, ancestorId);
+    return this.page(ctx, k, [ancestorId], q);
+  }
+
+  /**
+   * `GET /me/{kind}`: the caller's own items; for project scopes, the scopes of every project the
+   * caller owns. A caller without an individual in this site has none.
+   */
+  async listMine(ctx: RequestContext, k: ListItemKindInfo, q: DeletedQuery): Promise<Page<ListItemDto>> {
+    const me = ctx.user.individualId;
+    if (!me) return Page.of([], 0, q);
+    if (k.ancestor === 'individual') return this.page(ctx, k, [me], q);
+    const owned = await this.db.repo(ctx, ProjectEntity, 'Project').find({ where: { ownerId: me }, select: { id: true } });
+    return this.page(
+      ctx,
+      k,
+      owned.map((p) => p.id),
+      q,
+    );
+  }
+
+  /** `GET /{kind}/{id}`: a List holding the one item (deleted ones too). */
+  async getAsList(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<ListItemDto[]> {
+    const row = await this.load(ctx, k, id);
+    await this.assertCanRead(ctx, k, row.ancestorId);
+    return [ListItemDto.from(row)];
+  }
+
+  /** `GET /individuals/{iid}/{kind}/{id}`: the item must belong to that owner, else 404. */
+  async getForAncestorAsList(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string, id: string): Promise<ListItemDto[]> {
+    await this.assertPathAncestor(ctx, k, ancestorId);
+    const row = await this.load(ctx, k, id);
+    if (row.ancestorId !== ancestorId) throw new NotFoundError(k.label, id);
+    return [ListItemDto.from(row)];
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  async create(ctx: RequestContext, k: ListItemKindInfo, dto: CreateListItemDto): Promise<ListItemDto> {
+    await this.assertLiveAncestor(ctx, k, dto.AncestorID);
+    await this.assertCanWrite(ctx, k, dto.AncestorID);
+    const items = this.items(ctx, k);
+    const id = dto.ID ?? randomUUID();
+    // Ids are the primary key across all sites, so a supplied one is checked globally.
+    if (await items.repo.existsBy({ id })) throw new ConflictError(`The id ${id} is already used`, 'id-taken');
+    const row = await items.insert({
+      id,
+      kind: k.kind,
+      ancestorId: dto.AncestorID,
+      rank: dto.Rank,
+      name: dto.Name.trim(),
+      description: dto.Description,
+      deleted: false,
+      deletedByRef: false,
+    });
+    return ListItemDto.from(row);
+  }
+
+  async update(ctx: RequestContext, k: ListItemKindInfo, id: string, dto: UpdateListItemDto): Promise<ListItemDto> {
+    assertBodyId(id, dto.ID);
+    const row = await this.load(ctx, k, id);
+    await this.assertCanWrite(ctx, k, row.ancestorId);
+    assertIfMatch(ctx, ListItemDto.from(row));
+    if (row.deleted) throw new ConflictError(`${k.label} ${id} is deleted; undelete it before changing it`, 'deleted');
+    const saved = await this.items(ctx, k).update(row, { rank: dto.Rank, name: dto.Name.trim(), description: dto.Description });
+    return ListItemDto.from(saved);
+  }
+
+  /** Soft delete; deleting a deleted item changes nothing. Answers `{}`. */
+  async remove(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<Record<string, never>> {
+    const row = await this.load(ctx, k, id);
+    await this.assertCanWrite(ctx, k, row.ancestorId);
+    assertIfMatch(ctx, ListItemDto.from(row));
+    if (!row.deleted) await this.items(ctx, k).update(row, { deleted: true });
+    return {};
+  }
+
+  /**
+   * Clears Deleted; undeleting a live item changes nothing. An item taken down with its owner
+   * (DeletedByRef) is 409 `deleted`: it comes back when its owner is undeleted.
+   */
+  async undelete(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<ListItemDto[]> {
+    const row = await this.load(ctx, k, id);
+    await this.assertCanWrite(ctx, k, row.ancestorId);
+    if (row.deletedByRef) {
+      throw new ConflictError(`${k.label} ${id} was deleted with its ${k.ancestor}; undelete the ${k.ancestor} to restore it`, 'deleted');
+    }
+    const saved = row.deleted ? await this.items(ctx, k).update(row, { deleted: false }) : row;
+    return [ListItemDto.from(saved)];
+  }
+}

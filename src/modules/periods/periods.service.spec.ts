@@ -1,0 +1,75 @@
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError } from '../../common/errors/errors.js';
+import type { TenantDb } from '../../database/tenant-db.js';
+import { PeriodEntity } from './period.entity.js';
+import { PeriodsService } from './periods.service.js';
+
+/** Entity metadata as the in-use check reads it: a target, a table and its columns. */
+const meta = (target: unknown, tableName: string, columns: [string, string][]) => ({
+  target,
+  targetName: tableName,
+  tableName,
+  columns: columns.map(([databaseName, propertyName]) => ({ databaseName, propertyName })),
+});
+
+class GoalRow {}
+class CommitmentRow {}
+class GlobalThing {}
+
+describe('PeriodsService.remove (in-use check)', () => {
+  const ctx = RequestContext.system('5d1e7c3a-0000-4000-8000-000000000001');
+  const period = Object.assign(new PeriodEntity(), { id: 7, siteId: ctx.siteId, name: 'P', closed: false, startDate: new Date(0), endDate: new Date(1) });
+
+  function build(usedBy: Set<unknown>) {
+    const asked: { target: unknown; where: unknown }[] = [];
+    const deleted: unknown[] = [];
+    const db = {
+      dataSource: {
+        entityMetadatas: [
+          meta(PeriodEntity, 'periods', [['site_id', 'siteId']]),
+          meta(GoalRow, 'goals', [
+            ['site_id', 'siteId'],
+            ['period_id', 'periodId'],
+          ]),
+          meta(CommitmentRow, 'commitments', [
+            ['site_id', 'siteId'],
+            ['period_id', 'periodRef'],
+          ]),
+          meta(GlobalThing, 'global_things', [['period_id', 'periodId']]),
+        ],
+      },
+      repo: (_ctx: RequestContext, target: unknown) => ({
+        get: async () => period,
+        exists: async (where: unknown) => {
+          asked.push({ target, where });
+          return usedBy.has(target);
+        },
+        deleteWhere: async (where: unknown) => {
+          deleted.push(where);
+          return 1;
+        },
+      }),
+    };
+    return { sut: new PeriodsService(db as unknown as TenantDb), asked, deleted };
+  }
+
+  it('asks every tenant table with a period_id column, by its property name, and deletes an unused period', async () => {
+    const { sut, asked, deleted } = build(new Set());
+    await expect(sut.remove(ctx, 7)).resolves.toEqual({});
+    expect(asked).toEqual([
+      { target: GoalRow, where: { periodId: 7 } },
+      { target: CommitmentRow, where: { periodRef: 7 } },
+    ]);
+    expect(deleted).toEqual([{ id: 7 }]);
+  });
+
+  it('answers 409 in-use naming the tables that still reference the period, and deletes nothing', async () => {
+    const { sut, deleted } = build(new Set([CommitmentRow]));
+    const err = await sut.remove(ctx, 7).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect(err).toMatchObject({ code: 'in-use', status: 409 });
+    expect((err as ConflictError).detail).toContain('commitments');
+    expect((err as ConflictError).detail).not.toContain('goals');
+    expect(deleted).toEqual([]);
+  });
+});

@@ -1,0 +1,21 @@
+import { Entity, Index } from 'typeorm';
+import { GuidTenantEntity } from '../../database/base.entity.js';
+import { DateCol, GuidCol } from '../../database/columns.js';
+
+/**
+ * One move of a project's DueDate: `created` is when it moved and `created_by` who moved it, so a
+ * dashboard counts the moves within a period (DESIGN §6 "date changes") with one indexed query.
+ */
+@Entity('project_due_date_changes')
+@Index('ix_project_due_changes_site_project', ['siteId', 'projectId', 'created'])
+@Index('ix_project_due_changes_site_created', ['siteId', 'created'])
+export class ProjectDueDateChangeEntity extends GuidTenantEntity {
+  @GuidCol('project_id')
+  projectId: string;
+
+  @DateCol('previous_due_date')
+  previousDueDate: Date | null;
+
+  @DateCol('new_due_date')
+  newDueDate: Date | null;
+}

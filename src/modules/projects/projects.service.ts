@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, FieldError, ValidationError } from '../../common/errors/errors.js';
+import { assertIfMatch } from '../../common/http/etag.js';
+import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { deleteCommentsByRef, undeleteCommentsByRef } from '../comments/comment-cascade.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { deleteListItemsByRef, undeleteListItemsByRef } from '../list-items/list-item-cascade.js';
+import { PROJECT_SCOPE } from '../list-items/list-item-kinds.js';
+import { OrganizationEntity } from '../organizations/organization.entity.js';
+import { AccessService } from '../permissions/access.service.js';
+import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
+import { assertCanManageProject } from './project-access.js';
+import { ProjectDueDateChangeEntity } from './project-due-date-change.entity.js';
+import { ProjectEntity } from './project.entity.js';
+
+/** Lists are ordered by Name; the id keeps paging stable. */
+const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;
+
+/**
+ * Projects (DESIGN §5). Every member of the site reads them; an administrator, the owner or anyone
+ * the owner reports to changes them (assertCanManageProject). Each move of a set DueDate is kept
+ * in project_due_date_changes with its time, and DueDateChanges is their count. Soft delete takes
+ * the project's scopes and comments down by reference; undelete brings exactly those back.
+ */
+@Injectable()
+export class ProjectsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly access: AccessService,
+  ) {}
+
+  private projects(ctx: RequestContext): ScopedRepository<ProjectEntity> {
+    return this.db.repo(ctx, ProjectEntity, 'Project');
+  }
+
+  private async page(ctx: RequestContext, q: DeletedQuery, ownerId?: string): Promise<Page<ProjectDto>> {
+    const [rows, total] = await this.projects(ctx).findAndCount({
+      where: { ...(ownerId ? { ownerId } : {}), ...deletedFilter(q.deleted) },
+      order: LIST_ORDER,
+      ...pageOf(q),
+    });
+    return Page.of(rows.map(ProjectDto.from), total, q);
+  }
+
+  async list(ctx: RequestContext, q: DeletedQuery): Promise<Page<ProjectDto>> {
+    return this.page(ctx, q);
+  }
+
+  /** The projects an individual owns (DESIGN §5b); 404 when the individual is not one of the site. */
+  async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<ProjectDto>> {
+    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    return this.page(ctx, q, individualId);
+  }
+
+  /** The projects the caller owns; none for a caller without an individual in this site. */
+  async listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<ProjectDto>> {
+    const me = ctx.user.individualId;
+    if (!me) return Page.of([], 0, q);
+    return this.page(ctx, q, me);
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<ProjectDto> {
+    return ProjectDto.from(await this.projects(ctx).get(id));
+  }
+
+  async create(ctx: RequestContext, dto: CreateProjectDto): Promise<ProjectDto> {
+    const errors = [
+      ...(await this.ownerErrors(ctx, dto.OwnerID)),
+      ...(dto.OrganizationID ? await this.organizationErrors(ctx, dto.OrganizationID) : []),
+      ...dateErrors(dto.StartDate ?? null, dto.DueDate ?? null, dto.CompletedDate ?? null),
+    ];
+    if (errors.length) throw new ValidationError(errors);
+    await assertCanManageProject(this.access, ctx, { ownerId: dto.OwnerID });
+    const projects = this.projects(ctx);
+    const id = dto.ID ?? randomUUID();
+    // Ids are the primary key across all sites, so a supplied one is checked globally.
+    if (await projects.repo.existsBy({ id })) throw new ConflictError(`Project ${id} already exists`, 'id-taken');
+    const row = await projects.insert({
+      id,
+      name: dto.Name.trim(),
+      description: dto.Description ?? null,
+      ownerId: dto.OwnerID,
+      organizationId: dto.OrganizationID ?? null,
+      startDate: dto.StartDate ?? null,
+      dueDate: dto.DueDate ?? null,
+      completedDate: dto.CompletedDate ?? null,
+      dueDateChanges: 0,
+      deleted: false,
+      deletedByRef: false,
+    });
+    return ProjectDto.from(row);
+  }
+
+  async update(ctx: RequestContext, id: string, dto: UpdateProjectDto): Promise<ProjectDto> {
+    assertBodyId(id, dto.ID);
+    const row = await this.projects(ctx).get(id);
+    await assertCanManageProject(this.access, ctx, row);
+    assertIfMatch(ctx, ProjectDto.from(row));
+    if (row.deleted) throw new ConflictError(`Project ${id} is deleted; undelete it before changing it`, 'deleted');
+
+    const next = {
+      ownerId: dto.OwnerID === undefined ? row.ownerId : dto.OwnerID,
+      organizationId: dto.OrganizationID === undefined ? row.organizationId : dto.OrganizationID,
+      startDate: dto.StartDate === undefined ? row.startDate : dto.StartDate,
+      dueDate: dto.DueDate === undefined ? row.dueDate : dto.DueDate,
+      completedDate: dto.CompletedDate === undefined ? row.completedDate : dto.CompletedDate,
+    };
+    const ownerChanged = next.ownerId !== row.ownerId;
+    // Unchanged references are not re-checked, so a client may PUT back what it read even when the
+    // owner or organization has been deleted since.
+    const errors: FieldError[] = [
+      ...(next.ownerId === null
+        ? [{ field: 'OwnerID', message: 'OwnerID cannot be cleared: a project always has an owner' }]
+        : ownerChanged
+          ? await this.ownerErrors(ctx, next.ownerId)
+          : []),
+      ...(next.organizationId && next.organizationId !== row.organizationId ? await this.organizationErrors(ctx, next.organizationId) : []),
+      ...dateErrors(next.startDate, next.dueDate, next.completedDate),
+    ];
+    if (errors.length) throw new ValidationError(errors);
+    const ownerId = next.ownerId as string;
+    if (ownerChanged) await assertCanManageProject(this.access, ctx, { ownerId });
+
+    const moved = row.dueDate !== null && (next.dueDate === null || next.dueDate.getTime() !== row.dueDate.getTime());
+    const saved = await this.db.transaction(ctx, async (tx) => {
+      const changes = tx.repo(ProjectDueDateChangeEntity, 'ProjectDueDateChange');
+      if (moved) await changes.insert({ projectId: id, previousDueDate: row.dueDate, newDueDate: next.dueDate });
+      return tx.repo(ProjectEntity, 'Project').update(row, {
+        name: dto.Name.trim(),
+        description: dto.Description,
+        ...next,
+        ownerId,
+        // The history is the source of truth: counting it inside the transaction keeps the two in step.
+        dueDateChanges: moved ? await changes.count({ projectId: id }) : row.dueDateChanges,
+      });
+    });
+    return ProjectDto.from(saved);
+  }
+
+  /** Soft delete (idempotent): the project's scopes and comments go down by reference with it. */
+  async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    const row = await this.projects(ctx).get(id);
+    await assertCanManageProject(this.access, ctx, row);
+    assertIfMatch(ctx, ProjectDto.from(row));
+    if (row.deleted) return {};
+    await this.db.transaction(ctx, async (tx) => {
+      await tx.repo(ProjectEntity, 'Project').update(row, { deleted: true });
+      await deleteListItemsByRef(tx, [PROJECT_SCOPE.kind], [id]);
+      await deleteCommentsByRef(tx, 'projects', [id]);
+    });
+    return {};
+  }
+
+  /** Undelete (idempotent): restores the project and exactly what its delete took down. */
+  async undelete(ctx: RequestContext, id: string): Promise<ProjectDto> {
+    const row = await this.projects(ctx).get(id);
+    await assertCanManageProject(this.access, ctx, row);
+    if (!row.deleted) return ProjectDto.from(row);
+    const saved = await this.db.transaction(ctx, async (tx) => {
+      const restored = await tx.repo(ProjectEntity, 'Project').update(row, { deleted: false, deletedByRef: false });
+      await undeleteListItemsByRef(tx, [PROJECT_SCOPE.kind], [id]);
+      await undeleteCommentsByRef(tx, 'projects', [id]);
+      return restored;
+    });
+    return ProjectDto.from(saved);
+  }
+
+  // ------------------------------------------------------------------ reference checks
+
+  private async ownerErrors(ctx: RequestContext, ownerId: string): Promise<FieldError[]> {
+    const owner = await this.db.repo(ctx, IndividualEntity, 'Individual').findById(ownerId);
+    if (!owner) return [{ field: 'OwnerID', message: `OwnerID ${ownerId} is not an individual of this site` }];
+    if (owner.deleted) return [{ field: 'OwnerID', message: `OwnerID ${ownerId} is a deleted individual` }];
+    return [];
+  }
+
+  private async organizationErrors(ctx: RequestContext, organizationId: string): Promise<FieldError[]> {
+    const org = await this.db.repo(ctx, OrganizationEntity, 'Organization').findById(organizationId);
+    if (!org) return [{ field: 'OrganizationID', message: `OrganizationID ${organizationId} is not an organization or department of this site` }];
+    if (org.deleted) return [{ field: 'OrganizationID', message: `OrganizationID ${organizationId} is a deleted organization or department` }];
+    return [];
+  }
+}
+
+/** DueDate and CompletedDate must not be before StartDate (each checked when both are set). */
+function dateErrors(start: Date | null, due: Date | null, completed: Date | null): FieldError[] {
+  const errors: FieldError[] = [];
+  if (start && due && due.getTime() < start.getTime()) errors.push({ field: 'DueDate', message: 'DueDate must not be before StartDate' });
+  if (start && completed && completed.getTime() < start.getTime())
+    errors.push({ field: 'CompletedDate', message: 'CompletedDate must not be before StartDate' });
+  return errors;
+}
