@@ -1,0 +1,244 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { assertIfMatch } from '../../common/http/etag.js';
+import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { CreateOrganizationMemberDto, CreatePairMemberDto, OrganizationMemberDto, UpdateOrganizationMemberDto } from './dto/organization-member.dto.js';
+import { idTaken, isUniqueViolation } from './organization-ids.js';
+import { OrganizationEntity } from './organization.entity.js';
+import { OrganizationMemberEntity } from './organization-member.entity.js';
+import { kindOf } from './organizations.service.js';
+
+/**
+ * Department membership (the spec's DepartmentMember group, OrganizationMember records). A
+ * membership is one row per (individual, organization); removing it deletes the row. Rows marked
+ * `deleted_by_ref` (their department or their individual is deleted) are invisible here.
+ * The primary membership (OrganizationID = the individual's PrimaryOrganizationID) cannot be
+ * removed: the individual's PrimaryOrganizationID moves it.
+ */
+@Injectable()
+export class OrganizationMembersService {
+  constructor(private readonly db: TenantDb) {}
+
+  private members(ctx: RequestContext) {
+    return this.db.repo(ctx, OrganizationMemberEntity, 'OrganizationMember');
+  }
+
+  private individuals(ctx: RequestContext) {
+    return this.db.repo(ctx, IndividualEntity, 'Individual');
+  }
+
+  private organizations(ctx: RequestContext) {
+    return this.db.repo(ctx, OrganizationEntity, 'Department');
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  /** GET /departments/{id}/departmentmembers, ordered by the members' last and first names. */
+  async listForDepartment(ctx: RequestContext, organizationId: string, q: PageQuery): Promise<Page<OrganizationMemberDto>> {
+    await this.organizations(ctx).get(organizationId);
+    const { take, skip } = pageOf(q);
+    const [rows, total] = await this.members(ctx)
+      .qb('m')
+      .innerJoin(IndividualEntity, 'i', 'i.id = m.individualId AND i.siteId = m.siteId AND i.deleted = :no')
+      .andWhere('m.organizationId = :organizationId', { organizationId })
+      .andWhere('m.deletedByRef = :no', { no: false })
+      .orderBy('i.lastName', 'ASC')
+      .addOrderBy('i.firstName', 'ASC')
+      .addOrderBy('m.id', 'ASC')
+      .limit(take)
+      .offset(skip)
+      .getManyAndCount();
+    return Page.of(await this.toDtos(ctx, rows), total, q);
+  }
+
+  /** GET /individuals/{id}/departmentmembers, ordered like department lists (Rank, then Name). */
+  async listForIndividual(ctx: RequestContext, individualId: string, q: PageQuery): Promise<Page<OrganizationMemberDto>> {
+    await this.individuals(ctx).get(individualId);
+    const { take, skip } = pageOf(q);
+    const [rows, total] = await this.members(ctx)
+      .qb('m')
+      .innerJoin(OrganizationEntity, 'o', 'o.id = m.organizationId AND o.siteId = m.siteId AND o.deleted = :no')
+      .andWhere('m.individualId = :individualId', { individualId })
+      .andWhere('m.deletedByRef = :no', { no: false })
+      .orderBy('o.rank', 'ASC')
+      .addOrderBy('o.name', 'ASC')
+      .addOrderBy('m.id', 'ASC')
+      .limit(take)
+      .offset(skip)
+      .getManyAndCount();
+    return Page.of(await this.toDtos(ctx, rows), total, q);
+  }
+
+  /** GET {pair}. */
+  async getPair(ctx: RequestContext, individualId: string, organizationId: string): Promise<OrganizationMemberDto> {
+    const { membership, individual, organization } = await this.pair(ctx, individualId, organizationId);
+    return OrganizationMemberDto.from(membership, individual, organization);
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  /** POST /departmentmembers: both ends named in the body (400 when they are not live records of the site). */
+  async create(ctx: RequestContext, dto: CreateOrganizationMemberDto): Promise<OrganizationMemberDto> {
+    const errors: FieldError[] = [];
+    const individual = await this.individuals(ctx).findById(dto.IndividualID);
+    if (!individual) errors.push({ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} names no individual of this site` });
+    else if (individual.deleted) errors.push({ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} names a deleted individual` });
+    const organization = await this.organizations(ctx).findById(dto.OrganizationID);
+    if (!organization)
+      errors.push({ field: 'OrganizationID', message: `OrganizationID ${dto.OrganizationID} names no organization or department of this site` });
+    else if (organization.deleted)
+      errors.push({ field: 'OrganizationID', message: `OrganizationID ${dto.OrganizationID} names a deleted ${kindOf(organization).toLowerCase()}` });
+    if (errors.length || !individual || !organization) throw new ValidationError(errors);
+    return this.insert(ctx, individual, organization, dto.ID ?? null, dto.Title ?? null);
+  }
+
+  /** POST {pair}: the path names both ends (404 unknown, 409 deleted); body ids must agree with it. */
+  async createPair(ctx: RequestContext, individualId: string, organizationId: string, dto: CreatePairMemberDto): Promise<OrganizationMemberDto> {
+    const errors: FieldError[] = [];
+    if (dto.IndividualID && dto.IndividualID !== individualId) {
+      errors.push({ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} does not match the individual in the path (${individualId})` });
+    }
+    if (dto.OrganizationID && dto.OrganizationID !== organizationId) {
+      errors.push({ field: 'OrganizationID', message: `OrganizationID ${dto.OrganizationID} does not match the department in the path (${organizationId})` });
+    }
+    if (errors.length) throw new ValidationError(errors);
+    const individual = await this.individuals(ctx).get(individualId);
+    const organization = await this.organizations(ctx).get(organizationId);
+    if (individual.deleted) throw new ConflictError(`Individual ${individualId} is deleted`, 'deleted');
+    if (organization.deleted) throw new ConflictError(`${kindOf(organization)} ${organizationId} is deleted`, 'deleted');
+    return this.insert(ctx, individual, organization, dto.ID ?? null, dto.Title ?? null);
+  }
+
+  /** PUT /departmentmembers/{id}. */
+  async update(ctx: RequestContext, id: string, dto: UpdateOrganizationMemberDto): Promise<OrganizationMemberDto> {
+    assertBodyId(id, dto.ID);
+    const membership = await this.live(ctx, id);
+    return this.applyUpdate(ctx, membership, dto);
+  }
+
+  /** PUT {pair}. */
+  async updatePair(ctx: RequestContext, individualId: string, organizationId: string, dto: UpdateOrganizationMemberDto): Promise<OrganizationMemberDto> {
+    const { membership } = await this.pair(ctx, individualId, organizationId);
+    if (dto.ID && dto.ID !== membership.id) {
+      throw new ValidationError([{ field: 'ID', message: `ID ${dto.ID} is not the id of this membership (${membership.id})` }]);
+    }
+    return this.applyUpdate(ctx, membership, dto);
+  }
+
+  /** DELETE /departmentmembers/{id}. */
+  async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    await this.delete(ctx, await this.live(ctx, id));
+    return {};
+  }
+
+  /** DELETE {pair}. */
+  async removePair(ctx: RequestContext, individualId: string, organizationId: string): Promise<Record<string, never>> {
+    const { membership } = await this.pair(ctx, individualId, organizationId);
+    await this.delete(ctx, membership);
+    return {};
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /**
+   * Creates the membership, or revives one that was marked by reference while both ends are now
+   * live. A live one for the same pair is a 409 duplicate-membership, also when a concurrent
+   * request wins the race (unique index).
+   */
+  private async insert(
+    ctx: RequestContext,
+    individual: IndividualEntity,
+    organization: OrganizationEntity,
+    id: string | null,
+    title: string | null,
+  ): Promise<OrganizationMemberDto> {
+    const members = this.members(ctx);
+    const duplicate = () =>
+      new ConflictError(`${individual.firstName} ${individual.lastName} is already a member of "${organization.name}"`, 'duplicate-membership');
+    const existing = await members.findOne({ individualId: individual.id, organizationId: organization.id });
+    if (existing && !existing.deletedByRef) throw duplicate();
+    let saved: OrganizationMemberEntity;
+    if (existing) {
+      saved = await members.update(existing, { deletedByRef: false, title });
+    } else {
+      if (id && (await idTaken(this.db, OrganizationMemberEntity, id))) throw new ConflictError(`ID ${id} is already used`, 'id-taken');
+      try {
+        saved = await members.insert({ id: id ?? undefined, individualId: individual.id, organizationId: organization.id, title, deletedByRef: false });
+      } catch (e) {
+        if (isUniqueViolation(e)) throw duplicate();
+        throw e;
+      }
+    }
+    return OrganizationMemberDto.from(saved, individual, organization);
+  }
+
+  /**
+   * Only Title changes. The primary membership's title is the individual's PrimaryTitle, so
+   * both are written in one transaction.
+   */
+  private async applyUpdate(ctx: RequestContext, membership: OrganizationMemberEntity, dto: UpdateOrganizationMemberDto): Promise<OrganizationMemberDto> {
+    const [current] = await this.toDtos(ctx, [membership]);
+    assertIfMatch(ctx, current);
+    if (dto.Title === undefined) return current;
+    const saved = await this.db.transaction(ctx, async (tx) => {
+      const row = await tx.repo(OrganizationMemberEntity).update(membership, { title: dto.Title });
+      if (current.IsPrimary) {
+        const individuals = tx.repo(IndividualEntity);
+        const individual = await individuals.findById(membership.individualId);
+        if (individual && individual.primaryTitle !== dto.Title) await individuals.update(individual, { primaryTitle: dto.Title });
+      }
+      return row;
+    });
+    const [dtoOut] = await this.toDtos(ctx, [saved]);
+    return dtoOut;
+  }
+
+  private async delete(ctx: RequestContext, membership: OrganizationMemberEntity): Promise<void> {
+    const [current] = await this.toDtos(ctx, [membership]);
+    assertIfMatch(ctx, current);
+    if (current.IsPrimary) {
+      throw new ConflictError(
+        `"${current.OrganizationName}" is the primary department of ${current.IndividualName}: that membership cannot be removed. Change the individual's PrimaryOrganizationID first.`,
+        'primary-membership',
+      );
+    }
+    await this.members(ctx).deleteWhere({ id: membership.id });
+  }
+
+  /** A visible membership by id, else 404. */
+  private async live(ctx: RequestContext, id: string): Promise<OrganizationMemberEntity> {
+    const membership = await this.members(ctx).findOne({ id, deletedByRef: false });
+    const [individual, organization] = membership
+      ? await Promise.all([this.individuals(ctx).findById(membership.individualId), this.organizations(ctx).findById(membership.organizationId)])
+      : [null, null];
+    if (!membership || !individual || individual.deleted || !organization || organization.deleted) throw new NotFoundError('OrganizationMember', id);
+    return membership;
+  }
+
+  /** The ends of a {pair} path (each a 404 when unknown) and their visible membership (else 404). */
+  private async pair(ctx: RequestContext, individualId: string, organizationId: string) {
+    const individual = await this.individuals(ctx).get(individualId);
+    const organization = await this.organizations(ctx).get(organizationId);
+    // Both ends must be live for the membership to be visible, whatever its own flag says.
+    const membership =
+      individual.deleted || organization.deleted ? null : await this.members(ctx).findOne({ individualId, organizationId, deletedByRef: false });
+    if (!membership) throw new NotFoundError(`Membership of individual ${individualId} in department ${organizationId}`);
+    return { membership, individual, organization };
+  }
+
+  /** Wire records with names and IsPrimary: one query for the individuals, one for the organizations. */
+  private async toDtos(ctx: RequestContext, rows: OrganizationMemberEntity[]): Promise<OrganizationMemberDto[]> {
+    if (rows.length === 0) return [];
+    const [individuals, organizations] = await Promise.all([
+      this.individuals(ctx).findByIds(rows.map((r) => r.individualId)),
+      this.organizations(ctx).findByIds(rows.map((r) => r.organizationId)),
+    ]);
+    const byIndividual = new Map(individuals.map((i) => [i.id, i]));
+    const byOrganization = new Map(organizations.map((o) => [o.id, o]));
+    return rows.map((r) => OrganizationMemberDto.from(r, byIndividual.get(r.individualId), byOrganization.get(r.organizationId)));
+  }
+}

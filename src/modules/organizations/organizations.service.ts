@@ -1,0 +1,247 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import { RequestContext } from '../../common/context/request-context.js';
+import { AdminRequiredError, ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { assertIfMatch } from '../../common/http/etag.js';
+import { DeletedQuery, Page, deletedFilter, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { SitesService } from '../sites/sites.service.js';
+import { CreateOrganizationDto, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
+import { cascadeDelete, cascadeUndelete } from './organization-cascade.js';
+import { ancestorIds, descendantIds } from './organization-tree.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './organization.entity.js';
+import { OrganizationMemberEntity } from './organization-member.entity.js';
+import { idTaken } from './organization-ids.js';
+
+/** Lists of organizations are ordered by Rank, then Name (id breaks ties so pages are stable). */
+const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
+
+/**
+ * Organizations and departments (one table, RowType 4 or 56). Reads are open to every member of
+ * the site (DESIGN §4 defaults); create, delete and undelete are for administrators (enforced by
+ * the route); an update is for an administrator or the manager of the record or of a record
+ * above it, and only an administrator may move it, retype it or change its manager.
+ */
+@Injectable()
+export class OrganizationsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly sites: SitesService,
+  ) {}
+
+  private repo(ctx: RequestContext, label = 'Department') {
+    return this.db.repo(ctx, OrganizationEntity, label);
+  }
+
+  /** GET /departments and /organizations: the records of one row type. */
+  async list(ctx: RequestContext, rowType: number, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+    const { take, skip } = pageOf(q);
+    const [rows, total] = await this.repo(ctx).findAndCount({ where: { rowType, ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });
+    return Page.of(rows.map(OrganizationDto.from), total, q);
+  }
+
+  /** GET /sites/{siteid}/departments: the caller's own site, any site for a global administrator. */
+  async listForSite(ctx: RequestContext, siteId: string, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+    return this.list(await this.sites.scopeTo(ctx, siteId), ROW_TYPE_DEPARTMENT, q);
+  }
+
+  /**
+   * Every organization and department the individual belongs to (a membership row, or the
+   * individual's primary organization), whatever its row type; `deleted` filters those records.
+   */
+  async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+    const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    return this.listOfMember(ctx, individual, q);
+  }
+
+  /** GET /me/departments. A caller without an individual record (a bare account) belongs nowhere. */
+  async listForMe(ctx: RequestContext, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+    const me = ctx.user.individualId ? await this.db.repo(ctx, IndividualEntity, 'Individual').findById(ctx.user.individualId) : null;
+    if (!me) return Page.of([], 0, q);
+    return this.listOfMember(ctx, me, q);
+  }
+
+  private async listOfMember(ctx: RequestContext, individual: IndividualEntity, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+    const memberships = await this.db
+      .repo(ctx, OrganizationMemberEntity)
+      .qb('m')
+      .select('m.organizationId', 'organizationId')
+      .andWhere('m.individualId = :individualId', { individualId: individual.id })
+      .getRawMany<{ organizationId: string }>();
+    const ids = new Set(memberships.map((m) => m.organizationId));
+    if (individual.primaryOrganizationId) ids.add(individual.primaryOrganizationId);
+    if (ids.size === 0) return Page.of([], 0, q);
+    const { take, skip } = pageOf(q);
+    const [rows, total] = await this.repo(ctx).findAndCount({ where: { id: In([...ids]), ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });
+    return Page.of(rows.map(OrganizationDto.from), total, q);
+  }
+
+  /** GET /departments/{id}: either row type; deleted records are answered too. */
+  async get(ctx: RequestContext, id: string): Promise<OrganizationDto> {
+    return OrganizationDto.from(await this.repo(ctx).get(id));
+  }
+
+  /** GET /organizations/{id}: RowType 4 only; a department's id is a 404 here. */
+  async getOrganization(ctx: RequestContext, id: string): Promise<OrganizationDto> {
+    const org = await this.repo(ctx, 'Organization').findOne({ id, rowType: ROW_TYPE_ORGANIZATION });
+    if (!org) throw new NotFoundError('Organization', id);
+    return OrganizationDto.from(org);
+  }
+
+  async create(ctx: RequestContext, dto: CreateOrganizationDto): Promise<OrganizationDto> {
+    const errors = [...(await this.parentErrors(ctx, dto.ParentID ?? null)), ...(await this.managerErrors(ctx, dto.ManagerID ?? null))];
+    if (errors.length) throw new ValidationError(errors);
+    if (dto.ID && (await idTaken(this.db, OrganizationEntity, dto.ID))) throw new ConflictError(`ID ${dto.ID} is already used`, 'id-taken');
+    const row = await this.repo(ctx).insert({
+      id: dto.ID ?? undefined,
+      parentId: dto.ParentID ?? null,
+      name: dto.Name.trim(),
+      description: dto.Description ?? null,
+      rowType: dto.RowType ?? ROW_TYPE_DEPARTMENT,
+      managerId: dto.ManagerID ?? null,
+      rank: dto.Rank ?? 0,
+      deleted: false,
+      deletedByRef: false,
+    });
+    return OrganizationDto.from(row);
+  }
+
+  async update(ctx: RequestContext, id: string, dto: UpdateOrganizationDto): Promise<OrganizationDto> {
+    assertBodyId(id, dto.ID);
+    const repo = this.repo(ctx);
+    const org = await repo.get(id);
+    const parentChanges = dto.ParentID !== undefined && dto.ParentID !== org.parentId;
+    const managerChanges = dto.ManagerID !== undefined && dto.ManagerID !== org.managerId;
+    const typeChanges = dto.RowType !== undefined && dto.RowType !== null && dto.RowType !== org.rowType;
+    await this.assertCanUpdate(ctx, org, { ParentID: parentChanges, ManagerID: managerChanges, RowType: typeChanges });
+    assertIfMatch(ctx, OrganizationDto.from(org));
+    if (org.deleted) throw new ConflictError(`${kindOf(org)} ${id} is deleted; undelete it before changing it`, 'deleted');
+    // References are checked only when they change, so a client can PUT back what it read even
+    // after the manager named in it was deleted.
+    const errors = [
+      ...(parentChanges ? await this.parentErrors(ctx, dto.ParentID ?? null) : []),
+      ...(managerChanges ? await this.managerErrors(ctx, dto.ManagerID ?? null) : []),
+    ];
+    if (errors.length) throw new ValidationError(errors);
+    if (parentChanges && dto.ParentID) await this.assertNoCycle(ctx, org.id, dto.ParentID);
+    const saved = await repo.update(org, {
+      name: dto.Name.trim(),
+      parentId: dto.ParentID,
+      description: dto.Description,
+      rowType: dto.RowType ?? undefined,
+      managerId: dto.ManagerID,
+      rank: dto.Rank === null ? 0 : dto.Rank,
+    });
+    return OrganizationDto.from(saved);
+  }
+
+  /**
+   * DELETE: refused (409 primary-department) while the record, or a live record under it, is the
+   * primary organization of a live individual; otherwise the record, its live subtree and what
+   * they own go down in one transaction. Deleting a deleted record changes nothing, except that
+   * one deleted by reference becomes deleted in its own right (its parent's undelete then leaves
+   * it deleted).
+   */
+  async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    await this.db.transaction(ctx, async (tx) => {
+      const repo = tx.repo(OrganizationEntity, 'Department');
+      const org = await repo.get(id);
+      assertIfMatch(ctx, OrganizationDto.from(org));
+      if (org.deleted) {
+        if (org.deletedByRef) await repo.update(org, { deletedByRef: false });
+        return;
+      }
+      const subtree = await descendantIds(tx.manager, ctx.siteId, org.id, 'live');
+      const primaries = await tx.repo(IndividualEntity).count({ primaryOrganizationId: In([org.id, ...subtree]), deleted: false });
+      if (primaries > 0) {
+        const where = subtree.length ? `${kindOf(org).toLowerCase()} or one of the ${subtree.length} under it` : kindOf(org).toLowerCase();
+        throw new ConflictError(
+          `"${org.name}" cannot be deleted: this ${where} is the primary organization of ${primaries} live individual${primaries === 1 ? '' : 's'}. Change their PrimaryOrganizationID first.`,
+          'primary-department',
+        );
+      }
+      await cascadeDelete(tx, org, subtree);
+    });
+    return {};
+  }
+
+  /**
+   * PUT …/undelete: restores the record and what its deletion took down by reference. Undeleting
+   * a live record answers it unchanged; a record whose parent is deleted cannot come back on its
+   * own (409 parent-deleted): undelete the parent.
+   */
+  async undelete(ctx: RequestContext, id: string): Promise<OrganizationDto> {
+    const saved = await this.db.transaction(ctx, async (tx) => {
+      const repo = tx.repo(OrganizationEntity, 'Department');
+      const org = await repo.get(id);
+      if (!org.deleted) return org;
+      if (org.parentId) {
+        const parent = await repo.findById(org.parentId);
+        if (parent?.deleted) {
+          throw new ConflictError(
+            `The parent ${kindOf(parent).toLowerCase()} "${parent.name}" (${parent.id}) is deleted; undelete it first (that restores this one too when it was deleted with it)`,
+            'parent-deleted',
+          );
+        }
+      }
+      return cascadeUndelete(tx, org);
+    });
+    return OrganizationDto.from(saved);
+  }
+
+  // ------------------------------------------------------------------ rules
+
+  private async parentErrors(ctx: RequestContext, parentId: string | null): Promise<FieldError[]> {
+    if (!parentId) return [];
+    const parent = await this.repo(ctx).findById(parentId);
+    if (!parent) return [{ field: 'ParentID', message: `ParentID ${parentId} names no organization or department of this site` }];
+    if (parent.deleted) return [{ field: 'ParentID', message: `ParentID ${parentId} names a deleted ${kindOf(parent).toLowerCase()}` }];
+    return [];
+  }
+
+  private async managerErrors(ctx: RequestContext, managerId: string | null): Promise<FieldError[]> {
+    if (!managerId) return [];
+    const manager = await this.db.repo(ctx, IndividualEntity).findById(managerId);
+    if (!manager) return [{ field: 'ManagerID', message: `ManagerID ${managerId} names no individual of this site` }];
+    if (manager.deleted) return [{ field: 'ManagerID', message: `ManagerID ${managerId} names a deleted individual` }];
+    return [];
+  }
+
+  /** 409 cycle when `parentId` is the record itself or lies under it. */
+  private async assertNoCycle(ctx: RequestContext, id: string, parentId: string): Promise<void> {
+    if (parentId === id || (await ancestorIds(this.db.dataSource.manager, ctx.siteId, parentId)).includes(id)) {
+      throw new ConflictError(`ParentID ${parentId} is this record or lies under it: the organization tree cannot contain a cycle`, 'cycle');
+    }
+  }
+
+  /**
+   * Administrators change anything. The manager of the record, or of an organization or
+   * department above it, changes Name, Description and Rank; moving it (ParentID), changing its
+   * manager or its row type stays with administrators.
+   */
+  private async assertCanUpdate(ctx: RequestContext, org: OrganizationEntity, changes: Record<'ParentID' | 'ManagerID' | 'RowType', boolean>): Promise<void> {
+    const me = ctx.user;
+    if (me.isAdmin) return;
+    if (!me.individualId || !(await this.manages(ctx, org, me.individualId))) {
+      throw new ForbiddenError(`Only an administrator or the manager of this ${kindOf(org).toLowerCase()} (or of one above it) may change it`);
+    }
+    const restricted = Object.entries(changes)
+      .filter(([, changed]) => changed)
+      .map(([field]) => field);
+    if (restricted.length) throw new AdminRequiredError(`Only an administrator may change ${restricted.join(', ')}`);
+  }
+
+  private async manages(ctx: RequestContext, org: OrganizationEntity, individualId: string): Promise<boolean> {
+    if (org.managerId === individualId) return true;
+    const above = await ancestorIds(this.db.dataSource.manager, ctx.siteId, org.id);
+    if (above.length === 0) return false;
+    return (await this.repo(ctx).findByIds(above)).some((a) => a.managerId === individualId);
+  }
+}
+
+/** "Organization" or "Department", for messages. */
+export function kindOf(org: Pick<OrganizationEntity, 'rowType'>): string {
+  return org.rowType === ROW_TYPE_ORGANIZATION ? 'Organization' : 'Department';
+}
