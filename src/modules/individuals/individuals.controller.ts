@@ -1,0 +1,132 @@
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
+import { Ctx } from '../../common/context/ctx.decorator.js';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { GuidPipe } from '../../common/validation/ids.js';
+import { CreateIndividualDto, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
+import { IndividualsService } from './individuals.service.js';
+
+const TZ = () =>
+  ApiQuery({
+    name: 'tz',
+    required: false,
+    description:
+      'Time zone every date of the answer is rendered in: IANA (Europe/Berlin), Windows (W. Europe Standard Time) or an offset (+02:00). Default UTC.',
+  });
+
+const LIST_NOTES =
+  'Ordered by LastName, FirstName, ID. `deleted` (typed byte in the spec): 0 live (default), 1 deleted, 2 all. Paged with `limit` (default 500, max 5000) and `offset`; the answer carries X-Total-Count and a Link rel="next" while more remain. CanRead/CanUpdate/CanDelete/CanDelegate are the caller’s rights on each individual.';
+
+@ApiTags('Individual')
+@Controller()
+export class IndividualsController {
+  constructor(private readonly individuals: IndividualsService) {}
+
+  @Get('individuals')
+  @Authenticated()
+  @ApiOperation({ summary: 'List the individuals of the caller’s site', description: LIST_NOTES })
+  @TZ()
+  @ApiResult(IndividualDto, { collection: true })
+  list(@Ctx() ctx: RequestContext, @Query() q: IndividualListQuery) {
+    return this.individuals.list(ctx, q);
+  }
+
+  @Get('sites/:siteid/individuals')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'List the individuals of a site',
+    description: `The caller’s own site; another site only for a global administrator (else 403). ${LIST_NOTES}`,
+  })
+  @TZ()
+  @ApiResult(IndividualDto, { collection: true })
+  listForSite(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string, @Query() q: IndividualListQuery) {
+    return this.individuals.listForSite(ctx, siteId, q);
+  }
+
+  @Get('me')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Read the caller’s own individual',
+    description:
+      'The individual of the logged-in account. 404 when the caller has no individual in the acting site (a global administrator acting in another site).',
+  })
+  @TZ()
+  @ApiResult(IndividualDto)
+  me(@Ctx() ctx: RequestContext) {
+    return this.individuals.me(ctx);
+  }
+
+  @Get('individuals/:id')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Read an individual',
+    description: 'Deleted individuals are answered too (Deleted = true). Every member of the site may read every individual.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @TZ()
+  @ApiResult(IndividualDto)
+  get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+    return this.individuals.get(ctx, id);
+  }
+
+  @Post('individuals')
+  @Admin()
+  @ApiOperation({
+    summary: 'Create an individual (administrators)',
+    description:
+      'Creates the individual, its login account (UserName, Password, UserEmail) and its primary membership (PrimaryOrganizationID with PrimaryTitle) in one transaction. ' +
+      'Required: FirstName, LastName, UserName, Email, PrimaryOrganizationID, PrimaryTitle, UserEmail, and the PrimaryReportsTo field (null or the all-zero guid for nobody). ' +
+      'ParentID is accepted and ignored. 409 duplicate-username when the user name is used in any site (case-insensitive); 409 id-taken for a used ID. ' +
+      'Without a Password the account cannot log in until one is set.',
+  })
+  @ApiBodyTypes()
+  @ApiResult(IndividualDto)
+  create(@Ctx() ctx: RequestContext, @Body() dto: CreateIndividualDto) {
+    return this.individuals.create(ctx, dto);
+  }
+
+  @Put('individuals/:id')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Update an individual (administrators, the individual, or anyone above them in the reporting chain)',
+    description:
+      'Others get 403. FirstName, LastName and UserName are required; other absent fields keep their value, explicit null clears (PrimaryOrganizationID: null keeps it). ' +
+      'Read-only fields are ignored, so the whole object read before may be sent back. IsAdmin: a different value only from an administrator (403). ' +
+      'UserName, UserEmail and Password: changed only by the individual or an administrator (403). ' +
+      'A new PrimaryOrganizationID moves the primary membership; a reporting cycle is 409 cycle; a deleted individual is 409 deleted. Honours If-Match (412).',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiBodyTypes()
+  @ApiResult(IndividualDto)
+  update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateIndividualDto) {
+    return this.individuals.update(ctx, id, dto);
+  }
+
+  @Delete('individuals/:id')
+  @Admin()
+  @ApiOperation({
+    summary: 'Delete an individual (administrators; soft delete)',
+    description:
+      'Sets Deleted; the individual can no longer log in and their memberships are deleted by reference. Idempotent. An administrator cannot delete their own individual (403). Honours If-Match (412).',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiResult(null)
+  remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+    return this.individuals.remove(ctx, id);
+  }
+
+  @Put('individuals/:id/undelete')
+  @Admin()
+  @ApiOperation({
+    summary: 'Undelete an individual (administrators)',
+    description: 'Clears Deleted and restores what the deletion took down by reference (memberships). Idempotent. Answers the individual.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @TZ()
+  @ApiResult(IndividualDto)
+  undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+    return this.individuals.undelete(ctx, id);
+  }
+}

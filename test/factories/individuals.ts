@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { RequestContext } from '../../src/common/context/request-context.js';
+import { TenantDb } from '../../src/database/tenant-db.js';
+import { UserEntity } from '../../src/modules/auth/user.entity.js';
+import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
+import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT } from '../../src/modules/organizations/organization.entity.js';
+import { OrganizationMemberEntity } from '../../src/modules/organizations/organization-member.entity.js';
+import type { TestApp } from '../e2e/harness.js';
+
+/** A department of the site, written around the API. */
+export async function createDepartment(
+  t: TestApp,
+  siteId: string,
+  opts: { name?: string; deleted?: boolean; parentId?: string | null } = {},
+): Promise<OrganizationEntity> {
+  return t.app
+    .get(TenantDb)
+    .repo(RequestContext.system(siteId), OrganizationEntity)
+    .insert({
+      name: opts.name ?? `Dept ${randomUUID().slice(0, 8)}`,
+      rowType: ROW_TYPE_DEPARTMENT,
+      parentId: opts.parentId ?? null,
+      rank: 0,
+      deleted: opts.deleted ?? false,
+      deletedByRef: false,
+    });
+}
+
+/** A comment on an individual with a chosen Created instant (the API never lets a client write it). */
+export async function insertIndividualComment(
+  t: TestApp,
+  siteId: string,
+  individualId: string,
+  opts: { body: string; created: Date; authorId: string | null; deleted?: boolean },
+): Promise<CommentEntity> {
+  return t.ds.getRepository(CommentEntity).save({
+    id: randomUUID(),
+    siteId,
+    ancestorId: individualId,
+    ancestorType: 'individuals',
+    body: opts.body,
+    authorId: opts.authorId,
+    deleted: opts.deleted ?? false,
+    deletedByRef: false,
+    created: opts.created,
+    updated: opts.created,
+    createdBy: opts.authorId,
+    updatedBy: opts.authorId,
+  });
+}
+
+/** Stored rows, read around the API (to prove what a request changed, or that it changed nothing). */
+export const individualRow = (t: TestApp, id: string) => t.ds.getRepository(IndividualEntity).findOneBy({ id });
+export const userRow = (t: TestApp, id: string) => t.ds.getRepository(UserEntity).findOneBy({ id });
+export const userByName = (t: TestApp, userName: string) => t.ds.getRepository(UserEntity).findOneBy({ userNameKey: userName.toLowerCase() });
+export const membershipRows = (t: TestApp, individualId: string) =>
+  t.ds.getRepository(OrganizationMemberEntity).find({ where: { individualId }, order: { organizationId: 'ASC' } });
+
+/** The field names of the spec's Individual table, in its order. */
+export const INDIVIDUAL_FIELDS = [
+  'ID',
+  'SiteID',
+  'IsAdmin',
+  'UserID',
+  'Prefix',
+  'Suffix',
+  'FirstName',
+  'LastName',
+  'UserDefined1',
+  'UserDefined2',
+  'UserDefined3',
+  'UserDefined4',
+  'Email',
+  'PrimaryOrganizationID',
+  'PrimaryTitle',
+  'PrimaryReportsTo',
+  'UserName',
+  'Password',
+  'ParentID',
+  'PrimaryOrganizationName',
+  'FullName',
+  'FormalName',
+  'FullOrderedName',
+  'Deleted',
+  'DeletedByRef',
+  'Created',
+  'Updated',
+  'CreatedBy',
+  'UpdatedBy',
+  'IsGlobalAdmin',
+  'UserEmail',
+  'LastComment',
+  'LastCommentDate',
+  'LastCommentByID',
+  'LastCommentBy',
+  'CanRead',
+  'CanUpdate',
+  'CanDelete',
+  'CanDelegate',
+  'SendEvalSurvey',
+  'HireDate',
+];
