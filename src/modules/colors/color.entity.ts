@@ -1,0 +1,23 @@
+import { Entity, Index } from 'typeorm';
+import { IntTenantEntity } from '../../database/base.entity.js';
+import { DecimalCol, IntCol, StrCol } from '../../database/columns.js';
+
+/** A color band of a site: percentages in [MinPercent, MaxPercent) show as ColorValue. */
+@Entity('colors')
+@Index('ix_colors_site_rank', ['siteId', 'rank', 'minPercent'])
+export class ColorEntity extends IntTenantEntity {
+  @StrCol('name', 255, { nullable: false })
+  name: string;
+
+  @IntCol('color_value')
+  colorValue: number;
+
+  @DecimalCol('min_percent', { nullable: false })
+  minPercent: number;
+
+  @DecimalCol('max_percent', { nullable: false })
+  maxPercent: number;
+
+  @IntCol('rank', { default: 0 })
+  rank: number;
+}

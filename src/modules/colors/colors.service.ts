@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { assertIfMatch } from '../../common/http/etag.js';
+import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { SitesService } from '../sites/sites.service.js';
+import { DEFAULT_COLOR_BANDS } from './color-band.js';
+import { ColorEntity } from './color.entity.js';
+import { ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
+
+/**
+ * Site colors (DESIGN §5, §5b). A site without colors of its own shows the built-in defaults,
+ * which are not rows: they carry the negative IDs -1, -2, -3 and cannot be changed or deleted.
+ */
+@Injectable()
+export class ColorsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly sites: SitesService,
+  ) {}
+
+  private repo(ctx: RequestContext) {
+    return this.db.repo(ctx, ColorEntity, 'Color');
+  }
+
+  /** The built-in colors, as shown for the context's site. */
+  defaultColors(ctx: RequestContext): ColorDto[] {
+    return DEFAULT_COLOR_BANDS.map((d) => Object.assign(new ColorDto(), { ...d, SiteID: ctx.siteId }));
+  }
+
+  /** Every color in effect for the site (its own, or the defaults), unpaged: what dashboards band with. */
+  async effective(ctx: RequestContext): Promise<ColorDto[]> {
+    const rows = await this.repo(ctx).find({ order: { rank: 'ASC', minPercent: 'ASC', id: 'ASC' } });
+    return rows.length ? rows.map(ColorDto.from) : this.defaultColors(ctx);
+  }
+
+  async list(ctx: RequestContext, q: PageQuery): Promise<Page<ColorDto>> {
+    const { take, skip } = pageOf(q);
+    const [rows, total] = await this.repo(ctx).findAndCount({ order: { rank: 'ASC', minPercent: 'ASC', id: 'ASC' }, take, skip });
+    if (total > 0) return Page.of(rows.map(ColorDto.from), total, q);
+    return this.defaults(ctx, q);
+  }
+
+  async listForSite(ctx: RequestContext, siteId: string, q: PageQuery): Promise<Page<ColorDto>> {
+    return this.list(await this.sites.scopeTo(ctx, siteId), q);
+  }
+
+  defaults(ctx: RequestContext, q: PageQuery): Page<ColorDto> {
+    const { take, skip } = pageOf(q);
+    const all = this.defaultColors(ctx);
+    return Page.of(all.slice(skip, skip + take), all.length, q);
+  }
+
+  async defaultsForSite(ctx: RequestContext, siteId: string, q: PageQuery): Promise<Page<ColorDto>> {
+    return this.defaults(await this.sites.scopeTo(ctx, siteId), q);
+  }
+
+  async get(ctx: RequestContext, id: number): Promise<ColorDto> {
+    if (id < 0) {
+      const found = this.defaultColors(ctx).find((c) => c.ID === id);
+      if (!found) throw new NotFoundError('Color', id);
+      return found;
+    }
+    return ColorDto.from(await this.repo(ctx).get(id));
+  }
+
+  async create(ctx: RequestContext, dto: CreateColorDto): Promise<ColorDto> {
+    assertRange(dto);
+    const repo = this.repo(ctx);
+    const row = await repo.insert({
+      name: dto.Name.trim(),
+      colorValue: dto.ColorValue,
+      minPercent: dto.MinPercent,
+      maxPercent: dto.MaxPercent,
+      rank: dto.Rank ?? 0,
+    });
+    // Read back so decimals answer exactly as stored (scale 4).
+    return ColorDto.from(await repo.get(row.id));
+  }
+
+  async update(ctx: RequestContext, id: number, dto: UpdateColorDto): Promise<ColorDto> {
+    assertBodyId(id, dto.ID);
+    assertNotDefault(id);
+    assertRange(dto);
+    const repo = this.repo(ctx);
+    const current = await repo.get(id);
+    assertIfMatch(ctx, ColorDto.from(current));
+    await repo.update(current, {
+      name: dto.Name.trim(),
+      colorValue: dto.ColorValue,
+      minPercent: dto.MinPercent,
+      maxPercent: dto.MaxPercent,
+      rank: dto.Rank === undefined ? current.rank : (dto.Rank ?? 0),
+    });
+    return ColorDto.from(await repo.get(id));
+  }
+
+  async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {
+    assertNotDefault(id);
+    const repo = this.repo(ctx);
+    const current = await repo.get(id);
+    assertIfMatch(ctx, ColorDto.from(current));
+    await repo.deleteWhere({ id: current.id });
+    return {};
+  }
+}
+
+function assertRange(dto: CreateColorDto): void {
+  if (dto.MaxPercent <= dto.MinPercent) {
+    throw new ValidationError([{ field: 'MaxPercent', message: `MaxPercent must be greater than MinPercent (${dto.MinPercent})` }]);
+  }
+}
+
+function assertNotDefault(id: number): void {
+  if (id < 0) {
+    throw new ConflictError(
+      `Color ${id} is a built-in default color and cannot be changed or deleted; POST /colors to give the site colors of its own`,
+      'default-color',
+    );
+  }
+}

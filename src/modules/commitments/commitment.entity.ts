@@ -1,0 +1,40 @@
+import { Entity, Index } from 'typeorm';
+import { IntTenantEntity } from '../../database/base.entity.js';
+import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+
+/** The levels a commitment is made at (DESIGN §5b: lower-case singular words). */
+export const COMMITMENT_TYPES = ['organization', 'department', 'individual'] as const;
+export type CommitmentType = (typeof COMMITMENT_TYPES)[number];
+
+/** A commitment of an organization, a department or an individual for a period. */
+@Entity('commitments')
+@Index('ix_commitments_site_ancestor', ['siteId', 'type', 'ancestorId', 'periodId', 'rank'])
+@Index('ix_commitments_site_period', ['siteId', 'periodId', 'type'])
+export class CommitmentEntity extends IntTenantEntity {
+  @StrCol('type', 20, { nullable: false })
+  type: CommitmentType;
+
+  @GuidCol('ancestor_id')
+  ancestorId: string;
+
+  @IntCol('period_id')
+  periodId: number;
+
+  @StrCol('name', 255, { nullable: false })
+  name: string;
+
+  @TextCol('description')
+  description: string | null;
+
+  @DateCol('due_date')
+  dueDate: Date | null;
+
+  @BoolCol('completed', false)
+  completed: boolean;
+
+  @DateCol('completed_date')
+  completedDate: Date | null;
+
+  @IntCol('rank', { default: 0 })
+  rank: number;
+}

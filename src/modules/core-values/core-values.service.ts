@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, PmDisabledError } from '../../common/errors/errors.js';
+import { assertIfMatch } from '../../common/http/etag.js';
+import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { SitesService } from '../sites/sites.service.js';
+import { CoreValueEntity } from './core-value.entity.js';
+import { CoreValueDto, CoreValueQuery, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
+
+/**
+ * Core values of a site. Assessments rate individuals against them (history), so DELETE is a soft
+ * delete (DESIGN §5) and `PUT /corevalues/{id}/undelete` restores one.
+ */
+@Injectable()
+export class CoreValuesService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly sites: SitesService,
+  ) {}
+
+  private repo(ctx: RequestContext) {
+    return this.db.repo(ctx, CoreValueEntity, 'CoreValue');
+  }
+
+  async list(ctx: RequestContext, q: CoreValueQuery): Promise<Page<CoreValueDto>> {
+    const { take, skip } = pageOf(q);
+    const [rows, total] = await this.repo(ctx).findAndCount({
+      where: deletedFilter(q.deleted),
+      order: { rank: 'ASC', name: 'ASC', id: 'ASC' },
+      take,
+      skip,
+    });
+    return Page.of(rows.map(CoreValueDto.from), total, q);
+  }
+
+  async listForSite(ctx: RequestContext, siteId: string, q: CoreValueQuery): Promise<Page<CoreValueDto>> {
+    const scoped = await this.sites.scopeTo(ctx, siteId);
+    if (!scoped.user.pmEnabled) throw new PmDisabledError('Performance management is switched off for that site');
+    return this.list(scoped, q);
+  }
+
+  async create(ctx: RequestContext, dto: CreateCoreValueDto): Promise<CoreValueDto> {
+    const repo = this.repo(ctx);
+    if (dto.ID && (await repo.exists({ id: dto.ID }))) throw new ConflictError(`The ID ${dto.ID} is already used`, 'id-taken');
+    const row = await repo.insert({
+      id: dto.ID ?? undefined,
+      name: dto.Name.trim(),
+      description: dto.Description ?? null,
+      rank: dto.Rank ?? 0,
+      deleted: false,
+      deletedByRef: false,
+    });
+    return CoreValueDto.from(row);
+  }
+
+  async update(ctx: RequestContext, id: string, dto: UpdateCoreValueDto): Promise<CoreValueDto> {
+    assertBodyId(id, dto.ID);
+    const repo = this.repo(ctx);
+    const current = await repo.get(id);
+    assertIfMatch(ctx, CoreValueDto.from(current));
+    if (current.deleted) throw new ConflictError(`CoreValue ${id} is deleted; undelete it first`, 'deleted');
+    const row = await repo.update(current, {
+      name: dto.Name.trim(),
+      description: dto.Description,
+      rank: dto.Rank === undefined ? undefined : (dto.Rank ?? 0),
+    });
+    return CoreValueDto.from(row);
+  }
+
+  async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    const repo = this.repo(ctx);
+    const current = await repo.get(id);
+    assertIfMatch(ctx, CoreValueDto.from(current));
+    if (!current.deleted) await repo.update(current, { deleted: true });
+    return {};
+  }
+
+  async undelete(ctx: RequestContext, id: string): Promise<CoreValueDto> {
+    const repo = this.repo(ctx);
+    const current = await repo.get(id);
+    const row = current.deleted ? await repo.update(current, { deleted: false, deletedByRef: false }) : current;
+    return CoreValueDto.from(row);
+  }
+}

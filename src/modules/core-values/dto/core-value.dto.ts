@@ -1,0 +1,87 @@
+import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { DeletedQuery } from '../../../common/pagination/pagination.js';
+import type { CoreValueEntity } from '../core-value.entity.js';
+
+export const CORE_VALUE_DESCRIPTION_MAX = 4000;
+
+@WireType('CoreValue')
+export class CoreValueDto {
+  @WireField('guid', { access: 'ReqUpd' })
+  ID: string;
+
+  @WireField('string', { access: 'Req', max: 255 })
+  Name: string;
+
+  @WireField('string', { access: '-', max: CORE_VALUE_DESCRIPTION_MAX })
+  Description: string | null;
+
+  @WireField('int', { access: '-', description: 'Display order (lists are ordered by Rank, then Name). Default 0.' })
+  Rank: number;
+
+  @WireField('guid', { access: 'RO' })
+  SiteID: string;
+
+  @WireField('bool', { access: 'RO', description: 'Set by DELETE; a deleted core value is listed with deleted=1 or 2 and restored by PUT …/undelete.' })
+  Deleted: boolean;
+
+  @WireField('bool', { access: 'RO', description: 'Deleted by reference. Nothing owns a core value, so this is always false.' })
+  DeletedByRef: boolean;
+
+  @WireField('date', { access: 'RO' })
+  Created: Date;
+
+  @WireField('guid', { access: 'RO', description: 'Individual id.' })
+  CreatedBy: string | null;
+
+  @WireField('date', { access: 'RO' })
+  Updated: Date;
+
+  @WireField('guid', { access: 'RO', description: 'Individual id.' })
+  UpdatedBy: string | null;
+
+  static from(e: CoreValueEntity): CoreValueDto {
+    return Object.assign(new CoreValueDto(), {
+      ID: e.id,
+      Name: e.name,
+      Description: e.description,
+      Rank: e.rank,
+      SiteID: e.siteId,
+      Deleted: e.deleted,
+      DeletedByRef: e.deletedByRef,
+      Created: e.created,
+      CreatedBy: e.createdBy,
+      Updated: e.updated,
+      UpdatedBy: e.updatedBy,
+    });
+  }
+}
+
+export class CreateCoreValueDto {
+  @InputField('guid', { description: 'Optional; used if free (else 409 id-taken), generated when absent or all zeros.' })
+  ID?: string | null;
+
+  @InputField('string', { required: true, max: 255, min: 1 })
+  Name: string;
+
+  @InputField('string', { max: CORE_VALUE_DESCRIPTION_MAX })
+  Description?: string | null;
+
+  @InputField('int', { description: 'Default 0.' })
+  Rank?: number | null;
+}
+
+export class UpdateCoreValueDto {
+  @InputField('guid', { required: true, description: 'Must equal the id in the path.' })
+  ID: string;
+
+  @InputField('string', { required: true, max: 255, min: 1 })
+  Name: string;
+
+  @InputField('string', { max: CORE_VALUE_DESCRIPTION_MAX, description: 'Absent keeps the current value; null clears it.' })
+  Description?: string | null;
+
+  @InputField('int', { description: 'Absent keeps the current value; null sets 0.' })
+  Rank?: number | null;
+}
+
+export class CoreValueQuery extends DeletedQuery {}

@@ -1,0 +1,151 @@
+import { Injectable } from '@nestjs/common';
+import { FindOptionsWhere } from 'typeorm';
+import { RequestContext } from '../../common/context/request-context.js';
+import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
+import { assertIfMatch } from '../../common/http/etag.js';
+import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { PeriodEntity } from '../periods/period.entity.js';
+import { PeriodsService } from '../periods/periods.service.js';
+import { AccessService } from '../permissions/access.service.js';
+import { CreateGoalDto, GoalDto, GoalInputDto, GoalQuery, UpdateGoalDto } from './dto/goal.dto.js';
+import { GoalEntity } from './goal.entity.js';
+import { MEASURES } from './goal-measures.js';
+
+const fullNameOf = (i: Pick<IndividualEntity, 'firstName' | 'lastName'>) => [i.firstName, i.lastName].filter(Boolean).join(' ');
+
+/**
+ * Personal goals (spec "Goal", DESIGN §5). Goals are personal performance data: they are read and
+ * written by the individual, anyone above them in the PrimaryReportsTo chain, and administrators
+ * (AccessService.canManageIndividual); anyone else of the site gets 403. Goals are hard-deleted.
+ */
+@Injectable()
+export class GoalsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly periods: PeriodsService,
+    private readonly access: AccessService,
+  ) {}
+
+  private repo(ctx: RequestContext) {
+    return this.db.repo(ctx, GoalEntity, 'Goal');
+  }
+
+  private async assertCanRead(ctx: RequestContext, individualId: string): Promise<void> {
+    if (!(await this.access.canManageIndividual(ctx, individualId))) {
+      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may read their goals');
+    }
+  }
+
+  async listForIndividual(ctx: RequestContext, individualId: string, q: GoalQuery): Promise<Page<GoalDto>> {
+    const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    await this.assertCanRead(ctx, individual.id);
+    return this.page(ctx, individual, q);
+  }
+
+  async listMine(ctx: RequestContext, q: GoalQuery): Promise<Page<GoalDto>> {
+    const me = ctx.user.individualId ? await this.db.repo(ctx, IndividualEntity, 'Individual').findById(ctx.user.individualId) : null;
+    const period = await this.periods.resolve(ctx, q.period);
+    if (!me) return Page.of([], 0, q);
+    return this.page(ctx, me, q, period);
+  }
+
+  private async page(ctx: RequestContext, individual: IndividualEntity, q: GoalQuery, resolved?: PeriodEntity | null): Promise<Page<GoalDto>> {
+    const period = resolved !== undefined ? resolved : await this.periods.resolve(ctx, q.period);
+    const where: FindOptionsWhere<GoalEntity> = { individualId: individual.id };
+    if (period) where.periodId = period.id;
+    const { take, skip } = pageOf(q);
+    const [rows, total] = await this.repo(ctx).findAndCount({ where, order: { dueDate: 'ASC', id: 'ASC' }, take, skip });
+    const name = fullNameOf(individual);
+    return Page.of(
+      rows.map((g) => GoalDto.from(g, name)),
+      total,
+      q,
+    );
+  }
+
+  async get(ctx: RequestContext, id: number): Promise<GoalDto> {
+    const goal = await this.repo(ctx).get(id);
+    await this.assertCanRead(ctx, goal.individualId);
+    return this.toDto(ctx, goal);
+  }
+
+  async create(ctx: RequestContext, dto: CreateGoalDto): Promise<GoalDto> {
+    const errors: FieldError[] = [];
+    const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').findOne({ id: dto.IndividualID, deleted: false });
+    if (!individual) errors.push({ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} is not a live individual of this site` });
+    errors.push(...(await this.checkPeriod(ctx, dto.PeriodID)), ...checkMeasureDates(dto, null));
+    if (errors.length) throw new ValidationError(errors);
+    await this.access.assertCanManageIndividual(ctx, dto.IndividualID);
+    const row = await this.repo(ctx).insert({ individualId: dto.IndividualID, ...fieldsOf(dto, null) });
+    return this.toDto(ctx, row);
+  }
+
+  async update(ctx: RequestContext, id: number, dto: UpdateGoalDto): Promise<GoalDto> {
+    assertBodyId(id, dto.ID);
+    const repo = this.repo(ctx);
+    const current = await repo.get(id);
+    await this.access.assertCanManageIndividual(ctx, current.individualId);
+    assertIfMatch(ctx, await this.toDto(ctx, current));
+    const errors = [...(await this.checkPeriod(ctx, dto.PeriodID)), ...checkMeasureDates(dto, current)];
+    if (errors.length) throw new ValidationError(errors);
+    const row = await repo.update(current, fieldsOf(dto, current));
+    return this.toDto(ctx, row);
+  }
+
+  async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {
+    const repo = this.repo(ctx);
+    const current = await repo.get(id);
+    await this.access.assertCanManageIndividual(ctx, current.individualId);
+    assertIfMatch(ctx, await this.toDto(ctx, current));
+    await repo.deleteWhere({ id: current.id });
+    return {};
+  }
+
+  private async checkPeriod(ctx: RequestContext, periodId: number): Promise<FieldError[]> {
+    if (await this.db.repo(ctx, PeriodEntity, 'Period').exists({ id: periodId })) return [];
+    return [{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }];
+  }
+
+  private async toDto(ctx: RequestContext, goal: GoalEntity): Promise<GoalDto> {
+    const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').findById(goal.individualId);
+    return GoalDto.from(goal, individual ? fullNameOf(individual) : null);
+  }
+}
+
+/** A measure's start after its end is a 400 naming the end date (DESIGN §5). */
+function checkMeasureDates(dto: GoalInputDto, current: GoalEntity | null): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const n of MEASURES) {
+    const start = dto[`Measure${n}StartDate`];
+    const sent = dto[`Measure${n}EndDate`];
+    const end = sent === undefined ? (current?.[`measure${n}EndDate`] ?? null) : sent;
+    if (start && end && start.getTime() > end.getTime()) {
+      errors.push({ field: `Measure${n}EndDate`, message: `Measure${n}EndDate must not be before Measure${n}StartDate` });
+    }
+  }
+  return errors;
+}
+
+/** The columns written from input; optional fields that are absent keep their value on update. */
+function fieldsOf(dto: GoalInputDto, current: GoalEntity | null): Partial<GoalEntity> {
+  const out: Partial<GoalEntity> = {
+    name: dto.Name.trim(),
+    completed: dto.Completed,
+    comment: dto.Comment,
+    why: dto.Why,
+    dueDate: dto.DueDate,
+    periodId: dto.PeriodID,
+  };
+  for (const n of MEASURES) {
+    out[`measure${n}`] = dto[`Measure${n}`];
+    const done = dto[`Measure${n}Completed`];
+    out[`measure${n}Completed`] = done === undefined || done === null ? (current?.[`measure${n}Completed`] ?? false) : done;
+    out[`measure${n}StartDate`] = dto[`Measure${n}StartDate`];
+    const end = dto[`Measure${n}EndDate`];
+    out[`measure${n}EndDate`] = end === undefined ? (current?.[`measure${n}EndDate`] ?? null) : end;
+  }
+  return out;
+}
