@@ -172,3 +172,18 @@ describe('a lost database', () => {
     await t.http().get('/health/live').expect(200);
   });
 });
+
+describe('path id parsing', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it.each(['1e3', '0x10', '1.5', '99999999999', 'abc'])('refuses the integer id %s with 400 naming the parameter', async (id) => {
+    const res = await t.http().get(`/v4/goals/${id}`).set('Authorization', bearer(t.adminToken)).expect(400);
+    expect(res.body.errors).toEqual([{ field: 'id', message: 'id must be a whole number (int32)' }]);
+  });
+});
