@@ -124,4 +124,47 @@ describe('the service process', () => {
     expect(p.output()).toContain('SIGTERM received');
     agent.destroy();
   }, 30_000);
+
+  it('seed:demo creates the demo site once (idempotent) and a demo user can explore it', async () => {
+    const env = {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: `sqlite:${join(dir, 'demo.sqlite')}`,
+      JWT_SECRET: 'd'.repeat(40),
+      DEMO_PASSWORD: 'demo-pass-123',
+    };
+    const seedScript = join(root, 'dist/src/database/seed-demo.js');
+    const first = execFileSync(process.execPath, [seedScript], { cwd: dir, env, encoding: 'utf8' });
+    expect(first).toContain('"individuals":50');
+    const second = execFileSync(process.execPath, [seedScript], { cwd: dir, env, encoding: 'utf8' });
+    expect(second).toContain('already exists');
+
+    const p = await start({ DATABASE_URL: env.DATABASE_URL, JWT_SECRET: env.JWT_SECRET });
+    try {
+      const base = `http://127.0.0.1:${p.port}/v4`;
+      const login = await fetch(`${base}/auth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ UserName: 'olivia.schmidt', Password: 'demo-pass-123' }),
+      });
+      expect(login.status).toBe(200);
+      const auth = { Authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}` };
+      const people = await fetch(`${base}/individuals?limit=5`, { headers: auth });
+      expect(people.headers.get('x-total-count')).toBe('50');
+      const departments = (await (await fetch(`${base}/departments`, { headers: auth })).json()) as { Name: string }[];
+      expect(departments.map((d) => d.Name)).toEqual(expect.arrayContaining(['Engineering', 'Platform Engineering', 'Human Resources']));
+      const goals = (await (await fetch(`${base}/me/goals`, { headers: auth })).json()) as unknown[];
+      expect(goals.length).toBeGreaterThan(0);
+      const accountabilities = (await (await fetch(`${base}/me/accountabilities`, { headers: auth })).json()) as unknown[];
+      expect(accountabilities.length).toBeGreaterThan(0);
+      const values = (await (await fetch(`${base}/corevalues`, { headers: auth })).json()) as { Name: string }[];
+      expect(values.map((v) => v.Name)).toContain('Integrity');
+      const [corp] = (await (await fetch(`${base}/organizations`, { headers: auth })).json()) as { ID: string }[];
+      const commitments = (await (await fetch(`${base}/organizations/${corp.ID}/commitments`, { headers: auth })).json()) as unknown[];
+      expect(commitments).toHaveLength(3);
+    } finally {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }, 60_000);
 });
