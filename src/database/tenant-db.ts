@@ -118,7 +118,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     // database will, without reading the row back.
     for (const col of this.repo.metadata.columns) {
       if (col.isGenerated || rec[col.propertyName] !== undefined) continue;
-      if (col.default !== undefined && typeof col.default !== 'function') rec[col.propertyName] = col.default;
+      if (col.default !== undefined && col.default !== null && typeof col.default !== 'function') rec[col.propertyName] = typedDefault(col.type, col.default);
       else if (col.isNullable) rec[col.propertyName] = null;
     }
     try {
@@ -128,6 +128,12 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
       if (code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
         throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
       throw e;
+    }
+    // On MySQL, insert() reads columns with defaults back and merges their raw values (tinyint
+    // 0/1) into the entity: give booleans their type again.
+    for (const col of this.repo.metadata.columns) {
+      const v = rec[col.propertyName];
+      if ((col.type === 'boolean' || col.type === Boolean) && (typeof v === 'number' || typeof v === 'string')) rec[col.propertyName] = typedDefault(col.type, v);
     }
     return entity;
   }
@@ -189,6 +195,13 @@ export class TenantDb {
       }),
     );
   }
+}
+
+/** A column default as the entity holds it: drivers keep boolean defaults as 0/1 in metadata. */
+function typedDefault(type: unknown, value: unknown): unknown {
+  if (type === 'boolean' || type === Boolean) return value === true || value === 1 || value === '1' || value === 'true';
+  if (type === 'integer' || type === 'int' || type === Number) return Number(value);
+  return value;
 }
 
 function labelOf(targetName: string): string {
