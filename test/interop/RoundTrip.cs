@@ -1,9 +1,9 @@
 // A .NET client as integrators write them: DataContract classes with no explicit Order, so
 // DataContractSerializer writes and expects members in ordinal order. Usage:
-//   mono roundtrip.exe <Type> <in.xml> <out.xml> [NewName]
+//   mono roundtrip.exe <Type> <in.xml> <out.xml> [Field=Value]
 // Reads <in.xml> (one record, or a collection when <Type> starts with "ArrayOf" or is "List"),
 // prints every member as name=value (one per line, records separated by "--"), optionally sets
-// Name, and writes the (first) record back to <out.xml> the way .NET does.
+// one string member, and writes the (first) record back to <out.xml> the way .NET does.
 using System;
 using System.Collections.Generic;
 using System.Globalization;
@@ -122,7 +122,10 @@ public static class Program {
       Print(value);
     }
     if (first == null) return 0;
-    if (args.Length > 3) first.GetType().GetField("Name") ?.SetValue(first, args[3]);
+    if (args.Length > 3) {
+      var eq = args[3].IndexOf('=');
+      first.GetType().GetField(args[3].Substring(0, eq)).SetValue(first, args[3].Substring(eq + 1));
+    }
     var single = new DataContractSerializer(first.GetType());
     using (var writer = XmlWriter.Create(args[2], new XmlWriterSettings { Indent = false })) single.WriteObject(writer, first);
     return 0;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bearer, startApp, TestApp } from '../e2e/harness.js';
+import { createPerson, createSite } from '../factories/index.js';
 
 /**
  * A real .NET client: Mono's DataContractSerializer reads our XML answers and writes the XML we
@@ -19,12 +20,12 @@ export interface DotNetResult {
   written: string;
 }
 
-function dotnet(type: string, xml: string, newName?: string): DotNetResult {
+function dotnet(type: string, xml: string, edit?: string): DotNetResult {
   const input = join(work, 'in.xml');
   const output = join(work, 'out.xml');
   rmSync(output, { force: true });
   writeFileSync(input, xml);
-  const args = [exe, type, input, output, ...(newName ? [newName] : [])];
+  const args = [exe, type, input, output, ...(edit ? [edit] : [])];
   const stdout = execFileSync('mono', args, { encoding: 'utf8' });
   const records: Record<string, string>[] = [];
   let current: Record<string, string> = {};
@@ -40,11 +41,23 @@ function dotnet(type: string, xml: string, newName?: string): DotNetResult {
   return { records, written: existsSync(output) ? readFileSync(output, 'utf8') : '' };
 }
 
-/** The .NET view of a JSON value, as RoundTrip.cs prints it. */
-function asDotNet(v: unknown): string {
+/** The .NET view of a JSON value, as RoundTrip.cs prints it (DateTimeOffset as instant|offset). */
+function asDotNet(v: unknown, dateTimeOffset = false): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v)) return new Date(v).toISOString();
+  if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v)) {
+    const instant = new Date(v).toISOString();
+    if (!dateTimeOffset) return instant;
+    const m = /([+-])(\d\d):(\d\d)$/.exec(v)!;
+    return `${instant}|${(m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]))}`;
+  }
   return String(v);
+}
+
+/** Every member .NET read equals the JSON answer's value of the same record. */
+function expectSameRecord(dotnetRecord: Record<string, string>, json: Record<string, unknown>, dateTimeOffsets: string[] = []): void {
+  for (const [field, value] of Object.entries(json)) {
+    expect({ field, value: dotnetRecord[field] }).toEqual({ field, value: asDotNet(value, dateTimeOffsets.includes(field)) });
+  }
 }
 
 describe('.NET DataContractSerializer interop', () => {
@@ -76,9 +89,9 @@ describe('.NET DataContractSerializer interop', () => {
       .expect(200);
     const json = (await t.http().get(`/v4/sites/${id}`).set('Authorization', bearer(t.adminToken)).expect(200)).body as Record<string, unknown>;
 
-    const { records, written } = dotnet('Site', xml.text, 'Renamed by .NET');
+    const { records, written } = dotnet('Site', xml.text, 'Name=Renamed by .NET');
     expect(records).toHaveLength(1);
-    for (const [field, value] of Object.entries(json)) expect({ field, value: records[0][field] }).toEqual({ field, value: asDotNet(value) });
+    expectSameRecord(records[0], json);
 
     const put = await t
       .http()
@@ -95,6 +108,61 @@ describe('.NET DataContractSerializer interop', () => {
     const json = (await t.http().get('/v4/sites').set('Authorization', bearer(t.adminToken)).expect(200)).body as { ID: string }[];
     const { records } = dotnet('ArrayOfSite', xml.text);
     expect(records.map((r) => r.ID)).toEqual(json.map((s) => s.ID));
+  });
+
+  it('reads every ListItem member from a List answer, and its ListItem XML is accepted back', async () => {
+    const site = await createSite(t);
+    const person = await createPerson(t, site);
+    const created = await t
+      .http()
+      .post('/v4/accountabilities')
+      .set('Authorization', bearer(person.token))
+      .send({ AncestorID: person.individualId, Rank: 2, Name: 'Budget & forecasting', Description: 'Quarterly <plan>' })
+      .expect(200);
+    const id = created.body.ID as string;
+    const xml = await t.http().get(`/v4/accountabilities/${id}`).set('Authorization', bearer(person.token)).set('Accept', 'application/xml').expect(200);
+    const [json] = (await t.http().get(`/v4/accountabilities/${id}`).set('Authorization', bearer(person.token)).expect(200)).body as Record<string, unknown>[];
+
+    const { records, written } = dotnet('List', xml.text, 'Description=Set by .NET');
+    expect(records).toHaveLength(1);
+    expectSameRecord(records[0], json);
+
+    const put = await t
+      .http()
+      .put(`/v4/accountabilities/${id}`)
+      .set('Authorization', bearer(person.token))
+      .set('Content-Type', 'application/xml')
+      .send(written)
+      .expect(200);
+    expect(put.body).toMatchObject({ ID: id, Name: 'Budget & forecasting', Rank: 2, Description: 'Set by .NET', AncestorID: person.individualId });
+  });
+
+  it('reads every Individual member, LastCommentDate as a DateTimeOffset in the tz of the request, and its XML is accepted back', async () => {
+    const site = await createSite(t);
+    const person = await createPerson(t, site, { firstName: 'Zoë', lastName: 'Ōtani' });
+    await t
+      .http()
+      .post('/v4/comments')
+      .set('Authorization', bearer(site.admin.token))
+      .send({ AncestorID: person.individualId, AncestorType: 'individuals', Body: 'Well done' })
+      .expect(200);
+    const url = `/v4/individuals/${person.individualId}?tz=America/New_York`;
+    const xml = await t.http().get(url).set('Authorization', bearer(site.admin.token)).set('Accept', 'application/xml').expect(200);
+    const json = (await t.http().get(url).set('Authorization', bearer(site.admin.token)).expect(200)).body as Record<string, unknown>;
+    expect(json.LastComment).toBe('Well done');
+
+    const { records, written } = dotnet('Individual', xml.text, 'PrimaryTitle=Lead tester');
+    expectSameRecord(records[0], json, ['LastCommentDate']);
+    expect(records[0].LastCommentDate).toMatch(/\|-300$/);
+
+    const put = await t
+      .http()
+      .put(`/v4/individuals/${person.individualId}`)
+      .set('Authorization', bearer(site.admin.token))
+      .set('Content-Type', 'application/xml')
+      .send(written)
+      .expect(200);
+    expect(put.body).toMatchObject({ ID: person.individualId, FirstName: 'Zoë', LastName: 'Ōtani', PrimaryTitle: 'Lead tester', UserName: person.userName });
   });
 
   it('loses members when elements arrive out of ordinal order (why the codec sorts them)', () => {
