@@ -148,6 +148,10 @@ describe('HTTP conventions (DESIGN §2)', () => {
       expect(Object.keys(post.responses['200'].content)).toEqual(expect.arrayContaining(['application/json', 'application/xml']));
       expect(post.security).toEqual([{ bearer: [] }]);
       expect(doc.components.schemas.SiteDto.properties.Created.description).toMatch(/read-only/);
+      for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: { name: string }[] }>>)) {
+        if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
+        for (const op of Object.values(item)) expect({ path, tz: op.parameters?.filter((p) => p.name === 'tz').length }).toEqual({ path, tz: 1 });
+      }
     });
   });
 });

@@ -21,7 +21,31 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
     .setDescription(`${DESCRIPTION}\n\nXML namespace of this deployment: \`${config.xmlNamespace}\`.`)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token from POST /v4/auth/token' }, 'bearer')
     .build();
-  return SwaggerModule.createDocument(app, options);
+  const document = SwaggerModule.createDocument(app, options);
+  addTimeZoneParameter(document);
+  return document;
+}
+
+const TZ_PARAMETER = {
+  name: 'tz',
+  in: 'query' as const,
+  required: false,
+  schema: { type: 'string' as const, example: 'Europe/Berlin' },
+  description:
+    'Time zone in which every date of the answer is written: an IANA name (Europe/Berlin), a Windows zone id (W. Europe Standard Time) or a fixed offset (+02:00). Default UTC; an unknown zone is 400.',
+};
+
+/** Every /v4 operation takes `tz` (the guard reads it for all of them): declare it on each. */
+function addTimeZoneParameter(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
+    for (const method of ['get', 'put', 'post', 'delete'] as const) {
+      const op = item[method];
+      if (!op) continue;
+      op.parameters ??= [];
+      if (!op.parameters.some((p) => 'name' in p && p.name === 'tz')) op.parameters.push(TZ_PARAMETER);
+    }
+  }
 }
 
 /** Swagger UI at /docs, the OpenAPI document at /docs/openapi.json. */
