@@ -232,6 +232,37 @@ describe('/v4/periods', () => {
       await t.http().delete(`/v4/periods/${period.ID}`).set('Authorization', as(acme.admin)).expect(404);
     });
 
+    it('refuses to delete a period a goal or commitment still uses (409 in-use), and deletes it once they are gone', async () => {
+      const period = await create({ Name: 'Busy', StartDate: '2042-01-01T00:00:00Z', EndDate: '2042-12-31T00:00:00Z' });
+      const goal = await t
+        .http()
+        .post('/v4/goals')
+        .set('Authorization', as(member))
+        .send({
+          IndividualID: member.individualId,
+          Name: 'Use the period',
+          Completed: false,
+          Comment: '',
+          Why: '',
+          DueDate: '2042-06-30T00:00:00Z',
+          PeriodID: period.ID,
+          ...Object.fromEntries(
+            [1, 2, 3, 4, 5].flatMap((n) => [
+              [`Measure${n}`, ''],
+              [`Measure${n}Completed`, false],
+              [`Measure${n}StartDate`, '2042-01-01T00:00:00Z'],
+              [`Measure${n}EndDate`, '2042-02-01T00:00:00Z'],
+            ]),
+          ),
+        })
+        .expect(200);
+      const refused = await t.http().delete(`/v4/periods/${period.ID}`).set('Authorization', as(acme.admin)).expect(409);
+      expect(refused.body.type).toBe('urn:pms:problem:in-use');
+      expect(refused.body.detail).toContain('goals');
+      await t.http().delete(`/v4/goals/${goal.body.ID}`).set('Authorization', as(member)).expect(200);
+      await t.http().delete(`/v4/periods/${period.ID}`).set('Authorization', as(acme.admin)).expect(200);
+    });
+
     it('answers 404 for another site’s period and leaves it in place', async () => {
       const theirs = await create({ Name: 'Keep', StartDate: '2040-01-01T00:00:00Z', EndDate: '2040-12-31T00:00:00Z' }, globex);
       await t.http().delete(`/v4/periods/${theirs.ID}`).set('Authorization', as(acme.admin)).expect(404);
