@@ -133,7 +133,8 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     // 0/1) into the entity: give booleans their type again.
     for (const col of this.repo.metadata.columns) {
       const v = rec[col.propertyName];
-      if ((col.type === 'boolean' || col.type === Boolean) && (typeof v === 'number' || typeof v === 'string')) rec[col.propertyName] = typedDefault(col.type, v);
+      if ((col.type === 'boolean' || col.type === Boolean) && (typeof v === 'number' || typeof v === 'string'))
+        rec[col.propertyName] = typedDefault(col.type, v);
     }
     return entity;
   }
