@@ -1,4 +1,5 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from '../comment-ancestors.js';
 import { COMMENT_KINDS, type CommentEntity, type CommentKind } from '../comment.entity.js';
 
@@ -8,7 +9,8 @@ const ANCESTOR_RULE = `Must name a record of that kind in the caller’s site fo
 export const COMMENT_BODY_MAX = 10_000;
 
 @WireType('Comment')
-export class CommentDto {
+@WireAudit({ softDelete: true })
+export class CommentDto extends SoftDeletedWire {
   @WireField('guid', { access: 'ReqUpd', description: 'The comment id. Optional on create (generated when absent or all zeros; 409 id-taken when used).' })
   ID: string;
 
@@ -37,27 +39,6 @@ export class CommentDto {
   @WireField('string', { access: 'RO', description: 'FullName (First Last) of the author; null when the author is not an individual of this site.' })
   AuthorName: string | null;
 
-  @WireField('bool', { access: 'RO', description: 'Soft-deleted (DELETE /comments/{id}, or by reference).' })
-  Deleted: boolean;
-
-  @WireField('bool', {
-    access: 'RO',
-    description: 'Deleted by reference: the record the comment belongs to was deleted, and its undelete restores the comment.',
-  })
-  DeletedByRef: boolean;
-
-  @WireField('date', { access: 'RO' })
-  Created: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id.' })
-  CreatedBy: string | null;
-
-  @WireField('date', { access: 'RO' })
-  Updated: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id.' })
-  UpdatedBy: string | null;
-
   static from(e: CommentEntity, extras: { authorName: string | null }): CommentDto {
     return Object.assign(new CommentDto(), {
       ID: e.id,
@@ -67,12 +48,7 @@ export class CommentDto {
       Body: e.body,
       AuthorID: e.authorId,
       AuthorName: extras.authorName,
-      Deleted: e.deleted,
-      DeletedByRef: e.deletedByRef,
-      Created: e.created,
-      CreatedBy: e.createdBy,
-      Updated: e.updated,
-      UpdatedBy: e.updatedBy,
+      ...softDeleteOf(e),
     });
   }
 }

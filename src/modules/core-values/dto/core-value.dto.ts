@@ -1,11 +1,13 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import type { CoreValueEntity } from '../core-value.entity.js';
 
 export const CORE_VALUE_DESCRIPTION_MAX = 4000;
 
 @WireType('CoreValue')
-export class CoreValueDto {
+@WireAudit({ softDelete: true })
+export class CoreValueDto extends SoftDeletedWire {
   @WireField('guid', { access: 'ReqUpd' })
   ID: string;
 
@@ -21,24 +23,6 @@ export class CoreValueDto {
   @WireField('guid', { access: 'RO' })
   SiteID: string;
 
-  @WireField('bool', { access: 'RO', description: 'Set by DELETE; a deleted core value is listed with deleted=1 or 2 and restored by PUT …/undelete.' })
-  Deleted: boolean;
-
-  @WireField('bool', { access: 'RO', description: 'Deleted by reference. Nothing owns a core value, so this is always false.' })
-  DeletedByRef: boolean;
-
-  @WireField('date', { access: 'RO' })
-  Created: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id.' })
-  CreatedBy: string | null;
-
-  @WireField('date', { access: 'RO' })
-  Updated: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id.' })
-  UpdatedBy: string | null;
-
   static from(e: CoreValueEntity): CoreValueDto {
     return Object.assign(new CoreValueDto(), {
       ID: e.id,
@@ -46,12 +30,7 @@ export class CoreValueDto {
       Description: e.description,
       Rank: e.rank,
       SiteID: e.siteId,
-      Deleted: e.deleted,
-      DeletedByRef: e.deletedByRef,
-      Created: e.created,
-      CreatedBy: e.createdBy,
-      Updated: e.updated,
-      UpdatedBy: e.updatedBy,
+      ...softDeleteOf(e),
     });
   }
 }

@@ -1,4 +1,5 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import type { ListItemEntity } from '../list-item.entity.js';
 
 /** Description has no limit in the spec; 10,000 characters keeps it inside a MySQL TEXT column. */
@@ -9,7 +10,8 @@ export const LIST_ITEM_DESCRIPTION_MAX = 10000;
  * Fields in the spec's table order (JSON); XML writes them in ordinal order.
  */
 @WireType('ListItem')
-export class ListItemDto {
+@WireAudit({ softDelete: true })
+export class ListItemDto extends SoftDeletedWire {
   @WireField('guid', { access: 'ReqUpd', description: 'Id of the item.' })
   ID: string;
 
@@ -32,27 +34,6 @@ export class ListItemDto {
   @WireField('guid', { access: 'RO', description: 'The site (tenant) of the item.' })
   SiteID: string;
 
-  @WireField('bool', { access: 'RO', description: 'Soft-deleted (DELETE sets it, PUT …/undelete clears it).' })
-  Deleted: boolean;
-
-  @WireField('bool', {
-    access: 'RO',
-    description: 'Deleted by reference: taken down (Deleted = true) because its owner (individual or project) was deleted; restored when the owner is.',
-  })
-  DeletedByRef: boolean;
-
-  @WireField('date', { access: 'RO' })
-  Created: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id of the creator.' })
-  CreatedBy: string | null;
-
-  @WireField('date', { access: 'RO' })
-  Updated: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id of the last writer.' })
-  UpdatedBy: string | null;
-
   static from(e: ListItemEntity): ListItemDto {
     return Object.assign(new ListItemDto(), {
       ID: e.id,
@@ -61,12 +42,7 @@ export class ListItemDto {
       Name: e.name,
       Description: e.description,
       SiteID: e.siteId,
-      Deleted: e.deleted,
-      DeletedByRef: e.deletedByRef,
-      Created: e.created,
-      CreatedBy: e.createdBy,
-      Updated: e.updated,
-      UpdatedBy: e.updatedBy,
+      ...softDeleteOf(e),
     });
   }
 }

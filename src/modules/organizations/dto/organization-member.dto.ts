@@ -1,10 +1,12 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { AuditedWire, WireAudit, auditOf } from '../../../common/http/wire-audit.js';
 import type { IndividualEntity } from '../../individuals/individual.entity.js';
 import type { OrganizationEntity } from '../organization.entity.js';
 import type { OrganizationMemberEntity } from '../organization-member.entity.js';
 
 @WireType('OrganizationMember')
-export class OrganizationMemberDto {
+@WireAudit()
+export class OrganizationMemberDto extends AuditedWire {
   @WireField('guid', { access: 'ReqUpd', description: 'Id of the membership (the relationship between department and individual).' })
   ID: string;
 
@@ -33,18 +35,6 @@ export class OrganizationMemberDto {
   @WireField('string', { access: 'RO', description: 'Convenience: the name of the organization or department.' })
   OrganizationName: string | null;
 
-  @WireField('date', { access: 'RO' })
-  Created: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id.' })
-  CreatedBy: string | null;
-
-  @WireField('date', { access: 'RO' })
-  Updated: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id.' })
-  UpdatedBy: string | null;
-
   static from(e: OrganizationMemberEntity, individual: IndividualEntity | undefined, organization: OrganizationEntity | undefined): OrganizationMemberDto {
     return Object.assign(new OrganizationMemberDto(), {
       ID: e.id,
@@ -55,10 +45,7 @@ export class OrganizationMemberDto {
       IsPrimary: individual?.primaryOrganizationId === e.organizationId,
       IndividualName: individual ? `${individual.firstName} ${individual.lastName}`.trim() : null,
       OrganizationName: organization?.name ?? null,
-      Created: e.created,
-      CreatedBy: e.createdBy,
-      Updated: e.updated,
-      UpdatedBy: e.updatedBy,
+      ...auditOf(e),
     });
   }
 }

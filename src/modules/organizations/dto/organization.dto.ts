@@ -1,4 +1,5 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION, type OrganizationEntity } from '../organization.entity.js';
 
 /** The row types an Organization record takes (spec: organization 4, department 56). */
@@ -8,7 +9,8 @@ export const ORGANIZATION_ROW_TYPES = [ROW_TYPE_ORGANIZATION, ROW_TYPE_DEPARTMEN
 export const DESCRIPTION_MAX = 10_000;
 
 @WireType('Organization')
-export class OrganizationDto {
+@WireAudit({ softDelete: true })
+export class OrganizationDto extends SoftDeletedWire {
   @WireField('guid', { access: 'ReqUpd' })
   ID: string;
 
@@ -41,24 +43,6 @@ export class OrganizationDto {
   @WireField('int', { access: '-', description: 'Sort order: lists are ordered by Rank, then Name. Default 0.' })
   Rank: number;
 
-  @WireField('bool', { access: 'RO', description: 'Deleted, either itself or (with DeletedByRef) because an ancestor was deleted.' })
-  Deleted: boolean;
-
-  @WireField('bool', { access: 'RO', description: 'Deleted by reference: taken down together with a deleted parent, and restored with it.' })
-  DeletedByRef: boolean;
-
-  @WireField('date', { access: 'RO' })
-  Created: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id.' })
-  CreatedBy: string | null;
-
-  @WireField('date', { access: 'RO' })
-  Updated: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id.' })
-  UpdatedBy: string | null;
-
   static from(e: OrganizationEntity): OrganizationDto {
     return Object.assign(new OrganizationDto(), {
       ID: e.id,
@@ -69,12 +53,7 @@ export class OrganizationDto {
       RowType: e.rowType,
       ManagerID: e.managerId,
       Rank: e.rank,
-      Deleted: e.deleted,
-      DeletedByRef: e.deletedByRef,
-      Created: e.created,
-      CreatedBy: e.createdBy,
-      Updated: e.updated,
-      UpdatedBy: e.updatedBy,
+      ...softDeleteOf(e),
     });
   }
 }

@@ -1,9 +1,11 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { AuditedWire, WireAudit, auditOf } from '../../../common/http/wire-audit.js';
 import type { PeriodEntity } from '../period.entity.js';
 
 /** A performance period (DESIGN §5): the span goals, commitments and dashboards are counted in. */
 @WireType('Period')
-export class PeriodDto {
+@WireAudit()
+export class PeriodDto extends AuditedWire {
   @WireField('int', { access: 'ReqUpd', description: 'Integer id, generated on create.' })
   ID: number;
 
@@ -22,18 +24,6 @@ export class PeriodDto {
   @WireField('guid', { access: 'RO' })
   SiteID: string;
 
-  @WireField('date', { access: 'RO' })
-  Created: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id of the creator.' })
-  CreatedBy: string | null;
-
-  @WireField('date', { access: 'RO' })
-  Updated: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id of the last writer.' })
-  UpdatedBy: string | null;
-
   static from(e: PeriodEntity): PeriodDto {
     return Object.assign(new PeriodDto(), {
       ID: e.id,
@@ -42,10 +32,7 @@ export class PeriodDto {
       EndDate: e.endDate,
       Closed: e.closed,
       SiteID: e.siteId,
-      Created: e.created,
-      CreatedBy: e.createdBy,
-      Updated: e.updated,
-      UpdatedBy: e.updatedBy,
+      ...auditOf(e),
     });
   }
 }

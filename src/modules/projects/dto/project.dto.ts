@@ -1,4 +1,5 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import type { ProjectEntity } from '../project.entity.js';
 
 /** Description has no limit in the spec; 10,000 characters keeps it inside a MySQL TEXT column. */
@@ -6,7 +7,8 @@ export const PROJECT_DESCRIPTION_MAX = 10000;
 
 /** A project (DESIGN §5). */
 @WireType('Project')
-export class ProjectDto {
+@WireAudit({ softDelete: true })
+export class ProjectDto extends SoftDeletedWire {
   @WireField('guid', { access: 'ReqUpd' })
   ID: string;
 
@@ -45,24 +47,6 @@ export class ProjectDto {
   @WireField('guid', { access: 'RO' })
   SiteID: string;
 
-  @WireField('bool', { access: 'RO', description: 'Soft-deleted (DELETE sets it, PUT …/undelete clears it).' })
-  Deleted: boolean;
-
-  @WireField('bool', { access: 'RO', description: 'Deleted by reference (taken down with an owning record).' })
-  DeletedByRef: boolean;
-
-  @WireField('date', { access: 'RO' })
-  Created: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id of the creator.' })
-  CreatedBy: string | null;
-
-  @WireField('date', { access: 'RO' })
-  Updated: Date;
-
-  @WireField('guid', { access: 'RO', description: 'Individual id of the last writer.' })
-  UpdatedBy: string | null;
-
   static from(e: ProjectEntity): ProjectDto {
     return Object.assign(new ProjectDto(), {
       ID: e.id,
@@ -75,12 +59,7 @@ export class ProjectDto {
       CompletedDate: e.completedDate,
       DueDateChanges: e.dueDateChanges,
       SiteID: e.siteId,
-      Deleted: e.deleted,
-      DeletedByRef: e.deletedByRef,
-      Created: e.created,
-      CreatedBy: e.createdBy,
-      Updated: e.updated,
-      UpdatedBy: e.updatedBy,
+      ...softDeleteOf(e),
     });
   }
 }
