@@ -7,11 +7,12 @@ const common = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': tsJest },
   testEnvironment: 'node',
-  // e2e hooks start a whole app and create users (scrypt): generous on a loaded 2-core machine.
-  testTimeout: 60_000,
   rootDir: '.',
 };
 export default {
+  // A global option (ignored inside a project): e2e hooks start a whole app and create users
+  // (scrypt), so be generous on a loaded 2-core machine.
+  testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },

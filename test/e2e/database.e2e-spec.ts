@@ -1,0 +1,46 @@
+import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
+
+/**
+ * What the database connection promises (issue: foundation, Database): concurrent writes do not
+ * fail, and a stalled query cannot hang a request forever. Each database run checks its own
+ * mechanism: SQLite's WAL journal and busy timeout, MySQL/MariaDB's query timeout.
+ */
+describe(`database connection (${DB_KIND})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ DB_QUERY_TIMEOUT_MS: '500' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('takes 40 concurrent writes without a single failure', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        t
+          .http()
+          .post('/v4/sites')
+          .set('Authorization', bearer(t.adminToken))
+          .send({ Name: `Concurrent ${i}` }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
+    const all = await t.http().get('/v4/sites?limit=100').set('Authorization', bearer(t.adminToken)).expect(200);
+    expect(all.body.filter((s: { Name: string }) => s.Name.startsWith('Concurrent '))).toHaveLength(40);
+  });
+
+  if (DB_KIND === 'sqlite') {
+    it('runs SQLite in WAL mode with a busy timeout, so writers wait instead of failing', async () => {
+      expect(await t.ds.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+      expect(await t.ds.query('PRAGMA busy_timeout')).toEqual([{ timeout: 5000 }]);
+    });
+  } else {
+    it('abandons a query that runs longer than DB_QUERY_TIMEOUT_MS', async () => {
+      const started = Date.now();
+      await expect(t.ds.query('SELECT SLEEP(5)')).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(3000);
+      // The pool recovers: the next query answers.
+      expect(await t.ds.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    });
+  }
+});
