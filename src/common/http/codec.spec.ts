@@ -83,6 +83,16 @@ describe('WireCodec', () => {
     );
   });
 
+  it('keeps CR of multi-line text through XML (as &#xD;, since parsers fold a raw CRLF to LF)', async () => {
+    const xml = sut.encode(sample({ Name: 'line 1\r\nline 2' }), 'xml');
+    expect(xml).toContain('<Name>line 1&#xD;\nline 2</Name>');
+    expect(((await sut.decodeXml(xml)) as { Name: string }).Name).toBe('line 1\r\nline 2');
+  });
+
+  it('writes empty strings as empty elements, not as nil', () => {
+    expect(sut.encode(sample({ Name: '' }), 'xml')).toContain('<Name/>');
+  });
+
   it('drops characters XML cannot carry instead of writing a broken document', () => {
     expect(sut.encode(sample({ Name: 'a\u0001b' }), 'xml')).toContain('<Name>ab</Name>');
   });

@@ -1,6 +1,6 @@
 import xml2js from 'xml2js';
 import { formatDate, formatUtcInstant, offsetAt, TimeZone, UTC } from './dates.js';
-import { ordinalCompare, wireFields, wireFieldsOrdinal, wireTypeName, WireResultMeta } from './wire.js';
+import { ordinalCompare, wireFields, wireFieldsOrdinal, wireTypeName, type WireFieldMeta, type WireResultMeta } from './wire.js';
 import type { ProblemDetails } from '../errors/errors.js';
 
 /**
@@ -19,9 +19,13 @@ export const PROBLEM_XML_NS = 'urn:ietf:rfc:7807';
 // eslint-disable-next-line no-control-regex
 const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 
-type XmlNode = string | { [key: string]: XmlNode | XmlNode[] | Record<string, string> };
+const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#xD;' };
 
-const NIL: XmlNode = { $: { 'i:nil': 'true' } };
+/** Text content: markup characters escaped, CR kept as &#xD; (parsers fold raw CRLF to LF). */
+function xmlText(text: string): string {
+  return text.replace(XML_INVALID, '').replace(/[&<>\r]/g, (c) => ESCAPES[c]);
+}
 
 function isWireClassInstance(v: unknown): v is object {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && wireFields(v.constructor).length > 0;
@@ -31,7 +35,11 @@ function scalarText(v: unknown, tz: TimeZone): string {
   if (v instanceof Date) return formatDate(v, tz);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
-  return String(v).replace(XML_INVALID, '');
+  return String(v);
+}
+
+function element(name: string, inner: string): string {
+  return inner === '' ? `<${name}/>` : `<${name}>${inner}</${name}>`;
 }
 
 /** A JSON-ready value: wire classes in declaration order, dates rendered in `tz`. */
@@ -54,59 +62,46 @@ export function toJsonValue(value: unknown, tz: TimeZone = UTC): unknown {
 }
 
 export class WireCodec {
-  private readonly builder = new xml2js.Builder({
-    renderOpts: { pretty: false },
-    xmldec: { version: '1.0', encoding: 'utf-8' },
-  });
-
   constructor(readonly namespace: string) {}
 
-  // ------------------------------------------------------------------ JSON
+  // ------------------------------------------------------------------ XML output
+  //
+  // Written directly from the wire metadata (no intermediate tree): a 500-record page is written
+  // about three times faster than through xml2js's builder (bench/RESULTS.md).
 
-  // ------------------------------------------------------------------ XML
-
-  private xmlValue(value: unknown, tz: TimeZone): XmlNode {
-    if (value === undefined || value === null) return NIL;
-    if (isWireClassInstance(value)) return this.xmlObject(value, tz);
-    if (typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value)) return this.xmlPlain(value as Record<string, unknown>, tz);
-    return scalarText(value, tz);
+  /** One element for a value: nil, a DateTimeOffset, a list, a nested record, or text. */
+  private xmlElement(name: string, value: unknown, tz: TimeZone, field?: WireFieldMeta): string {
+    if (value === undefined || value === null) return `<${name} i:nil="true"/>`;
+    if (field?.kind === 'dateTimeOffset' && value instanceof Date) {
+      return `<${name} xmlns:a="${SYSTEM_NS}"><a:DateTime>${formatUtcInstant(value)}</a:DateTime><a:OffsetMinutes>${offsetAt(tz, value)}</a:OffsetMinutes></${name}>`;
+    }
+    if (Array.isArray(value)) {
+      const itemName = field?.nested ? (wireTypeName(field.nested()) ?? field.nested().name) : 'Item';
+      return element(name, value.map((v) => this.xmlElement(itemName, v, tz)).join(''));
+    }
+    if (value instanceof Date || typeof value !== 'object') return element(name, xmlText(scalarText(value, tz)));
+    return element(name, this.xmlBody(value, tz));
   }
 
-  private xmlObject(obj: object, tz: TimeZone): { [key: string]: XmlNode | XmlNode[] } {
-    const out: { [key: string]: XmlNode | XmlNode[] } = {};
+  /** The children of a record: wire classes in ordinal order, plain objects by sorted key. */
+  private xmlBody(obj: object, tz: TimeZone): string {
     const rec = obj as Record<string, unknown>;
-    for (const f of wireFieldsOrdinal(obj.constructor)) {
-      const v = rec[f.name];
-      if (v === undefined || v === null) {
-        out[f.name] = NIL;
-      } else if (f.kind === 'dateTimeOffset' && v instanceof Date) {
-        out[f.name] = {
-          $: { 'xmlns:a': SYSTEM_NS },
-          'a:DateTime': formatUtcInstant(v),
-          'a:OffsetMinutes': String(offsetAt(tz, v)),
-        };
-      } else if (f.kind === 'array' && Array.isArray(v)) {
-        const itemName = f.nested ? (wireTypeName(f.nested()) ?? f.nested().name) : 'Item';
-        out[f.name] = v.length ? { [itemName]: v.map((x) => this.xmlValue(x, tz)) } : '';
-      } else {
-        out[f.name] = this.xmlValue(v, tz);
-      }
+    let out = '';
+    if (isWireClassInstance(obj)) {
+      for (const f of wireFieldsOrdinal(obj.constructor)) out += this.xmlElement(f.name, rec[f.name], tz, f);
+      return out;
     }
-    return out;
-  }
-
-  private xmlPlain(obj: Record<string, unknown>, tz: TimeZone): { [key: string]: XmlNode | XmlNode[] } {
-    const out: { [key: string]: XmlNode | XmlNode[] } = {};
-    for (const k of Object.keys(obj).sort(ordinalCompare)) {
-      const v = obj[k];
+    for (const k of Object.keys(rec).sort(ordinalCompare)) {
+      const v = rec[k];
       if (v === undefined) continue;
-      out[k] = Array.isArray(v) ? v.map((x) => this.xmlValue(x, tz)) : this.xmlValue(v, tz);
+      out += Array.isArray(v) ? v.map((x) => this.xmlElement(k, x, tz)).join('') : this.xmlElement(k, v, tz);
     }
     return out;
   }
 
-  private rootAttrs(): Record<string, string> {
-    return { xmlns: this.namespace, 'xmlns:i': XSI_NS };
+  private xmlRoot(root: string, inner: string): string {
+    const open = `${root} xmlns="${this.namespace}" xmlns:i="${XSI_NS}"`;
+    return inner === '' ? `${XML_DECLARATION}<${open}/>` : `${XML_DECLARATION}<${open}>${inner}</${root}>`;
   }
 
   /** Encodes a handler's answer. `meta` says the type, whether it is a collection, and the root. */
@@ -116,27 +111,29 @@ export class WireCodec {
       const first = value.find((v) => isWireClassInstance(v)) as object | undefined;
       const typeName = meta?.type ? (wireTypeName(meta.type) ?? meta.type.name) : first ? (wireTypeName(first.constructor) ?? 'Object') : 'Object';
       const root = meta?.root ?? `ArrayOf${typeName}`;
-      const items = value.map((v) => this.xmlValue(v, tz));
-      return this.builder.buildObject({ [root]: { $: this.rootAttrs(), ...(items.length ? { [typeName]: items } : {}) } });
+      return this.xmlRoot(root, value.map((v) => this.xmlElement(typeName, v, tz)).join(''));
     }
     const root = value && isWireClassInstance(value) ? (wireTypeName(value.constructor) ?? meta?.root ?? 'Object') : (meta?.root ?? 'Object');
-    const body = value === undefined || value === null ? {} : (this.xmlValue(value, tz) as object);
-    return this.builder.buildObject({ [root]: { $: this.rootAttrs(), ...body } });
+    if (value === undefined || value === null || typeof value !== 'object') return this.xmlRoot(root, '');
+    return this.xmlRoot(root, this.xmlBody(value, tz));
   }
 
   /** RFC 9457 problem details; XML per its appendix (namespace urn:ietf:rfc:7807, arrays as <i>). */
   encodeProblem(problem: ProblemDetails, format: WireFormat): string {
     if (format === 'json') return JSON.stringify(problem);
-    const node: Record<string, unknown> = { $: { xmlns: PROBLEM_XML_NS } };
+    let inner = '';
     for (const [k, v] of Object.entries(problem)) {
       if (v === undefined) continue;
       if (k === 'errors' && Array.isArray(v)) {
-        node.errors = { i: v.map((e: { field: string; message: string }) => ({ field: scalarText(e.field, UTC), message: scalarText(e.message, UTC) })) };
+        const items = v
+          .map((e: { field: string; message: string }) => element('i', element('field', xmlText(e.field)) + element('message', xmlText(e.message))))
+          .join('');
+        inner += element('errors', items);
       } else {
-        node[k] = scalarText(v, UTC);
+        inner += element(k, xmlText(scalarText(v, UTC)));
       }
     }
-    return this.builder.buildObject({ problem: node });
+    return `${XML_DECLARATION}<problem xmlns="${PROBLEM_XML_NS}">${inner}</problem>`;
   }
 
   // ------------------------------------------------------------------ XML input
