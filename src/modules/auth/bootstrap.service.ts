@@ -71,7 +71,7 @@ export class BootstrapService implements OnApplicationBootstrap {
       });
     } else {
       this.logger.event('warn', 'Bootstrap', {
-        msg: `Created site "Default" and global administrator "${this.config.adminUserName}" with the generated password "${password}". It is shown only this once: log in and change it, or set ADMIN_PASSWORD before the first start.`,
+        msg: `Created site "Default" and global administrator "${this.config.adminUserName}" with the generated password "${password}". It is shown only this once: log in and change it (PUT /v4/individuals/{your ID from GET /v4/me} with a new Password), or set ADMIN_PASSWORD before the first start.`,
       });
     }
   }
