@@ -19,7 +19,7 @@ export async function createApp(config: AppConfig, logger: JsonLogger = new Json
     abortOnError: false,
   });
   registerBodyParsers(app, app.get(WireCodec));
-  app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready'] });
+  app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready', 'metrics'] });
   setupOpenApi(app, config);
   await app.init();
   return app;

@@ -11,6 +11,7 @@ import { ProblemFilter } from './errors/problem.filter.js';
 import { WireCodec } from './http/codec.js';
 import { WireInterceptor } from './http/wire.interceptor.js';
 import { RouteIndex } from './http/route-index.js';
+import { HttpMetrics } from './logging/http-metrics.js';
 import { JsonLogger } from './logging/json-logger.js';
 import { APP_LOGGER } from './logging/logger.token.js';
 import { AppValidationPipe } from './validation/app-validation.pipe.js';
@@ -37,6 +38,7 @@ export class CoreModule {
       LoginThrottle,
       CallerResolver,
       RouteIndex,
+      { provide: HttpMetrics, useValue: new HttpMetrics() },
     ];
     return {
       module: CoreModule,

@@ -5,6 +5,7 @@ import { CoreValuesModule } from './core-values/core-values.module.js';
 import { GoalsModule } from './goals/goals.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { HealthModule } from './health/health.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { ListItemsModule } from './list-items/list-items.module.js';
 import { ProjectsModule } from './projects/projects.module.js';
 import { IndividualsModule } from './individuals/individuals.module.js';
@@ -18,6 +19,7 @@ export const FEATURE_MODULES = [
   AuthModule,
   SitesModule,
   HealthModule,
+  MetricsModule,
   PeriodsModule,
   PermissionsModule,
   CommentsModule,

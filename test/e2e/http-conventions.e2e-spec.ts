@@ -133,6 +133,20 @@ describe('HTTP conventions (DESIGN §2)', () => {
     });
   });
 
+  describe('metrics', () => {
+    it('serves Prometheus metrics without a token, labelled by route template (never by id)', async () => {
+      await t.http().get(`/v4/sites/${t.defaultSiteId}`).set('Authorization', auth()).expect(200);
+      await t.http().get('/v4/no-such-thing').set('Authorization', auth()).expect(404);
+      const res = await t.http().get('/metrics').expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain/);
+      expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/v4\/sites\/:siteid",status="200"\} [1-9]/);
+      expect(res.text).toMatch(/http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]/);
+      expect(res.text).toContain('http_request_duration_seconds_bucket');
+      expect(res.text).toContain('process_cpu_seconds_total');
+      expect(res.text).not.toContain(t.defaultSiteId);
+    });
+  });
+
   describe('health and OpenAPI', () => {
     it('answers /health/live and /health/ready without a token', async () => {
       expect((await t.http().get('/health/live').expect(200)).body).toEqual({ status: 'ok' });

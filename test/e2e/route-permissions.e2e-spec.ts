@@ -1,8 +1,9 @@
 import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { METHOD_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { ACCESS_KEY } from '../../src/common/auth/access.decorators.js';
 import { WIRE_RESULT } from '../../src/common/http/wire.js';
+import { routeTemplate } from '../../src/common/http/route-index.js';
 import { startApp, TestApp } from './harness.js';
 
 interface Route {
@@ -16,20 +17,12 @@ function listRoutes(t: TestApp): Route[] {
   for (const mod of t.app.get(ModulesContainer).values()) {
     for (const wrapper of mod.controllers.values()) {
       const ctrl = wrapper.metatype as Function;
-      const base = String(Reflect.getMetadata(PATH_METADATA, ctrl) ?? '');
       for (const name of Object.getOwnPropertyNames(ctrl.prototype)) {
         const handler = ctrl.prototype[name];
         if (name === 'constructor' || typeof handler !== 'function') continue;
         const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
         if (method === undefined) continue;
-        const sub = String(Reflect.getMetadata(PATH_METADATA, handler) ?? '');
-        const rawPath =
-          '/' +
-          [base, sub]
-            .map((p) => p.replace(/^\/|\/$/g, ''))
-            .filter(Boolean)
-            .join('/');
-        const path = rawPath.startsWith('/health') ? rawPath : `/v4${rawPath}`;
+        const path = routeTemplate(ctrl, handler);
         const rule = Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, ctrl) ?? 'authenticated (default)';
         routes.push({
           line: `${RequestMethod[method].padEnd(6)} ${path.padEnd(70)} ${rule}`,

@@ -6,6 +6,8 @@ import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
 import { AdminRequiredError, AppError, ForbiddenError, PmDisabledError, UnauthorizedError, ValidationError } from '../errors/errors.js';
 import { parseTimeZone, TimeZone, UnknownTimeZoneError, UTC } from '../http/dates.js';
 import { BODY_ERROR } from '../http/express-body.js';
+import { routeTemplate } from '../http/route-index.js';
+import { ROUTE_KEY } from '../logging/http-metrics.js';
 import { ACCESS_KEY, AccessRule } from './access.decorators.js';
 import { TokenService } from './token.service.js';
 
@@ -36,6 +38,7 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Req>();
+    req[ROUTE_KEY] = routeTemplate(context.getClass(), context.getHandler());
     const bodyError = req[BODY_ERROR];
     if (bodyError instanceof AppError) throw bodyError;
 

@@ -7,7 +7,28 @@ interface RouteEntry {
   pattern: RegExp;
 }
 
-const EXCLUDED_FROM_PREFIX = /^\/health\//;
+/** Paths served outside /v4 (see app.factory.ts). */
+export const EXCLUDED_FROM_PREFIX = /^\/(health\/|metrics$)/;
+
+const templates = new WeakMap<Function, string>();
+
+/** The full path template of a handler, e.g. `/v4/individuals/:id` (cached per handler). */
+export function routeTemplate(ctrl: Function, handler: Function): string {
+  let t = templates.get(handler);
+  if (t === undefined) {
+    const base = String(Reflect.getMetadata(PATH_METADATA, ctrl) ?? '');
+    const sub = String(Reflect.getMetadata(PATH_METADATA, handler) ?? '');
+    const path =
+      '/' +
+      [base, sub]
+        .map((p) => p.replace(/^\/|\/$/g, ''))
+        .filter(Boolean)
+        .join('/');
+    t = EXCLUDED_FROM_PREFIX.test(path) ? path : `/v4${path === '/' ? '' : path}`;
+    templates.set(handler, t);
+  }
+  return t;
+}
 
 /**
  * Every route's method and path pattern, collected once at start-up from the controllers'
@@ -26,21 +47,14 @@ export class RouteIndex implements OnApplicationBootstrap {
       for (const wrapper of mod.controllers.values()) {
         const ctrl = wrapper.metatype as Function | null;
         if (!ctrl?.prototype) continue;
-        const base = String(Reflect.getMetadata(PATH_METADATA, ctrl) ?? '');
         for (const name of Object.getOwnPropertyNames(ctrl.prototype)) {
           const handler = (ctrl.prototype as Record<string, unknown>)[name];
           if (name === 'constructor' || typeof handler !== 'function') continue;
           const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
           if (method === undefined) continue;
-          const sub = String(Reflect.getMetadata(PATH_METADATA, handler) ?? '');
-          let path =
-            '/' +
-            [base, sub]
-              .map((p) => p.replace(/^\/|\/$/g, ''))
-              .filter(Boolean)
-              .join('/');
-          if (!EXCLUDED_FROM_PREFIX.test(path)) path = `/v4${path === '/' ? '' : path}`;
-          const source = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
+          const source = routeTemplate(ctrl, handler)
+            .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+            .replace(/:[A-Za-z0-9_]+/g, '[^/]+');
           routes.push({ method: RequestMethod[method], pattern: new RegExp(`^${source}/?$`, 'i') });
         }
       }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { APP_LOGGER } from './logger.token.js';
 import { JsonLogger, requestScope } from './json-logger.js';
+import { HttpMetrics, ROUTE_KEY } from './http-metrics.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -14,7 +15,10 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 @Injectable()
 export class RequestLogMiddleware implements NestMiddleware {
-  constructor(@Inject(APP_LOGGER) private readonly logger: JsonLogger) {}
+  constructor(
+    @Inject(APP_LOGGER) private readonly logger: JsonLogger,
+    private readonly metrics: HttpMetrics,
+  ) {}
 
   use(req: IncomingMessage & Record<string, unknown>, res: ServerResponse, next: () => void): void {
     const incoming = req.headers['x-request-id'];
@@ -25,10 +29,13 @@ export class RequestLogMiddleware implements NestMiddleware {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const url = String(req.originalUrl ?? req.url ?? '');
+      const route = req[ROUTE_KEY] as string | undefined;
+      this.metrics.observe(String(req.method), route, res.statusCode, ms / 1000);
       requestScope.run({ requestId }, () =>
         this.logger.event(res.statusCode >= 500 ? 'error' : 'info', 'http', {
           method: req.method,
           path: url.split('?')[0],
+          route,
           status: res.statusCode,
           ms: Math.round(ms * 10) / 10,
         }),

@@ -1,0 +1,45 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * Prometheus metrics of this process (served at /metrics): request count and duration by method,
+ * route template and status, plus Node's process metrics. Routes are labelled by their template
+ * (`/v4/individuals/:id`), never by the raw path, so ids cannot blow up the label space; requests
+ * that match no route share the label `unmatched`.
+ */
+export class HttpMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request to the end of the response, by method, route template and status class',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  observe(method: string, route: string | undefined, status: number, seconds: number): void {
+    const r = route ?? 'unmatched';
+    this.requests.inc({ method, route: r, status: String(status) });
+    this.duration.observe({ method, route: r, status_class: `${Math.floor(status / 100)}xx` }, seconds);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
+
+/** Where the guard leaves the matched route template on the request, for the access log and metrics. */
+export const ROUTE_KEY = '__pmsRoute';
