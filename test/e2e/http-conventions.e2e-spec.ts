@@ -161,7 +161,12 @@ describe('HTTP conventions (DESIGN §2)', () => {
       expect(Object.keys(post.requestBody.content)).toEqual(expect.arrayContaining(['application/json', 'text/json', 'application/xml', 'text/xml']));
       expect(Object.keys(post.responses['200'].content)).toEqual(expect.arrayContaining(['application/json', 'application/xml']));
       expect(post.security).toEqual([{ bearer: [] }]);
-      expect(doc.components.schemas.SiteDto.properties.Created.description).toMatch(/read-only/);
+      expect(doc.components.schemas.Site.properties.Created.description).toMatch(/read-only/);
+      // Response schemas carry the spec's type names, the same as the XML roots.
+      expect(Object.keys(doc.components.schemas)).toEqual(
+        expect.arrayContaining(['Individual', 'ListItem', 'Organization', 'OrganizationMember', 'Goal', 'Comment']),
+      );
+      expect(post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Site' });
       for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: { name: string }[] }>>)) {
         if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
         for (const op of Object.values(item)) expect({ path, tz: op.parameters?.filter((p) => p.name === 'tz').length }).toEqual({ path, tz: 1 });

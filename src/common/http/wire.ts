@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { applyDecorators, HttpCode, SetMetadata, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiPropertyOptions, ApiProduces, ApiConsumes, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiPropertyOptions, ApiProduces, ApiConsumes, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsOptional, ValidateBy, ValidateNested, buildMessage } from 'class-validator';
 import { Type as TransformType } from 'class-transformer';
@@ -27,10 +27,14 @@ const WIRE_FIELDS = Symbol('wire:fields');
 const WIRE_TYPE = Symbol('wire:type');
 const sortedCache = new WeakMap<object, WireFieldMeta[]>();
 
-/** Names the XML root element (and `ArrayOf{Name}` for collections) of a response class. */
+/**
+ * Names a response class on the wire: its XML root element (`ArrayOf{Name}` for collections) and
+ * its OpenAPI schema, so Swagger shows the spec's type names (ListItem, Individual, …).
+ */
 export function WireType(name: string): ClassDecorator {
   return (target) => {
     Reflect.defineMetadata(WIRE_TYPE, name, target);
+    ApiSchema({ name })(target);
   };
 }
 
