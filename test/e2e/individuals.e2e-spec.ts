@@ -858,7 +858,7 @@ describe('/v4/individuals', () => {
         expect(op?.responses['200']).toBeDefined();
       }
       expect(doc.paths['/v4/individuals'].get.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(['deleted', 'limit', 'offset', 'tz']));
-      const ind = doc.components.schemas.IndividualDto.properties;
+      const ind = doc.components.schemas.Individual.properties;
       expect(Object.keys(ind)).toEqual(INDIVIDUAL_FIELDS);
       expect(ind.FirstName).toMatchObject({ maxLength: 50 });
       expect(ind.Prefix).toMatchObject({ maxLength: 25 });

@@ -746,11 +746,11 @@ describe('/v4/departments and /v4/organizations', () => {
           ok: 'present',
         });
       }
-      const org = doc.components.schemas.OrganizationDto.properties;
+      const org = doc.components.schemas.Organization.properties;
       expect(org.Name).toMatchObject({ maxLength: 255 });
       expect(org.Deleted).toMatchObject({ readOnly: true });
       expect(org.RowType.description).toContain('56');
-      const member = doc.components.schemas.OrganizationMemberDto.properties;
+      const member = doc.components.schemas.OrganizationMember.properties;
       expect(member.IsPrimary).toMatchObject({ readOnly: true });
       expect(member.Title).toMatchObject({ maxLength: 255 });
     });
