@@ -14,6 +14,7 @@ import {
 } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ConflictError, NotFoundError } from '../common/errors/errors.js';
+import { isPrimaryKeyViolation } from './db-errors.js';
 import type { TenantEntity } from './base.entity.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
@@ -124,9 +125,8 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     try {
       await this.repo.insert(entity as never);
     } catch (e) {
-      const code = (e as { driverError?: { code?: string } }).driverError?.code ?? (e as { code?: string }).code;
-      if (code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
-        throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
+      // Another unique index is the caller's to interpret (e.g. a duplicate membership).
+      if (isPrimaryKeyViolation(e)) throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
       throw e;
     }
     // On MySQL, insert() reads columns with defaults back and merges their raw values (tinyint

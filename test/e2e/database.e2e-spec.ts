@@ -1,3 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { RequestContext } from '../../src/common/context/request-context.js';
+import { ConflictError } from '../../src/common/errors/errors.js';
+import { isUniqueViolation } from '../../src/database/db-errors.js';
+import { TenantDb } from '../../src/database/tenant-db.js';
+import { OrganizationMemberEntity } from '../../src/modules/organizations/organization-member.entity.js';
+import { createPerson, createSite } from '../factories/index.js';
 import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
 
 /**
@@ -27,6 +34,19 @@ describe(`database connection (${DB_KIND})`, () => {
     expect(results.map((r) => r.status)).toEqual(Array(40).fill(200));
     const all = await t.http().get('/v4/sites?limit=100').set('Authorization', bearer(t.adminToken)).expect(200);
     expect(all.body.filter((s: { Name: string }) => s.Name.startsWith('Concurrent '))).toHaveLength(40);
+  });
+
+  it('reports a clash on the id as 409 id-taken, and leaves a clash on another unique index to the caller', async () => {
+    const site = await createSite(t);
+    const person = await createPerson(t, site);
+    const members = t.app.get(TenantDb).repo(RequestContext.system(site.siteId), OrganizationMemberEntity);
+    const [first] = await members.find({ where: { individualId: person.individualId } });
+    // Same id as an existing row: the id is taken.
+    await expect(members.insert({ id: first.id, individualId: person.individualId, organizationId: randomUUID() })).rejects.toMatchObject({ code: 'id-taken' });
+    // New id, but the (site, individual, organization) unique index clashes: not an id problem.
+    const clash = await members.insert({ individualId: person.individualId, organizationId: site.orgId }).catch((e: unknown) => e);
+    expect(clash).not.toBeInstanceOf(ConflictError);
+    expect(isUniqueViolation(clash)).toBe(true);
   });
 
   if (DB_KIND === 'sqlite') {

@@ -19,6 +19,7 @@ import {
 } from './errors.js';
 import { APP_LOGGER } from '../logging/logger.token.js';
 import { RouteIndex } from '../http/route-index.js';
+import { dbErrorCode, isUniqueViolation } from '../../database/db-errors.js';
 
 const DB_UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -44,14 +45,6 @@ const DB_UNAVAILABLE_CODES = new Set([
 const LOST_CONNECTION =
   /database connection is not open|connection is not established|pool is closed|connection is in closed state|can't add new command when connection is in closed state|connection lost/i;
 
-const UNIQUE_CODES = new Set(['ER_DUP_ENTRY', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
-
-function errorCode(e: unknown): string | undefined {
-  const any = e as { code?: unknown; driverError?: { code?: unknown }; cause?: { code?: unknown } };
-  const code = any?.driverError?.code ?? any?.code ?? any?.cause?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
 /**
  * Translates anything thrown into a typed AppError. Unknown errors become a generic 500 whose
  * body says nothing of the cause (no stack, no SQL); the cause is logged with the request id.
@@ -67,9 +60,9 @@ export function toAppError(e: unknown): { error: AppError; unexpected: boolean }
     if (status >= 400 && status < 500) return { error: new BadRequestError(e.message), unexpected: false };
     return { error: new InternalError('The request could not be completed'), unexpected: true };
   }
-  const code = errorCode(e);
+  const code = dbErrorCode(e);
   if (code && DB_UNAVAILABLE_CODES.has(code)) return { error: new ServiceUnavailableError(), unexpected: true };
-  if (code && UNIQUE_CODES.has(code)) return { error: new ConflictError('A record with the same unique value already exists', 'duplicate'), unexpected: true };
+  if (isUniqueViolation(e)) return { error: new ConflictError('A record with the same unique value already exists', 'duplicate'), unexpected: true };
   const cause = (e as { driverError?: { message?: string } })?.driverError?.message ?? (e as Error)?.message ?? '';
   if (LOST_CONNECTION.test(cause)) return { error: new ServiceUnavailableError(), unexpected: true };
   const name = (e as { name?: string })?.name;
@@ -117,7 +110,7 @@ export class ProblemFilter implements ExceptionFilter {
       this.logger.event(error.status >= 500 && error.status !== 503 ? 'error' : 'warn', 'ProblemFilter', {
         msg: `${error.status} ${error.code}: ${e?.message ?? String(exception)}`,
         errorName: e?.name,
-        errorCode: errorCode(exception),
+        errorCode: dbErrorCode(exception),
         stack: e?.stack,
       });
     }
