@@ -56,6 +56,25 @@ describe('department members (OrganizationMember)', () => {
   const admin = () => bearer(acme.admin.token);
   const memberRows = (individualId: string, organizationId: string) => t.ds.getRepository(OrganizationMemberEntity).findBy({ individualId, organizationId });
 
+  describe('concurrent creates of the same membership', () => {
+    it('answer one 200 and 409 duplicate-membership for the rest (never id-taken, never 500), leaving one row', async () => {
+      const dept = (await createOrg(t, acme.siteId, { name: 'Race' })).id;
+      const person = await createPerson(t, acme);
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          t
+            .http()
+            .post('/v4/departmentmembers')
+            .set('Authorization', admin())
+            .send({ IndividualID: person.individualId, OrganizationID: dept, Title: 'Racer' }),
+        ),
+      );
+      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+      expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.body.type])).toEqual(Array(5).fill([409, 'urn:pms:problem:duplicate-membership']));
+      expect(await memberRows(person.individualId, dept)).toHaveLength(1);
+    });
+  });
+
   describe('POST /v4/departmentmembers', () => {
     it('adds a member from JSON, ignoring read-only fields', async () => {
       const d = await createOrg(t, acme.siteId, { name: 'Marketing' });

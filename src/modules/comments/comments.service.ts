@@ -64,8 +64,6 @@ export class CommentsService {
     }
     const comments = this.comments(ctx);
     const id = dto.ID ?? randomUUID();
-    // Comment ids are unique across sites (the primary key), so a supplied one is checked globally.
-    if (await comments.repo.existsBy({ id })) throw new ConflictError(`Comment ${id} already exists`, 'id-taken');
     const row = await comments.insert({
       id,
       ancestorId: dto.AncestorID,

@@ -43,7 +43,6 @@ export class CoreValuesService {
 
   async create(ctx: RequestContext, dto: CreateCoreValueDto): Promise<CoreValueDto> {
     const repo = this.repo(ctx);
-    if (dto.ID && (await repo.exists({ id: dto.ID }))) throw new ConflictError(`The ID ${dto.ID} is already used`, 'id-taken');
     const row = await repo.insert({
       id: dto.ID ?? undefined,
       name: dto.Name.trim(),

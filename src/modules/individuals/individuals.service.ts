@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUniqueViolation } from '../../database/db-errors.js';
 import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js';
@@ -19,13 +20,6 @@ import { cascadeIndividualDeletion } from './individual-cascade.js';
 import { IndividualEntity } from './individual.entity.js';
 
 const LABEL = 'Individual';
-
-/** Unique-index violations of both drivers (a race lost between our check and the insert). */
-function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: unknown; driverError?: { code?: unknown } };
-  const code = err?.driverError?.code ?? err?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
 
 const duplicateUserName = (userName: string) => new ConflictError(`The user name "${userName}" is already taken`, 'duplicate-username');
 
@@ -121,7 +115,6 @@ export class IndividualsService {
 
     if (await this.userNameTaken(userName, null)) throw duplicateUserName(userName);
     const id = dto.ID ?? randomUUID();
-    if (dto.ID && (await this.idInUse(id))) throw new ConflictError(`Individual ${id} already exists`, 'id-taken');
     const passwordHash = dto.Password ? await hashPassword(dto.Password) : null;
 
     await this.db.transaction(ctx, async (tx) => {
@@ -143,33 +136,27 @@ export class IndividualsService {
         if (isUniqueViolation(e)) throw duplicateUserName(userName);
         throw e;
       }
-      try {
-        await tx.repo(IndividualEntity, LABEL).insert({
-          id,
-          userId,
-          isAdmin: dto.IsAdmin ?? false,
-          prefix: dto.Prefix ?? null,
-          suffix: dto.Suffix ?? null,
-          firstName: dto.FirstName.trim(),
-          lastName: dto.LastName.trim(),
-          userDefined1: dto.UserDefined1 ?? null,
-          userDefined2: dto.UserDefined2 ?? null,
-          userDefined3: dto.UserDefined3 ?? null,
-          userDefined4: dto.UserDefined4 ?? null,
-          email: dto.Email,
-          primaryOrganizationId: dto.PrimaryOrganizationID,
-          primaryTitle: dto.PrimaryTitle,
-          primaryReportsTo: dto.PrimaryReportsTo ?? null,
-          hireDate: dto.HireDate ?? null,
-          sendEvalSurvey: false,
-          deleted: false,
-          deletedByRef: false,
-        });
-      } catch (e) {
-        // The id is the table's primary key across all sites: taken elsewhere is taken.
-        if (isUniqueViolation(e)) throw new ConflictError(`Individual ${id} already exists`, 'id-taken');
-        throw e;
-      }
+      await tx.repo(IndividualEntity, LABEL).insert({
+        id,
+        userId,
+        isAdmin: dto.IsAdmin ?? false,
+        prefix: dto.Prefix ?? null,
+        suffix: dto.Suffix ?? null,
+        firstName: dto.FirstName.trim(),
+        lastName: dto.LastName.trim(),
+        userDefined1: dto.UserDefined1 ?? null,
+        userDefined2: dto.UserDefined2 ?? null,
+        userDefined3: dto.UserDefined3 ?? null,
+        userDefined4: dto.UserDefined4 ?? null,
+        email: dto.Email,
+        primaryOrganizationId: dto.PrimaryOrganizationID,
+        primaryTitle: dto.PrimaryTitle,
+        primaryReportsTo: dto.PrimaryReportsTo ?? null,
+        hireDate: dto.HireDate ?? null,
+        sendEvalSurvey: false,
+        deleted: false,
+        deletedByRef: false,
+      });
       await tx.repo(OrganizationMemberEntity, 'OrganizationMember').insert({
         individualId: id,
         organizationId: dto.PrimaryOrganizationID,
@@ -282,16 +269,6 @@ export class IndividualsService {
   /** Login accounts: not a tenant table (user names are unique across all sites, DESIGN §3). */
   private users() {
     return this.db.dataSource.getRepository(UserEntity);
-  }
-
-  /**
-   * Whether an individual id is used in any site (ids are primary keys across all sites). Checked
-   * up front so nothing is written for a taken id; it must never reach an insert that could
-   * overwrite another site's row. Says nothing about the other record beyond "taken", like the
-   * primary key itself would.
-   */
-  private async idInUse(id: string): Promise<boolean> {
-    return this.db.dataSource.getRepository(IndividualEntity).exists({ where: { id } });
   }
 
   private async userNameTaken(userName: string, exceptUserId: string | null): Promise<boolean> {

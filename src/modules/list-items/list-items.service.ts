@@ -142,8 +142,6 @@ export class ListItemsService {
     await this.assertCanWrite(ctx, k, dto.AncestorID);
     const items = this.items(ctx, k);
     const id = dto.ID ?? randomUUID();
-    // Ids are the primary key across all sites, so a supplied one is checked globally.
-    if (await items.repo.existsBy({ id })) throw new ConflictError(`The id ${id} is already used`, 'id-taken');
     const row = await items.insert({
       id,
       kind: k.kind,

@@ -7,7 +7,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { CreateOrganizationMemberDto, CreatePairMemberDto, OrganizationMemberDto, UpdateOrganizationMemberDto } from './dto/organization-member.dto.js';
-import { idTaken, isUniqueViolation } from './organization-ids.js';
+import { isUniqueViolation } from '../../database/db-errors.js';
 import { OrganizationEntity } from './organization.entity.js';
 import { OrganizationMemberEntity } from './organization-member.entity.js';
 import { kindOf } from './organizations.service.js';
@@ -165,7 +165,6 @@ export class OrganizationMembersService {
     if (existing) {
       saved = await members.update(existing, { deletedByRef: false, title });
     } else {
-      if (id && (await idTaken(this.db, OrganizationMemberEntity, id))) throw new ConflictError(`ID ${id} is already used`, 'id-taken');
       try {
         saved = await members.insert({ id: id ?? undefined, individualId: individual.id, organizationId: organization.id, title, deletedByRef: false });
       } catch (e) {

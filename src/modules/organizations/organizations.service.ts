@@ -13,7 +13,6 @@ import { cascadeDelete, cascadeUndelete } from './organization-cascade.js';
 import { ancestorIds, descendantIds } from './organization-tree.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './organization.entity.js';
 import { OrganizationMemberEntity } from './organization-member.entity.js';
-import { idTaken } from './organization-ids.js';
 
 /** Lists of organizations are ordered by Rank, then Name (id breaks ties so pages are stable). */
 const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
@@ -93,7 +92,6 @@ export class OrganizationsService {
   async create(ctx: RequestContext, dto: CreateOrganizationDto): Promise<OrganizationDto> {
     const errors = [...(await this.parentErrors(ctx, dto.ParentID ?? null)), ...(await this.managerErrors(ctx, dto.ManagerID ?? null))];
     if (errors.length) throw new ValidationError(errors);
-    if (dto.ID && (await idTaken(this.db, OrganizationEntity, dto.ID))) throw new ConflictError(`ID ${dto.ID} is already used`, 'id-taken');
     const row = await this.repo(ctx).insert({
       id: dto.ID ?? undefined,
       parentId: dto.ParentID ?? null,

@@ -77,8 +77,6 @@ export class ProjectsService {
     await assertCanManageProject(this.access, ctx, { ownerId: dto.OwnerID });
     const projects = this.projects(ctx);
     const id = dto.ID ?? randomUUID();
-    // Ids are the primary key across all sites, so a supplied one is checked globally.
-    if (await projects.repo.existsBy({ id })) throw new ConflictError(`Project ${id} already exists`, 'id-taken');
     const row = await projects.insert({
       id,
       name: dto.Name.trim(),
