@@ -1,4 +1,4 @@
-import { GuidCol, DateCol, GuidPk, IntPk } from './columns.js';
+import { GuidCol, DateCol, GuidPk, IntPk, VersionCol } from './columns.js';
 
 /** Every tenant table: `site_id` first, set by the scoped data access path, never by input. */
 export abstract class TenantEntity {
@@ -16,6 +16,10 @@ export abstract class TenantEntity {
 
   @GuidCol('updated_by', { nullable: true })
   updatedBy: string | null;
+
+  /** Optimistic-concurrency counter: every UPDATE adds one; ETags and If-Match derive from it. */
+  @VersionCol()
+  version: number;
 }
 
 /** A tenant record with a guid id. */

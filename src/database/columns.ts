@@ -31,4 +31,7 @@ export const DecimalCol = (name: string, opts: { nullable?: boolean } = {}) =>
     transformer: { to: (v: number | null) => v, from: (v: string | number | null) => (v === null || v === undefined ? null : Number(v)) },
   });
 
+/** The row version (docs/architecture.md): set to 1 on insert, bumped by every UPDATE statement. */
+export const VersionCol = () => Column({ type: 'integer', name: 'version', nullable: false, default: 1 });
+
 export { CreateDateColumn };

@@ -29,3 +29,38 @@ export function isPrimaryKeyViolation(e: unknown): boolean {
   if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true;
   return code === 'ER_DUP_ENTRY' && /for key '(?:[\w$]+\.)?PRIMARY'/.test(dbErrorMessage(e));
 }
+
+/**
+ * A transaction lost to a concurrent one and may simply be run again: a MySQL/MariaDB deadlock or
+ * lock-wait timeout, or SQLite's busy answer.
+ */
+const RETRYABLE_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED']);
+
+export function isRetryableConflict(e: unknown): boolean {
+  const code = dbErrorCode(e);
+  return code !== undefined && RETRYABLE_CODES.has(code);
+}
+
+/** A foreign key refused the write: the referenced row is gone, or a row still references it. */
+export function isForeignKeyViolation(e: unknown): boolean {
+  const code = dbErrorCode(e);
+  return (
+    code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
+    code === 'ER_NO_REFERENCED_ROW_2' ||
+    code === 'ER_ROW_IS_REFERENCED_2' ||
+    code === 'ER_NO_REFERENCED_ROW' ||
+    code === 'ER_ROW_IS_REFERENCED'
+  );
+}
+
+/**
+ * A `.catch` handler for a write whose referenced row may vanish between the check and the
+ * write (a concurrent delete): the foreign key refuses the write, and the caller answers as its
+ * own check would have.
+ */
+export function onForeignKeyViolation(answer: () => Error): (e: unknown) => never {
+  return (e: unknown): never => {
+    if (isForeignKeyViolation(e)) throw answer();
+    throw e;
+  };
+}

@@ -196,7 +196,8 @@ async function build(tx: TenantTx, passwordHash: string): Promise<Record<string,
   const random = rng(2026);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
   const now = new Date();
-  await tx.manager.getRepository(SiteEntity).save({
+  await tx.global(SiteEntity).insert({
+    version: 1,
     id: DEMO_SITE_ID,
     name: 'Globex (demo)',
     performanceManagement: true,
@@ -233,8 +234,9 @@ async function build(tx: TenantTx, passwordHash: string): Promise<Record<string,
       .normalize('NFD')
       .replace(/[^a-z.]/g, '');
     const email = `${userName}@globex.example`;
-    const user = await tx.manager.getRepository(UserEntity).save({
-      id: randomUUID(),
+    const user = { id: randomUUID() } as UserEntity;
+    await tx.global(UserEntity).insert({
+      id: user.id,
       siteId: DEMO_SITE_ID,
       userName,
       userNameKey: userName,

@@ -1,5 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DataSource,
@@ -8,32 +10,55 @@ import {
   EntityTarget,
   FindManyOptions,
   FindOptionsWhere,
+  In,
   ObjectLiteral,
   Repository,
   SelectQueryBuilder,
 } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
-import { ConflictError, NotFoundError } from '../common/errors/errors.js';
-import { isPrimaryKeyViolation } from './db-errors.js';
+import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailableError } from '../common/errors/errors.js';
+import { ifMatchVersions } from '../common/http/etag.js';
+import { isPrimaryKeyViolation, isRetryableConflict } from './db-errors.js';
 import type { TenantEntity } from './base.entity.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
+type Patch = Record<string, unknown>;
 
-/** Columns input can never write: identity, tenancy and audit are the service's. */
-const PROTECTED = new Set(['id', 'siteId', 'created', 'createdBy', 'updated', 'updatedBy']);
+/** Columns input can never write: identity, tenancy, audit and the row version are the service's. */
+const PROTECTED = new Set(['id', 'siteId', 'created', 'createdBy', 'updated', 'updatedBy', 'version']);
+
+/** How often a transaction that lost a deadlock or waited too long for a lock is run again. */
+export const TRANSACTION_ATTEMPTS = 3;
 
 /**
- * A repository bound to one request's site. Every read adds `site_id = ctx.siteId`; every insert
- * sets it. A row of another site is simply not found. Services never touch a raw Repository of a
- * tenant table.
+ * The transaction a request context is running in. A context is bound to the manager of its
+ * transaction for exactly as long as `TenantDb.transaction` runs, so every read and write made
+ * with that context — also by helpers that only received `ctx` — happens inside the transaction.
+ * This is not ambient tenant state: the key is the explicit context object itself.
+ */
+const BOUND = new WeakMap<RequestContext, EntityManager>();
+
+/** Marks the async flow that holds the SQLite writer lock, so a nested transaction joins it. */
+const SQLITE_LOCK_HELD = new AsyncLocalStorage<true>();
+
+/**
+ * A repository bound to one request's site (docs/architecture.md, "How a write runs"). Every read
+ * adds `site_id = ctx.siteId`; every write sets or checks it. A row of another site is simply not
+ * found. It resolves the context's transaction at every call, so a repository made before a
+ * transaction started still writes inside it.
  */
 export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   constructor(
+    private readonly db: TenantDb,
     private readonly ctx: RequestContext,
-    readonly repo: Repository<T>,
+    private readonly target: EntityTarget<T>,
     /** The resource name used in 404 messages, e.g. "Individual". */
-    private readonly label: string,
+    readonly label: string,
   ) {}
+
+  private get repo(): Repository<T> {
+    return this.db.managerOf(this.ctx).getRepository(this.target);
+  }
 
   private get siteId(): string {
     return this.ctx.siteId;
@@ -45,6 +70,8 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     if (Array.isArray(where)) return where.map((w) => ({ ...w, ...site }));
     return { ...where, ...site };
   }
+
+  // ------------------------------------------------------------------ reads
 
   find(options: FindManyOptions<T> = {}): Promise<T[]> {
     return this.repo.find({ ...options, where: this.scope(options.where as Where<T> | undefined) });
@@ -69,6 +96,29 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     return row;
   }
 
+  /**
+   * The record, locked against concurrent writers until the transaction ends (`SELECT … FOR
+   * UPDATE` on MySQL/MariaDB; on SQLite the transaction already holds the only writer lock), or a
+   * 404. For checks that guard a write: call it inside `TenantDb.transaction`.
+   */
+  async lock(id: string | number): Promise<T> {
+    this.db.assertInTransaction(this.ctx, 'lock');
+    const qb = this.qb('t').andWhere('t.id = :__id', { __id: id });
+    if (!this.db.isSqlite) qb.setLock('pessimistic_write');
+    const row = await qb.getOne();
+    if (!row) throw new NotFoundError(this.label, id);
+    return row;
+  }
+
+  /** Locks (MySQL/MariaDB) the rows of these ids that exist in the site; answers them. */
+  async lockMany(ids: readonly (string | number)[]): Promise<T[]> {
+    this.db.assertInTransaction(this.ctx, 'lockMany');
+    if (ids.length === 0) return [];
+    const qb = this.qb('t').andWhere('t.id IN (:...__ids)', { __ids: [...new Set(ids)] });
+    if (!this.db.isSqlite) qb.setLock('pessimistic_write');
+    return qb.getMany();
+  }
+
   /** The records with these ids in the caller's site (one query, any order). */
   findByIds(ids: readonly (string | number)[]): Promise<T[]> {
     if (ids.length === 0) return Promise.resolve([]);
@@ -85,116 +135,298 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     return (await this.repo.count({ where: this.scope(where), take: 1 })) > 0;
   }
 
-  /** A query builder already restricted to the caller's site. */
+  /**
+   * A query builder restricted to the caller's site. The site condition is kept apart from the
+   * builder's own WHERE list and ANDed to it when the SQL is built, so a later `.where()` or
+   * `.orWhere()` cannot drop or bypass it (a test holds this). Joined tenant tables must be joined
+   * on `site_id` as well.
+   */
   qb(alias: string): SelectQueryBuilder<T> {
-    return this.repo.createQueryBuilder(alias).where(`${alias}.siteId = :__siteId`, { __siteId: this.siteId });
+    const qb = this.repo.createQueryBuilder(alias);
+    qb.expressionMap.extraAppendedAndWhereCondition = `${alias}.site_id = :__siteId`;
+    return qb.setParameter('__siteId', this.siteId);
   }
 
+  // ------------------------------------------------------------------ writes
+
   /**
-   * Inserts a record of the caller's site; id, site and audit columns are set here. Always an
-   * INSERT, never an upsert: a supplied id that is taken — in any site, since ids are primary
-   * keys — is a 409 `id-taken`, and a race on the same id fails in the database, never
+   * Inserts a record of the caller's site; id, site, audit and version columns are set here.
+   * Always an INSERT, never an upsert: a supplied id that is taken — in any site, since ids are
+   * primary keys — is a 409 `id-taken`, and a race on the same id fails in the database, never
    * overwriting the other row.
    */
   async insert(values: DeepPartial<T>): Promise<T> {
-    const now = new Date();
-    const clean = Object.fromEntries(Object.entries(values as object).filter(([k]) => !PROTECTED.has(k) || k === 'id'));
-    const entity = this.repo.create({
-      ...clean,
-      siteId: this.siteId,
-      created: now,
-      createdBy: this.ctx.caller?.individualId ?? null,
-      updated: now,
-      updatedBy: this.ctx.caller?.individualId ?? null,
-    } as DeepPartial<T>);
-    const rec = entity as Record<string, unknown>;
-    const idCol = this.repo.metadata.primaryColumns[0];
-    if (idCol && !idCol.isGenerated) {
-      if (rec.id === undefined || rec.id === null) rec.id = randomUUID();
-      else if (await this.repo.exists({ where: { id: rec.id } as unknown as FindOptionsWhere<T> })) {
-        throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
-      }
-    }
-    // The answer is built from this object: give unset columns their defaults (or null) as the
-    // database will, without reading the row back.
-    for (const col of this.repo.metadata.columns) {
-      if (col.isGenerated || rec[col.propertyName] !== undefined) continue;
-      if (col.default !== undefined && col.default !== null && typeof col.default !== 'function') rec[col.propertyName] = typedDefault(col.type, col.default);
-      else if (col.isNullable) rec[col.propertyName] = null;
-    }
-    try {
-      await this.repo.insert(entity as never);
-    } catch (e) {
-      // Another unique index is the caller's to interpret (e.g. a duplicate membership).
-      if (isPrimaryKeyViolation(e)) throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
-      throw e;
-    }
-    // On MySQL, insert() reads columns with defaults back and merges their raw values (tinyint
-    // 0/1) into the entity: give booleans their type again.
-    for (const col of this.repo.metadata.columns) {
-      const v = rec[col.propertyName];
-      if ((col.type === 'boolean' || col.type === Boolean) && (typeof v === 'number' || typeof v === 'string'))
-        rec[col.propertyName] = typedDefault(col.type, v);
-    }
-    return entity;
-  }
-
-  /** Applies a patch to a record read through this repository; protected columns are ignored. */
-  async update(entity: T, patch: DeepPartial<T>): Promise<T> {
-    if (entity.siteId !== this.siteId) throw new NotFoundError(this.label);
-    for (const [k, v] of Object.entries(patch as object)) {
-      if (!PROTECTED.has(k) && v !== undefined) (entity as Record<string, unknown>)[k] = v;
-    }
-    entity.updated = new Date();
-    entity.updatedBy = this.ctx.caller?.individualId ?? null;
-    return this.repo.save(entity);
-  }
-
-  /** Sets columns on every row of the caller's site that matches (cascades, bulk flags). */
-  async updateWhere(where: FindOptionsWhere<T>, patch: Record<string, unknown>): Promise<number> {
-    const set = Object.fromEntries(Object.entries(patch).filter(([k]) => !PROTECTED.has(k)));
-    const res = await this.repo.update(
-      this.scope(where) as FindOptionsWhere<T>,
-      {
-        ...set,
-        updated: new Date(),
+    return this.db.transaction(this.ctx, async () => {
+      const repo = this.repo;
+      const now = new Date();
+      const clean = Object.fromEntries(Object.entries(values as object).filter(([k]) => !PROTECTED.has(k) || k === 'id'));
+      const entity = repo.create({
+        ...clean,
+        siteId: this.siteId,
+        created: now,
+        createdBy: this.ctx.caller?.individualId ?? null,
+        updated: now,
         updatedBy: this.ctx.caller?.individualId ?? null,
-      } as never,
-    );
-    return res.affected ?? 0;
+        version: 1,
+      } as DeepPartial<T>);
+      const rec = entity as Record<string, unknown>;
+      const idCol = repo.metadata.primaryColumns[0];
+      if (idCol && !idCol.isGenerated) {
+        if (rec.id === undefined || rec.id === null) rec.id = randomUUID();
+        else if (await repo.exists({ where: { id: rec.id } as unknown as FindOptionsWhere<T> })) {
+          throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
+        }
+      }
+      // The answer is built from this object: give unset columns their defaults (or null) as the
+      // database will, without reading the row back.
+      for (const col of repo.metadata.columns) {
+        if (col.isGenerated || rec[col.propertyName] !== undefined) continue;
+        if (col.default !== undefined && col.default !== null && typeof col.default !== 'function') rec[col.propertyName] = typedDefault(col.type, col.default);
+        else if (col.isNullable) rec[col.propertyName] = null;
+      }
+      try {
+        await repo.insert(entity as never);
+      } catch (e) {
+        // Another unique index is the caller's to interpret (e.g. a duplicate membership).
+        if (isPrimaryKeyViolation(e)) throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
+        throw e;
+      }
+      // On MySQL, insert() reads columns with defaults back and merges their raw values (tinyint
+      // 0/1) into the entity: give booleans their type again.
+      for (const col of repo.metadata.columns) {
+        const v = rec[col.propertyName];
+        if ((col.type === 'boolean' || col.type === Boolean) && (typeof v === 'number' || typeof v === 'string'))
+          rec[col.propertyName] = typedDefault(col.type, v);
+      }
+      return entity;
+    });
+  }
+
+  /**
+   * Writes the defined keys of `patch` (protected columns ignored) to the record `id` of the
+   * caller's site in one `UPDATE … WHERE site_id = ? AND id = ?`, bumping its version. With
+   * `ifMatch`, the versions the request's If-Match header names are part of that WHERE, so of
+   * concurrent writers holding the same ETag exactly one succeeds. Answers the row as written,
+   * read back in the same transaction. 404 when the record is not in the site, 412 when If-Match
+   * names another version.
+   */
+  async update(id: string | number, patch: DeepPartial<T> | Patch, opts: { ifMatch?: boolean } = {}): Promise<T> {
+    return this.db.transaction(this.ctx, async () => {
+      const where: Patch = { siteId: this.siteId, id };
+      const versions = opts.ifMatch ? ifMatchVersions(this.ctx) : null;
+      if (versions) where.version = In(versions.length ? versions : [-1]);
+      const affected = await this.write(where, patch);
+      if (affected === 0) {
+        if (!(await this.findById(id))) throw new NotFoundError(this.label, id);
+        throw new PreconditionFailedError();
+      }
+      return this.get(id);
+    });
+  }
+
+  /**
+   * Sets columns on every row of the caller's site that matches (cascades, bulk flags), each row's
+   * version bumped, in one UPDATE. Answers the number of rows changed.
+   */
+  async updateWhere(where: FindOptionsWhere<T>, patch: Patch): Promise<number> {
+    return this.db.transaction(this.ctx, () => this.write({ ...where, siteId: this.siteId }, patch));
+  }
+
+  /**
+   * A value for `update`/`updateWhere` that adds `by` to a counter column in the UPDATE itself
+   * (no read-modify-write across awaits).
+   */
+  plus(column: keyof T & string, by: number): () => string {
+    const col = this.repo.metadata.findColumnWithPropertyName(column);
+    if (!col) throw new Error(`${this.label} has no column ${column}`);
+    const name = this.db.escape(col.databaseName);
+    const n = Number(by);
+    if (!Number.isFinite(n)) throw new Error('plus() takes a finite number');
+    return () => `${name} + ${n}`;
+  }
+
+  /**
+   * Removes the record `id` of the caller's site (for records without soft delete); with
+   * `ifMatch`, only at the version the request names. 404 / 412 as `update`.
+   */
+  async remove(id: string | number, opts: { ifMatch?: boolean } = {}): Promise<void> {
+    await this.db.transaction(this.ctx, async () => {
+      const where: Patch = { siteId: this.siteId, id };
+      const versions = opts.ifMatch ? ifMatchVersions(this.ctx) : null;
+      if (versions) where.version = In(versions.length ? versions : [-1]);
+      const res = await this.repo.delete(where as FindOptionsWhere<T>);
+      if (!res.affected) {
+        if (!(await this.findById(id))) throw new NotFoundError(this.label, id);
+        throw new PreconditionFailedError();
+      }
+    });
   }
 
   /** Removes matching rows of the caller's site (for records without soft delete). */
   async deleteWhere(where: FindOptionsWhere<T>): Promise<number> {
-    const res = await this.repo.delete(this.scope(where) as FindOptionsWhere<T>);
+    return this.db.transaction(this.ctx, async () => {
+      const res = await this.repo.delete(this.scope(where) as FindOptionsWhere<T>);
+      return res.affected ?? 0;
+    });
+  }
+
+  private async write(where: Patch, patch: DeepPartial<T> | Patch): Promise<number> {
+    const set: Patch = {};
+    for (const [k, v] of Object.entries(patch as Patch)) if (!PROTECTED.has(k) && v !== undefined) set[k] = v;
+    const version = this.db.escape('version');
+    const res = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set({ ...set, updated: new Date(), updatedBy: this.ctx.caller?.individualId ?? null, version: () => `${version} + 1` } as never)
+      .where(where as FindOptionsWhere<T>)
+      .execute();
     return res.affected ?? 0;
   }
 }
 
-/** The transaction-bound view handed to TenantDb.transaction callbacks. */
+/** The transaction-bound view handed to `TenantDb.transaction` callbacks. */
 export interface TenantTx {
-  manager: EntityManager;
+  /** The context, bound to this transaction while the callback runs. */
+  ctx: RequestContext;
   repo<T extends TenantEntity & ObjectLiteral>(entity: EntityTarget<T>, label?: string): ScopedRepository<T>;
+  /** A global table (sites, login accounts) in this transaction; see `TenantDb.global`. */
+  global<T extends ObjectLiteral>(entity: EntityTarget<T>): Repository<T>;
 }
 
-/** The single entry point to tenant tables (DESIGN §3). */
+/**
+ * The single entry point to the database for modules (docs/architecture.md). Tenant tables are
+ * reached through `repo(ctx, Entity)`, which scopes every statement to the context's site; the
+ * global tables (sites, login accounts) through `global(ctx, Entity)`; raw SQL only through the
+ * query functions in `src/database/queries/`. Modules never see a DataSource or EntityManager.
+ */
 @Injectable()
 export class TenantDb {
-  constructor(@InjectDataSource() readonly dataSource: DataSource) {}
+  private readonly logger = new Logger('TenantDb');
+  /** SQLite has one connection: transactions run one at a time (see `transaction`). */
+  private sqliteQueue: Promise<unknown> = Promise.resolve();
+  readonly isSqlite: boolean;
+  /**
+   * MySQL/MariaDB transactions read committed data at every statement, so a check made after
+   * taking a lock sees what the previous holder committed (with REPEATABLE READ a check could read
+   * a snapshot older than the lock). SQLite transactions are serialized.
+   */
+  private readonly isolation: 'READ COMMITTED' | 'SERIALIZABLE';
 
-  repo<T extends TenantEntity & ObjectLiteral>(ctx: RequestContext, entity: EntityTarget<T>, label?: string, manager?: EntityManager): ScopedRepository<T> {
-    const repo = (manager ?? this.dataSource.manager).getRepository(entity);
-    return new ScopedRepository<T>(ctx, repo, label ?? labelOf(repo.metadata.targetName));
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.isSqlite = dataSource.options.type === 'better-sqlite3';
+    this.isolation = this.isSqlite ? 'SERIALIZABLE' : 'READ COMMITTED';
   }
 
-  /** Runs `fn` in one transaction: all of its writes land, or none does. */
-  transaction<R>(ctx: RequestContext, fn: (tx: TenantTx) => Promise<R>): Promise<R> {
-    return this.dataSource.transaction((manager) =>
-      fn({
-        manager,
-        repo: <T extends TenantEntity & ObjectLiteral>(entity: EntityTarget<T>, label?: string) => this.repo<T>(ctx, entity, label, manager),
-      }),
-    );
+  repo<T extends TenantEntity & ObjectLiteral>(ctx: RequestContext, entity: EntityTarget<T>, label?: string): ScopedRepository<T> {
+    const name = typeof entity === 'function' ? entity.name : String(entity);
+    return new ScopedRepository<T>(this, ctx, entity, label ?? labelOf(name));
+  }
+
+  /**
+   * A repository of a table that is not scoped to one site (sites, login accounts), bound to the
+   * context's transaction when one runs. Callers are responsible for the site checks these tables
+   * need (see docs/architecture.md).
+   */
+  global<T extends ObjectLiteral>(ctx: RequestContext | null, entity: EntityTarget<T>): Repository<T> {
+    return (ctx ? this.managerOf(ctx) : this.dataSource.manager).getRepository(entity);
+  }
+
+  /** The manager the context reads and writes with: its transaction's, or the pool's. */
+  managerOf(ctx: RequestContext): EntityManager {
+    return BOUND.get(ctx) ?? this.dataSource.manager;
+  }
+
+  inTransaction(ctx: RequestContext): boolean {
+    return BOUND.has(ctx);
+  }
+
+  assertInTransaction(ctx: RequestContext, what: string): void {
+    if (!BOUND.has(ctx)) throw new Error(`${what}() must run inside TenantDb.transaction`);
+  }
+
+  escape(identifier: string): string {
+    return this.dataSource.driver.escape(identifier);
+  }
+
+  /**
+   * Raw SQL on the context's connection (its transaction when one runs). Only the query modules
+   * of `src/database/` call it, and every statement they write filters by the `ctx.siteId` they
+   * are given; modules use those functions (a test holds the boundary).
+   */
+  sql<R = Record<string, unknown>>(ctx: RequestContext, statement: string, params: unknown[]): Promise<R[]> {
+    return this.managerOf(ctx).query(statement, params) as Promise<R[]>;
+  }
+
+  /** The tables of tenant entities that have a column named `databaseName` (e.g. `period_id`). */
+  tenantTablesWithColumn(databaseName: string): { target: EntityTarget<TenantEntity & ObjectLiteral>; property: string; table: string }[] {
+    const out: { target: EntityTarget<TenantEntity & ObjectLiteral>; property: string; table: string }[] = [];
+    for (const meta of this.dataSource.entityMetadatas) {
+      const col = meta.columns.find((c) => c.databaseName === databaseName);
+      if (!col || !meta.columns.some((c) => c.databaseName === 'site_id')) continue;
+      out.push({ target: meta.target as EntityTarget<TenantEntity & ObjectLiteral>, property: col.propertyName, table: meta.tableName });
+    }
+    return out;
+  }
+
+  /** A trivial statement, for readiness checks. */
+  async ping(): Promise<void> {
+    await this.dataSource.query('SELECT 1');
+  }
+
+  /**
+   * Runs `fn` in one transaction: all of its writes land, or none does. The context is bound to
+   * the transaction while `fn` runs, so anything called with `ctx` takes part in it; a nested
+   * call with the same context joins the outer transaction. A transaction that fails on a
+   * deadlock or a lock wait is run again (up to TRANSACTION_ATTEMPTS times in all), then answers
+   * 503 with Retry-After. On SQLite, whose single connection cannot hold two transactions at once,
+   * transactions are queued.
+   */
+  async transaction<R>(ctx: RequestContext, fn: (tx: TenantTx) => Promise<R>): Promise<R> {
+    if (BOUND.has(ctx)) return fn(this.view(ctx));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.exclusive(() =>
+          this.dataSource.transaction(this.isolation, async (manager) => {
+            BOUND.set(ctx, manager);
+            try {
+              return await fn(this.view(ctx));
+            } finally {
+              BOUND.delete(ctx);
+            }
+          }),
+        );
+      } catch (e) {
+        if (!isRetryableConflict(e)) throw e;
+        if (attempt >= TRANSACTION_ATTEMPTS) {
+          this.logger.warn(`transaction gave up after ${attempt} lock conflicts (request ${ctx.requestId})`);
+          throw new ServiceUnavailableError('The database is busy with conflicting writes; retry shortly', 1);
+        }
+        await sleep(10 * attempt + Math.floor(Math.random() * 40));
+      }
+    }
+  }
+
+  /**
+   * Serializes structural changes of one site's trees (reporting lines, organization parents) on
+   * MySQL/MariaDB by locking the site's row until the transaction ends, so two concurrent moves
+   * cannot each pass a cycle check the other invalidates. SQLite runs one transaction at a time
+   * anyway.
+   */
+  async lockSiteTrees(ctx: RequestContext): Promise<void> {
+    this.assertInTransaction(ctx, 'lockSiteTrees');
+    if (this.isSqlite) return;
+    await this.sql(ctx, 'SELECT id FROM sites WHERE id = ? FOR UPDATE', [ctx.siteId]);
+  }
+
+  private view(ctx: RequestContext): TenantTx {
+    return { ctx, repo: (entity, label) => this.repo(ctx, entity, label), global: (entity) => this.global(ctx, entity) };
+  }
+
+  private exclusive<R>(fn: () => Promise<R>): Promise<R> {
+    if (!this.isSqlite || SQLITE_LOCK_HELD.getStore()) return fn();
+    const run = this.sqliteQueue.then(() => SQLITE_LOCK_HELD.run(true, fn));
+    this.sqliteQueue = run.catch(() => undefined);
+    return run;
   }
 }
 

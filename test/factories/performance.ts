@@ -28,8 +28,7 @@ export async function createTeamSite(t: TestApp, opts: { name?: string; pm?: boo
 /** Marks an individual deleted straight in the data layer (the individuals API is not under test here). */
 export async function deleteIndividual(t: TestApp, siteId: string, individualId: string): Promise<void> {
   const repo = t.app.get(TenantDb).repo(RequestContext.system(siteId), IndividualEntity);
-  const row = await repo.get(individualId);
-  await repo.update(row, { deleted: true });
+  await repo.update(individualId, { deleted: true });
 }
 
 /** Creates a project through the API and answers its JSON. */

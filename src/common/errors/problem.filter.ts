@@ -19,7 +19,7 @@ import {
 } from './errors.js';
 import { APP_LOGGER } from '../logging/logger.token.js';
 import { RouteIndex } from '../http/route-index.js';
-import { dbErrorCode, isUniqueViolation } from '../../database/db-errors.js';
+import { dbErrorCode, isForeignKeyViolation, isUniqueViolation } from '../../database/db-errors.js';
 
 const DB_UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -63,6 +63,11 @@ export function toAppError(e: unknown): { error: AppError; unexpected: boolean }
   const code = dbErrorCode(e);
   if (code && DB_UNAVAILABLE_CODES.has(code)) return { error: new ServiceUnavailableError(), unexpected: true };
   if (isUniqueViolation(e)) return { error: new ConflictError('A record with the same unique value already exists', 'duplicate'), unexpected: true };
+  if (isForeignKeyViolation(e))
+    return {
+      error: new ConflictError('A record this request refers to was removed, or another record still refers to this one', 'reference'),
+      unexpected: true,
+    };
   const cause = (e as { driverError?: { message?: string } })?.driverError?.message ?? (e as Error)?.message ?? '';
   if (LOST_CONNECTION.test(cause)) return { error: new ServiceUnavailableError(), unexpected: true };
   const name = (e as { name?: string })?.name;

@@ -1,23 +1,42 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context/request-context.js';
-import { PreconditionFailedError } from '../errors/errors.js';
 import { toJsonValue } from './codec.js';
 
-/** The ETag of a record's representation (rendered in UTC, so `tz` does not change it). */
+/**
+ * The stored version of the record a response object was built from. Set by the wire mapping
+ * (not a wire field: it never appears in JSON or XML) and read here to make the ETag.
+ */
+export const RECORD_VERSION: unique symbol = Symbol('pms:record-version');
+
+/**
+ * The ETag of a record's representation: `"<version>-<hash>"`. The version is the row's
+ * optimistic-concurrency counter, which every write bumps; `If-Match` is checked against it in
+ * the UPDATE itself (docs/architecture.md). The hash covers the representation rendered in UTC
+ * (so `tz` does not change it), so derived members such as LastComment still change the tag for
+ * caches. Objects without a stored version (built-in defaults) carry the hash only.
+ */
 export function etagOf(value: unknown): string {
-  return `"${createHash('sha256')
+  const hash = createHash('sha256')
     .update(JSON.stringify(toJsonValue(value)))
     .digest('base64url')
-    .slice(0, 27)}"`;
+    .slice(0, 22);
+  const version = (value as { [RECORD_VERSION]?: unknown } | null)?.[RECORD_VERSION];
+  return typeof version === 'number' ? `"${version}-${hash}"` : `"${hash}"`;
 }
 
 /**
- * Optimistic concurrency for PUT and DELETE: when the request carries If-Match, it must name the
- * current ETag of the record (or `*`), else 412.
+ * The record versions the request's If-Match names: `null` when there is no If-Match or it is
+ * `*` (no condition); otherwise the versions of the listed ETags (an empty list when none is one
+ * of ours, which then matches no row: 412).
  */
-export function assertIfMatch(ctx: RequestContext, current: unknown): void {
-  if (!ctx.ifMatch) return;
-  const wanted = ctx.ifMatch.split(',').map((s) => s.trim().replace(/^W\//, ''));
-  if (wanted.includes('*')) return;
-  if (!wanted.includes(etagOf(current))) throw new PreconditionFailedError();
+export function ifMatchVersions(ctx: RequestContext): number[] | null {
+  if (!ctx.ifMatch) return null;
+  const tags = ctx.ifMatch.split(',').map((s) => s.trim().replace(/^W\//, ''));
+  if (tags.includes('*')) return null;
+  const out: number[] = [];
+  for (const tag of tags) {
+    const m = /^"(\d{1,15})-[A-Za-z0-9_-]+"$/.exec(tag);
+    if (m) out.push(Number(m[1]));
+  }
+  return out;
 }

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { LoginThrottle } from '../../common/auth/login-throttle.js';
 import { verifyPassword } from '../../common/auth/password.js';
 import { TokenService } from '../../common/auth/token.service.js';
@@ -10,11 +8,12 @@ import { IndividualEntity } from '../individuals/individual.entity.js';
 import { SiteEntity } from '../sites/site.entity.js';
 import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { UserEntity } from './user.entity.js';
+import { TenantDb } from '../../database/tenant-db.js';
 
 @Injectable()
 export class AuthService {
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly db: TenantDb,
     private readonly tokens: TokenService,
     private readonly throttle: LoginThrottle,
   ) {}
@@ -33,13 +32,13 @@ export class AuthService {
     if (missing.length) throw new ValidationError(missing.map((m) => ({ field: m.field, message: `${m.field} ${m.message}` })));
 
     await this.throttle.assertAllowed(userName, ctx.ip);
-    const user = await this.ds.getRepository(UserEntity).findOneBy({ userNameKey: userName.toLowerCase() });
+    const user = await this.db.global(null, UserEntity).findOneBy({ userNameKey: userName.toLowerCase() });
     const ok = await verifyPassword(password, user?.passwordHash ?? null);
     if (!user || !ok) {
       await this.throttle.recordFailure(userName, ctx.ip);
       throw new InvalidCredentialsError('The user name or password is not correct');
     }
-    const individual = await this.ds.getRepository(IndividualEntity).findOneBy({ userId: user.id });
+    const individual = await this.db.global(null, IndividualEntity).findOneBy({ userId: user.id });
     if (individual?.deleted) {
       await this.throttle.recordFailure(userName, ctx.ip);
       throw new InvalidCredentialsError('The user name or password is not correct');
@@ -49,7 +48,7 @@ export class AuthService {
     let siteId = user.siteId;
     if (dto.SiteID && dto.SiteID !== user.siteId) {
       if (!user.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may request a token for another site');
-      if (!(await this.ds.getRepository(SiteEntity).existsBy({ id: dto.SiteID }))) throw new NotFoundError('Site', dto.SiteID);
+      if (!(await this.db.global(null, SiteEntity).existsBy({ id: dto.SiteID }))) throw new NotFoundError('Site', dto.SiteID);
       siteId = dto.SiteID;
     }
     const issued = this.tokens.issue({ sub: user.id, sid: siteId });

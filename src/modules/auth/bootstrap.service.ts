@@ -29,8 +29,7 @@ export class BootstrapService implements OnApplicationBootstrap {
   }
 
   async ensureInitialData(): Promise<void> {
-    const sites = this.db.dataSource.getRepository(SiteEntity);
-    if ((await sites.count()) > 0) return;
+    if ((await this.db.global(null, SiteEntity).count()) > 0) return;
     const password = this.config.adminPassword ?? generatePassword();
     const passwordHash = await hashPassword(password);
     const siteId = randomUUID();
@@ -39,10 +38,10 @@ export class BootstrapService implements OnApplicationBootstrap {
     const now = new Date();
     const ctx = RequestContext.system(siteId, { userId, individualId });
     await this.db.transaction(ctx, async (tx) => {
-      await tx.manager
-        .getRepository(SiteEntity)
-        .save({ id: siteId, name: 'Default', performanceManagement: true, created: now, updated: now, createdBy: null, updatedBy: null });
-      await tx.manager.getRepository(UserEntity).save({
+      await this.db
+        .global(ctx, SiteEntity)
+        .insert({ id: siteId, name: 'Default', performanceManagement: true, created: now, updated: now, createdBy: null, updatedBy: null, version: 1 });
+      await this.db.global(ctx, UserEntity).insert({
         id: userId,
         siteId,
         userName: this.config.adminUserName,

@@ -1,21 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { Caller } from '../../common/context/request-context.js';
 import { UnauthorizedError } from '../../common/errors/errors.js';
 import type { TokenClaims } from '../../common/auth/token.service.js';
-
-interface CallerRow {
-  userId: string;
-  userName: string;
-  homeSiteId: string;
-  isGlobalAdmin: number | boolean;
-  individualId: string | null;
-  individualIsAdmin: number | boolean | null;
-  individualDeleted: number | boolean | null;
-  siteId: string | null;
-  pm: number | boolean | null;
-}
+import { callerRow } from '../../database/queries/caller.js';
+import { TenantDb } from '../../database/tenant-db.js';
 
 /**
  * Turns verified token claims into the Caller of the request with one query: the account, its
@@ -24,25 +12,10 @@ interface CallerRow {
  */
 @Injectable()
 export class CallerResolver {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly db: TenantDb) {}
 
   async resolve(claims: TokenClaims): Promise<Caller> {
-    const row = await this.ds
-      .createQueryBuilder()
-      .select('u.id', 'userId')
-      .addSelect('u.user_name', 'userName')
-      .addSelect('u.site_id', 'homeSiteId')
-      .addSelect('u.is_global_admin', 'isGlobalAdmin')
-      .addSelect('i.id', 'individualId')
-      .addSelect('i.is_admin', 'individualIsAdmin')
-      .addSelect('i.deleted', 'individualDeleted')
-      .addSelect('s.id', 'siteId')
-      .addSelect('s.performance_management', 'pm')
-      .from('users', 'u')
-      .leftJoin('individuals', 'i', 'i.user_id = u.id')
-      .leftJoin('sites', 's', 's.id = :sid', { sid: claims.sid })
-      .where('u.id = :uid', { uid: claims.sub })
-      .getRawOne<CallerRow>();
+    const row = await callerRow(this.db, claims.sub, claims.sid);
     if (!row || !row.siteId) throw new UnauthorizedError('The bearer token names an account or site that no longer exists');
     if (row.individualDeleted) throw new UnauthorizedError('The account of this token has been deleted');
     const isGlobalAdmin = !!Number(row.isGlobalAdmin);

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -84,25 +83,23 @@ export class ColorsService {
     assertBodyId(id, dto.ID);
     assertNotDefault(id);
     assertRange(dto);
-    const repo = this.repo(ctx);
-    const current = await repo.get(id);
-    assertIfMatch(ctx, ColorDto.from(current));
-    await repo.update(current, {
-      name: dto.Name.trim(),
-      colorValue: dto.ColorValue,
-      minPercent: dto.MinPercent,
-      maxPercent: dto.MaxPercent,
-      rank: dto.Rank === undefined ? current.rank : (dto.Rank ?? 0),
-    });
-    return ColorDto.from(await repo.get(id));
+    const row = await this.repo(ctx).update(
+      id,
+      {
+        name: dto.Name.trim(),
+        colorValue: dto.ColorValue,
+        minPercent: dto.MinPercent,
+        maxPercent: dto.MaxPercent,
+        rank: dto.Rank === undefined ? undefined : (dto.Rank ?? 0),
+      },
+      { ifMatch: true },
+    );
+    return ColorDto.from(row);
   }
 
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {
     assertNotDefault(id);
-    const repo = this.repo(ctx);
-    const current = await repo.get(id);
-    assertIfMatch(ctx, ColorDto.from(current));
-    await repo.deleteWhere({ id: current.id });
+    await this.repo(ctx).remove(id, { ifMatch: true });
     return {};
   }
 }

@@ -46,7 +46,12 @@ export type AncestorState = 'live' | 'deleted' | 'missing' | 'unchecked';
 export async function ancestorState(db: TenantDb, ctx: RequestContext, kind: CommentKind, id: string): Promise<AncestorState> {
   const table = ANCESTOR_TABLES[kind];
   if (!table) return 'unchecked';
-  const row = await db.repo<AncestorRow>(ctx, table.entity, table.label).findOne({ ...table.where, id } as FindOptionsWhere<AncestorRow>);
+  const repo = db.repo<AncestorRow>(ctx, table.entity, table.label);
+  // Inside a write's transaction the ancestor is locked, so its concurrent delete either comes
+  // first (seen here) or waits and then takes the new comment down with it.
+  const row = db.inTransaction(ctx)
+    ? (await repo.lockMany([id])).find((r) => Object.entries(table.where ?? {}).every(([k, v]) => (r as unknown as Record<string, unknown>)[k] === v))
+    : await repo.findOne({ ...table.where, id } as FindOptionsWhere<AncestorRow>);
   if (!row) return 'missing';
   return row.deleted ? 'deleted' : 'live';
 }

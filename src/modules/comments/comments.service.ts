@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, ForbiddenError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
+import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { AncestorState, assertAncestorExists } from './comment-ancestors.js';
@@ -58,43 +58,38 @@ export class CommentsService {
   }
 
   async create(ctx: RequestContext, dto: CreateCommentDto): Promise<CommentDto> {
-    const state = await this.assertAncestorExists(ctx, dto.AncestorType, dto.AncestorID, 'AncestorID');
-    if (state === 'deleted') {
-      throw new ConflictError(`The ${dto.AncestorType} record ${dto.AncestorID} is deleted; undelete it before commenting on it`, 'deleted');
-    }
-    const comments = this.comments(ctx);
-    const id = dto.ID ?? randomUUID();
-    const row = await comments.insert({
-      id,
-      ancestorId: dto.AncestorID,
-      ancestorType: dto.AncestorType,
-      body: dto.Body,
-      authorId: ctx.user.individualId,
-      deleted: false,
-      deletedByRef: false,
+    return this.db.transaction(ctx, async () => {
+      const state = await this.assertAncestorExists(ctx, dto.AncestorType, dto.AncestorID, 'AncestorID');
+      if (state === 'deleted') {
+        throw new ConflictError(`The ${dto.AncestorType} record ${dto.AncestorID} is deleted; undelete it before commenting on it`, 'deleted');
+      }
+      const row = await this.comments(ctx).insert({
+        id: dto.ID ?? randomUUID(),
+        ancestorId: dto.AncestorID,
+        ancestorType: dto.AncestorType,
+        body: dto.Body,
+        authorId: ctx.user.individualId,
+        deleted: false,
+        deletedByRef: false,
+      });
+      return this.toDto(ctx, row);
     });
-    return this.toDto(ctx, row);
   }
 
   async update(ctx: RequestContext, id: string, dto: UpdateCommentDto): Promise<CommentDto> {
     assertBodyId(id, dto.ID);
-    const comments = this.comments(ctx);
-    const row = await comments.get(id);
-    this.assertMayChange(ctx, row);
-    if (row.deleted) throw new ConflictError(`Comment ${id} is deleted; undelete it before changing it`, 'deleted');
-    assertIfMatch(ctx, await this.toDto(ctx, row));
-    return this.toDto(ctx, await comments.update(row, { body: dto.Body }));
+    return this.db.transaction(ctx, async () => {
+      const comments = this.comments(ctx);
+      const row = await comments.lock(id);
+      this.assertMayChange(ctx, row);
+      assertLive(row, 'Comment');
+      return this.toDto(ctx, await comments.update(id, { body: dto.Body }, { ifMatch: true }));
+    });
   }
 
   /** Soft delete; deleting a deleted comment answers the same `{}` and changes nothing. */
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    const comments = this.comments(ctx);
-    const row = await comments.get(id);
-    this.assertMayChange(ctx, row);
-    if (row.deleted) return {};
-    assertIfMatch(ctx, await this.toDto(ctx, row));
-    await comments.update(row, { deleted: true });
-    return {};
+    return softDelete(this.db, ctx, CommentEntity, id, { label: 'Comment', authorize: (row) => this.assertMayChange(ctx, row) });
   }
 
   /**
@@ -103,15 +98,18 @@ export class CommentsService {
    * the ancestor's own undelete brings it back.
    */
   async undelete(ctx: RequestContext, id: string): Promise<CommentDto[]> {
-    const comments = this.comments(ctx);
-    const row = await comments.get(id);
-    this.assertMayChange(ctx, row);
-    if (!row.deleted) return [await this.toDto(ctx, row)];
-    if ((await this.assertAncestorExists(ctx, row.ancestorType, row.ancestorId)) === 'deleted') {
-      throw new ConflictError(`The ${row.ancestorType} record ${row.ancestorId} of comment ${id} is deleted; undelete it instead`, 'deleted');
-    }
-    assertIfMatch(ctx, await this.toDto(ctx, row));
-    return [await this.toDto(ctx, await comments.update(row, { deleted: false, deletedByRef: false }))];
+    return this.db.transaction(ctx, async () => {
+      const saved = await softUndelete(this.db, ctx, CommentEntity, id, {
+        label: 'Comment',
+        authorize: (row) => this.assertMayChange(ctx, row),
+        guard: async (_tx, row) => {
+          if ((await this.assertAncestorExists(ctx, row.ancestorType, row.ancestorId)) === 'deleted') {
+            throw new ConflictError(`The ${row.ancestorType} record ${row.ancestorId} of comment ${id} is deleted; undelete it instead`, 'deleted');
+          }
+        },
+      });
+      return [await this.toDto(ctx, saved)];
+    });
   }
 
   /** Only the author or an administrator (site or global) changes a comment. */

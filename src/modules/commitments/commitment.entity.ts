@@ -1,6 +1,7 @@
-import { Entity, Index } from 'typeorm';
+import { Entity, ForeignKey, Index } from 'typeorm';
 import { IntTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { PeriodEntity } from '../periods/period.entity.js';
 
 /** The levels a commitment is made at (DESIGN §5b: lower-case singular words). */
 export const COMMITMENT_TYPES = ['organization', 'department', 'individual'] as const;
@@ -17,6 +18,7 @@ export class CommitmentEntity extends IntTenantEntity {
   @GuidCol('ancestor_id')
   ancestorId: string;
 
+  @ForeignKey(() => PeriodEntity, { name: 'fk_commitments_period', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
   @IntCol('period_id')
   periodId: number;
 

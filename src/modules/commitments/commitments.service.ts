@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
+import { liveMemberIds, nearestAncestorOfType, organizationSubtree } from '../../database/queries/trees.js';
+import { onForeignKeyViolation } from '../../database/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
@@ -15,12 +16,6 @@ import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from './commitment
 import { CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
-
-/** A unit of the organization tree as the scope queries read it. */
-interface UnitRow {
-  id: string;
-  row_type: number;
-}
 
 /**
  * Commitments of organizations, departments and individuals (DESIGN §5, §6). Every member of a
@@ -85,55 +80,23 @@ export class CommitmentsService {
       const unit = await this.db.repo(ctx, OrganizationEntity, 'Department').findOne({ id: primary, rowType: ROW_TYPE_DEPARTMENT });
       return unit ? [unit.id] : [];
     }
-    return this.nearestOrganization(ctx, primary);
+    const org = await nearestAncestorOfType(this.db, ctx, primary, ROW_TYPE_ORGANIZATION);
+    return org ? [org] : [];
   }
 
   private async levelOfUnit(ctx: RequestContext, unit: OrganizationEntity, level: CommitmentType): Promise<string[]> {
-    if (level === 'organization' && unit.rowType === ROW_TYPE_DEPARTMENT) return this.nearestOrganization(ctx, unit.id);
-    const units = await this.subtree(ctx, unit.id);
+    if (level === 'organization' && unit.rowType === ROW_TYPE_DEPARTMENT) {
+      const org = await nearestAncestorOfType(this.db, ctx, unit.id, ROW_TYPE_ORGANIZATION);
+      return org ? [org] : [];
+    }
+    const units = await organizationSubtree(this.db, ctx, unit.id);
     if (level === 'individual')
-      return this.membersOf(
+      return liveMemberIds(
+        this.db,
         ctx,
         units.map((u) => u.id),
       );
-    return units.filter((u) => Number(u.row_type) === ROW_TYPE_OF[level]).map((u) => u.id);
-  }
-
-  /** The unit and its live descendants, in one recursive query. */
-  private async subtree(ctx: RequestContext, unitId: string): Promise<UnitRow[]> {
-    return this.db.dataSource.query(
-      `WITH RECURSIVE tree(id, row_type) AS (
-         SELECT id, row_type FROM organizations WHERE site_id = ? AND id = ?
-         UNION
-         SELECT o.id, o.row_type FROM organizations o JOIN tree ON o.parent_id = tree.id WHERE o.site_id = ? AND o.deleted = 0
-       ) SELECT id, row_type FROM tree`,
-      [ctx.siteId, unitId, ctx.siteId],
-    );
-  }
-
-  /** The nearest organization (RowType 4) at or above a unit, walking up the parents (bounded). */
-  private async nearestOrganization(ctx: RequestContext, unitId: string): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.dataSource.query(
-      `WITH RECURSIVE up(id, parent_id, row_type, depth) AS (
-         SELECT id, parent_id, row_type, 0 FROM organizations WHERE site_id = ? AND id = ?
-         UNION
-         SELECT o.id, o.parent_id, o.row_type, up.depth + 1 FROM organizations o JOIN up ON o.id = up.parent_id
-         WHERE o.site_id = ? AND up.depth < 256
-       ) SELECT id FROM up WHERE row_type = ? ORDER BY depth LIMIT 1`,
-      [ctx.siteId, unitId, ctx.siteId, ROW_TYPE_ORGANIZATION],
-    );
-    return rows.map((r) => r.id);
-  }
-
-  /** The live individuals with a membership in any of these units (one query). */
-  private async membersOf(ctx: RequestContext, unitIds: string[]): Promise<string[]> {
-    if (unitIds.length === 0) return [];
-    const rows: { id: string }[] = await this.db.dataSource.query(
-      `SELECT DISTINCT i.id AS id FROM organization_members m JOIN individuals i ON i.id = m.individual_id AND i.site_id = m.site_id
-       WHERE m.site_id = ? AND m.organization_id IN (${unitIds.map(() => '?').join(', ')}) AND i.deleted = 0`,
-      [ctx.siteId, ...unitIds],
-    );
-    return rows.map((r) => r.id);
+    return units.filter((u) => u.rowType === ROW_TYPE_OF[level]).map((u) => u.id);
   }
 
   private async page(ctx: RequestContext, type: CommitmentType, ancestorIds: string[], q: CommitmentQuery): Promise<Page<CommitmentDto>> {
@@ -147,57 +110,69 @@ export class CommitmentsService {
   }
 
   async create(ctx: RequestContext, dto: CreateCommitmentDto): Promise<CommitmentDto> {
-    const errors: FieldError[] = [];
-    if (!(await this.ancestorExists(ctx, dto.Type, dto.AncestorID))) {
-      errors.push({ field: 'AncestorID', message: `AncestorID ${dto.AncestorID} is not a live ${dto.Type} of this site` });
-    }
-    errors.push(...(await this.checkPeriod(ctx, dto.PeriodID)));
-    if (errors.length) throw new ValidationError(errors);
-    await this.assertCanWrite(ctx, dto.Type, dto.AncestorID);
-    const completed = dto.Completed ?? false;
-    const row = await this.repo(ctx).insert({
-      type: dto.Type,
-      ancestorId: dto.AncestorID,
-      periodId: dto.PeriodID,
-      name: dto.Name.trim(),
-      description: dto.Description ?? null,
-      dueDate: dto.DueDate ?? null,
-      completed,
-      completedDate: completed ? (dto.CompletedDate ?? new Date()) : null,
-      rank: dto.Rank ?? 0,
+    return this.db.transaction(ctx, async () => {
+      const errors: FieldError[] = [];
+      if (!(await this.ancestorExists(ctx, dto.Type, dto.AncestorID))) {
+        errors.push({ field: 'AncestorID', message: `AncestorID ${dto.AncestorID} is not a live ${dto.Type} of this site` });
+      }
+      errors.push(...(await this.checkPeriod(ctx, dto.PeriodID)));
+      if (errors.length) throw new ValidationError(errors);
+      await this.assertCanWrite(ctx, dto.Type, dto.AncestorID);
+      const completed = dto.Completed ?? false;
+      const row = await this.repo(ctx)
+        .insert({
+          type: dto.Type,
+          ancestorId: dto.AncestorID,
+          periodId: dto.PeriodID,
+          name: dto.Name.trim(),
+          description: dto.Description ?? null,
+          dueDate: dto.DueDate ?? null,
+          completed,
+          completedDate: completed ? (dto.CompletedDate ?? new Date()) : null,
+          rank: dto.Rank ?? 0,
+        })
+        .catch(periodGone(dto.PeriodID));
+      return CommitmentDto.from(row);
     });
-    return CommitmentDto.from(row);
   }
 
   async update(ctx: RequestContext, id: number, dto: UpdateCommitmentDto): Promise<CommitmentDto> {
     assertBodyId(id, dto.ID);
-    const repo = this.repo(ctx);
-    const current = await repo.get(id);
-    await this.assertCanWrite(ctx, current.type, current.ancestorId);
-    assertIfMatch(ctx, CommitmentDto.from(current));
-    const errors = await this.checkPeriod(ctx, dto.PeriodID);
-    if (errors.length) throw new ValidationError(errors);
-    const completed = dto.Completed ?? current.completed;
-    // CompletedDate lives only while Completed is true; a completed commitment always has one.
-    const completedDate = completed ? (dto.CompletedDate ?? current.completedDate ?? new Date()) : null;
-    const row = await repo.update(current, {
-      periodId: dto.PeriodID,
-      name: dto.Name.trim(),
-      description: dto.Description,
-      dueDate: dto.DueDate,
-      completed,
-      completedDate,
-      rank: dto.Rank === undefined ? undefined : (dto.Rank ?? 0),
+    return this.db.transaction(ctx, async () => {
+      const repo = this.repo(ctx);
+      const current = await repo.lock(id);
+      await this.assertCanWrite(ctx, current.type, current.ancestorId);
+      const errors = await this.checkPeriod(ctx, dto.PeriodID);
+      if (errors.length) throw new ValidationError(errors);
+      const completed = dto.Completed ?? current.completed;
+      // CompletedDate lives only while Completed is true; a completed commitment always has one.
+      const completedDate = completed ? (dto.CompletedDate ?? current.completedDate ?? new Date()) : null;
+      const row = await repo
+        .update(
+          id,
+          {
+            periodId: dto.PeriodID,
+            name: dto.Name.trim(),
+            description: dto.Description,
+            dueDate: dto.DueDate,
+            completed,
+            completedDate,
+            rank: dto.Rank === undefined ? undefined : (dto.Rank ?? 0),
+          },
+          { ifMatch: true },
+        )
+        .catch(periodGone(dto.PeriodID));
+      return CommitmentDto.from(row);
     });
-    return CommitmentDto.from(row);
   }
 
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {
-    const repo = this.repo(ctx);
-    const current = await repo.get(id);
-    await this.assertCanWrite(ctx, current.type, current.ancestorId);
-    assertIfMatch(ctx, CommitmentDto.from(current));
-    await repo.deleteWhere({ id: current.id });
+    await this.db.transaction(ctx, async () => {
+      const repo = this.repo(ctx);
+      const current = await repo.lock(id);
+      await this.assertCanWrite(ctx, current.type, current.ancestorId);
+      await repo.remove(id, { ifMatch: true });
+    });
     return {};
   }
 
@@ -219,3 +194,7 @@ export class CommitmentsService {
     return [{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }];
   }
 }
+
+/** A period deleted between the check and the write: answered as the check would have. */
+const periodGone = (periodId: number) =>
+  onForeignKeyViolation(() => new ValidationError([{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }]));

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ConflictError, PmDisabledError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
+import { PmDisabledError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
+import { lockLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CoreValueEntity } from './core-value.entity.js';
@@ -56,30 +56,22 @@ export class CoreValuesService {
 
   async update(ctx: RequestContext, id: string, dto: UpdateCoreValueDto): Promise<CoreValueDto> {
     assertBodyId(id, dto.ID);
-    const repo = this.repo(ctx);
-    const current = await repo.get(id);
-    assertIfMatch(ctx, CoreValueDto.from(current));
-    if (current.deleted) throw new ConflictError(`CoreValue ${id} is deleted; undelete it first`, 'deleted');
-    const row = await repo.update(current, {
-      name: dto.Name.trim(),
-      description: dto.Description,
-      rank: dto.Rank === undefined ? undefined : (dto.Rank ?? 0),
+    return this.db.transaction(ctx, async (tx) => {
+      await lockLive(tx, CoreValueEntity, id, 'CoreValue');
+      const row = await this.repo(ctx).update(
+        id,
+        { name: dto.Name.trim(), description: dto.Description, rank: dto.Rank === undefined ? undefined : (dto.Rank ?? 0) },
+        { ifMatch: true },
+      );
+      return CoreValueDto.from(row);
     });
-    return CoreValueDto.from(row);
   }
 
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    const repo = this.repo(ctx);
-    const current = await repo.get(id);
-    assertIfMatch(ctx, CoreValueDto.from(current));
-    if (!current.deleted) await repo.update(current, { deleted: true });
-    return {};
+    return softDelete(this.db, ctx, CoreValueEntity, id, { label: 'CoreValue' });
   }
 
   async undelete(ctx: RequestContext, id: string): Promise<CoreValueDto> {
-    const repo = this.repo(ctx);
-    const current = await repo.get(id);
-    const row = current.deleted ? await repo.update(current, { deleted: false, deletedByRef: false }) : current;
-    return CoreValueDto.from(row);
+    return CoreValueDto.from(await softUndelete(this.db, ctx, CoreValueEntity, id, { label: 'CoreValue' }));
   }
 }

@@ -1,6 +1,7 @@
-import { Entity, Index } from 'typeorm';
+import { Entity, ForeignKey, Index } from 'typeorm';
 import { IntTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { PeriodEntity } from '../periods/period.entity.js';
 
 /** A personal goal of an individual in a period, with up to five measures (objectives). */
 @Entity('goals')
@@ -10,6 +11,7 @@ export class GoalEntity extends IntTenantEntity {
   @GuidCol('individual_id')
   individualId: string;
 
+  @ForeignKey(() => PeriodEntity, { name: 'fk_goals_period', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
   @IntCol('period_id')
   periodId: number;
 

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
+import { onForeignKeyViolation } from '../../database/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { PeriodEntity } from '../periods/period.entity.js';
@@ -73,34 +73,41 @@ export class GoalsService {
   }
 
   async create(ctx: RequestContext, dto: CreateGoalDto): Promise<GoalDto> {
-    const errors: FieldError[] = [];
-    const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').findOne({ id: dto.IndividualID, deleted: false });
-    if (!individual) errors.push({ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} is not a live individual of this site` });
-    errors.push(...(await this.checkPeriod(ctx, dto.PeriodID)), ...checkMeasureDates(dto, null));
-    if (errors.length) throw new ValidationError(errors);
-    await this.access.assertCanManageIndividual(ctx, dto.IndividualID);
-    const row = await this.repo(ctx).insert({ individualId: dto.IndividualID, ...fieldsOf(dto, null) });
-    return this.toDto(ctx, row);
+    return this.db.transaction(ctx, async () => {
+      const errors: FieldError[] = [];
+      const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').findOne({ id: dto.IndividualID, deleted: false });
+      if (!individual) errors.push({ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} is not a live individual of this site` });
+      errors.push(...(await this.checkPeriod(ctx, dto.PeriodID)), ...checkMeasureDates(dto, null));
+      if (errors.length) throw new ValidationError(errors);
+      await this.access.assertCanManageIndividual(ctx, dto.IndividualID);
+      // The period's foreign key stops a concurrent delete of the period from leaving this goal dangling.
+      const row = await this.repo(ctx)
+        .insert({ individualId: dto.IndividualID, ...fieldsOf(dto, null) })
+        .catch(periodGone(dto.PeriodID));
+      return this.toDto(ctx, row);
+    });
   }
 
   async update(ctx: RequestContext, id: number, dto: UpdateGoalDto): Promise<GoalDto> {
     assertBodyId(id, dto.ID);
-    const repo = this.repo(ctx);
-    const current = await repo.get(id);
-    await this.access.assertCanManageIndividual(ctx, current.individualId);
-    assertIfMatch(ctx, await this.toDto(ctx, current));
-    const errors = [...(await this.checkPeriod(ctx, dto.PeriodID)), ...checkMeasureDates(dto, current)];
-    if (errors.length) throw new ValidationError(errors);
-    const row = await repo.update(current, fieldsOf(dto, current));
-    return this.toDto(ctx, row);
+    return this.db.transaction(ctx, async () => {
+      const repo = this.repo(ctx);
+      const current = await repo.lock(id);
+      await this.access.assertCanManageIndividual(ctx, current.individualId);
+      const errors = [...(await this.checkPeriod(ctx, dto.PeriodID)), ...checkMeasureDates(dto, current)];
+      if (errors.length) throw new ValidationError(errors);
+      const row = await repo.update(id, fieldsOf(dto, current), { ifMatch: true }).catch(periodGone(dto.PeriodID));
+      return this.toDto(ctx, row);
+    });
   }
 
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {
-    const repo = this.repo(ctx);
-    const current = await repo.get(id);
-    await this.access.assertCanManageIndividual(ctx, current.individualId);
-    assertIfMatch(ctx, await this.toDto(ctx, current));
-    await repo.deleteWhere({ id: current.id });
+    await this.db.transaction(ctx, async () => {
+      const repo = this.repo(ctx);
+      const current = await repo.lock(id);
+      await this.access.assertCanManageIndividual(ctx, current.individualId);
+      await repo.remove(id, { ifMatch: true });
+    });
     return {};
   }
 
@@ -114,6 +121,10 @@ export class GoalsService {
     return GoalDto.from(goal, individual ? fullNameOf(individual) : null);
   }
 }
+
+/** A period deleted between the check and the write: answered as the check would have. */
+const periodGone = (periodId: number) =>
+  onForeignKeyViolation(() => new ValidationError([{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }]));
 
 /** A measure's start after its end is a 400 naming the end date (DESIGN §5). */
 function checkMeasureDates(dto: GoalInputDto, current: GoalEntity | null): FieldError[] {
@@ -142,10 +153,11 @@ function fieldsOf(dto: GoalInputDto, current: GoalEntity | null): Partial<GoalEn
   for (const n of MEASURES) {
     out[`measure${n}`] = dto[`Measure${n}`];
     const done = dto[`Measure${n}Completed`];
-    out[`measure${n}Completed`] = done === undefined || done === null ? (current?.[`measure${n}Completed`] ?? false) : done;
+    // Absent (or null, for the flag) keeps the stored value on update: nothing is written.
+    out[`measure${n}Completed`] = done === undefined || done === null ? (current ? undefined : false) : done;
     out[`measure${n}StartDate`] = dto[`Measure${n}StartDate`];
     const end = dto[`Measure${n}EndDate`];
-    out[`measure${n}EndDate`] = end === undefined ? (current?.[`measure${n}EndDate`] ?? null) : end;
+    out[`measure${n}EndDate`] = end === undefined ? (current ? undefined : null) : end;
   }
   return out;
 }

@@ -1,16 +1,15 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/access.decorators.js';
 import { ServiceUnavailableError } from '../../common/errors/errors.js';
 import { ApiResult } from '../../common/http/wire.js';
+import { TenantDb } from '../../database/tenant-db.js';
 
 /** Kubernetes probes, outside /v4 and without a token. */
 @ApiTags('Operations')
 @Controller('health')
 export class HealthController {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly db: TenantDb) {}
 
   @Get('live')
   @Public()
@@ -26,7 +25,7 @@ export class HealthController {
   @ApiResult(null, { description: '{ "status": "ok", "database": "up" }' })
   async ready() {
     try {
-      await this.ds.query('SELECT 1');
+      await this.db.ping();
     } catch {
       throw new ServiceUnavailableError('The database does not answer');
     }

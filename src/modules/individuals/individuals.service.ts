@@ -5,10 +5,11 @@ import { In } from 'typeorm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
+import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { ownedBy } from '../by-reference.js';
 import { UserEntity } from '../auth/user.entity.js';
 import { lastCommentsFor } from '../comments/last-comment.query.js';
 import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
@@ -16,7 +17,6 @@ import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { AccessService } from '../permissions/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
-import { cascadeIndividualDeletion } from './individual-cascade.js';
 import { IndividualEntity } from './individual.entity.js';
 
 const LABEL = 'Individual';
@@ -82,7 +82,7 @@ export class IndividualsService {
       orgIds.length
         ? this.db.repo(ctx, OrganizationEntity, 'Organization').qb('o').select(['o.id', 'o.name']).andWhere('o.id IN (:...orgIds)', { orgIds }).getMany()
         : Promise.resolve([]),
-      userIds.length ? this.users().findBy({ id: In(userIds), siteId: ctx.siteId }) : Promise.resolve([]),
+      userIds.length ? this.users(ctx).findBy({ id: In(userIds), siteId: ctx.siteId }) : Promise.resolve([]),
       lastCommentsFor(this.db, ctx, ids),
       this.access.rightsOn(ctx, rows),
     ]);
@@ -102,40 +102,21 @@ export class IndividualsService {
 
   async create(ctx: RequestContext, dto: CreateIndividualDto): Promise<IndividualDto> {
     const userName = dto.UserName.trim();
-    const errors: FieldError[] = [];
-    const org = await this.liveOrganization(ctx, dto.PrimaryOrganizationID);
-    if (!org) errors.push(this.missingOrganization(dto.PrimaryOrganizationID));
-    if (dto.PrimaryReportsTo) {
-      const problem = await this.checkManager(ctx, dto.PrimaryReportsTo);
-      if (problem) errors.push(problem);
-    }
     const passwordError = this.checkPassword(dto.Password);
-    if (passwordError) errors.push(passwordError);
-    if (errors.length) throw new ValidationError(errors);
-
-    if (await this.userNameTaken(userName, null)) throw duplicateUserName(userName);
-    const id = dto.ID ?? randomUUID();
+    if (passwordError) throw new ValidationError([passwordError]);
+    // Hashing is slow on purpose: do it before the transaction takes any lock.
     const passwordHash = dto.Password ? await hashPassword(dto.Password) : null;
-
-    await this.db.transaction(ctx, async (tx) => {
-      const now = new Date();
-      const userId = randomUUID();
-      try {
-        await tx.manager.getRepository(UserEntity).insert({
-          id: userId,
-          siteId: ctx.siteId,
-          userName,
-          userNameKey: userName.toLowerCase(),
-          email: dto.UserEmail,
-          passwordHash,
-          isGlobalAdmin: false,
-          created: now,
-          updated: now,
-        });
-      } catch (e) {
-        if (isUniqueViolation(e)) throw duplicateUserName(userName);
-        throw e;
+    const id = dto.ID ?? randomUUID();
+    return this.db.transaction(ctx, async (tx) => {
+      const errors: FieldError[] = [];
+      const org = await this.liveOrganization(ctx, dto.PrimaryOrganizationID);
+      if (!org) errors.push(this.missingOrganization(dto.PrimaryOrganizationID));
+      if (dto.PrimaryReportsTo) {
+        const problem = await this.checkManager(ctx, dto.PrimaryReportsTo);
+        if (problem) errors.push(problem);
       }
+      if (errors.length) throw new ValidationError(errors);
+      const userId = await this.writeAccount(ctx, null, { userName, email: dto.UserEmail, passwordHash: passwordHash ?? undefined });
       await tx.repo(IndividualEntity, LABEL).insert({
         id,
         userId,
@@ -163,117 +144,120 @@ export class IndividualsService {
         title: dto.PrimaryTitle,
         deletedByRef: false,
       });
+      return this.get(ctx, id);
     });
-    return this.get(ctx, id);
   }
 
+  /**
+   * PUT: writes only the fields the request carries (absent optional fields keep their value),
+   * in one transaction with the record locked and every check that guards the write; If-Match is
+   * checked in the UPDATE itself (docs/architecture.md). The answer is the record as written.
+   */
   async update(ctx: RequestContext, id: string, dto: UpdateIndividualDto): Promise<IndividualDto> {
     assertBodyId(id, dto.ID);
-    const current = await this.db.repo(ctx, IndividualEntity, LABEL).get(id);
-    await this.access.assertCanManageIndividual(ctx, id);
-    if (current.deleted) throw new ConflictError(`Individual ${id} is deleted; undelete it before changing it`, 'deleted');
-    if (ctx.ifMatch) assertIfMatch(ctx, (await this.toDtos(ctx, [current]))[0]);
-
+    const passwordError = this.checkPassword(dto.Password);
+    if (passwordError) throw new ValidationError([passwordError]);
+    const passwordChanges = !!dto.Password;
+    const passwordHash = passwordChanges ? await hashPassword(dto.Password as string) : undefined;
     const me = ctx.user;
     const isSelf = me.individualId === id;
-    const user = current.userId ? await this.users().findOneBy({ id: current.userId, siteId: ctx.siteId }) : null;
-    const userName = dto.UserName.trim();
-    const userNameChanges = !user || user.userName !== userName;
-    const userEmailChanges = dto.UserEmail !== undefined && dto.UserEmail !== (user?.email ?? null);
-    const passwordChanges = !!dto.Password;
 
-    // Who may change what: IsAdmin only an administrator; the login data only the person or an administrator.
-    if (dto.IsAdmin !== undefined && dto.IsAdmin !== null && dto.IsAdmin !== current.isAdmin && !me.isAdmin) {
-      throw new ForbiddenError('Only an administrator may change IsAdmin');
-    }
-    if ((userNameChanges || userEmailChanges || passwordChanges) && !me.isAdmin && !isSelf) {
-      throw new ForbiddenError('Only the individual or an administrator may change UserName, UserEmail or Password');
-    }
+    return this.db.transaction(ctx, async (tx) => {
+      const repo = tx.repo(IndividualEntity, LABEL);
+      const current = await repo.lock(id);
+      await this.access.assertCanManageIndividual(ctx, id);
+      assertLive(current, LABEL);
 
-    const errors: FieldError[] = [];
-    const newOrgId = dto.PrimaryOrganizationID ?? current.primaryOrganizationId;
-    if (newOrgId !== current.primaryOrganizationId && !(await this.liveOrganization(ctx, newOrgId))) errors.push(this.missingOrganization(newOrgId));
-    const newReportsTo = dto.PrimaryReportsTo === undefined ? current.primaryReportsTo : dto.PrimaryReportsTo;
-    const reportsToChanges = newReportsTo !== current.primaryReportsTo && newReportsTo !== null;
-    if (reportsToChanges && newReportsTo !== id) {
-      const problem = await this.checkManager(ctx, newReportsTo);
-      if (problem) errors.push(problem);
-    }
-    const passwordError = this.checkPassword(dto.Password);
-    if (passwordError) errors.push(passwordError);
-    if (errors.length) throw new ValidationError(errors);
-    if (reportsToChanges && (newReportsTo === id || (await this.access.reportsTo(ctx, newReportsTo, id)))) {
-      throw new ConflictError(`PrimaryReportsTo ${newReportsTo} would make a reporting cycle`, 'cycle');
-    }
-    if (userNameChanges && (await this.userNameTaken(userName, user?.id ?? null))) throw duplicateUserName(userName);
-    const passwordHash = passwordChanges ? await hashPassword(dto.Password as string) : undefined;
+      const user = current.userId ? await this.users(ctx).findOneBy({ id: current.userId, siteId: ctx.siteId }) : null;
+      const userName = dto.UserName.trim();
+      const userNameChanges = !user || user.userName !== userName;
+      const userEmailChanges = dto.UserEmail !== undefined && dto.UserEmail !== (user?.email ?? null);
 
-    const newTitle = dto.PrimaryTitle === undefined ? current.primaryTitle : dto.PrimaryTitle;
-    const membershipChanges = newOrgId !== current.primaryOrganizationId || newTitle !== current.primaryTitle;
-    const oldOrgId = current.primaryOrganizationId;
+      // Who may change what (docs/individuals.md): IsAdmin, the primary organization and the
+      // reporting line only an administrator; the login data only the person or an administrator.
+      // A non-administrator may send the current values back unchanged.
+      const newOrgId = dto.PrimaryOrganizationID ?? current.primaryOrganizationId;
+      const newReportsTo = dto.PrimaryReportsTo === undefined ? current.primaryReportsTo : dto.PrimaryReportsTo;
+      if (!me.isAdmin) {
+        const restricted = [
+          dto.IsAdmin !== undefined && dto.IsAdmin !== null && dto.IsAdmin !== current.isAdmin ? 'IsAdmin' : null,
+          newOrgId !== current.primaryOrganizationId ? 'PrimaryOrganizationID' : null,
+          newReportsTo !== current.primaryReportsTo ? 'PrimaryReportsTo' : null,
+        ].filter((f): f is string => f !== null);
+        if (restricted.length) throw new ForbiddenError(`Only an administrator may change ${restricted.join(', ')}`);
+      }
+      if ((userNameChanges || userEmailChanges || passwordChanges) && !me.isAdmin && !isSelf) {
+        throw new ForbiddenError('Only the individual or an administrator may change UserName, UserEmail or Password');
+      }
 
-    await this.db.transaction(ctx, async (tx) => {
+      const reportsToChanges = newReportsTo !== current.primaryReportsTo && newReportsTo !== null;
+      // Reporting-line changes of a site run one at a time, so two cannot make a cycle together.
+      if (reportsToChanges) await this.db.lockSiteTrees(ctx);
+      const errors: FieldError[] = [];
+      if (newOrgId !== current.primaryOrganizationId && !(await this.liveOrganization(ctx, newOrgId))) errors.push(this.missingOrganization(newOrgId));
+      if (reportsToChanges && newReportsTo !== id) {
+        const problem = await this.checkManager(ctx, newReportsTo);
+        if (problem) errors.push(problem);
+      }
+      if (errors.length) throw new ValidationError(errors);
+      if (reportsToChanges && (newReportsTo === id || (await this.access.reportsTo(ctx, newReportsTo, id)))) {
+        throw new ConflictError(`PrimaryReportsTo ${newReportsTo} would make a reporting cycle`, 'cycle');
+      }
+
+      const newTitle = dto.PrimaryTitle === undefined ? current.primaryTitle : dto.PrimaryTitle;
+      const membershipChanges = newOrgId !== current.primaryOrganizationId || newTitle !== current.primaryTitle;
       let userId = current.userId;
-      if (userNameChanges || userEmailChanges || passwordChanges)
-        userId = await this.writeAccount(tx, ctx, user, { userName, email: dto.UserEmail, passwordHash });
-      await tx.repo(IndividualEntity, LABEL).update(current, {
-        userId,
-        isAdmin: dto.IsAdmin ?? undefined,
-        prefix: dto.Prefix,
-        suffix: dto.Suffix,
-        firstName: dto.FirstName.trim(),
-        lastName: dto.LastName.trim(),
-        userDefined1: dto.UserDefined1,
-        userDefined2: dto.UserDefined2,
-        userDefined3: dto.UserDefined3,
-        userDefined4: dto.UserDefined4,
-        email: dto.Email,
-        primaryOrganizationId: newOrgId,
-        primaryTitle: newTitle,
-        primaryReportsTo: newReportsTo,
-        hireDate: dto.HireDate,
-      });
-      if (membershipChanges && newOrgId) await this.movePrimaryMembership(tx, id, oldOrgId, newOrgId, newTitle);
+      if (userNameChanges || userEmailChanges || passwordChanges) userId = await this.writeAccount(ctx, user, { userName, email: dto.UserEmail, passwordHash });
+      await repo.update(
+        id,
+        {
+          userId: userId ?? undefined,
+          isAdmin: dto.IsAdmin ?? undefined,
+          prefix: dto.Prefix,
+          suffix: dto.Suffix,
+          firstName: dto.FirstName.trim(),
+          lastName: dto.LastName.trim(),
+          userDefined1: dto.UserDefined1,
+          userDefined2: dto.UserDefined2,
+          userDefined3: dto.UserDefined3,
+          userDefined4: dto.UserDefined4,
+          email: dto.Email,
+          primaryOrganizationId: dto.PrimaryOrganizationID ?? undefined,
+          primaryTitle: dto.PrimaryTitle,
+          primaryReportsTo: dto.PrimaryReportsTo,
+          hireDate: dto.HireDate,
+        },
+        { ifMatch: true },
+      );
+      if (membershipChanges && newOrgId) await this.movePrimaryMembership(tx, id, current.primaryOrganizationId, newOrgId, newTitle);
+      return this.get(ctx, id);
     });
-    return this.get(ctx, id);
   }
 
-  /** Soft delete (DESIGN §5): idempotent; memberships and other owned rows follow by reference. */
+  /** Soft delete: idempotent; memberships and other owned rows follow by reference. */
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    const repo = this.db.repo(ctx, IndividualEntity, LABEL);
-    const current = await repo.get(id);
-    if (ctx.ifMatch) assertIfMatch(ctx, (await this.toDtos(ctx, [current]))[0]);
-    if (current.deleted) return {};
-    if (ctx.user.individualId === id) throw new ForbiddenError('An administrator cannot delete their own individual (it would lock them out)');
-    await this.db.transaction(ctx, async (tx) => {
-      await tx.repo(IndividualEntity, LABEL).update(current, { deleted: true });
-      await cascadeIndividualDeletion(tx, id, true);
+    return softDelete(this.db, ctx, IndividualEntity, id, {
+      label: LABEL,
+      owned: ownedBy('individual'),
+      guard: () => {
+        if (ctx.user.individualId === id) throw new ForbiddenError('An administrator cannot delete their own individual (it would lock them out)');
+      },
     });
-    return {};
   }
 
   /** Restores the individual and what its deletion took down by reference; idempotent. */
   async undelete(ctx: RequestContext, id: string): Promise<IndividualDto> {
-    const current = await this.db.repo(ctx, IndividualEntity, LABEL).get(id);
-    if (current.deleted) {
-      await this.db.transaction(ctx, async (tx) => {
-        await tx.repo(IndividualEntity, LABEL).update(current, { deleted: false });
-        await cascadeIndividualDeletion(tx, id, false);
-      });
-    }
-    return this.get(ctx, id);
+    return this.db.transaction(ctx, async () => {
+      await softUndelete(this.db, ctx, IndividualEntity, id, { label: LABEL, owned: ownedBy('individual') });
+      return this.get(ctx, id);
+    });
   }
 
   // ------------------------------------------------------------------ helpers
 
-  /** Login accounts: not a tenant table (user names are unique across all sites, DESIGN §3). */
-  private users() {
-    return this.db.dataSource.getRepository(UserEntity);
-  }
-
-  private async userNameTaken(userName: string, exceptUserId: string | null): Promise<boolean> {
-    const other = await this.users().findOne({ where: { userNameKey: userName.toLowerCase() }, select: { id: true } });
-    return !!other && other.id !== exceptUserId;
+  /** Login accounts: not a tenant table (user names are unique across all sites, docs/decisions.md). */
+  private users(ctx: RequestContext) {
+    return this.db.global(ctx, UserEntity);
   }
 
   private liveOrganization(ctx: RequestContext, id: string | null): Promise<OrganizationEntity | null> {
@@ -299,14 +283,16 @@ export class IndividualsService {
     return { field: 'Password', message: `Password must be at least ${MIN_PASSWORD_LENGTH} characters` };
   }
 
-  /** Updates the login account (or creates one for an individual that has none); answers its id. */
+  /**
+   * Updates the login account (or creates one for an individual that has none); answers its id.
+   * The unique index on the user name decides a race: the loser answers 409 duplicate-username.
+   */
   private async writeAccount(
-    tx: TenantTx,
     ctx: RequestContext,
     user: UserEntity | null,
     change: { userName: string; email: string | null | undefined; passwordHash: string | undefined },
   ): Promise<string> {
-    const users = tx.manager.getRepository(UserEntity);
+    const users = this.users(ctx);
     const now = new Date();
     try {
       if (!user) {
@@ -353,10 +339,10 @@ export class IndividualsService {
     const target = rows.find((r) => r.organizationId === newOrgId);
     const old = oldOrgId !== newOrgId ? rows.find((r) => r.organizationId === oldOrgId) : undefined;
     if (target) {
-      await members.update(target, { title });
+      await members.update(target.id, { title });
       if (old) await members.deleteWhere({ id: old.id });
     } else if (old) {
-      await members.update(old, { organizationId: newOrgId, title });
+      await members.update(old.id, { organizationId: newOrgId, title });
     } else {
       await members.insert({ individualId, organizationId: newOrgId, title, deletedByRef: false });
     }

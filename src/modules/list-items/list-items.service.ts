@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
+import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { AccessService } from '../permissions/access.service.js';
@@ -42,9 +42,14 @@ export class ListItemsService {
   }
 
   /** The item of this kind: an id of another kind or of another site is a 404. */
-  private async load(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<ListItemEntity> {
-    const row = await this.items(ctx, k).findOne({ id, kind: k.kind });
-    if (!row) throw new NotFoundError(k.label, id);
+  /** The item of this kind (404 otherwise); with `lock`, locked for the caller's transaction. */
+  private async load(ctx: RequestContext, k: ListItemKindInfo, id: string, lock = false): Promise<ListItemEntity> {
+    const row = lock
+      ? await this.items(ctx, k)
+          .lockMany([id])
+          .then((r) => r[0])
+      : await this.items(ctx, k).findOne({ id, kind: k.kind });
+    if (!row || row.kind !== k.kind) throw new NotFoundError(k.label, id);
     return row;
   }
 
@@ -83,11 +88,14 @@ export class ListItemsService {
   }
 
   /** The owner named by a body's AncestorID: a live record of the site, else 400 naming the field. */
-  private async assertLiveAncestor(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string): Promise<void> {
-    const row =
-      k.ancestor === 'individual'
-        ? await this.db.repo(ctx, IndividualEntity, 'Individual').findById(ancestorId)
-        : await this.db.repo(ctx, ProjectEntity, 'Project').findById(ancestorId);
+  /**
+   * 400 unless the ancestor is a live record of the site. With `lock` (inside a transaction) the
+   * ancestor stays locked, so its concurrent delete either comes first (and this answers 400) or
+   * waits and then takes the new item down with it.
+   */
+  private async assertLiveAncestor(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string, lock = false): Promise<void> {
+    const repo = k.ancestor === 'individual' ? this.db.repo(ctx, IndividualEntity, 'Individual') : this.db.repo(ctx, ProjectEntity, 'Project');
+    const row = lock ? (await repo.lockMany([ancestorId]))[0] : await repo.findById(ancestorId);
     if (!row)
       throw new ValidationError([
         { field: 'AncestorID', message: `AncestorID ${ancestorId} is not ${k.ancestor === 'individual' ? 'an individual' : 'a project'} of this site` },
@@ -138,40 +146,38 @@ export class ListItemsService {
   // ------------------------------------------------------------------ writes
 
   async create(ctx: RequestContext, k: ListItemKindInfo, dto: CreateListItemDto): Promise<ListItemDto> {
-    await this.assertLiveAncestor(ctx, k, dto.AncestorID);
-    await this.assertCanWrite(ctx, k, dto.AncestorID);
-    const items = this.items(ctx, k);
-    const id = dto.ID ?? randomUUID();
-    const row = await items.insert({
-      id,
-      kind: k.kind,
-      ancestorId: dto.AncestorID,
-      rank: dto.Rank,
-      name: dto.Name.trim(),
-      description: dto.Description,
-      deleted: false,
-      deletedByRef: false,
+    return this.db.transaction(ctx, async () => {
+      await this.assertLiveAncestor(ctx, k, dto.AncestorID, true);
+      await this.assertCanWrite(ctx, k, dto.AncestorID);
+      const row = await this.items(ctx, k).insert({
+        id: dto.ID ?? randomUUID(),
+        kind: k.kind,
+        ancestorId: dto.AncestorID,
+        rank: dto.Rank,
+        name: dto.Name.trim(),
+        description: dto.Description,
+        deleted: false,
+        deletedByRef: false,
+      });
+      return ListItemDto.from(row);
     });
-    return ListItemDto.from(row);
   }
 
   async update(ctx: RequestContext, k: ListItemKindInfo, id: string, dto: UpdateListItemDto): Promise<ListItemDto> {
     assertBodyId(id, dto.ID);
-    const row = await this.load(ctx, k, id);
-    await this.assertCanWrite(ctx, k, row.ancestorId);
-    assertIfMatch(ctx, ListItemDto.from(row));
-    if (row.deleted) throw new ConflictError(`${k.label} ${id} is deleted; undelete it before changing it`, 'deleted');
-    const saved = await this.items(ctx, k).update(row, { rank: dto.Rank, name: dto.Name.trim(), description: dto.Description });
-    return ListItemDto.from(saved);
+    return this.db.transaction(ctx, async () => {
+      const row = await this.load(ctx, k, id, true);
+      await this.assertCanWrite(ctx, k, row.ancestorId);
+      assertLive(row, k.label);
+      const saved = await this.items(ctx, k).update(id, { rank: dto.Rank, name: dto.Name.trim(), description: dto.Description }, { ifMatch: true });
+      return ListItemDto.from(saved);
+    });
   }
 
   /** Soft delete; deleting a deleted item changes nothing. Answers `{}`. */
   async remove(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<Record<string, never>> {
-    const row = await this.load(ctx, k, id);
-    await this.assertCanWrite(ctx, k, row.ancestorId);
-    assertIfMatch(ctx, ListItemDto.from(row));
-    if (!row.deleted) await this.items(ctx, k).update(row, { deleted: true });
-    return {};
+    await this.load(ctx, k, id);
+    return softDelete(this.db, ctx, ListItemEntity, id, { label: k.label, authorize: (row) => this.assertCanWrite(ctx, k, row.ancestorId) });
   }
 
   /**
@@ -179,12 +185,16 @@ export class ListItemsService {
    * (DeletedByRef) is 409 `deleted`: it comes back when its owner is undeleted.
    */
   async undelete(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<ListItemDto[]> {
-    const row = await this.load(ctx, k, id);
-    await this.assertCanWrite(ctx, k, row.ancestorId);
-    if (row.deletedByRef) {
-      throw new ConflictError(`${k.label} ${id} was deleted with its ${k.ancestor}; undelete the ${k.ancestor} to restore it`, 'deleted');
-    }
-    const saved = row.deleted ? await this.items(ctx, k).update(row, { deleted: false }) : row;
+    await this.load(ctx, k, id);
+    const saved = await softUndelete(this.db, ctx, ListItemEntity, id, {
+      label: k.label,
+      authorize: (row) => this.assertCanWrite(ctx, k, row.ancestorId),
+      guard: (_tx, row) => {
+        if (row.deletedByRef) {
+          throw new ConflictError(`${k.label} ${id} was deleted with its ${k.ancestor}; undelete the ${k.ancestor} to restore it`, 'deleted');
+        }
+      },
+    });
     return [ListItemDto.from(saved)];
   }
 }

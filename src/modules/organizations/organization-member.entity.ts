@@ -1,15 +1,19 @@
-import { Entity, Index } from 'typeorm';
+import { Entity, ForeignKey, Index } from 'typeorm';
 import { GuidTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, GuidCol, StrCol } from '../../database/columns.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { OrganizationEntity } from './organization.entity.js';
 
 /** Department membership (the spec's OrganizationMember). IsPrimary is derived from the individual. */
 @Entity('organization_members')
 @Index('ux_members_site_individual_org', ['siteId', 'individualId', 'organizationId'], { unique: true })
 @Index('ix_members_site_org', ['siteId', 'organizationId'])
 export class OrganizationMemberEntity extends GuidTenantEntity {
+  @ForeignKey(() => IndividualEntity, { name: 'fk_members_individual', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
   @GuidCol('individual_id')
   individualId: string;
 
+  @ForeignKey(() => OrganizationEntity, { name: 'fk_members_organization', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
   @GuidCol('organization_id')
   organizationId: string;
 

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -83,6 +82,13 @@ export class OrganizationMembersService {
 
   /** POST /departmentmembers: both ends named in the body (400 when they are not live records of the site). */
   async create(ctx: RequestContext, dto: CreateOrganizationMemberDto): Promise<OrganizationMemberDto> {
+    return this.db.transaction(ctx, async () => {
+      await this.lockEnds(ctx, dto.IndividualID, dto.OrganizationID);
+      return this.createChecked(ctx, dto);
+    });
+  }
+
+  private async createChecked(ctx: RequestContext, dto: CreateOrganizationMemberDto): Promise<OrganizationMemberDto> {
     const errors: FieldError[] = [];
     const individual = await this.individuals(ctx).findById(dto.IndividualID);
     if (!individual) errors.push({ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} names no individual of this site` });
@@ -106,39 +112,47 @@ export class OrganizationMembersService {
       errors.push({ field: 'OrganizationID', message: `OrganizationID ${dto.OrganizationID} does not match the department in the path (${organizationId})` });
     }
     if (errors.length) throw new ValidationError(errors);
-    const individual = await this.individuals(ctx).get(individualId);
-    const organization = await this.organizations(ctx).get(organizationId);
-    if (individual.deleted) throw new ConflictError(`Individual ${individualId} is deleted`, 'deleted');
-    if (organization.deleted) throw new ConflictError(`${kindOf(organization)} ${organizationId} is deleted`, 'deleted');
-    return this.insert(ctx, individual, organization, dto.ID ?? null, dto.Title ?? null);
+    return this.db.transaction(ctx, async () => {
+      await this.lockEnds(ctx, individualId, organizationId);
+      const individual = await this.individuals(ctx).get(individualId);
+      const organization = await this.organizations(ctx).get(organizationId);
+      if (individual.deleted) throw new ConflictError(`Individual ${individualId} is deleted`, 'deleted');
+      if (organization.deleted) throw new ConflictError(`${kindOf(organization)} ${organizationId} is deleted`, 'deleted');
+      return this.insert(ctx, individual, organization, dto.ID ?? null, dto.Title ?? null);
+    });
   }
 
   /** PUT /departmentmembers/{id}. */
   async update(ctx: RequestContext, id: string, dto: UpdateOrganizationMemberDto): Promise<OrganizationMemberDto> {
     assertBodyId(id, dto.ID);
-    const membership = await this.live(ctx, id);
-    return this.applyUpdate(ctx, membership, dto);
+    return this.db.transaction(ctx, async () => this.applyUpdate(ctx, await this.live(ctx, id, true), dto));
   }
 
   /** PUT {pair}. */
   async updatePair(ctx: RequestContext, individualId: string, organizationId: string, dto: UpdateOrganizationMemberDto): Promise<OrganizationMemberDto> {
-    const { membership } = await this.pair(ctx, individualId, organizationId);
-    if (dto.ID && dto.ID !== membership.id) {
-      throw new ValidationError([{ field: 'ID', message: `ID ${dto.ID} is not the id of this membership (${membership.id})` }]);
-    }
-    return this.applyUpdate(ctx, membership, dto);
+    return this.db.transaction(ctx, async () => {
+      await this.lockEnds(ctx, individualId, organizationId);
+      const { membership } = await this.pair(ctx, individualId, organizationId);
+      if (dto.ID && dto.ID !== membership.id) {
+        throw new ValidationError([{ field: 'ID', message: `ID ${dto.ID} is not the id of this membership (${membership.id})` }]);
+      }
+      return this.applyUpdate(ctx, membership, dto);
+    });
   }
 
   /** DELETE /departmentmembers/{id}. */
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    await this.delete(ctx, await this.live(ctx, id));
+    await this.db.transaction(ctx, async () => this.delete(ctx, await this.live(ctx, id, true)));
     return {};
   }
 
   /** DELETE {pair}. */
   async removePair(ctx: RequestContext, individualId: string, organizationId: string): Promise<Record<string, never>> {
-    const { membership } = await this.pair(ctx, individualId, organizationId);
-    await this.delete(ctx, membership);
+    await this.db.transaction(ctx, async () => {
+      await this.lockEnds(ctx, individualId, organizationId);
+      const { membership } = await this.pair(ctx, individualId, organizationId);
+      await this.delete(ctx, membership);
+    });
     return {};
   }
 
@@ -163,7 +177,7 @@ export class OrganizationMembersService {
     if (existing && !existing.deletedByRef) throw duplicate();
     let saved: OrganizationMemberEntity;
     if (existing) {
-      saved = await members.update(existing, { deletedByRef: false, title });
+      saved = await members.update(existing.id, { deletedByRef: false, title });
     } else {
       try {
         saved = await members.insert({ id: id ?? undefined, individualId: individual.id, organizationId: organization.id, title, deletedByRef: false });
@@ -181,36 +195,42 @@ export class OrganizationMembersService {
    */
   private async applyUpdate(ctx: RequestContext, membership: OrganizationMemberEntity, dto: UpdateOrganizationMemberDto): Promise<OrganizationMemberDto> {
     const [current] = await this.toDtos(ctx, [membership]);
-    assertIfMatch(ctx, current);
-    if (dto.Title === undefined) return current;
-    const saved = await this.db.transaction(ctx, async (tx) => {
-      const row = await tx.repo(OrganizationMemberEntity).update(membership, { title: dto.Title });
-      if (current.IsPrimary) {
-        const individuals = tx.repo(IndividualEntity);
-        const individual = await individuals.findById(membership.individualId);
-        if (individual && individual.primaryTitle !== dto.Title) await individuals.update(individual, { primaryTitle: dto.Title });
-      }
-      return row;
-    });
+    const saved = await this.members(ctx).update(membership.id, { title: dto.Title }, { ifMatch: true });
+    if (current.IsPrimary && dto.Title !== undefined) {
+      const individuals = this.individuals(ctx);
+      const individual = await individuals.findById(membership.individualId);
+      if (individual && individual.primaryTitle !== dto.Title) await individuals.update(individual.id, { primaryTitle: dto.Title });
+    }
     const [dtoOut] = await this.toDtos(ctx, [saved]);
     return dtoOut;
   }
 
   private async delete(ctx: RequestContext, membership: OrganizationMemberEntity): Promise<void> {
     const [current] = await this.toDtos(ctx, [membership]);
-    assertIfMatch(ctx, current);
     if (current.IsPrimary) {
       throw new ConflictError(
         `"${current.OrganizationName}" is the primary department of ${current.IndividualName}: that membership cannot be removed. Change the individual's PrimaryOrganizationID first.`,
         'primary-membership',
       );
     }
-    await this.members(ctx).deleteWhere({ id: membership.id });
+    await this.members(ctx).remove(membership.id, { ifMatch: true });
+  }
+
+  /**
+   * Locks both ends of a membership for the transaction (MySQL/MariaDB), so neither can be
+   * deleted between the checks that they are live and the write; ids that name nothing are
+   * left to the checks.
+   */
+  private async lockEnds(ctx: RequestContext, individualId: string, organizationId: string): Promise<void> {
+    await this.individuals(ctx).lockMany([individualId]);
+    await this.organizations(ctx).lockMany([organizationId]);
   }
 
   /** A visible membership by id, else 404. */
-  private async live(ctx: RequestContext, id: string): Promise<OrganizationMemberEntity> {
-    const membership = await this.members(ctx).findOne({ id, deletedByRef: false });
+  private async live(ctx: RequestContext, id: string, lockEnds = false): Promise<OrganizationMemberEntity> {
+    const found = await this.members(ctx).findOne({ id, deletedByRef: false });
+    if (found && lockEnds) await this.lockEnds(ctx, found.individualId, found.organizationId);
+    const membership = found && lockEnds ? await this.members(ctx).findOne({ id, deletedByRef: false }) : found;
     const [individual, organization] = membership
       ? await Promise.all([this.individuals(ctx).findById(membership.individualId), this.organizations(ctx).findById(membership.organizationId)])
       : [null, null];

@@ -2,15 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { AdminRequiredError, ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { DeletedQuery, Page, deletedFilter, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { TenantDb } from '../../database/tenant-db.js';
+import { organizationAncestorIds, organizationDescendantIds } from '../../database/queries/trees.js';
+import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateOrganizationDto, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
-import { cascadeDelete, cascadeUndelete } from './organization-cascade.js';
-import { ancestorIds, descendantIds } from './organization-tree.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './organization.entity.js';
 import { OrganizationMemberEntity } from './organization-member.entity.js';
 
@@ -108,31 +108,38 @@ export class OrganizationsService {
 
   async update(ctx: RequestContext, id: string, dto: UpdateOrganizationDto): Promise<OrganizationDto> {
     assertBodyId(id, dto.ID);
-    const repo = this.repo(ctx);
-    const org = await repo.get(id);
-    const parentChanges = dto.ParentID !== undefined && dto.ParentID !== org.parentId;
-    const managerChanges = dto.ManagerID !== undefined && dto.ManagerID !== org.managerId;
-    const typeChanges = dto.RowType !== undefined && dto.RowType !== null && dto.RowType !== org.rowType;
-    await this.assertCanUpdate(ctx, org, { ParentID: parentChanges, ManagerID: managerChanges, RowType: typeChanges });
-    assertIfMatch(ctx, OrganizationDto.from(org));
-    if (org.deleted) throw new ConflictError(`${kindOf(org)} ${id} is deleted; undelete it before changing it`, 'deleted');
-    // References are checked only when they change, so a client can PUT back what it read even
-    // after the manager named in it was deleted.
-    const errors = [
-      ...(parentChanges ? await this.parentErrors(ctx, dto.ParentID ?? null) : []),
-      ...(managerChanges ? await this.managerErrors(ctx, dto.ManagerID ?? null) : []),
-    ];
-    if (errors.length) throw new ValidationError(errors);
-    if (parentChanges && dto.ParentID) await this.assertNoCycle(ctx, org.id, dto.ParentID);
-    const saved = await repo.update(org, {
-      name: dto.Name.trim(),
-      parentId: dto.ParentID,
-      description: dto.Description,
-      rowType: dto.RowType ?? undefined,
-      managerId: dto.ManagerID,
-      rank: dto.Rank === null ? 0 : dto.Rank,
+    return this.db.transaction(ctx, async (tx) => {
+      const repo = tx.repo(OrganizationEntity, 'Department');
+      const org = await repo.lock(id);
+      const parentChanges = dto.ParentID !== undefined && dto.ParentID !== org.parentId;
+      const managerChanges = dto.ManagerID !== undefined && dto.ManagerID !== org.managerId;
+      const typeChanges = dto.RowType !== undefined && dto.RowType !== null && dto.RowType !== org.rowType;
+      await this.assertCanUpdate(ctx, org, { ParentID: parentChanges, ManagerID: managerChanges, RowType: typeChanges });
+      assertLive(org, kindOf(org));
+      // Moves within a site run one at a time, so two cannot make a cycle together.
+      if (parentChanges) await this.db.lockSiteTrees(ctx);
+      // References are checked only when they change, so a client can PUT back what it read even
+      // after the manager named in it was deleted.
+      const errors = [
+        ...(parentChanges ? await this.parentErrors(ctx, dto.ParentID ?? null) : []),
+        ...(managerChanges ? await this.managerErrors(ctx, dto.ManagerID ?? null) : []),
+      ];
+      if (errors.length) throw new ValidationError(errors);
+      if (parentChanges && dto.ParentID) await this.assertNoCycle(ctx, org.id, dto.ParentID);
+      const saved = await repo.update(
+        id,
+        {
+          name: dto.Name.trim(),
+          parentId: dto.ParentID,
+          description: dto.Description,
+          rowType: dto.RowType ?? undefined,
+          managerId: dto.ManagerID,
+          rank: dto.Rank === null ? 0 : dto.Rank,
+        },
+        { ifMatch: true },
+      );
+      return OrganizationDto.from(saved);
     });
-    return OrganizationDto.from(saved);
   }
 
   /**
@@ -143,26 +150,22 @@ export class OrganizationsService {
    * it deleted).
    */
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    await this.db.transaction(ctx, async (tx) => {
-      const repo = tx.repo(OrganizationEntity, 'Department');
-      const org = await repo.get(id);
-      assertIfMatch(ctx, OrganizationDto.from(org));
-      if (org.deleted) {
-        if (org.deletedByRef) await repo.update(org, { deletedByRef: false });
-        return;
-      }
-      const subtree = await descendantIds(tx.manager, ctx.siteId, org.id, 'live');
-      const primaries = await tx.repo(IndividualEntity).count({ primaryOrganizationId: In([org.id, ...subtree]), deleted: false });
-      if (primaries > 0) {
-        const where = subtree.length ? `${kindOf(org).toLowerCase()} or one of the ${subtree.length} under it` : kindOf(org).toLowerCase();
-        throw new ConflictError(
-          `"${org.name}" cannot be deleted: this ${where} is the primary organization of ${primaries} live individual${primaries === 1 ? '' : 's'}. Change their PrimaryOrganizationID first.`,
-          'primary-department',
-        );
-      }
-      await cascadeDelete(tx, org, subtree);
+    return softDelete(this.db, ctx, OrganizationEntity, id, {
+      label: 'Department',
+      owned: ownedBy('organization'),
+      subtree: this.subtree(ctx),
+      guard: async (tx, org) => {
+        const subtree = await organizationDescendantIds(this.db, ctx, org.id, 'live');
+        const primaries = await tx.repo(IndividualEntity).count({ primaryOrganizationId: In([org.id, ...subtree]), deleted: false });
+        if (primaries > 0) {
+          const where = subtree.length ? `${kindOf(org).toLowerCase()} or one of the ${subtree.length} under it` : kindOf(org).toLowerCase();
+          throw new ConflictError(
+            `"${org.name}" cannot be deleted: this ${where} is the primary organization of ${primaries} live individual${primaries === 1 ? '' : 's'}. Change their PrimaryOrganizationID first.`,
+            'primary-department',
+          );
+        }
+      },
     });
-    return {};
   }
 
   /**
@@ -171,22 +174,29 @@ export class OrganizationsService {
    * own (409 parent-deleted): undelete the parent.
    */
   async undelete(ctx: RequestContext, id: string): Promise<OrganizationDto> {
-    const saved = await this.db.transaction(ctx, async (tx) => {
-      const repo = tx.repo(OrganizationEntity, 'Department');
-      const org = await repo.get(id);
-      if (!org.deleted) return org;
-      if (org.parentId) {
-        const parent = await repo.findById(org.parentId);
+    const saved = await softUndelete(this.db, ctx, OrganizationEntity, id, {
+      label: 'Department',
+      owned: ownedBy('organization'),
+      subtree: this.subtree(ctx),
+      guard: async (tx, org) => {
+        const parent = org.parentId ? await tx.repo(OrganizationEntity, 'Department').findById(org.parentId) : null;
         if (parent?.deleted) {
           throw new ConflictError(
             `The parent ${kindOf(parent).toLowerCase()} "${parent.name}" (${parent.id}) is deleted; undelete it first (that restores this one too when it was deleted with it)`,
             'parent-deleted',
           );
         }
-      }
-      return cascadeUndelete(tx, org);
+      },
     });
     return OrganizationDto.from(saved);
+  }
+
+  /** The sub-organizations a delete takes down with a record, and an undelete brings back. */
+  private subtree(ctx: RequestContext) {
+    return {
+      down: (_tx: TenantTx, org: OrganizationEntity) => organizationDescendantIds(this.db, ctx, org.id, 'live'),
+      up: (_tx: TenantTx, org: OrganizationEntity) => organizationDescendantIds(this.db, ctx, org.id, 'byRef'),
+    };
   }
 
   // ------------------------------------------------------------------ rules
@@ -209,7 +219,7 @@ export class OrganizationsService {
 
   /** 409 cycle when `parentId` is the record itself or lies under it. */
   private async assertNoCycle(ctx: RequestContext, id: string, parentId: string): Promise<void> {
-    if (parentId === id || (await ancestorIds(this.db.dataSource.manager, ctx.siteId, parentId)).includes(id)) {
+    if (parentId === id || (await organizationAncestorIds(this.db, ctx, parentId)).includes(id)) {
       throw new ConflictError(`ParentID ${parentId} is this record or lies under it: the organization tree cannot contain a cycle`, 'cycle');
     }
   }
@@ -233,7 +243,7 @@ export class OrganizationsService {
 
   private async manages(ctx: RequestContext, org: OrganizationEntity, individualId: string): Promise<boolean> {
     if (org.managerId === individualId) return true;
-    const above = await ancestorIds(this.db.dataSource.manager, ctx.siteId, org.id);
+    const above = await organizationAncestorIds(this.db, ctx, org.id);
     if (above.length === 0) return false;
     return (await this.repo(ctx).findByIds(above)).some((a) => a.managerId === individualId);
   }

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, LessThanOrEqual, MoreThanOrEqual, ObjectLiteral } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, ValidationError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import type { TenantEntity } from '../../database/base.entity.js';
+import { isForeignKeyViolation } from '../../database/db-errors.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { CreatePeriodDto, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodEntity } from './period.entity.js';
@@ -64,25 +64,34 @@ export class PeriodsService {
 
   async update(ctx: RequestContext, id: number, dto: UpdatePeriodDto): Promise<PeriodDto> {
     assertBodyId(id, dto.ID);
-    const periods = this.periods(ctx);
-    const row = await periods.get(id);
-    assertIfMatch(ctx, PeriodDto.from(row));
-    if (row.closed) throw new ConflictError(`Period ${id} is closed and cannot be changed`, 'closed');
     assertDateOrder(dto.StartDate, dto.EndDate);
-    return PeriodDto.from(await periods.update(row, { name: dto.Name.trim(), startDate: dto.StartDate, endDate: dto.EndDate }));
+    return this.db.transaction(ctx, async () => {
+      const periods = this.periods(ctx);
+      const row = await periods.lock(id);
+      if (row.closed) throw new ConflictError(`Period ${id} is closed and cannot be changed`, 'closed');
+      return PeriodDto.from(await periods.update(id, { name: dto.Name.trim(), startDate: dto.StartDate, endDate: dto.EndDate }, { ifMatch: true }));
+    });
   }
 
   /** Hard delete (periods are not soft-deletable): refused for closed and referenced periods. */
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {
-    const periods = this.periods(ctx);
-    const row = await periods.get(id);
-    assertIfMatch(ctx, PeriodDto.from(row));
-    if (row.closed) throw new ConflictError(`Period ${id} is closed and cannot be deleted`, 'closed');
-    const users = await this.referencingTables(ctx, id);
-    if (users.length > 0) {
-      throw new ConflictError(`Period ${id} is still used by records of: ${users.join(', ')}; move or delete them first`, 'in-use');
-    }
-    await periods.deleteWhere({ id });
+    // The check and the delete run in one transaction with the period locked; the foreign keys of
+    // goals and commitments stop a record created in between from pointing at a deleted period.
+    await this.db.transaction(ctx, async () => {
+      const periods = this.periods(ctx);
+      const row = await periods.lock(id);
+      if (row.closed) throw new ConflictError(`Period ${id} is closed and cannot be deleted`, 'closed');
+      const users = await this.referencingTables(ctx, id);
+      if (users.length > 0) {
+        throw new ConflictError(`Period ${id} is still used by records of: ${users.join(', ')}; move or delete them first`, 'in-use');
+      }
+      try {
+        await periods.remove(id, { ifMatch: true });
+      } catch (e) {
+        if (isForeignKeyViolation(e)) throw new ConflictError(`Period ${id} is still used by other records; move or delete them first`, 'in-use');
+        throw e;
+      }
+    });
     return {};
   }
 
@@ -91,11 +100,12 @@ export class PeriodsService {
    * belongs to the Archive resource and is not done yet.
    */
   async close(ctx: RequestContext, id: number): Promise<PeriodDto> {
-    const periods = this.periods(ctx);
-    const row = await periods.get(id);
-    assertIfMatch(ctx, PeriodDto.from(row));
-    if (row.closed) return PeriodDto.from(row);
-    return PeriodDto.from(await periods.update(row, { closed: true }));
+    return this.db.transaction(ctx, async () => {
+      const periods = this.periods(ctx);
+      const row = await periods.lock(id);
+      if (row.closed) return PeriodDto.from(row);
+      return PeriodDto.from(await periods.update(id, { closed: true }, { ifMatch: true }));
+    });
   }
 
   /**
@@ -105,12 +115,10 @@ export class PeriodsService {
    */
   async referencingTables(ctx: RequestContext, id: number): Promise<string[]> {
     const found: string[] = [];
-    for (const meta of this.db.dataSource.entityMetadatas) {
-      if (meta.target === PeriodEntity) continue;
-      const col = meta.columns.find((c) => c.databaseName === PERIOD_REF_COLUMN);
-      if (!col || !meta.columns.some((c) => c.databaseName === 'site_id')) continue;
-      const repo = this.db.repo<TenantEntity & ObjectLiteral>(ctx, meta.target, meta.targetName);
-      if (await repo.exists({ [col.propertyName]: id } as FindOptionsWhere<TenantEntity & ObjectLiteral>)) found.push(meta.tableName);
+    for (const t of this.db.tenantTablesWithColumn(PERIOD_REF_COLUMN)) {
+      if (t.target === PeriodEntity) continue;
+      const repo = this.db.repo<TenantEntity & ObjectLiteral>(ctx, t.target, t.table);
+      if (await repo.exists({ [t.property]: id } as FindOptionsWhere<TenantEntity & ObjectLiteral>)) found.push(t.table);
     }
     return found;
   }

@@ -1,6 +1,7 @@
-import { Entity, Index } from 'typeorm';
+import { Entity, ForeignKey, Index } from 'typeorm';
 import { GuidTenantEntity } from '../../database/base.entity.js';
 import { DateCol, GuidCol } from '../../database/columns.js';
+import { ProjectEntity } from './project.entity.js';
 
 /**
  * One move of a project's DueDate: `created` is when it moved and `created_by` who moved it, so a
@@ -10,6 +11,7 @@ import { DateCol, GuidCol } from '../../database/columns.js';
 @Index('ix_project_due_changes_site_project', ['siteId', 'projectId', 'created'])
 @Index('ix_project_due_changes_site_created', ['siteId', 'created'])
 export class ProjectDueDateChangeEntity extends GuidTenantEntity {
+  @ForeignKey(() => ProjectEntity, { name: 'fk_project_due_changes_project', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
   @GuidCol('project_id')
   projectId: string;
 

@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ConflictError, FieldError, ValidationError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
+import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { deleteCommentsByRef, undeleteCommentsByRef } from '../comments/comment-cascade.js';
+import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
-import { deleteListItemsByRef, undeleteListItemsByRef } from '../list-items/list-item-cascade.js';
-import { PROJECT_SCOPE } from '../list-items/list-item-kinds.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { AccessService } from '../permissions/access.service.js';
 import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
@@ -75,9 +73,8 @@ export class ProjectsService {
     ];
     if (errors.length) throw new ValidationError(errors);
     await assertCanManageProject(this.access, ctx, { ownerId: dto.OwnerID });
-    const projects = this.projects(ctx);
     const id = dto.ID ?? randomUUID();
-    const row = await projects.insert({
+    const row = await this.projects(ctx).insert({
       id,
       name: dto.Name.trim(),
       description: dto.Description ?? null,
@@ -95,10 +92,13 @@ export class ProjectsService {
 
   async update(ctx: RequestContext, id: string, dto: UpdateProjectDto): Promise<ProjectDto> {
     assertBodyId(id, dto.ID);
-    const row = await this.projects(ctx).get(id);
+    return this.db.transaction(ctx, (tx) => this.updateLocked(ctx, tx, id, dto));
+  }
+
+  private async updateLocked(ctx: RequestContext, tx: TenantTx, id: string, dto: UpdateProjectDto): Promise<ProjectDto> {
+    const row = await tx.repo(ProjectEntity, 'Project').lock(id);
     await assertCanManageProject(this.access, ctx, row);
-    assertIfMatch(ctx, ProjectDto.from(row));
-    if (row.deleted) throw new ConflictError(`Project ${id} is deleted; undelete it before changing it`, 'deleted');
+    assertLive(row, 'Project');
 
     const next = {
       ownerId: dto.OwnerID === undefined ? row.ownerId : dto.OwnerID,
@@ -124,45 +124,42 @@ export class ProjectsService {
     if (ownerChanged) await assertCanManageProject(this.access, ctx, { ownerId });
 
     const moved = row.dueDate !== null && (next.dueDate === null || next.dueDate.getTime() !== row.dueDate.getTime());
-    const saved = await this.db.transaction(ctx, async (tx) => {
-      const changes = tx.repo(ProjectDueDateChangeEntity, 'ProjectDueDateChange');
-      if (moved) await changes.insert({ projectId: id, previousDueDate: row.dueDate, newDueDate: next.dueDate });
-      return tx.repo(ProjectEntity, 'Project').update(row, {
+    const projects = tx.repo(ProjectEntity, 'Project');
+    if (moved)
+      await tx.repo(ProjectDueDateChangeEntity, 'ProjectDueDateChange').insert({ projectId: id, previousDueDate: row.dueDate, newDueDate: next.dueDate });
+    const saved = await projects.update(
+      id,
+      {
         name: dto.Name.trim(),
         description: dto.Description,
-        ...next,
-        ownerId,
-        // The history is the source of truth: counting it inside the transaction keeps the two in step.
-        dueDateChanges: moved ? await changes.count({ projectId: id }) : row.dueDateChanges,
-      });
-    });
+        ownerId: dto.OwnerID === undefined ? undefined : ownerId,
+        organizationId: dto.OrganizationID,
+        startDate: dto.StartDate,
+        dueDate: dto.DueDate,
+        completedDate: dto.CompletedDate,
+        // A counter kept by the same statement, in the transaction that records the move.
+        dueDateChanges: moved ? projects.plus('dueDateChanges', 1) : undefined,
+      },
+      { ifMatch: true },
+    );
     return ProjectDto.from(saved);
   }
 
   /** Soft delete (idempotent): the project's scopes and comments go down by reference with it. */
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    const row = await this.projects(ctx).get(id);
-    await assertCanManageProject(this.access, ctx, row);
-    assertIfMatch(ctx, ProjectDto.from(row));
-    if (row.deleted) return {};
-    await this.db.transaction(ctx, async (tx) => {
-      await tx.repo(ProjectEntity, 'Project').update(row, { deleted: true });
-      await deleteListItemsByRef(tx, [PROJECT_SCOPE.kind], [id]);
-      await deleteCommentsByRef(tx, 'projects', [id]);
+    return softDelete(this.db, ctx, ProjectEntity, id, {
+      label: 'Project',
+      owned: ownedBy('project'),
+      authorize: (row) => assertCanManageProject(this.access, ctx, row),
     });
-    return {};
   }
 
   /** Undelete (idempotent): restores the project and exactly what its delete took down. */
   async undelete(ctx: RequestContext, id: string): Promise<ProjectDto> {
-    const row = await this.projects(ctx).get(id);
-    await assertCanManageProject(this.access, ctx, row);
-    if (!row.deleted) return ProjectDto.from(row);
-    const saved = await this.db.transaction(ctx, async (tx) => {
-      const restored = await tx.repo(ProjectEntity, 'Project').update(row, { deleted: false, deletedByRef: false });
-      await undeleteListItemsByRef(tx, [PROJECT_SCOPE.kind], [id]);
-      await undeleteCommentsByRef(tx, 'projects', [id]);
-      return restored;
+    const saved = await softUndelete(this.db, ctx, ProjectEntity, id, {
+      label: 'Project',
+      owned: ownedBy('project'),
+      authorize: (row) => assertCanManageProject(this.access, ctx, row),
     });
     return ProjectDto.from(saved);
   }

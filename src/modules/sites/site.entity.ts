@@ -1,5 +1,5 @@
 import { Entity } from 'typeorm';
-import { BoolCol, DateCol, GuidCol, GuidPk, StrCol } from '../../database/columns.js';
+import { BoolCol, DateCol, GuidCol, GuidPk, StrCol, VersionCol } from '../../database/columns.js';
 
 /** A tenant. Not itself a tenant table: its id is the `site_id` of everything else. */
 @Entity('sites')
@@ -24,4 +24,7 @@ export class SiteEntity {
 
   @GuidCol('updated_by', { nullable: true })
   updatedBy: string | null;
+
+  @VersionCol()
+  version: number;
 }

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, Repository } from 'typeorm';
+import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
-import { assertIfMatch } from '../../common/http/etag.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
+import { PreconditionFailedError } from '../../common/errors/errors.js';
+import { ifMatchVersions } from '../../common/http/etag.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { isPrimaryKeyViolation } from '../../database/db-errors.js';
 import { CreateSiteDto, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SiteEntity } from './site.entity.js';
 
@@ -16,19 +18,20 @@ import { SiteEntity } from './site.entity.js';
  */
 @Injectable()
 export class SitesService {
-  private readonly sites: Repository<SiteEntity>;
+  constructor(private readonly db: TenantDb) {}
 
-  constructor(@InjectDataSource() ds: DataSource) {
-    this.sites = ds.getRepository(SiteEntity);
+  /** The sites table (not scoped: sites are the tenants), bound to the context's transaction. */
+  private sitesOf(ctx: RequestContext | null) {
+    return this.db.global(ctx, SiteEntity);
   }
 
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<SiteDto>> {
     const { take, skip } = pageOf(q);
     if (ctx.user.isGlobalAdmin) {
-      const [rows, total] = await this.sites.findAndCount({ order: { name: 'ASC', id: 'ASC' }, take, skip });
+      const [rows, total] = await this.sitesOf(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, take, skip });
       return new Page(rows.map(SiteDto.from), total, take, skip);
     }
-    const own = await this.sites.findOneBy({ id: ctx.siteId });
+    const own = await this.sitesOf(ctx).findOneBy({ id: ctx.siteId });
     const rows = own && skip === 0 ? [SiteDto.from(own)] : [];
     return new Page(rows, own ? 1 : 0, take, skip);
   }
@@ -40,45 +43,63 @@ export class SitesService {
   async scopeTo(ctx: RequestContext, siteId: string): Promise<RequestContext> {
     if (siteId === ctx.siteId) return ctx;
     if (!ctx.user.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may act in another site');
-    const site = await this.sites.findOneBy({ id: siteId });
+    const site = await this.sitesOf(ctx).findOneBy({ id: siteId });
     if (!site) throw new NotFoundError('Site', siteId);
     return ctx.withSite(site.id, site.performanceManagement);
   }
 
   async get(ctx: RequestContext, siteId: string): Promise<SiteDto> {
     const scoped = await this.scopeTo(ctx, siteId);
-    const site = await this.sites.findOneBy({ id: scoped.siteId });
+    const site = await this.sitesOf(ctx).findOneBy({ id: scoped.siteId });
     if (!site) throw new NotFoundError('Site', siteId);
     return SiteDto.from(site);
   }
 
   async create(ctx: RequestContext, dto: CreateSiteDto): Promise<SiteDto> {
     const id = dto.ID ?? randomUUID();
-    if (await this.sites.existsBy({ id })) throw new ConflictError(`Site ${id} already exists`, 'id-taken');
+    const sites = this.sitesOf(ctx);
+    if (await sites.existsBy({ id })) throw new ConflictError(`Site ${id} already exists`, 'id-taken');
     const now = new Date();
-    const site = await this.sites.save(
-      this.sites.create({
-        id,
-        name: dto.Name.trim(),
-        performanceManagement: dto.PerformanceManagement ?? true,
-        created: now,
-        updated: now,
-        createdBy: ctx.user.individualId,
-        updatedBy: ctx.user.individualId,
-      }),
-    );
+    const site = sites.create({
+      id,
+      name: dto.Name.trim(),
+      performanceManagement: dto.PerformanceManagement ?? true,
+      created: now,
+      updated: now,
+      createdBy: ctx.user.individualId,
+      updatedBy: ctx.user.individualId,
+      version: 1,
+    });
+    try {
+      await sites.insert(site);
+    } catch (e) {
+      if (isPrimaryKeyViolation(e)) throw new ConflictError(`Site ${id} already exists`, 'id-taken');
+      throw e;
+    }
     return SiteDto.from(site);
   }
 
   async update(ctx: RequestContext, siteId: string, dto: UpdateSiteDto): Promise<SiteDto> {
     assertBodyId(siteId, dto.ID);
-    const site = await this.sites.findOneBy({ id: siteId });
-    if (!site) throw new NotFoundError('Site', siteId);
-    assertIfMatch(ctx, SiteDto.from(site));
-    site.name = dto.Name.trim();
-    if (dto.PerformanceManagement !== undefined && dto.PerformanceManagement !== null) site.performanceManagement = dto.PerformanceManagement;
-    site.updated = new Date();
-    site.updatedBy = ctx.user.individualId;
-    return SiteDto.from(await this.sites.save(site));
+    // One UPDATE of the columns the request sets, with If-Match's version in its WHERE.
+    const sites = this.sitesOf(ctx);
+    const versions = ifMatchVersions(ctx);
+    const res = await sites
+      .createQueryBuilder()
+      .update()
+      .set({
+        name: dto.Name.trim(),
+        ...(dto.PerformanceManagement !== undefined && dto.PerformanceManagement !== null ? { performanceManagement: dto.PerformanceManagement } : {}),
+        updated: new Date(),
+        updatedBy: ctx.user.individualId,
+        version: () => `${this.db.escape('version')} + 1`,
+      })
+      .where({ id: siteId, ...(versions ? { version: In(versions.length ? versions : [-1]) } : {}) })
+      .execute();
+    if (!res.affected) {
+      if (!(await sites.existsBy({ id: siteId }))) throw new NotFoundError('Site', siteId);
+      throw new PreconditionFailedError();
+    }
+    return SiteDto.from((await sites.findOneBy({ id: siteId }))!);
   }
 }

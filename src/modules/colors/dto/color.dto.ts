@@ -1,6 +1,7 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import type { ColorBand } from '../color-band.js';
 import type { ColorEntity } from '../color.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 export const MAX_COLOR_VALUE = 0xffffff;
 export const MAX_PERCENT = 1000;
@@ -37,6 +38,7 @@ export class ColorDto implements ColorBand {
 
   static from(e: ColorEntity): ColorDto {
     return Object.assign(new ColorDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       Name: e.name,
       ColorValue: e.colorValue,

@@ -2,6 +2,7 @@ import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from '../comment-ancestors.js';
 import { COMMENT_KINDS, type CommentEntity, type CommentKind } from '../comment.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 const ANCESTOR_RULE = `Must name a record of that kind in the caller’s site for ${CHECKED_KINDS.join(', ')}; ${UNCHECKED_KINDS.join(', ')} accept any id until their resource exists.`;
 
@@ -41,6 +42,7 @@ export class CommentDto extends SoftDeletedWire {
 
   static from(e: CommentEntity, extras: { authorName: string | null }): CommentDto {
     return Object.assign(new CommentDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       SiteID: e.siteId,
       AncestorID: e.ancestorId,

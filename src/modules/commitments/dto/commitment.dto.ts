@@ -2,6 +2,7 @@ import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import { AuditedWire, WireAudit, auditOf } from '../../../common/http/wire-audit.js';
 import { PeriodQuery } from '../../../common/pagination/period-query.js';
 import { COMMITMENT_TYPES, type CommitmentEntity, type CommitmentType } from '../commitment.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 export const COMMITMENT_DESCRIPTION_MAX = 4000;
 
@@ -55,6 +56,7 @@ export class CommitmentDto extends AuditedWire {
 
   static from(e: CommitmentEntity): CommitmentDto {
     return Object.assign(new CommitmentDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       Type: e.type,
       AncestorID: e.ancestorId,

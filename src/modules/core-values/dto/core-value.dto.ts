@@ -2,6 +2,7 @@ import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import type { CoreValueEntity } from '../core-value.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 export const CORE_VALUE_DESCRIPTION_MAX = 4000;
 
@@ -25,6 +26,7 @@ export class CoreValueDto extends SoftDeletedWire {
 
   static from(e: CoreValueEntity): CoreValueDto {
     return Object.assign(new CoreValueDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       Name: e.name,
       Description: e.description,

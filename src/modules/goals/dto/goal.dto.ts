@@ -2,6 +2,7 @@ import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import { PeriodQuery } from '../../../common/pagination/period-query.js';
 import type { GoalEntity } from '../goal.entity.js';
 import { measureCounts } from '../goal-measures.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 export const GOAL_NAME_MAX = 255;
 export const GOAL_TEXT_MAX = 4000;
@@ -134,6 +135,7 @@ export class GoalDto {
   static from(e: GoalEntity, fullName: string | null): GoalDto {
     const counts = measureCounts(e);
     return Object.assign(new GoalDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       IndividualID: e.individualId,
       Name: e.name,

@@ -9,6 +9,7 @@ import type { Rights } from '../../permissions/access.service.js';
 import type { LastComment } from '../../comments/last-comment.query.js';
 import type { UserEntity } from '../../auth/user.entity.js';
 import type { IndividualEntity } from '../individual.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 /** Limits of the spec's Limits table (and of the account columns for the deprecated fields). */
 export const INDIVIDUAL_LIMITS = {
@@ -213,6 +214,7 @@ export class IndividualDto {
 
   static from(e: IndividualEntity, x: IndividualExtras): IndividualDto {
     return Object.assign(new IndividualDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       SiteID: e.siteId,
       IsAdmin: e.isAdmin,

@@ -1,6 +1,7 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import type { ListItemEntity } from '../list-item.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 /** Description has no limit in the spec; 10,000 characters keeps it inside a MySQL TEXT column. */
 export const LIST_ITEM_DESCRIPTION_MAX = 10000;
@@ -36,6 +37,7 @@ export class ListItemDto extends SoftDeletedWire {
 
   static from(e: ListItemEntity): ListItemDto {
     return Object.assign(new ListItemDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       AncestorID: e.ancestorId,
       Rank: e.rank,

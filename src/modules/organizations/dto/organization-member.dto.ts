@@ -3,6 +3,7 @@ import { AuditedWire, WireAudit, auditOf } from '../../../common/http/wire-audit
 import type { IndividualEntity } from '../../individuals/individual.entity.js';
 import type { OrganizationEntity } from '../organization.entity.js';
 import type { OrganizationMemberEntity } from '../organization-member.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 @WireType('OrganizationMember')
 @WireAudit()
@@ -37,6 +38,7 @@ export class OrganizationMemberDto extends AuditedWire {
 
   static from(e: OrganizationMemberEntity, individual: IndividualEntity | undefined, organization: OrganizationEntity | undefined): OrganizationMemberDto {
     return Object.assign(new OrganizationMemberDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       SiteID: e.siteId,
       IndividualID: e.individualId,

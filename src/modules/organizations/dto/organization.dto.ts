@@ -1,6 +1,7 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION, type OrganizationEntity } from '../organization.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 /** The row types an Organization record takes (spec: organization 4, department 56). */
 export const ORGANIZATION_ROW_TYPES = [ROW_TYPE_ORGANIZATION, ROW_TYPE_DEPARTMENT] as const;
@@ -45,6 +46,7 @@ export class OrganizationDto extends SoftDeletedWire {
 
   static from(e: OrganizationEntity): OrganizationDto {
     return Object.assign(new OrganizationDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       SiteID: e.siteId,
       ParentID: e.parentId,

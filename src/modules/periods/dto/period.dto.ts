@@ -1,6 +1,7 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import { AuditedWire, WireAudit, auditOf } from '../../../common/http/wire-audit.js';
 import type { PeriodEntity } from '../period.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 /** A performance period (DESIGN §5): the span goals, commitments and dashboards are counted in. */
 @WireType('Period')
@@ -26,6 +27,7 @@ export class PeriodDto extends AuditedWire {
 
   static from(e: PeriodEntity): PeriodDto {
     return Object.assign(new PeriodDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       Name: e.name,
       StartDate: e.startDate,

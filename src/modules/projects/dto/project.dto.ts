@@ -1,6 +1,7 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
 import type { ProjectEntity } from '../project.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 /** Description has no limit in the spec; 10,000 characters keeps it inside a MySQL TEXT column. */
 export const PROJECT_DESCRIPTION_MAX = 10000;
@@ -49,6 +50,7 @@ export class ProjectDto extends SoftDeletedWire {
 
   static from(e: ProjectEntity): ProjectDto {
     return Object.assign(new ProjectDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       Name: e.name,
       Description: e.description,

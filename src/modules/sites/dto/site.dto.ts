@@ -1,5 +1,6 @@
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
 import type { SiteEntity } from '../site.entity.js';
+import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 @WireType('Site')
 export class SiteDto {
@@ -20,6 +21,7 @@ export class SiteDto {
 
   static from(e: SiteEntity): SiteDto {
     return Object.assign(new SiteDto(), {
+      [RECORD_VERSION]: e.version,
       ID: e.id,
       Name: e.name,
       PerformanceManagement: e.performanceManagement,

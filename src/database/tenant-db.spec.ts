@@ -1,0 +1,87 @@
+import { jest } from '@jest/globals';
+import type { DataSource, EntityManager } from 'typeorm';
+import { RequestContext } from '../common/context/request-context.js';
+import { ServiceUnavailableError } from '../common/errors/errors.js';
+import { TenantDb, TRANSACTION_ATTEMPTS } from './tenant-db.js';
+
+const deadlock = () => Object.assign(new Error('Deadlock found when trying to get lock'), { driverError: { code: 'ER_LOCK_DEADLOCK' } });
+
+function fakeDataSource(type: 'mysql' | 'better-sqlite3', failures: unknown[] = []) {
+  const managers: EntityManager[] = [];
+  const ds = {
+    options: { type },
+    manager: { name: 'pool' } as unknown as EntityManager,
+    transaction: jest.fn(async (_isolation: string, fn: (m: EntityManager) => Promise<unknown>) => {
+      const m = { name: `tx${managers.length}` } as unknown as EntityManager;
+      managers.push(m);
+      const failure = failures.shift();
+      const result = await fn(m);
+      if (failure) throw failure; // fails at commit, after the callback ran
+      return result;
+    }),
+  };
+  return { ds: ds as unknown as DataSource, transaction: ds.transaction, managers };
+}
+
+describe('TenantDb.transaction', () => {
+  const ctx = () => RequestContext.system('00000000-0000-4000-8000-000000000001');
+
+  it('binds the context to the transaction while the callback runs, and only then', async () => {
+    const { ds, managers } = fakeDataSource('mysql');
+    const sut = new TenantDb(ds);
+    const c = ctx();
+    const inside = await sut.transaction(c, async () => sut.managerOf(c));
+    expect(inside).toBe(managers[0]);
+    expect(sut.managerOf(c)).toBe(ds.manager);
+    expect(sut.inTransaction(c)).toBe(false);
+  });
+
+  it('joins the outer transaction when called again with the same context', async () => {
+    const { ds, transaction } = fakeDataSource('mysql');
+    const sut = new TenantDb(ds);
+    const c = ctx();
+    await sut.transaction(c, () => sut.transaction(c, async () => 'nested'));
+    expect(transaction).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs a transaction that lost a deadlock again, and answers its result', async () => {
+    const { ds, transaction } = fakeDataSource('mysql', [deadlock()]);
+    const sut = new TenantDb(ds);
+    await expect(sut.transaction(ctx(), async () => 'done')).resolves.toBe('done');
+    expect(transaction).toHaveBeenCalledTimes(2);
+  });
+
+  it(`gives up after ${TRANSACTION_ATTEMPTS} lock conflicts with a 503 that says when to retry`, async () => {
+    const { ds, transaction } = fakeDataSource('mysql', Array.from({ length: TRANSACTION_ATTEMPTS }, deadlock));
+    const sut = new TenantDb(ds);
+    const err = await sut.transaction(ctx(), async () => 'never').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect((err as ServiceUnavailableError).headers['Retry-After']).toBe('1');
+    expect(transaction).toHaveBeenCalledTimes(TRANSACTION_ATTEMPTS);
+  });
+
+  it('does not retry other failures', async () => {
+    const { ds, transaction } = fakeDataSource('mysql');
+    const sut = new TenantDb(ds);
+    await expect(
+      sut.transaction(ctx(), async () => {
+        throw new Error('validation');
+      }),
+    ).rejects.toThrow('validation');
+    expect(transaction).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs SQLite transactions one at a time (one connection cannot hold two)', async () => {
+    const { ds } = fakeDataSource('better-sqlite3');
+    const sut = new TenantDb(ds);
+    const events: string[] = [];
+    const work = (name: string) =>
+      sut.transaction(ctx(), async () => {
+        events.push(`${name} begin`);
+        await new Promise((r) => setTimeout(r, 20));
+        events.push(`${name} end`);
+      });
+    await Promise.all([work('a'), work('b')]);
+    expect(events).toEqual(['a begin', 'a end', 'b begin', 'b end']);
+  });
+});
