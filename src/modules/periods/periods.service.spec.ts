@@ -1,6 +1,6 @@
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError } from '../../common/errors/errors.js';
-import type { TenantDb } from '../../database/tenant-db.js';
+import { TenantDb } from '../../database/tenant-db.js';
 import { PeriodEntity } from './period.entity.js';
 import { PeriodsService } from './periods.service.js';
 
@@ -23,30 +23,32 @@ describe('PeriodsService.remove (in-use check)', () => {
   function build(usedBy: Set<unknown>) {
     const asked: { target: unknown; where: unknown }[] = [];
     const deleted: unknown[] = [];
+    const dataSource = {
+      entityMetadatas: [
+        meta(PeriodEntity, 'periods', [['site_id', 'siteId']]),
+        meta(GoalRow, 'goals', [
+          ['site_id', 'siteId'],
+          ['period_id', 'periodId'],
+        ]),
+        meta(CommitmentRow, 'commitments', [
+          ['site_id', 'siteId'],
+          ['period_id', 'periodRef'],
+        ]),
+        meta(GlobalThing, 'global_things', [['period_id', 'periodId']]),
+      ],
+    };
     const db = {
-      dataSource: {
-        entityMetadatas: [
-          meta(PeriodEntity, 'periods', [['site_id', 'siteId']]),
-          meta(GoalRow, 'goals', [
-            ['site_id', 'siteId'],
-            ['period_id', 'periodId'],
-          ]),
-          meta(CommitmentRow, 'commitments', [
-            ['site_id', 'siteId'],
-            ['period_id', 'periodRef'],
-          ]),
-          meta(GlobalThing, 'global_things', [['period_id', 'periodId']]),
-        ],
-      },
+      // The real metadata walk, over the fake metadata above.
+      tenantTablesWithColumn: (column: string) => TenantDb.prototype.tenantTablesWithColumn.call({ dataSource } as unknown as TenantDb, column),
+      transaction: (c: RequestContext, fn: (tx: unknown) => Promise<unknown>) => fn({ ctx: c }),
       repo: (_ctx: RequestContext, target: unknown) => ({
-        get: async () => period,
+        lock: async () => period,
         exists: async (where: unknown) => {
           asked.push({ target, where });
           return usedBy.has(target);
         },
-        deleteWhere: async (where: unknown) => {
-          deleted.push(where);
-          return 1;
+        remove: async (id: unknown) => {
+          deleted.push({ id });
         },
       }),
     };
