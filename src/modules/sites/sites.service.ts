@@ -76,7 +76,8 @@ export class SitesService {
       if (isPrimaryKeyViolation(e)) throw new ConflictError(`Site ${id} already exists`, 'id-taken');
       throw e;
     }
-    return SiteDto.from(site);
+    // Read back: on MySQL insert() merges raw column values (tinyint 0/1) into the object.
+    return SiteDto.from((await sites.findOneBy({ id }))!);
   }
 
   async update(ctx: RequestContext, siteId: string, dto: UpdateSiteDto): Promise<SiteDto> {
