@@ -7,7 +7,7 @@ import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
 import { DEFAULT_COLOR_BANDS } from './color-band.js';
 import { ColorEntity } from './color.entity.js';
-import { ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
+import { Color, ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
 
 /**
  * Site colors (DESIGN §5, §5b). A site without colors of its own shows the built-in defaults,
@@ -32,13 +32,18 @@ export class ColorsService {
   /** Every color in effect for the site (its own, or the defaults), unpaged: what dashboards band with. */
   async effective(ctx: RequestContext): Promise<ColorDto[]> {
     const rows = await this.repo(ctx).find({ order: { rank: 'ASC', minPercent: 'ASC', id: 'ASC' } });
-    return rows.length ? rows.map(ColorDto.from) : this.defaultColors(ctx);
+    return rows.length ? rows.map((r) => Color.toWire(r)) : this.defaultColors(ctx);
   }
 
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<ColorDto>> {
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ order: { rank: 'ASC', minPercent: 'ASC', id: 'ASC' }, take, skip });
-    if (total > 0) return Page.of(rows.map(ColorDto.from), total, q);
+    if (total > 0)
+      return Page.of(
+        rows.map((r) => Color.toWire(r)),
+        total,
+        q,
+      );
     return this.defaults(ctx, q);
   }
 
@@ -62,39 +67,23 @@ export class ColorsService {
       if (!found) throw new NotFoundError('Color', id);
       return found;
     }
-    return ColorDto.from(await this.repo(ctx).get(id));
+    return Color.toWire(await this.repo(ctx).get(id));
   }
 
   async create(ctx: RequestContext, dto: CreateColorDto): Promise<ColorDto> {
     assertRange(dto);
     const repo = this.repo(ctx);
-    const row = await repo.insert({
-      name: dto.Name.trim(),
-      colorValue: dto.ColorValue,
-      minPercent: dto.MinPercent,
-      maxPercent: dto.MaxPercent,
-      rank: dto.Rank ?? 0,
-    });
+    const row = await repo.insert(Color.toColumns(dto, 'create'));
     // Read back so decimals answer exactly as stored (scale 4).
-    return ColorDto.from(await repo.get(row.id));
+    return Color.toWire(await repo.get(row.id));
   }
 
   async update(ctx: RequestContext, id: number, dto: UpdateColorDto): Promise<ColorDto> {
     assertBodyId(id, dto.ID);
     assertNotDefault(id);
     assertRange(dto);
-    const row = await this.repo(ctx).update(
-      id,
-      {
-        name: dto.Name.trim(),
-        colorValue: dto.ColorValue,
-        minPercent: dto.MinPercent,
-        maxPercent: dto.MaxPercent,
-        rank: dto.Rank === undefined ? undefined : (dto.Rank ?? 0),
-      },
-      { ifMatch: true },
-    );
-    return ColorDto.from(row);
+    const row = await this.repo(ctx).update(id, Color.toColumns(dto, 'update'), { ifMatch: true });
+    return Color.toWire(row);
   }
 
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {

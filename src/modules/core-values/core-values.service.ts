@@ -7,7 +7,7 @@ import { lockLive, softDelete, softUndelete } from '../../database/soft-delete.j
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CoreValueEntity } from './core-value.entity.js';
-import { CoreValueDto, CoreValueQuery, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
+import { CoreValue, CoreValueDto, CoreValueQuery, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
 
 /**
  * Core values of a site. Assessments rate individuals against them (history), so DELETE is a soft
@@ -32,7 +32,11 @@ export class CoreValuesService {
       take,
       skip,
     });
-    return Page.of(rows.map(CoreValueDto.from), total, q);
+    return Page.of(
+      rows.map((r) => CoreValue.toWire(r)),
+      total,
+      q,
+    );
   }
 
   async listForSite(ctx: RequestContext, siteId: string, q: CoreValueQuery): Promise<Page<CoreValueDto>> {
@@ -42,28 +46,16 @@ export class CoreValuesService {
   }
 
   async create(ctx: RequestContext, dto: CreateCoreValueDto): Promise<CoreValueDto> {
-    const repo = this.repo(ctx);
-    const row = await repo.insert({
-      id: dto.ID ?? undefined,
-      name: dto.Name.trim(),
-      description: dto.Description ?? null,
-      rank: dto.Rank ?? 0,
-      deleted: false,
-      deletedByRef: false,
-    });
-    return CoreValueDto.from(row);
+    const row = await this.repo(ctx).insert(CoreValue.toColumns(dto, 'create'));
+    return CoreValue.toWire(row);
   }
 
   async update(ctx: RequestContext, id: string, dto: UpdateCoreValueDto): Promise<CoreValueDto> {
     assertBodyId(id, dto.ID);
     return this.db.transaction(ctx, async (tx) => {
       await lockLive(tx, CoreValueEntity, id, 'CoreValue');
-      const row = await this.repo(ctx).update(
-        id,
-        { name: dto.Name.trim(), description: dto.Description, rank: dto.Rank === undefined ? undefined : (dto.Rank ?? 0) },
-        { ifMatch: true },
-      );
-      return CoreValueDto.from(row);
+      const row = await this.repo(ctx).update(id, CoreValue.toColumns(dto, 'update'), { ifMatch: true });
+      return CoreValue.toWire(row);
     });
   }
 
@@ -72,6 +64,6 @@ export class CoreValuesService {
   }
 
   async undelete(ctx: RequestContext, id: string): Promise<CoreValueDto> {
-    return CoreValueDto.from(await softUndelete(this.db, ctx, CoreValueEntity, id, { label: 'CoreValue' }));
+    return CoreValue.toWire(await softUndelete(this.db, ctx, CoreValueEntity, id, { label: 'CoreValue' }));
   }
 }

@@ -1,68 +1,35 @@
-import { InputField, WireField, WireType } from '../../../common/http/wire.js';
-import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
+import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import type { CoreValueEntity } from '../core-value.entity.js';
-import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 export const CORE_VALUE_DESCRIPTION_MAX = 4000;
 
-@WireType('CoreValue')
-@WireAudit({ softDelete: true })
-export class CoreValueDto extends SoftDeletedWire {
-  @WireField('guid', { access: 'ReqUpd' })
-  ID: string;
+/** The spec's CoreValue: every field declared once (docs/adding-a-resource.md). */
+export const CoreValue = resource<CoreValueEntity>()('CoreValue', {
+  audit: 'softDelete',
+  fields: {
+    ID: field.guid('ReqUpd', {
+      create: { description: 'Optional; used if free (else 409 id-taken), generated when absent or all zeros.' },
+      update: { description: ID_DOC.update },
+    }),
+    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, update: { min: 1 } }),
+    Description: field.string('-', { max: CORE_VALUE_DESCRIPTION_MAX, update: { description: 'Absent keeps the current value; null clears it.' } }),
+    Rank: field.int('-', {
+      description: 'Display order (lists are ordered by Rank, then Name). Default 0.',
+      nullAs: 0,
+      createDefault: 0,
+      create: { description: 'Default 0.' },
+      update: { description: 'Absent keeps the current value; null sets 0.' },
+    }),
+    SiteID: field.guid('RO'),
+  },
+});
 
-  @WireField('string', { access: 'Req', max: 255 })
-  Name: string;
-
-  @WireField('string', { access: '-', max: CORE_VALUE_DESCRIPTION_MAX })
-  Description: string | null;
-
-  @WireField('int', { access: '-', description: 'Display order (lists are ordered by Rank, then Name). Default 0.' })
-  Rank: number;
-
-  @WireField('guid', { access: 'RO' })
-  SiteID: string;
-
-  static from(e: CoreValueEntity): CoreValueDto {
-    return Object.assign(new CoreValueDto(), {
-      [RECORD_VERSION]: e.version,
-      ID: e.id,
-      Name: e.name,
-      Description: e.description,
-      Rank: e.rank,
-      SiteID: e.siteId,
-      ...softDeleteOf(e),
-    });
-  }
-}
-
-export class CreateCoreValueDto {
-  @InputField('guid', { description: 'Optional; used if free (else 409 id-taken), generated when absent or all zeros.' })
-  ID?: string | null;
-
-  @InputField('string', { required: true, max: 255, min: 1 })
-  Name: string;
-
-  @InputField('string', { max: CORE_VALUE_DESCRIPTION_MAX })
-  Description?: string | null;
-
-  @InputField('int', { description: 'Default 0.' })
-  Rank?: number | null;
-}
-
-export class UpdateCoreValueDto {
-  @InputField('guid', { required: true, description: 'Must equal the id in the path.' })
-  ID: string;
-
-  @InputField('string', { required: true, max: 255, min: 1 })
-  Name: string;
-
-  @InputField('string', { max: CORE_VALUE_DESCRIPTION_MAX, description: 'Absent keeps the current value; null clears it.' })
-  Description?: string | null;
-
-  @InputField('int', { description: 'Absent keeps the current value; null sets 0.' })
-  Rank?: number | null;
-}
+export const CoreValueDto = CoreValue.Response;
+export type CoreValueDto = InstanceType<typeof CoreValueDto>;
+export const CreateCoreValueDto = CoreValue.Create;
+export type CreateCoreValueDto = InstanceType<typeof CreateCoreValueDto>;
+export const UpdateCoreValueDto = CoreValue.Update;
+export type UpdateCoreValueDto = InstanceType<typeof UpdateCoreValueDto>;
 
 export class CoreValueQuery extends DeletedQuery {}

@@ -29,23 +29,8 @@ export interface IndividualExtras {
   rights: Rights;
 }
 
-const present = (s: string | null | undefined): s is string => typeof s === 'string' && s.trim() !== '';
-
-/** "First Last". */
-export function fullName(first: string | null, last: string | null): string {
-  return [first, last].filter(present).join(' ');
-}
-
-/** "Prefix First Last, Suffix", with only the parts that are present. */
-export function formalName(prefix: string | null, first: string | null, last: string | null, suffix: string | null): string {
-  const main = [prefix, first, last].filter(present).join(' ');
-  return present(suffix) ? (main ? `${main}, ${suffix}` : suffix) : main;
-}
-
-/** "Last, First" (just the one that is present when the other is blank). */
-export function fullOrderedName(first: string | null, last: string | null): string {
-  return [last, first].filter(present).join(', ');
-}
+export { formalName, fullName, fullOrderedName } from '../../../common/names.js';
+import { formalName, fullName, fullOrderedName } from '../../../common/names.js';
 
 @WireType('Individual')
 export class IndividualDto {

@@ -1,0 +1,285 @@
+import 'reflect-metadata';
+import type { Type } from '@nestjs/common';
+import { RECORD_VERSION } from './etag.js';
+import { WireAudit } from './wire-audit.js';
+import { Access, InputField, InputFieldOptions, WireField, WireFieldOptions, WireKind, WireType } from './wire.js';
+
+/**
+ * One declaration per resource field (docs/adding-a-resource.md). A field is declared once, with
+ * its wire name, kind, Access and limits; from that declaration come:
+ * - the response class (JSON and XML shape, OpenAPI schema) — `Response`;
+ * - the create and update input classes (validation, XML coercion, OpenAPI) — `Create`, `Update`,
+ *   whose required fields follow the Access column: `Req` both, `ReqCre` create, `ReqUpd`
+ *   update, `-` neither, `RO` not an input at all;
+ * - the entity → wire mapping (`toWire`), by name where names correspond (`ColorValue` ↔
+ *   `colorValue`, `SiteID` ↔ `siteId`) or through an explicit `from` converter;
+ * - the wire → entity mapping of writes (`toColumns`): only the fields the request carries.
+ */
+
+/** The TypeScript type of a wire kind. */
+export type TsOf<K extends WireKind> = K extends 'string' | 'guid'
+  ? string
+  : K extends 'int' | 'decimal'
+    ? number
+    : K extends 'bool'
+      ? boolean
+      : K extends 'date' | 'dateTimeOffset'
+        ? Date
+        : unknown;
+
+/** Input options of one direction (create or update), on top of what the field declares. */
+export type InputSide = Partial<Omit<InputFieldOptions, 'nested'>> & {
+  /** A decorator that replaces the generated input declaration (a rule InputField cannot say). */
+  decorator?: PropertyDecorator;
+};
+
+export interface FieldSpec<K extends WireKind = WireKind, A extends Access = Access, T = TsOf<K>> {
+  kind: K;
+  access: A;
+  /** Description of the response member. */
+  description?: string;
+  /** Max length in characters (response and inputs). */
+  max?: number;
+  /** Min length after trimming (inputs; 1 means "not blank"). */
+  min?: number;
+  minValue?: number;
+  maxValue?: number;
+  zeroIsNull?: boolean;
+  enum?: readonly (string | number)[];
+  nested?: () => Type<unknown>;
+  /** The entity property this field maps to by default; `null` for a field with no column. */
+  column?: string | null;
+  /** Entity (and extras) → wire value, for fields that are not a column of the same name. */
+  from?: (entity: never, extras: never) => T | null;
+  /** Wire → column value on writes (e.g. trim). Not called for null. */
+  write?: (value: T) => unknown;
+  /** The column value written for an explicit null (e.g. Rank null → 0). */
+  nullAs?: unknown;
+  /** The column value written on create when the field is absent or null. */
+  createDefault?: unknown;
+  /** Input options for create; `false` when create does not take the field. */
+  create?: InputSide | false;
+  /** Input options for update; `false` when update does not take the field. */
+  update?: InputSide | false;
+}
+
+type Opts<K extends WireKind, T> = Omit<FieldSpec<K, Access, T>, 'kind' | 'access'>;
+const make =
+  <K extends WireKind>(kind: K) =>
+  <A extends Access, T = TsOf<K>>(access: A, opts: Opts<K, T> = {}): FieldSpec<K, A, T> =>
+    ({ ...opts, kind, access }) as FieldSpec<K, A, T>;
+
+/** Field builders: `field.string('Req', { max: 255, min: 1 })`. */
+export const field = {
+  string: make('string'),
+  guid: make('guid'),
+  int: make('int'),
+  decimal: make('decimal'),
+  bool: make('bool'),
+  date: make('date'),
+  dateTimeOffset: make('dateTimeOffset'),
+  object: make('object'),
+  array: make('array'),
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any field, whatever its value type (variance of write/from)
+type AnyField = FieldSpec<WireKind, Access, any>;
+type Fields = Record<string, AnyField>;
+type ValueOf<F> = F extends { kind: WireKind; write?: (value: infer T) => unknown } ? T : never;
+type AccessOf<F> = F extends { access: infer A } ? A : never;
+
+/** The response type: every member, null where the record has no value. */
+export type WireOf<Fs extends Fields> = { [P in keyof Fs]: ValueOf<Fs[P]> | null };
+/** The create input: Req and ReqCre fields required, the others optional. RO fields are absent. */
+export type CreateOf<Fs extends Fields> = { [P in keyof Fs as AccessOf<Fs[P]> extends 'Req' | 'ReqCre' ? P : never]: ValueOf<Fs[P]> } & {
+  [P in keyof Fs as AccessOf<Fs[P]> extends '-' | 'ReqUpd' ? P : never]?: ValueOf<Fs[P]> | null;
+};
+/** The update input: Req and ReqUpd fields required, the others optional (absent keeps the value). */
+export type UpdateOf<Fs extends Fields> = { [P in keyof Fs as AccessOf<Fs[P]> extends 'Req' | 'ReqUpd' ? P : never]: ValueOf<Fs[P]> } & {
+  [P in keyof Fs as AccessOf<Fs[P]> extends '-' | 'ReqCre' ? P : never]?: ValueOf<Fs[P]> | null;
+};
+
+export type Audit = 'audit' | 'softDelete' | 'none';
+
+export interface ResourceOptions<Fs extends Fields> {
+  fields: Fs;
+  /** Audit members appended after the fields: Created…UpdatedBy, preceded by Deleted/DeletedByRef with 'softDelete'. */
+  audit?: Audit;
+  /** Class names of the input types (their OpenAPI schema names); default Create{Name}Dto / Update{Name}Dto. */
+  createName?: string;
+  updateName?: string;
+  /** The response class's name in code and logs; its OpenAPI/XML name is the wire name. */
+  responseName?: string;
+}
+
+/** What the audit members read from a row. */
+interface AuditedRow {
+  version?: number;
+  created?: Date;
+  createdBy?: string | null;
+  updated?: Date;
+  updatedBy?: string | null;
+  deleted?: boolean;
+  deletedByRef?: boolean;
+}
+
+type AuditWire = { Created: Date; CreatedBy: string | null; Updated: Date; UpdatedBy: string | null };
+type SoftDeleteWire = AuditWire & { Deleted: boolean; DeletedByRef: boolean };
+export type AuditOf<A extends Audit | undefined> = A extends 'softDelete' ? SoftDeleteWire : A extends 'audit' ? AuditWire : unknown;
+
+export interface Resource<Fs extends Fields, A extends Audit | undefined, E, X> {
+  readonly name: string;
+  readonly fields: Fs;
+  /** The response class: `@ApiResult(X.Response)`. */
+  readonly Response: Type<WireOf<Fs> & AuditOf<A>>;
+  /** The create input class: `@Body() dto: CreateOf<…>` typed through `X.Create`. */
+  readonly Create: Type<CreateOf<Fs>>;
+  readonly Update: Type<UpdateOf<Fs>>;
+  /** The wire form of a row (extras: what derived fields need, loaded in batches by the service). */
+  toWire(entity: E, extras?: X): WireOf<Fs> & AuditOf<A>;
+  /** The columns a create or update writes: only the fields the request carries (absent → not written). */
+  toColumns(input: Partial<Record<keyof Fs, unknown>>, mode: 'create' | 'update'): Partial<E>;
+}
+
+/** `ColorValue` → `colorValue`, `SiteID` → `siteId`, `ID` → `id`. */
+export function columnOf(wireName: string): string {
+  const name = wireName === 'ID' ? 'id' : wireName.replace(/ID$/, 'Id');
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+const sideOf = (f: AnyField, mode: 'create' | 'update'): InputSide | false => {
+  if (f.access === 'RO') return false;
+  const side = mode === 'create' ? f.create : f.update;
+  return side === false ? false : (side ?? {});
+};
+
+const requiredBy = (access: Access, mode: 'create' | 'update') =>
+  access === 'Req' || (mode === 'create' && access === 'ReqCre') || (mode === 'update' && access === 'ReqUpd');
+
+function namedClass(name: string): Type<object> {
+  // A named class per resource: Swagger takes schema names from class names.
+  const holder = { [name]: class {} };
+  return holder[name] as Type<object>;
+}
+
+function inputClass(name: string, fields: Fields, mode: 'create' | 'update'): Type<object> {
+  const cls = namedClass(name);
+  for (const [wireName, f] of Object.entries(fields)) {
+    const side = sideOf(f, mode);
+    if (side === false) continue;
+    const { decorator, ...overrides } = side;
+    if (decorator) {
+      decorator(cls.prototype, wireName);
+      continue;
+    }
+    const opts: InputFieldOptions = {
+      required: requiredBy(f.access, mode),
+      max: f.max,
+      min: f.min,
+      minValue: f.minValue,
+      maxValue: f.maxValue,
+      zeroIsNull: f.zeroIsNull,
+      enum: f.enum,
+      nested: f.nested,
+      ...overrides,
+    };
+    InputField(f.kind, stripUndefined(opts))(cls.prototype, wireName);
+  }
+  return cls;
+}
+
+function responseClass(wireName: string, className: string, fields: Fields, audit: Audit): Type<object> {
+  const cls = namedClass(className);
+  for (const [name, f] of Object.entries(fields)) {
+    const opts: WireFieldOptions = { access: f.access, description: f.description, max: f.max, nested: f.nested, enum: f.enum };
+    WireField(f.kind, stripUndefined(opts))(cls.prototype, name);
+  }
+  if (audit !== 'none') WireAudit({ softDelete: audit === 'softDelete' })(cls);
+  WireType(wireName)(cls);
+  return cls;
+}
+
+function stripUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * Declares a resource's wire fields once: `resource<ColorEntity>()('Color', { fields: {…} })`.
+ * `E` is the entity type, `X` what derived fields need beyond the row (e.g. names of related
+ * records), passed to their `from` converters. (Two calls, so the field types are inferred while
+ * the entity type is named.)
+ */
+export function resource<E, X = undefined>() {
+  return <const Fs extends Fields, const A extends Audit = 'none'>(name: string, options: ResourceOptions<Fs> & { audit?: A }): Resource<Fs, A, E, X> =>
+    defineResource<E, X, Fs, A>(name, options);
+}
+
+function defineResource<E, X, Fs extends Fields, A extends Audit>(name: string, options: ResourceOptions<Fs> & { audit?: A }): Resource<Fs, A, E, X> {
+  const fields = options.fields;
+  const audit: Audit = options.audit ?? 'none';
+  const Response = responseClass(name, options.responseName ?? `${name}Dto`, fields, audit);
+  const Create = inputClass(options.createName ?? `Create${name}Dto`, fields, 'create');
+  const Update = inputClass(options.updateName ?? `Update${name}Dto`, fields, 'update');
+  const entries = Object.entries(fields);
+
+  function toWire(entity: E, extras?: X) {
+    const row = entity as unknown as Record<string, unknown> & AuditedRow;
+    const out = new Response() as Record<string | symbol, unknown>;
+    if (typeof row.version === 'number') out[RECORD_VERSION] = row.version;
+    for (const [wireName, f] of entries) {
+      if (f.from) out[wireName] = (f.from as (e: unknown, x: unknown) => unknown)(entity, extras) ?? null;
+      else {
+        const column = f.column === undefined ? columnOf(wireName) : f.column;
+        out[wireName] = column === null ? null : (row[column] ?? null);
+      }
+    }
+    if (audit === 'softDelete') Object.assign(out, { Deleted: row.deleted, DeletedByRef: row.deletedByRef });
+    if (audit !== 'none') Object.assign(out, { Created: row.created, CreatedBy: row.createdBy, Updated: row.updated, UpdatedBy: row.updatedBy });
+    return out as unknown as WireOf<Fs> & AuditOf<A>;
+  }
+
+  function toColumns(input: Partial<Record<keyof Fs, unknown>>, mode: 'create' | 'update'): Partial<E> {
+    const out: Record<string, unknown> = {};
+    for (const [wireName, f] of entries) {
+      if (sideOf(f, mode) === false) continue;
+      const column = f.column === undefined ? columnOf(wireName) : f.column;
+      if (column === null) continue;
+      let v = (input as Record<string, unknown>)[wireName];
+      if ((v === undefined || v === null) && mode === 'create' && f.createDefault !== undefined) v = f.createDefault;
+      if (v === undefined) continue;
+      if (v === null && f.nullAs !== undefined) v = f.nullAs;
+      if (v !== null && f.write) v = (f.write as (x: unknown) => unknown)(v);
+      out[column] = v;
+    }
+    return out as Partial<E>;
+  }
+
+  return {
+    name,
+    fields,
+    Response: Response as unknown as Type<WireOf<Fs> & AuditOf<A>>,
+    Create: Create as unknown as Type<CreateOf<Fs>>,
+    Update: Update as unknown as Type<UpdateOf<Fs>>,
+    toWire,
+    toColumns,
+  };
+}
+
+/** Shared limits of the spec's Limits table, named once. */
+export const LIMITS = {
+  /** Names and short texts (most `Name` fields, titles, e-mail addresses). */
+  name: 255,
+  /** A person's first and last name. */
+  personName: 50,
+  /** A name prefix or suffix ("Dr.", "Jr."). */
+  affix: 25,
+} as const;
+
+/** Trims a string written to a column (names are stored trimmed). */
+export const trim = (v: string): string => v.trim();
+
+/** Input descriptions shared by every resource with a guid id. */
+export const ID_DOC = {
+  create: 'Optional; generated when absent or all zeros; 409 id-taken when already used.',
+  update: 'Must equal the id in the path.',
+} as const;
