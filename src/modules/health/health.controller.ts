@@ -5,12 +5,17 @@ import { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/access.decorators.js';
 import { ServiceUnavailableError } from '../../common/errors/errors.js';
 import { ApiResult } from '../../common/http/wire.js';
+import { ServerLifecycle } from '../../common/http/server-lifecycle.js';
+import { pingDatabase } from '../../database/ping.js';
 
 /** Kubernetes probes, outside /v4 and without a token. */
 @ApiTags('Operations')
 @Controller('health')
 export class HealthController {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly lifecycle: ServerLifecycle,
+  ) {}
 
   @Get('live')
   @Public()
@@ -22,14 +27,13 @@ export class HealthController {
 
   @Get('ready')
   @Public()
-  @ApiOperation({ summary: 'Readiness: the database answers; 503 with Retry-After when it does not' })
+  @ApiOperation({
+    summary: 'Readiness: the database answers within 1 s; 503 with Retry-After when it does not, or once the process is shutting down',
+  })
   @ApiResult(null, { description: '{ "status": "ok", "database": "up" }' })
   async ready() {
-    try {
-      await this.ds.query('SELECT 1');
-    } catch {
-      throw new ServiceUnavailableError('The database does not answer');
-    }
+    if (this.lifecycle.draining) throw new ServiceUnavailableError('The service is shutting down; retry on another instance', 1);
+    if (!(await pingDatabase(this.ds))) throw new ServiceUnavailableError('The database does not answer');
     return { status: 'ok', database: 'up' };
   }
 }
