@@ -45,7 +45,7 @@ describe('body charset', () => {
     ['application/json', null, true],
     ['application/json; charset=utf-8', 'utf-8', true],
     ['application/json;charset="UTF-8"', 'utf-8', true],
-    ['text/xml; charset=utf8', 'utf8', true],
+    ['text/xml; charset=utf8', 'utf8', false],
     ['application/json; charset=utf-7', 'utf-7', false],
     ['application/xml; charset=iso-8859-1', 'iso-8859-1', false],
     ['application/json; charset=utf-16le', 'utf-16le', false],

@@ -91,7 +91,8 @@ export function xmlDepthExceeds(text: string, limit = MAX_BODY_DEPTH): boolean {
 
 /**
  * The charset a Content-Type names, lower-cased and unquoted, or null when it names none.
- * Bodies are read as UTF-8 only: `charset=utf-8` (or `utf8`) and no charset at all are accepted.
+ * Bodies are read as UTF-8 only: `charset=utf-8` (any case, quoted or not) and no charset at all
+ * are accepted.
  */
 export function charsetOf(contentType: string | undefined): string | null {
   const m = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
@@ -100,5 +101,5 @@ export function charsetOf(contentType: string | undefined): string | null {
 }
 
 export function isAcceptedCharset(charset: string | null): boolean {
-  return charset === null || charset === 'utf-8' || charset === 'utf8';
+  return charset === null || charset === 'utf-8';
 }
