@@ -27,14 +27,14 @@ export interface BoundedMysqlOptions {
 
 type Callback = (err: Error | null, conn?: PoolConnectionLike) => void;
 
-interface PoolConnectionLike {
+export interface PoolConnectionLike {
   release(): void;
   destroy(): void;
   query(...args: unknown[]): unknown;
   on(event: 'error', listener: (err: Error) => void): unknown;
 }
 
-interface PoolLike {
+export interface PoolLike {
   getConnection(cb: Callback): void;
   on(event: 'connection', listener: (conn: PoolConnectionLike) => void): unknown;
 }
@@ -80,10 +80,11 @@ function boundGetConnection(pool: PoolLike, acquireTimeoutMs: number): void {
 }
 
 function prepareConnection(conn: PoolConnectionLike, setup: string): void {
-  // Queued before any command of a caller (mysql2 runs a connection's commands in order). A
-  // failure is left to surface on the caller's own query; the connection is not kept.
-  conn.query(setup, (err: Error | null) => {
-    if (err) conn.destroy();
+  // Queued before any command of a caller (mysql2 runs a connection's commands in order). A lost
+  // connection surfaces on the caller's own query; a server that refuses the setting (none of the
+  // supported versions does) leaves the connection bounded by the client-side timeout only.
+  conn.query(setup, (err: (Error & { fatal?: boolean }) | null) => {
+    if (err?.fatal) conn.destroy();
   });
   const query = conn.query.bind(conn);
   conn.query = (...args: unknown[]) => {
@@ -99,14 +100,16 @@ function prepareConnection(conn: PoolConnectionLike, setup: string): void {
   };
 }
 
+/** Applies the bounds described above to a mysql2 pool (exported for tests). */
+export function boundPool<P extends PoolLike>(pool: P, options: BoundedMysqlOptions): P {
+  const setup = statementLimitSql(options.flavor, options.statementTimeoutMs);
+  pool.on('connection', (conn) => prepareConnection(conn, setup));
+  boundGetConnection(pool, options.acquireTimeoutMs);
+  return pool;
+}
+
 /** A mysql2 module whose pools are bounded as described above; pass it as TypeORM's `driver`. */
 export function boundedMysql2(options: BoundedMysqlOptions): typeof mysql2 {
-  const setup = statementLimitSql(options.flavor, options.statementTimeoutMs);
-  const createPool = (config: Parameters<typeof mysql2.createPool>[0]) => {
-    const pool = mysql2.createPool(config) as unknown as PoolLike;
-    pool.on('connection', (conn) => prepareConnection(conn, setup));
-    boundGetConnection(pool, options.acquireTimeoutMs);
-    return pool;
-  };
+  const createPool = (config: Parameters<typeof mysql2.createPool>[0]) => boundPool(mysql2.createPool(config) as unknown as PoolLike, options);
   return Object.create(mysql2, { createPool: { value: createPool } }) as typeof mysql2;
 }
