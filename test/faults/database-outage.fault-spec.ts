@@ -90,8 +90,9 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
   it('SIGKILL and restart: 503 + Retry-After during the outage, nothing acknowledged is lost, back within 5 s', async () => {
     const load = new Load({ base: app.base, token, writers: WRITERS, readers: READERS, hangMs: 15_000 });
     await sleep(2000);
-    const killedAt = Date.now();
     await db.kill();
+    // From here the server process is gone (an answer already on its way may still arrive before).
+    const killedAt = Date.now();
     await sleep(3000);
     await db.restart();
     const backAt = Date.now();
@@ -112,7 +113,7 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
 
     expectClean(outcomes, s);
     expect(during.length).toBeGreaterThan(0);
-    expect(during.every((o) => o.status === 503)).toBe(true);
+    expect(during.filter((o) => o.status !== 503)).toEqual([]);
     expect(writes.acknowledged).toBeGreaterThan(0);
     expect(writes.lost).toBe(0);
     expect(recovered).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
