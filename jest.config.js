@@ -18,5 +18,7 @@ export default {
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
     // Needs Mono (mcs, mono): run by `npm run test:interop` and CI, not by `npm test`.
     { ...common, displayName: 'interop', testMatch: ['<rootDir>/test/interop/**/*.interop-spec.ts'] },
+    // Starts MariaDB servers of its own and kills them: run by `npm run test:faults` and CI.
+    { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'] },
   ],
 };

@@ -4,8 +4,10 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/config.js';
 import { WireCodec } from './common/http/codec.js';
-import { registerBodyParsers } from './common/http/express-body.js';
+import { applyTrustProxy, registerBodyParsers } from './common/http/express-body.js';
 import { setupOpenApi } from './common/http/openapi.js';
+import { requestDeadline } from './common/http/request-deadline.js';
+import { ServerLifecycle } from './common/http/server-lifecycle.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 
 /**
@@ -18,7 +20,11 @@ export async function createApp(config: AppConfig, logger: JsonLogger = new Json
     logger,
     abortOnError: false,
   });
+  // Order matters: shutdown tracking sees every request; the deadline starts once the body is read.
+  app.use(app.get(ServerLifecycle).middleware);
+  applyTrustProxy(app, config.trustProxy);
   registerBodyParsers(app, app.get(WireCodec));
+  app.use(requestDeadline(config.requestTimeoutMs, app.get(WireCodec), logger));
   app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready', 'metrics'] });
   setupOpenApi(app, config);
   await app.init();

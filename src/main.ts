@@ -3,8 +3,10 @@ import type { Server } from 'node:http';
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { JsonLogger } from './common/logging/json-logger.js';
+import { ServerLifecycle } from './common/http/server-lifecycle.js';
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/** Once every request is answered, how long closing the database pool and Redis may take. */
+const CLEANUP_MS = 1000;
 
 async function main(): Promise<void> {
   let config;
@@ -35,24 +37,32 @@ async function main(): Promise<void> {
         : `mysql://${config.database.host}:${config.database.port}/${config.database.database}`,
   });
 
+  // Shutdown (docs/operations.md): readiness 503 and no new connections at once, every request
+  // already received answered (with Connection: close), then exit 0 — or 1 when requests are
+  // still open after SHUTDOWN_GRACE_MS.
+  const lifecycle = app.get(ServerLifecycle);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.event('info', 'Main', { msg: `${signal} received: finishing in-flight requests, then exiting` });
+    const started = Date.now();
+    logger.event('info', 'Main', {
+      msg: `${signal} received: refusing new connections, finishing in-flight requests, then exiting`,
+      inFlight: lifecycle.inFlightCount,
+    });
     setTimeout(() => {
-      logger.event('warn', 'Main', { msg: `requests still open after ${SHUTDOWN_GRACE_MS} ms; exiting anyway` });
+      logger.event('warn', 'Main', { msg: `requests still open after ${config.shutdownGraceMs} ms; exiting anyway`, inFlight: lifecycle.inFlightCount });
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
-    // Stop accepting, close idle keep-alive connections now, the others when their request ends.
-    server.closeIdleConnections();
-    app
-      .close()
-      .then(() => process.exit(0))
-      .catch((err: unknown) => {
-        logger.error(err instanceof Error ? err : String(err), 'Main');
-        process.exit(1);
-      });
+    }, config.shutdownGraceMs).unref();
+    void lifecycle.drain(server).then(async () => {
+      logger.event('info', 'Main', { msg: 'every request answered; closing', ms: Date.now() - started });
+      const cleanup = app.close().catch((err: unknown) => logger.error(err instanceof Error ? err : String(err), 'Main'));
+      const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), CLEANUP_MS).unref());
+      if ((await Promise.race([cleanup, late])) === 'late') {
+        logger.event('warn', 'Main', { msg: `closing the database and Redis took longer than ${CLEANUP_MS} ms; exiting anyway` });
+      }
+      process.exit(0);
+    });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

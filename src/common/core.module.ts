@@ -11,6 +11,7 @@ import { ProblemFilter } from './errors/problem.filter.js';
 import { WireCodec } from './http/codec.js';
 import { WireInterceptor } from './http/wire.interceptor.js';
 import { RouteIndex } from './http/route-index.js';
+import { ServerLifecycle } from './http/server-lifecycle.js';
 import { HttpMetrics } from './logging/http-metrics.js';
 import { JsonLogger } from './logging/json-logger.js';
 import { APP_LOGGER } from './logging/logger.token.js';
@@ -38,6 +39,7 @@ export class CoreModule {
       LoginThrottle,
       CallerResolver,
       RouteIndex,
+      ServerLifecycle,
       { provide: HttpMetrics, useValue: new HttpMetrics() },
     ];
     return {

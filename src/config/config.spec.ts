@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, parseDatabaseUrl } from './config.js';
+import { ConfigError, loadConfig, parseDatabaseUrl, parseTrustProxy } from './config.js';
 
 const SECRET = 'x'.repeat(40);
 
@@ -31,6 +31,13 @@ describe('loadConfig', () => {
     [{ XML_NAMESPACE: 'has space' }, 'XML_NAMESPACE'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ REQUEST_TIMEOUT_MS: '50' }, 'REQUEST_TIMEOUT_MS'],
+    [{ DB_ACQUIRE_TIMEOUT_MS: 'soon' }, 'DB_ACQUIRE_TIMEOUT_MS'],
+    [{ REQUEST_TIMEOUT_MS: '3000', DB_ACQUIRE_TIMEOUT_MS: '4000' }, 'DB_ACQUIRE_TIMEOUT_MS'],
+    [{ REQUEST_TIMEOUT_MS: '3000', DB_ACQUIRE_TIMEOUT_MS: '1000', DB_QUERY_TIMEOUT_MS: '5000' }, 'DB_QUERY_TIMEOUT_MS'],
+    [{ SHUTDOWN_GRACE_MS: '10' }, 'SHUTDOWN_GRACE_MS'],
+    [{ TRUST_PROXY: 'loopback, 10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
   ])('refuses %j with a ConfigError naming %s', (env, variable) => {
     let error: unknown;
     try {
@@ -41,6 +48,12 @@ describe('loadConfig', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variable).toBe(variable);
     expect((error as ConfigError).message.startsWith(`${variable}: `)).toBe(true);
+  });
+
+  it("bounds waits on the database below a load balancer's usual 30 s, and trusts no proxy, by default", () => {
+    const sut = loadConfig({ JWT_SECRET: SECRET });
+    expect(sut).toMatchObject({ dbQueryTimeoutMs: 10000, dbAcquireTimeoutMs: 5000, requestTimeoutMs: 15000, shutdownGraceMs: 20000, trustProxy: false });
+    expect(sut.requestTimeoutMs).toBeLessThan(30000);
   });
 
   it('requires JWT_SECRET in production', () => {
@@ -59,6 +72,26 @@ describe('loadConfig', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('parseTrustProxy', () => {
+  it.each([
+    [undefined, false],
+    ['', false],
+    ['false', false],
+    ['off', false],
+    ['0', false],
+    ['true', true],
+    ['2', 2],
+    ['10.0.0.0/8', ['10.0.0.0/8']],
+    ['10.1.2.3, 192.168.0.0/16,fd00::/8, loopback', ['10.1.2.3', '192.168.0.0/16', 'fd00::/8', 'loopback']],
+  ])('reads %j as %j', (raw, expected) => {
+    expect(parseTrustProxy(raw)).toEqual(expected);
+  });
+
+  it.each(['10.0.0.0/33', '::1/129', '10.0.0.1/8/8', 'proxy.internal', '10.0.0', '101'])('refuses %j', (raw) => {
+    expect(() => parseTrustProxy(raw)).toThrow(ConfigError);
   });
 });
 

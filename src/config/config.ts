@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 
 /** The database the service talks to, parsed from `DATABASE_URL`. */
@@ -30,10 +31,21 @@ export interface AppConfig {
   redisUrl: string | null;
   /** Prefix of every Redis key, so deployments can share a Redis. */
   redisPrefix: string;
-  /** Milliseconds a MySQL query may run before it is abandoned. */
+  /** Milliseconds a MySQL statement may run: the server stops it, the request answers 503. */
   dbQueryTimeoutMs: number;
+  /** Milliseconds a request may wait for a MySQL pool connection before it answers 503. */
+  dbAcquireTimeoutMs: number;
+  /** Milliseconds after which a request still unanswered is answered 503 (docs/operations.md). */
+  requestTimeoutMs: number;
+  /** Milliseconds in-flight requests get to finish after SIGTERM before the process exits anyway. */
+  shutdownGraceMs: number;
+  /** Express `trust proxy`: false (socket address), true (any proxy), a hop count, or trusted addresses/CIDRs. */
+  trustProxy: TrustProxy;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
+
+/** Which proxies may set X-Forwarded-For: none, all, the nearest n hops, or these addresses/CIDRs. */
+export type TrustProxy = false | true | number | string[];
 
 /** A bad configuration value: the message names the variable and what is wrong with it. */
 export class ConfigError extends Error {
@@ -55,6 +67,37 @@ function intVar(env: Env, name: string, def: number, min: number, max: number): 
   const n = Number(raw.trim());
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** Express's names for address ranges, accepted in a TRUST_PROXY list. */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Reads TRUST_PROXY: unset, `false`, `off` or `0` trust no proxy (client addresses come from the
+ * socket); `true` trusts every hop; a whole number n trusts the nearest n proxies; otherwise a
+ * comma-separated list of addresses or CIDRs (IPv4 or IPv6) of the trusted proxies.
+ */
+export function parseTrustProxy(raw: string | undefined, name = 'TRUST_PROXY'): TrustProxy {
+  const value = (raw ?? '').trim();
+  if (value === '' || /^(false|off|no|0)$/i.test(value)) return false;
+  if (/^(true|on|yes)$/i.test(value)) return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 100) throw new ConfigError(name, `a hop count must be at most 100, got ${hops}`);
+    return hops;
+  }
+  const entries = value.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    if (TRUST_PROXY_NAMES.has(entry)) continue;
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const bits = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (!family || !prefixOk || extra !== undefined) {
+      throw new ConfigError(name, `must be false, true, a hop count, or a comma-separated list of addresses/CIDRs; "${entry}" is none of these`);
+    }
+  }
+  return entries;
 }
 
 /** Parses `sqlite:<file>`, `sqlite::memory:` or `mysql://user:pass@host:port/db`. */
@@ -102,7 +145,7 @@ function devSecret(database: DatabaseConfig): { secret: string; source: 'file' |
 }
 
 /**
- * Builds the configuration from the environment (DESIGN §1). Throws ConfigError on the first bad
+ * Builds the configuration from the environment (every variable is listed in README.md). Throws ConfigError on the first bad
  * value, so the process can stop with one line naming the variable.
  */
 export function loadConfig(env: Env = process.env): AppConfig {
@@ -139,6 +182,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('LOG_LEVEL', 'must be one of debug, info, warn, error, silent');
   }
 
+  const dbQueryTimeoutMs = intVar(env, 'DB_QUERY_TIMEOUT_MS', 10000, 100, 600000);
+  const dbAcquireTimeoutMs = intVar(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600000);
+  const requestTimeoutMs = intVar(env, 'REQUEST_TIMEOUT_MS', 15000, 200, 600000);
+  if (dbAcquireTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('DB_ACQUIRE_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${dbAcquireTimeoutMs}`);
+  }
+  if (dbQueryTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('DB_QUERY_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${dbQueryTimeoutMs}`);
+  }
+
   return {
     port,
     nodeEnv,
@@ -152,7 +205,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     tokenTtlSeconds: intVar(env, 'TOKEN_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
     redisUrl,
     redisPrefix: env.REDIS_PREFIX || 'pms:',
-    dbQueryTimeoutMs: intVar(env, 'DB_QUERY_TIMEOUT_MS', 15000, 100, 600000),
+    dbQueryTimeoutMs,
+    dbAcquireTimeoutMs,
+    requestTimeoutMs,
+    shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 20000, 1000, 600000),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     logLevel,
   };
 }

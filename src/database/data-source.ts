@@ -2,14 +2,22 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
+import { boundedMysql2 } from './bounded-mysql.js';
 import { ENTITIES, MIGRATIONS } from './registry.js';
+
+type DbTimeouts = Pick<AppConfig, 'database' | 'dbQueryTimeoutMs' | 'dbAcquireTimeoutMs'>;
+
+/** How much longer than the server's statement limit the client waits before it gives up itself. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1000;
 
 /**
  * TypeORM options for the configured database. SQLite runs in WAL mode with a busy timeout so
- * concurrent writers wait instead of failing; MySQL/MariaDB stores instants in UTC and abandons a
- * query that runs longer than DB_QUERY_TIMEOUT_MS, so a stalled database cannot hang a request.
+ * concurrent writers wait instead of failing; MySQL/MariaDB stores instants in UTC, and its pool
+ * and statements are bounded (bounded-mysql.ts, docs/operations.md): a statement running longer
+ * than DB_QUERY_TIMEOUT_MS is stopped by the server, a wait for a pool connection ends after
+ * DB_ACQUIRE_TIMEOUT_MS, so a slow or stalled database cannot hang a request.
  */
-export function dataSourceOptions(config: Pick<AppConfig, 'database' | 'dbQueryTimeoutMs'>, flavor: 'mysql' | 'mariadb' = 'mysql'): DataSourceOptions {
+export function dataSourceOptions(config: DbTimeouts, flavor: 'mysql' | 'mariadb' = 'mysql'): DataSourceOptions {
   const common = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
@@ -42,9 +50,10 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database' | 'dbQueryT
     database: db.database,
     timezone: 'Z',
     charset: 'utf8mb4_unicode_ci',
-    connectTimeout: 10000,
+    driver: boundedMysql2({ flavor, acquireTimeoutMs: config.dbAcquireTimeoutMs, statementTimeoutMs: config.dbQueryTimeoutMs }),
+    connectTimeout: Math.min(10000, config.dbAcquireTimeoutMs),
     enableQueryTimeout: true,
-    maxQueryExecutionTime: config.dbQueryTimeoutMs,
+    maxQueryExecutionTime: config.dbQueryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     extra: { connectionLimit: 10, waitForConnections: true, queueLimit: 200 },
   } as DataSourceOptions;
 }
@@ -66,6 +75,6 @@ export async function detectMysqlFlavor(config: Pick<AppConfig, 'database'>): Pr
   }
 }
 
-export async function createDataSource(config: Pick<AppConfig, 'database' | 'dbQueryTimeoutMs'>): Promise<DataSource> {
+export async function createDataSource(config: DbTimeouts): Promise<DataSource> {
   return new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));
 }

@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isPrimaryKeyViolation, isUniqueViolation } from './db-errors.js';
+import { isDatabaseUnavailable, isPrimaryKeyViolation, isUniqueViolation } from './db-errors.js';
 
 const driver = (code: string, message: string) => new QueryFailedError('INSERT …', [], Object.assign(new Error(message), { code }));
 
@@ -23,5 +23,27 @@ describe('database error classification', () => {
     expect(isUniqueViolation(driver('ER_PARSE_ERROR', 'syntax'))).toBe(false);
     expect(isUniqueViolation(new Error('plain'))).toBe(false);
     expect(isPrimaryKeyViolation(null)).toBe(false);
+  });
+});
+
+describe('database unavailability', () => {
+  it('recognises a stopped statement, a full or slow pool and a lost connection', () => {
+    const mariaDbTimeout = new QueryFailedError(
+      'SELECT …',
+      [],
+      Object.assign(new Error('Query execution was interrupted (max_statement_time exceeded)'), { errno: 1969 }),
+    );
+    const mysqlTimeout = driver('ER_QUERY_TIMEOUT', 'Query execution was interrupted, maximum statement execution time exceeded');
+    const queueFull = new Error('Queue limit reached.');
+    const acquire = Object.assign(new Error('No database connection became available within 5000 ms'), { code: 'POOL_ACQUIRE_TIMEOUT' });
+    const lost = driver('PROTOCOL_CONNECTION_LOST', 'Connection lost: The server closed the connection.');
+    expect([mariaDbTimeout, mysqlTimeout, queueFull, acquire, lost].map(isDatabaseUnavailable)).toEqual([true, true, true, true, true]);
+  });
+
+  it('leaves programming and data errors alone', () => {
+    expect(isDatabaseUnavailable(driver('ER_PARSE_ERROR', 'syntax'))).toBe(false);
+    expect(isDatabaseUnavailable(driver('ER_DUP_ENTRY', "Duplicate entry 'x' for key 'PRIMARY'"))).toBe(false);
+    expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
+    expect(isDatabaseUnavailable(null)).toBe(false);
   });
 });

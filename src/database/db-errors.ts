@@ -64,3 +64,53 @@ export function onForeignKeyViolation(answer: () => Error): (e: unknown) => neve
     throw e;
   };
 }
+
+/**
+ * Codes meaning the database cannot serve the request right now, so the answer is 503 with
+ * Retry-After (docs/operations.md): it is unreachable, lost the connection, stopped a statement at
+ * its time limit, timed out a lock wait, or the pool has no connection to give in time.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK',
+  // MySQL: max_execution_time exceeded; a statement stopped by KILL QUERY.
+  'ER_QUERY_TIMEOUT',
+  'ER_QUERY_INTERRUPTED',
+  'ER_STATEMENT_TIMEOUT',
+  'POOL_ACQUIRE_TIMEOUT',
+  'POOL_QUEUE_LIMIT',
+  'POOL_CLOSED',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+]);
+
+/** MariaDB's max_statement_time error (1969), which mysql2 has no code name for. */
+const UNAVAILABLE_ERRNOS = new Set([1969]);
+
+/** Drivers that report a lost connection or a full pool without a code. */
+const UNAVAILABLE_MESSAGE =
+  /database connection is not open|connection is not established|pool is closed|queue limit reached|connection is in closed state|can't add new command when connection is in closed state|connection lost/i;
+
+const UNAVAILABLE_NAMES = new Set(['CannotConnectAlreadyConnectedError', 'ConnectionIsNotSetError', 'DriverNotInitialized']);
+
+/** The database is unreachable, too slow or saturated: the request may be retried later. */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  const code = dbErrorCode(e);
+  if (code !== undefined && UNAVAILABLE_CODES.has(code)) return true;
+  const err = e as { errno?: unknown; driverError?: { errno?: unknown } } | null;
+  const errno = err?.driverError?.errno ?? err?.errno;
+  if (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno)) return true;
+  if (UNAVAILABLE_MESSAGE.test(dbErrorMessage(e))) return true;
+  const name = (e as { name?: unknown } | null)?.name;
+  return typeof name === 'string' && UNAVAILABLE_NAMES.has(name);
+}

@@ -19,6 +19,7 @@ import type { RequestContext } from '../common/context/request-context.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailableError } from '../common/errors/errors.js';
 import { ifMatchVersions } from '../common/http/etag.js';
 import { isPrimaryKeyViolation, isRetryableConflict } from './db-errors.js';
+import { pingDatabase } from './ping.js';
 import type { TenantEntity } from './base.entity.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
@@ -368,9 +369,9 @@ export class TenantDb {
     return out;
   }
 
-  /** A trivial statement, for readiness checks. */
-  async ping(): Promise<void> {
-    await this.dataSource.query('SELECT 1');
+  /** Whether the database answers `SELECT 1` within `ms` (readiness; docs/operations.md). */
+  ping(ms?: number): Promise<boolean> {
+    return pingDatabase(this.dataSource, ms);
   }
 
   /**

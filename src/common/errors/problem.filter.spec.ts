@@ -41,6 +41,11 @@ describe('toAppError', () => {
     },
   );
 
+  it('maps the pool\'s "Queue limit reached." (no code) and an acquire timeout to 503, not 500', () => {
+    expect(toAppError(new Error('Queue limit reached.')).error.status).toBe(503);
+    expect(toAppError(Object.assign(new Error('no connection'), { code: 'POOL_ACQUIRE_TIMEOUT' })).error.status).toBe(503);
+  });
+
   it('maps a unique-key violation that slipped past a service check to 409', () => {
     const { error } = toAppError(new QueryFailedError('q', [], driverError('ER_DUP_ENTRY', "Duplicate entry 'x' for key 'ux'")));
     expect(error).toBeInstanceOf(ConflictError);

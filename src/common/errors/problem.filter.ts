@@ -19,31 +19,7 @@ import {
 } from './errors.js';
 import { APP_LOGGER } from '../logging/logger.token.js';
 import { RouteIndex } from '../http/route-index.js';
-import { dbErrorCode, isForeignKeyViolation, isUniqueViolation } from '../../database/db-errors.js';
-
-const DB_UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EPIPE',
-  'PROTOCOL_CONNECTION_LOST',
-  'PROTOCOL_SEQUENCE_TIMEOUT',
-  'ER_CON_COUNT_ERROR',
-  'ER_SERVER_SHUTDOWN',
-  'ER_LOCK_WAIT_TIMEOUT',
-  'ER_LOCK_DEADLOCK',
-  'ER_QUERY_TIMEOUT',
-  'ER_STATEMENT_TIMEOUT',
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-  'POOL_CLOSED',
-]);
-
-/** Drivers that report a lost connection without a code (better-sqlite3, mysql2's closed pool). */
-const LOST_CONNECTION =
-  /database connection is not open|connection is not established|pool is closed|connection is in closed state|can't add new command when connection is in closed state|connection lost/i;
+import { dbErrorCode, isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from '../../database/db-errors.js';
 
 /**
  * Translates anything thrown into a typed AppError. Unknown errors become a generic 500 whose
@@ -60,20 +36,13 @@ export function toAppError(e: unknown): { error: AppError; unexpected: boolean }
     if (status >= 400 && status < 500) return { error: new BadRequestError(e.message), unexpected: false };
     return { error: new InternalError('The request could not be completed'), unexpected: true };
   }
-  const code = dbErrorCode(e);
-  if (code && DB_UNAVAILABLE_CODES.has(code)) return { error: new ServiceUnavailableError(), unexpected: true };
+  if (isDatabaseUnavailable(e)) return { error: new ServiceUnavailableError(), unexpected: true };
   if (isUniqueViolation(e)) return { error: new ConflictError('A record with the same unique value already exists', 'duplicate'), unexpected: true };
   if (isForeignKeyViolation(e))
     return {
       error: new ConflictError('A record this request refers to was removed, or another record still refers to this one', 'reference'),
       unexpected: true,
     };
-  const cause = (e as { driverError?: { message?: string } })?.driverError?.message ?? (e as Error)?.message ?? '';
-  if (LOST_CONNECTION.test(cause)) return { error: new ServiceUnavailableError(), unexpected: true };
-  const name = (e as { name?: string })?.name;
-  if (name === 'CannotConnectAlreadyConnectedError' || name === 'ConnectionIsNotSetError' || name === 'DriverNotInitialized') {
-    return { error: new ServiceUnavailableError(), unexpected: true };
-  }
   return { error: new InternalError('The request could not be completed'), unexpected: true };
 }
 

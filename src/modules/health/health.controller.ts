@@ -3,13 +3,17 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/auth/access.decorators.js';
 import { ServiceUnavailableError } from '../../common/errors/errors.js';
 import { ApiResult } from '../../common/http/wire.js';
+import { ServerLifecycle } from '../../common/http/server-lifecycle.js';
 import { TenantDb } from '../../database/tenant-db.js';
 
 /** Kubernetes probes, outside /v4 and without a token. */
 @ApiTags('Operations')
 @Controller('health')
 export class HealthController {
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly lifecycle: ServerLifecycle,
+  ) {}
 
   @Get('live')
   @Public()
@@ -21,14 +25,13 @@ export class HealthController {
 
   @Get('ready')
   @Public()
-  @ApiOperation({ summary: 'Readiness: the database answers; 503 with Retry-After when it does not' })
+  @ApiOperation({
+    summary: 'Readiness: the database answers within 1 s; 503 with Retry-After when it does not, or once the process is shutting down',
+  })
   @ApiResult(null, { description: '{ "status": "ok", "database": "up" }' })
   async ready() {
-    try {
-      await this.db.ping();
-    } catch {
-      throw new ServiceUnavailableError('The database does not answer');
-    }
+    if (this.lifecycle.draining) throw new ServiceUnavailableError('The service is shutting down; retry on another instance', 1);
+    if (!(await this.db.ping())) throw new ServiceUnavailableError('The database does not answer');
     return { status: 'ok', database: 'up' };
   }
 }

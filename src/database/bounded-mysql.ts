@@ -1,0 +1,115 @@
+import mysql2 from 'mysql2';
+
+/**
+ * mysql2 as TypeORM's MySQL driver, with the bounds a stalled or slow database needs
+ * (docs/operations.md, "When the database is slow or gone"):
+ *
+ * - **Acquire timeout.** mysql2's pool queues a request for a connection without limit in time
+ *   (its `acquireTimeout` is not implemented in 3.x), so a stalled database made every request
+ *   behind the pool wait for the whole stall. Here a caller waits at most `acquireTimeoutMs`,
+ *   then gets a `POOL_ACQUIRE_TIMEOUT` error (answered 503); a connection that arrives after
+ *   its caller gave up goes straight back to the pool.
+ * - **Server-side statement limit.** Every new connection sets the session's statement limit
+ *   (MariaDB `max_statement_time`, any statement; MySQL `max_execution_time`, SELECT only, plus
+ *   lock-wait limits for writes), so a statement the service has given up on does not keep
+ *   running on the database.
+ * - **No reuse after a client-side timeout.** When mysql2's own query timeout fires (the server
+ *   did not answer even its own limit), the connection's state is unknown and later commands
+ *   would queue behind the lost one: it is destroyed instead of going back to the pool.
+ * - The pool's "Queue limit reached." error gets a code (`POOL_QUEUE_LIMIT`), so it is recognised
+ *   as unavailability like the others (db-errors.ts).
+ */
+export interface BoundedMysqlOptions {
+  flavor: 'mysql' | 'mariadb';
+  acquireTimeoutMs: number;
+  statementTimeoutMs: number;
+}
+
+type Callback = (err: Error | null, conn?: PoolConnectionLike) => void;
+
+export interface PoolConnectionLike {
+  release(): void;
+  destroy(): void;
+  query(...args: unknown[]): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+export interface PoolLike {
+  getConnection(cb: Callback): void;
+  on(event: 'connection', listener: (conn: PoolConnectionLike) => void): unknown;
+}
+
+/** The error a caller gets when no pool connection became free within the acquire timeout. */
+export class PoolAcquireTimeoutError extends Error {
+  readonly code = 'POOL_ACQUIRE_TIMEOUT';
+  constructor(ms: number) {
+    super(`No database connection became available within ${ms} ms`);
+    this.name = 'PoolAcquireTimeoutError';
+  }
+}
+
+/** The session statements that make the server stop a statement at the limit. */
+export function statementLimitSql(flavor: 'mysql' | 'mariadb', statementTimeoutMs: number): string {
+  if (flavor === 'mariadb') return `SET SESSION max_statement_time = ${(statementTimeoutMs / 1000).toFixed(3)}`;
+  // MySQL's max_execution_time covers read-only SELECTs only; writes are mostly slow because they
+  // wait for locks, which the two lock-wait limits bound (whole seconds, at least 1).
+  const seconds = Math.max(1, Math.ceil(statementTimeoutMs / 1000));
+  return `SET SESSION max_execution_time = ${Math.round(statementTimeoutMs)}, SESSION innodb_lock_wait_timeout = ${seconds}, SESSION lock_wait_timeout = ${seconds}`;
+}
+
+function boundGetConnection(pool: PoolLike, acquireTimeoutMs: number): void {
+  const original = pool.getConnection.bind(pool);
+  pool.getConnection = (cb: Callback) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      cb(new PoolAcquireTimeoutError(acquireTimeoutMs));
+    }, acquireTimeoutMs);
+    original((err, conn) => {
+      if (settled) {
+        // The caller gave up: hand a late connection straight back.
+        conn?.release();
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      if (err && /^Queue limit reached/.test(err.message)) Object.assign(err, { code: 'POOL_QUEUE_LIMIT' });
+      cb(err, conn);
+    });
+  };
+}
+
+function prepareConnection(conn: PoolConnectionLike, setup: string): void {
+  // Queued before any command of a caller (mysql2 runs a connection's commands in order). A lost
+  // connection surfaces on the caller's own query; a server that refuses the setting (none of the
+  // supported versions does) leaves the connection bounded by the client-side timeout only.
+  conn.query(setup, (err: (Error & { fatal?: boolean }) | null) => {
+    if (err?.fatal) conn.destroy();
+  });
+  const query = conn.query.bind(conn);
+  conn.query = (...args: unknown[]) => {
+    const i = args.findLastIndex((a) => typeof a === 'function');
+    if (i >= 0) {
+      const done = args[i] as (err: { code?: string } | null, ...rest: unknown[]) => void;
+      args[i] = (err: { code?: string } | null, ...rest: unknown[]) => {
+        if (err?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
+        done(err, ...rest);
+      };
+    }
+    return query(...args);
+  };
+}
+
+/** Applies the bounds described above to a mysql2 pool (exported for tests). */
+export function boundPool<P extends PoolLike>(pool: P, options: BoundedMysqlOptions): P {
+  const setup = statementLimitSql(options.flavor, options.statementTimeoutMs);
+  pool.on('connection', (conn) => prepareConnection(conn, setup));
+  boundGetConnection(pool, options.acquireTimeoutMs);
+  return pool;
+}
+
+/** A mysql2 module whose pools are bounded as described above; pass it as TypeORM's `driver`. */
+export function boundedMysql2(options: BoundedMysqlOptions): typeof mysql2 {
+  const createPool = (config: Parameters<typeof mysql2.createPool>[0]) => boundPool(mysql2.createPool(config) as unknown as PoolLike, options);
+  return Object.create(mysql2, { createPool: { value: createPool } }) as typeof mysql2;
+}
