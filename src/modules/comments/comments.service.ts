@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, ForbiddenError } from '../../common/errors/errors.js';
+import { nameOf } from '../../common/names.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
@@ -9,7 +9,7 @@ import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { AncestorState, assertAncestorExists } from './comment-ancestors.js';
 import { CommentEntity, CommentKind } from './comment.entity.js';
-import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
+import { Comment, CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 
 /** Lists are newest first; equal instants fall back to the id so paging is stable. */
 const NEWEST_FIRST = { created: 'DESC', id: 'DESC' } as const;
@@ -63,15 +63,7 @@ export class CommentsService {
       if (state === 'deleted') {
         throw new ConflictError(`The ${dto.AncestorType} record ${dto.AncestorID} is deleted; undelete it before commenting on it`, 'deleted');
       }
-      const row = await this.comments(ctx).insert({
-        id: dto.ID ?? randomUUID(),
-        ancestorId: dto.AncestorID,
-        ancestorType: dto.AncestorType,
-        body: dto.Body,
-        authorId: ctx.user.individualId,
-        deleted: false,
-        deletedByRef: false,
-      });
+      const row = await this.comments(ctx).insert({ ...Comment.toColumns(dto, 'create'), authorId: ctx.user.individualId });
       return this.toDto(ctx, row);
     });
   }
@@ -83,7 +75,7 @@ export class CommentsService {
       const row = await comments.lock(id);
       this.assertMayChange(ctx, row);
       assertLive(row, 'Comment');
-      return this.toDto(ctx, await comments.update(id, { body: dto.Body }, { ifMatch: true }));
+      return this.toDto(ctx, await comments.update(id, Comment.toColumns(dto, 'update'), { ifMatch: true }));
     });
   }
 
@@ -129,7 +121,7 @@ export class CommentsService {
   private async toDtos(ctx: RequestContext, rows: CommentEntity[]): Promise<CommentDto[]> {
     const authorIds = rows.map((r) => r.authorId).filter((a): a is string => a !== null);
     const authors = await this.db.repo(ctx, IndividualEntity, 'Individual').findByIds(authorIds);
-    const names = new Map(authors.map((a) => [a.id, `${a.firstName} ${a.lastName}`.trim()]));
-    return rows.map((r) => CommentDto.from(r, { authorName: r.authorId ? (names.get(r.authorId) ?? null) : null }));
+    const authorNames = new Map(authors.map((a) => [a.id, nameOf(a)]));
+    return rows.map((r) => Comment.toWire(r, { authorNames }));
   }
 }

@@ -13,7 +13,7 @@ import { PeriodEntity } from '../periods/period.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService } from '../permissions/access.service.js';
 import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from './commitment.entity.js';
-import { CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
+import { Commitment, CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
 
@@ -106,7 +106,11 @@ export class CommitmentsService {
     if (period) where.periodId = period.id;
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where, order: { rank: 'ASC', name: 'ASC', id: 'ASC' }, take, skip });
-    return Page.of(rows.map(CommitmentDto.from), total, q);
+    return Page.of(
+      rows.map((r) => Commitment.toWire(r)),
+      total,
+      q,
+    );
   }
 
   async create(ctx: RequestContext, dto: CreateCommitmentDto): Promise<CommitmentDto> {
@@ -120,19 +124,9 @@ export class CommitmentsService {
       await this.assertCanWrite(ctx, dto.Type, dto.AncestorID);
       const completed = dto.Completed ?? false;
       const row = await this.repo(ctx)
-        .insert({
-          type: dto.Type,
-          ancestorId: dto.AncestorID,
-          periodId: dto.PeriodID,
-          name: dto.Name.trim(),
-          description: dto.Description ?? null,
-          dueDate: dto.DueDate ?? null,
-          completed,
-          completedDate: completed ? (dto.CompletedDate ?? new Date()) : null,
-          rank: dto.Rank ?? 0,
-        })
+        .insert({ ...Commitment.toColumns(dto, 'create'), completed, completedDate: completed ? (dto.CompletedDate ?? new Date()) : null })
         .catch(periodGone(dto.PeriodID));
-      return CommitmentDto.from(row);
+      return Commitment.toWire(row);
     });
   }
 
@@ -148,21 +142,9 @@ export class CommitmentsService {
       // CompletedDate lives only while Completed is true; a completed commitment always has one.
       const completedDate = completed ? (dto.CompletedDate ?? current.completedDate ?? new Date()) : null;
       const row = await repo
-        .update(
-          id,
-          {
-            periodId: dto.PeriodID,
-            name: dto.Name.trim(),
-            description: dto.Description,
-            dueDate: dto.DueDate,
-            completed,
-            completedDate,
-            rank: dto.Rank === undefined ? undefined : (dto.Rank ?? 0),
-          },
-          { ifMatch: true },
-        )
+        .update(id, { ...Commitment.toColumns(dto, 'update'), completed, completedDate }, { ifMatch: true })
         .catch(periodGone(dto.PeriodID));
-      return CommitmentDto.from(row);
+      return Commitment.toWire(row);
     });
   }
 

@@ -1,14 +1,13 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
-import { CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
+import { CreateListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
 import { ACCOUNTABILITY as KIND } from './list-item-kinds.js';
-import { listItemDocs as docs } from './list-item.docs.js';
+import { listItemRoute as route } from './list-item.docs.js';
 import { ListItemsService } from './list-items.service.js';
 
 /** The spec's Accountability group: ListItems of kind accountability, owned by an individual. */
@@ -19,66 +18,56 @@ export class AccountabilitiesController {
 
   @Get('individuals/:individualid/accountabilities')
   @Authenticated()
-  @ApiOperation(docs.listFor(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.listFor(KIND)
   listFor(@Ctx() ctx: RequestContext, @Param('individualid', GuidPipe) individualId: string, @Query() q: DeletedQuery) {
     return this.items.listFor(ctx, KIND, individualId, q);
   }
 
   @Get('me/accountabilities')
   @Authenticated()
-  @ApiOperation(docs.listMine(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.listMine(KIND)
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.items.listMine(ctx, KIND, q);
   }
 
   @Get('accountabilities/:accountabilityid')
   @Authenticated()
-  @ApiOperation(docs.get(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.get(KIND)
   get(@Ctx() ctx: RequestContext, @Param('accountabilityid', GuidPipe) id: string) {
     return this.items.getAsList(ctx, KIND, id);
   }
 
   @Get('individuals/:individualid/accountabilities/:accountabilityid')
   @Authenticated()
-  @ApiOperation(docs.getFor(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.getFor(KIND)
   getFor(@Ctx() ctx: RequestContext, @Param('individualid', GuidPipe) individualId: string, @Param('accountabilityid', GuidPipe) id: string) {
     return this.items.getForAncestorAsList(ctx, KIND, individualId, id);
   }
 
   @Post('accountabilities')
   @Authenticated()
-  @ApiOperation(docs.create(KIND))
-  @ApiBodyTypes()
-  @ApiResult(ListItemDto)
+  @route.create(KIND)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateListItemDto) {
     return this.items.create(ctx, KIND, dto);
   }
 
   @Put('accountabilities/:id')
   @Authenticated()
-  @ApiOperation(docs.update(KIND))
-  @ApiBodyTypes()
-  @ApiResult(ListItemDto)
+  @route.update(KIND)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateListItemDto) {
     return this.items.update(ctx, KIND, id, dto);
   }
 
   @Delete('accountabilities/:id')
   @Authenticated()
-  @ApiOperation(docs.remove(KIND))
-  @ApiResult(null)
+  @route.remove(KIND)
   remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
     return this.items.remove(ctx, KIND, id);
   }
 
   @Put('accountabilities/:id/undelete')
   @Authenticated()
-  @ApiOperation(docs.undelete(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.undelete(KIND)
   undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
     return this.items.undelete(ctx, KIND, id);
   }

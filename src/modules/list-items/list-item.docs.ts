@@ -1,4 +1,7 @@
-import type { ApiOperationOptions } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiOperation, type ApiOperationOptions } from '@nestjs/swagger';
+import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { ListItemDto } from './dto/list-item.dto.js';
 import type { ListItemKindInfo } from './list-item-kinds.js';
 
 /**
@@ -19,7 +22,7 @@ const WRITE_RULE = (k: ListItemKindInfo) =>
 
 const LIST_NOTE = 'Answers a List (XML root List with ListItem children), ordered by Rank, then Name; paged with limit/offset, X-Total-Count and Link.';
 
-export const listItemDocs = {
+const texts = {
   listFor: (k: ListItemKindInfo): ApiOperationOptions => ({
     summary: `List the ${k.plural} of ${k.ancestor === 'individual' ? 'an individual' : 'a project'}`,
     description: `${LIST_NOTE} deleted: 0 live (default), 1 deleted, 2 all. 404 when the ${owner(k)} is not one of the site. ${READ_RULE(k)}`,
@@ -54,4 +57,23 @@ export const listItemDocs = {
     summary: `Undelete a ${k.label.toLowerCase()}`,
     description: `Clears Deleted and answers a List holding the restored item. Idempotent. An item taken down with its ${owner(k)} (DeletedByRef) is 409 (code deleted): undelete the ${owner(k)} instead. ${WRITE_RULE(k)}`,
   }),
+};
+
+/** A List of ListItems (XML root List), as the spec answers reads and undelete. */
+const AS_LIST = { collection: true, root: 'List' } as const;
+
+/**
+ * What a ListItem route documents and answers besides its path and access rule, which each
+ * controller declares itself: the operation texts, the body media types of writes and the
+ * result shape (a List, one ListItem, or an empty object), the same for the four kinds.
+ */
+export const listItemRoute = {
+  listFor: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.listFor(k)), ApiResult(ListItemDto, AS_LIST)),
+  listMine: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.listMine(k)), ApiResult(ListItemDto, AS_LIST)),
+  get: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.get(k)), ApiResult(ListItemDto, AS_LIST)),
+  getFor: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.getFor(k)), ApiResult(ListItemDto, AS_LIST)),
+  create: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.create(k)), ApiBodyTypes(), ApiResult(ListItemDto)),
+  update: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.update(k)), ApiBodyTypes(), ApiResult(ListItemDto)),
+  remove: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.remove(k)), ApiResult(null)),
+  undelete: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.undelete(k)), ApiResult(ListItemDto, AS_LIST)),
 };

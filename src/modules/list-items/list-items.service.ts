@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
@@ -11,7 +10,7 @@ import { IndividualEntity } from '../individuals/individual.entity.js';
 import { AccessService } from '../permissions/access.service.js';
 import { assertCanManageProject } from '../projects/project-access.js';
 import { ProjectEntity } from '../projects/project.entity.js';
-import { CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
+import { CreateListItemDto, ListItem, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
 import type { ListItemKindInfo } from './list-item-kinds.js';
 import { ListItemEntity } from './list-item.entity.js';
 
@@ -41,8 +40,10 @@ export class ListItemsService {
     return this.db.repo(ctx, ListItemEntity, k.label);
   }
 
-  /** The item of this kind: an id of another kind or of another site is a 404. */
-  /** The item of this kind (404 otherwise); with `lock`, locked for the caller's transaction. */
+  /**
+   * The item of this kind: an id of another kind or of another site is a 404. With `lock`, locked
+   * for the caller's transaction.
+   */
   private async load(ctx: RequestContext, k: ListItemKindInfo, id: string, lock = false): Promise<ListItemEntity> {
     const row = lock
       ? await this.items(ctx, k)
@@ -60,7 +61,11 @@ export class ListItemsService {
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.of(rows.map(ListItemDto.from), total, q);
+    return Page.of(
+      rows.map((r) => ListItem.toWire(r)),
+      total,
+      q,
+    );
   }
 
   // ------------------------------------------------------------------ access
@@ -87,11 +92,10 @@ export class ListItemsService {
     await this.assertCanRead(ctx, k, ancestorId);
   }
 
-  /** The owner named by a body's AncestorID: a live record of the site, else 400 naming the field. */
   /**
-   * 400 unless the ancestor is a live record of the site. With `lock` (inside a transaction) the
-   * ancestor stays locked, so its concurrent delete either comes first (and this answers 400) or
-   * waits and then takes the new item down with it.
+   * The owner named by a body's AncestorID: 400 naming the field unless it is a live record of the
+   * site. With `lock` (inside a transaction) the ancestor stays locked, so its concurrent delete
+   * either comes first (and this answers 400) or waits and then takes the new item down with it.
    */
   private async assertLiveAncestor(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string, lock = false): Promise<void> {
     const repo = k.ancestor === 'individual' ? this.db.repo(ctx, IndividualEntity, 'Individual') : this.db.repo(ctx, ProjectEntity, 'Project');
@@ -132,7 +136,7 @@ export class ListItemsService {
   async getAsList(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<ListItemDto[]> {
     const row = await this.load(ctx, k, id);
     await this.assertCanRead(ctx, k, row.ancestorId);
-    return [ListItemDto.from(row)];
+    return [ListItem.toWire(row)];
   }
 
   /** `GET /individuals/{iid}/{kind}/{id}`: the item must belong to that owner, else 404. */
@@ -140,7 +144,7 @@ export class ListItemsService {
     await this.assertPathAncestor(ctx, k, ancestorId);
     const row = await this.load(ctx, k, id);
     if (row.ancestorId !== ancestorId) throw new NotFoundError(k.label, id);
-    return [ListItemDto.from(row)];
+    return [ListItem.toWire(row)];
   }
 
   // ------------------------------------------------------------------ writes
@@ -149,17 +153,8 @@ export class ListItemsService {
     return this.db.transaction(ctx, async () => {
       await this.assertLiveAncestor(ctx, k, dto.AncestorID, true);
       await this.assertCanWrite(ctx, k, dto.AncestorID);
-      const row = await this.items(ctx, k).insert({
-        id: dto.ID ?? randomUUID(),
-        kind: k.kind,
-        ancestorId: dto.AncestorID,
-        rank: dto.Rank,
-        name: dto.Name.trim(),
-        description: dto.Description,
-        deleted: false,
-        deletedByRef: false,
-      });
-      return ListItemDto.from(row);
+      const row = await this.items(ctx, k).insert({ ...ListItem.toColumns(dto, 'create'), kind: k.kind });
+      return ListItem.toWire(row);
     });
   }
 
@@ -169,8 +164,8 @@ export class ListItemsService {
       const row = await this.load(ctx, k, id, true);
       await this.assertCanWrite(ctx, k, row.ancestorId);
       assertLive(row, k.label);
-      const saved = await this.items(ctx, k).update(id, { rank: dto.Rank, name: dto.Name.trim(), description: dto.Description }, { ifMatch: true });
-      return ListItemDto.from(saved);
+      const saved = await this.items(ctx, k).update(id, ListItem.toColumns(dto, 'update'), { ifMatch: true });
+      return ListItem.toWire(saved);
     });
   }
 
@@ -195,6 +190,6 @@ export class ListItemsService {
         }
       },
     });
-    return [ListItemDto.from(saved)];
+    return [ListItem.toWire(saved)];
   }
 }

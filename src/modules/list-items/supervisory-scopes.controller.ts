@@ -1,14 +1,13 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
-import { CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
+import { CreateListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
 import { SUPERVISORY_SCOPE as KIND } from './list-item-kinds.js';
-import { listItemDocs as docs } from './list-item.docs.js';
+import { listItemRoute as route } from './list-item.docs.js';
 import { ListItemsService } from './list-items.service.js';
 
 /** Supervisory scopes: ListItems of kind supervisoryscope, owned by an individual; the same paths as accountabilities (DESIGN §5). */
@@ -19,66 +18,56 @@ export class SupervisoryScopesController {
 
   @Get('individuals/:individualid/supervisoryscopes')
   @Authenticated()
-  @ApiOperation(docs.listFor(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.listFor(KIND)
   listFor(@Ctx() ctx: RequestContext, @Param('individualid', GuidPipe) individualId: string, @Query() q: DeletedQuery) {
     return this.items.listFor(ctx, KIND, individualId, q);
   }
 
   @Get('me/supervisoryscopes')
   @Authenticated()
-  @ApiOperation(docs.listMine(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.listMine(KIND)
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.items.listMine(ctx, KIND, q);
   }
 
   @Get('supervisoryscopes/:supervisoryscopeid')
   @Authenticated()
-  @ApiOperation(docs.get(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.get(KIND)
   get(@Ctx() ctx: RequestContext, @Param('supervisoryscopeid', GuidPipe) id: string) {
     return this.items.getAsList(ctx, KIND, id);
   }
 
   @Get('individuals/:individualid/supervisoryscopes/:supervisoryscopeid')
   @Authenticated()
-  @ApiOperation(docs.getFor(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.getFor(KIND)
   getFor(@Ctx() ctx: RequestContext, @Param('individualid', GuidPipe) individualId: string, @Param('supervisoryscopeid', GuidPipe) id: string) {
     return this.items.getForAncestorAsList(ctx, KIND, individualId, id);
   }
 
   @Post('supervisoryscopes')
   @Authenticated()
-  @ApiOperation(docs.create(KIND))
-  @ApiBodyTypes()
-  @ApiResult(ListItemDto)
+  @route.create(KIND)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateListItemDto) {
     return this.items.create(ctx, KIND, dto);
   }
 
   @Put('supervisoryscopes/:id')
   @Authenticated()
-  @ApiOperation(docs.update(KIND))
-  @ApiBodyTypes()
-  @ApiResult(ListItemDto)
+  @route.update(KIND)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateListItemDto) {
     return this.items.update(ctx, KIND, id, dto);
   }
 
   @Delete('supervisoryscopes/:id')
   @Authenticated()
-  @ApiOperation(docs.remove(KIND))
-  @ApiResult(null)
+  @route.remove(KIND)
   remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
     return this.items.remove(ctx, KIND, id);
   }
 
   @Put('supervisoryscopes/:id/undelete')
   @Authenticated()
-  @ApiOperation(docs.undelete(KIND))
-  @ApiResult(ListItemDto, { collection: true, root: 'List' })
+  @route.undelete(KIND)
   undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
     return this.items.undelete(ctx, KIND, id);
   }
