@@ -57,6 +57,11 @@ export interface FieldSpec<K extends WireKind = WireKind, A extends Access = Acc
   nullAs?: unknown;
   /** The column value written on create when the field is absent or null. */
   createDefault?: unknown;
+  /**
+   * An explicit null counts as absent: update keeps the column, create writes `createDefault` (or
+   * nothing). For not-null columns whose null on the wire means "keep" (a flag, a required link).
+   */
+  nullIsAbsent?: boolean;
   /** Input options for create; `false` when create does not take the field. */
   create?: InputSide | false;
   /** Input options for update; `false` when update does not take the field. */
@@ -245,6 +250,7 @@ function defineResource<E, X, Fs extends Fields, A extends Audit>(name: string, 
       const column = f.column === undefined ? columnOf(wireName) : f.column;
       if (column === null) continue;
       let v = (input as Record<string, unknown>)[wireName];
+      if (v === null && f.nullIsAbsent) v = undefined;
       if ((v === undefined || v === null) && mode === 'create' && f.createDefault !== undefined) v = f.createDefault;
       if (v === undefined) continue;
       if (v === null && f.nullAs !== undefined) v = f.nullAs;
@@ -263,6 +269,31 @@ function defineResource<E, X, Fs extends Fields, A extends Audit>(name: string, 
     toWire,
     toColumns,
   };
+}
+
+type InputOf<Fs extends Fields, M extends 'create' | 'update'> = M extends 'create' ? CreateOf<Fs> : UpdateOf<Fs>;
+
+/**
+ * Another input class from the same declaration, for a second body of one direction (e.g. a POST
+ * on a path that already names some of the fields): the `mode` input with per-field changes
+ * merged over what the fields declare (`false` leaves a field off). Only what differs is said
+ * here; limits and kinds stay in the one declaration. Every member is typed optional.
+ */
+export function inputVariant<Fs extends Fields, M extends 'create' | 'update'>(
+  res: { readonly fields: Fs },
+  className: string,
+  mode: M,
+  changes: { [P in keyof Fs]?: InputSide | false },
+): Type<{ [P in keyof InputOf<Fs, M>]?: InputOf<Fs, M>[P] | null }> {
+  const fields = Object.fromEntries(
+    Object.entries(res.fields).map(([name, f]) => {
+      const change = changes[name];
+      if (change === undefined) return [name, f];
+      const side = sideOf(f, mode);
+      return [name, { ...f, [mode]: change === false ? false : { ...(side || {}), ...change } }];
+    }),
+  );
+  return inputClass(className, fields, mode) as Type<{ [P in keyof InputOf<Fs, M>]?: InputOf<Fs, M>[P] | null }>;
 }
 
 /** Shared limits of the spec's Limits table, named once. */

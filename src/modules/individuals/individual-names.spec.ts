@@ -1,4 +1,4 @@
-import { formalName, fullName, fullOrderedName } from './dto/individual.dto.js';
+import { formalName, fullName, fullOrderedName } from '../../common/names.js';
 
 describe('derived names of an individual (DESIGN §5)', () => {
   it('FullName is "First Last"', () => {

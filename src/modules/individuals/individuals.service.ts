@@ -16,7 +16,7 @@ import { OrganizationMemberEntity } from '../organizations/organization-member.e
 import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { AccessService } from '../permissions/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
-import { CreateIndividualDto, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
+import { CreateIndividualDto, Individual, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
 import { IndividualEntity } from './individual.entity.js';
 
 const LABEL = 'Individual';
@@ -89,7 +89,7 @@ export class IndividualsService {
     const orgName = new Map(orgs.map((o) => [o.id, o.name]));
     const userById = new Map(users.map((u) => [u.id, u]));
     return rows.map((r) =>
-      IndividualDto.from(r, {
+      Individual.toWire(r, {
         user: (r.userId && userById.get(r.userId)) || null,
         organizationName: (r.primaryOrganizationId && orgName.get(r.primaryOrganizationId)) || null,
         lastComment: comments.get(r.id) ?? null,
@@ -117,27 +117,7 @@ export class IndividualsService {
       }
       if (errors.length) throw new ValidationError(errors);
       const userId = await this.writeAccount(ctx, null, { userName, email: dto.UserEmail, passwordHash: passwordHash ?? undefined });
-      await tx.repo(IndividualEntity, LABEL).insert({
-        id,
-        userId,
-        isAdmin: dto.IsAdmin ?? false,
-        prefix: dto.Prefix ?? null,
-        suffix: dto.Suffix ?? null,
-        firstName: dto.FirstName.trim(),
-        lastName: dto.LastName.trim(),
-        userDefined1: dto.UserDefined1 ?? null,
-        userDefined2: dto.UserDefined2 ?? null,
-        userDefined3: dto.UserDefined3 ?? null,
-        userDefined4: dto.UserDefined4 ?? null,
-        email: dto.Email,
-        primaryOrganizationId: dto.PrimaryOrganizationID,
-        primaryTitle: dto.PrimaryTitle,
-        primaryReportsTo: dto.PrimaryReportsTo ?? null,
-        hireDate: dto.HireDate ?? null,
-        sendEvalSurvey: false,
-        deleted: false,
-        deletedByRef: false,
-      });
+      await tx.repo(IndividualEntity, LABEL).insert({ ...Individual.toColumns(dto, 'create'), id, userId });
       await tx.repo(OrganizationMemberEntity, 'OrganizationMember').insert({
         individualId: id,
         organizationId: dto.PrimaryOrganizationID,
@@ -208,27 +188,7 @@ export class IndividualsService {
       const membershipChanges = newOrgId !== current.primaryOrganizationId || newTitle !== current.primaryTitle;
       let userId = current.userId;
       if (userNameChanges || userEmailChanges || passwordChanges) userId = await this.writeAccount(ctx, user, { userName, email: dto.UserEmail, passwordHash });
-      await repo.update(
-        id,
-        {
-          userId: userId ?? undefined,
-          isAdmin: dto.IsAdmin ?? undefined,
-          prefix: dto.Prefix,
-          suffix: dto.Suffix,
-          firstName: dto.FirstName.trim(),
-          lastName: dto.LastName.trim(),
-          userDefined1: dto.UserDefined1,
-          userDefined2: dto.UserDefined2,
-          userDefined3: dto.UserDefined3,
-          userDefined4: dto.UserDefined4,
-          email: dto.Email,
-          primaryOrganizationId: dto.PrimaryOrganizationID ?? undefined,
-          primaryTitle: dto.PrimaryTitle,
-          primaryReportsTo: dto.PrimaryReportsTo,
-          hireDate: dto.HireDate,
-        },
-        { ifMatch: true },
-      );
+      await repo.update(id, { ...Individual.toColumns(dto, 'update'), userId: userId ?? undefined }, { ifMatch: true });
       if (membershipChanges && newOrgId) await this.movePrimaryMembership(tx, id, current.primaryOrganizationId, newOrgId, newTitle);
       return this.get(ctx, id);
     });

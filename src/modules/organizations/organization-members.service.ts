@@ -5,7 +5,14 @@ import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
-import { CreateOrganizationMemberDto, CreatePairMemberDto, OrganizationMemberDto, UpdateOrganizationMemberDto } from './dto/organization-member.dto.js';
+import {
+  CreateOrganizationMemberDto,
+  CreatePairMemberDto,
+  OrganizationMember,
+  OrganizationMemberDto,
+  UpdateOrganizationMemberDto,
+} from './dto/organization-member.dto.js';
+import { fullName } from '../../common/names.js';
 import { isUniqueViolation } from '../../database/db-errors.js';
 import { OrganizationEntity } from './organization.entity.js';
 import { OrganizationMemberEntity } from './organization-member.entity.js';
@@ -75,7 +82,7 @@ export class OrganizationMembersService {
   /** GET {pair}. */
   async getPair(ctx: RequestContext, individualId: string, organizationId: string): Promise<OrganizationMemberDto> {
     const { membership, individual, organization } = await this.pair(ctx, individualId, organizationId);
-    return OrganizationMemberDto.from(membership, individual, organization);
+    return OrganizationMember.toWire(membership, { individual, organization });
   }
 
   // ------------------------------------------------------------------ writes
@@ -99,7 +106,7 @@ export class OrganizationMembersService {
     else if (organization.deleted)
       errors.push({ field: 'OrganizationID', message: `OrganizationID ${dto.OrganizationID} names a deleted ${kindOf(organization).toLowerCase()}` });
     if (errors.length || !individual || !organization) throw new ValidationError(errors);
-    return this.insert(ctx, individual, organization, dto.ID ?? null, dto.Title ?? null);
+    return this.insert(ctx, individual, organization, dto);
   }
 
   /** POST {pair}: the path names both ends (404 unknown, 409 deleted); body ids must agree with it. */
@@ -118,7 +125,7 @@ export class OrganizationMembersService {
       const organization = await this.organizations(ctx).get(organizationId);
       if (individual.deleted) throw new ConflictError(`Individual ${individualId} is deleted`, 'deleted');
       if (organization.deleted) throw new ConflictError(`${kindOf(organization)} ${organizationId} is deleted`, 'deleted');
-      return this.insert(ctx, individual, organization, dto.ID ?? null, dto.Title ?? null);
+      return this.insert(ctx, individual, organization, dto);
     });
   }
 
@@ -160,33 +167,33 @@ export class OrganizationMembersService {
 
   /**
    * Creates the membership, or revives one that was marked by reference while both ends are now
-   * live. A live one for the same pair is a 409 duplicate-membership, also when a concurrent
-   * request wins the race (unique index).
+   * live (with the request's title). A live one for the same pair is a 409 duplicate-membership,
+   * also when a concurrent request wins the race (unique index).
    */
   private async insert(
     ctx: RequestContext,
     individual: IndividualEntity,
     organization: OrganizationEntity,
-    id: string | null,
-    title: string | null,
+    dto: CreateOrganizationMemberDto | CreatePairMemberDto,
   ): Promise<OrganizationMemberDto> {
     const members = this.members(ctx);
+    const columns = { ...OrganizationMember.toColumns(dto, 'create'), individualId: individual.id, organizationId: organization.id };
     const duplicate = () =>
-      new ConflictError(`${individual.firstName} ${individual.lastName} is already a member of "${organization.name}"`, 'duplicate-membership');
+      new ConflictError(`${fullName(individual.firstName, individual.lastName)} is already a member of "${organization.name}"`, 'duplicate-membership');
     const existing = await members.findOne({ individualId: individual.id, organizationId: organization.id });
     if (existing && !existing.deletedByRef) throw duplicate();
     let saved: OrganizationMemberEntity;
     if (existing) {
-      saved = await members.update(existing.id, { deletedByRef: false, title });
+      saved = await members.update(existing.id, { deletedByRef: false, title: columns.title ?? null });
     } else {
       try {
-        saved = await members.insert({ id: id ?? undefined, individualId: individual.id, organizationId: organization.id, title, deletedByRef: false });
+        saved = await members.insert(columns);
       } catch (e) {
         if (isUniqueViolation(e)) throw duplicate();
         throw e;
       }
     }
-    return OrganizationMemberDto.from(saved, individual, organization);
+    return OrganizationMember.toWire(saved, { individual, organization });
   }
 
   /**
@@ -195,7 +202,7 @@ export class OrganizationMembersService {
    */
   private async applyUpdate(ctx: RequestContext, membership: OrganizationMemberEntity, dto: UpdateOrganizationMemberDto): Promise<OrganizationMemberDto> {
     const [current] = await this.toDtos(ctx, [membership]);
-    const saved = await this.members(ctx).update(membership.id, { title: dto.Title }, { ifMatch: true });
+    const saved = await this.members(ctx).update(membership.id, OrganizationMember.toColumns(dto, 'update'), { ifMatch: true });
     if (current.IsPrimary && dto.Title !== undefined) {
       const individuals = this.individuals(ctx);
       const individual = await individuals.findById(membership.individualId);
@@ -258,6 +265,6 @@ export class OrganizationMembersService {
     ]);
     const byIndividual = new Map(individuals.map((i) => [i.id, i]));
     const byOrganization = new Map(organizations.map((o) => [o.id, o]));
-    return rows.map((r) => OrganizationMemberDto.from(r, byIndividual.get(r.individualId), byOrganization.get(r.organizationId)));
+    return rows.map((r) => OrganizationMember.toWire(r, { individual: byIndividual.get(r.individualId), organization: byOrganization.get(r.organizationId) }));
   }
 }

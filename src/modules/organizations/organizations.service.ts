@@ -10,7 +10,7 @@ import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { SitesService } from '../sites/sites.service.js';
-import { CreateOrganizationDto, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
+import { CreateOrganizationDto, Organization, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './organization.entity.js';
 import { OrganizationMemberEntity } from './organization-member.entity.js';
 
@@ -38,7 +38,11 @@ export class OrganizationsService {
   async list(ctx: RequestContext, rowType: number, q: DeletedQuery): Promise<Page<OrganizationDto>> {
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where: { rowType, ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });
-    return Page.of(rows.map(OrganizationDto.from), total, q);
+    return Page.of(
+      rows.map((r) => Organization.toWire(r)),
+      total,
+      q,
+    );
   }
 
   /** GET /sites/{siteid}/departments: the caller's own site, any site for a global administrator. */
@@ -74,36 +78,30 @@ export class OrganizationsService {
     if (ids.size === 0) return Page.of([], 0, q);
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where: { id: In([...ids]), ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });
-    return Page.of(rows.map(OrganizationDto.from), total, q);
+    return Page.of(
+      rows.map((r) => Organization.toWire(r)),
+      total,
+      q,
+    );
   }
 
   /** GET /departments/{id}: either row type; deleted records are answered too. */
   async get(ctx: RequestContext, id: string): Promise<OrganizationDto> {
-    return OrganizationDto.from(await this.repo(ctx).get(id));
+    return Organization.toWire(await this.repo(ctx).get(id));
   }
 
   /** GET /organizations/{id}: RowType 4 only; a department's id is a 404 here. */
   async getOrganization(ctx: RequestContext, id: string): Promise<OrganizationDto> {
     const org = await this.repo(ctx, 'Organization').findOne({ id, rowType: ROW_TYPE_ORGANIZATION });
     if (!org) throw new NotFoundError('Organization', id);
-    return OrganizationDto.from(org);
+    return Organization.toWire(org);
   }
 
   async create(ctx: RequestContext, dto: CreateOrganizationDto): Promise<OrganizationDto> {
     const errors = [...(await this.parentErrors(ctx, dto.ParentID ?? null)), ...(await this.managerErrors(ctx, dto.ManagerID ?? null))];
     if (errors.length) throw new ValidationError(errors);
-    const row = await this.repo(ctx).insert({
-      id: dto.ID ?? undefined,
-      parentId: dto.ParentID ?? null,
-      name: dto.Name.trim(),
-      description: dto.Description ?? null,
-      rowType: dto.RowType ?? ROW_TYPE_DEPARTMENT,
-      managerId: dto.ManagerID ?? null,
-      rank: dto.Rank ?? 0,
-      deleted: false,
-      deletedByRef: false,
-    });
-    return OrganizationDto.from(row);
+    const row = await this.repo(ctx).insert(Organization.toColumns(dto, 'create'));
+    return Organization.toWire(row);
   }
 
   async update(ctx: RequestContext, id: string, dto: UpdateOrganizationDto): Promise<OrganizationDto> {
@@ -126,19 +124,8 @@ export class OrganizationsService {
       ];
       if (errors.length) throw new ValidationError(errors);
       if (parentChanges && dto.ParentID) await this.assertNoCycle(ctx, org.id, dto.ParentID);
-      const saved = await repo.update(
-        id,
-        {
-          name: dto.Name.trim(),
-          parentId: dto.ParentID,
-          description: dto.Description,
-          rowType: dto.RowType ?? undefined,
-          managerId: dto.ManagerID,
-          rank: dto.Rank === null ? 0 : dto.Rank,
-        },
-        { ifMatch: true },
-      );
-      return OrganizationDto.from(saved);
+      const saved = await repo.update(id, Organization.toColumns(dto, 'update'), { ifMatch: true });
+      return Organization.toWire(saved);
     });
   }
 
@@ -188,7 +175,7 @@ export class OrganizationsService {
         }
       },
     });
-    return OrganizationDto.from(saved);
+    return Organization.toWire(saved);
   }
 
   /** The sub-organizations a delete takes down with a record, and an undelete brings back. */

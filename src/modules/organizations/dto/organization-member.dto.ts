@@ -1,95 +1,76 @@
-import { InputField, WireField, WireType } from '../../../common/http/wire.js';
-import { AuditedWire, WireAudit, auditOf } from '../../../common/http/wire-audit.js';
+import { LIMITS, field, inputVariant, resource } from '../../../common/http/resource.js';
+import { nameOf } from '../../../common/names.js';
 import type { IndividualEntity } from '../../individuals/individual.entity.js';
 import type { OrganizationEntity } from '../organization.entity.js';
 import type { OrganizationMemberEntity } from '../organization-member.entity.js';
-import { RECORD_VERSION } from '../../../common/http/etag.js';
+import { OPTIONAL_ID_DOC } from './organization.dto.js';
 
-@WireType('OrganizationMember')
-@WireAudit()
-export class OrganizationMemberDto extends AuditedWire {
-  @WireField('guid', { access: 'ReqUpd', description: 'Id of the membership (the relationship between department and individual).' })
-  ID: string;
-
-  @WireField('guid', { access: 'RO' })
-  SiteID: string;
-
-  @WireField('guid', { access: 'ReqCre', description: 'The member. Cannot be changed on update (ignored).' })
-  IndividualID: string;
-
-  @WireField('guid', { access: 'ReqCre', description: 'The organization or department. Cannot be changed on update (ignored).' })
-  OrganizationID: string;
-
-  @WireField('string', { access: '-', max: 255, description: 'The member’s title in this department.' })
-  Title: string | null;
-
-  @WireField('bool', {
-    access: 'RO',
-    description:
-      'Derived: true when OrganizationID is the individual’s PrimaryOrganizationID. The primary membership cannot be removed (409, problem type urn:pms:problem:primary-membership).',
-  })
-  IsPrimary: boolean;
-
-  @WireField('string', { access: 'RO', description: 'Convenience: the member’s full name (First Last).' })
-  IndividualName: string | null;
-
-  @WireField('string', { access: 'RO', description: 'Convenience: the name of the organization or department.' })
-  OrganizationName: string | null;
-
-  static from(e: OrganizationMemberEntity, individual: IndividualEntity | undefined, organization: OrganizationEntity | undefined): OrganizationMemberDto {
-    return Object.assign(new OrganizationMemberDto(), {
-      [RECORD_VERSION]: e.version,
-      ID: e.id,
-      SiteID: e.siteId,
-      IndividualID: e.individualId,
-      OrganizationID: e.organizationId,
-      Title: e.title,
-      IsPrimary: individual?.primaryOrganizationId === e.organizationId,
-      IndividualName: individual ? `${individual.firstName} ${individual.lastName}`.trim() : null,
-      OrganizationName: organization?.name ?? null,
-      ...auditOf(e),
-    });
-  }
+/** The two ends of a membership, loaded in batches by the service: IsPrimary and the names come from them. */
+export interface MembershipEnds {
+  individual: IndividualEntity | undefined;
+  organization: OrganizationEntity | undefined;
 }
 
+/**
+ * The spec's OrganizationMember (department membership): every field declared once
+ * (docs/adding-a-resource.md). A membership never moves: update takes only Title (and ID).
+ */
+export const OrganizationMember = resource<OrganizationMemberEntity, MembershipEnds>()('OrganizationMember', {
+  audit: 'audit',
+  fields: {
+    ID: field.guid('ReqUpd', {
+      description: 'Id of the membership (the relationship between department and individual).',
+      create: { description: OPTIONAL_ID_DOC },
+      update: {
+        required: false,
+        description:
+          'Required on PUT /departmentmembers/{id} and must equal the path id; on a {pair} path optional, and when given it must be the id of that membership.',
+      },
+    }),
+    SiteID: field.guid('RO'),
+    IndividualID: field.guid('ReqCre', {
+      description: 'The member. Cannot be changed on update (ignored).',
+      create: { description: 'A live individual of the site (else 400).' },
+      update: false,
+    }),
+    OrganizationID: field.guid('ReqCre', {
+      description: 'The organization or department. Cannot be changed on update (ignored).',
+      create: { description: 'A live organization or department of the site (else 400).' },
+      update: false,
+    }),
+    Title: field.string('-', {
+      max: LIMITS.name,
+      description: 'The member’s title in this department.',
+      update: { description: 'Absent keeps the title; null clears it.' },
+    }),
+    IsPrimary: field.bool('RO', {
+      from: (e: OrganizationMemberEntity, x: MembershipEnds) => x.individual?.primaryOrganizationId === e.organizationId,
+      description:
+        'Derived: true when OrganizationID is the individual’s PrimaryOrganizationID. The primary membership cannot be removed (409, problem type urn:pms:problem:primary-membership).',
+    }),
+    IndividualName: field.string('RO', {
+      from: (_e: OrganizationMemberEntity, x: MembershipEnds) => nameOf(x.individual),
+      description: 'Convenience: the member’s full name (First Last).',
+    }),
+    OrganizationName: field.string('RO', {
+      from: (_e: OrganizationMemberEntity, x: MembershipEnds) => x.organization?.name ?? null,
+      description: 'Convenience: the name of the organization or department.',
+    }),
+  },
+});
+
+export const OrganizationMemberDto = OrganizationMember.Response;
+export type OrganizationMemberDto = InstanceType<typeof OrganizationMemberDto>;
 /** Body of POST /departmentmembers: both ends of the membership are required. */
-export class CreateOrganizationMemberDto {
-  @InputField('guid', { description: 'Optional; generated when absent or all zeros. 409 (id-taken) when already used.' })
-  ID?: string | null;
-
-  @InputField('guid', { required: true, description: 'A live individual of the site (else 400).' })
-  IndividualID: string;
-
-  @InputField('guid', { required: true, description: 'A live organization or department of the site (else 400).' })
-  OrganizationID: string;
-
-  @InputField('string', { max: 255 })
-  Title?: string | null;
-}
+export const CreateOrganizationMemberDto = OrganizationMember.Create;
+export type CreateOrganizationMemberDto = InstanceType<typeof CreateOrganizationMemberDto>;
+/** Body of PUT: only Title changes. IndividualID and OrganizationID are ignored (a membership never moves). */
+export const UpdateOrganizationMemberDto = OrganizationMember.Update;
+export type UpdateOrganizationMemberDto = InstanceType<typeof UpdateOrganizationMemberDto>;
 
 /** Body of POST on a `{pair}` path: the path names both ends; body ids, when given, must match it. */
-export class CreatePairMemberDto {
-  @InputField('guid', { description: 'Optional; generated when absent or all zeros. 409 (id-taken) when already used.' })
-  ID?: string | null;
-
-  @InputField('guid', { description: 'Optional; when given it must equal the individual of the path (else 400).' })
-  IndividualID?: string | null;
-
-  @InputField('guid', { description: 'Optional; when given it must equal the department of the path (else 400).' })
-  OrganizationID?: string | null;
-
-  @InputField('string', { max: 255 })
-  Title?: string | null;
-}
-
-/** Body of PUT: only Title changes. IndividualID and OrganizationID are ignored (a membership never moves). */
-export class UpdateOrganizationMemberDto {
-  @InputField('guid', {
-    description:
-      'Required on PUT /departmentmembers/{id} and must equal the path id; on a {pair} path optional, and when given it must be the id of that membership.',
-  })
-  ID?: string | null;
-
-  @InputField('string', { max: 255, description: 'Absent keeps the title; null clears it.' })
-  Title?: string | null;
-}
+export const CreatePairMemberDto = inputVariant(OrganizationMember, 'CreatePairMemberDto', 'create', {
+  IndividualID: { required: false, description: 'Optional; when given it must equal the individual of the path (else 400).' },
+  OrganizationID: { required: false, description: 'Optional; when given it must equal the department of the path (else 400).' },
+});
+export type CreatePairMemberDto = InstanceType<typeof CreatePairMemberDto>;
