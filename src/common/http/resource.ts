@@ -57,6 +57,11 @@ export interface FieldSpec<K extends WireKind = WireKind, A extends Access = Acc
   nullAs?: unknown;
   /** The column value written on create when the field is absent or null. */
   createDefault?: unknown;
+  /**
+   * An explicit null counts as absent on writes: create writes `createDefault` (or nothing), update
+   * keeps the value. For optional inputs of NOT NULL columns (a flag whose null means "not sent").
+   */
+  nullIsAbsent?: boolean;
   /** Input options for create; `false` when create does not take the field. */
   create?: InputSide | false;
   /** Input options for update; `false` when update does not take the field. */
@@ -245,6 +250,7 @@ function defineResource<E, X, Fs extends Fields, A extends Audit>(name: string, 
       const column = f.column === undefined ? columnOf(wireName) : f.column;
       if (column === null) continue;
       let v = (input as Record<string, unknown>)[wireName];
+      if (v === null && f.nullIsAbsent) v = undefined;
       if ((v === undefined || v === null) && mode === 'create' && f.createDefault !== undefined) v = f.createDefault;
       if (v === undefined) continue;
       if (v === null && f.nullAs !== undefined) v = f.nullAs;
