@@ -375,6 +375,20 @@ describe('/v4/goals', () => {
       expect(cleared.body).toMatchObject({ Measure3EndDate: null, Measure2Completed: false, MeasuresCompleted: 3 });
     });
 
+    it('takes an explicit null Measure2Completed as not sent: false on create, the stored flag kept on update', async () => {
+      const g = await post(report, goalBody(report.individualId, current, { Measure2: 'Used', Measure2Completed: null })).expect(200);
+      expect(g.body).toMatchObject({ Measure2Completed: false, MeasuresTotal: 4, MeasuresCompleted: 2 });
+      const body = goalBody(report.individualId, current, { ID: g.body.ID, Measure2: 'Used', Measure2Completed: true });
+      await t.http().put(`/v4/goals/${g.body.ID}`).set('Authorization', as(report)).send(body).expect(200);
+      const kept = await t
+        .http()
+        .put(`/v4/goals/${g.body.ID}`)
+        .set('Authorization', as(report))
+        .send({ ...body, Measure2Completed: null, Name: 'Again' })
+        .expect(200);
+      expect(kept.body).toMatchObject({ Name: 'Again', Measure2Completed: true, MeasuresCompleted: 3 });
+    });
+
     it('accepts exactly the XML a client read back', async () => {
       const g = await post(report, goalBody(report.individualId, current)).expect(200);
       const read = await t.http().get(`/v4/goals/${g.body.ID}`).set('Authorization', as(report)).set('Accept', 'application/xml').expect(200);

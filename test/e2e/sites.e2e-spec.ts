@@ -161,6 +161,24 @@ describe('/v4/sites', () => {
       expect(res.body).toMatchObject({ Name: 'After', PerformanceManagement: false });
     });
 
+    it('takes an explicit null PerformanceManagement as not sent: true on create, the stored value kept on update', async () => {
+      const admin = bearer(t.adminToken);
+      const created = await t.http().post('/v4/sites').set('Authorization', admin).send({ Name: 'Nulls', PerformanceManagement: null }).expect(200);
+      expect(created.body.PerformanceManagement).toBe(true);
+      const id = created.body.ID as string;
+      await t.http().put(`/v4/sites/${id}`).set('Authorization', admin).send({ ID: id, Name: 'Nulls', PerformanceManagement: false }).expect(200);
+      const res = await t
+        .http()
+        .put(`/v4/sites/${id}`)
+        .set('Authorization', admin)
+        .set('Content-Type', 'application/xml')
+        .send(
+          `<Site xmlns="urn:pms:v4" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><ID>${id}</ID><Name> Nulls 2 </Name><PerformanceManagement i:nil="true"/></Site>`,
+        )
+        .expect(200);
+      expect(res.body).toMatchObject({ Name: 'Nulls 2', PerformanceManagement: false });
+    });
+
     it('accepts the whole object a client read back, read-only fields included (XML)', async () => {
       const read = await t.http().get(`/v4/sites/${acme.siteId}`).set('Authorization', bearer(t.adminToken)).set('Accept', 'application/xml').expect(200);
       const body = read.text.replace('<Name>Acme</Name>', '<Name>Acme Corp</Name>');

@@ -10,11 +10,9 @@ import { IndividualEntity } from '../individuals/individual.entity.js';
 import { PeriodEntity } from '../periods/period.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService } from '../permissions/access.service.js';
-import { CreateGoalDto, GoalDto, GoalInputDto, GoalQuery, UpdateGoalDto } from './dto/goal.dto.js';
+import { CreateGoalDto, Goal, GoalDto, GoalQuery, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalEntity } from './goal.entity.js';
 import { MEASURES } from './goal-measures.js';
-
-const fullNameOf = (i: Pick<IndividualEntity, 'firstName' | 'lastName'>) => [i.firstName, i.lastName].filter(Boolean).join(' ');
 
 /**
  * Personal goals (spec "Goal", DESIGN §5). Goals are personal performance data: they are read and
@@ -58,9 +56,8 @@ export class GoalsService {
     if (period) where.periodId = period.id;
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where, order: { dueDate: 'ASC', id: 'ASC' }, take, skip });
-    const name = fullNameOf(individual);
     return Page.of(
-      rows.map((g) => GoalDto.from(g, name)),
+      rows.map((g) => Goal.toWire(g, individual)),
       total,
       q,
     );
@@ -81,9 +78,7 @@ export class GoalsService {
       if (errors.length) throw new ValidationError(errors);
       await this.access.assertCanManageIndividual(ctx, dto.IndividualID);
       // The period's foreign key stops a concurrent delete of the period from leaving this goal dangling.
-      const row = await this.repo(ctx)
-        .insert({ individualId: dto.IndividualID, ...fieldsOf(dto, null) })
-        .catch(periodGone(dto.PeriodID));
+      const row = await this.repo(ctx).insert(Goal.toColumns(dto, 'create')).catch(periodGone(dto.PeriodID));
       return this.toDto(ctx, row);
     });
   }
@@ -96,7 +91,7 @@ export class GoalsService {
       await this.access.assertCanManageIndividual(ctx, current.individualId);
       const errors = [...(await this.checkPeriod(ctx, dto.PeriodID)), ...checkMeasureDates(dto, current)];
       if (errors.length) throw new ValidationError(errors);
-      const row = await repo.update(id, fieldsOf(dto, current), { ifMatch: true }).catch(periodGone(dto.PeriodID));
+      const row = await repo.update(id, Goal.toColumns(dto, 'update'), { ifMatch: true }).catch(periodGone(dto.PeriodID));
       return this.toDto(ctx, row);
     });
   }
@@ -117,8 +112,7 @@ export class GoalsService {
   }
 
   private async toDto(ctx: RequestContext, goal: GoalEntity): Promise<GoalDto> {
-    const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').findById(goal.individualId);
-    return GoalDto.from(goal, individual ? fullNameOf(individual) : null);
+    return Goal.toWire(goal, await this.db.repo(ctx, IndividualEntity, 'Individual').findById(goal.individualId));
   }
 }
 
@@ -127,7 +121,7 @@ const periodGone = (periodId: number) =>
   onForeignKeyViolation(() => new ValidationError([{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }]));
 
 /** A measure's start after its end is a 400 naming the end date (DESIGN §5). */
-function checkMeasureDates(dto: GoalInputDto, current: GoalEntity | null): FieldError[] {
+function checkMeasureDates(dto: CreateGoalDto | UpdateGoalDto, current: GoalEntity | null): FieldError[] {
   const errors: FieldError[] = [];
   for (const n of MEASURES) {
     const start = dto[`Measure${n}StartDate`];
@@ -138,26 +132,4 @@ function checkMeasureDates(dto: GoalInputDto, current: GoalEntity | null): Field
     }
   }
   return errors;
-}
-
-/** The columns written from input; optional fields that are absent keep their value on update. */
-function fieldsOf(dto: GoalInputDto, current: GoalEntity | null): Partial<GoalEntity> {
-  const out: Partial<GoalEntity> = {
-    name: dto.Name.trim(),
-    completed: dto.Completed,
-    comment: dto.Comment,
-    why: dto.Why,
-    dueDate: dto.DueDate,
-    periodId: dto.PeriodID,
-  };
-  for (const n of MEASURES) {
-    out[`measure${n}`] = dto[`Measure${n}`];
-    const done = dto[`Measure${n}Completed`];
-    // Absent (or null, for the flag) keeps the stored value on update: nothing is written.
-    out[`measure${n}Completed`] = done === undefined || done === null ? (current ? undefined : false) : done;
-    out[`measure${n}StartDate`] = dto[`Measure${n}StartDate`];
-    const end = dto[`Measure${n}EndDate`];
-    out[`measure${n}EndDate`] = end === undefined ? (current ? undefined : null) : end;
-  }
-  return out;
 }

@@ -7,7 +7,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import type { TenantEntity } from '../../database/base.entity.js';
 import { isForeignKeyViolation } from '../../database/db-errors.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { CreatePeriodDto, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
+import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodEntity } from './period.entity.js';
 
 /** The column every period-scoped table uses for its period (goals, commitments, dialogs, …). */
@@ -49,17 +49,20 @@ export class PeriodsService {
   /** Every period of the site, ordered by StartDate (then id), paged. */
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<PeriodDto>> {
     const [rows, total] = await this.periods(ctx).findAndCount({ order: { startDate: 'ASC', id: 'ASC' }, ...pageOf(q) });
-    return Page.of(rows.map(PeriodDto.from), total, q);
+    return Page.of(
+      rows.map((r) => Period.toWire(r)),
+      total,
+      q,
+    );
   }
 
   async get(ctx: RequestContext, id: number): Promise<PeriodDto> {
-    return PeriodDto.from(await this.periods(ctx).get(id));
+    return Period.toWire(await this.periods(ctx).get(id));
   }
 
   async create(ctx: RequestContext, dto: CreatePeriodDto): Promise<PeriodDto> {
     assertDateOrder(dto.StartDate, dto.EndDate);
-    const row = await this.periods(ctx).insert({ name: dto.Name.trim(), startDate: dto.StartDate, endDate: dto.EndDate, closed: false });
-    return PeriodDto.from(row);
+    return Period.toWire(await this.periods(ctx).insert(Period.toColumns(dto, 'create')));
   }
 
   async update(ctx: RequestContext, id: number, dto: UpdatePeriodDto): Promise<PeriodDto> {
@@ -69,7 +72,7 @@ export class PeriodsService {
       const periods = this.periods(ctx);
       const row = await periods.lock(id);
       if (row.closed) throw new ConflictError(`Period ${id} is closed and cannot be changed`, 'closed');
-      return PeriodDto.from(await periods.update(id, { name: dto.Name.trim(), startDate: dto.StartDate, endDate: dto.EndDate }, { ifMatch: true }));
+      return Period.toWire(await periods.update(id, Period.toColumns(dto, 'update'), { ifMatch: true }));
     });
   }
 
@@ -103,8 +106,8 @@ export class PeriodsService {
     return this.db.transaction(ctx, async () => {
       const periods = this.periods(ctx);
       const row = await periods.lock(id);
-      if (row.closed) return PeriodDto.from(row);
-      return PeriodDto.from(await periods.update(id, { closed: true }, { ifMatch: true }));
+      if (row.closed) return Period.toWire(row);
+      return Period.toWire(await periods.update(id, { closed: true }, { ifMatch: true }));
     });
   }
 

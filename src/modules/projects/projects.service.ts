@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
@@ -10,7 +9,7 @@ import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { AccessService } from '../permissions/access.service.js';
-import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
+import { CreateProjectDto, Project, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
 import { assertCanManageProject } from './project-access.js';
 import { ProjectDueDateChangeEntity } from './project-due-date-change.entity.js';
 import { ProjectEntity } from './project.entity.js';
@@ -41,7 +40,11 @@ export class ProjectsService {
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.of(rows.map(ProjectDto.from), total, q);
+    return Page.of(
+      rows.map((r) => Project.toWire(r)),
+      total,
+      q,
+    );
   }
 
   async list(ctx: RequestContext, q: DeletedQuery): Promise<Page<ProjectDto>> {
@@ -62,7 +65,7 @@ export class ProjectsService {
   }
 
   async get(ctx: RequestContext, id: string): Promise<ProjectDto> {
-    return ProjectDto.from(await this.projects(ctx).get(id));
+    return Project.toWire(await this.projects(ctx).get(id));
   }
 
   async create(ctx: RequestContext, dto: CreateProjectDto): Promise<ProjectDto> {
@@ -73,21 +76,7 @@ export class ProjectsService {
     ];
     if (errors.length) throw new ValidationError(errors);
     await assertCanManageProject(this.access, ctx, { ownerId: dto.OwnerID });
-    const id = dto.ID ?? randomUUID();
-    const row = await this.projects(ctx).insert({
-      id,
-      name: dto.Name.trim(),
-      description: dto.Description ?? null,
-      ownerId: dto.OwnerID,
-      organizationId: dto.OrganizationID ?? null,
-      startDate: dto.StartDate ?? null,
-      dueDate: dto.DueDate ?? null,
-      completedDate: dto.CompletedDate ?? null,
-      dueDateChanges: 0,
-      deleted: false,
-      deletedByRef: false,
-    });
-    return ProjectDto.from(row);
+    return Project.toWire(await this.projects(ctx).insert(Project.toColumns(dto, 'create')));
   }
 
   async update(ctx: RequestContext, id: string, dto: UpdateProjectDto): Promise<ProjectDto> {
@@ -100,13 +89,9 @@ export class ProjectsService {
     await assertCanManageProject(this.access, ctx, row);
     assertLive(row, 'Project');
 
-    const next = {
-      ownerId: dto.OwnerID === undefined ? row.ownerId : dto.OwnerID,
-      organizationId: dto.OrganizationID === undefined ? row.organizationId : dto.OrganizationID,
-      startDate: dto.StartDate === undefined ? row.startDate : dto.StartDate,
-      dueDate: dto.DueDate === undefined ? row.dueDate : dto.DueDate,
-      completedDate: dto.CompletedDate === undefined ? row.completedDate : dto.CompletedDate,
-    };
+    const patch = Project.toColumns(dto, 'update');
+    // The project as this request leaves it (absent fields keep their value; null clears).
+    const next = { ...row, ...patch };
     const ownerChanged = next.ownerId !== row.ownerId;
     // Unchanged references are not re-checked, so a client may PUT back what it read even when the
     // owner or organization has been deleted since.
@@ -120,8 +105,7 @@ export class ProjectsService {
       ...dateErrors(next.startDate, next.dueDate, next.completedDate),
     ];
     if (errors.length) throw new ValidationError(errors);
-    const ownerId = next.ownerId as string;
-    if (ownerChanged) await assertCanManageProject(this.access, ctx, { ownerId });
+    if (ownerChanged) await assertCanManageProject(this.access, ctx, next);
 
     const moved = row.dueDate !== null && (next.dueDate === null || next.dueDate.getTime() !== row.dueDate.getTime());
     const projects = tx.repo(ProjectEntity, 'Project');
@@ -130,19 +114,13 @@ export class ProjectsService {
     const saved = await projects.update(
       id,
       {
-        name: dto.Name.trim(),
-        description: dto.Description,
-        ownerId: dto.OwnerID === undefined ? undefined : ownerId,
-        organizationId: dto.OrganizationID,
-        startDate: dto.StartDate,
-        dueDate: dto.DueDate,
-        completedDate: dto.CompletedDate,
+        ...patch,
         // A counter kept by the same statement, in the transaction that records the move.
         dueDateChanges: moved ? projects.plus('dueDateChanges', 1) : undefined,
       },
       { ifMatch: true },
     );
-    return ProjectDto.from(saved);
+    return Project.toWire(saved);
   }
 
   /** Soft delete (idempotent): the project's scopes and comments go down by reference with it. */
@@ -161,7 +139,7 @@ export class ProjectsService {
       owned: ownedBy('project'),
       authorize: (row) => assertCanManageProject(this.access, ctx, row),
     });
-    return ProjectDto.from(saved);
+    return Project.toWire(saved);
   }
 
   // ------------------------------------------------------------------ reference checks

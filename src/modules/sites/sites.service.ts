@@ -9,7 +9,7 @@ import { PreconditionFailedError } from '../../common/errors/errors.js';
 import { ifMatchVersions } from '../../common/http/etag.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { isPrimaryKeyViolation } from '../../database/db-errors.js';
-import { CreateSiteDto, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
+import { CreateSiteDto, Site, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SiteEntity } from './site.entity.js';
 
 /**
@@ -29,10 +29,15 @@ export class SitesService {
     const { take, skip } = pageOf(q);
     if (ctx.user.isGlobalAdmin) {
       const [rows, total] = await this.sitesOf(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, take, skip });
-      return new Page(rows.map(SiteDto.from), total, take, skip);
+      return new Page(
+        rows.map((r) => Site.toWire(r)),
+        total,
+        take,
+        skip,
+      );
     }
     const own = await this.sitesOf(ctx).findOneBy({ id: ctx.siteId });
-    const rows = own && skip === 0 ? [SiteDto.from(own)] : [];
+    const rows = own && skip === 0 ? [Site.toWire(own)] : [];
     return new Page(rows, own ? 1 : 0, take, skip);
   }
 
@@ -52,7 +57,7 @@ export class SitesService {
     const scoped = await this.scopeTo(ctx, siteId);
     const site = await this.sitesOf(ctx).findOneBy({ id: scoped.siteId });
     if (!site) throw new NotFoundError('Site', siteId);
-    return SiteDto.from(site);
+    return Site.toWire(site);
   }
 
   async create(ctx: RequestContext, dto: CreateSiteDto): Promise<SiteDto> {
@@ -61,9 +66,8 @@ export class SitesService {
     if (await sites.existsBy({ id })) throw new ConflictError(`Site ${id} already exists`, 'id-taken');
     const now = new Date();
     const site = sites.create({
+      ...Site.toColumns(dto, 'create'),
       id,
-      name: dto.Name.trim(),
-      performanceManagement: dto.PerformanceManagement ?? true,
       created: now,
       updated: now,
       createdBy: ctx.user.individualId,
@@ -77,7 +81,7 @@ export class SitesService {
       throw e;
     }
     // Read back: on MySQL insert() merges raw column values (tinyint 0/1) into the object.
-    return SiteDto.from((await sites.findOneBy({ id }))!);
+    return Site.toWire((await sites.findOneBy({ id }))!);
   }
 
   async update(ctx: RequestContext, siteId: string, dto: UpdateSiteDto): Promise<SiteDto> {
@@ -85,12 +89,13 @@ export class SitesService {
     // One UPDATE of the columns the request sets, with If-Match's version in its WHERE.
     const sites = this.sitesOf(ctx);
     const versions = ifMatchVersions(ctx);
+    // The key is not a column to set: the body's ID equals the path's (checked above).
+    const { id: _bodyId, ...columns } = Site.toColumns(dto, 'update');
     const res = await sites
       .createQueryBuilder()
       .update()
       .set({
-        name: dto.Name.trim(),
-        ...(dto.PerformanceManagement !== undefined && dto.PerformanceManagement !== null ? { performanceManagement: dto.PerformanceManagement } : {}),
+        ...columns,
         updated: new Date(),
         updatedBy: ctx.user.individualId,
         version: () => `${this.db.escape('version')} + 1`,
@@ -101,6 +106,6 @@ export class SitesService {
       if (!(await sites.existsBy({ id: siteId }))) throw new NotFoundError('Site', siteId);
       throw new PreconditionFailedError();
     }
-    return SiteDto.from((await sites.findOneBy({ id: siteId }))!);
+    return Site.toWire((await sites.findOneBy({ id: siteId }))!);
   }
 }

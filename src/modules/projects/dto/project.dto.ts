@@ -1,120 +1,43 @@
-import { InputField, WireField, WireType } from '../../../common/http/wire.js';
-import { SoftDeletedWire, WireAudit, softDeleteOf } from '../../../common/http/wire-audit.js';
+import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import type { ProjectEntity } from '../project.entity.js';
-import { RECORD_VERSION } from '../../../common/http/etag.js';
 
 /** Description has no limit in the spec; 10,000 characters keeps it inside a MySQL TEXT column. */
 export const PROJECT_DESCRIPTION_MAX = 10000;
 
-/** A project (DESIGN §5). */
-@WireType('Project')
-@WireAudit({ softDelete: true })
-export class ProjectDto extends SoftDeletedWire {
-  @WireField('guid', { access: 'ReqUpd' })
-  ID: string;
+/**
+ * The spec's Project: every field declared once (docs/adding-a-resource.md). On update absent
+ * optional fields keep their value and an explicit null clears them.
+ */
+export const Project = resource<ProjectEntity>()('Project', {
+  audit: 'softDelete',
+  fields: {
+    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
+    Description: field.string('-', { max: PROJECT_DESCRIPTION_MAX }),
+    OwnerID: field.guid('ReqCre', {
+      description:
+        'The individual who owns the project: a live individual of the site. Required on create; on update absent keeps it and null is 400. Changing it needs the right to manage both the current and the new owner.',
+      create: { description: 'A live individual of the site the caller may manage.' },
+      update: { description: 'Absent keeps the owner; null is 400 (a project always has an owner).' },
+    }),
+    OrganizationID: field.guid('-', {
+      description: 'An organization or department of the site, or null.',
+      create: { description: 'A live organization or department of the site.' },
+    }),
+    StartDate: field.date('-'),
+    DueDate: field.date('-', { description: 'Not before StartDate. Every move of a set due date counts in DueDateChanges.' }),
+    CompletedDate: field.date('-', { description: 'Set when the project is completed; not before StartDate.' }),
+    DueDateChanges: field.int('RO', {
+      description:
+        'How many times DueDate was moved after it was first set (a change to another date, or clearing it). Setting the first due date is not a move.',
+    }),
+    SiteID: field.guid('RO'),
+  },
+});
 
-  @WireField('string', { access: 'Req', max: 255, description: 'Must not be blank.' })
-  Name: string;
-
-  @WireField('string', { access: '-', max: PROJECT_DESCRIPTION_MAX })
-  Description: string | null;
-
-  @WireField('guid', {
-    access: 'ReqCre',
-    description:
-      'The individual who owns the project: a live individual of the site. Required on create; on update absent keeps it and null is 400. Changing it needs the right to manage both the current and the new owner.',
-  })
-  OwnerID: string;
-
-  @WireField('guid', { access: '-', description: 'An organization or department of the site, or null.' })
-  OrganizationID: string | null;
-
-  @WireField('date', { access: '-' })
-  StartDate: Date | null;
-
-  @WireField('date', { access: '-', description: 'Not before StartDate. Every move of a set due date counts in DueDateChanges.' })
-  DueDate: Date | null;
-
-  @WireField('date', { access: '-', description: 'Set when the project is completed; not before StartDate.' })
-  CompletedDate: Date | null;
-
-  @WireField('int', {
-    access: 'RO',
-    description:
-      'How many times DueDate was moved after it was first set (a change to another date, or clearing it). Setting the first due date is not a move.',
-  })
-  DueDateChanges: number;
-
-  @WireField('guid', { access: 'RO' })
-  SiteID: string;
-
-  static from(e: ProjectEntity): ProjectDto {
-    return Object.assign(new ProjectDto(), {
-      [RECORD_VERSION]: e.version,
-      ID: e.id,
-      Name: e.name,
-      Description: e.description,
-      OwnerID: e.ownerId,
-      OrganizationID: e.organizationId,
-      StartDate: e.startDate,
-      DueDate: e.dueDate,
-      CompletedDate: e.completedDate,
-      DueDateChanges: e.dueDateChanges,
-      SiteID: e.siteId,
-      ...softDeleteOf(e),
-    });
-  }
-}
-
-export class CreateProjectDto {
-  @InputField('guid', { description: 'Optional; generated when absent or all zeros; 409 id-taken when already used.' })
-  ID?: string | null;
-
-  @InputField('string', { required: true, max: 255, min: 1 })
-  Name: string;
-
-  @InputField('string', { max: PROJECT_DESCRIPTION_MAX })
-  Description?: string | null;
-
-  @InputField('guid', { required: true, description: 'A live individual of the site the caller may manage.' })
-  OwnerID: string;
-
-  @InputField('guid', { description: 'A live organization or department of the site.' })
-  OrganizationID?: string | null;
-
-  @InputField('date')
-  StartDate?: Date | null;
-
-  @InputField('date')
-  DueDate?: Date | null;
-
-  @InputField('date')
-  CompletedDate?: Date | null;
-}
-
-/** On update absent optional fields keep their value and an explicit null clears them. */
-export class UpdateProjectDto {
-  @InputField('guid', { required: true, description: 'Must equal the id in the path.' })
-  ID: string;
-
-  @InputField('string', { required: true, max: 255, min: 1 })
-  Name: string;
-
-  @InputField('string', { max: PROJECT_DESCRIPTION_MAX })
-  Description?: string | null;
-
-  @InputField('guid', { description: 'Absent keeps the owner; null is 400 (a project always has an owner).' })
-  OwnerID?: string | null;
-
-  @InputField('guid')
-  OrganizationID?: string | null;
-
-  @InputField('date')
-  StartDate?: Date | null;
-
-  @InputField('date')
-  DueDate?: Date | null;
-
-  @InputField('date')
-  CompletedDate?: Date | null;
-}
+export const ProjectDto = Project.Response;
+export type ProjectDto = InstanceType<typeof ProjectDto>;
+export const CreateProjectDto = Project.Create;
+export type CreateProjectDto = InstanceType<typeof CreateProjectDto>;
+export const UpdateProjectDto = Project.Update;
+export type UpdateProjectDto = InstanceType<typeof UpdateProjectDto>;
