@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       adminUserName: 'admin',
       adminPassword: null,
       jwtSecretSource: 'env',
+      idempotencyTtlSeconds: 86400,
+      idempotencySweepSeconds: 600,
     });
   });
 
@@ -31,6 +33,9 @@ describe('loadConfig', () => {
     [{ XML_NAMESPACE: 'has space' }, 'XML_NAMESPACE'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_TTL_SECONDS'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '1h' }, 'IDEMPOTENCY_TTL_SECONDS'],
+    [{ IDEMPOTENCY_SWEEP_SECONDS: '0' }, 'IDEMPOTENCY_SWEEP_SECONDS'],
   ])('refuses %j with a ConfigError naming %s', (env, variable) => {
     let error: unknown;
     try {

@@ -32,6 +32,10 @@ export interface AppConfig {
   redisPrefix: string;
   /** Milliseconds a MySQL query may run before it is abandoned. */
   dbQueryTimeoutMs: number;
+  /** How long an Idempotency-Key and its answer are kept, in seconds (docs/idempotency.md). */
+  idempotencyTtlSeconds: number;
+  /** How often expired Idempotency-Keys are deleted, in seconds. */
+  idempotencySweepSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -153,6 +157,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl,
     redisPrefix: env.REDIS_PREFIX || 'pms:',
     dbQueryTimeoutMs: intVar(env, 'DB_QUERY_TIMEOUT_MS', 15000, 100, 600000),
+    idempotencyTtlSeconds: intVar(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
+    idempotencySweepSeconds: intVar(env, 'IDEMPOTENCY_SWEEP_SECONDS', 600, 1, 24 * 3600),
     logLevel,
   };
 }
