@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
-import { ENTITIES, MIGRATIONS } from './registry.js';
+import { entitiesFor, MIGRATIONS } from './registry.js';
 
 /**
  * TypeORM options for the configured database. SQLite runs in WAL mode with a busy timeout so
@@ -11,7 +11,7 @@ import { ENTITIES, MIGRATIONS } from './registry.js';
  */
 export function dataSourceOptions(config: Pick<AppConfig, 'database' | 'dbQueryTimeoutMs'>, flavor: 'mysql' | 'mariadb' = 'mysql'): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
+    entities: entitiesFor(config.database.kind === 'sqlite'),
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,
