@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { APP_CONFIG, AppConfig } from '../config/config.js';
+import { IdempotencyStore, IdempotencySweeper } from '../database/idempotency-store.js';
 import { TenantDb } from '../database/tenant-db.js';
 import { CallerResolver } from '../modules/auth/caller.resolver.js';
 import { AuthGuard } from './auth/auth.guard.js';
@@ -10,6 +11,7 @@ import { TokenService } from './auth/token.service.js';
 import { ProblemFilter } from './errors/problem.filter.js';
 import { WireCodec } from './http/codec.js';
 import { WireInterceptor } from './http/wire.interceptor.js';
+import { IdempotencyInterceptor } from './http/idempotency.interceptor.js';
 import { RouteIndex } from './http/route-index.js';
 import { ServerLifecycle } from './http/server-lifecycle.js';
 import { HttpMetrics } from './logging/http-metrics.js';
@@ -35,6 +37,7 @@ export class CoreModule {
         useFactory: async () => (config.redisUrl ? new RedisCounterStore(config.redisUrl, config.redisPrefix, logger).connect() : new MemoryCounterStore()),
       },
       TenantDb,
+      IdempotencyStore,
       TokenService,
       LoginThrottle,
       CallerResolver,
@@ -46,9 +49,12 @@ export class CoreModule {
       module: CoreModule,
       providers: [
         ...shared,
+        IdempotencySweeper,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_PIPE, useClass: AppValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: WireInterceptor },
+        // After the WireInterceptor, so it runs inside it and replays through its encoder.
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
       exports: shared.map((p) => ('provide' in p ? p.provide : p)),

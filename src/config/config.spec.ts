@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       adminUserName: 'admin',
       adminPassword: null,
       jwtSecretSource: 'env',
+      idempotencyTtlSeconds: 86400,
+      idempotencySweepSeconds: 600,
     });
   });
 
@@ -38,6 +40,9 @@ describe('loadConfig', () => {
     [{ SHUTDOWN_GRACE_MS: '10' }, 'SHUTDOWN_GRACE_MS'],
     [{ TRUST_PROXY: 'loopback, 10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_TTL_SECONDS'],
+    [{ IDEMPOTENCY_TTL_SECONDS: '1h' }, 'IDEMPOTENCY_TTL_SECONDS'],
+    [{ IDEMPOTENCY_SWEEP_SECONDS: '0' }, 'IDEMPOTENCY_SWEEP_SECONDS'],
   ])('refuses %j with a ConfigError naming %s', (env, variable) => {
     let error: unknown;
     try {

@@ -41,6 +41,10 @@ export interface AppConfig {
   shutdownGraceMs: number;
   /** Express `trust proxy`: false (socket address), true (any proxy), a hop count, or trusted addresses/CIDRs. */
   trustProxy: TrustProxy;
+  /** How long an Idempotency-Key and its answer are kept, in seconds (docs/idempotency.md). */
+  idempotencyTtlSeconds: number;
+  /** How often expired Idempotency-Keys are deleted, in seconds. */
+  idempotencySweepSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -210,6 +214,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     requestTimeoutMs,
     shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 20000, 1000, 600000),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    idempotencyTtlSeconds: intVar(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
+    idempotencySweepSeconds: intVar(env, 'IDEMPOTENCY_SWEEP_SECONDS', 600, 1, 24 * 3600),
     logLevel,
   };
 }

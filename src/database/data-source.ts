@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
 import { boundedMysql2 } from './bounded-mysql.js';
-import { ENTITIES, MIGRATIONS } from './registry.js';
+import { entitiesFor, MIGRATIONS } from './registry.js';
 
 type DbTimeouts = Pick<AppConfig, 'database' | 'dbQueryTimeoutMs' | 'dbAcquireTimeoutMs'>;
 
@@ -19,7 +19,7 @@ const CLIENT_TIMEOUT_MARGIN_MS = 1000;
  */
 export function dataSourceOptions(config: DbTimeouts, flavor: 'mysql' | 'mariadb' = 'mysql'): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
+    entities: entitiesFor(config.database.kind === 'sqlite'),
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,

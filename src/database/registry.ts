@@ -12,11 +12,13 @@ import { GoalEntity } from '../modules/goals/goal.entity.js';
 import { ColorEntity } from '../modules/colors/color.entity.js';
 import { CoreValueEntity } from '../modules/core-values/core-value.entity.js';
 import { CommitmentEntity } from '../modules/commitments/commitment.entity.js';
+import { IdempotencyKeyEntity, IdempotencyKeyMysqlEntity } from './idempotency-key.entity.js';
 import { Foundation1732000000000 } from './migrations/1732000000000-foundation.js';
 import { Comments1732000000100 } from './migrations/1732000000100-comments.js';
 import { ListItemsProjects1732000000400 } from './migrations/1732000000400-list-items-projects.js';
 import { GoalsColorsValuesCommitments1732000000500 } from './migrations/1732000000500-goals-colors-values-commitments.js';
 import { RowVersionsForeignKeys1732000000600 } from './migrations/1732000000600-row-versions-foreign-keys.js';
+import { IdempotencyKeys1732000000900 } from './migrations/1732000000900-idempotency-keys.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -39,10 +41,19 @@ export const ENTITIES = [
   CommitmentEntity,
 ];
 
+/**
+ * The entities of a dialect: ENTITIES plus the idempotency-key table, whose answer column is
+ * `text` on SQLite and `longtext` on MySQL/MariaDB (see idempotency-key.entity.ts).
+ */
+export function entitiesFor(sqlite: boolean): Function[] {
+  return [...ENTITIES, sqlite ? IdempotencyKeyEntity : IdempotencyKeyMysqlEntity];
+}
+
 export const MIGRATIONS = [
   Foundation1732000000000,
   Comments1732000000100,
   ListItemsProjects1732000000400,
   GoalsColorsValuesCommitments1732000000500,
   RowVersionsForeignKeys1732000000600,
+  IdempotencyKeys1732000000900,
 ];

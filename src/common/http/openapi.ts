@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/config.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER, KEY_MAX_LENGTH, KEY_RE, KEY_RULE } from './idempotency.js';
 
 const DESCRIPTION = `
 Multi-tenant REST API for organizational performance management (spec v4). Every body is JSON or XML.
@@ -11,6 +12,7 @@ Multi-tenant REST API for organizational performance management (spec v4). Every
 * **Dates**: \`YYYY-MM-DDTHH:mm:ss.SSS±HH:MM\`, in UTC unless \`tz\` names an IANA zone, a Windows zone id or an offset.
 * **Errors**: RFC 9457 problem details (\`application/problem+json\` or \`application/problem+xml\`), with \`errors: [{ field, message }]\` on validation failures. 400 invalid input, 401 no or bad token, 403 not allowed (\`admin-required\`, \`pm-disabled\`), 404 unknown id or another site's record, 409 conflict, 412 If-Match mismatch, 413 body over 1 MiB, 415 media type, 429 throttled, 503 database unavailable.
 * **Lists** take \`limit\` (default 500, max 5000) and \`offset\` and answer \`X-Total-Count\` and \`Link: <…>; rel="next"\`.
+* **Safe retries**: send \`Idempotency-Key\` on a POST or PUT; a retry with the same key, method, path and body within {retention} answers the first success again (\`Idempotency-Replayed: true\`, in the format and \`tz\` the retry asks for) without writing again; the same key with another request is 409 \`idempotency-key-reused\`. Errors are not stored, so a corrected retry may reuse the key.
 * **Writes**: read-only (RO) fields are ignored on input; on update the body \`ID\` must equal the path id; single records carry an \`ETag\`, and PUT/DELETE with \`If-Match\` answer 412 when the record changed meanwhile. Every success is 200.
 `.trim();
 
@@ -18,12 +20,65 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
   const options = new DocumentBuilder()
     .setTitle('Performance Management Service API')
     .setVersion('4')
-    .setDescription(`${DESCRIPTION}\n\nXML namespace of this deployment: \`${config.xmlNamespace}\`.`)
+    .setDescription(
+      `${DESCRIPTION.replace('{retention}', retention(config.idempotencyTtlSeconds))}\n\nXML namespace of this deployment: \`${config.xmlNamespace}\`.`,
+    )
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token from POST /v4/auth/token' }, 'bearer')
     .build();
   const document = SwaggerModule.createDocument(app, options);
   addTimeZoneParameter(document);
+  addIdempotencyKeyHeader(document, config);
   return document;
+}
+
+/** `24 hours`, `90 minutes`, `45 seconds`: how long keys are kept, as configured. */
+function retention(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} hour${seconds === 3600 ? '' : 's'}`;
+  if (seconds % 60 === 0) return `${seconds / 60} minutes`;
+  return `${seconds} seconds`;
+}
+
+/**
+ * Every POST and PUT of an authenticated caller honours Idempotency-Key (the global
+ * IdempotencyInterceptor; docs/idempotency.md): declare the header, the replay marker of the
+ * answer and the 409 on each, rather than on every controller.
+ */
+function addIdempotencyKeyHeader(document: OpenAPIObject, config: AppConfig): void {
+  const ttl = retention(config.idempotencyTtlSeconds);
+  const parameter = {
+    name: IDEMPOTENCY_KEY_HEADER,
+    in: 'header' as const,
+    required: false,
+    schema: { type: 'string' as const, minLength: 1, maxLength: KEY_MAX_LENGTH, pattern: KEY_RE.source, example: '3f2c4b1e-8a4d-4c1e-9b7a-2d5e6f708192' },
+    description: `Makes a retry safe: a new unique value (e.g. a UUID) per intended write, ${KEY_RULE}, else 400. A retry with the same key, method, path and body within ${ttl} answers the first success again without writing (header ${IDEMPOTENCY_REPLAYED_HEADER}: true); the same key with another request is 409 idempotency-key-reused. Keys belong to the caller and site. Errors are not stored.`,
+  };
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
+    for (const method of ['put', 'post'] as const) {
+      const op = item[method];
+      if (!op) continue;
+      op.parameters ??= [];
+      if (!op.parameters.some((p) => 'name' in p && p.name === IDEMPOTENCY_KEY_HEADER)) op.parameters.push(parameter);
+      const ok = op.responses['200'] as { headers?: Record<string, unknown> } | undefined;
+      if (ok) {
+        ok.headers = {
+          ...ok.headers,
+          [IDEMPOTENCY_REPLAYED_HEADER]: {
+            description: 'true when this answer is a replay of the answer stored for the Idempotency-Key; absent otherwise.',
+            schema: { type: 'string', enum: ['true'] },
+          },
+        };
+      }
+      const conflict = op.responses['409'] as { description?: string } | undefined;
+      const note = 'idempotency-key-reused: the Idempotency-Key was used for a different request.';
+      if (conflict) conflict.description = `${conflict.description ?? 'Conflict'}; ${note}`;
+      else
+        op.responses['409'] = {
+          description: `Conflict (problem details); ${note}`,
+          content: { 'application/problem+json': {}, 'application/problem+xml': {} },
+        };
+    }
+  }
 }
 
 const TZ_PARAMETER = {
