@@ -33,20 +33,18 @@ export type InputSide = Partial<Omit<InputFieldOptions, 'nested'>> & {
   decorator?: PropertyDecorator;
 };
 
-export interface FieldSpec<K extends WireKind = WireKind, A extends Access = Access, T = TsOf<K>> {
+/**
+ * One field. The limits (`max` length for the response and the inputs; `min` length, `minValue`,
+ * `maxValue`, `zeroIsNull` for the inputs; `enum`, `nested`) mean what they mean on `@InputField`.
+ */
+export interface FieldSpec<K extends WireKind = WireKind, A extends Access = Access, T = TsOf<K>> extends Pick<
+  InputFieldOptions,
+  'max' | 'min' | 'minValue' | 'maxValue' | 'zeroIsNull' | 'enum' | 'nested'
+> {
   kind: K;
   access: A;
   /** Description of the response member. */
   description?: string;
-  /** Max length in characters (response and inputs). */
-  max?: number;
-  /** Min length after trimming (inputs; 1 means "not blank"). */
-  min?: number;
-  minValue?: number;
-  maxValue?: number;
-  zeroIsNull?: boolean;
-  enum?: readonly (string | number)[];
-  nested?: () => Type<unknown>;
   /** The entity property this field maps to by default; `null` for a field with no column. */
   column?: string | null;
   /** Entity (and extras) → wire value, for fields that are not a column of the same name. */
@@ -74,8 +72,25 @@ const make =
   <A extends Access, T = TsOf<K>>(access: A, opts: Opts<K, T> = {}): FieldSpec<K, A, T> =>
     ({ ...opts, kind, access }) as FieldSpec<K, A, T>;
 
-/** Field builders: `field.string('Req', { max: 255, min: 1 })`. */
+/**
+ * An optional display order: absent on create is 0, an explicit null sets 0, absent on update
+ * keeps the value (the shared rule of every `Rank` that is not required).
+ */
+function rank(description: string, inputs: { create?: string; update?: string } = {}): FieldSpec<'int', '-', number> {
+  return {
+    kind: 'int',
+    access: '-',
+    description,
+    nullAs: 0,
+    createDefault: 0,
+    create: { description: inputs.create ?? 'Default 0.' },
+    update: { description: inputs.update ?? 'Absent keeps the current value; null sets 0.' },
+  };
+}
+
+/** Field builders: `field.string('Req', { max: 255, min: 1 })`; `field.rank(description)`. */
 export const field = {
+  rank,
   string: make('string'),
   guid: make('guid'),
   int: make('int'),

@@ -27,20 +27,15 @@ export const Color = resource<ColorEntity>()('Color', {
       create: { description: 'Must be greater than MinPercent.' },
       update: { description: 'Must be greater than MinPercent.' },
     }),
-    Rank: field.int('-', {
-      description: 'Display order; where bands overlap the lower Rank wins. Default 0.',
-      nullAs: 0,
-      createDefault: 0,
-      create: { description: 'Default 0 on create; on update absent keeps the current value, null sets 0.' },
-      update: { description: 'Default 0 on create; on update absent keeps the current value, null sets 0.' },
+    Rank: field.rank('Display order; where bands overlap the lower Rank wins. Default 0.', {
+      create: 'Default 0 on create; on update absent keeps the current value, null sets 0.',
+      update: 'Default 0 on create; on update absent keeps the current value, null sets 0.',
     }),
     SiteID: field.guid('RO', { description: 'The site the color belongs to (for the default colors: the site they are shown for).' }),
   },
 });
 
-export const ColorDto = Color.Response;
+export const { Response: ColorDto, Create: CreateColorDto, Update: UpdateColorDto } = Color;
 export type ColorDto = InstanceType<typeof ColorDto>;
-export const CreateColorDto = Color.Create;
 export type CreateColorDto = InstanceType<typeof CreateColorDto>;
-export const UpdateColorDto = Color.Update;
 export type UpdateColorDto = InstanceType<typeof UpdateColorDto>;

@@ -46,9 +46,7 @@ export const Comment = resource<CommentEntity, CommentExtras>()('Comment', {
   },
 });
 
-export const CommentDto = Comment.Response;
+export const { Response: CommentDto, Create: CreateCommentDto, Update: UpdateCommentDto } = Comment;
 export type CommentDto = InstanceType<typeof CommentDto>;
-export const CreateCommentDto = Comment.Create;
 export type CreateCommentDto = InstanceType<typeof CreateCommentDto>;
-export const UpdateCommentDto = Comment.Update;
 export type UpdateCommentDto = InstanceType<typeof UpdateCommentDto>;

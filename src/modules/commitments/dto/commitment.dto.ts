@@ -47,22 +47,14 @@ export const Commitment = resource<CommitmentEntity>()('Commitment', {
       create: { description: 'Defaults to now when Completed is true; ignored when it is false.' },
       update: { description: 'Absent keeps the current value (or now, when the commitment becomes completed); ignored while Completed is false.' },
     }),
-    Rank: field.int('-', {
-      description: 'Display order (lists are ordered by Rank, then Name). Default 0.',
-      nullAs: 0,
-      createDefault: 0,
-      create: { description: 'Default 0.' },
-      update: { description: 'Absent keeps the current value; null sets 0.' },
-    }),
+    Rank: field.rank('Display order (lists are ordered by Rank, then Name). Default 0.'),
     SiteID: field.guid('RO'),
   },
 });
 
-export const CommitmentDto = Commitment.Response;
+export const { Response: CommitmentDto, Create: CreateCommitmentDto, Update: UpdateCommitmentDto } = Commitment;
 export type CommitmentDto = InstanceType<typeof CommitmentDto>;
-export const CreateCommitmentDto = Commitment.Create;
 export type CreateCommitmentDto = InstanceType<typeof CreateCommitmentDto>;
-export const UpdateCommitmentDto = Commitment.Update;
 export type UpdateCommitmentDto = InstanceType<typeof UpdateCommitmentDto>;
 
 export class CommitmentQuery extends PeriodQuery {}

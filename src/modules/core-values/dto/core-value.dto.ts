@@ -14,22 +14,14 @@ export const CoreValue = resource<CoreValueEntity>()('CoreValue', {
     }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, update: { min: 1 } }),
     Description: field.string('-', { max: CORE_VALUE_DESCRIPTION_MAX, update: { description: 'Absent keeps the current value; null clears it.' } }),
-    Rank: field.int('-', {
-      description: 'Display order (lists are ordered by Rank, then Name). Default 0.',
-      nullAs: 0,
-      createDefault: 0,
-      create: { description: 'Default 0.' },
-      update: { description: 'Absent keeps the current value; null sets 0.' },
-    }),
+    Rank: field.rank('Display order (lists are ordered by Rank, then Name). Default 0.'),
     SiteID: field.guid('RO'),
   },
 });
 
-export const CoreValueDto = CoreValue.Response;
+export const { Response: CoreValueDto, Create: CreateCoreValueDto, Update: UpdateCoreValueDto } = CoreValue;
 export type CoreValueDto = InstanceType<typeof CoreValueDto>;
-export const CreateCoreValueDto = CoreValue.Create;
 export type CreateCoreValueDto = InstanceType<typeof CreateCoreValueDto>;
-export const UpdateCoreValueDto = CoreValue.Update;
 export type UpdateCoreValueDto = InstanceType<typeof UpdateCoreValueDto>;
 
 export class CoreValueQuery extends DeletedQuery {}

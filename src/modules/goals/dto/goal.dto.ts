@@ -105,11 +105,9 @@ export const Goal = resource<GoalEntity, GoalOwner>()('Goal', {
   },
 });
 
-export const GoalDto = Goal.Response;
+export const { Response: GoalDto, Create: CreateGoalDto, Update: UpdateGoalDto } = Goal;
 export type GoalDto = InstanceType<typeof GoalDto>;
-export const CreateGoalDto = Goal.Create;
 export type CreateGoalDto = InstanceType<typeof CreateGoalDto>;
-export const UpdateGoalDto = Goal.Update;
 export type UpdateGoalDto = InstanceType<typeof UpdateGoalDto>;
 
 export class GoalQuery extends PeriodQuery {}

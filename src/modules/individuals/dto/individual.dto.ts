@@ -207,11 +207,9 @@ export const Individual = resource<E, X>()('Individual', {
   },
 });
 
-export const IndividualDto = Individual.Response;
+export const { Response: IndividualDto, Create: CreateIndividualDto, Update: UpdateIndividualDto } = Individual;
 export type IndividualDto = InstanceType<typeof IndividualDto>;
-export const CreateIndividualDto = Individual.Create;
 export type CreateIndividualDto = InstanceType<typeof CreateIndividualDto>;
-export const UpdateIndividualDto = Individual.Update;
 export type UpdateIndividualDto = InstanceType<typeof UpdateIndividualDto>;
 
 /** `deleted` (typed byte in the spec: 0 not deleted, the default; 1 deleted; 2 all), `limit`, `offset`. */

@@ -26,9 +26,7 @@ export const ListItem = resource<ListItemEntity>()('ListItem', {
   },
 });
 
-export const ListItemDto = ListItem.Response;
+export const { Response: ListItemDto, Create: CreateListItemDto, Update: UpdateListItemDto } = ListItem;
 export type ListItemDto = InstanceType<typeof ListItemDto>;
-export const CreateListItemDto = ListItem.Create;
 export type CreateListItemDto = InstanceType<typeof CreateListItemDto>;
-export const UpdateListItemDto = ListItem.Update;
 export type UpdateListItemDto = InstanceType<typeof UpdateListItemDto>;

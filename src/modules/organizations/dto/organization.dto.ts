@@ -36,19 +36,11 @@ export const Organization = resource<OrganizationEntity>()('Organization', {
       description: 'Individual who manages it. Must name a live individual of the site (else 400).',
       update: { description: 'Absent keeps the manager; null clears it. Changing it requires an administrator.' },
     }),
-    Rank: field.int('-', {
-      description: 'Sort order: lists are ordered by Rank, then Name. Default 0.',
-      nullAs: 0,
-      createDefault: 0,
-      create: { description: 'Default 0.' },
-      update: { description: 'Absent keeps the value; null sets 0.' },
-    }),
+    Rank: field.rank('Sort order: lists are ordered by Rank, then Name. Default 0.', { update: 'Absent keeps the value; null sets 0.' }),
   },
 });
 
-export const OrganizationDto = Organization.Response;
+export const { Response: OrganizationDto, Create: CreateOrganizationDto, Update: UpdateOrganizationDto } = Organization;
 export type OrganizationDto = InstanceType<typeof OrganizationDto>;
-export const CreateOrganizationDto = Organization.Create;
 export type CreateOrganizationDto = InstanceType<typeof CreateOrganizationDto>;
-export const UpdateOrganizationDto = Organization.Update;
 export type UpdateOrganizationDto = InstanceType<typeof UpdateOrganizationDto>;

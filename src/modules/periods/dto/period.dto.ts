@@ -26,9 +26,7 @@ export const Period = resource<PeriodEntity>()('Period', {
   },
 });
 
-export const PeriodDto = Period.Response;
+export const { Response: PeriodDto, Create: CreatePeriodDto, Update: UpdatePeriodDto } = Period;
 export type PeriodDto = InstanceType<typeof PeriodDto>;
-export const CreatePeriodDto = Period.Create;
 export type CreatePeriodDto = InstanceType<typeof CreatePeriodDto>;
-export const UpdatePeriodDto = Period.Update;
 export type UpdatePeriodDto = InstanceType<typeof UpdatePeriodDto>;

@@ -35,9 +35,7 @@ export const Project = resource<ProjectEntity>()('Project', {
   },
 });
 
-export const ProjectDto = Project.Response;
+export const { Response: ProjectDto, Create: CreateProjectDto, Update: UpdateProjectDto } = Project;
 export type ProjectDto = InstanceType<typeof ProjectDto>;
-export const CreateProjectDto = Project.Create;
 export type CreateProjectDto = InstanceType<typeof CreateProjectDto>;
-export const UpdateProjectDto = Project.Update;
 export type UpdateProjectDto = InstanceType<typeof UpdateProjectDto>;

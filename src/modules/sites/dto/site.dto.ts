@@ -21,9 +21,7 @@ export const Site = resource<SiteEntity>()('Site', {
   },
 });
 
-export const SiteDto = Site.Response;
+export const { Response: SiteDto, Create: CreateSiteDto, Update: UpdateSiteDto } = Site;
 export type SiteDto = InstanceType<typeof SiteDto>;
-export const CreateSiteDto = Site.Create;
 export type CreateSiteDto = InstanceType<typeof CreateSiteDto>;
-export const UpdateSiteDto = Site.Update;
 export type UpdateSiteDto = InstanceType<typeof UpdateSiteDto>;
