@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { DateCol, IntCol, StrCol } from './columns.js';
+import { LIMITS } from '../common/limits.js';
 
 /**
  * One `Idempotency-Key` a caller used for a write, with the answer the write gave
@@ -28,7 +29,7 @@ export abstract class IdempotencyKeyColumns {
   fingerprint: string;
 
   /** Method and path of the first request, e.g. `POST /v4/goals`, for the 409 message. */
-  @StrCol('request', 255, { nullable: false })
+  @StrCol('request', LIMITS.name, { nullable: false })
   request: string;
 
   /** HTTP status of the stored answer. */

@@ -88,7 +88,7 @@ function rank(description: string, inputs: { create?: string; update?: string } 
   };
 }
 
-/** Field builders: `field.string('Req', { max: 255, min: 1 })`; `field.rank(description)`. */
+/** Field builders: `field.string('Req', { max: LIMITS.name, min: 1 })`; `field.rank(description)`. */
 export const field = {
   rank,
   string: make('string'),
@@ -311,15 +311,7 @@ export function inputVariant<Fs extends Fields, M extends 'create' | 'update'>(
   return inputClass(className, fields, mode) as Type<{ [P in keyof InputOf<Fs, M>]?: InputOf<Fs, M>[P] | null }>;
 }
 
-/** Shared limits of the spec's Limits table, named once. */
-export const LIMITS = {
-  /** Names and short texts (most `Name` fields, titles, e-mail addresses). */
-  name: 255,
-  /** A person's first and last name. */
-  personName: 50,
-  /** A name prefix or suffix ("Dr.", "Jr."). */
-  affix: 25,
-} as const;
+export { LIMITS } from '../limits.js';
 
 /** Trims a string written to a column (names are stored trimmed). */
 export const trim = (v: string): string => v.trim();

@@ -1,5 +1,6 @@
 import { Entity, Index } from 'typeorm';
 import { BoolCol, DateCol, GuidCol, GuidPk, StrCol } from '../../database/columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /**
  * A login account. `user_name_key` (the lower-cased user name) is unique across all sites
@@ -16,17 +17,17 @@ export class UserEntity {
   @GuidCol('site_id')
   siteId: string;
 
-  @StrCol('user_name', 255, { nullable: false })
+  @StrCol('user_name', LIMITS.name, { nullable: false })
   userName: string;
 
-  @StrCol('user_name_key', 255, { nullable: false })
+  @StrCol('user_name_key', LIMITS.name, { nullable: false })
   userNameKey: string;
 
-  @StrCol('email', 255)
+  @StrCol('email', LIMITS.name)
   email: string | null;
 
   /** scrypt$N$r$p$salt$hash; null means the account cannot log in with a password. */
-  @StrCol('password_hash', 255)
+  @StrCol('password_hash', LIMITS.name)
   passwordHash: string | null;
 
   @BoolCol('is_global_admin', false)

@@ -1,12 +1,13 @@
 import { Entity, Index } from 'typeorm';
 import { IntTenantEntity } from '../../database/base.entity.js';
 import { DecimalCol, IntCol, StrCol } from '../../database/columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** A color band of a site: percentages in [MinPercent, MaxPercent) show as ColorValue. */
 @Entity('colors')
 @Index('ix_colors_site_rank', ['siteId', 'rank', 'minPercent'])
 export class ColorEntity extends IntTenantEntity {
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @IntCol('color_value')

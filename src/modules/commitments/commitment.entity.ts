@@ -2,6 +2,7 @@ import { Entity, ForeignKey, Index } from 'typeorm';
 import { IntTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
 import { PeriodEntity } from '../periods/period.entity.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** The levels a commitment is made at (DESIGN §5b: lower-case singular words). */
 export const COMMITMENT_TYPES = ['organization', 'department', 'individual'] as const;
@@ -22,7 +23,7 @@ export class CommitmentEntity extends IntTenantEntity {
   @IntCol('period_id')
   periodId: number;
 
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @TextCol('description')

@@ -1,12 +1,13 @@
 import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** A core value of a site (assessments rate individuals against them, so deletion is soft). */
 @Entity('core_values')
 @Index('ix_core_values_site_rank', ['siteId', 'deleted', 'rank', 'name'])
 export class CoreValueEntity extends GuidTenantEntity {
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @TextCol('description')

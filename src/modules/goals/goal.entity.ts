@@ -2,6 +2,7 @@ import { Entity, ForeignKey, Index } from 'typeorm';
 import { IntTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
 import { PeriodEntity } from '../periods/period.entity.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** A personal goal of an individual in a period, with up to five measures (objectives). */
 @Entity('goals')
@@ -15,7 +16,7 @@ export class GoalEntity extends IntTenantEntity {
   @IntCol('period_id')
   periodId: number;
 
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @BoolCol('completed', false)

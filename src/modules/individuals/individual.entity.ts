@@ -1,6 +1,7 @@
 import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, DateCol, GuidCol, StrCol } from '../../database/columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** A person of a site. Login data (UserName, password, UserEmail) live on the linked UserEntity. */
 @Entity('individuals')
@@ -27,25 +28,25 @@ export class IndividualEntity extends GuidTenantEntity {
   @StrCol('last_name', 50, { nullable: false })
   lastName: string;
 
-  @StrCol('user_defined1', 255)
+  @StrCol('user_defined1', LIMITS.name)
   userDefined1: string | null;
 
-  @StrCol('user_defined2', 255)
+  @StrCol('user_defined2', LIMITS.name)
   userDefined2: string | null;
 
-  @StrCol('user_defined3', 255)
+  @StrCol('user_defined3', LIMITS.name)
   userDefined3: string | null;
 
-  @StrCol('user_defined4', 255)
+  @StrCol('user_defined4', LIMITS.name)
   userDefined4: string | null;
 
-  @StrCol('email', 255)
+  @StrCol('email', LIMITS.name)
   email: string | null;
 
   @GuidCol('primary_organization_id', { nullable: true })
   primaryOrganizationId: string | null;
 
-  @StrCol('primary_title', 255)
+  @StrCol('primary_title', LIMITS.name)
   primaryTitle: string | null;
 
   @GuidCol('primary_reports_to', { nullable: true })

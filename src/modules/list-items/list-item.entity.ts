@@ -1,6 +1,7 @@
 import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** The four kinds that share the spec's ListItem shape, as stored in `list_items.kind`. */
 export const LIST_ITEM_KINDS = ['accountability', 'evaluationcriteria', 'projectscope', 'supervisoryscope'] as const;
@@ -23,7 +24,7 @@ export class ListItemEntity extends GuidTenantEntity {
   @IntCol('rank', { default: 0 })
   rank: number;
 
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @TextCol('description')

@@ -3,6 +3,7 @@ import { GuidTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, GuidCol, StrCol } from '../../database/columns.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { OrganizationEntity } from './organization.entity.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** Department membership (the spec's OrganizationMember). IsPrimary is derived from the individual. */
 @Entity('organization_members')
@@ -17,7 +18,7 @@ export class OrganizationMemberEntity extends GuidTenantEntity {
   @GuidCol('organization_id')
   organizationId: string;
 
-  @StrCol('title', 255)
+  @StrCol('title', LIMITS.name)
   title: string | null;
 
   @BoolCol('deleted_by_ref', false)

@@ -1,6 +1,7 @@
 import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** Row types of the spec: organization 4, department 56. */
 export const ROW_TYPE_ORGANIZATION = 4;
@@ -14,7 +15,7 @@ export class OrganizationEntity extends GuidTenantEntity {
   @GuidCol('parent_id', { nullable: true })
   parentId: string | null;
 
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @TextCol('description')

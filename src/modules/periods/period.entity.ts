@@ -1,12 +1,13 @@
 import { Entity, Index } from 'typeorm';
 import { IntTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, DateCol, StrCol } from '../../database/columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** A performance period; every `period` query parameter names one (default: the current one). */
 @Entity('periods')
 @Index('ix_periods_site_dates', ['siteId', 'startDate', 'endDate'])
 export class PeriodEntity extends IntTenantEntity {
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @DateCol('start_date', { nullable: false })

@@ -1,6 +1,7 @@
 import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** A project (DESIGN §5): owned by an individual, optionally under an organization/department. */
 @Entity('projects')
@@ -8,7 +9,7 @@ import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../databa
 @Index('ix_projects_site_owner', ['siteId', 'ownerId', 'deleted', 'name'])
 @Index('ix_projects_site_org', ['siteId', 'organizationId'])
 export class ProjectEntity extends GuidTenantEntity {
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @TextCol('description')

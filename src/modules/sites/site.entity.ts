@@ -1,5 +1,6 @@
 import { Entity } from 'typeorm';
 import { BoolCol, DateCol, GuidCol, GuidPk, StrCol, VersionCol } from '../../database/columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** A tenant. Not itself a tenant table: its id is the `site_id` of everything else. */
 @Entity('sites')
@@ -7,7 +8,7 @@ export class SiteEntity {
   @GuidPk()
   id: string;
 
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @BoolCol('performance_management', true)

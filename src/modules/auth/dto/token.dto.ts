@@ -1,12 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { LIMITS } from '../../../common/limits.js';
 
 /**
  * The login body: `{ UserName, Password, SiteID? }` in JSON or XML, or the OAuth-style form
  * `grant_type=password&username=…&password=…`.
  */
 export class TokenRequestDto {
-  @InputField('string', { max: 255, description: 'User name (case-insensitive).' })
+  @InputField('string', { max: LIMITS.name, description: 'User name (case-insensitive).' })
   UserName?: string;
 
   @InputField('string', { max: 1024, description: 'Password.' })
@@ -19,7 +20,7 @@ export class TokenRequestDto {
   @InputField('string', { max: 64 })
   grant_type?: string;
 
-  @InputField('string', { max: 255, description: 'Form encoding: the user name.' })
+  @InputField('string', { max: LIMITS.name, description: 'Form encoding: the user name.' })
   username?: string;
 
   @InputField('string', { max: 1024, description: 'Form encoding: the password.' })
