@@ -12,6 +12,7 @@ import { IndividualsModule } from './individuals/individuals.module.js';
 import { OrganizationsModule } from './organizations/organizations.module.js';
 import { PeriodsModule } from './periods/periods.module.js';
 import { PermissionsModule } from './permissions/permissions.module.js';
+import { PerformanceMetricsModule } from './performance-metrics/performance-metrics.module.js';
 import { SitesModule } from './sites/sites.module.js';
 
 /** Every feature module. A new resource module is added here (and its entities in database/registry.ts). */
@@ -31,4 +32,5 @@ export const FEATURE_MODULES = [
   ColorsModule,
   CoreValuesModule,
   CommitmentsModule,
+  PerformanceMetricsModule,
 ];
