@@ -13,6 +13,7 @@ import { OrganizationsModule } from './organizations/organizations.module.js';
 import { PeriodsModule } from './periods/periods.module.js';
 import { PermissionsModule } from './permissions/permissions.module.js';
 import { PerformanceMetricsModule } from './performance-metrics/performance-metrics.module.js';
+import { ArchivesModule } from './archives/archives.module.js';
 import { SitesModule } from './sites/sites.module.js';
 
 /** Every feature module. A new resource module is added here (and its entities in database/registry.ts). */
@@ -33,4 +34,5 @@ export const FEATURE_MODULES = [
   CoreValuesModule,
   CommitmentsModule,
   PerformanceMetricsModule,
+  ArchivesModule,
 ];

@@ -1,5 +1,6 @@
 import { MetricValueEntity } from '../../src/modules/performance-metrics/metric-value.entity.js';
 import { MetricEntity } from '../../src/modules/performance-metrics/metric.entity.js';
+import { ArchiveEntity } from '../../src/modules/archives/archive.entity.js';
 import { bearer, TestApp } from '../e2e/harness.js';
 
 /** The JSON shape of a Metric answer. */
@@ -46,3 +47,4 @@ export async function putValue(t: TestApp, token: string, metricId: string, peri
 /** Stored rows, read around the API. */
 export const metricRow = (t: TestApp, id: string) => t.ds.getRepository(MetricEntity).findOneBy({ id });
 export const valueRows = (t: TestApp, metricId: string) => t.ds.getRepository(MetricValueEntity).find({ where: { metricId }, order: { periodId: 'ASC' } });
+export const archiveRows = (t: TestApp, periodId: number) => t.ds.getRepository(ArchiveEntity).find({ where: { periodId }, order: { name: 'ASC' } });
