@@ -559,6 +559,19 @@ describe('/v4/metrics', () => {
     });
   });
 
+  describe('OpenAPI', () => {
+    it('documents Values as a list of MetricValue and the value body as { Actual }', async () => {
+      const doc = (await http().get('/docs/openapi.json').expect(200)).body;
+      const schemas = doc.components.schemas;
+      expect(schemas.Metric.properties.Values).toMatchObject({ type: 'array', readOnly: true, items: { $ref: '#/components/schemas/MetricValue' } });
+      expect(Object.keys(schemas.MetricValue.properties)).toEqual(['PeriodID', 'Actual']);
+      expect(Object.keys(schemas.PutMetricValueDto.properties)).toEqual(['Actual']);
+      expect(Object.keys(schemas.CreateMetricDto.properties)).not.toContain('Values');
+      const put = doc.paths['/v4/metrics/{id}/values/{periodid}'].put;
+      expect(put.requestBody.content['application/xml'].schema).toEqual({ $ref: '#/components/schemas/PutMetricValueDto' });
+    });
+  });
+
   describe('comments on metrics', () => {
     it('checks that the metric exists in the caller’s site (400 in a body, 404 in a path) and refuses a deleted one (409)', async () => {
       const foreign = await createMetric(t, globex.admin.token, { Kind: 'individual', AncestorID: globex.admin.individualId });
