@@ -19,6 +19,7 @@ export const MetricValue = resource<MetricValueEntity>()('MetricValue', {
     Actual: field.decimal('Req', {
       ...NUMBER_LIMITS,
       description: `The actual value in that period. Kept with 4 fraction digits (more are rounded); at most ${METRIC_NUMBER_MAX} in absolute value.`,
+      create: { description: `Required. Kept with 4 fraction digits (more are rounded); at most ${METRIC_NUMBER_MAX} in absolute value.` },
     }),
   },
 });
@@ -40,10 +41,12 @@ export const Metric = resource<MetricEntity, MetricExtras>()('Metric', {
     Kind: field.string('ReqCre', {
       enum: METRIC_KINDS,
       description: 'What AncestorID names: individual or project (lower case). Required on create; ignored on update (a metric does not move).',
+      create: { description: 'individual or project (lower case, exactly).' },
       update: false,
     }),
     AncestorID: field.guid('ReqCre', {
       description: 'The live individual or project of the site (matching Kind) the metric measures. Required on create; ignored on update.',
+      create: { description: 'A live individual (Kind individual) or project (Kind project) of the site, else 400 naming AncestorID.' },
       update: false,
     }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank; stored trimmed.' }),
@@ -51,17 +54,20 @@ export const Metric = resource<MetricEntity, MetricExtras>()('Metric', {
       description: 'An 80/20 metric (one of the few that matter most; dashboards show them apart). Default false.',
       createDefault: false,
       nullAs: false,
+      create: { description: 'Default false.' },
       update: { description: 'Absent keeps the current value; null sets false.' },
     }),
     Target: field.decimal('-', {
       ...NUMBER_LIMITS,
       description: `The value aimed at in each period; null when none is set (such a metric has no attainment). Kept with 4 fraction digits; at most ${METRIC_NUMBER_MAX} in absolute value.`,
+      create: { description: `Optional (null: no target). 4 fraction digits; at most ${METRIC_NUMBER_MAX} in absolute value.` },
       update: { description: 'Absent keeps the current value; null clears it.' },
     }),
     HigherIsBetter: field.bool('-', {
       description: 'true: attainment is Actual/Target; false (lower is better): Target/Actual. Default true.',
       createDefault: true,
       nullAs: true,
+      create: { description: 'Default true.' },
       update: { description: 'Absent keeps the current value; null sets true.' },
     }),
     Values: field.array('RO', {
