@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/config.js';
@@ -25,7 +25,8 @@ export async function createApp(config: AppConfig, logger: JsonLogger = new Json
   applyTrustProxy(app, config.trustProxy);
   registerBodyParsers(app, app.get(WireCodec));
   app.use(requestDeadline(config.requestTimeoutMs, app.get(WireCodec), logger));
-  app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready', 'metrics'] });
+  // GET /metrics only: POST /v4/metrics (the Metric resource) keeps its prefix (route-index.ts).
+  app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready', { path: 'metrics', method: RequestMethod.GET }] });
   setupOpenApi(app, config);
   await app.init();
   return app;

@@ -13,12 +13,16 @@ import { ColorEntity } from '../modules/colors/color.entity.js';
 import { CoreValueEntity } from '../modules/core-values/core-value.entity.js';
 import { CommitmentEntity } from '../modules/commitments/commitment.entity.js';
 import { IdempotencyKeyEntity, IdempotencyKeyMysqlEntity } from './idempotency-key.entity.js';
+import { MetricEntity } from '../modules/performance-metrics/metric.entity.js';
+import { MetricValueEntity } from '../modules/performance-metrics/metric-value.entity.js';
+import { ArchiveEntity } from '../modules/archives/archive.entity.js';
 import { Foundation1732000000000 } from './migrations/1732000000000-foundation.js';
 import { Comments1732000000100 } from './migrations/1732000000100-comments.js';
 import { ListItemsProjects1732000000400 } from './migrations/1732000000400-list-items-projects.js';
 import { GoalsColorsValuesCommitments1732000000500 } from './migrations/1732000000500-goals-colors-values-commitments.js';
 import { RowVersionsForeignKeys1732000000600 } from './migrations/1732000000600-row-versions-foreign-keys.js';
 import { IdempotencyKeys1732000000900 } from './migrations/1732000000900-idempotency-keys.js';
+import { MetricsArchives1732000001100 } from './migrations/1732000001100-metrics-archives.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -39,6 +43,9 @@ export const ENTITIES = [
   ColorEntity,
   CoreValueEntity,
   CommitmentEntity,
+  MetricEntity,
+  MetricValueEntity,
+  ArchiveEntity,
 ];
 
 /**
@@ -56,4 +63,5 @@ export const MIGRATIONS = [
   GoalsColorsValuesCommitments1732000000500,
   RowVersionsForeignKeys1732000000600,
   IdempotencyKeys1732000000900,
+  MetricsArchives1732000001100,
 ];

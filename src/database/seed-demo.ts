@@ -17,6 +17,7 @@ import { PeriodEntity } from '../modules/periods/period.entity.js';
 import { ProjectEntity } from '../modules/projects/project.entity.js';
 import { SiteEntity } from '../modules/sites/site.entity.js';
 import { createDataSource } from './data-source.js';
+import { seedDemoMetrics } from './seed-demo-metrics.js';
 import { TenantDb, TenantTx } from './tenant-db.js';
 
 /**
@@ -403,6 +404,7 @@ async function build(tx: TenantTx, passwordHash: string): Promise<Record<string,
     comments,
     coreValues: CORE_VALUES.length,
     projects: projects.length,
+    ...(await seedDemoMetrics(tx, people, periods)),
   };
 }
 

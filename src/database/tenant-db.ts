@@ -204,6 +204,41 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   }
 
   /**
+   * Inserts many records of the caller's site with few statements (a chunk of rows each): ids are
+   * always generated, site, audit and version columns set here. For rows the service derives
+   * itself (the archives of a closing period), never for input that may name its own id. Answers
+   * the number of rows written.
+   */
+  async insertMany(values: DeepPartial<T>[], chunkSize = 200): Promise<number> {
+    if (values.length === 0) return 0;
+    return this.db.transaction(this.ctx, async () => {
+      const repo = this.repo;
+      const now = new Date();
+      const by = this.ctx.caller?.individualId ?? null;
+      const generated = repo.metadata.primaryColumns[0]?.isGenerated ?? false;
+      const rows = values.map((v) => ({
+        ...Object.fromEntries(Object.entries(v as object).filter(([k]) => !PROTECTED.has(k))),
+        ...(generated ? {} : { id: randomUUID() }),
+        siteId: this.siteId,
+        created: now,
+        createdBy: by,
+        updated: now,
+        updatedBy: by,
+        version: 1,
+      }));
+      for (let i = 0; i < rows.length; i += chunkSize) {
+        await repo
+          .createQueryBuilder()
+          .insert()
+          .values(rows.slice(i, i + chunkSize) as never)
+          .updateEntity(false)
+          .execute();
+      }
+      return rows.length;
+    });
+  }
+
+  /**
    * Writes the defined keys of `patch` (protected columns ignored) to the record `id` of the
    * caller's site in one `UPDATE … WHERE site_id = ? AND id = ?`, bumping its version. With
    * `ifMatch`, the versions the request's If-Match header names are part of that WHERE, so of

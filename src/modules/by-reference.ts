@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import type { OwnedRows } from '../database/soft-delete.js';
+import { inChunks, type OwnedRows } from '../database/soft-delete.js';
 import type { TenantTx } from '../database/tenant-db.js';
 import { deleteCommentsByRef, undeleteCommentsByRef } from './comments/comment-cascade.js';
 import type { CommentKind } from './comments/comment.entity.js';
@@ -9,6 +9,8 @@ import type { ListItemKind } from './list-items/list-item.entity.js';
 import { INDIVIDUAL_KINDS, PROJECT_SCOPE } from './list-items/list-item-kinds.js';
 import { OrganizationMemberEntity } from './organizations/organization-member.entity.js';
 import { OrganizationEntity } from './organizations/organization.entity.js';
+import { deleteMetricsByRef, undeleteMetricsByRef } from './performance-metrics/metric-cascade.js';
+import type { MetricKind } from './performance-metrics/metric.entity.js';
 
 /**
  * The one registry of what each kind of record takes down by reference when it is deleted, and
@@ -16,7 +18,7 @@ import { OrganizationEntity } from './organizations/organization.entity.js';
  * hang off individuals, organizations or projects adds one entry here; the owners' DELETE and
  * undelete pick it up through `softDelete` / `softUndelete`.
  */
-export type Owner = 'individual' | 'organization' | 'project';
+export type Owner = 'individual' | 'organization' | 'project' | 'metric';
 
 /** The comments written on records of these path kinds. */
 export function commentsOn(...kinds: CommentKind[]): OwnedRows {
@@ -67,14 +69,34 @@ function memberships(side: 'individual' | 'organization'): OwnedRows {
   };
 }
 
+/**
+ * The metrics whose AncestorID is the owner, and what each of those metrics owns in turn
+ * (`ownedBy('metric')`), restored together.
+ */
+function metricsOf(kind: MetricKind): OwnedRows {
+  return {
+    name: `metrics (${kind}) and what they own`,
+    async takeDown(tx, ids) {
+      const metricIds = await deleteMetricsByRef(tx, kind, ids);
+      for (const owned of ownedBy('metric')) await inChunks(metricIds, (chunk) => owned.takeDown(tx, chunk));
+    },
+    async restore(tx, ids) {
+      const metricIds = await undeleteMetricsByRef(tx, kind, ids);
+      for (const owned of ownedBy('metric')) await inChunks(metricIds, (chunk) => owned.restore(tx, chunk));
+    },
+  };
+}
+
 /** What each owner's deletion takes down by reference. A function, so import order never matters. */
 export function ownedBy(owner: Owner): readonly OwnedRows[] {
   switch (owner) {
     case 'individual':
-      return [memberships('individual'), commentsOn('individuals'), listItemsOf(INDIVIDUAL_KINDS)];
+      return [memberships('individual'), commentsOn('individuals'), listItemsOf(INDIVIDUAL_KINDS), metricsOf('individual')];
     case 'organization':
       return [memberships('organization'), commentsOn('departments', 'organizations')];
     case 'project':
-      return [listItemsOf([PROJECT_SCOPE.kind]), commentsOn('projects')];
+      return [listItemsOf([PROJECT_SCOPE.kind]), commentsOn('projects'), metricsOf('project')];
+    case 'metric':
+      return [commentsOn('metrics')];
   }
 }

@@ -12,6 +12,8 @@ import { IndividualsModule } from './individuals/individuals.module.js';
 import { OrganizationsModule } from './organizations/organizations.module.js';
 import { PeriodsModule } from './periods/periods.module.js';
 import { PermissionsModule } from './permissions/permissions.module.js';
+import { PerformanceMetricsModule } from './performance-metrics/performance-metrics.module.js';
+import { ArchivesModule } from './archives/archives.module.js';
 import { SitesModule } from './sites/sites.module.js';
 
 /** Every feature module. A new resource module is added here (and its entities in database/registry.ts). */
@@ -31,4 +33,6 @@ export const FEATURE_MODULES = [
   ColorsModule,
   CoreValuesModule,
   CommitmentsModule,
+  PerformanceMetricsModule,
+  ArchivesModule,
 ];

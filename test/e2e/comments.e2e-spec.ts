@@ -9,6 +9,7 @@ import { OrganizationEntity, ROW_TYPE_DEPARTMENT } from '../../src/modules/organ
 import { ProjectEntity } from '../../src/modules/projects/project.entity.js';
 import { commentRow, CommentJson, createComment, setCommentCreated } from '../factories/comments.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
+import { createMetric } from '../factories/metrics.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 
 const codec = new WireCodec('urn:pms:v4');
@@ -162,11 +163,12 @@ describe('/v4 comments', () => {
     it(
       'accepts every one of the seven kinds',
       async () => {
+        const metric = await createMetric(t, alice.token, { Kind: 'individual', AncestorID: alice.individualId, Name: 'Commented on' });
         const ids: Record<CommentKind, string> = {
           departments: departmentId,
           individuals: alice.individualId,
           organizations: acme.orgId,
-          metrics: randomUUID(),
+          metrics: metric.ID,
           projects: projectId,
           tasks: randomUUID(),
           dialogs: randomUUID(),
@@ -243,6 +245,8 @@ describe('/v4 comments', () => {
         ['departments', randomUUID()],
         ['projects', globexProjectId],
         ['projects', randomUUID()],
+        ['metrics', randomUUID()],
+        ['metrics', alice.individualId],
       ];
       for (const [kind, id] of cases) {
         const res = await http().post('/v4/comments').set('Authorization', auth(alice)).send({ AncestorID: id, AncestorType: kind, Body: 'x' }).expect(400);
@@ -308,7 +312,8 @@ describe('/v4 comments', () => {
       await setCommentCreated(t, c1.ID, new Date('2026-01-15T12:00:00.000Z'));
       await setCommentCreated(t, c2.ID, new Date('2026-07-15T12:00:00.000Z'));
       await setCommentCreated(t, c3.ID, new Date('2026-09-01T08:30:00.250Z'));
-      // A comment on another kind with the same id is not on this individual.
+      // A comment on another kind with the same id is not on this individual (ids are unique per table only).
+      await createMetric(t, alice.token, { ID: subject.individualId, Kind: 'individual', AncestorID: alice.individualId, Name: 'Same id' });
       await createComment(t, alice.token, 'metrics', subject.individualId, 'metric with a colliding id');
       await http().delete(`/v4/comments/${c2.ID}`).set('Authorization', auth(bob)).expect(200);
     }, SLOW);
@@ -384,6 +389,7 @@ describe('/v4 comments', () => {
         ['departments', acme.orgId],
         ['projects', globexProjectId],
         ['projects', randomUUID()],
+        ['metrics', randomUUID()],
       ];
       for (const [kind, id] of notFound) {
         const res = await http().get(`/v4/${kind}/${id}/comments`).set('Authorization', auth(alice)).expect(404);
@@ -643,6 +649,7 @@ describe('/v4 comments', () => {
         const owner = await createPerson(t, acme, { firstName: 'Olive', lastName: 'Owner' });
         const live = await createComment(t, alice.token, 'individuals', owner.individualId, 'live');
         const own = await createComment(t, alice.token, 'individuals', owner.individualId, 'deleted on its own');
+        await createMetric(t, alice.token, { ID: owner.individualId, Kind: 'individual', AncestorID: alice.individualId, Name: 'Same id' });
         const elsewhere = await createComment(t, alice.token, 'metrics', owner.individualId, 'other kind, same id');
         await http().delete(`/v4/comments/${own.ID}`).set('Authorization', auth(alice)).expect(200);
         const db = t.app.get(TenantDb);
@@ -683,6 +690,7 @@ describe('/v4 comments', () => {
         const old1 = await createComment(t, alice.token, 'individuals', p1.individualId, 'p1 old');
         const new1 = await createComment(t, bob.token, 'individuals', p1.individualId, 'p1 newest');
         const del1 = await createComment(t, alice.token, 'individuals', p1.individualId, 'p1 deleted, newer still');
+        await createMetric(t, alice.token, { ID: p1.individualId, Kind: 'individual', AncestorID: alice.individualId, Name: 'Same id' });
         const other1 = await createComment(t, alice.token, 'metrics', p1.individualId, 'metric, newest of all');
         const live2 = await createComment(t, alice.token, 'individuals', p2.individualId, 'p2 live');
         const del2 = await createComment(t, alice.token, 'individuals', p2.individualId, 'p2 deleted');

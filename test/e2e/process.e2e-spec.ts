@@ -162,6 +162,12 @@ describe('the service process', () => {
       const [corp] = (await (await fetch(`${base}/organizations`, { headers: auth })).json()) as { ID: string }[];
       const commitments = (await (await fetch(`${base}/organizations/${corp.ID}/commitments`, { headers: auth })).json()) as unknown[];
       expect(commitments).toHaveLength(3);
+      const metrics = (await (await fetch(`${base}/me/metrics`, { headers: auth })).json()) as { Values: unknown[] }[];
+      expect(metrics.length).toBeGreaterThan(1);
+      expect(metrics.every((m) => m.Values.length > 0)).toBe(true);
+      const me = (await (await fetch(`${base}/me`, { headers: auth })).json()) as { ID: string };
+      const archives = (await (await fetch(`${base}/individuals/${me.ID}/archives`, { headers: auth })).json()) as { Name: string }[];
+      expect(archives).toHaveLength(metrics.length);
     } finally {
       p.child.kill('SIGKILL');
       await p.exited;

@@ -7,8 +7,13 @@ interface RouteEntry {
   pattern: RegExp;
 }
 
-/** Paths served outside /v4 (see app.factory.ts). */
-export const EXCLUDED_FROM_PREFIX = /^\/(health\/|metrics$)/;
+/**
+ * Routes served outside /v4 (see app.factory.ts): the health probes, and GET /metrics (the
+ * Prometheus scrape) — only GET, since POST /v4/metrics is the Metric resource's.
+ */
+export function servedOutsidePrefix(path: string, method: RequestMethod | undefined): boolean {
+  return /^\/health\//.test(path) || (path === '/metrics' && method === RequestMethod.GET);
+}
 
 const templates = new WeakMap<Function, string>();
 
@@ -24,7 +29,8 @@ export function routeTemplate(ctrl: Function, handler: Function): string {
         .map((p) => p.replace(/^\/|\/$/g, ''))
         .filter(Boolean)
         .join('/');
-    t = EXCLUDED_FROM_PREFIX.test(path) ? path : `/v4${path === '/' ? '' : path}`;
+    const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+    t = servedOutsidePrefix(path, method) ? path : `/v4${path === '/' ? '' : path}`;
     templates.set(handler, t);
   }
   return t;

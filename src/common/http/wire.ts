@@ -102,10 +102,21 @@ function swaggerBase(kind: WireKind, nested?: () => Type<unknown>): ApiPropertyO
           'In XML a DataContract DateTimeOffset: children a:DateTime (UTC instant) and a:OffsetMinutes, in the namespace http://schemas.datacontract.org/2004/07/System.',
       };
     case 'object':
-      return { type: nested };
+      return { type: lazyType(nested) };
     case 'array':
-      return { type: nested, isArray: true };
+      return { type: lazyType(nested), isArray: true };
   }
+}
+
+/**
+ * The nested wire class for Swagger, resolved when the document is built. Swagger calls a type
+ * function only when it is named `type` (else it takes the function for the class itself and
+ * writes an empty $ref).
+ */
+function lazyType(nested?: () => Type<unknown>): (() => Type<unknown>) | undefined {
+  if (!nested) return undefined;
+  const type = () => nested();
+  return type;
 }
 
 export interface WireFieldOptions {

@@ -5,6 +5,7 @@ import type { TenantEntity } from '../../database/base.entity.js';
 import type { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
+import { MetricEntity } from '../performance-metrics/metric.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
 import { COMMENT_KINDS, type CommentKind } from './comment.entity.js';
 
@@ -29,6 +30,7 @@ const ANCESTOR_TABLES: Partial<Record<CommentKind, AncestorTable>> = {
   organizations: { entity: OrganizationEntity, label: 'Organization', where: { rowType: ROW_TYPE_ORGANIZATION } as FindOptionsWhere<AncestorRow> },
   departments: { entity: OrganizationEntity, label: 'Department', where: { rowType: ROW_TYPE_DEPARTMENT } as FindOptionsWhere<AncestorRow> },
   projects: { entity: ProjectEntity, label: 'Project' },
+  metrics: { entity: MetricEntity, label: 'Metric' },
 };
 
 /** The kinds whose ancestors are checked today (for the documentation and tests). */

@@ -75,7 +75,7 @@ export class PeriodsController {
   @ApiOperation({
     summary: 'Close a period (administrator)',
     description:
-      'Sets Closed; idempotent. A closed period can no longer be changed or deleted, and there is no reopen. Writing the archive snapshots of the period is part of the Archive resource and not done yet.',
+      'Sets Closed and, in the same transaction, writes the period’s archives: one per live metric with a value in the period (see Archive). Idempotent: closing a closed period changes and writes nothing. A closed period can no longer be changed or deleted, its metric values neither, and there is no reopen.',
   })
   @ApiResult(PeriodDto)
   close(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number) {

@@ -7,6 +7,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import type { TenantEntity } from '../../database/base.entity.js';
 import { isForeignKeyViolation } from '../../database/db-errors.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { writePeriodArchives } from '../archives/archive-writers.js';
 import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodEntity } from './period.entity.js';
 
@@ -99,14 +100,15 @@ export class PeriodsService {
   }
 
   /**
-   * Sets Closed (idempotent). Writing the archive snapshots of the period's dashboards and metrics
-   * belongs to the Archive resource and is not done yet.
+   * Sets Closed and, in the same transaction, writes the period's archives (the writers of
+   * archives/archive-writers.ts). Idempotent: closing a closed period writes nothing.
    */
   async close(ctx: RequestContext, id: number): Promise<PeriodDto> {
-    return this.db.transaction(ctx, async () => {
+    return this.db.transaction(ctx, async (tx) => {
       const periods = this.periods(ctx);
       const row = await periods.lock(id);
       if (row.closed) return Period.toWire(row);
+      await writePeriodArchives(tx, row);
       return Period.toWire(await periods.update(id, { closed: true }, { ifMatch: true }));
     });
   }

@@ -1,0 +1,59 @@
+import { RequestContext } from '../../common/context/request-context.js';
+import type { TenantTx } from '../../database/tenant-db.js';
+import { PeriodEntity } from '../periods/period.entity.js';
+import { ArchiveEntity } from './archive.entity.js';
+import { ArchiveDraft, ArchiveWriter, writePeriodArchives } from './archive-writers.js';
+
+const ctx = RequestContext.system('5d1e7c3a-0000-4000-8000-000000000002');
+const period = Object.assign(new PeriodEntity(), { id: 9, siteId: ctx.siteId, name: 'Q1', closed: false, startDate: new Date(0), endDate: new Date(1) });
+
+const draft = (itemId: string): ArchiveDraft => ({ ancestorId: 'a', ancestorType: 'individual', itemId, name: itemId, snapshot: '{}' });
+
+/** A transaction whose archives table holds `stored` rows; what is inserted is collected. */
+function fakeTx(stored: Pick<ArchiveEntity, 'periodId' | 'itemType' | 'itemId'>[]) {
+  const inserted: Partial<ArchiveEntity>[] = [];
+  const tx = {
+    ctx,
+    repo: (target: unknown) => {
+      if (target !== ArchiveEntity) throw new Error('only archives are touched here');
+      return {
+        find: async ({ where }: { where: { periodId: number; itemType: string } }) =>
+          stored.filter((a) => a.periodId === where.periodId && a.itemType === where.itemType).map((a) => ({ itemId: a.itemId })),
+        insertMany: async (rows: Partial<ArchiveEntity>[]) => {
+          inserted.push(...rows);
+          return rows.length;
+        },
+      };
+    },
+  };
+  return { tx: tx as unknown as TenantTx, inserted };
+}
+
+describe('writePeriodArchives (the registry of archive writers)', () => {
+  const writer = (itemType: ArchiveWriter['itemType'], ids: string[]): ArchiveWriter => ({
+    itemType,
+    archivesOf: async (_tx, p) => (p.id === period.id ? ids.map(draft) : []),
+  });
+
+  it('writes every writer’s drafts for the period, each tagged with the writer’s item type', async () => {
+    const { tx, inserted } = fakeTx([]);
+    const sut = await writePeriodArchives(tx, period, [writer('metric', ['m1', 'm2']), writer('dashboard', ['d1'])]);
+    expect(sut).toBe(3);
+    expect(inserted.map((a) => [a.itemType, a.itemId, a.periodId])).toEqual([
+      ['metric', 'm1', 9],
+      ['metric', 'm2', 9],
+      ['dashboard', 'd1', 9],
+    ]);
+  });
+
+  it('skips items the period has archived already, so running twice writes nothing new', async () => {
+    const { tx, inserted } = fakeTx([
+      { periodId: 9, itemType: 'metric', itemId: 'm1' },
+      { periodId: 8, itemType: 'metric', itemId: 'm2' },
+      { periodId: 9, itemType: 'dashboard', itemId: 'm2' },
+    ]);
+    const sut = await writePeriodArchives(tx, period, [writer('metric', ['m1', 'm2'])]);
+    expect(sut).toBe(1);
+    expect(inserted.map((a) => a.itemId)).toEqual(['m2']);
+  });
+});

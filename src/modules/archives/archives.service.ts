@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import type { FindOptionsWhere } from 'typeorm';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
+import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { OrganizationEntity } from '../organizations/organization.entity.js';
+import { MetricEntity } from '../performance-metrics/metric.entity.js';
+import { PeriodEntity } from '../periods/period.entity.js';
+import { AccessService } from '../permissions/access.service.js';
+import { ProjectEntity } from '../projects/project.entity.js';
+import { ArchiveEntity } from './archive.entity.js';
+import { Archive, ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
+
+/** Newest period first; within a period by Name; the id keeps paging stable. */
+const LIST_ORDER = { periodId: 'DESC', name: 'ASC', id: 'ASC' } as const;
+
+/**
+ * Archives (docs/metrics-archives.md): snapshots written by closing a period
+ * (archive-writers.ts), read here and never changed. Archives filed under an individual are read
+ * by the individual, anyone above them in the reporting chain, and administrators; the others
+ * (projects, organizations, departments) by every member of the site.
+ */
+@Injectable()
+export class ArchivesService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly access: AccessService,
+  ) {}
+
+  private archives(ctx: RequestContext): ScopedRepository<ArchiveEntity> {
+    return this.db.repo(ctx, ArchiveEntity, 'Archive');
+  }
+
+  private async assertCanRead(ctx: RequestContext, ancestorType: string, ancestorId: string): Promise<void> {
+    if (ancestorType !== 'individual') return;
+    if (!(await this.access.canManageIndividual(ctx, ancestorId))) {
+      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may read their archives');
+    }
+  }
+
+  private async page(ctx: RequestContext, where: FindOptionsWhere<ArchiveEntity>, q: ArchiveQuery): Promise<Page<ArchiveDto>> {
+    if (q.period !== undefined && q.period !== null) await this.db.repo(ctx, PeriodEntity, 'Period').get(q.period);
+    const [rows, total] = await this.archives(ctx).findAndCount({
+      where: { ...where, ...(q.period === undefined || q.period === null ? {} : { periodId: q.period }) },
+      order: LIST_ORDER,
+      ...pageOf(q),
+    });
+    return Page.of(
+      rows.map((r) => Archive.toWire(r)),
+      total,
+      q,
+    );
+  }
+
+  /** `GET /individuals/{ancestorid}/archives`: everything archived under the individual. */
+  async listForIndividual(ctx: RequestContext, individualId: string, q: ArchiveQuery): Promise<Page<ArchiveDto>> {
+    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    await this.assertCanRead(ctx, 'individual', individualId);
+    return this.page(ctx, { ancestorId: individualId }, q);
+  }
+
+  /** `GET /organizations/{ancestorid}/archives`: an organization's or a department's archives. */
+  async listForOrganization(ctx: RequestContext, organizationId: string, q: ArchiveQuery): Promise<Page<ArchiveDto>> {
+    await this.db.repo(ctx, OrganizationEntity, 'Organization').get(organizationId);
+    return this.page(ctx, { ancestorId: organizationId }, q);
+  }
+
+  /** `GET /projects/{ancestorid}/metricArchives`: the archives of the project's metrics. */
+  async listMetricArchivesForProject(ctx: RequestContext, projectId: string, q: ArchiveQuery): Promise<Page<ArchiveDto>> {
+    await this.db.repo(ctx, ProjectEntity, 'Project').get(projectId);
+    return this.page(ctx, { ancestorId: projectId, itemType: 'metric' }, q);
+  }
+
+  /** `GET /archives/{id}`. */
+  async get(ctx: RequestContext, id: string): Promise<ArchiveDto> {
+    const row = await this.archives(ctx).get(id);
+    await this.assertCanRead(ctx, row.ancestorType, row.ancestorId);
+    return Archive.toWire(row);
+  }
+
+  /** `GET /metric/{itemid}/archives/{id}`: the archive must be one of that metric's, else 404. */
+  async getForMetric(ctx: RequestContext, metricId: string, id: string): Promise<ArchiveDto> {
+    await this.db.repo(ctx, MetricEntity, 'Metric').get(metricId);
+    const row = await this.archives(ctx).get(id);
+    if (row.itemType !== 'metric' || row.itemId !== metricId) throw new NotFoundError('Archive', id);
+    await this.assertCanRead(ctx, row.ancestorType, row.ancestorId);
+    return Archive.toWire(row);
+  }
+
+  /**
+   * `GET /projects/{itemid}/archives/{id}`: the archive must be filed under that project (an
+   * archive of one of its metrics) or be of the project itself, else 404.
+   */
+  async getForProject(ctx: RequestContext, projectId: string, id: string): Promise<ArchiveDto> {
+    await this.db.repo(ctx, ProjectEntity, 'Project').get(projectId);
+    const row = await this.archives(ctx).get(id);
+    if (row.ancestorId !== projectId && row.itemId !== projectId) throw new NotFoundError('Archive', id);
+    return Archive.toWire(row);
+  }
+}

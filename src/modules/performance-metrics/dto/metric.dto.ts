@@ -1,0 +1,91 @@
+import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { DeletedQuery } from '../../../common/pagination/pagination.js';
+import { METRIC_KINDS, type MetricEntity } from '../metric.entity.js';
+import type { MetricValueEntity } from '../metric-value.entity.js';
+
+/** DECIMAL(18,4) columns hold 14 digits before the point: larger numbers are 400, never a database error. */
+export const METRIC_NUMBER_MAX = 99_999_999_999_999;
+
+/** Decimals are stored with 4 fraction digits on every database: round once, before writing. */
+export const toScale4 = (v: number): number => Number(v.toFixed(4));
+
+const NUMBER_LIMITS = { minValue: -METRIC_NUMBER_MAX, maxValue: METRIC_NUMBER_MAX, write: toScale4 } as const;
+
+/** One actual value of a metric: the spec's `{PeriodID, Actual}`, nested in Metric.Values. */
+export const MetricValue = resource<MetricValueEntity>()('MetricValue', {
+  createName: 'PutMetricValueDto',
+  fields: {
+    PeriodID: field.int('RO', { description: 'The period the value belongs to (on PUT /metrics/{id}/values/{periodid}, the path names it).' }),
+    Actual: field.decimal('Req', {
+      ...NUMBER_LIMITS,
+      description: `The actual value in that period. Kept with 4 fraction digits (more are rounded); at most ${METRIC_NUMBER_MAX} in absolute value.`,
+      create: { description: `Required. Kept with 4 fraction digits (more are rounded); at most ${METRIC_NUMBER_MAX} in absolute value.` },
+    }),
+  },
+});
+export const MetricValueDto = MetricValue.Response;
+export type MetricValueDto = InstanceType<typeof MetricValueDto>;
+export const PutMetricValueDto = MetricValue.Create;
+export type PutMetricValueDto = InstanceType<typeof PutMetricValueDto>;
+
+/** What Metric.toWire needs beyond the row: its values, loaded in one batch per page. */
+export interface MetricExtras {
+  values: MetricValueDto[];
+}
+
+/** The Metric resource (docs/metrics-archives.md): every field declared once. */
+export const Metric = resource<MetricEntity, MetricExtras>()('Metric', {
+  audit: 'softDelete',
+  fields: {
+    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    Kind: field.string('ReqCre', {
+      enum: METRIC_KINDS,
+      description: 'What AncestorID names: individual or project (lower case). Required on create; ignored on update (a metric does not move).',
+      create: { description: 'individual or project (lower case, exactly).' },
+      update: false,
+    }),
+    AncestorID: field.guid('ReqCre', {
+      description: 'The live individual or project of the site (matching Kind) the metric measures. Required on create; ignored on update.',
+      create: { description: 'A live individual (Kind individual) or project (Kind project) of the site, else 400 naming AncestorID.' },
+      update: false,
+    }),
+    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank; stored trimmed.' }),
+    Is8020: field.bool('-', {
+      description: 'An 80/20 metric (one of the few that matter most; dashboards show them apart). Default false.',
+      createDefault: false,
+      nullAs: false,
+      create: { description: 'Default false.' },
+      update: { description: 'Absent keeps the current value; null sets false.' },
+    }),
+    Target: field.decimal('-', {
+      ...NUMBER_LIMITS,
+      description: `The value aimed at in each period; null when none is set (such a metric has no attainment). Kept with 4 fraction digits; at most ${METRIC_NUMBER_MAX} in absolute value.`,
+      create: { description: `Optional (null: no target). 4 fraction digits; at most ${METRIC_NUMBER_MAX} in absolute value.` },
+      update: { description: 'Absent keeps the current value; null clears it.' },
+    }),
+    HigherIsBetter: field.bool('-', {
+      description: 'true: attainment is Actual/Target; false (lower is better): Target/Actual. Default true.',
+      createDefault: true,
+      nullAs: true,
+      create: { description: 'Default true.' },
+      update: { description: 'Absent keeps the current value; null sets true.' },
+    }),
+    Values: field.array('RO', {
+      nested: () => MetricValue.Response,
+      column: null,
+      from: (_e: MetricEntity, x: MetricExtras | undefined) => x?.values ?? [],
+      description:
+        'The actual value of each period that has one, ordered by the period’s StartDate. Read-only here: write one with PUT /metrics/{id}/values/{periodid}, remove it with DELETE on the same path.',
+    }),
+    SiteID: field.guid('RO'),
+  },
+});
+
+export const MetricDto = Metric.Response;
+export type MetricDto = InstanceType<typeof MetricDto>;
+export const CreateMetricDto = Metric.Create;
+export type CreateMetricDto = InstanceType<typeof CreateMetricDto>;
+export const UpdateMetricDto = Metric.Update;
+export type UpdateMetricDto = InstanceType<typeof UpdateMetricDto>;
+
+export class MetricQuery extends DeletedQuery {}

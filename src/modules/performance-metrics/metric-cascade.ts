@@ -1,0 +1,29 @@
+import { In } from 'typeorm';
+import { inChunks } from '../../database/soft-delete.js';
+import type { TenantTx } from '../../database/tenant-db.js';
+import { MetricEntity, MetricKind } from './metric.entity.js';
+
+/**
+ * Soft delete by reference for the owners of metrics (individuals, projects): called through the
+ * by-reference registry (src/modules/by-reference.ts) in the transaction of the owner's own
+ * delete / undelete. Each answers the ids of the metrics it changed, so what those metrics own
+ * (their comments) can follow them.
+ */
+export async function deleteMetricsByRef(tx: TenantTx, kind: MetricKind, ancestorIds: readonly string[]): Promise<string[]> {
+  if (ancestorIds.length === 0) return [];
+  const repo = tx.repo(MetricEntity, 'Metric');
+  const live = await repo.find({ where: { kind, ancestorId: In([...ancestorIds]), deleted: false }, select: { id: true } });
+  const ids = live.map((m) => m.id);
+  await inChunks(ids, (chunk) => repo.updateWhere({ id: In(chunk) }, { deleted: true, deletedByRef: true }));
+  return ids;
+}
+
+/** Restores exactly the metrics of these owners that a take-down marked (DeletedByRef). */
+export async function undeleteMetricsByRef(tx: TenantTx, kind: MetricKind, ancestorIds: readonly string[]): Promise<string[]> {
+  if (ancestorIds.length === 0) return [];
+  const repo = tx.repo(MetricEntity, 'Metric');
+  const taken = await repo.find({ where: { kind, ancestorId: In([...ancestorIds]), deletedByRef: true }, select: { id: true } });
+  const ids = taken.map((m) => m.id);
+  await inChunks(ids, (chunk) => repo.updateWhere({ id: In(chunk) }, { deleted: false, deletedByRef: false }));
+  return ids;
+}

@@ -1,0 +1,224 @@
+import { Injectable } from '@nestjs/common';
+import type { FindOptionsWhere } from 'typeorm';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, ForbiddenError, PmDisabledError, ValidationError } from '../../common/errors/errors.js';
+import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { ownedBy } from '../by-reference.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { PeriodEntity } from '../periods/period.entity.js';
+import { AccessService } from '../permissions/access.service.js';
+import { assertCanManageProject } from '../projects/project-access.js';
+import { ProjectEntity } from '../projects/project.entity.js';
+import { SitesService } from '../sites/sites.service.js';
+import { CreateMetricDto, Metric, MetricDto, MetricQuery, MetricValue, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
+import { MetricValueEntity } from './metric-value.entity.js';
+import { MetricEntity, MetricKind } from './metric.entity.js';
+import { valuesByMetric } from './metric-values.js';
+
+/** Lists are ordered by Name; the id keeps paging stable. */
+const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;
+
+type Owned = Pick<MetricEntity, 'kind' | 'ancestorId'>;
+
+/**
+ * Metrics of individuals and projects, with one actual value per period (docs/metrics-archives.md).
+ *
+ * - An individual's metrics are read and changed by the individual, anyone above them in the
+ *   reporting chain, and administrators; a project's metrics are read by every member of the
+ *   site and changed by whoever may change the project (AccessService, project-access.ts).
+ * - Values are their own rows, unique per (metric, period): `PUT /metrics/{id}/values/{periodid}`
+ *   creates or replaces one with the metric and the period locked, so concurrent writes of the same
+ *   value leave one row, and a period being closed either archives the value or refuses it (409
+ *   `closed`).
+ * - DELETE is a soft delete that takes the metric's comments down by reference; undelete brings
+ *   exactly those back. A metric taken down with its individual or project comes back with it.
+ */
+@Injectable()
+export class PerformanceMetricsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly access: AccessService,
+    private readonly sites: SitesService,
+  ) {}
+
+  private metrics(ctx: RequestContext): ScopedRepository<MetricEntity> {
+    return this.db.repo(ctx, MetricEntity, 'Metric');
+  }
+
+  private values(ctx: RequestContext): ScopedRepository<MetricValueEntity> {
+    return this.db.repo(ctx, MetricValueEntity, 'MetricValue');
+  }
+
+  /** The wire form of these rows with their values (one query for the values of all of them). */
+  private async toWire(ctx: RequestContext, rows: MetricEntity[]): Promise<MetricDto[]> {
+    const values = await valuesByMetric(
+      this.values(ctx),
+      rows.map((r) => r.id),
+    );
+    return rows.map((r) => Metric.toWire(r, { values: values.get(r.id) ?? [] }));
+  }
+
+  private async one(ctx: RequestContext, row: MetricEntity): Promise<MetricDto> {
+    return (await this.toWire(ctx, [row]))[0];
+  }
+
+  private async page(ctx: RequestContext, where: FindOptionsWhere<MetricEntity>, q: MetricQuery): Promise<Page<MetricDto>> {
+    const [rows, total] = await this.metrics(ctx).findAndCount({ where: { ...where, ...deletedFilter(q.deleted) }, order: LIST_ORDER, ...pageOf(q) });
+    return Page.of(await this.toWire(ctx, rows), total, q);
+  }
+
+  // ------------------------------------------------------------------ access
+
+  /** Reading: a project's metrics are the site's; an individual's are theirs and their managers'. */
+  private async assertCanRead(ctx: RequestContext, m: Owned): Promise<void> {
+    if (m.kind === 'project') return;
+    if (!(await this.access.canManageIndividual(ctx, m.ancestorId))) {
+      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may read their metrics');
+    }
+  }
+
+  /** Changing: whoever may change the individual's records, or the project. */
+  private async assertCanWrite(ctx: RequestContext, m: Owned): Promise<void> {
+    if (m.kind === 'individual') return this.access.assertCanManageIndividual(ctx, m.ancestorId);
+    const project = await this.db.repo(ctx, ProjectEntity, 'Project').findById(m.ancestorId);
+    if (project) return assertCanManageProject(this.access, ctx, project);
+    if (!ctx.user.isAdmin) throw new ForbiddenError('Only an administrator may change the metrics of a project that no longer exists');
+  }
+
+  /**
+   * 400 naming AncestorID unless it is a live record of the site of the Kind. Inside the write's
+   * transaction the ancestor stays locked, so its concurrent delete either comes first (400 here)
+   * or waits and then takes the new metric down by reference.
+   */
+  private async lockLiveAncestor(ctx: RequestContext, kind: MetricKind, ancestorId: string): Promise<void> {
+    const repo = kind === 'individual' ? this.db.repo(ctx, IndividualEntity, 'Individual') : this.db.repo(ctx, ProjectEntity, 'Project');
+    const [row] = await repo.lockMany([ancestorId]);
+    const what = kind === 'individual' ? 'an individual' : 'a project';
+    if (!row) throw new ValidationError([{ field: 'AncestorID', message: `AncestorID ${ancestorId} is not ${what} of this site` }]);
+    if (row.deleted) throw new ValidationError([{ field: 'AncestorID', message: `AncestorID ${ancestorId} is a deleted ${kind}` }]);
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  async get(ctx: RequestContext, id: string): Promise<MetricDto> {
+    const row = await this.metrics(ctx).get(id);
+    await this.assertCanRead(ctx, row);
+    return this.one(ctx, row);
+  }
+
+  /** `GET /individuals/{id}/metrics`: 404 for an individual not of the site, 403 when not readable. */
+  async listForIndividual(ctx: RequestContext, individualId: string, q: MetricQuery): Promise<Page<MetricDto>> {
+    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    await this.assertCanRead(ctx, { kind: 'individual', ancestorId: individualId });
+    return this.page(ctx, { kind: 'individual', ancestorId: individualId }, q);
+  }
+
+  /** `GET /projects/{id}/metrics`: 404 for a project not of the site. */
+  async listForProject(ctx: RequestContext, projectId: string, q: MetricQuery): Promise<Page<MetricDto>> {
+    await this.db.repo(ctx, ProjectEntity, 'Project').get(projectId);
+    return this.page(ctx, { kind: 'project', ancestorId: projectId }, q);
+  }
+
+  /** `GET /me/metrics`: the caller's own metrics; none for a caller without an individual here. */
+  async listMine(ctx: RequestContext, q: MetricQuery): Promise<Page<MetricDto>> {
+    const me = ctx.user.individualId;
+    if (!me) return Page.of([], 0, q);
+    return this.page(ctx, { kind: 'individual', ancestorId: me }, q);
+  }
+
+  /** `GET /sites/{siteid}/metrics`: every metric of a site, for administrators. */
+  async listForSite(ctx: RequestContext, siteId: string, q: MetricQuery): Promise<Page<MetricDto>> {
+    const scoped = await this.sites.scopeTo(ctx, siteId);
+    if (!scoped.user.pmEnabled) throw new PmDisabledError('Performance management is switched off for that site');
+    return this.page(scoped, {}, q);
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  async create(ctx: RequestContext, dto: CreateMetricDto): Promise<MetricDto> {
+    const kind = dto.Kind as MetricKind;
+    return this.db.transaction(ctx, async () => {
+      await this.lockLiveAncestor(ctx, kind, dto.AncestorID);
+      await this.assertCanWrite(ctx, { kind, ancestorId: dto.AncestorID });
+      const row = await this.metrics(ctx).insert({ ...Metric.toColumns(dto, 'create'), deleted: false, deletedByRef: false });
+      return Metric.toWire(row, { values: [] });
+    });
+  }
+
+  async update(ctx: RequestContext, id: string, dto: UpdateMetricDto): Promise<MetricDto> {
+    assertBodyId(id, dto.ID);
+    return this.db.transaction(ctx, async (tx) => {
+      const row = await tx.repo(MetricEntity, 'Metric').lock(id);
+      await this.assertCanWrite(ctx, row);
+      assertLive(row, 'Metric');
+      return this.one(ctx, await this.metrics(ctx).update(id, Metric.toColumns(dto, 'update'), { ifMatch: true }));
+    });
+  }
+
+  /** Soft delete (idempotent): the metric's comments go down by reference with it; values stay. */
+  async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    return softDelete(this.db, ctx, MetricEntity, id, { label: 'Metric', owned: ownedBy('metric'), authorize: (row) => this.assertCanWrite(ctx, row) });
+  }
+
+  /**
+   * Undelete (idempotent): restores the metric and the comments its delete took down. A metric
+   * taken down with its individual or project (DeletedByRef) is 409 `deleted`: it comes back
+   * when its owner is undeleted.
+   */
+  async undelete(ctx: RequestContext, id: string): Promise<MetricDto> {
+    const saved = await softUndelete(this.db, ctx, MetricEntity, id, {
+      label: 'Metric',
+      owned: ownedBy('metric'),
+      authorize: (row) => this.assertCanWrite(ctx, row),
+      guard: (_tx, row) => {
+        if (row.deletedByRef) {
+          throw new ConflictError(`Metric ${id} was deleted with its ${row.kind}; undelete the ${row.kind} to restore it`, 'deleted');
+        }
+      },
+    });
+    return this.one(ctx, saved);
+  }
+
+  /**
+   * `PUT /metrics/{id}/values/{periodid}`: creates or replaces the metric's value of that period
+   * and answers the metric with all its values.
+   */
+  async setValue(ctx: RequestContext, id: string, periodId: number, dto: PutMetricValueDto): Promise<MetricDto> {
+    const { actual } = MetricValue.toColumns(dto, 'create');
+    return this.db.transaction(ctx, async (tx) => {
+      const metric = await this.lockForValues(ctx, tx, id, periodId);
+      const values = tx.repo(MetricValueEntity, 'MetricValue');
+      const existing = await values.findOne({ metricId: id, periodId });
+      if (existing) await values.update(existing.id, { actual });
+      else await values.insert({ metricId: id, periodId, actual });
+      return this.one(ctx, metric);
+    });
+  }
+
+  /** `DELETE /metrics/{id}/values/{periodid}`: removes that period's value (idempotent). */
+  async removeValue(ctx: RequestContext, id: string, periodId: number): Promise<Record<string, never>> {
+    await this.db.transaction(ctx, async (tx) => {
+      await this.lockForValues(ctx, tx, id, periodId);
+      await tx.repo(MetricValueEntity, 'MetricValue').deleteWhere({ metricId: id, periodId });
+    });
+    return {};
+  }
+
+  /**
+   * A value write starts here: the metric locked (404; 403 before anything about its state; 409
+   * `deleted`), then its period locked (404; 409 `closed`: a closed period's values were
+   * archived when it closed and stay as they were). Locking the period orders the write against
+   * PUT /periods/{id}/close, which locks it too.
+   */
+  private async lockForValues(ctx: RequestContext, tx: TenantTx, id: string, periodId: number): Promise<MetricEntity> {
+    const metric = await tx.repo(MetricEntity, 'Metric').lock(id);
+    await this.assertCanWrite(ctx, metric);
+    assertLive(metric, 'Metric');
+    const period = await tx.repo(PeriodEntity, 'Period').lock(periodId);
+    if (period.closed) throw new ConflictError(`Period ${periodId} is closed: its metric values were archived and cannot change`, 'closed');
+    return metric;
+  }
+}
