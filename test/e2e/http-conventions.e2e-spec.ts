@@ -1,6 +1,6 @@
 import { bearer, startApp, TestApp } from './harness.js';
 
-describe('HTTP conventions (DESIGN §2)', () => {
+describe('HTTP conventions (docs/http-and-xml.md)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp({ LOG_LEVEL: 'info' });

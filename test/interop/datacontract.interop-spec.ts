@@ -8,7 +8,7 @@ import { createPerson, createSite } from '../factories/index.js';
 
 /**
  * A real .NET client: Mono's DataContractSerializer reads our XML answers and writes the XML we
- * then accept (DESIGN §2). Each member it read is compared with the JSON answer of the same
+ * then accept (docs/http-and-xml.md). Each member it read is compared with the JSON answer of the same
  * record, so a field lost to element order, naming or shape fails here.
  */
 const here = dirname(fileURLToPath(import.meta.url));

@@ -2,7 +2,7 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 
 /**
- * One composite decorator per access rule (DESIGN §3). Each sets the metadata the global
+ * One composite decorator per access rule (docs/identity-and-tenancy.md). Each sets the metadata the global
  * AuthGuard reads and the OpenAPI security entries together. A route with none of them requires
  * an authenticated caller (default deny).
  */

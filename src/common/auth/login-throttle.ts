@@ -3,7 +3,7 @@ import { TooManyRequestsError } from '../errors/errors.js';
 import { COUNTER_STORE, type Counter, type CounterStore } from './counter-store.js';
 
 /**
- * Throttles repeated failed logins (DESIGN §3): from the 10th failure for one user name within
+ * Throttles repeated failed logins (docs/identity-and-tenancy.md): from the 10th failure for one user name within
  * 15 minutes the answer is 429 with Retry-After, whatever the password; per client address a
  * wider limit (100) stops one source from spraying many user names. Counters live in the
  * CounterStore: memory per instance, or Redis shared by all instances when REDIS_URL is set.

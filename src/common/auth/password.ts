@@ -1,6 +1,6 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 
-/** scrypt password hashes (DESIGN §3): `scrypt$N$r$p$salt$hash`, salted, compared in constant time. */
+/** scrypt password hashes (docs/identity-and-tenancy.md): `scrypt$N$r$p$salt$hash`, salted, compared in constant time. */
 const N = 16384;
 const R = 8;
 const P = 1;

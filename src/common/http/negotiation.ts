@@ -1,6 +1,6 @@
 import type { WireFormat } from './codec.js';
 
-/** The media types a body may be written in (DESIGN §2). */
+/** The media types a body may be written in (docs/http-and-xml.md). */
 export const JSON_TYPES = ['application/json', 'text/json'] as const;
 export const XML_TYPES = ['application/xml', 'text/xml'] as const;
 export const FORM_TYPE = 'application/x-www-form-urlencoded';

@@ -3,7 +3,7 @@ import { InputField } from '../http/wire.js';
 export const DEFAULT_LIMIT = 500;
 export const MAX_LIMIT = 5000;
 
-/** `limit` / `offset` of every list (DESIGN §2). */
+/** `limit` / `offset` of every list (docs/http-and-xml.md). */
 export class PageQuery {
   @InputField('int', { minValue: 1, maxValue: MAX_LIMIT, description: `Page size, default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}.` })
   limit?: number;

@@ -23,7 +23,7 @@ export class IntIdPipe implements PipeTransform<string, number> {
   }
 }
 
-/** ReqUpd: the body ID of an update must equal the id in the path (DESIGN §2). */
+/** ReqUpd: the body ID of an update must equal the id in the path (docs/http-and-xml.md). */
 export function assertBodyId(pathId: string | number, bodyId: string | number | null | undefined): void {
   if (bodyId === undefined || bodyId === null) throw new ValidationError([{ field: 'ID', message: 'ID is required on update' }]);
   if (String(bodyId).toLowerCase() !== String(pathId).toLowerCase()) {

@@ -18,7 +18,7 @@ export class AuthService {
     private readonly throttle: LoginThrottle,
   ) {}
 
-  /** Password login (DESIGN §3): the same 401 for an unknown user and a wrong password. */
+  /** Password login (docs/identity-and-tenancy.md): the same 401 for an unknown user and a wrong password. */
   async issueToken(ctx: RequestContext, dto: TokenRequestDto): Promise<TokenResponseDto> {
     const form = dto.grant_type !== undefined || dto.username !== undefined;
     if (form && dto.grant_type !== undefined && dto.grant_type !== 'password') {

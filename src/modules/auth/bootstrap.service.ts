@@ -13,7 +13,7 @@ import { SiteEntity } from '../sites/site.entity.js';
 import { UserEntity } from './user.entity.js';
 
 /**
- * First start with an empty database (DESIGN §3): site "Default", its root organization, and the
+ * First start with an empty database (docs/identity-and-tenancy.md): site "Default", its root organization, and the
  * global administrator from ADMIN_USERNAME / ADMIN_PASSWORD (a generated password is printed once).
  */
 @Injectable()

@@ -4,7 +4,7 @@ import { LIMITS } from '../../common/limits.js';
 
 /**
  * A login account. `user_name_key` (the lower-cased user name) is unique across all sites
- * (DESIGN §3). The account of an individual is `Individual.UserID`.
+ * (docs/identity-and-tenancy.md). The account of an individual is `Individual.UserID`.
  */
 @Entity('users')
 @Index('ux_users_user_name_key', ['userNameKey'], { unique: true })

@@ -7,7 +7,7 @@ export interface ColorBand {
   Rank: number;
 }
 
-/** The built-in bands every site shows until it defines its own (DESIGN §5). */
+/** The built-in bands every site shows until it defines its own (docs/goals-colors-values-commitments.md). */
 export const DEFAULT_COLOR_BANDS = [
   { ID: -1, Name: 'Red', ColorValue: 0xff0000, MinPercent: 0, MaxPercent: 70, Rank: 1 },
   { ID: -2, Name: 'Yellow', ColorValue: 0xffff00, MinPercent: 70, MaxPercent: 90, Rank: 2 },
@@ -20,7 +20,7 @@ export function compareBands(a: ColorBand, b: ColorBand): number {
 }
 
 /**
- * The band a percentage falls in (DESIGN §5b): bands are half-open, `MinPercent ≤ p < MaxPercent`,
+ * The band a percentage falls in (docs/goals-colors-values-commitments.md): bands are half-open, `MinPercent ≤ p < MaxPercent`,
  * except that the top band (the highest MaxPercent) also includes its maximum. Where bands overlap,
  * the first in Rank, MinPercent, ID order wins. No percentage (an empty denominator), a value that is
  * not finite, or one outside every band gives null.

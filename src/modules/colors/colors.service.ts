@@ -10,7 +10,7 @@ import { ColorEntity } from './color.entity.js';
 import { Color, ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
 
 /**
- * Site colors (DESIGN §5, §5b). A site without colors of its own shows the built-in defaults,
+ * Site colors (docs/goals-colors-values-commitments.md). A site without colors of its own shows the built-in defaults,
  * which are not rows: they carry the negative IDs -1, -2, -3 and cannot be changed or deleted.
  */
 @Injectable()

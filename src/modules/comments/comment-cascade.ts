@@ -3,7 +3,7 @@ import type { TenantTx } from '../../database/tenant-db.js';
 import { CommentEntity, CommentKind } from './comment.entity.js';
 
 /**
- * Soft delete by reference (DESIGN §5) for the modules that own comment ancestors: call these in
+ * Soft delete by reference (docs/architecture.md) for the modules that own comment ancestors: call these in
  * the same transaction as the ancestor's own delete / undelete.
  *
  * Deleting ancestors marks their live comments `Deleted` and `DeletedByRef`; comments deleted

@@ -16,7 +16,7 @@ const NEWEST_FIRST = { created: 'DESC', id: 'DESC' } as const;
 
 /**
  * Comments on departments, individuals, metrics, organizations, projects, tasks and dialogs
- * (DESIGN §5, §5b). Every member of the site reads them; only the author or an administrator
+ * (docs/comments.md). Every member of the site reads them; only the author or an administrator
  * changes, deletes or restores one. Soft delete and undelete are idempotent.
  */
 @Injectable()

@@ -4,7 +4,7 @@ import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../databa
 import { PeriodEntity } from '../periods/period.entity.js';
 import { LIMITS } from '../../common/limits.js';
 
-/** The levels a commitment is made at (DESIGN §5b: lower-case singular words). */
+/** The levels a commitment is made at (docs/goals-colors-values-commitments.md: lower-case singular words). */
 export const COMMITMENT_TYPES = ['organization', 'department', 'individual'] as const;
 export type CommitmentType = (typeof COMMITMENT_TYPES)[number];
 

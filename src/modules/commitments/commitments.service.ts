@@ -18,7 +18,7 @@ import { Commitment, CommitmentDto, CommitmentQuery, CreateCommitmentDto, Update
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
 
 /**
- * Commitments of organizations, departments and individuals (DESIGN §5, §6). Every member of a
+ * Commitments of organizations, departments and individuals (docs/goals-colors-values-commitments.md). Every member of a
  * PM site reads them (they feed the dashboards). An individual's commitments are written by whoever
  * may manage that individual; an organization's or department's by administrators and by that unit's
  * manager (Organization.ManagerID). Commitments are hard-deleted.
@@ -48,7 +48,7 @@ export class CommitmentsService {
 
   /**
    * `GET /dashboards/{ancestorId}/commitments/{type}`: the commitments a dashboard counts at one
-   * level (DESIGN §6). For an individual: their own, their primary department's, and the
+   * level (docs/goals-colors-values-commitments.md). For an individual: their own, their primary department's, and the
    * organization above it. For a department or organization: the commitments of the unit and its
    * live sub-units of that level, of their live members (individual), or, for the organization level
    * of a department, of the nearest organization above it.

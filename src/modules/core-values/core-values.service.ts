@@ -11,7 +11,7 @@ import { CoreValue, CoreValueDto, CoreValueQuery, CreateCoreValueDto, UpdateCore
 
 /**
  * Core values of a site. Assessments rate individuals against them (history), so DELETE is a soft
- * delete (DESIGN §5) and `PUT /corevalues/{id}/undelete` restores one.
+ * delete (docs/goals-colors-values-commitments.md) and `PUT /corevalues/{id}/undelete` restores one.
  */
 @Injectable()
 export class CoreValuesService {

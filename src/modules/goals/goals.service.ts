@@ -15,7 +15,7 @@ import { GoalEntity } from './goal.entity.js';
 import { MEASURES } from './goal-measures.js';
 
 /**
- * Personal goals (spec "Goal", DESIGN §5). Goals are personal performance data: they are read and
+ * Personal goals (spec "Goal", docs/goals-colors-values-commitments.md). Goals are personal performance data: they are read and
  * written by the individual, anyone above them in the PrimaryReportsTo chain, and administrators
  * (AccessService.canManageIndividual); anyone else of the site gets 403. Goals are hard-deleted.
  */
@@ -120,7 +120,7 @@ export class GoalsService {
 const periodGone = (periodId: number) =>
   onForeignKeyViolation(() => new ValidationError([{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }]));
 
-/** A measure's start after its end is a 400 naming the end date (DESIGN §5). */
+/** A measure's start after its end is a 400 naming the end date (docs/goals-colors-values-commitments.md). */
 function checkMeasureDates(dto: CreateGoalDto | UpdateGoalDto, current: GoalEntity | null): FieldError[] {
   const errors: FieldError[] = [];
   for (const n of MEASURES) {

@@ -1,6 +1,6 @@
 import { formalName, fullName, fullOrderedName } from '../../common/names.js';
 
-describe('derived names of an individual (DESIGN §5)', () => {
+describe('derived names of an individual (docs/individuals.md)', () => {
   it('FullName is "First Last"', () => {
     expect(fullName('Ada', 'Lovelace')).toBe('Ada Lovelace');
   });

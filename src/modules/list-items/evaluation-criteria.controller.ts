@@ -10,7 +10,7 @@ import { EVALUATION_CRITERION as KIND } from './list-item-kinds.js';
 import { listItemRoute as route } from './list-item.docs.js';
 import { ListItemsService } from './list-items.service.js';
 
-/** Evaluation criteria: ListItems of kind evaluationcriteria, owned by an individual; the same paths as accountabilities (DESIGN §5). */
+/** Evaluation criteria: ListItems of kind evaluationcriteria, owned by an individual; the same paths as accountabilities (docs/list-items.md). */
 @ApiTags('EvaluationCriteria')
 @Controller()
 export class EvaluationCriteriaController {

@@ -3,7 +3,7 @@ import type { TenantTx } from '../../database/tenant-db.js';
 import { ListItemEntity, ListItemKind } from './list-item.entity.js';
 
 /**
- * Soft delete by reference (DESIGN §5) for the modules that own list items (individuals,
+ * Soft delete by reference (docs/architecture.md) for the modules that own list items (individuals,
  * projects): call these in the same transaction as the owner's own delete / undelete.
  *
  * Deleting owners marks their live items `Deleted` and `DeletedByRef`; items deleted before stay

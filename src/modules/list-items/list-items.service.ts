@@ -19,7 +19,7 @@ const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
 
 /**
  * The four ListItem kinds (accountability, evaluation criteria, project scope, supervisory scope)
- * with one set of rules, parameterised by kind (DESIGN §5, §5b):
+ * with one set of rules, parameterised by kind (docs/list-items.md):
  *
  * - an individual's items are read and written by the individual, anyone up their reporting
  *   chain, or an administrator (AccessService); a project's scopes are read by every member of

@@ -10,7 +10,7 @@ import { PROJECT_SCOPE as KIND } from './list-item-kinds.js';
 import { listItemRoute as route } from './list-item.docs.js';
 import { ListItemsService } from './list-items.service.js';
 
-/** Project scopes: ListItems of kind projectscope, owned by a project; the accountability paths with /projects/{projectid}/projectscopes for the owner (DESIGN §5). /me/projectscopes lists the scopes of the projects the caller owns. */
+/** Project scopes: ListItems of kind projectscope, owned by a project; the accountability paths with /projects/{projectid}/projectscopes for the owner (docs/list-items.md). /me/projectscopes lists the scopes of the projects the caller owns. */
 @ApiTags('ProjectScope')
 @Controller()
 export class ProjectScopesController {

@@ -10,7 +10,7 @@ import { SUPERVISORY_SCOPE as KIND } from './list-item-kinds.js';
 import { listItemRoute as route } from './list-item.docs.js';
 import { ListItemsService } from './list-items.service.js';
 
-/** Supervisory scopes: ListItems of kind supervisoryscope, owned by an individual; the same paths as accountabilities (DESIGN §5). */
+/** Supervisory scopes: ListItems of kind supervisoryscope, owned by an individual; the same paths as accountabilities (docs/list-items.md). */
 @ApiTags('SupervisoryScope')
 @Controller()
 export class SupervisoryScopesController {

@@ -19,7 +19,7 @@ const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
 
 /**
  * Organizations and departments (one table, RowType 4 or 56). Reads are open to every member of
- * the site (DESIGN §4 defaults); create, delete and undelete are for administrators (enforced by
+ * the site (docs/authorization.md); create, delete and undelete are for administrators (enforced by
  * the route); an update is for an administrator or the manager of the record or of a record
  * above it, and only an administrator may move it, retype it or change its manager.
  */

@@ -15,7 +15,7 @@ import { PeriodEntity } from './period.entity.js';
 const PERIOD_REF_COLUMN = 'period_id';
 
 /**
- * Periods (DESIGN §5) and the `period` rule every resource uses (DESIGN §2): a given id must name
+ * Periods (docs/periods-projects.md) and the `period` rule every resource uses (docs/http-and-xml.md): a given id must name
  * a period of the site (404 otherwise); without one, the period containing now, else the latest
  * one. A site with no periods at all resolves to null, and period-filtered lists then are not
  * filtered by period.

@@ -16,7 +16,7 @@ export interface Rights {
 const ALL: Rights = { read: true, update: true, delete: true, delegate: true };
 
 /**
- * Authorization decisions (DESIGN §4), kept in one service so Permission records can join the
+ * Authorization decisions (docs/authorization.md), kept in one service so Permission records can join the
  * evaluation later without touching the modules that ask. Today it applies the defaults:
  * administrators may do everything in their site; every member reads the site's individuals,
  * organizations and departments; an individual reads and updates their own records and those of

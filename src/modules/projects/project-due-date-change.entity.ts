@@ -5,7 +5,7 @@ import { ProjectEntity } from './project.entity.js';
 
 /**
  * One move of a project's DueDate: `created` is when it moved and `created_by` who moved it, so a
- * dashboard counts the moves within a period (DESIGN §6 "date changes") with one indexed query.
+ * dashboard counts the moves within a period (docs/periods-projects.md "date changes") with one indexed query.
  */
 @Entity('project_due_date_changes')
 @Index('ix_project_due_changes_site_project', ['siteId', 'projectId', 'created'])

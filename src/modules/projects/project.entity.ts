@@ -3,7 +3,7 @@ import { GuidTenantEntity } from '../../database/base.entity.js';
 import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
 import { LIMITS } from '../../common/limits.js';
 
-/** A project (DESIGN §5): owned by an individual, optionally under an organization/department. */
+/** A project (docs/periods-projects.md): owned by an individual, optionally under an organization/department. */
 @Entity('projects')
 @Index('ix_projects_site_name', ['siteId', 'deleted', 'name'])
 @Index('ix_projects_site_owner', ['siteId', 'ownerId', 'deleted', 'name'])

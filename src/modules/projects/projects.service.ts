@@ -18,7 +18,7 @@ import { ProjectEntity } from './project.entity.js';
 const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;
 
 /**
- * Projects (DESIGN §5). Every member of the site reads them; an administrator, the owner or anyone
+ * Projects (docs/periods-projects.md). Every member of the site reads them; an administrator, the owner or anyone
  * the owner reports to changes them (assertCanManageProject). Each move of a set DueDate is kept
  * in project_due_date_changes with its time, and DueDateChanges is their count. Soft delete takes
  * the project's scopes and comments down by reference; undelete brings exactly those back.
@@ -51,7 +51,7 @@ export class ProjectsService {
     return this.page(ctx, q);
   }
 
-  /** The projects an individual owns (DESIGN §5b); 404 when the individual is not one of the site. */
+  /** The projects an individual owns (docs/periods-projects.md); 404 when the individual is not one of the site. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<ProjectDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
     return this.page(ctx, q, individualId);
