@@ -110,6 +110,8 @@ function swaggerBase(kind: WireKind, nested?: () => Type<unknown>): ApiPropertyO
 
 export interface WireFieldOptions {
   access?: Access;
+  /** The field can be null in an answer (its TypeScript type includes `| null`); else never null. */
+  nullable?: boolean;
   description?: string;
   max?: number;
   nested?: () => Type<unknown>;
@@ -141,7 +143,7 @@ export function WireField(kind: WireKind, opts: WireFieldOptions = {}): Property
     ApiProperty({
       ...base,
       description,
-      nullable: true,
+      nullable: !!opts.nullable,
       required: true,
       readOnly: opts.access === 'RO' ? true : undefined,
       maxLength: opts.max,

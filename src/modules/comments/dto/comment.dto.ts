@@ -33,10 +33,14 @@ export class CommentDto extends SoftDeletedWire {
   @WireField('string', { access: 'Req', max: COMMENT_BODY_MAX, description: 'The text of the comment, stored as sent. Must not be empty or blank.' })
   Body: string;
 
-  @WireField('guid', { access: 'RO', description: 'The individual who wrote the comment (the caller of the create).' })
+  @WireField('guid', { nullable: true, access: 'RO', description: 'The individual who wrote the comment (the caller of the create).' })
   AuthorID: string | null;
 
-  @WireField('string', { access: 'RO', description: 'FullName (First Last) of the author; null when the author is not an individual of this site.' })
+  @WireField('string', {
+    nullable: true,
+    access: 'RO',
+    description: 'FullName (First Last) of the author; null when the author is not an individual of this site.',
+  })
   AuthorName: string | null;
 
   static from(e: CommentEntity, extras: { authorName: string | null }): CommentDto {

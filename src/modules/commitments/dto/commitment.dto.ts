@@ -31,16 +31,17 @@ export class CommitmentDto extends AuditedWire {
   @WireField('string', { access: 'Req', max: 255, description: 'Must not be blank.' })
   Name: string;
 
-  @WireField('string', { access: '-', max: COMMITMENT_DESCRIPTION_MAX })
+  @WireField('string', { nullable: true, access: '-', max: COMMITMENT_DESCRIPTION_MAX })
   Description: string | null;
 
-  @WireField('date', { access: '-' })
+  @WireField('date', { nullable: true, access: '-' })
   DueDate: Date | null;
 
   @WireField('bool', { access: '-', description: 'Default false.' })
   Completed: boolean;
 
   @WireField('date', {
+    nullable: true,
     access: '-',
     description:
       'Kept only while Completed is true: stamped with the current time when a commitment becomes completed without one, cleared when it is reopened.',

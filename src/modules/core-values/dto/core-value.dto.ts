@@ -14,7 +14,7 @@ export class CoreValueDto extends SoftDeletedWire {
   @WireField('string', { access: 'Req', max: 255 })
   Name: string;
 
-  @WireField('string', { access: '-', max: CORE_VALUE_DESCRIPTION_MAX })
+  @WireField('string', { nullable: true, access: '-', max: CORE_VALUE_DESCRIPTION_MAX })
   Description: string | null;
 
   @WireField('int', { access: '-', description: 'Display order (lists are ordered by Rank, then Name). Default 0.' })

@@ -30,7 +30,7 @@ export class GoalDto {
   @WireField('string', { access: 'Req', max: GOAL_TEXT_MAX, description: 'Reason for the goal. May be an empty string, but must be sent.' })
   Why: string;
 
-  @WireField('date', { access: 'Req' })
+  @WireField('date', { nullable: true, access: 'Req' })
   DueDate: Date | null;
 
   @WireField('int', { access: 'Req', description: 'A period of the site.' })
@@ -86,43 +86,44 @@ export class GoalDto {
   @WireField('bool', { access: 'Req' })
   Measure5Completed: boolean;
 
-  @WireField('date', { access: 'Req' })
+  @WireField('date', { nullable: true, access: 'Req' })
   Measure1StartDate: Date | null;
 
-  @WireField('date', { access: 'Req', description: 'Not before Measure1StartDate.' })
+  @WireField('date', { nullable: true, access: 'Req', description: 'Not before Measure1StartDate.' })
   Measure1EndDate: Date | null;
 
-  @WireField('date', { access: 'Req' })
+  @WireField('date', { nullable: true, access: 'Req' })
   Measure2StartDate: Date | null;
 
-  @WireField('date', { access: 'Req', description: 'Not before Measure2StartDate.' })
+  @WireField('date', { nullable: true, access: 'Req', description: 'Not before Measure2StartDate.' })
   Measure2EndDate: Date | null;
 
-  @WireField('date', { access: 'Req' })
+  @WireField('date', { nullable: true, access: 'Req' })
   Measure3StartDate: Date | null;
 
   @WireField('date', {
+    nullable: true,
     access: '-',
     description: 'Not marked required by the spec: may be null; absent on update keeps the value. Not before Measure3StartDate.',
   })
   Measure3EndDate: Date | null;
 
-  @WireField('date', { access: 'Req' })
+  @WireField('date', { nullable: true, access: 'Req' })
   Measure4StartDate: Date | null;
 
-  @WireField('date', { access: 'Req', description: 'Not before Measure4StartDate.' })
+  @WireField('date', { nullable: true, access: 'Req', description: 'Not before Measure4StartDate.' })
   Measure4EndDate: Date | null;
 
-  @WireField('date', { access: 'Req' })
+  @WireField('date', { nullable: true, access: 'Req' })
   Measure5StartDate: Date | null;
 
-  @WireField('date', { access: 'Req', description: 'Not before Measure5StartDate.' })
+  @WireField('date', { nullable: true, access: 'Req', description: 'Not before Measure5StartDate.' })
   Measure5EndDate: Date | null;
 
   @WireField('guid', { access: 'RO' })
   SiteID: string;
 
-  @WireField('string', { access: 'RO', description: 'The individual’s "First Last".' })
+  @WireField('string', { nullable: true, access: 'RO', description: 'The individual’s "First Last".' })
   FullName: string | null;
 
   @WireField('int', { access: 'RO', description: 'Non-empty measures that are completed.' })

@@ -64,13 +64,13 @@ export class IndividualDto {
   })
   IsAdmin: boolean;
 
-  @WireField('guid', { access: 'RO', description: 'Id of the login account (the PrincipalID of this user in Permission records).' })
+  @WireField('guid', { nullable: true, access: 'RO', description: 'Id of the login account (the PrincipalID of this user in Permission records).' })
   UserID: string | null;
 
-  @WireField('string', { access: '-', max: INDIVIDUAL_LIMITS.prefix, description: 'Name prefix, e.g. "Dr.".' })
+  @WireField('string', { nullable: true, access: '-', max: INDIVIDUAL_LIMITS.prefix, description: 'Name prefix, e.g. "Dr.".' })
   Prefix: string | null;
 
-  @WireField('string', { access: '-', max: INDIVIDUAL_LIMITS.suffix, description: 'Name suffix, e.g. "Jr.".' })
+  @WireField('string', { nullable: true, access: '-', max: INDIVIDUAL_LIMITS.suffix, description: 'Name suffix, e.g. "Jr.".' })
   Suffix: string | null;
 
   @WireField('string', { access: 'Req', max: INDIVIDUAL_LIMITS.name, description: 'Given name; not blank.' })
@@ -79,19 +79,20 @@ export class IndividualDto {
   @WireField('string', { access: 'Req', max: INDIVIDUAL_LIMITS.name, description: 'Family name; not blank.' })
   LastName: string;
 
-  @WireField('string', { access: '-', max: INDIVIDUAL_LIMITS.text, description: 'Free field for the integrator.' })
+  @WireField('string', { nullable: true, access: '-', max: INDIVIDUAL_LIMITS.text, description: 'Free field for the integrator.' })
   UserDefined1: string | null;
 
-  @WireField('string', { access: '-', max: INDIVIDUAL_LIMITS.text, description: 'Free field for the integrator.' })
+  @WireField('string', { nullable: true, access: '-', max: INDIVIDUAL_LIMITS.text, description: 'Free field for the integrator.' })
   UserDefined2: string | null;
 
-  @WireField('string', { access: '-', max: INDIVIDUAL_LIMITS.text, description: 'Free field for the integrator.' })
+  @WireField('string', { nullable: true, access: '-', max: INDIVIDUAL_LIMITS.text, description: 'Free field for the integrator.' })
   UserDefined3: string | null;
 
-  @WireField('string', { access: '-', max: INDIVIDUAL_LIMITS.text, description: 'Free field for the integrator.' })
+  @WireField('string', { nullable: true, access: '-', max: INDIVIDUAL_LIMITS.text, description: 'Free field for the integrator.' })
   UserDefined4: string | null;
 
   @WireField('string', {
+    nullable: true,
     access: 'ReqCre',
     max: INDIVIDUAL_LIMITS.text,
     description: 'Work e-mail address of the individual. On update: absent keeps it, null clears it.',
@@ -99,6 +100,7 @@ export class IndividualDto {
   Email: string | null;
 
   @WireField('guid', {
+    nullable: true,
     access: 'ReqCre',
     description:
       'Primary organization or department: a live one of the same site (else 400). Creating the individual creates this primary membership; changing it moves the membership. On update absent, null or all zeros keep the current value.',
@@ -106,6 +108,7 @@ export class IndividualDto {
   PrimaryOrganizationID: string | null;
 
   @WireField('string', {
+    nullable: true,
     access: 'ReqCre',
     max: INDIVIDUAL_LIMITS.text,
     description: 'Title in the primary organization (also the Title of the primary membership).',
@@ -113,6 +116,7 @@ export class IndividualDto {
   PrimaryTitle: string | null;
 
   @WireField('guid', {
+    nullable: true,
     access: 'ReqCre',
     description:
       'The individual this one reports to, of the same site (else 400). Null or the all-zero guid means nobody. A reporting cycle (including the individual itself) is 409 with code cycle.',
@@ -120,6 +124,7 @@ export class IndividualDto {
   PrimaryReportsTo: string | null;
 
   @WireField('string', {
+    nullable: true,
     access: 'Req',
     max: INDIVIDUAL_LIMITS.text,
     description: 'Login name; unique across all sites, case-insensitive (409 duplicate-username).',
@@ -127,15 +132,16 @@ export class IndividualDto {
   UserName: string | null;
 
   @WireField('string', {
+    nullable: true,
     access: '-',
     description: `Deprecated, may be removed. Write-only: sets the account password (at least ${MIN_PASSWORD_LENGTH} characters); always answered null.`,
   })
   Password: null;
 
-  @WireField('guid', { access: 'ReqCre', description: 'Deprecated and unused: accepted on input and ignored, always answered null.' })
+  @WireField('guid', { nullable: true, access: 'ReqCre', description: 'Deprecated and unused: accepted on input and ignored, always answered null.' })
   ParentID: null;
 
-  @WireField('string', { access: 'RO', description: 'Name of the primary organization or department.' })
+  @WireField('string', { nullable: true, access: 'RO', description: 'Name of the primary organization or department.' })
   PrimaryOrganizationName: string | null;
 
   @WireField('string', { access: 'RO', description: '"First Last".' })
@@ -162,32 +168,33 @@ export class IndividualDto {
   @WireField('date', { access: 'RO' })
   Updated: Date;
 
-  @WireField('guid', { access: 'RO', description: 'Individual id of the creator.' })
+  @WireField('guid', { nullable: true, access: 'RO', description: 'Individual id of the creator.' })
   CreatedBy: string | null;
 
-  @WireField('guid', { access: 'RO', description: 'Individual id of the last writer.' })
+  @WireField('guid', { nullable: true, access: 'RO', description: 'Individual id of the last writer.' })
   UpdatedBy: string | null;
 
   @WireField('bool', { access: 'RO', description: 'The login account is a global administrator (all sites).' })
   IsGlobalAdmin: boolean;
 
   @WireField('string', {
+    nullable: true,
     access: 'ReqCre',
     max: INDIVIDUAL_LIMITS.text,
     description: 'Deprecated, may be removed. E-mail address of the login account. On update: absent keeps it, null clears it.',
   })
   UserEmail: string | null;
 
-  @WireField('string', { access: 'RO', description: 'Body of the newest live comment on the individual.' })
+  @WireField('string', { nullable: true, access: 'RO', description: 'Body of the newest live comment on the individual.' })
   LastComment: string | null;
 
-  @WireField('dateTimeOffset', { access: 'RO', description: 'When the newest live comment on the individual was written.' })
+  @WireField('dateTimeOffset', { nullable: true, access: 'RO', description: 'When the newest live comment on the individual was written.' })
   LastCommentDate: Date | null;
 
-  @WireField('guid', { access: 'RO', description: 'Individual id of the author of the newest comment.' })
+  @WireField('guid', { nullable: true, access: 'RO', description: 'Individual id of the author of the newest comment.' })
   LastCommentByID: string | null;
 
-  @WireField('string', { access: 'RO', description: 'Name ("First Last") of the author of the newest comment.' })
+  @WireField('string', { nullable: true, access: 'RO', description: 'Name ("First Last") of the author of the newest comment.' })
   LastCommentBy: string | null;
 
   @WireField('bool', { access: 'RO', description: 'The caller may read this individual.' })
@@ -208,7 +215,7 @@ export class IndividualDto {
   @WireField('bool', { access: 'RO', description: 'Whether evaluation surveys are sent to the individual (set by the service).' })
   SendEvalSurvey: boolean;
 
-  @WireField('date', { access: '-', description: 'Date of hire.' })
+  @WireField('date', { nullable: true, access: '-', description: 'Date of hire.' })
   HireDate: Date | null;
 
   static from(e: IndividualEntity, x: IndividualExtras): IndividualDto {

@@ -28,7 +28,7 @@ export class ListItemDto extends SoftDeletedWire {
   @WireField('string', { access: 'Req', max: 255, description: 'Must not be blank.' })
   Name: string;
 
-  @WireField('string', { access: 'Req', max: LIST_ITEM_DESCRIPTION_MAX, description: 'May be empty, but must be present (not null).' })
+  @WireField('string', { nullable: true, access: 'Req', max: LIST_ITEM_DESCRIPTION_MAX, description: 'May be empty, but must be present (not null).' })
   Description: string | null;
 
   @WireField('guid', { access: 'RO', description: 'The site (tenant) of the item.' })

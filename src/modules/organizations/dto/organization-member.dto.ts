@@ -19,7 +19,7 @@ export class OrganizationMemberDto extends AuditedWire {
   @WireField('guid', { access: 'ReqCre', description: 'The organization or department. Cannot be changed on update (ignored).' })
   OrganizationID: string;
 
-  @WireField('string', { access: '-', max: 255, description: 'The member’s title in this department.' })
+  @WireField('string', { nullable: true, access: '-', max: 255, description: 'The member’s title in this department.' })
   Title: string | null;
 
   @WireField('bool', {
@@ -29,10 +29,10 @@ export class OrganizationMemberDto extends AuditedWire {
   })
   IsPrimary: boolean;
 
-  @WireField('string', { access: 'RO', description: 'Convenience: the member’s full name (First Last).' })
+  @WireField('string', { nullable: true, access: 'RO', description: 'Convenience: the member’s full name (First Last).' })
   IndividualName: string | null;
 
-  @WireField('string', { access: 'RO', description: 'Convenience: the name of the organization or department.' })
+  @WireField('string', { nullable: true, access: 'RO', description: 'Convenience: the name of the organization or department.' })
   OrganizationName: string | null;
 
   static from(e: OrganizationMemberEntity, individual: IndividualEntity | undefined, organization: OrganizationEntity | undefined): OrganizationMemberDto {

@@ -18,6 +18,7 @@ export class OrganizationDto extends SoftDeletedWire {
   SiteID: string;
 
   @WireField('guid', {
+    nullable: true,
     access: '-',
     description:
       'The parent organization or department (null for a top-level record). Must name a live organization or department of the site (else 400) and never make the record its own ancestor (409, problem type urn:pms:problem:cycle).',
@@ -27,7 +28,7 @@ export class OrganizationDto extends SoftDeletedWire {
   @WireField('string', { access: 'Req', max: 255 })
   Name: string;
 
-  @WireField('string', { access: '-', max: DESCRIPTION_MAX })
+  @WireField('string', { nullable: true, access: '-', max: DESCRIPTION_MAX })
   Description: string | null;
 
   @WireField('int', {
@@ -37,7 +38,7 @@ export class OrganizationDto extends SoftDeletedWire {
   })
   RowType: number;
 
-  @WireField('guid', { access: '-', description: 'Individual who manages it. Must name a live individual of the site (else 400).' })
+  @WireField('guid', { nullable: true, access: '-', description: 'Individual who manages it. Must name a live individual of the site (else 400).' })
   ManagerID: string | null;
 
   @WireField('int', { access: '-', description: 'Sort order: lists are ordered by Rank, then Name. Default 0.' })

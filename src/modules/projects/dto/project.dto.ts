@@ -15,7 +15,7 @@ export class ProjectDto extends SoftDeletedWire {
   @WireField('string', { access: 'Req', max: 255, description: 'Must not be blank.' })
   Name: string;
 
-  @WireField('string', { access: '-', max: PROJECT_DESCRIPTION_MAX })
+  @WireField('string', { nullable: true, access: '-', max: PROJECT_DESCRIPTION_MAX })
   Description: string | null;
 
   @WireField('guid', {
@@ -25,16 +25,16 @@ export class ProjectDto extends SoftDeletedWire {
   })
   OwnerID: string;
 
-  @WireField('guid', { access: '-', description: 'An organization or department of the site, or null.' })
+  @WireField('guid', { nullable: true, access: '-', description: 'An organization or department of the site, or null.' })
   OrganizationID: string | null;
 
-  @WireField('date', { access: '-' })
+  @WireField('date', { nullable: true, access: '-' })
   StartDate: Date | null;
 
-  @WireField('date', { access: '-', description: 'Not before StartDate. Every move of a set due date counts in DueDateChanges.' })
+  @WireField('date', { nullable: true, access: '-', description: 'Not before StartDate. Every move of a set due date counts in DueDateChanges.' })
   DueDate: Date | null;
 
-  @WireField('date', { access: '-', description: 'Set when the project is completed; not before StartDate.' })
+  @WireField('date', { nullable: true, access: '-', description: 'Set when the project is completed; not before StartDate.' })
   CompletedDate: Date | null;
 
   @WireField('int', {
