@@ -308,8 +308,10 @@ function refineRequestBody(document: OpenAPIObject, route: RouteInfo, body: Requ
   const json = body.content['application/json']?.schema as ReferenceObject | undefined;
   const schemaName = json?.$ref?.split('/').pop();
   if (!schemaName) return;
+  // The XML root of a body: the input's own wire name (TokenRequest), else the type the
+  // operation answers (a CreateOrganizationDto is sent as <Organization>).
   const type = route.result?.type;
-  const root = type ? (wireTypeName(type) ?? type.name) : schemaName;
+  const root = (route.body && wireTypeName(route.body)) ?? (type ? (wireTypeName(type) ?? type.name) : schemaName);
   const component = document.components?.schemas?.[schemaName] as SchemaObject | undefined;
   if (component) component.xml = { name: root, namespace: opts.xmlNamespace };
 

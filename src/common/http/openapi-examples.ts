@@ -32,7 +32,7 @@ const date = (d: string) => `${d}T00:00:00.000+00:00`;
 
 /** Keyed by the OpenAPI schema name of the request body (the input DTO's class name). */
 export const REQUEST_EXAMPLES: Record<string, BodyExample> = {
-  TokenRequestDto: {
+  TokenRequest: {
     body: { UserName: 'admin', Password: 'ADMIN_PASSWORD' },
     form: { grant_type: 'password', username: 'admin', password: 'ADMIN_PASSWORD' },
   },

@@ -1,5 +1,6 @@
-import { RequestMethod } from '@nestjs/common';
-import { HEADERS_METADATA, METHOD_METADATA } from '@nestjs/common/constants.js';
+import { RequestMethod, type Type } from '@nestjs/common';
+import { HEADERS_METADATA, METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { ModulesContainer } from '@nestjs/core';
 import { ACCESS_KEY, type AccessRule } from '../auth/access.decorators.js';
 import { routeTemplate } from './route-index.js';
@@ -16,6 +17,8 @@ export interface RouteInfo {
   rule: AccessRule;
   /** What @ApiResult declared: wire type, single or collection, XML root. */
   result?: WireResultMeta;
+  /** The class of the @Body() parameter, if the handler takes one. */
+  body?: Type<unknown>;
   /** Response headers set with Nest's @Header(). */
   headers: { name: string; value: string }[];
 }
@@ -45,6 +48,7 @@ export function collectRoutes(modules: ModulesContainer): RouteInfo[] {
           path: routeTemplate(ctrl, handler).replace(/:([A-Za-z0-9_]+)/g, '{$1}'),
           rule: ((Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, ctrl)) as AccessRule | undefined) ?? 'authenticated',
           result: Reflect.getMetadata(WIRE_RESULT, handler) as WireResultMeta | undefined,
+          body: bodyType(ctrl, name),
           headers: ((Reflect.getMetadata(HEADERS_METADATA, handler) as { name: string; value: unknown }[] | undefined) ?? [])
             .filter((h) => typeof h.value === 'string')
             .map((h) => ({ name: h.name, value: h.value as string })),
@@ -53,4 +57,13 @@ export function collectRoutes(modules: ModulesContainer): RouteInfo[] {
     }
   }
   return routes;
+}
+
+/** The declared type of a handler's @Body() parameter (from the route-argument metadata). */
+function bodyType(ctrl: Function, method: string): Type<unknown> | undefined {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, ctrl, method) ?? {}) as Record<string, { index: number }>;
+  const entry = Object.entries(args).find(([key]) => key.split(':')[0] === String(RouteParamtypes.BODY));
+  if (!entry) return undefined;
+  const types = Reflect.getMetadata('design:paramtypes', ctrl.prototype, method) as Type<unknown>[] | undefined;
+  return types?.[entry[1].index];
 }

@@ -41,15 +41,15 @@ const TZ_PARAMETER = {
     'Time zone in which every date of the answer is written: an IANA name (Europe/Berlin), a Windows zone id (W. Europe Standard Time) or a fixed offset (+02:00; typed as is in a URL the + arrives as a space, which is read as +). Default UTC; an unknown zone is 400.',
 };
 
-/** Every /v4 operation takes `tz` (the guard reads it for all of them): declare it on each. */
+/** Every /v4 operation takes `tz` (the guard reads it for all of them): declare it once on each. */
 function addTimeZoneParameter(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
     if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
     for (const method of ['get', 'put', 'post', 'delete'] as const) {
       const op = item[method];
       if (!op) continue;
-      op.parameters ??= [];
-      if (!op.parameters.some((p) => 'name' in p && p.name === 'tz')) op.parameters.push(TZ_PARAMETER);
+      // One definition for all: some controllers declare their own (@ApiQuery without a type).
+      op.parameters = [...(op.parameters ?? []).filter((p) => !('name' in p && p.name === 'tz')), { ...TZ_PARAMETER, schema: { ...TZ_PARAMETER.schema } }];
     }
   }
 }

@@ -5,6 +5,7 @@ import { InputField, WireField, WireType } from '../../../common/http/wire.js';
  * The login body: `{ UserName, Password, SiteID? }` in JSON or XML, or the OAuth-style form
  * `grant_type=password&username=…&password=…`.
  */
+@WireType('TokenRequest')
 export class TokenRequestDto {
   @InputField('string', { max: 255, description: 'User name (case-insensitive).' })
   UserName?: string;
