@@ -18,6 +18,8 @@ export default {
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
     // Needs Mono (mcs, mono): run by `npm run test:interop` and CI, not by `npm test`.
     { ...common, displayName: 'interop', testMatch: ['<rootDir>/test/interop/**/*.interop-spec.ts'] },
+    // Needs a Redis server (127.0.0.1:6379 or TEST_REDIS_URL): run by `npm run test:redis` and CI, not by `npm test`.
+    { ...common, displayName: 'redis', testMatch: ['<rootDir>/test/redis/**/*.redis-spec.ts'] },
     // Needs Debian's chromium (/usr/bin/chromium): run by `npm run test:browser` and CI, not by `npm test`.
     { ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
   ],
