@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       adminUserName: 'admin',
       adminPassword: null,
       jwtSecretSource: 'env',
+      demoPassword: 'demo-password',
     });
   });
 
@@ -31,6 +32,7 @@ describe('loadConfig', () => {
     [{ XML_NAMESPACE: 'has space' }, 'XML_NAMESPACE'],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ DEMO_PASSWORD: 'short' }, 'DEMO_PASSWORD'],
   ])('refuses %j with a ConfigError naming %s', (env, variable) => {
     let error: unknown;
     try {

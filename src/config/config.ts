@@ -33,6 +33,8 @@ export interface AppConfig {
   /** Milliseconds a MySQL query may run before it is abandoned. */
   dbQueryTimeoutMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Password of every demo user `npm run seed:demo` creates (DEMO_PASSWORD). */
+  demoPassword: string;
 }
 
 /** A bad configuration value: the message names the variable and what is wrong with it. */
@@ -139,6 +141,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('LOG_LEVEL', 'must be one of debug, info, warn, error, silent');
   }
 
+  const demoPassword = env.DEMO_PASSWORD || 'demo-password';
+  if (demoPassword.length < 8) throw new ConfigError('DEMO_PASSWORD', 'must be at least 8 characters long');
+
   return {
     port,
     nodeEnv,
@@ -154,6 +159,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisPrefix: env.REDIS_PREFIX || 'pms:',
     dbQueryTimeoutMs: intVar(env, 'DB_QUERY_TIMEOUT_MS', 15000, 100, 600000),
     logLevel,
+    demoPassword,
   };
 }
 
