@@ -140,7 +140,7 @@ function isSingleRecord(route: RouteInfo): boolean {
 
 /**
  * PUT and DELETE of a record honour If-Match (412); the undelete actions do not read it.
- * (The services call assertIfMatch; test/e2e/openapi.e2e-spec.ts sends a stale one to each.)
+ * (The services call assertIfMatch; openapi-examples.e2e-spec.ts sends a stale one with every PUT example.)
  */
 export function honoursIfMatch(route: RouteInfo): boolean {
   return (route.method === 'put' || route.method === 'delete') && /\{[^/]+\}/.test(route.path) && !route.path.endsWith('/undelete');
