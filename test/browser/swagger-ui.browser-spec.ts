@@ -119,6 +119,10 @@ describe('Swagger UI at /docs in Chromium', () => {
     expect(JSON.parse(json.body)).toEqual([expect.objectContaining({ ID: t.defaultSiteId, Name: 'Default', Created: expect.stringMatching(/\+00:00$/) })]);
 
     await responseMediaType(op, 'application/xml');
+    // The documented example of the XML answer names the items as the service does.
+    const documented = await op.locator('tr.response[data-code="200"]').first().innerText();
+    expect(documented).toMatch(/<ArrayOfSite xmlns="urn:pms:v4">\s*<Site[ >]/);
+    expect(documented).not.toMatch(/<ArrayOfSite[^>]*>\s*<ArrayOfSite/);
     const xml = await execute(op);
     expect(xml.status).toBe(200);
     expect(xml.curl).toContain('accept: application/xml');
