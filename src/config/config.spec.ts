@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       jwtSecretSource: 'env',
       idempotencyTtlSeconds: 86400,
       idempotencySweepSeconds: 600,
+      demoPassword: 'demo-password',
     });
   });
 
@@ -43,6 +44,7 @@ describe('loadConfig', () => {
     [{ IDEMPOTENCY_TTL_SECONDS: '0' }, 'IDEMPOTENCY_TTL_SECONDS'],
     [{ IDEMPOTENCY_TTL_SECONDS: '1h' }, 'IDEMPOTENCY_TTL_SECONDS'],
     [{ IDEMPOTENCY_SWEEP_SECONDS: '0' }, 'IDEMPOTENCY_SWEEP_SECONDS'],
+    [{ DEMO_PASSWORD: 'short' }, 'DEMO_PASSWORD'],
   ])('refuses %j with a ConfigError naming %s', (env, variable) => {
     let error: unknown;
     try {

@@ -46,6 +46,8 @@ export interface AppConfig {
   /** How often expired Idempotency-Keys are deleted, in seconds. */
   idempotencySweepSeconds: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Password of every demo user `npm run seed:demo` creates (DEMO_PASSWORD). */
+  demoPassword: string;
 }
 
 /** Which proxies may set X-Forwarded-For: none, all, the nearest n hops, or these addresses/CIDRs. */
@@ -195,6 +197,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (dbQueryTimeoutMs > requestTimeoutMs) {
     throw new ConfigError('DB_QUERY_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${dbQueryTimeoutMs}`);
   }
+  const demoPassword = env.DEMO_PASSWORD || 'demo-password';
+  if (demoPassword.length < 8) throw new ConfigError('DEMO_PASSWORD', 'must be at least 8 characters long');
 
   return {
     port,
@@ -217,6 +221,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     idempotencyTtlSeconds: intVar(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
     idempotencySweepSeconds: intVar(env, 'IDEMPOTENCY_SWEEP_SECONDS', 600, 1, 24 * 3600),
     logLevel,
+    demoPassword,
   };
 }
 

@@ -27,7 +27,6 @@ import { TenantDb, TenantTx } from './tenant-db.js';
  * id and is created once, in one transaction; running again reports it and changes nothing.
  */
 export const DEMO_SITE_ID = 'de300000-0000-4000-8000-000000000001';
-export const DEMO_PASSWORD_DEFAULT = 'demo-password';
 
 /** A small deterministic PRNG so every demo site looks the same. */
 function rng(seed: number): () => number {
@@ -171,7 +170,7 @@ async function seed(): Promise<void> {
     throw e;
   }
   const logger = new JsonLogger(config.logLevel === 'silent' ? 'silent' : 'info');
-  const password = process.env.DEMO_PASSWORD || DEMO_PASSWORD_DEFAULT;
+  const password = config.demoPassword;
   const ds = await createDataSource(config);
   await ds.initialize();
   try {

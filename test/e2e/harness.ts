@@ -10,6 +10,7 @@ import mysql from 'mysql2/promise';
 import { createApp } from '../../src/app.factory.js';
 import { AppConfig, loadConfig, parseDatabaseUrl } from '../../src/config/config.js';
 import { JsonLogger } from '../../src/common/logging/json-logger.js';
+import { ContractRecorder } from './contract.js';
 
 export const ADMIN_USER = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -81,7 +82,11 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     await cleanup();
     throw e;
   }
+  // Every answer of this app is checked against its OpenAPI document when the test file closes it.
+  const contract = new ContractRecorder();
+  contract.attach(app.getHttpServer());
   const http = () => request(app.getHttpServer());
+  const document = (await http().get('/docs/openapi.json')).body as Record<string, unknown>;
   const login = await http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD });
   if (login.status !== 200) throw new Error(`admin login failed: ${login.status} ${login.text}`);
   const sites = await http().get('/v4/sites').set('Authorization', `Bearer ${login.body.access_token}`);
@@ -94,8 +99,12 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     defaultSiteId: sites.body[0].ID as string,
     logs,
     close: async () => {
+      const violations = contract.violations(document);
       await app.close();
       await cleanup();
+      if (violations.length) {
+        throw new Error(`Answers the OpenAPI document does not declare (fix the service or the document, see docs/openapi.md):\n${violations.join('\n')}`);
+      }
     },
   };
 }

@@ -29,7 +29,17 @@ describe('parseTimeZone', () => {
     expect(offsetAt(parseTimeZone(tz), instant)).toBe(0);
   });
 
-  it.each(['Mars/Olympus', 'Not A Zone', '+15:00', '+02:75', '<script>', 'x'.repeat(80)])('refuses %s', (tz) => {
+  it.each([
+    [' 02:00', 120],
+    [' 0530', 330],
+    ['UTC 02', 120],
+    ['gmt 14:00', 840],
+    ['+02:00', 120],
+  ])('reads the space a query string makes of "+" as the sign: %j', (tz, minutes) => {
+    expect(offsetAt(parseTimeZone(tz), instant)).toBe(minutes);
+  });
+
+  it.each(['Mars/Olympus', 'Not A Zone', '  02:00', '02:00', ' 15:00', '+15:00', '+02:75', '<script>', 'x'.repeat(80)])('refuses %s', (tz) => {
     expect(() => parseTimeZone(tz)).toThrow(UnknownTimeZoneError);
   });
 });

@@ -43,9 +43,13 @@ function isIana(name: string): boolean {
 /**
  * Parses the `tz` query parameter: a fixed offset (`+02:00`, `-0530`, `Z`, `UTC`), an IANA name
  * (`Europe/Berlin`) or a Windows zone id (`W. Europe Standard Time`). Throws UnknownTimeZoneError.
+ *
+ * A `+` in a query string is the form encoding of a space, so `?tz=+02:00` written as is arrives
+ * as `" 02:00"` (and `?tz=UTC+02` as `"UTC 02"`): one space right before the hours is read as the
+ * plus sign it was. (Percent-encoded, `%2B02:00`, the `+` arrives intact.)
  */
 export function parseTimeZone(input: string): TimeZone {
-  const raw = input.trim();
+  const raw = input.replace(/^((?:utc|gmt)?) (?=\d)/i, '$1+').trim();
   if (raw === '' || /^(z|utc|gmt)$/i.test(raw)) return UTC;
   const m = /^(?:utc|gmt)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(raw);
   if (m) {

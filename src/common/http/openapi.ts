@@ -1,7 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/config.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER, KEY_MAX_LENGTH, KEY_RE, KEY_RULE } from './idempotency.js';
+import { refineDocument } from './openapi-document.js';
+import { collectRoutes } from './openapi-routes.js';
 
 const DESCRIPTION = `
 Multi-tenant REST API for organizational performance management (spec v4). Every body is JSON or XML.
@@ -9,10 +12,11 @@ Multi-tenant REST API for organizational performance management (spec v4). Every
 * **Authentication**: \`POST /v4/auth/token\` with \`{ "UserName", "Password" }\` answers a bearer token; send it as \`Authorization: Bearer <token>\` on every other /v4 call.
 * **Media types**: requests in \`application/json\`, \`text/json\`, \`application/xml\` or \`text/xml\` (else 415); the answer follows \`Accept\` (q-values honoured; JSON by default).
 * **XML**: root element named after the type in the namespace of \`XML_NAMESPACE\`; child elements in ordinal (code-point) order as .NET's DataContractSerializer expects; nulls as \`i:nil="true"\`; collections \`ArrayOf{Type}\` (\`List\` for ListItem, \`Dashboards\` for Dashboard); the empty object \`<Object/>\`.
-* **Dates**: \`YYYY-MM-DDTHH:mm:ss.SSS±HH:MM\`, in UTC unless \`tz\` names an IANA zone, a Windows zone id or an offset.
+* **Dates**: \`YYYY-MM-DDTHH:mm:ss.SSS±HH:MM\`, in UTC unless \`tz\` names an IANA zone, a Windows zone id or an offset (\`?tz=+02:00\` may be typed as is: the space a query string makes of \`+\` is read as the sign).
 * **Errors**: RFC 9457 problem details (\`application/problem+json\` or \`application/problem+xml\`), with \`errors: [{ field, message }]\` on validation failures. 400 invalid input, 401 no or bad token, 403 not allowed (\`admin-required\`, \`pm-disabled\`), 404 unknown id or another site's record, 409 conflict, 412 If-Match mismatch, 413 body over 1 MiB, 415 media type, 429 throttled, 503 database unavailable.
 * **Lists** take \`limit\` (default 500, max 5000) and \`offset\` and answer \`X-Total-Count\` and \`Link: <…>; rel="next"\`.
 * **Safe retries**: send \`Idempotency-Key\` on a POST or PUT; a retry with the same key, method, path and body within {retention} answers the first success again (\`Idempotency-Replayed: true\`, in the format and \`tz\` the retry asks for) without writing again; the same key with another request is 409 \`idempotency-key-reused\`. Errors are not stored, so a corrected retry may reuse the key.
+* **Headers**: every answer carries \`X-Request-Id\` (a well-formed one sent with the request is kept); single records carry an \`ETag\` (\`If-None-Match\` with it answers 304); token answers carry \`Cache-Control: no-store\`; 429 and 503 carry \`Retry-After\`.
 * **Writes**: read-only (RO) fields are ignored on input; on update the body \`ID\` must equal the path id; single records carry an \`ETag\`, and PUT/DELETE with \`If-Match\` answer 412 when the record changed meanwhile. Every success is 200.
 `.trim();
 
@@ -27,6 +31,7 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
     .build();
   const document = SwaggerModule.createDocument(app, options);
   addTimeZoneParameter(document);
+  refineDocument(document, collectRoutes(app.get(ModulesContainer)), { xmlNamespace: config.xmlNamespace });
   addIdempotencyKeyHeader(document, config);
   return document;
 }
@@ -85,20 +90,21 @@ const TZ_PARAMETER = {
   name: 'tz',
   in: 'query' as const,
   required: false,
-  schema: { type: 'string' as const, example: 'Europe/Berlin' },
+  // No example: Swagger UI would pre-fill it, and every try-out would answer in that zone.
+  schema: { type: 'string' as const },
   description:
-    'Time zone in which every date of the answer is written: an IANA name (Europe/Berlin), a Windows zone id (W. Europe Standard Time) or a fixed offset (+02:00). Default UTC; an unknown zone is 400.',
+    'Time zone in which every date of the answer is written: an IANA name (Europe/Berlin), a Windows zone id (W. Europe Standard Time) or a fixed offset (+02:00; typed as is in a URL the + arrives as a space, which is read as +). Default UTC; an unknown zone is 400.',
 };
 
-/** Every /v4 operation takes `tz` (the guard reads it for all of them): declare it on each. */
+/** Every /v4 operation takes `tz` (the guard reads it for all of them): declare it once on each. */
 function addTimeZoneParameter(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
     if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
     for (const method of ['get', 'put', 'post', 'delete'] as const) {
       const op = item[method];
       if (!op) continue;
-      op.parameters ??= [];
-      if (!op.parameters.some((p) => 'name' in p && p.name === 'tz')) op.parameters.push(TZ_PARAMETER);
+      // One definition for all: some controllers declare their own (@ApiQuery without a type).
+      op.parameters = [...(op.parameters ?? []).filter((p) => !('name' in p && p.name === 'tz')), { ...TZ_PARAMETER, schema: { ...TZ_PARAMETER.schema } }];
     }
   }
 }

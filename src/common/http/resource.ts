@@ -43,6 +43,11 @@ export interface FieldSpec<K extends WireKind = WireKind, A extends Access = Acc
 > {
   kind: K;
   access: A;
+  /**
+   * The member can be null in an answer. Its TypeScript type (`T | null`) and the OpenAPI schema
+   * follow from this one flag; every other member is non-null in both (docs/openapi.md).
+   */
+  nullable?: boolean;
   /** Description of the response member. */
   description?: string;
   /** The entity property this field maps to by default; `null` for a field with no column. */
@@ -69,8 +74,8 @@ export interface FieldSpec<K extends WireKind = WireKind, A extends Access = Acc
 type Opts<K extends WireKind, T> = Omit<FieldSpec<K, Access, T>, 'kind' | 'access'>;
 const make =
   <K extends WireKind>(kind: K) =>
-  <A extends Access, T = TsOf<K>>(access: A, opts: Opts<K, T> = {}): FieldSpec<K, A, T> =>
-    ({ ...opts, kind, access }) as FieldSpec<K, A, T>;
+  <A extends Access, T = TsOf<K>, const O extends Opts<K, T> = Opts<K, T>>(access: A, opts?: O): FieldSpec<K, A, T> & O =>
+    ({ ...(opts ?? {}), kind, access }) as FieldSpec<K, A, T> & O;
 
 /**
  * An optional display order: absent on create is 0, an explicit null sets 0, absent on update
@@ -107,9 +112,10 @@ type AnyField = FieldSpec<WireKind, Access, any>;
 type Fields = Record<string, AnyField>;
 type ValueOf<F> = F extends { kind: WireKind; write?: (value: infer T) => unknown } ? T : never;
 type AccessOf<F> = F extends { access: infer A } ? A : never;
+type NullOf<F> = F extends { nullable: true } ? null : never;
 
-/** The response type: every member, null where the record has no value. */
-export type WireOf<Fs extends Fields> = { [P in keyof Fs]: ValueOf<Fs[P]> | null };
+/** The response type: every member; `| null` only on the members declared `nullable`. */
+export type WireOf<Fs extends Fields> = { [P in keyof Fs]: ValueOf<Fs[P]> | NullOf<Fs[P]> };
 /** The create input: Req and ReqCre fields required, the others optional. RO fields are absent. */
 export type CreateOf<Fs extends Fields> = { [P in keyof Fs as AccessOf<Fs[P]> extends 'Req' | 'ReqCre' ? P : never]: ValueOf<Fs[P]> } & {
   [P in keyof Fs as AccessOf<Fs[P]> extends '-' | 'ReqUpd' ? P : never]?: ValueOf<Fs[P]> | null;
@@ -211,7 +217,7 @@ function inputClass(name: string, fields: Fields, mode: 'create' | 'update'): Ty
 function responseClass(wireName: string, className: string, fields: Fields, audit: Audit): Type<object> {
   const cls = namedClass(className);
   for (const [name, f] of Object.entries(fields)) {
-    const opts: WireFieldOptions = { access: f.access, description: f.description, max: f.max, nested: f.nested, enum: f.enum };
+    const opts: WireFieldOptions = { access: f.access, nullable: f.nullable, description: f.description, max: f.max, nested: f.nested, enum: f.enum };
     WireField(f.kind, stripUndefined(opts))(cls.prototype, name);
   }
   if (audit !== 'none') WireAudit({ softDelete: audit === 'softDelete' })(cls);

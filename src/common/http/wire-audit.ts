@@ -21,9 +21,15 @@ export function WireAudit(opts: { softDelete?: boolean } = {}): ClassDecorator {
       );
     }
     WireField('date', { access: 'RO' })(proto, 'Created');
-    WireField('guid', { access: 'RO', description: 'Individual id of the creator.' })(proto, 'CreatedBy');
+    WireField('guid', { access: 'RO', nullable: true, description: 'Individual id of the creator (null for records the service created itself).' })(
+      proto,
+      'CreatedBy',
+    );
     WireField('date', { access: 'RO' })(proto, 'Updated');
-    WireField('guid', { access: 'RO', description: 'Individual id of the last writer.' })(proto, 'UpdatedBy');
+    WireField('guid', { access: 'RO', nullable: true, description: 'Individual id of the last writer (null for records the service wrote itself).' })(
+      proto,
+      'UpdatedBy',
+    );
   };
 }
 

@@ -6,6 +6,7 @@ import { Page } from '../pagination/pagination.js';
 import { WireCodec } from './codec.js';
 import { UTC } from './dates.js';
 import { etagOf } from './etag.js';
+import { ROUTE_KEY } from '../logging/http-metrics.js';
 import { negotiate } from './negotiation.js';
 import { WIRE_RESULT, WireResultMeta } from './wire.js';
 
@@ -13,6 +14,10 @@ import { WIRE_RESULT, WireResultMeta } from './wire.js';
  * Writes every handler's answer in the negotiated format (Accept, q-values; JSON by default)
  * with the matching Content-Type, dates in the request's time zone, an ETag on single records,
  * and X-Total-Count / Link on pages. Works on Nest's adapter abstraction only.
+ *
+ * Conditional GET: the ETag is set before the body is sent, and Express's `res.send` answers
+ * `304 Not Modified` (no body) when the request's `If-None-Match` names it (weak comparison,
+ * `*` included) — see docs/http-caching.md; test/e2e/http-details.e2e-spec.ts holds it to that.
  */
 @Injectable()
 export class WireInterceptor implements NestInterceptor {
@@ -50,6 +55,10 @@ export class WireInterceptor implements NestInterceptor {
           }
         } else if (result && typeof result === 'object' && !Array.isArray(result) && meta?.type && !meta.collection) {
           adapter.setHeader(res, 'ETag', etagOf(result));
+        } else if (isOneRecordRead(req, result, meta)) {
+          // A record read answered as a List of one (GET /accountabilities/{id}): the ETag of that
+          // record, so the client can send it back in If-Match / If-None-Match.
+          adapter.setHeader(res, 'ETag', etagOf(result[0]));
         }
         adapter.setHeader(res, 'Content-Type', `${neg.contentType}; charset=utf-8`);
         adapter.setHeader(res, 'Vary', 'Accept');
@@ -57,6 +66,16 @@ export class WireInterceptor implements NestInterceptor {
       }),
     );
   }
+}
+
+/**
+ * A GET whose route ends with an id (`…/{id}`) but whose answer is a collection holding one
+ * record: the spec's List-of-one reads. Collections read by a path ending in a word are not.
+ */
+function isOneRecordRead(req: Record<string, unknown>, result: unknown, meta: WireResultMeta | undefined): result is [object] {
+  if (!meta?.collection || req.method !== 'GET' || !Array.isArray(result) || result.length !== 1) return false;
+  const route = req[ROUTE_KEY];
+  return typeof route === 'string' && /\/:[^/]+$/.test(route) && typeof result[0] === 'object' && result[0] !== null;
 }
 
 /** A handler answer written as is (the OpenAPI document, metrics text). */

@@ -121,6 +121,8 @@ function lazyType(nested?: () => Type<unknown>): (() => Type<unknown>) | undefin
 
 export interface WireFieldOptions {
   access?: Access;
+  /** The field can be null in an answer (its TypeScript type includes `| null`); else never null. */
+  nullable?: boolean;
   description?: string;
   max?: number;
   nested?: () => Type<unknown>;
@@ -152,7 +154,7 @@ export function WireField(kind: WireKind, opts: WireFieldOptions = {}): Property
     ApiProperty({
       ...base,
       description,
-      nullable: true,
+      nullable: !!opts.nullable,
       required: true,
       readOnly: opts.access === 'RO' ? true : undefined,
       maxLength: opts.max,

@@ -1,4 +1,4 @@
-import { Body, Controller, Post } from '@nestjs/common';
+import { Body, Controller, Header, Post } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { Public } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
@@ -14,6 +14,9 @@ export class AuthController {
 
   @Post('token')
   @Public()
+  // RFC 6749 §5.1: a token answer must not be stored by any cache.
+  @Header('Cache-Control', 'no-store')
+  @Header('Pragma', 'no-cache')
   @ApiOperation({
     summary: 'Log in: exchange a user name and password for a bearer token',
     description:

@@ -6,6 +6,7 @@ import { LIMITS } from '../../../common/limits.js';
  * The login body: `{ UserName, Password, SiteID? }` in JSON or XML, or the OAuth-style form
  * `grant_type=password&username=…&password=…`.
  */
+@WireType('TokenRequest')
 export class TokenRequestDto {
   @InputField('string', { max: LIMITS.name, description: 'User name (case-insensitive).' })
   UserName?: string;

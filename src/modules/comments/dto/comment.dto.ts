@@ -38,8 +38,9 @@ export const Comment = resource<CommentEntity, CommentExtras>()('Comment', {
       update: false,
     }),
     Body: field.string('Req', { max: COMMENT_BODY_MAX, min: 1, description: 'The text of the comment, stored as sent. Must not be empty or blank.' }),
-    AuthorID: field.guid('RO', { description: 'The individual who wrote the comment (the caller of the create).' }),
+    AuthorID: field.guid('RO', { nullable: true, description: 'The individual who wrote the comment (the caller of the create).' }),
     AuthorName: field.string('RO', {
+      nullable: true,
       description: 'FullName (First Last) of the author; null when the author is not an individual of this site.',
       from: (e: CommentEntity, x: CommentExtras) => (e.authorId === null ? null : (x.authorNames.get(e.authorId) ?? null)),
     }),

@@ -34,14 +34,15 @@ export const Commitment = resource<CommitmentEntity>()('Commitment', {
     }),
     PeriodID: field.int('Req', { description: PERIOD_DOC, create: { description: PERIOD_DOC }, update: { description: PERIOD_DOC } }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
-    Description: field.string('-', { max: COMMITMENT_DESCRIPTION_MAX, update: { description: KEEP_OR_CLEAR } }),
-    DueDate: field.date('-', { update: { description: KEEP_OR_CLEAR } }),
+    Description: field.string('-', { nullable: true, max: COMMITMENT_DESCRIPTION_MAX, update: { description: KEEP_OR_CLEAR } }),
+    DueDate: field.date('-', { nullable: true, update: { description: KEEP_OR_CLEAR } }),
     Completed: field.bool('-', {
       description: 'Default false.',
       create: { description: 'Default false.' },
       update: { description: 'Absent or null keeps the current value.' },
     }),
     CompletedDate: field.date('-', {
+      nullable: true,
       description:
         'Kept only while Completed is true: stamped with the current time when a commitment becomes completed without one, cleared when it is reopened.',
       create: { description: 'Defaults to now when Completed is true; ignored when it is false.' },

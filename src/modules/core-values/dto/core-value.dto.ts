@@ -13,7 +13,11 @@ export const CoreValue = resource<CoreValueEntity>()('CoreValue', {
       update: { description: ID_DOC.update },
     }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, update: { min: 1 } }),
-    Description: field.string('-', { max: CORE_VALUE_DESCRIPTION_MAX, update: { description: 'Absent keeps the current value; null clears it.' } }),
+    Description: field.string('-', {
+      nullable: true,
+      max: CORE_VALUE_DESCRIPTION_MAX,
+      update: { description: 'Absent keeps the current value; null clears it.' },
+    }),
     Rank: field.rank('Display order (lists are ordered by Rank, then Name). Default 0.'),
     SiteID: field.guid('RO'),
   },

@@ -24,7 +24,7 @@ const measure = (n: MeasureNo) =>
     create: { description: 'May be empty (an unused measure).' },
     update: { description: 'May be empty (an unused measure).' },
   });
-const endDate = (n: MeasureNo) => field.date('Req', { description: `Not before Measure${n}StartDate.` });
+const endDate = (n: MeasureNo) => field.date('Req', { nullable: true, description: `Not before Measure${n}StartDate.` });
 
 /**
  * The spec's Goal: every field declared once (docs/adding-a-resource.md). The Access of each
@@ -59,7 +59,7 @@ export const Goal = resource<GoalEntity, GoalOwner>()('Goal', {
       create: MAY_BE_EMPTY,
       update: MAY_BE_EMPTY,
     }),
-    DueDate: field.date('Req'),
+    DueDate: field.date('Req', { nullable: true }),
     PeriodID: field.int('Req', {
       description: 'A period of the site.',
       create: { description: 'A period of the site.' },
@@ -81,22 +81,23 @@ export const Goal = resource<GoalEntity, GoalOwner>()('Goal', {
     Measure3Completed: field.bool('Req'),
     Measure4Completed: field.bool('Req'),
     Measure5Completed: field.bool('Req'),
-    Measure1StartDate: field.date('Req'),
+    Measure1StartDate: field.date('Req', { nullable: true }),
     Measure1EndDate: endDate(1),
-    Measure2StartDate: field.date('Req'),
+    Measure2StartDate: field.date('Req', { nullable: true }),
     Measure2EndDate: endDate(2),
-    Measure3StartDate: field.date('Req'),
+    Measure3StartDate: field.date('Req', { nullable: true }),
     Measure3EndDate: field.date('-', {
+      nullable: true,
       description: 'Not marked required by the spec: may be null; absent on update keeps the value. Not before Measure3StartDate.',
       create: { description: 'Optional; absent on update keeps the value, null clears it.' },
       update: { description: 'Optional; absent on update keeps the value, null clears it.' },
     }),
-    Measure4StartDate: field.date('Req'),
+    Measure4StartDate: field.date('Req', { nullable: true }),
     Measure4EndDate: endDate(4),
-    Measure5StartDate: field.date('Req'),
+    Measure5StartDate: field.date('Req', { nullable: true }),
     Measure5EndDate: endDate(5),
     SiteID: field.guid('RO'),
-    FullName: field.string('RO', { description: 'The individual’s "First Last".', from: (_: GoalEntity, owner: GoalOwner) => nameOf(owner) }),
+    FullName: field.string('RO', { nullable: true, description: 'The individual’s "First Last".', from: (_: GoalEntity, owner: GoalOwner) => nameOf(owner) }),
     MeasuresCompleted: field.int('RO', { description: 'Non-empty measures that are completed.', from: (e: GoalEntity) => measureCounts(e).completed }),
     MeasuresTotal: field.int('RO', {
       description: 'Non-empty measures (Measure1..Measure5 that are not blank).',

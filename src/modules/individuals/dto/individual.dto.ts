@@ -58,7 +58,7 @@ const IS_ADMIN_INPUT = 'Site administrator. Default false on create; only an adm
 const HIRE_DATE_INPUT = 'Date of hire. Absent keeps it on update, null clears it.';
 const USER_NAME_INPUT = 'Login name; unique across all sites, case-insensitive.';
 const KEEP_OR_CLEAR = 'Absent keeps the value; null clears it.';
-const FREE_FIELD = { max: LIMITS.name, description: 'Free field for the integrator.' } as const;
+const FREE_FIELD = { nullable: true, max: LIMITS.name, description: 'Free field for the integrator.' } as const;
 const PASSWORD_DOC = `Deprecated, may be removed. Write-only: sets the login password, at least ${MIN_PASSWORD_LENGTH} characters (400 otherwise). Null or an empty string leave the password unchanged.`;
 /** Documented only: without a validation decorator the global pipe drops it whatever it holds. */
 const PARENT_INPUT = ApiProperty({
@@ -89,9 +89,9 @@ export const Individual = resource<E, X>()('Individual', {
       create: { description: IS_ADMIN_INPUT },
       update: { description: IS_ADMIN_INPUT },
     }),
-    UserID: field.guid('RO', { description: 'Id of the login account (the PrincipalID of this user in Permission records).' }),
-    Prefix: field.string('-', { max: LIMITS.affix, description: 'Name prefix, e.g. "Dr.".' }),
-    Suffix: field.string('-', { max: LIMITS.affix, description: 'Name suffix, e.g. "Jr.".' }),
+    UserID: field.guid('RO', { nullable: true, description: 'Id of the login account (the PrincipalID of this user in Permission records).' }),
+    Prefix: field.string('-', { nullable: true, max: LIMITS.affix, description: 'Name prefix, e.g. "Dr.".' }),
+    Suffix: field.string('-', { nullable: true, max: LIMITS.affix, description: 'Name suffix, e.g. "Jr.".' }),
     FirstName: field.string('Req', { max: LIMITS.personName, min: 1, write: trim, description: 'Given name; not blank.' }),
     LastName: field.string('Req', { max: LIMITS.personName, min: 1, write: trim, description: 'Family name; not blank.' }),
     UserDefined1: field.string('-', FREE_FIELD),
@@ -99,12 +99,14 @@ export const Individual = resource<E, X>()('Individual', {
     UserDefined3: field.string('-', FREE_FIELD),
     UserDefined4: field.string('-', FREE_FIELD),
     Email: field.string('ReqCre', {
+      nullable: true,
       max: LIMITS.name,
       description: 'Work e-mail address of the individual. On update: absent keeps it, null clears it.',
       create: { min: 1 },
       update: { description: KEEP_OR_CLEAR },
     }),
     PrimaryOrganizationID: field.guid('ReqCre', {
+      nullable: true,
       description:
         'Primary organization or department: a live one of the same site (else 400). Creating the individual creates this primary membership; changing it moves the membership. On update absent, null or all zeros keep the current value.',
       nullIsAbsent: true,
@@ -112,11 +114,13 @@ export const Individual = resource<E, X>()('Individual', {
       update: { description: 'Absent, null or all zeros keep the value; another id moves the primary membership.' },
     }),
     PrimaryTitle: field.string('ReqCre', {
+      nullable: true,
       max: LIMITS.name,
       description: 'Title in the primary organization (also the Title of the primary membership).',
       update: { description: KEEP_OR_CLEAR },
     }),
     PrimaryReportsTo: field.guid('ReqCre', {
+      nullable: true,
       description:
         'The individual this one reports to, of the same site (else 400). Null or the all-zero guid means nobody. A reporting cycle (including the individual itself) is 409 with code cycle.',
       create: {
@@ -127,6 +131,7 @@ export const Individual = resource<E, X>()('Individual', {
       update: { description: 'Absent keeps the value; null or the all-zero guid mean nobody.' },
     }),
     UserName: field.string('Req', {
+      nullable: true,
       max: LIMITS.name,
       min: 1,
       column: null,
@@ -136,18 +141,21 @@ export const Individual = resource<E, X>()('Individual', {
       update: { description: USER_NAME_INPUT },
     }),
     Password: field.string('-', {
+      nullable: true,
       column: null,
       description: `Deprecated, may be removed. Write-only: sets the account password (at least ${MIN_PASSWORD_LENGTH} characters); always answered null.`,
       create: { max: PASSWORD_MAX, description: PASSWORD_DOC },
       update: { max: PASSWORD_MAX, description: PASSWORD_DOC },
     }),
     ParentID: field.guid('ReqCre', {
+      nullable: true,
       column: null,
       description: 'Deprecated and unused: accepted on input and ignored, always answered null.',
       create: { decorator: PARENT_INPUT },
       update: { decorator: PARENT_INPUT },
     }),
     PrimaryOrganizationName: field.string('RO', {
+      nullable: true,
       from: (_e: E, x: X) => x.organizationName,
       description: 'Name of the primary organization or department.',
     }),
@@ -164,13 +172,14 @@ export const Individual = resource<E, X>()('Individual', {
     DeletedByRef: field.bool('RO', { description: 'Deleted by reference (through the deletion of a record it belongs to).' }),
     Created: field.date('RO'),
     Updated: field.date('RO'),
-    CreatedBy: field.guid('RO', { description: 'Individual id of the creator.' }),
-    UpdatedBy: field.guid('RO', { description: 'Individual id of the last writer.' }),
+    CreatedBy: field.guid('RO', { nullable: true, description: 'Individual id of the creator.' }),
+    UpdatedBy: field.guid('RO', { nullable: true, description: 'Individual id of the last writer.' }),
     IsGlobalAdmin: field.bool('RO', {
       from: (_e: E, x: X) => x.user?.isGlobalAdmin ?? false,
       description: 'The login account is a global administrator (all sites).',
     }),
     UserEmail: field.string('ReqCre', {
+      nullable: true,
       max: LIMITS.name,
       column: null,
       from: (_e: E, x: X) => x.user?.email ?? null,
@@ -178,16 +187,23 @@ export const Individual = resource<E, X>()('Individual', {
       create: { description: 'Deprecated, may be removed. E-mail address of the login account.' },
       update: { description: 'Deprecated. Absent keeps the value; null clears it.' },
     }),
-    LastComment: field.string('RO', { from: (_e: E, x: X) => x.lastComment?.body ?? null, description: 'Body of the newest live comment on the individual.' }),
+    LastComment: field.string('RO', {
+      nullable: true,
+      from: (_e: E, x: X) => x.lastComment?.body ?? null,
+      description: 'Body of the newest live comment on the individual.',
+    }),
     LastCommentDate: field.dateTimeOffset('RO', {
+      nullable: true,
       from: (_e: E, x: X) => x.lastComment?.created ?? null,
       description: 'When the newest live comment on the individual was written.',
     }),
     LastCommentByID: field.guid('RO', {
+      nullable: true,
       from: (_e: E, x: X) => x.lastComment?.authorId ?? null,
       description: 'Individual id of the author of the newest comment.',
     }),
     LastCommentBy: field.string('RO', {
+      nullable: true,
       from: (_e: E, x: X) => x.lastComment?.authorName ?? null,
       description: 'Name ("First Last") of the author of the newest comment.',
     }),
@@ -200,6 +216,7 @@ export const Individual = resource<E, X>()('Individual', {
     CanDelegate: field.bool('RO', { from: (_e: E, x: X) => x.rights.delegate, description: 'The caller may manage Permission records on this individual.' }),
     SendEvalSurvey: field.bool('RO', { description: 'Whether evaluation surveys are sent to the individual (set by the service).' }),
     HireDate: field.date('-', {
+      nullable: true,
       description: 'Date of hire.',
       create: { description: HIRE_DATE_INPUT },
       update: { description: HIRE_DATE_INPUT },

@@ -21,7 +21,7 @@ export const ListItem = resource<ListItemEntity>()('ListItem', {
     }),
     Rank: field.int('Req', { description: 'Sort order within the owner’s list (lists are ordered by Rank, then Name).' }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
-    Description: field.string('Req', { max: LIST_ITEM_DESCRIPTION_MAX, description: 'May be empty, but must be present (not null).' }),
+    Description: field.string('Req', { nullable: true, max: LIST_ITEM_DESCRIPTION_MAX, description: 'May be empty, but must be present (not null).' }),
     SiteID: field.guid('RO', { description: 'The site (tenant) of the item.' }),
   },
 });

@@ -39,6 +39,7 @@ export const OrganizationMember = resource<OrganizationMemberEntity, MembershipE
       update: false,
     }),
     Title: field.string('-', {
+      nullable: true,
       max: LIMITS.name,
       description: 'The member’s title in this department.',
       update: { description: 'Absent keeps the title; null clears it.' },
@@ -49,10 +50,12 @@ export const OrganizationMember = resource<OrganizationMemberEntity, MembershipE
         'Derived: true when OrganizationID is the individual’s PrimaryOrganizationID. The primary membership cannot be removed (409, problem type urn:pms:problem:primary-membership).',
     }),
     IndividualName: field.string('RO', {
+      nullable: true,
       from: (_e: OrganizationMemberEntity, x: MembershipEnds) => nameOf(x.individual),
       description: 'Convenience: the member’s full name (First Last).',
     }),
     OrganizationName: field.string('RO', {
+      nullable: true,
       from: (_e: OrganizationMemberEntity, x: MembershipEnds) => x.organization?.name ?? null,
       description: 'Convenience: the name of the organization or department.',
     }),

@@ -17,13 +17,14 @@ export const Organization = resource<OrganizationEntity>()('Organization', {
     ID: field.guid('ReqUpd', { create: { description: OPTIONAL_ID_DOC }, update: { description: 'Must equal the id of the path.' } }),
     SiteID: field.guid('RO'),
     ParentID: field.guid('-', {
+      nullable: true,
       description:
         'The parent organization or department (null for a top-level record). Must name a live organization or department of the site (else 400) and never make the record its own ancestor (409, problem type urn:pms:problem:cycle).',
       create: { description: 'Parent organization or department; null or absent for a top-level record.' },
       update: { description: 'Absent keeps the parent; null makes the record top-level. Changing it requires an administrator.' },
     }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim }),
-    Description: field.string('-', { max: DESCRIPTION_MAX, update: { description: 'Absent keeps the value; null clears it.' } }),
+    Description: field.string('-', { nullable: true, max: DESCRIPTION_MAX, update: { description: 'Absent keeps the value; null clears it.' } }),
     RowType: field.int('-', {
       enum: ORGANIZATION_ROW_TYPES,
       description: 'Row type: 4 organization, 56 department. Default 56 when created through /departments.',
@@ -33,6 +34,7 @@ export const Organization = resource<OrganizationEntity>()('Organization', {
       update: { description: 'Absent or null keeps the value. Changing it requires an administrator.' },
     }),
     ManagerID: field.guid('-', {
+      nullable: true,
       description: 'Individual who manages it. Must name a live individual of the site (else 400).',
       update: { description: 'Absent keeps the manager; null clears it. Changing it requires an administrator.' },
     }),

@@ -58,6 +58,7 @@ export const Metric = resource<MetricEntity, MetricExtras>()('Metric', {
       update: { description: 'Absent keeps the current value; null sets false.' },
     }),
     Target: field.decimal('-', {
+      nullable: true,
       ...NUMBER_LIMITS,
       description: `The value aimed at in each period; null when none is set (such a metric has no attainment). Kept with 4 fraction digits; at most ${METRIC_NUMBER_MAX} in absolute value.`,
       create: { description: `Optional (null: no target). 4 fraction digits; at most ${METRIC_NUMBER_MAX} in absolute value.` },

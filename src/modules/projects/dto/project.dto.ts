@@ -13,7 +13,7 @@ export const Project = resource<ProjectEntity>()('Project', {
   fields: {
     ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
-    Description: field.string('-', { max: PROJECT_DESCRIPTION_MAX }),
+    Description: field.string('-', { nullable: true, max: PROJECT_DESCRIPTION_MAX }),
     OwnerID: field.guid('ReqCre', {
       description:
         'The individual who owns the project: a live individual of the site. Required on create; on update absent keeps it and null is 400. Changing it needs the right to manage both the current and the new owner.',
@@ -21,12 +21,13 @@ export const Project = resource<ProjectEntity>()('Project', {
       update: { description: 'Absent keeps the owner; null is 400 (a project always has an owner).' },
     }),
     OrganizationID: field.guid('-', {
+      nullable: true,
       description: 'An organization or department of the site, or null.',
       create: { description: 'A live organization or department of the site.' },
     }),
-    StartDate: field.date('-'),
-    DueDate: field.date('-', { description: 'Not before StartDate. Every move of a set due date counts in DueDateChanges.' }),
-    CompletedDate: field.date('-', { description: 'Set when the project is completed; not before StartDate.' }),
+    StartDate: field.date('-', { nullable: true }),
+    DueDate: field.date('-', { nullable: true, description: 'Not before StartDate. Every move of a set due date counts in DueDateChanges.' }),
+    CompletedDate: field.date('-', { nullable: true, description: 'Set when the project is completed; not before StartDate.' }),
     DueDateChanges: field.int('RO', {
       description:
         'How many times DueDate was moved after it was first set (a change to another date, or clearing it). Setting the first due date is not a move.',

@@ -1,0 +1,372 @@
+import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, RequestBodyObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import { PROBLEM_XML_NS } from './codec.js';
+import { OPERATION_EXAMPLES, PLACEHOLDERS, placeholdersOf, REQUEST_EXAMPLES, xmlExample } from './openapi-examples.js';
+import type { RouteInfo } from './openapi-routes.js';
+import { wireTypeName } from './wire.js';
+
+/**
+ * Completes the document @nestjs/swagger builds from the decorators so that a generator can trust
+ * it (docs/openapi.md): OpenAPI 3.1 types (`null` only where a field can be null), a `Problem`
+ * schema on every error each operation can give — derived from the route's access rule, method,
+ * path parameters and body —, the response and request headers, one example per request body,
+ * XML names and namespaces, `servers`, and `/metrics` as text/plain.
+ */
+export interface RefineOptions {
+  xmlNamespace: string;
+}
+
+const JSON_TYPES = ['application/json', 'text/json'];
+const XML_TYPES = ['application/xml', 'text/xml'];
+
+const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: string): ReferenceObject => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Access rules that need more than a valid token: a caller without the label gets 403. */
+const ROLE_RULES = new Set(['admin', 'pm', 'pm+admin', 'global-admin']);
+
+/** Outside /v4: answered without the database (live, metrics) or with it (ready). */
+const NO_DATABASE = new Set(['/health/live', '/metrics']);
+
+export function refineDocument(document: OpenAPIObject, routes: RouteInfo[], opts: RefineOptions): void {
+  document.openapi = '3.1.0';
+  document.servers = [{ url: '/', description: 'This server (the document is served by the API it describes)' }];
+  addComponents(document);
+  addSharedResponses(document);
+  for (const route of routes) {
+    const op = document.paths[route.path]?.[route.method] as OperationObject | undefined;
+    if (!op) continue;
+    refineOperation(document, route, op, opts);
+  }
+  toOpenApi31(document);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Components: Problem, headers, conditional-request parameters
+// ---------------------------------------------------------------------------------------------
+
+function addComponents(document: OpenAPIObject): void {
+  const components = (document.components ??= {});
+  components.schemas ??= {};
+  components.schemas.FieldError = {
+    type: 'object',
+    description: 'One failing field of a validation problem.',
+    required: ['field', 'message'],
+    properties: {
+      field: { type: 'string', description: 'The field (or query parameter, path parameter) that failed.', example: 'Name' },
+      message: { type: 'string', example: 'Name is required' },
+    },
+    xml: { name: 'i', namespace: PROBLEM_XML_NS },
+  };
+  components.schemas.Problem = {
+    type: 'object',
+    description:
+      'RFC 9457 problem details, the body of every error: `application/problem+json`, or `application/problem+xml` (root `problem` in the namespace urn:ietf:rfc:7807, `errors` members as `<i>`) when XML was negotiated.',
+    required: ['type', 'title', 'status'],
+    properties: {
+      type: {
+        type: 'string',
+        description:
+          'urn:pms:problem:{code}; the code is stable: validation-failed, malformed-body, bad-request, unauthorized, invalid-credentials, forbidden, admin-required, pm-disabled, not-found, method-not-allowed, conflict, id-taken, duplicate, deleted, cycle, precondition-failed, payload-too-large, unsupported-media-type, too-many-requests, service-unavailable, internal-error, …',
+        example: 'urn:pms:problem:validation-failed',
+      },
+      title: { type: 'string', description: 'Short summary of the problem type.', example: 'The request is not valid' },
+      status: { type: 'integer', format: 'int32', description: 'The HTTP status code.', example: 400 },
+      detail: { type: 'string', description: 'What went wrong with this request.', example: 'Name: Name is required' },
+      instance: { type: 'string', description: 'The request path.', example: '/v4/departments' },
+      requestId: { type: 'string', description: 'The id of the request in the logs (also the X-Request-Id header).' },
+      errors: {
+        type: 'array',
+        description: 'Validation problems only: every failing field.',
+        items: ref('schemas', 'FieldError'),
+        xml: { wrapped: true },
+      },
+    },
+    xml: { name: 'problem', namespace: PROBLEM_XML_NS },
+  };
+  components.headers = {
+    ...components.headers,
+    'X-Request-Id': {
+      description: 'The id of this request in the logs and in problem bodies; a well-formed X-Request-Id sent with the request is kept.',
+      schema: { type: 'string' },
+    },
+    ETag: {
+      description:
+        'Entity tag of the record (strong; the same in JSON and XML and whatever `tz`). Send it in If-Match to change only this version (else 412), or in If-None-Match to get 304 while it is current.',
+      schema: { type: 'string' },
+    },
+    'X-Total-Count': { description: 'Number of records in the whole list, all pages.', schema: { type: 'integer', minimum: 0 } },
+    Link: { description: '`<{path}?offset=…&limit=…>; rel="next"` while more records follow; absent on the last page.', schema: { type: 'string' } },
+    'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
+    'WWW-Authenticate': { description: '`Bearer realm="pms-api"`', schema: { type: 'string' } },
+  };
+  components.parameters = {
+    ...components.parameters,
+    'If-Match': {
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'The ETag the record had when read (or `*`): the change is made only if it is still current, else 412.',
+      schema: { type: 'string' },
+    },
+    'If-None-Match': {
+      name: 'If-None-Match',
+      in: 'header',
+      required: false,
+      description: 'ETags the client holds: 304 Not Modified (no body) when one of them is the current one.',
+      schema: { type: 'string' },
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+// ---------------------------------------------------------------------------------------------
+
+function problemContent(): ResponseObject['content'] {
+  return {
+    'application/problem+json': { schema: ref('schemas', 'Problem') },
+    'application/problem+xml': { schema: ref('schemas', 'Problem') },
+  };
+}
+
+const pathParams = (op: OperationObject) => (op.parameters ?? []).filter((p): p is ParameterObject => 'in' in p && p.in === 'path');
+const hasQuery = (op: OperationObject, name: string) => (op.parameters ?? []).some((p) => 'in' in p && p.in === 'query' && p.name === name);
+
+/** A record answered alone: an ETag, If-None-Match and 304 (the List-of-one reads included). */
+function isSingleRecord(route: RouteInfo): boolean {
+  if (!route.result?.type) return false;
+  if (!route.result.collection) return true;
+  return route.method === 'get' && /\/\{[^/]+\}$/.test(route.path);
+}
+
+/**
+ * PUT and DELETE of a record honour If-Match (412); the undelete actions do not read it.
+ * (The services call assertIfMatch; openapi-examples.e2e-spec.ts sends a stale one with every PUT example.)
+ */
+export function honoursIfMatch(route: RouteInfo): boolean {
+  return (route.method === 'put' || route.method === 'delete') && /\{[^/]+\}/.test(route.path) && !route.path.endsWith('/undelete');
+}
+
+/**
+ * The error answers shared by many operations, declared once under components.responses (an
+ * operation refers to them; only 403, whose reason depends on the route, is written inline).
+ */
+const SHARED_RESPONSES: Record<string, { status: number; description: string; headers?: string[] }> = {
+  InvalidBody: {
+    status: 400,
+    description:
+      'Invalid input: the body (every failing field is listed in `errors`), a path id or a query parameter such as `tz` (validation-failed, malformed-body, bad-request).',
+  },
+  InvalidParameters: {
+    status: 400,
+    description: 'Invalid input: a path id or a query parameter such as `tz`, `limit`, `offset` (validation-failed; every failing parameter in `errors`).',
+  },
+  Unauthorized: { status: 401, description: 'No bearer token, or an invalid or expired one (unauthorized).', headers: ['WWW-Authenticate'] },
+  InvalidCredentials: { status: 401, description: 'Wrong user name or password: the same answer for both (invalid-credentials).' },
+  NotFound: { status: 404, description: 'No such record in the caller’s site: an unknown id and a record of another site answer the same (not-found).' },
+  NoIndividual: { status: 404, description: 'The caller has no individual record in the site (not-found).' },
+  Conflict: {
+    status: 409,
+    description: 'Conflicts with the current state, e.g. an ID already used (id-taken), a deleted record (deleted), a cycle (cycle), a duplicate (duplicate).',
+  },
+  PreconditionFailed: { status: 412, description: 'If-Match names an ETag that is no longer the record’s: read it again and retry (precondition-failed).' },
+  PayloadTooLarge: { status: 413, description: 'The body is larger than 1 MiB (payload-too-large).' },
+  UnsupportedMediaType: {
+    status: 415,
+    description: 'The Content-Type is not application/json, text/json, application/xml or text/xml (unsupported-media-type).',
+  },
+  TooManyRequests: {
+    status: 429,
+    description: 'Too many failed logins for this user name or from this address: wait Retry-After seconds (too-many-requests).',
+    headers: ['Retry-After'],
+  },
+  ServiceUnavailable: {
+    status: 503,
+    description: 'The database is unavailable: retry after Retry-After seconds (service-unavailable).',
+    headers: ['Retry-After'],
+  },
+};
+
+/** An error answer of an operation: a shared response by name, or (403) its own description. */
+export type ErrorAnswer = { shared: string } | { description: string };
+
+/** The error statuses an operation can answer. */
+export function errorStatuses(route: RouteInfo, op: OperationObject): Map<number, ErrorAnswer> {
+  const out = new Map<number, ErrorAnswer>();
+  const v4 = route.path.startsWith('/v4/');
+  const login = v4 && route.rule === 'public';
+  const body = !!op.requestBody;
+  const ids = pathParams(op).length > 0;
+  const existing403 = (op.responses as Record<string, ResponseObject>)['403']?.description;
+  if (v4) out.set(400, { shared: body ? 'InvalidBody' : 'InvalidParameters' });
+  if (login) out.set(401, { shared: 'InvalidCredentials' });
+  else if (route.rule !== 'public') out.set(401, { shared: 'Unauthorized' });
+  if (login) out.set(403, { description: 'SiteID names another site and the user is not a global administrator (forbidden).' });
+  else if (ROLE_RULES.has(route.rule)) out.set(403, { description: existing403 || 'The caller lacks the label the operation requires (forbidden).' });
+  else if (route.rule === 'authenticated' && (route.method !== 'get' || ids)) {
+    out.set(403, {
+      description: /\{siteid\}/i.test(route.path)
+        ? 'Another site than the caller’s, for anyone but a global administrator; or the caller’s rights on the record do not allow it (forbidden).'
+        : 'The caller’s rights on the record do not allow it (forbidden, admin-required).',
+    });
+  }
+  if (login) out.set(404, { description: 'SiteID names no site (not-found).' });
+  else if (ids) out.set(404, { shared: 'NotFound' });
+  else if (route.path === '/v4/me' || route.path.startsWith('/v4/me/')) out.set(404, { shared: 'NoIndividual' });
+  if (v4 && !login && route.method !== 'get') out.set(409, { shared: 'Conflict' });
+  if (honoursIfMatch(route)) out.set(412, { shared: 'PreconditionFailed' });
+  if (body) {
+    out.set(413, { shared: 'PayloadTooLarge' });
+    out.set(415, { shared: 'UnsupportedMediaType' });
+  }
+  if (login) out.set(429, { shared: 'TooManyRequests' });
+  if (!NO_DATABASE.has(route.path)) out.set(503, { shared: 'ServiceUnavailable' });
+  return out;
+}
+
+function headersOf(names: string[]): ResponseObject['headers'] {
+  return Object.fromEntries(names.map((n) => [n, ref('headers', n)]));
+}
+
+function addSharedResponses(document: OpenAPIObject): void {
+  const responses = (document.components!.responses ??= {});
+  for (const [name, r] of Object.entries(SHARED_RESPONSES)) {
+    responses[name] = { description: r.description, headers: headersOf(['X-Request-Id', ...(r.headers ?? [])]), content: problemContent() };
+  }
+  responses.NotModified = { description: 'Not Modified: If-None-Match names the current ETag. No body.', headers: headersOf(['ETag', 'X-Request-Id']) };
+}
+
+function refineOperation(document: OpenAPIObject, route: RouteInfo, op: OperationObject, opts: RefineOptions): void {
+  const responses = op.responses as Record<string, ResponseObject>;
+  const single = isSingleRecord(route);
+  const paged = hasQuery(op, 'limit');
+
+  // 200: headers, XML names.
+  const ok = responses['200'];
+  if (ok) {
+    const names = ['X-Request-Id'];
+    if (single) names.push('ETag');
+    if (paged) names.push('X-Total-Count', 'Link');
+    ok.headers = { ...headersOf(names) };
+    for (const h of route.headers) {
+      ok.headers[h.name] = { description: `Always \`${h.value}\`.`, schema: { type: 'string', enum: [h.value] } };
+    }
+    refineResultSchemas(document, route, ok, opts);
+  }
+
+  // Conditional requests.
+  op.parameters ??= [];
+  if (single && route.method === 'get') {
+    op.parameters.push(ref('parameters', 'If-None-Match'));
+    responses['304'] = ref('responses', 'NotModified') as unknown as ResponseObject;
+  }
+  if (honoursIfMatch(route)) op.parameters.push(ref('parameters', 'If-Match'));
+
+  // Errors.
+  for (const [status, answer] of errorStatuses(route, op)) {
+    responses[String(status)] =
+      'shared' in answer
+        ? (ref('responses', answer.shared) as unknown as ResponseObject)
+        : { description: answer.description, headers: headersOf(['X-Request-Id']), content: problemContent() };
+  }
+
+  if (op.requestBody) refineRequestBody(document, route, op.requestBody as RequestBodyObject, opts);
+}
+
+/** XML names and namespaces of the 200 schemas; `/metrics` as text/plain; the probes' bodies. */
+function refineResultSchemas(document: OpenAPIObject, route: RouteInfo, ok: ResponseObject, opts: RefineOptions): void {
+  const content = ok.content ?? {};
+  if (content['text/plain']) {
+    ok.content = { 'text/plain': { schema: { type: 'string', description: 'Prometheus text exposition format (version 0.0.4).' } } };
+    return;
+  }
+  if (route.path.startsWith('/health/')) {
+    const schema: SchemaObject = {
+      type: 'object',
+      required: route.path === '/health/ready' ? ['status', 'database'] : ['status'],
+      properties: {
+        status: { type: 'string', enum: ['ok'] },
+        ...(route.path === '/health/ready' ? { database: { type: 'string', enum: ['up'] } } : {}),
+      },
+      xml: { name: 'Object', namespace: opts.xmlNamespace },
+    };
+    for (const mt of Object.keys(content)) content[mt] = { schema };
+    return;
+  }
+  const type = route.result?.type;
+  const name = type ? (wireTypeName(type) ?? type.name) : undefined;
+  if (name) {
+    const component = document.components?.schemas?.[name] as SchemaObject | undefined;
+    if (component) component.xml = { name, namespace: opts.xmlNamespace };
+  }
+  for (const media of Object.values(content)) {
+    const schema = media.schema as SchemaObject | undefined;
+    if (schema?.xml) schema.xml = { ...schema.xml, namespace: opts.xmlNamespace };
+  }
+}
+
+function refineRequestBody(document: OpenAPIObject, route: RouteInfo, body: RequestBodyObject, opts: RefineOptions): void {
+  const json = body.content['application/json']?.schema as ReferenceObject | undefined;
+  const schemaName = json?.$ref?.split('/').pop();
+  if (!schemaName) return;
+  // The XML root of a body: the input's own wire name (TokenRequest), else the type the
+  // operation answers (a CreateOrganizationDto is sent as <Organization>).
+  const type = route.result?.type;
+  const root = (route.body && wireTypeName(route.body)) ?? (type ? (wireTypeName(type) ?? type.name) : schemaName);
+  const component = document.components?.schemas?.[schemaName] as SchemaObject | undefined;
+  if (component) component.xml = { name: root, namespace: opts.xmlNamespace };
+
+  const example = OPERATION_EXAMPLES[`${route.method.toUpperCase()} ${route.path}`] ?? REQUEST_EXAMPLES[schemaName];
+  if (!example) return;
+  for (const mt of JSON_TYPES) if (body.content[mt]) body.content[mt].example = example.body;
+  for (const mt of XML_TYPES) if (body.content[mt]) body.content[mt].example = xmlExample(root, opts.xmlNamespace, example.body);
+  if (example.form && body.content['application/x-www-form-urlencoded']) body.content['application/x-www-form-urlencoded'].example = example.form;
+
+  const used = placeholdersOf(example);
+  body.description = [
+    body.description,
+    `JSON or XML (root \`${root}\` in the namespace \`${opts.xmlNamespace}\`, children in ordinal order).`,
+    used.length === 0
+      ? /\{[^/]+\}/.test(route.path)
+        ? 'The example body works unchanged; the path names the records.'
+        : 'The example works unchanged on a fresh server.'
+      : `In the example, replace ${used.map((p) => `**${p}** with ${PLACEHOLDERS[p]}`).join('; ')}.`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAPI 3.0 → 3.1 schemas
+// ---------------------------------------------------------------------------------------------
+
+type Json = Record<string, unknown>;
+
+/**
+ * @nestjs/swagger writes 3.0's `nullable`; 3.1 (JSON Schema 2020-12) says it with a `null` type:
+ * `type: [string, 'null']`, `null` in an `enum`, and `anyOf: [{$ref}, {type: 'null'}]` for a
+ * reference. `nullable: false` is dropped.
+ */
+function toOpenApi31(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) toOpenApi31(item);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const obj = node as Json;
+  if ('nullable' in obj) {
+    const nullable = obj.nullable === true;
+    delete obj.nullable;
+    if (nullable) {
+      if (typeof obj.$ref === 'string') {
+        obj.anyOf = [{ $ref: obj.$ref }, { type: 'null' }];
+        delete obj.$ref;
+      } else if (typeof obj.type === 'string') {
+        obj.type = [obj.type, 'null'];
+        if (Array.isArray(obj.enum) && !obj.enum.includes(null)) obj.enum = [...(obj.enum as unknown[]), null];
+      } else if (Array.isArray(obj.type) && !obj.type.includes('null')) {
+        obj.type = [...(obj.type as unknown[]), 'null'];
+      }
+    }
+  }
+  for (const value of Object.values(obj)) toOpenApi31(value);
+}

@@ -1,0 +1,159 @@
+import { ordinalCompare } from './wire.js';
+import { XSI_NS } from './codec.js';
+
+/**
+ * One request-body example per input type, shown by Swagger UI and executed by
+ * test/e2e/openapi-examples.e2e-spec.ts. An example without placeholders answers 200 when sent
+ * unchanged to a fresh server; a placeholder is an upper-case token standing for a whole value
+ * (an id the server generated, a password), and the request body's description says what to put
+ * there (see docs/openapi.md).
+ */
+export interface BodyExample {
+  /** The JSON body; the XML example is written from it. */
+  body: Record<string, unknown>;
+  /** Form-encoded body, for the login only. */
+  form?: Record<string, string>;
+}
+
+/** What each placeholder stands for (the request body description quotes the ones it uses). */
+export const PLACEHOLDERS: Record<string, string> = {
+  PATH_ID: 'the id of the path (read the record first and send it back changed: the body ID must equal the path id)',
+  ADMIN_PASSWORD: 'the administrator password (ADMIN_PASSWORD, or the one printed at the first start)',
+  INDIVIDUAL_ID: 'the ID of an individual of the site (GET /v4/me answers yours)',
+  ORGANIZATION_ID: 'the ID of an organization or department of the site (GET /v4/organizations lists the organizations)',
+  DEPARTMENT_ID: 'the ID of a department (or organization) the individual is not yet a member of (POST /v4/departments creates one)',
+  PERIOD_ID: 'the ID of a period (create one with POST /v4/periods, list them with GET /v4/periods)',
+  ANCESTOR_ID:
+    'the ID of the owner: for accountabilities, evaluation criteria and supervisory scopes an individual (GET /v4/me answers yours), for project scopes a project',
+  USER_NAME: 'the UserName the individual keeps (its current one, from GET /v4/individuals/{id}) or a new one',
+};
+
+const date = (d: string) => `${d}T00:00:00.000+00:00`;
+
+/** Keyed by the OpenAPI schema name of the request body (the input DTO's class name). */
+export const REQUEST_EXAMPLES: Record<string, BodyExample> = {
+  TokenRequest: {
+    body: { UserName: 'admin', Password: 'ADMIN_PASSWORD' },
+    form: { grant_type: 'password', username: 'admin', password: 'ADMIN_PASSWORD' },
+  },
+  CreateSiteDto: { body: { Name: 'Initech', PerformanceManagement: true } },
+  UpdateSiteDto: { body: { ID: 'PATH_ID', Name: 'Initech Europe', PerformanceManagement: true } },
+  CreatePeriodDto: { body: { Name: 'FY 2027', StartDate: date('2027-01-01'), EndDate: '2027-12-31T23:59:59.999+00:00' } },
+  UpdatePeriodDto: { body: { ID: 'PATH_ID', Name: 'Fiscal year 2027', StartDate: date('2027-01-01'), EndDate: '2027-12-31T23:59:59.999+00:00' } },
+  CreateOrganizationDto: { body: { Name: 'Sales', Description: 'New business and renewals', RowType: 56, Rank: 1 } },
+  UpdateOrganizationDto: { body: { ID: 'PATH_ID', Name: 'Sales and Marketing', Description: 'New business, renewals and campaigns', Rank: 1 } },
+  CreateIndividualDto: {
+    body: {
+      FirstName: 'Jane',
+      LastName: 'Doe',
+      UserName: 'jane.doe',
+      Password: 'choose-a-good-password',
+      Email: 'jane.doe@example.com',
+      UserEmail: 'jane.doe@example.com',
+      PrimaryOrganizationID: 'ORGANIZATION_ID',
+      PrimaryTitle: 'Account Executive',
+      PrimaryReportsTo: null,
+      HireDate: date('2026-03-01'),
+      IsAdmin: false,
+    },
+  },
+  UpdateIndividualDto: { body: { ID: 'PATH_ID', FirstName: 'Jane', LastName: 'Doe-Smith', UserName: 'USER_NAME', PrimaryTitle: 'Senior Account Executive' } },
+  CreateOrganizationMemberDto: { body: { IndividualID: 'INDIVIDUAL_ID', OrganizationID: 'DEPARTMENT_ID', Title: 'Project lead' } },
+  CreatePairMemberDto: { body: { Title: 'Project lead' } },
+  UpdateOrganizationMemberDto: { body: { Title: 'Senior project lead' } },
+  CreateListItemDto: { body: { AncestorID: 'ANCESTOR_ID', Rank: 1, Name: 'Customer satisfaction', Description: 'Keep the yearly CSAT above 4.5' } },
+  UpdateListItemDto: { body: { ID: 'PATH_ID', Rank: 2, Name: 'Customer satisfaction', Description: 'Keep the yearly CSAT above 4.6' } },
+  CreateProjectDto: {
+    body: { Name: 'Website relaunch', Description: 'New site and shop', OwnerID: 'INDIVIDUAL_ID', StartDate: date('2027-01-04'), DueDate: date('2027-06-30') },
+  },
+  UpdateProjectDto: { body: { ID: 'PATH_ID', Name: 'Website relaunch', Description: 'New site, shop and blog', DueDate: date('2027-07-31') } },
+  CreateGoalDto: { body: { IndividualID: 'INDIVIDUAL_ID', ...goal() } },
+  UpdateGoalDto: { body: { ID: 'PATH_ID', ...goal(), Measure1Completed: true } },
+  CreateColorDto: { body: { Name: 'Blue', ColorValue: 255, MinPercent: 100, MaxPercent: 120, Rank: 4 } },
+  UpdateColorDto: { body: { ID: 'PATH_ID', Name: 'Blue', ColorValue: 3355647, MinPercent: 100, MaxPercent: 150, Rank: 4 } },
+  CreateCoreValueDto: { body: { Name: 'Integrity', Description: 'We do what we say, and say what we do.', Rank: 1 } },
+  UpdateCoreValueDto: { body: { ID: 'PATH_ID', Name: 'Integrity', Description: 'We do what we say.', Rank: 1 } },
+  CreateCommentDto: { body: { AncestorID: 'INDIVIDUAL_ID', AncestorType: 'individuals', Body: 'Great progress this quarter, keep it up.' } },
+  UpdateCommentDto: { body: { ID: 'PATH_ID', Body: 'Great progress this quarter.' } },
+  CreateCommitmentDto: {
+    body: {
+      Type: 'individual',
+      AncestorID: 'INDIVIDUAL_ID',
+      PeriodID: 'PERIOD_ID',
+      Name: 'Close the Q1 deals',
+      Description: 'All deals in the pipeline',
+      DueDate: date('2027-03-31'),
+      Completed: false,
+      Rank: 1,
+    },
+  },
+  UpdateCommitmentDto: { body: { ID: 'PATH_ID', PeriodID: 'PERIOD_ID', Name: 'Close the Q1 deals', DueDate: date('2027-03-31'), Completed: true, Rank: 1 } },
+  CreateMetricDto: {
+    body: { Kind: 'individual', AncestorID: 'INDIVIDUAL_ID', Name: 'Net revenue retention (%)', Is8020: true, Target: 110, HigherIsBetter: true },
+  },
+  UpdateMetricDto: { body: { ID: 'PATH_ID', Name: 'Net revenue retention (%)', Is8020: true, Target: 112.5, HigherIsBetter: true } },
+  PutMetricValueDto: { body: { Actual: 104.25 } },
+};
+
+/** Operations whose body differs from what the schema alone says (keyed `METHOD /path`). */
+export const OPERATION_EXAMPLES: Record<string, BodyExample> = {
+  // The membership-by-id route wants the body ID equal to the path id; the pair routes do not.
+  'PUT /v4/departmentmembers/{id}': { body: { ID: 'PATH_ID', Title: 'Senior project lead' } },
+};
+
+function goal(): Record<string, unknown> {
+  return {
+    Name: 'Improve customer satisfaction',
+    Why: 'Satisfied customers renew',
+    Comment: '',
+    Completed: false,
+    DueDate: date('2027-12-31'),
+    PeriodID: 'PERIOD_ID',
+    Measure1: 'Run 10 customer interviews',
+    Measure1Completed: false,
+    Measure1StartDate: date('2027-01-01'),
+    Measure1EndDate: date('2027-03-31'),
+    Measure2: 'Fix the top 5 pain points',
+    Measure2Completed: false,
+    Measure2StartDate: date('2027-04-01'),
+    Measure2EndDate: date('2027-09-30'),
+    Measure3: 'Raise CSAT to 4.5',
+    Measure3Completed: false,
+    Measure3StartDate: date('2027-10-01'),
+    Measure3EndDate: date('2027-12-31'),
+    Measure4: '',
+    Measure4Completed: false,
+    Measure4StartDate: date('2027-01-01'),
+    Measure4EndDate: date('2027-12-31'),
+    Measure5: '',
+    Measure5Completed: false,
+    Measure5StartDate: date('2027-01-01'),
+    Measure5EndDate: date('2027-12-31'),
+  };
+}
+
+/** The placeholders a body uses, in the order they appear. */
+export function placeholdersOf(example: BodyExample): string[] {
+  const values = [...Object.values(example.body), ...Object.values(example.form ?? {})];
+  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v in PLACEHOLDERS))];
+}
+
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * The XML form of a JSON example, as the service reads it and as .NET's DataContractSerializer
+ * writes it: root named after the type in the service's namespace, children in ordinal order,
+ * nulls as i:nil.
+ */
+export function xmlExample(root: string, namespace: string, body: Record<string, unknown>): string {
+  const keys = Object.keys(body).sort(ordinalCompare);
+  const nil = keys.some((k) => body[k] === null);
+  const children = keys
+    .map((k) => {
+      const v = body[k];
+      if (v === null) return `  <${k} i:nil="true"/>`;
+      return `  <${k}>${escapeXml(String(v))}</${k}>`;
+    })
+    .join('\n');
+  return `<${root} xmlns="${namespace}"${nil ? ` xmlns:i="${XSI_NS}"` : ''}>\n${children}\n</${root}>`;
+}

@@ -1,0 +1,155 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { ADMIN_PASSWORD, bearer, startApp, TestApp } from '../e2e/harness.js';
+
+/**
+ * Swagger UI in a real browser (Debian's Chromium, driven by playwright-core; no browser is ever
+ * downloaded): a user opens /docs, logs in with the login operation's example, authorizes with the
+ * token, and executes a GET and a POST — each in JSON and in XML — with the examples as shown.
+ * `npm run test:browser`; .ci/run installs chromium when it is missing.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe('Swagger UI at /docs in Chromium', () => {
+  let t: TestApp;
+  let origin: string;
+  let profile: string;
+  let browser: BrowserContext;
+  let page: Page;
+  const blocked: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+    t = await startApp();
+    await t.app.listen(0, '127.0.0.1');
+    origin = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
+    profile = mkdtempSync(join(tmpdir(), 'pms-chromium-'));
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1400, height: 2000 },
+    });
+    // Nothing leaves this machine: Swagger UI and the API are served by the app itself.
+    await browser.route('**/*', (route) => {
+      if (route.request().url().startsWith(origin)) return route.continue();
+      blocked.push(route.request().url());
+      return route.abort();
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    await page.goto(`${origin}/docs`);
+    await page.waitForSelector('.opblock');
+  });
+  afterAll(async () => {
+    await browser?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    await t?.close();
+  });
+
+  /** Opens an operation and presses "Try it out". */
+  async function tryOut(operationId: string): Promise<Locator> {
+    const op = page.locator(`[id$="-${operationId}"]`);
+    if (!(await op.locator('.try-out__btn').isVisible())) await op.locator('.opblock-summary-control').click();
+    const button = op.locator('.try-out__btn');
+    if ((await button.innerText()).trim() === 'Try it out') await button.click();
+    return op;
+  }
+
+  /** Presses Execute and waits for the answer; returns its status and body as Swagger UI shows them. */
+  async function execute(op: Locator): Promise<{ status: number; body: string; curl: string }> {
+    await op.locator('.execute-wrapper .execute, button.execute').first().click();
+    const status = op.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor();
+    const body = await op.locator('.live-responses-table .response-col_description pre').first().innerText();
+    const curl = await op.locator('.curl-command').innerText();
+    const result = { status: Number((await status.innerText()).trim()), body, curl };
+    await op.locator('.btn-clear').click();
+    return result;
+  }
+
+  async function responseMediaType(op: Locator, mediaType: string): Promise<void> {
+    await op.locator('tr.response[data-code="200"] select.content-type').selectOption(mediaType);
+  }
+
+  it('shows the API as OpenAPI 3.1 with no tz pre-filled', async () => {
+    await expect(page.locator('.version-stamp, .title small').allInnerTexts()).resolves.toEqual(expect.arrayContaining([expect.stringMatching(/3\.1/)]));
+    const op = await tryOut('SitesController_list');
+    expect(await op.locator('input[placeholder="tz"], tr[data-param-name="tz"] input').first().inputValue()).toBe('');
+  });
+
+  it('logs in with the login example (password filled in), then authorizes with the token', async () => {
+    const op = await tryOut('AuthController_token');
+    const body = op.locator('.body-param textarea');
+    const example = await body.inputValue();
+    expect(JSON.parse(example)).toEqual({ UserName: 'admin', Password: 'ADMIN_PASSWORD' });
+    await body.fill(example.replace('ADMIN_PASSWORD', ADMIN_PASSWORD));
+    const login = await execute(op);
+    expect(login.status).toBe(200);
+    const token = JSON.parse(login.body).access_token as string;
+    expect(token.split('.')).toHaveLength(3);
+
+    await page.locator('.auth-wrapper .authorize').click();
+    const dialog = page.locator('.modal-ux');
+    await dialog.locator('#auth-bearer-value').fill(token);
+    await dialog.getByRole('button', { name: 'Apply credentials' }).click();
+    await dialog.getByText('Authorized', { exact: true }).waitFor();
+    await dialog.getByRole('button', { name: 'Remove authorization' }).waitFor();
+    await dialog.locator('button.btn-done').click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('executes GET /v4/sites in JSON and in XML', async () => {
+    const op = await tryOut('SitesController_list');
+    const json = await execute(op);
+    expect(json.status).toBe(200);
+    expect(json.curl).toContain('Authorization: Bearer');
+    expect(JSON.parse(json.body)).toEqual([expect.objectContaining({ ID: t.defaultSiteId, Name: 'Default', Created: expect.stringMatching(/\+00:00$/) })]);
+
+    await responseMediaType(op, 'application/xml');
+    // The documented example of the XML answer names the items as the service does.
+    const documented = await op.locator('tr.response[data-code="200"]').first().innerText();
+    expect(documented).toMatch(/<ArrayOfSite xmlns="urn:pms:v4">\s*<Site[ >]/);
+    expect(documented).not.toMatch(/<ArrayOfSite[^>]*>\s*<ArrayOfSite/);
+    const xml = await execute(op);
+    expect(xml.status).toBe(200);
+    expect(xml.curl).toContain('accept: application/xml');
+    expect(xml.body).toMatch(/<ArrayOfSite xmlns="urn:pms:v4"[^>]*>\s*<Site>/);
+    expect(xml.body).toContain(`<ID>${t.defaultSiteId}</ID>`);
+  });
+
+  it('executes POST /v4/departments with the JSON example and with the XML example, unchanged', async () => {
+    const op = await tryOut('OrganizationsController_create');
+    const json = await execute(op);
+    expect(json.status).toBe(200);
+    expect(JSON.parse(json.body)).toMatchObject({ Name: 'Sales', RowType: 56, ParentID: null, ManagerID: null });
+
+    await op.locator('.opblock-section-request-body select.content-type').selectOption('application/xml');
+    expect(await op.locator('.body-param textarea').inputValue()).toMatch(/^<Organization xmlns="urn:pms:v4">/);
+    await responseMediaType(op, 'application/xml');
+    const xml = await execute(op);
+    expect(xml.status).toBe(200);
+    expect(xml.body).toMatch(/^<\?xml[^>]*>\s*<Organization xmlns="urn:pms:v4"/);
+    expect(xml.body).toContain('<Name>Sales</Name>');
+    expect(xml.body).toContain('<ParentID i:nil="true"/>');
+
+    const created = await t.http().get('/v4/departments').set('Authorization', bearer(t.adminToken)).expect(200);
+    expect(created.body.filter((d: { Name: string }) => d.Name === 'Sales')).toHaveLength(2);
+  });
+
+  it('sent nothing anywhere but the app', () => {
+    expect(blocked).toEqual([]);
+  });
+});

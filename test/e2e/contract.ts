@@ -1,0 +1,126 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { ROUTE_KEY } from '../../src/common/logging/http-metrics.js';
+
+/**
+ * Holds every e2e test to the OpenAPI document: each answer the app gives while a test file runs
+ * is recorded, and at the end (TestApp.close) its status must be one the document declares for
+ * that operation, and a JSON body must match the declared schema (null only where the schema
+ * allows it, required fields present, problem bodies shaped as Problem). So the document cannot
+ * drift from what the service does without some e2e test noticing. See docs/openapi.md.
+ */
+interface Observation {
+  method: string;
+  route: string;
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+type Json = Record<string, unknown>;
+
+/** Bodies validated per (operation, status, media type): enough to see every shape, bounded for the scale tests. */
+const BODIES_PER_KEY = 25;
+
+export class ContractRecorder {
+  private readonly seen: Observation[] = [];
+  private readonly bodies = new Map<string, number>();
+
+  /** Records the answers of this server (registered before the application's own listener). */
+  attach(server: Server): void {
+    server.prependListener('request', (req: IncomingMessage & Record<string, unknown>, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      const write = res.write.bind(res) as (...a: unknown[]) => boolean;
+      const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+      const keep = (chunk: unknown) => {
+        if (typeof chunk === 'string') chunks.push(Buffer.from(chunk));
+        else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+      };
+      res.write = ((chunk: unknown, ...rest: unknown[]) => {
+        keep(chunk);
+        return write(chunk, ...rest);
+      }) as ServerResponse['write'];
+      res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+        if (typeof chunk !== 'function') keep(chunk);
+        return end(chunk, ...rest);
+      }) as ServerResponse['end'];
+      res.on('finish', () => {
+        const route = req[ROUTE_KEY];
+        if (typeof route !== 'string') return; // no route matched (404/405 of unknown paths)
+        const contentType = String(res.getHeader('content-type') ?? '').split(';')[0];
+        const key = `${req.method} ${route} ${res.statusCode} ${contentType}`;
+        const n = this.bodies.get(key) ?? 0;
+        this.bodies.set(key, n + 1);
+        this.seen.push({
+          method: String(req.method).toLowerCase(),
+          route,
+          status: res.statusCode,
+          contentType,
+          body: n < BODIES_PER_KEY ? Buffer.concat(chunks).toString('utf8') : '',
+        });
+      });
+    });
+  }
+
+  /** What the app answered that the document does not say, one line each (empty: all conform). */
+  violations(document: Json): string[] {
+    const checker = new DocumentChecker(document);
+    const out = new Set<string>();
+    for (const o of this.seen) for (const v of checker.check(o)) out.add(v);
+    return [...out];
+  }
+}
+
+const SCHEMAS_ID = 'https://pms-api.test/schemas';
+
+class DocumentChecker {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
+  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly paths: Record<string, Record<string, Json>>;
+  private readonly responses: Record<string, Json>;
+
+  constructor(document: Json) {
+    const components = (document.components ?? {}) as Record<string, Record<string, Json>>;
+    this.paths = document.paths as Record<string, Record<string, Json>>;
+    this.responses = components.responses ?? {};
+    const guid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}$/;
+    this.ajv.addFormat('uuid', guid).addFormat('date-time', dateTime).addFormat('int32', true).addFormat('double', true);
+    this.ajv.addSchema(this.rebase({ $id: SCHEMAS_ID, $defs: components.schemas ?? {} }));
+  }
+
+  /** `#/components/schemas/X` → the $defs of the schema registered under SCHEMAS_ID. */
+  private rebase<T>(schema: T): T {
+    return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${SCHEMAS_ID}#/$defs/`)) as T;
+  }
+
+  check(o: Observation): string[] {
+    const path = o.route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const label = `${o.method.toUpperCase()} ${path} → ${o.status}`;
+    const op = this.paths[path]?.[o.method] as { responses?: Record<string, Json> } | undefined;
+    if (!op) return [`${label}: the operation is not in the OpenAPI document`];
+    let response = op.responses?.[String(o.status)];
+    if (!response) return [`${label}: status not declared in the OpenAPI document`];
+    if (typeof response.$ref === 'string') response = this.responses[response.$ref.split('/').pop()!];
+    const content = response.content as Record<string, { schema?: Json }> | undefined;
+    if (o.status === 304 || o.body === '') return [];
+    if (!content) return [`${label}: a body (${o.contentType}) where the document declares none`];
+    const media = content[o.contentType];
+    if (!media) return [`${label}: Content-Type ${o.contentType} is not declared (declared: ${Object.keys(content).join(', ')})`];
+    if (!/json$/.test(o.contentType) || !media.schema) return [];
+    const key = `${o.method} ${path} ${o.status} ${o.contentType}`;
+    let validate = this.compiled.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(this.rebase(media.schema));
+      this.compiled.set(key, validate);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(o.body);
+    } catch {
+      return [`${label}: the body is not JSON`];
+    }
+    if (validate(body)) return [];
+    return (validate.errors ?? []).slice(0, 3).map((e) => `${label}: ${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`);
+  }
+}

@@ -1,0 +1,170 @@
+import { ADMIN_PASSWORD, bearer, startApp, TestApp, WireCodec } from './harness.js';
+
+/**
+ * Every request-body example of the OpenAPI document is sent to a fresh server, in JSON and in
+ * XML, and must answer 200. Examples without placeholders go as they are; in the others each
+ * placeholder (named in the request body's description) is replaced by what it says: the
+ * caller's individual, its organization, a period or project created by an earlier example, the
+ * id of the record an earlier POST example created. Then each PUT example is sent again with a
+ * stale If-Match, which the document says answers 412.
+ */
+type Json = Record<string, unknown>;
+interface Operation {
+  requestBody?: { description?: string; content: Record<string, { example?: unknown }> };
+  parameters?: ({ name: string; in: string } | { $ref: string })[];
+}
+
+const PLACEHOLDER = /^[A-Z][A-Z0-9_]*_(ID|PASSWORD|NAME)$/;
+
+/** Examples that create what later ones name run first (a period before goals, a project before its scopes). */
+const FIRST = ['/v4/periods', '/v4/departments', '/v4/individuals', '/v4/projects'];
+
+for (const format of ['json', 'xml'] as const) {
+  describe(`request-body examples of the OpenAPI document, sent as ${format.toUpperCase()}`, () => {
+    let t: TestApp;
+    let doc: { paths: Record<string, Record<string, Operation>> };
+    beforeAll(async () => {
+      t = await startApp();
+      doc = (await t.http().get('/docs/openapi.json').expect(200)).body;
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it('answers 200 to every example (placeholders replaced), and 412 to each PUT example with a stale If-Match', async () => {
+      const me = (await t.http().get('/v4/me').set('Authorization', bearer(t.adminToken)).expect(200)).body as Json;
+      const created = new Map<string, { body: Json; pathValues: Record<string, string> }>();
+      const values: Record<string, unknown> = {
+        ADMIN_PASSWORD,
+        INDIVIDUAL_ID: me.ID,
+        ORGANIZATION_ID: me.PrimaryOrganizationID,
+      };
+
+      const rank = (o: { path: string; method: string }) =>
+        (o.method === 'post' ? 0 : 100) + (FIRST.includes(o.path) ? FIRST.indexOf(o.path) : o.path === '/v4/auth/token' ? -1 : 50);
+      const ops = Object.entries(doc.paths)
+        .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })))
+        .filter((o) => o.op.requestBody)
+        .sort((a, b) => rank(a) - rank(b));
+      expect(ops.length).toBeGreaterThanOrEqual(35);
+
+      const results: string[] = [];
+      for (const { path, method, op } of ops) {
+        const content = op.requestBody!.content;
+        const mediaType = format === 'json' ? 'application/json' : 'application/xml';
+        const example = content[mediaType]?.example;
+        expect({ op: `${method} ${path}`, hasExample: example !== undefined }).toEqual({ op: `${method} ${path}`, hasExample: true });
+
+        // Path: a POST with ids in its path gets a fresh pair; a PUT reuses what its POST created.
+        const pathValues: Record<string, string> = {};
+        let url = path;
+        if (method === 'post') {
+          for (const name of pathParams(path)) pathValues[name] = await freshRecordFor(t, name);
+        } else {
+          const collection = path.replace(/\/\{[^/]+\}$/, '');
+          const origin = created.get(collection);
+          // A value of a record (PUT /metrics/{id}/values/{periodid}): the record its POST made, and a period.
+          const owner = /^(\/v4\/[a-z]+)\/\{(\w+)\}\/[a-z]+\/\{periodid\}$/.exec(path);
+          if (!origin && owner && created.has(owner[1])) {
+            pathValues[owner[2]] = String(created.get(owner[1])!.body.ID);
+            pathValues.periodid = String(values.PERIOD_ID);
+          } else if (!origin) {
+            results.push(`--- ${method.toUpperCase()} ${path}: no POST example created a record to change`);
+            continue;
+          }
+          if (origin) {
+            Object.assign(pathValues, origin.pathValues);
+            const last = /\/\{([^/]+)\}$/.exec(path);
+            if (last && !(last[1] in pathValues)) pathValues[last[1]] = String(origin.body.ID);
+            values.PATH_ID = last ? origin.body.ID : undefined;
+            values.USER_NAME = origin.body.UserName;
+          }
+        }
+        for (const [name, value] of Object.entries(pathValues)) url = url.replace(`{${name}}`, value);
+        values.ANCESTOR_ID = path.includes('projectscopes') ? created.get('/v4/projects')?.body.ID : me.ID;
+
+        const description = op.requestBody!.description ?? '';
+        const send = (ifMatch?: string) => {
+          let req = (method === 'post' ? t.http().post(url) : t.http().put(url)).set('Authorization', bearer(t.adminToken)).set('Accept', mediaType);
+          if (ifMatch) req = req.set('If-Match', ifMatch);
+          if (format === 'json') return req.set('Content-Type', mediaType).send(JSON.stringify(substituteJson(example as Json, values, description)));
+          return req.set('Content-Type', mediaType).send(substituteXml(example as string, values, description));
+        };
+        const res = await send();
+        results.push(`${res.status} ${method.toUpperCase()} ${path}${res.status === 200 ? '' : ` ${res.text}`}`);
+        if (res.status !== 200) continue;
+        const body = format === 'json' ? (res.body as Json) : ((await new WireCodec('urn:pms:v4').decodeXml(res.text)) as Json);
+        const record = (Array.isArray(body) ? body[0] : body) as Json;
+        if (path === '/v4/periods' && method === 'post') values.PERIOD_ID = record.ID;
+        if (path === '/v4/departments' && method === 'post') values.DEPARTMENT_ID = record.ID;
+        if (method === 'post' && path !== '/v4/auth/token') created.set(path, { body: record, pathValues });
+        if (method === 'put' && (op.parameters ?? []).some((p) => '$ref' in p && p.$ref.endsWith('/If-Match'))) {
+          const stale = await send('"an-etag-of-another-version"');
+          results.push(
+            `${stale.status === 412 ? 200 : stale.status} ${method.toUpperCase()} ${path} with a stale If-Match (412 expected, got ${stale.status})`,
+          );
+        }
+      }
+      expect(results.filter((r) => !r.startsWith('200 '))).toEqual([]);
+      expect(results.length).toBeGreaterThan(ops.length);
+    });
+  });
+}
+
+function pathParams(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+}
+
+/** A record for a path id of a POST (the membership pair routes): a new individual or department. */
+async function freshRecordFor(t: TestApp, name: string): Promise<string> {
+  const auth = bearer(t.adminToken);
+  const suffix = Math.random().toString(36).slice(2, 8);
+  if (/department/i.test(name)) {
+    return (
+      await t
+        .http()
+        .post('/v4/departments')
+        .set('Authorization', auth)
+        .send({ Name: `Pair ${suffix}` })
+        .expect(200)
+    ).body.ID;
+  }
+  const me = (await t.http().get('/v4/me').set('Authorization', auth).expect(200)).body;
+  const ind = await t
+    .http()
+    .post('/v4/individuals')
+    .set('Authorization', auth)
+    .send({
+      FirstName: 'Pair',
+      LastName: suffix,
+      UserName: `pair.${suffix}`,
+      Email: `${suffix}@example.com`,
+      UserEmail: `${suffix}@example.com`,
+      PrimaryOrganizationID: me.PrimaryOrganizationID,
+      PrimaryTitle: 'Member',
+      PrimaryReportsTo: null,
+    })
+    .expect(200);
+  return ind.body.ID;
+}
+
+/** Replaces placeholder values; each one used must be explained by the request body's description. */
+function substituteJson(example: Json, values: Record<string, unknown>, description: string): Json {
+  const out: Json = {};
+  for (const [k, v] of Object.entries(example)) {
+    if (typeof v === 'string' && PLACEHOLDER.test(v)) {
+      if (!description.includes(`**${v}**`)) throw new Error(`placeholder ${v} is not explained in the description: ${description}`);
+      if (values[v] === undefined) throw new Error(`no value for placeholder ${v}`);
+      out[k] = values[v];
+    } else out[k] = v;
+  }
+  return out;
+}
+
+function substituteXml(example: string, values: Record<string, unknown>, description: string): string {
+  return example.replace(/>([A-Z][A-Z0-9_]*_(?:ID|PASSWORD|NAME))</g, (_m, token: string) => {
+    if (!description.includes(`**${token}**`)) throw new Error(`placeholder ${token} is not explained in the description: ${description}`);
+    if (values[token] === undefined) throw new Error(`no value for placeholder ${token}`);
+    return `>${String(values[token])}<`;
+  });
+}

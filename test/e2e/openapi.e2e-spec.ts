@@ -1,0 +1,179 @@
+import { startApp, TestApp } from './harness.js';
+
+/**
+ * The OpenAPI document as a generator and a Swagger UI user read it (docs/openapi.md). What the
+ * service answers is held to it by the contract check of every e2e test (contract.ts); the
+ * request examples are executed by openapi-examples.e2e-spec.ts; the generated client is compiled
+ * and run by generated-client.e2e-spec.ts.
+ */
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let doc: Json;
+  const ops = () =>
+    Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ path, method, op })),
+    );
+  const op = (method: string, path: string) => doc.paths[path][method] as Json;
+  const response = (r: Json): Json => (r.$ref ? doc.components.responses[r.$ref.split('/').pop()] : r);
+  const errors = (method: string, path: string) =>
+    Object.keys(op(method, path).responses)
+      .map(Number)
+      .filter((s) => s >= 400);
+
+  beforeAll(async () => {
+    t = await startApp({ XML_NAMESPACE: 'urn:example:pms' });
+    doc = (await t.http().get('/docs/openapi.json').expect(200)).body;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('is OpenAPI 3.1 with a server entry and no 3.0-only keywords', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(JSON.stringify(doc)).not.toContain('"nullable"');
+  });
+
+  it('makes a response field nullable only where it can be null', () => {
+    const s = doc.components.schemas;
+    expect(s.TokenResponse.properties.access_token.type).toBe('string');
+    expect(s.TokenResponse.required).toEqual(['access_token', 'token_type', 'expires_in']);
+    expect(s.Organization.properties.ID.type).toBe('string');
+    expect(s.Organization.properties.Name.type).toBe('string');
+    expect(s.Organization.properties.ParentID.type).toEqual(['string', 'null']);
+    expect(s.Individual.properties.LastCommentDate.type).toEqual(['string', 'null']);
+    expect(s.Goal.properties.ID.type).toBe('integer');
+    expect(s.Organization.properties.CreatedBy.type).toEqual(['string', 'null']);
+    expect(s.Organization.properties.Created.type).toBe('string');
+    // Inputs: optional fields take null, required ones do not; an enum names null where null is allowed.
+    expect(s.CreateOrganizationDto.properties.ParentID.type).toEqual(['string', 'null']);
+    expect(s.CreateOrganizationDto.properties.RowType.enum).toEqual([4, 56, null]);
+    expect(s.CreateOrganizationDto.properties.Name.type).toBe('string');
+  });
+
+  it('gives every error answer of every operation the Problem schema, in JSON and XML', () => {
+    expect(doc.components.schemas.Problem).toMatchObject({
+      required: ['type', 'title', 'status'],
+      xml: { name: 'problem', namespace: 'urn:ietf:rfc:7807' },
+    });
+    expect(doc.components.schemas.FieldError.xml).toMatchObject({ name: 'i' });
+    let count = 0;
+    for (const { path, method, op } of ops()) {
+      for (const [status, r] of Object.entries(op.responses as Record<string, Json>)) {
+        if (Number(status) < 400) continue;
+        count++;
+        const content = response(r).content;
+        expect({ path, method, status, content }).toEqual({
+          path,
+          method,
+          status,
+          content: {
+            'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+            'application/problem+xml': { schema: { $ref: '#/components/schemas/Problem' } },
+          },
+        });
+      }
+    }
+    expect(count).toBeGreaterThan(500);
+  });
+
+  it('derives the error statuses from the access rule, the method, the path ids and the body', () => {
+    expect(errors('post', '/v4/auth/token')).toEqual([400, 401, 403, 404, 413, 415, 429, 503]);
+    expect(errors('get', '/v4/departments')).toEqual([400, 401, 503]);
+    expect(errors('post', '/v4/departments')).toEqual([400, 401, 403, 409, 413, 415, 503]);
+    expect(errors('get', '/v4/departments/{id}')).toEqual([400, 401, 403, 404, 503]);
+    expect(errors('put', '/v4/departments/{id}')).toEqual([400, 401, 403, 404, 409, 412, 413, 415, 503]);
+    expect(errors('delete', '/v4/departments/{id}')).toEqual([400, 401, 403, 404, 409, 412, 503]);
+    expect(errors('put', '/v4/departments/{id}/undelete')).toEqual([400, 401, 403, 404, 409, 503]);
+    expect(errors('get', '/v4/me')).toEqual([400, 401, 404, 503]);
+    expect(errors('get', '/v4/corevalues')).toEqual([400, 401, 403, 503]);
+    expect(errors('get', '/health/live')).toEqual([]);
+    expect(errors('get', '/health/ready')).toEqual([503]);
+    expect(errors('get', '/metrics')).toEqual([]);
+    expect(response(op('post', '/v4/departments').responses['403']).description).toMatch(/administrator/);
+    expect(response(op('get', '/v4/corevalues').responses['403']).description).toMatch(/pm-disabled/);
+  });
+
+  it('declares the headers: X-Request-Id, ETag, X-Total-Count, Link, Retry-After, WWW-Authenticate, Cache-Control', () => {
+    const headers = (method: string, path: string, status: string) => Object.keys(response(op(method, path).responses[status]).headers ?? {}).sort();
+    expect(Object.keys(doc.components.headers).sort()).toEqual(['ETag', 'Link', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count']);
+    expect(headers('get', '/v4/departments', '200')).toEqual(['Link', 'X-Request-Id', 'X-Total-Count']);
+    expect(headers('get', '/v4/departments/{id}', '200')).toEqual(['ETag', 'X-Request-Id']);
+    expect(headers('get', '/v4/accountabilities/{accountabilityid}', '200')).toEqual(['ETag', 'X-Request-Id']);
+    expect(headers('get', '/v4/departments/{id}', '304')).toEqual(['ETag', 'X-Request-Id']);
+    expect(headers('get', '/v4/departments', '503')).toEqual(['Retry-After', 'X-Request-Id']);
+    expect(headers('post', '/v4/auth/token', '429')).toEqual(['Retry-After', 'X-Request-Id']);
+    expect(headers('get', '/v4/departments', '401')).toEqual(['WWW-Authenticate', 'X-Request-Id']);
+    const token = response(op('post', '/v4/auth/token').responses['200']).headers;
+    expect(token['Cache-Control'].schema).toEqual({ type: 'string', enum: ['no-store'] });
+  });
+
+  it('takes If-None-Match on single-record reads and If-Match on the changes that honour it', () => {
+    const headerParams = (method: string, path: string) =>
+      (op(method, path).parameters as Json[]).filter((p) => p.$ref?.startsWith('#/components/parameters/')).map((p) => p.$ref.split('/').pop());
+    expect(headerParams('get', '/v4/departments/{id}')).toEqual(['If-None-Match']);
+    expect(headerParams('get', '/v4/departments')).toEqual([]);
+    expect(headerParams('put', '/v4/departments/{id}')).toEqual(['If-Match']);
+    expect(headerParams('delete', '/v4/goals/{id}')).toEqual(['If-Match']);
+    expect(headerParams('put', '/v4/projects/{id}/undelete')).toEqual([]);
+    expect(doc.components.parameters['If-Match']).toMatchObject({ name: 'If-Match', in: 'header' });
+  });
+
+  it('declares tz on every /v4 operation without a value Swagger UI would pre-fill', () => {
+    let count = 0;
+    for (const { path, op } of ops()) {
+      if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
+      const tz = (op.parameters as Json[]).filter((p) => p.name === 'tz');
+      expect({ path, tz: tz.length }).toEqual({ path, tz: 1 });
+      expect(tz[0].schema).toEqual({ type: 'string' });
+      expect(tz[0].example).toBeUndefined();
+      count++;
+    }
+    expect(count).toBeGreaterThan(100);
+  });
+
+  it('describes /metrics as text/plain and the probes by their real bodies', async () => {
+    expect(Object.keys(op('get', '/metrics').responses['200'].content)).toEqual(['text/plain']);
+    expect((await t.http().get('/metrics').expect(200)).headers['content-type']).toMatch(/^text\/plain/);
+    expect(op('get', '/health/ready').responses['200'].content['application/json'].schema.required).toEqual(['status', 'database']);
+  });
+
+  it('names XML elements as the service writes them: <ArrayOfSite><Site>, roots in the configured namespace', () => {
+    const list = op('get', '/v4/sites').responses['200'].content['application/xml'].schema;
+    expect(list).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Site' },
+      xml: { name: 'ArrayOfSite', wrapped: true, namespace: 'urn:example:pms' },
+    });
+    expect(doc.components.schemas.Site.xml).toEqual({ name: 'Site', namespace: 'urn:example:pms' });
+    expect(op('get', '/v4/accountabilities/{accountabilityid}').responses['200'].content['application/xml'].schema.xml.name).toBe('List');
+    expect(doc.components.schemas.ListItem.xml).toEqual({ name: 'ListItem', namespace: 'urn:example:pms' });
+  });
+
+  it('gives every request body one example per media type, the XML one rooted and namespaced as the service reads it', () => {
+    let count = 0;
+    for (const { path, method, op } of ops()) {
+      if (!op.requestBody) continue;
+      count++;
+      const content = op.requestBody.content as Record<string, Json>;
+      const root = method === 'post' && path === '/v4/auth/token' ? 'TokenRequest' : null;
+      expect({ path, method, json: typeof content['application/json'].example }).toEqual({ path, method, json: 'object' });
+      expect(content['text/json'].example).toEqual(content['application/json'].example);
+      const xml = content['application/xml'].example as string;
+      expect(xml).toMatch(/^<([A-Za-z]+) xmlns="urn:example:pms"[ >]/);
+      expect(content['text/xml'].example).toBe(xml);
+      // The root is the type the operation answers (Organization for /departments), never a DTO class name.
+      expect(xml).not.toMatch(/^<[A-Za-z]*Dto/);
+      if (root) expect(xml.startsWith(`<${root}`)).toBe(true);
+      expect(op.requestBody.description).toMatch(/works unchanged|replace \*\*/);
+    }
+    expect(count).toBeGreaterThanOrEqual(35);
+    const departments = op('post', '/v4/departments').requestBody;
+    expect(departments.content['application/json'].example).not.toHaveProperty('ParentID');
+    expect(departments.content['application/xml'].example).toMatch(/^<Organization xmlns="urn:example:pms">\n {2}<Description>/);
+    expect(departments.description).toMatch(/works unchanged on a fresh server/);
+    expect(op('post', '/v4/goals').requestBody.description).toMatch(/\*\*INDIVIDUAL_ID\*\*.*\*\*PERIOD_ID\*\*/);
+  });
+});
