@@ -32,6 +32,8 @@ export interface AppConfig {
   redisPrefix: string;
   /** Milliseconds a MySQL query may run before it is abandoned. */
   dbQueryTimeoutMs: number;
+  /** Milliseconds a resolved caller (account, individual, site) is reused for the same token claims; 0 = never. */
+  callerCacheMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -153,6 +155,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl,
     redisPrefix: env.REDIS_PREFIX || 'pms:',
     dbQueryTimeoutMs: intVar(env, 'DB_QUERY_TIMEOUT_MS', 15000, 100, 600000),
+    callerCacheMs: intVar(env, 'CALLER_CACHE_MS', 5000, 0, 60000),
     logLevel,
   };
 }
