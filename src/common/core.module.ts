@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig } from '../config/config.js';
 import { TenantDb } from '../database/tenant-db.js';
 import { CallerResolver } from '../modules/auth/caller.resolver.js';
 import { AuthGuard } from './auth/auth.guard.js';
+import { CallerCache } from './auth/caller-cache.js';
 import { LoginThrottle } from './auth/login-throttle.js';
 import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore } from './auth/counter-store.js';
 import { TokenService } from './auth/token.service.js';
@@ -36,6 +37,7 @@ export class CoreModule {
       TenantDb,
       TokenService,
       LoginThrottle,
+      CallerCache,
       CallerResolver,
       RouteIndex,
       { provide: HttpMetrics, useValue: new HttpMetrics() },

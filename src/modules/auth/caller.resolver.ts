@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Caller } from '../../common/context/request-context.js';
 import { UnauthorizedError } from '../../common/errors/errors.js';
 import type { TokenClaims } from '../../common/auth/token.service.js';
+import { CallerCache } from '../../common/auth/caller-cache.js';
 
 interface CallerRow {
   userId: string;
@@ -19,14 +20,21 @@ interface CallerRow {
 
 /**
  * Turns verified token claims into the Caller of the request with one query: the account, its
- * individual and the acting site. A deleted individual, a removed account or a site that is no
- * longer there make the token unusable (401).
+ * individual and the acting site, kept for a few seconds by the CallerCache. A deleted
+ * individual, a removed account or a site that is no longer there make the token unusable (401).
  */
 @Injectable()
 export class CallerResolver {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly cache: CallerCache,
+  ) {}
 
-  async resolve(claims: TokenClaims): Promise<Caller> {
+  resolve(claims: TokenClaims): Promise<Caller> {
+    return this.cache.get(claims.sub, claims.sid, () => this.load(claims));
+  }
+
+  private async load(claims: TokenClaims): Promise<Caller> {
     const row = await this.ds
       .createQueryBuilder()
       .select('u.id', 'userId')
