@@ -16,6 +16,7 @@ import { Foundation1732000000000 } from './migrations/1732000000000-foundation.j
 import { Comments1732000000100 } from './migrations/1732000000100-comments.js';
 import { ListItemsProjects1732000000400 } from './migrations/1732000000400-list-items-projects.js';
 import { GoalsColorsValuesCommitments1732000000500 } from './migrations/1732000000500-goals-colors-values-commitments.js';
+import { LastCommentIndex1732000000700 } from './migrations/1732000000700-last-comment-index.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -38,4 +39,10 @@ export const ENTITIES = [
   CommitmentEntity,
 ];
 
-export const MIGRATIONS = [Foundation1732000000000, Comments1732000000100, ListItemsProjects1732000000400, GoalsColorsValuesCommitments1732000000500];
+export const MIGRATIONS = [
+  Foundation1732000000000,
+  Comments1732000000100,
+  ListItemsProjects1732000000400,
+  GoalsColorsValuesCommitments1732000000500,
+  LastCommentIndex1732000000700,
+];
