@@ -17,6 +17,7 @@ import { AccessService } from '../permissions/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
 import { cascadeIndividualDeletion } from './individual-cascade.js';
+import { readIndividual } from './individual.read.js';
 import { IndividualEntity } from './individual.entity.js';
 
 const LABEL = 'Individual';
@@ -55,18 +56,19 @@ export class IndividualsService {
     return this.list(await this.sites.scopeTo(ctx, siteId), q);
   }
 
-  /** One individual of the caller's site, deleted ones included (DESIGN §5). */
+  /** One individual of the caller's site, deleted ones included (DESIGN §5); one statement (individual.read.ts). */
   async get(ctx: RequestContext, id: string): Promise<IndividualDto> {
-    const row = await this.db.repo(ctx, IndividualEntity, LABEL).get(id);
-    return (await this.toDtos(ctx, [row]))[0];
+    const dto = await readIndividual(this.db, ctx, id);
+    if (!dto) throw new NotFoundError(LABEL, id);
+    return dto;
   }
 
   /** The caller's own individual (404 when the caller has none in the acting site). */
   async me(ctx: RequestContext): Promise<IndividualDto> {
     const id = ctx.user.individualId;
-    const row = id ? await this.db.repo(ctx, IndividualEntity, LABEL).findById(id) : null;
-    if (!row) throw new NotFoundError(LABEL, 'of the caller in this site');
-    return (await this.toDtos(ctx, [row]))[0];
+    const dto = id ? await readIndividual(this.db, ctx, id) : null;
+    if (!dto) throw new NotFoundError(LABEL, 'of the caller in this site');
+    return dto;
   }
 
   /**
