@@ -5,6 +5,8 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 /** Carries the request id to every log line written while a request is handled. */
 export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
 
+const MIN_CHUNK = 4096;
+const FLUSH_MS = 200;
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 export type LogLevel = keyof typeof LEVELS;
 
@@ -12,22 +14,37 @@ export type LogLevel = keyof typeof LEVELS;
  * Structured logs: one JSON object per line on stdout, with time (ISO 8601), level (`debug`,
  * `info`, `warn`, `error`), context, msg and the request id of the request being handled (if any).
  *
- * Lines are serialised by pino and written to stdout asynchronously (sonic-boom): under load,
- * lines that arrive while a write is in progress are written together by the next one, so the
- * request path never waits on the stdout pipe. What is still buffered is written synchronously
- * when the process exits. Tests (and tools) may pass their own `write` sink instead, which is
- * called synchronously with each line (without its newline).
+ * Lines are serialised by pino and written to stdout asynchronously (sonic-boom) in chunks of
+ * at least 4 KiB, or every FLUSH_MS when fewer lines came, so the request path neither waits on
+ * the stdout pipe nor pays a write per line. What is still buffered is written synchronously when
+ * the process exits. Tests (and tools) may pass their own `write` sink instead, which is called
+ * synchronously with each line (without its newline).
  */
 export class JsonLogger implements LoggerService {
   private readonly out: Logger;
+  /** Timed flushes still to make since the last line (a flush while a write is in progress is a no-op). */
+  private pending = 0;
 
   constructor(
     private readonly level: LogLevel = 'info',
     write?: (line: string) => void,
   ) {
-    const destination: DestinationStream = write
-      ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
-      : pino.destination({ dest: 1, sync: false });
+    let destination: DestinationStream;
+    if (write) {
+      destination = { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) };
+    } else {
+      const stdout = pino.destination({ dest: 1, sync: false, minLength: MIN_CHUNK });
+      setInterval(() => {
+        if (this.pending === 0) return;
+        this.pending--;
+        try {
+          stdout.flush();
+        } catch {
+          // Destroyed (the process is exiting): pino flushes what is left on 'exit'.
+        }
+      }, FLUSH_MS).unref();
+      destination = stdout;
+    }
     this.out = pino(
       {
         level,
@@ -58,6 +75,7 @@ export class JsonLogger implements LoggerService {
     }
     if (extra) Object.assign(entry, extra);
     this.out[level](entry);
+    this.pending = 3;
   }
 
   /** Nest calls log/error/warn with optional trailing context (and a stack for error). */
