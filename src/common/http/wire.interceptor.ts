@@ -5,7 +5,7 @@ import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
 import { Page } from '../pagination/pagination.js';
 import { WireCodec } from './codec.js';
 import { UTC } from './dates.js';
-import { etagOf } from './etag.js';
+import { etagOf, etagOfJson } from './etag.js';
 import { negotiate } from './negotiation.js';
 import { WIRE_RESULT, WireResultMeta } from './wire.js';
 
@@ -39,6 +39,7 @@ export class WireInterceptor implements NestInterceptor {
         const tz = ctx?.tz ?? UTC;
         const neg = negotiate(req.headers.accept);
         let value = result;
+        let single = false;
         if (result instanceof Page) {
           value = result.items;
           adapter.setHeader(res, 'X-Total-Count', String(result.total));
@@ -49,11 +50,14 @@ export class WireInterceptor implements NestInterceptor {
             adapter.setHeader(res, 'Link', `<${url.pathname}${url.search}>; rel="next"`);
           }
         } else if (result && typeof result === 'object' && !Array.isArray(result) && meta?.type && !meta.collection) {
-          adapter.setHeader(res, 'ETag', etagOf(result));
+          single = true;
         }
+        const body = this.codec.encode(value, neg.format, tz, meta);
+        // A JSON answer in UTC is the very text the ETag hashes: do not render the record twice.
+        if (single) adapter.setHeader(res, 'ETag', neg.format === 'json' && tz === UTC ? etagOfJson(body) : etagOf(result));
         adapter.setHeader(res, 'Content-Type', `${neg.contentType}; charset=utf-8`);
         adapter.setHeader(res, 'Vary', 'Accept');
-        return this.codec.encode(value, neg.format, tz, meta);
+        return body;
       }),
     );
   }
