@@ -35,32 +35,45 @@ const COLUMNS = [
 ] as const;
 
 type Row = Record<(typeof COLUMNS)[number], unknown> &
-  LastCommentColumns & { o_name: string | null; u_user_name: string | null; u_email: string | null; u_is_global_admin: unknown; manages?: unknown };
+  LastCommentColumns & {
+    o_name: string | null;
+    u_user_name: string | null;
+    u_email: string | null;
+    u_is_global_admin: unknown;
+    beyond?: string | null;
+  } & Record<`m${number}`, string | null | undefined>;
 
 const SELECT =
   `SELECT ${COLUMNS.map((c) => `i.${c}`).join(', ')}, o.name AS o_name, u.user_name AS u_user_name, u.email AS u_email,` +
   ` u.is_global_admin AS u_is_global_admin, ${LAST_COMMENT_COLUMNS}`;
-const FROM =
+const JOINS =
   ' FROM individuals i' +
   ' LEFT JOIN organizations o ON o.site_id = i.site_id AND o.id = i.primary_organization_id' +
   ' LEFT JOIN users u ON u.id = i.user_id AND u.site_id = i.site_id ' +
-  lastCommentJoins('i') +
-  ' WHERE i.site_id = ? AND i.id = ?';
+  lastCommentJoins('i');
+const WHERE = ' WHERE i.site_id = ? AND i.id = ?';
+const FROM = JOINS + WHERE;
 
 /** As an administrator (every right): the record and its decorations. */
 const AS_ADMIN = SELECT + FROM;
+
+/** How many managers above the record one statement looks at; deeper chains take a second query. */
+const CHAIN_DEPTH = 8;
+const CHAIN_JOINS = Array.from(
+  { length: CHAIN_DEPTH },
+  (_, k) => ` LEFT JOIN individuals m${k + 1} ON m${k + 1}.site_id = i.site_id AND m${k + 1}.id = ${k === 0 ? 'i' : `m${k}`}.primary_reports_to`,
+).join('');
+const CHAIN_COLUMNS = Array.from({ length: CHAIN_DEPTH }, (_, k) => `, m${k + 1}.id AS m${k + 1}`).join('') + `, m${CHAIN_DEPTH}.primary_reports_to AS beyond`;
 /**
- * As anyone else: also whether the caller is above the record in the PrimaryReportsTo chain,
- * walking up from the record (its depth, not the size of the caller's team; bounded like
- * AccessService.reportsTo).
+ * As anyone else: also the first managers above the record (primary-key lookups), to tell whether
+ * the caller is one of them (CanUpdate).
  */
-const AS_MEMBER =
-  'WITH RECURSIVE up(id, depth) AS (' +
-  ' SELECT primary_reports_to, 1 FROM individuals WHERE site_id = ? AND id = ?' +
-  ' UNION ALL SELECT x.primary_reports_to, up.depth + 1 FROM up CROSS JOIN individuals x WHERE x.site_id = ? AND x.id = up.id AND up.depth < 256) ' +
-  SELECT +
-  ', (SELECT COUNT(*) FROM up WHERE up.id = ?) AS manages' +
-  FROM;
+const AS_MEMBER = SELECT + CHAIN_COLUMNS + JOINS + CHAIN_JOINS + WHERE;
+/** Above the CHAIN_DEPTH-th manager: the rest of the chain, walked up (bounded like AccessService.reportsTo). */
+const REST_OF_CHAIN =
+  'WITH RECURSIVE up(id, depth) AS (SELECT ?, 1 UNION ALL' +
+  ' SELECT x.primary_reports_to, up.depth + 1 FROM up CROSS JOIN individuals x WHERE x.site_id = ? AND x.id = up.id AND up.depth < 256)' +
+  ' SELECT COUNT(*) AS n FROM up WHERE id = ?';
 
 /**
  * One individual of the caller's site with everything its answer shows — organization name,
@@ -70,9 +83,7 @@ const AS_MEMBER =
 export async function readIndividual(db: TenantDb, ctx: RequestContext, id: string): Promise<IndividualDto | null> {
   const me = ctx.user;
   const reader = RawReader.of(db.dataSource);
-  const rows = me.isAdmin
-    ? await reader.rows<Row>(AS_ADMIN, [ctx.siteId, id])
-    : await reader.rows<Row>(AS_MEMBER, [ctx.siteId, id, ctx.siteId, me.individualId ?? '', ctx.siteId, id]);
+  const rows = me.isAdmin ? await reader.rows<Row>(AS_ADMIN, [ctx.siteId, id]) : await reader.rows<Row>(AS_MEMBER, [ctx.siteId, id]);
   const r = rows[0];
   if (!r) return null;
   const entity = {
@@ -102,13 +113,21 @@ export async function readIndividual(db: TenantDb, ctx: RequestContext, id: stri
     updatedBy: r.updated_by,
   } as IndividualEntity;
   const user = r.u_user_name === null ? null : ({ userName: r.u_user_name, email: r.u_email, isGlobalAdmin: boolOf(r.u_is_global_admin) } as UserEntity);
-  const own = me.isAdmin || id === me.individualId || Number(r.manages ?? 0) > 0;
+  const own = me.isAdmin || (me.individualId !== null && (id === me.individualId || (await managedBy(reader, ctx, r, me.individualId))));
   return IndividualDto.from(entity, {
     user,
     organizationName: r.o_name,
     lastComment: lastCommentOf(r),
     rights: me.isAdmin ? { read: true, update: true, delete: true, delegate: true } : { read: true, update: own, delete: false, delegate: false },
   });
+}
+
+/** Whether `managerId` is above the record read in `r` in the PrimaryReportsTo chain. */
+async function managedBy(reader: RawReader, ctx: RequestContext, r: Row, managerId: string): Promise<boolean> {
+  for (let k = 1; k <= CHAIN_DEPTH; k++) if (r[`m${k}`] === managerId) return true;
+  if (!r.beyond) return false;
+  const [rest] = await reader.rows<{ n: number | string }>(REST_OF_CHAIN, [r.beyond, ctx.siteId, managerId]);
+  return Number(rest?.n ?? 0) > 0;
 }
 
 /** The two statements, for tests that check their plans. */
