@@ -22,8 +22,6 @@ export type LogLevel = keyof typeof LEVELS;
  */
 export class JsonLogger implements LoggerService {
   private readonly out: Logger;
-  /** Timed flushes still to make since the last line (a flush while a write is in progress is a no-op). */
-  private pending = 0;
 
   constructor(
     private readonly level: LogLevel = 'info',
@@ -33,16 +31,18 @@ export class JsonLogger implements LoggerService {
     if (write) {
       destination = { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) };
     } else {
-      const stdout = pino.destination({ dest: 1, sync: false, minLength: MIN_CHUNK });
-      setInterval(() => {
-        if (this.pending === 0) return;
-        this.pending--;
-        try {
-          stdout.flush();
-        } catch {
-          // Destroyed (the process is exiting): pino flushes what is left on 'exit'.
-        }
-      }, FLUSH_MS).unref();
+      let eagain = 0;
+      const stdout = pino.destination({
+        dest: 1,
+        sync: false,
+        minLength: MIN_CHUNK,
+        periodicFlush: FLUSH_MS,
+        // A reader that stops reading must not keep the process from exiting: retry a full pipe for
+        // about 2 s (sonic-boom waits 100 ms between tries), then drop what is buffered.
+        retryEAGAIN: () => ++eagain <= 20,
+      });
+      stdout.on('write', () => (eagain = 0));
+      stdout.on('error', () => (eagain = 0));
       destination = stdout;
     }
     this.out = pino(
@@ -75,7 +75,6 @@ export class JsonLogger implements LoggerService {
     }
     if (extra) Object.assign(entry, extra);
     this.out[level](entry);
-    this.pending = 3;
   }
 
   /** Nest calls log/error/warn with optional trailing context (and a stack for error). */
