@@ -1,7 +1,8 @@
 import type { RequestContext } from '../../common/context/request-context.js';
-import { boolOf, dateOf, RawReader } from '../../database/raw-reader.js';
+import { boolOf, dateOf, placeholders, RawReader } from '../../database/raw-reader.js';
 import type { TenantDb } from '../../database/tenant-db.js';
 import type { UserEntity } from '../auth/user.entity.js';
+import type { Rights } from '../permissions/access.service.js';
 import { LAST_COMMENT_COLUMNS, lastCommentJoins, lastCommentOf, type LastCommentColumns } from '../comments/last-comment.query.js';
 import { IndividualDto } from './dto/individual.dto.js';
 import type { IndividualEntity } from './individual.entity.js';
@@ -69,24 +70,91 @@ const CHAIN_COLUMNS = Array.from({ length: CHAIN_DEPTH }, (_, k) => `, m${k + 1}
  * the caller is one of them (CanUpdate).
  */
 const AS_MEMBER = SELECT + CHAIN_COLUMNS + JOINS + CHAIN_JOINS + WHERE;
-/** Above the CHAIN_DEPTH-th manager: the rest of the chain, walked up (bounded like AccessService.reportsTo). */
-const REST_OF_CHAIN =
-  'WITH RECURSIVE up(id, depth) AS (SELECT ?, 1 UNION ALL' +
-  ' SELECT x.primary_reports_to, up.depth + 1 FROM up CROSS JOIN individuals x WHERE x.site_id = ? AND x.id = up.id AND up.depth < 256)' +
-  ' SELECT COUNT(*) AS n FROM up WHERE id = ?';
+/**
+ * Above the CHAIN_DEPTH-th manager: which of these managers have `managerId` at or above them,
+ * walking up (bounded like AccessService.reportsTo), for all of a page's deep chains at once.
+ */
+const restOfChains = (n: number) =>
+  `WITH RECURSIVE up(start, id, depth) AS (SELECT x.id, x.id, 1 FROM individuals x WHERE x.site_id = ? AND x.id IN (${placeholders(n)})` +
+  ' UNION ALL SELECT up.start, x.primary_reports_to, up.depth + 1 FROM up CROSS JOIN individuals x' +
+  ' WHERE x.site_id = ? AND x.id = up.id AND up.depth < 256) SELECT DISTINCT start FROM up WHERE id = ?';
+
+const ORDER = ' ORDER BY i.last_name, i.first_name, i.id LIMIT ? OFFSET ?';
+const DELETED = { 0: ' AND i.deleted = 0', 1: ' AND i.deleted = 1', 2: '' } as const;
+/** A page in the list's order (LastName, FirstName, ID), for each `deleted` filter. */
+const PAGE = {
+  asAdmin: ([0, 1, 2] as const).map((d) => SELECT + JOINS + ' WHERE i.site_id = ?' + DELETED[d] + ORDER),
+  asMember: ([0, 1, 2] as const).map((d) => SELECT + CHAIN_COLUMNS + JOINS + CHAIN_JOINS + ' WHERE i.site_id = ?' + DELETED[d] + ORDER),
+  count: ([0, 1, 2] as const).map((d) => 'SELECT COUNT(*) AS n FROM individuals i WHERE i.site_id = ?' + DELETED[d]),
+};
 
 /**
  * One individual of the caller's site with everything its answer shows — organization name,
  * account, newest comment and the caller's rights — in one statement (one round trip), or null.
- * It answers exactly what IndividualsService's batched reads answer for a page.
  */
 export async function readIndividual(db: TenantDb, ctx: RequestContext, id: string): Promise<IndividualDto | null> {
-  const me = ctx.user;
   const reader = RawReader.of(db.dataSource);
-  const rows = me.isAdmin ? await reader.rows<Row>(AS_ADMIN, [ctx.siteId, id]) : await reader.rows<Row>(AS_MEMBER, [ctx.siteId, id]);
-  const r = rows[0];
-  if (!r) return null;
-  const entity = {
+  const rows = await reader.rows<Row>(ctx.user.isAdmin ? AS_ADMIN : AS_MEMBER, [ctx.siteId, id]);
+  return rows.length ? (await toDtos(reader, ctx, rows))[0] : null;
+}
+
+/**
+ * A page of the site's individuals in the list's order (`deleted`: 0 live, 1 deleted, 2 all) and
+ * their total: two statements whatever the page size (the page with its decorations, the count),
+ * and a third only when a non-administrator reads records more than eight managers below someone.
+ */
+export async function readIndividualPage(
+  db: TenantDb,
+  ctx: RequestContext,
+  q: { deleted?: number; take: number; skip: number },
+): Promise<{ items: IndividualDto[]; total: number }> {
+  const reader = RawReader.of(db.dataSource);
+  const d = q.deleted === 1 || q.deleted === 2 ? q.deleted : 0;
+  const [rows, count] = await Promise.all([
+    reader.rows<Row>((ctx.user.isAdmin ? PAGE.asAdmin : PAGE.asMember)[d], [ctx.siteId, q.take, q.skip]),
+    reader.rows<{ n: number | string }>(PAGE.count[d], [ctx.siteId]),
+  ]);
+  return { items: await toDtos(reader, ctx, rows), total: Number(count[0]?.n ?? 0) };
+}
+
+const ALL_RIGHTS = Object.freeze({ read: true, update: true, delete: true, delegate: true });
+const READ_ONLY = Object.freeze({ read: true, update: false, delete: false, delegate: false });
+const READ_UPDATE = Object.freeze({ read: true, update: true, delete: false, delegate: false });
+
+/** The answers for rows read with SELECT (and CHAIN_COLUMNS for a non-administrator). */
+async function toDtos(reader: RawReader, ctx: RequestContext, rows: Row[]): Promise<IndividualDto[]> {
+  const me = ctx.user;
+  let deep = new Set<string>();
+  if (!me.isAdmin && me.individualId) {
+    const beyond = [...new Set(rows.filter((r) => r.beyond && r.id !== me.individualId && !managedWithin(r, me.individualId!)).map((r) => r.beyond!))];
+    if (beyond.length) {
+      const found = await reader.rows<{ start: string }>(restOfChains(beyond.length), [ctx.siteId, ...beyond, ctx.siteId, me.individualId]);
+      deep = new Set(found.map((f) => f.start));
+    }
+  }
+  return rows.map((r) => {
+    let rights: Rights = ALL_RIGHTS;
+    if (!me.isAdmin) {
+      const own = me.individualId !== null && (r.id === me.individualId || managedWithin(r, me.individualId) || (!!r.beyond && deep.has(r.beyond)));
+      rights = own ? READ_UPDATE : READ_ONLY;
+    }
+    return IndividualDto.from(entityOf(r), {
+      user: r.u_user_name === null ? null : ({ userName: r.u_user_name, email: r.u_email, isGlobalAdmin: boolOf(r.u_is_global_admin) } as UserEntity),
+      organizationName: r.o_name,
+      lastComment: lastCommentOf(r),
+      rights,
+    });
+  });
+}
+
+/** Whether `managerId` is one of the first CHAIN_DEPTH managers above the row. */
+function managedWithin(r: Row, managerId: string): boolean {
+  for (let k = 1; k <= CHAIN_DEPTH; k++) if (r[`m${k}`] === managerId) return true;
+  return false;
+}
+
+function entityOf(r: Row): IndividualEntity {
+  return {
     id: r.id,
     siteId: r.site_id,
     userId: r.user_id,
@@ -112,23 +180,7 @@ export async function readIndividual(db: TenantDb, ctx: RequestContext, id: stri
     updated: dateOf(r.updated as Date | string),
     updatedBy: r.updated_by,
   } as IndividualEntity;
-  const user = r.u_user_name === null ? null : ({ userName: r.u_user_name, email: r.u_email, isGlobalAdmin: boolOf(r.u_is_global_admin) } as UserEntity);
-  const own = me.isAdmin || (me.individualId !== null && (id === me.individualId || (await managedBy(reader, ctx, r, me.individualId))));
-  return IndividualDto.from(entity, {
-    user,
-    organizationName: r.o_name,
-    lastComment: lastCommentOf(r),
-    rights: me.isAdmin ? { read: true, update: true, delete: true, delegate: true } : { read: true, update: own, delete: false, delegate: false },
-  });
 }
 
-/** Whether `managerId` is above the record read in `r` in the PrimaryReportsTo chain. */
-async function managedBy(reader: RawReader, ctx: RequestContext, r: Row, managerId: string): Promise<boolean> {
-  for (let k = 1; k <= CHAIN_DEPTH; k++) if (r[`m${k}`] === managerId) return true;
-  if (!r.beyond) return false;
-  const [rest] = await reader.rows<{ n: number | string }>(REST_OF_CHAIN, [r.beyond, ctx.siteId, managerId]);
-  return Number(rest?.n ?? 0) > 0;
-}
-
-/** The two statements, for tests that check their plans. */
-export const INDIVIDUAL_READ_SQL = { asAdmin: AS_ADMIN, asMember: AS_MEMBER } as const;
+/** The statements, for tests that check their plans. */
+export const INDIVIDUAL_READ_SQL = { asAdmin: AS_ADMIN, asMember: AS_MEMBER, page: PAGE } as const;

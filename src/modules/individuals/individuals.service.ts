@@ -6,7 +6,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { assertIfMatch } from '../../common/http/etag.js';
-import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { UserEntity } from '../auth/user.entity.js';
@@ -17,7 +17,7 @@ import { AccessService } from '../permissions/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
 import { cascadeIndividualDeletion } from './individual-cascade.js';
-import { readIndividual } from './individual.read.js';
+import { readIndividual, readIndividualPage } from './individual.read.js';
 import { IndividualEntity } from './individual.entity.js';
 
 const LABEL = 'Individual';
@@ -41,14 +41,8 @@ export class IndividualsService {
   // ------------------------------------------------------------------ reads
 
   async list(ctx: RequestContext, q: IndividualListQuery): Promise<Page<IndividualDto>> {
-    const { take, skip } = pageOf(q);
-    const [rows, total] = await this.db.repo(ctx, IndividualEntity, LABEL).findAndCount({
-      where: deletedFilter(q.deleted),
-      order: { lastName: 'ASC', firstName: 'ASC', id: 'ASC' },
-      take,
-      skip,
-    });
-    return Page.of(await this.toDtos(ctx, rows), total, q);
+    const { items, total } = await readIndividualPage(this.db, ctx, { deleted: q.deleted, ...pageOf(q) });
+    return Page.of(items, total, q);
   }
 
   /** `/sites/{siteid}/individuals`: the own site, or any site for a global administrator. */
