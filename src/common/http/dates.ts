@@ -90,11 +90,21 @@ function pad(n: number, width = 2): string {
 export function formatDate(date: Date, tz: TimeZone = UTC): string {
   const offset = offsetAt(tz, date);
   const local = new Date(date.getTime() + offset * 60000);
+  // The common case through the engine's own ISO writer (years 0000–9999: 24 characters).
+  const iso = Number.isNaN(local.getTime()) ? '' : local.toISOString();
+  if (iso.length === 24) return iso.slice(0, 23) + offsetText(offset);
   return (
     `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}` +
     `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}` +
     `.${pad(local.getUTCMilliseconds(), 3)}${formatOffset(offset)}`
   );
+}
+
+const offsetTexts = new Map<number, string>();
+function offsetText(offset: number): string {
+  let text = offsetTexts.get(offset);
+  if (text === undefined) offsetTexts.set(offset, (text = formatOffset(offset)));
+  return text;
 }
 
 /** The DataContract `DateTime` child of a DateTimeOffset: the UTC instant with `Z`. */
