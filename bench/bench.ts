@@ -14,6 +14,7 @@
  *   npm run bench                          # MariaDB at mysql://root@127.0.0.1:3306
  *   npm run bench -- --sqlite              # embedded SQLite
  *   npm run bench -- --profile             # also a --cpu-prof breakdown of by-id reads
+ *   npm run bench -- --profile=page        # … of pages of 500 instead
  *   BENCH_DURATION=8 BENCH_ROUNDS=2 BENCH_SOAK=200000 npm run bench
  *
  * Knobs (environment): BENCH_DATABASE_URL (server URL, the database name is ignored),
@@ -48,7 +49,10 @@ const BUSY_COMMENTS = num('BENCH_BUSY_COMMENTS', 100000);
 const SOAK = num('BENCH_SOAK', 20000);
 const PROFILE_REQUESTS = num('BENCH_PROFILE_REQUESTS', 3000);
 const SQLITE = process.argv.includes('--sqlite');
-const PROFILE = process.argv.includes('--profile');
+const PROFILE_ARG = process.argv.find((a) => a === '--profile' || a.startsWith('--profile='));
+const PROFILE = !!PROFILE_ARG;
+/** `--profile` profiles by-id reads; `--profile=page` pages of 500. */
+const PROFILE_PAGE = PROFILE_ARG === '--profile=page';
 const PASSWORD = 'bench-password-1';
 const PIN = cpus().length >= 2 && hasTaskset();
 const CLK_TCK = clockTicks();
@@ -393,7 +397,7 @@ async function main(): Promise<void> {
     const soak = await runSoak(origin, service.pid, small, admin.small, manager);
 
     let profileText = '';
-    if (PROFILE) profileText = await profile(origin, service, small, admin.small, profileDir);
+    if (PROFILE) profileText = await profile(origin, service, PROFILE_PAGE ? large : small, PROFILE_PAGE ? admin.large : admin.small, profileDir);
 
     printResults(measured, soak, started);
     if (profileText) console.log(profileText);
@@ -467,9 +471,11 @@ async function runSoak(origin: string, pid: number, small: SeededSite, adminToke
 
 /** A --cpu-prof profile of by-id reads: the service is stopped to write it, so this runs last. */
 async function profile(origin: string, service: Proc, small: SeededSite, adminToken: string, dir: string): Promise<string> {
-  const requests = small.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers: { Authorization: `Bearer ${adminToken}`, Accept: 'application/json' } }));
+  const headers = { Authorization: `Bearer ${adminToken}`, Accept: 'application/json' };
+  const requests = PROFILE_PAGE ? [{ path: '/v4/individuals?limit=500', headers }] : small.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
   const fromUs = Number(process.hrtime.bigint() / 1000n);
-  const r = await load({ origin, requests, connections: CONNECTIONS, duration: 0, amount: PROFILE_REQUESTS });
+  const amount = PROFILE_PAGE ? Math.ceil(PROFILE_REQUESTS / 10) : PROFILE_REQUESTS;
+  const r = await load({ origin, requests, connections: PROFILE_PAGE ? PAGE_CONNECTIONS : CONNECTIONS, duration: 0, amount });
   const toUs = Number(process.hrtime.bigint() / 1000n);
   await stopProcess(service, 'SIGTERM');
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
@@ -483,7 +489,7 @@ async function profile(origin: string, service: Proc, small: SeededSite, adminTo
   const per = (ms: number) => ((ms * 1000) / r.requests).toFixed(1);
   const lines = [
     '',
-    `### CPU profile: ${fmt(r.requests)} \`GET /v4/individuals/{id}\` JSON reads as administrator (${scope})`,
+    `### CPU profile: ${fmt(r.requests)} \`${PROFILE_PAGE ? 'GET /v4/individuals?limit=500' : 'GET /v4/individuals/{id}'}\` JSON reads as administrator (${scope})`,
     '',
     `Busy CPU ${fmt(b.busyMs)} ms = **${per(b.busyMs)} µs per request**.`,
     '',
