@@ -1,7 +1,9 @@
 import type { DataSource } from 'typeorm';
 
+type MysqlCall = (options: { sql: string; timeout?: number }, params: unknown[], cb: (err: Error | null, rows: unknown) => void) => void;
 interface MysqlPool {
-  execute(options: { sql: string; timeout?: number }, params: unknown[], cb: (err: Error | null, rows: unknown) => void): void;
+  execute: MysqlCall;
+  query: MysqlCall;
 }
 interface SqliteStatement {
   all(...params: unknown[]): unknown[];
@@ -33,8 +35,12 @@ export class RawReader {
     return reader;
   }
 
-  /** The rows of a SELECT; `?` placeholders on both databases; booleans are passed as 0/1. */
-  rows<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
+  /**
+   * The rows of a SELECT; `?` placeholders on both databases; booleans are passed as 0/1. A
+   * statement whose text varies (an `IN` list of any length) passes `prepare: false`: MySQL keeps
+   * prepared statements per connection, up to a server-wide limit (max_prepared_stmt_count).
+   */
+  rows<T>(sql: string, params: readonly unknown[], opts: { prepare?: boolean } = {}): Promise<T[]> {
     this.ds.logger.logQuery(sql, params as unknown[]);
     if (this.kind === 'sqlite') {
       try {
@@ -51,7 +57,8 @@ export class RawReader {
     const options = this.ds.options as { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
     const timeout = options.enableQueryTimeout && options.maxQueryExecutionTime ? options.maxQueryExecutionTime : undefined;
     const pool = (this.ds.driver as unknown as { pool: MysqlPool }).pool;
-    return new Promise((resolve, reject) => pool.execute({ sql, timeout }, params as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+    const call = opts.prepare === false ? pool.query : pool.execute;
+    return new Promise((resolve, reject) => call.call(pool, { sql, timeout }, params as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
   }
 }
 

@@ -55,6 +55,7 @@ export async function lastCommentsFor(db: TenantDb, ctx: RequestContext, individ
     `SELECT x.id AS ancestorId, ${LAST_COMMENT_COLUMNS} FROM individuals x ${lastCommentJoins('x')}` +
       ` WHERE x.site_id = ? AND x.id IN (${placeholders(ids.length)}) AND c.id IS NOT NULL`,
     [ctx.siteId, ...ids],
+    { prepare: ids.length === 1 },
   );
   for (const r of rows) {
     const last = lastCommentOf(r);

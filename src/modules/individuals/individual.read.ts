@@ -128,7 +128,7 @@ async function toDtos(reader: RawReader, ctx: RequestContext, rows: Row[]): Prom
   if (!me.isAdmin && me.individualId) {
     const beyond = [...new Set(rows.filter((r) => r.beyond && r.id !== me.individualId && !managedWithin(r, me.individualId!)).map((r) => r.beyond!))];
     if (beyond.length) {
-      const found = await reader.rows<{ start: string }>(restOfChains(beyond.length), [ctx.siteId, ...beyond, ctx.siteId, me.individualId]);
+      const found = await reader.rows<{ start: string }>(restOfChains(beyond.length), [ctx.siteId, ...beyond, ctx.siteId, me.individualId], { prepare: false });
       deep = new Set(found.map((f) => f.start));
     }
   }
