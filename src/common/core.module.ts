@@ -5,6 +5,7 @@ import { IdempotencyStore, IdempotencySweeper } from '../database/idempotency-st
 import { TenantDb } from '../database/tenant-db.js';
 import { CallerResolver } from '../modules/auth/caller.resolver.js';
 import { AuthGuard } from './auth/auth.guard.js';
+import { CallerCache } from '../database/caller-cache.js';
 import { LoginThrottle } from './auth/login-throttle.js';
 import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore } from './auth/counter-store.js';
 import { TokenService } from './auth/token.service.js';
@@ -40,6 +41,7 @@ export class CoreModule {
       IdempotencyStore,
       TokenService,
       LoginThrottle,
+      CallerCache,
       CallerResolver,
       RouteIndex,
       ServerLifecycle,

@@ -45,6 +45,8 @@ export interface AppConfig {
   idempotencyTtlSeconds: number;
   /** How often expired Idempotency-Keys are deleted, in seconds. */
   idempotencySweepSeconds: number;
+  /** Milliseconds a resolved caller (account, individual, site) is reused for the same token claims; 0 = never. */
+  callerCacheMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Password of every demo user `npm run seed:demo` creates (DEMO_PASSWORD). */
   demoPassword: string;
@@ -220,6 +222,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     idempotencyTtlSeconds: intVar(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
     idempotencySweepSeconds: intVar(env, 'IDEMPOTENCY_SWEEP_SECONDS', 600, 1, 24 * 3600),
+    callerCacheMs: intVar(env, 'CALLER_CACHE_MS', 5000, 0, 60000),
     logLevel,
     demoPassword,
   };

@@ -54,6 +54,8 @@ export function dataSourceOptions(config: DbTimeouts, flavor: 'mysql' | 'mariadb
     connectTimeout: Math.min(10000, config.dbAcquireTimeoutMs),
     enableQueryTimeout: true,
     maxQueryExecutionTime: config.dbQueryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    // mysql2 would capture a stack trace for every query (to decorate errors): too dear per query.
+    trace: false,
     extra: { connectionLimit: 10, waitForConnections: true, queueLimit: 200 },
   } as DataSourceOptions;
 }

@@ -21,6 +21,7 @@ import { Comments1732000000100 } from './migrations/1732000000100-comments.js';
 import { ListItemsProjects1732000000400 } from './migrations/1732000000400-list-items-projects.js';
 import { GoalsColorsValuesCommitments1732000000500 } from './migrations/1732000000500-goals-colors-values-commitments.js';
 import { RowVersionsForeignKeys1732000000600 } from './migrations/1732000000600-row-versions-foreign-keys.js';
+import { LastCommentIndex1732000000700 } from './migrations/1732000000700-last-comment-index.js';
 import { IdempotencyKeys1732000000900 } from './migrations/1732000000900-idempotency-keys.js';
 import { MetricsArchives1732000001100 } from './migrations/1732000001100-metrics-archives.js';
 
@@ -62,6 +63,7 @@ export const MIGRATIONS = [
   ListItemsProjects1732000000400,
   GoalsColorsValuesCommitments1732000000500,
   RowVersionsForeignKeys1732000000600,
+  LastCommentIndex1732000000700,
   IdempotencyKeys1732000000900,
   MetricsArchives1732000001100,
 ];

@@ -20,6 +20,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailab
 import { ifMatchVersions } from '../common/http/etag.js';
 import { isPrimaryKeyViolation, isRetryableConflict } from './db-errors.js';
 import { pingDatabase } from './ping.js';
+import { RawReader } from './raw-reader.js';
 import type { TenantEntity } from './base.entity.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
@@ -320,6 +321,11 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   }
 }
 
+/** Runs one SELECT with `?` placeholders and answers its rows (see `TenantDb.reader`). */
+export interface RowReader {
+  rows<T>(sql: string, params: readonly unknown[], opts?: { prepare?: boolean }): Promise<T[]>;
+}
+
 /** The transaction-bound view handed to `TenantDb.transaction` callbacks. */
 export interface TenantTx {
   /** The context, bound to this transaction while the callback runs. */
@@ -391,6 +397,17 @@ export class TenantDb {
    */
   sql<R = Record<string, unknown>>(ctx: RequestContext, statement: string, params: unknown[]): Promise<R[]> {
     return this.managerOf(ctx).query(statement, params) as Promise<R[]>;
+  }
+
+  /**
+   * The hot-read path of `src/database/queries/` (docs/performance.md): outside a transaction a
+   * prepared statement on the driver's own pool; inside one, the transaction's connection, so a
+   * read after a write in the same transaction sees that write.
+   */
+  reader(ctx: RequestContext): RowReader {
+    const manager = BOUND.get(ctx);
+    if (!manager) return RawReader.of(this.dataSource);
+    return { rows: <T>(statement: string, params: readonly unknown[]) => manager.query(statement, [...params]) as Promise<T[]> };
   }
 
   /** The tables of tenant entities that have a column named `databaseName` (e.g. `period_id`). */

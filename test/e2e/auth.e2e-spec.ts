@@ -106,6 +106,17 @@ describe('POST /v4/auth/token and bearer authentication', () => {
     expect(res.body.detail).toMatch(/expired/);
   });
 
+  it('refuses a token signed with the real secret but without exp, or without the expected issuer', async () => {
+    const claims = jwt.decode(t.adminToken) as { sub: string; sid: string };
+    const forever = jwt.sign({ sid: claims.sid }, t.config.jwtSecret, { subject: claims.sub, audience: 'pms-api:v4', issuer: 'pms-api' });
+    expect(jwt.decode(forever)).not.toHaveProperty('exp');
+    await t.http().get('/v4/sites').set('Authorization', bearer(forever)).expect(401);
+    const noIssuer = jwt.sign({ sid: claims.sid }, t.config.jwtSecret, { subject: claims.sub, audience: 'pms-api:v4', expiresIn: 600 });
+    await t.http().get('/v4/sites').set('Authorization', bearer(noIssuer)).expect(401);
+    const proper = jwt.sign({ sid: claims.sid }, t.config.jwtSecret, { subject: claims.sub, audience: 'pms-api:v4', issuer: 'pms-api', expiresIn: 600 });
+    await t.http().get('/v4/sites').set('Authorization', bearer(proper)).expect(200);
+  });
+
   it('lets only a global administrator take a token for another site', async () => {
     const site = await createSite(t);
     const asGlobal = await t.http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD, SiteID: site.siteId }).expect(200);

@@ -3,7 +3,7 @@ import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { deleteCommentsByRef, undeleteCommentsByRef } from '../../src/modules/comments/comment-cascade.js';
 import { COMMENT_KINDS, CommentKind } from '../../src/modules/comments/comment.entity.js';
-import { lastCommentsFor } from '../../src/modules/comments/last-comment.query.js';
+import { lastCommentsFor } from '../../src/database/queries/last-comment.js';
 import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT } from '../../src/modules/organizations/organization.entity.js';
 import { ProjectEntity } from '../../src/modules/projects/project.entity.js';

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { UnauthorizedError } from '../errors/errors.js';
 
-/** What an access token carries (DESIGN §3): no server-side session. */
+/** What an access token carries (docs/decisions.md, "Tokens"): no server-side session. */
 export interface TokenClaims {
   /** Login account id. */
   sub: string;
@@ -11,32 +12,64 @@ export interface TokenClaims {
   sid: string;
 }
 
-const ISSUER = 'pms-api';
-const AUDIENCE = 'pms-api:v4';
+export const TOKEN_ISSUER = 'pms-api';
+export const TOKEN_AUDIENCE = 'pms-api:v4';
+/** Clock skew tolerated between the instances that sign and verify (iat slightly in the future). */
+const CLOCK_TOLERANCE_S = 30;
 
+/**
+ * Issues and verifies the HS256 bearer tokens. The HMAC key is a KeyObject made once: given a
+ * string, jsonwebtoken first tries to read it as a public key on every call, which costs more
+ * than the HMAC itself. A token is only accepted with the expected issuer and audience and with
+ * numeric `iat` and `exp` claims: a token without `exp` would be valid forever.
+ */
 @Injectable()
 export class TokenService {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  private readonly key: KeyObject;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.key = createSecretKey(Buffer.from(config.jwtSecret, 'utf8'));
+  }
 
   issue(claims: TokenClaims): { access_token: string; expires_in: number } {
-    const access_token = jwt.sign({ sid: claims.sid }, this.config.jwtSecret, {
+    const access_token = jwt.sign({ sid: claims.sid }, this.key, {
       algorithm: 'HS256',
       subject: claims.sub,
       expiresIn: this.config.tokenTtlSeconds,
-      issuer: ISSUER,
-      audience: AUDIENCE,
+      issuer: TOKEN_ISSUER,
+      audience: TOKEN_AUDIENCE,
     });
     return { access_token, expires_in: this.config.tokenTtlSeconds };
   }
 
-  verify(token: string): TokenClaims {
+  /** The claims of a valid token, or a 401 (an expired token says so, to prompt a new login). */
+  verify(token: string): TokenClaims & { exp: number } {
+    let payload: jwt.JwtPayload;
     try {
-      const payload = jwt.verify(token, this.config.jwtSecret, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE }) as jwt.JwtPayload;
-      if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') throw new Error('claims');
-      return { sub: payload.sub, sid: payload.sid };
+      payload = jwt.verify(token, this.key, {
+        algorithms: ['HS256'],
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        clockTolerance: 0,
+      }) as jwt.JwtPayload;
     } catch (e) {
       if ((e as Error).name === 'TokenExpiredError') throw new UnauthorizedError('The bearer token has expired; request a new one at POST /v4/auth/token');
       throw new UnauthorizedError('The bearer token is not valid');
     }
+    const { sub, sid, exp, iat } = payload as { sub?: unknown; sid?: unknown; exp?: unknown; iat?: unknown };
+    const now = Math.floor(Date.now() / 1000);
+    if (
+      typeof sub !== 'string' ||
+      typeof sid !== 'string' ||
+      typeof exp !== 'number' ||
+      typeof iat !== 'number' ||
+      !Number.isFinite(exp) ||
+      !Number.isFinite(iat) ||
+      iat > now + CLOCK_TOLERANCE_S ||
+      exp <= iat
+    ) {
+      throw new UnauthorizedError('The bearer token is not valid');
+    }
+    return { sub, sid, exp };
   }
 }

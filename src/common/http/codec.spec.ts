@@ -1,4 +1,4 @@
-import { WireCodec, XmlInputError } from './codec.js';
+import { jsonText, toJsonValue, WireCodec, XmlInputError } from './codec.js';
 import { parseTimeZone } from './dates.js';
 import { ApiResult, WireField, WireType } from './wire.js';
 
@@ -126,5 +126,26 @@ describe('WireCodec', () => {
     expect(xml).toBe(
       '<?xml version="1.0" encoding="utf-8"?><problem xmlns="urn:ietf:rfc:7807"><type>t</type><title>T</title><status>400</status><errors><i><field>Name</field><message>Name is required</message></i></errors></problem>',
     );
+  });
+
+  it('writes JSON text byte for byte as JSON.stringify(toJsonValue(…)) would (ETags hash it)', () => {
+    const paris = parseTimeZone('Europe/Paris');
+    const values: unknown[] = [
+      sample(),
+      sample({ Name: null, LastCommentDate: null, Rank: -0, aLower: 'quote " backslash \\ \u0001 \u2028 é 😀' }),
+      [sample({ Rank: 1.5e21 }), sample({ Rank: Number.NaN, Created: new Date(Date.UTC(99, 0, 1)) }), null, undefined],
+      { b: 1, a: [sample(), { nested: new Date('1999-12-31T23:59:59.999Z'), skipped: undefined, kept: null }], c: 'x' },
+      Object.assign(new Sample(), { ID: 'only-id' }),
+      [],
+      {},
+      'text',
+      42,
+      true,
+    ];
+    for (const value of values) {
+      for (const tz of [undefined, paris, parseTimeZone('-03:30')]) {
+        expect(jsonText(value, tz)).toBe(JSON.stringify(toJsonValue(value, tz)));
+      }
+    }
   });
 });

@@ -70,3 +70,17 @@ describe('parseInputDate', () => {
     expect(parseInputDate(formatDate(instant, UTC))?.getTime()).toBe(instant.getTime());
   });
 });
+
+describe('formatDate across the calendar', () => {
+  it('pads every part, negative and half-hour offsets included, outside four-digit years too', () => {
+    expect(formatDate(new Date('2026-01-02T03:04:05.006Z'))).toBe('2026-01-02T03:04:05.006+00:00');
+    expect(formatDate(new Date('2026-01-02T03:04:05.006Z'), parseTimeZone('-03:30'))).toBe('2026-01-01T23:34:05.006-03:30');
+    expect(formatDate(new Date('0099-12-31T23:59:59.999Z'))).toBe('0099-12-31T23:59:59.999+00:00');
+    expect(formatDate(new Date('+012345-06-07T08:09:10.011Z'))).toBe('12345-06-07T08:09:10.011+00:00');
+    // Instants across a day: the same text as the engine’s own ISO writer (in UTC).
+    for (let ms = Date.UTC(2026, 2, 29); ms < Date.UTC(2026, 2, 30); ms += 997 * 61) {
+      const d = new Date(ms);
+      expect(formatDate(d)).toBe(d.toISOString().replace('Z', '+00:00'));
+    }
+  });
+});

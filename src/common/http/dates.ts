@@ -90,14 +90,40 @@ function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 
+/** Two- and three-digit zero-padded numbers, so a page of dates does not pad field by field. */
+const D2 = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const D3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+const offsetTexts = new Map<number, string>();
+
 /** Writes an instant as `YYYY-MM-DDTHH:mm:ss.SSS±HH:MM` in the given zone. */
 export function formatDate(date: Date, tz: TimeZone = UTC): string {
   const offset = offsetAt(tz, date);
   const local = new Date(date.getTime() + offset * 60000);
+  const year = local.getUTCFullYear();
+  if (!(year >= 1000 && year <= 9999)) {
+    return (
+      `${pad(year, 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}` +
+      `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}` +
+      `.${pad(local.getUTCMilliseconds(), 3)}${formatOffset(offset)}`
+    );
+  }
+  let zone = offsetTexts.get(offset);
+  if (zone === undefined) offsetTexts.set(offset, (zone = formatOffset(offset)));
   return (
-    `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}` +
-    `T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}` +
-    `.${pad(local.getUTCMilliseconds(), 3)}${formatOffset(offset)}`
+    String(year) +
+    '-' +
+    D2[local.getUTCMonth() + 1] +
+    '-' +
+    D2[local.getUTCDate()] +
+    'T' +
+    D2[local.getUTCHours()] +
+    ':' +
+    D2[local.getUTCMinutes()] +
+    ':' +
+    D2[local.getUTCSeconds()] +
+    '.' +
+    D3[local.getUTCMilliseconds()] +
+    zone
   );
 }
 

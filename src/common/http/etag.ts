@@ -16,11 +16,16 @@ export const RECORD_VERSION: unique symbol = Symbol('pms:record-version');
  * caches. Objects without a stored version (built-in defaults) carry the hash only.
  */
 export function etagOf(value: unknown): string {
-  const hash = createHash('sha256')
-    .update(JSON.stringify(toJsonValue(value)))
-    .digest('base64url')
-    .slice(0, 22);
-  const version = (value as { [RECORD_VERSION]?: unknown } | null)?.[RECORD_VERSION];
+  return etagOfJson(JSON.stringify(toJsonValue(value)), value);
+}
+
+/**
+ * The same ETag from the record's JSON text in UTC, when the answer already is that text (the
+ * version comes from the record the text was written from).
+ */
+export function etagOfJson(json: string, record: unknown): string {
+  const hash = createHash('sha256').update(json).digest('base64url').slice(0, 22);
+  const version = (record as { [RECORD_VERSION]?: unknown } | null)?.[RECORD_VERSION];
   return typeof version === 'number' ? `"${version}-${hash}"` : `"${hash}"`;
 }
 

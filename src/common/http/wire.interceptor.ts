@@ -5,7 +5,7 @@ import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
 import { Page } from '../pagination/pagination.js';
 import { WireCodec } from './codec.js';
 import { UTC } from './dates.js';
-import { etagOf } from './etag.js';
+import { etagOf, etagOfJson } from './etag.js';
 import { ROUTE_KEY } from '../logging/http-metrics.js';
 import { negotiate } from './negotiation.js';
 import { WIRE_RESULT, WireResultMeta } from './wire.js';
@@ -44,6 +44,7 @@ export class WireInterceptor implements NestInterceptor {
         const tz = ctx?.tz ?? UTC;
         const neg = negotiate(req.headers.accept);
         let value = result;
+        let single = false;
         if (result instanceof Page) {
           value = result.items;
           adapter.setHeader(res, 'X-Total-Count', String(result.total));
@@ -54,15 +55,18 @@ export class WireInterceptor implements NestInterceptor {
             adapter.setHeader(res, 'Link', `<${url.pathname}${url.search}>; rel="next"`);
           }
         } else if (result && typeof result === 'object' && !Array.isArray(result) && meta?.type && !meta.collection) {
-          adapter.setHeader(res, 'ETag', etagOf(result));
+          single = true;
         } else if (isOneRecordRead(req, result, meta)) {
           // A record read answered as a List of one (GET /accountabilities/{id}): the ETag of that
           // record, so the client can send it back in If-Match / If-None-Match.
           adapter.setHeader(res, 'ETag', etagOf(result[0]));
         }
+        const body = this.codec.encode(value, neg.format, tz, meta);
+        // A JSON answer in UTC is the very text the ETag hashes: do not render the record twice.
+        if (single) adapter.setHeader(res, 'ETag', neg.format === 'json' && tz === UTC ? etagOfJson(body, result) : etagOf(result));
         adapter.setHeader(res, 'Content-Type', `${neg.contentType}; charset=utf-8`);
         adapter.setHeader(res, 'Vary', 'Accept');
-        return this.codec.encode(value, neg.format, tz, meta);
+        return body;
       }),
     );
   }

@@ -1,28 +1,70 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { LoggerService } from '@nestjs/common';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Carries the request id to every log line written while a request is handled. */
 export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
 
+const MIN_CHUNK = 4096;
+const FLUSH_MS = 200;
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 export type LogLevel = keyof typeof LEVELS;
 
 /**
- * Structured logs: one JSON object per line on stdout, with time, level, context, message and
- * the request id of the request being handled (if any).
+ * Structured logs: one JSON object per line on stdout, with time (ISO 8601), level (`debug`,
+ * `info`, `warn`, `error`), context, msg and the request id of the request being handled (if any).
+ *
+ * Lines are serialised by pino and written to stdout asynchronously (sonic-boom) in chunks of
+ * at least 4 KiB, or every FLUSH_MS when fewer lines came, so the request path neither waits on
+ * the stdout pipe nor pays a write per line. What is still buffered is written synchronously when
+ * the process exits. Tests (and tools) may pass their own `write` sink instead, which is called
+ * synchronously with each line (without its newline).
  */
 export class JsonLogger implements LoggerService {
+  private readonly out: Logger;
+
   constructor(
     private readonly level: LogLevel = 'info',
-    private readonly write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
-  ) {}
+    write?: (line: string) => void,
+  ) {
+    let destination: DestinationStream;
+    if (write) {
+      destination = { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) };
+    } else {
+      let eagain = 0;
+      const stdout = pino.destination({
+        dest: 1,
+        sync: false,
+        minLength: MIN_CHUNK,
+        periodicFlush: FLUSH_MS,
+        // A reader that stops reading must not keep the process from exiting: retry a full pipe for
+        // about 2 s (sonic-boom waits 100 ms between tries), then drop what is buffered.
+        retryEAGAIN: () => ++eagain <= 20,
+      });
+      stdout.on('write', () => (eagain = 0));
+      stdout.on('error', () => (eagain = 0));
+      destination = stdout;
+    }
+    this.out = pino(
+      {
+        level,
+        base: undefined,
+        messageKey: 'msg',
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+        mixin: () => {
+          const requestId = requestScope.getStore()?.requestId;
+          return requestId ? { requestId } : {};
+        },
+      },
+      destination,
+    );
+  }
 
   private emit(level: Exclude<LogLevel, 'silent'>, message: unknown, context?: string, extra?: Record<string, unknown>): void {
     if (LEVELS[level] < LEVELS[this.level]) return;
-    const entry: Record<string, unknown> = { time: new Date().toISOString(), level };
+    const entry: Record<string, unknown> = {};
     if (context) entry.context = context;
-    const requestId = requestScope.getStore()?.requestId;
-    if (requestId) entry.requestId = requestId;
     if (message instanceof Error) {
       entry.msg = message.message;
       entry.err = { name: message.name, stack: message.stack };
@@ -32,7 +74,7 @@ export class JsonLogger implements LoggerService {
       entry.msg = String(message);
     }
     if (extra) Object.assign(entry, extra);
-    this.write(JSON.stringify(entry));
+    this.out[level](entry);
   }
 
   /** Nest calls log/error/warn with optional trailing context (and a stack for error). */
@@ -61,5 +103,10 @@ export class JsonLogger implements LoggerService {
   /** Logs a structured event: `logger.event('info', 'http', { method, path, status })`. */
   event(level: Exclude<LogLevel, 'silent'>, context: string, fields: Record<string, unknown>): void {
     this.emit(level, fields, context);
+  }
+
+  /** Writes out what is buffered (before a deliberate exit; pino also does it on 'exit'). */
+  flush(): void {
+    this.out.flush();
   }
 }

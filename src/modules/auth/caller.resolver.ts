@@ -4,17 +4,25 @@ import { UnauthorizedError } from '../../common/errors/errors.js';
 import type { TokenClaims } from '../../common/auth/token.service.js';
 import { callerRow } from '../../database/queries/caller.js';
 import { TenantDb } from '../../database/tenant-db.js';
+import { CallerCache } from '../../database/caller-cache.js';
 
 /**
  * Turns verified token claims into the Caller of the request with one query: the account, its
- * individual and the acting site. A deleted individual, a removed account or a site that is no
- * longer there make the token unusable (401).
+ * individual and the acting site, kept for a few seconds by the CallerCache. A deleted
+ * individual, a removed account or a site that is no longer there make the token unusable (401).
  */
 @Injectable()
 export class CallerResolver {
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly cache: CallerCache,
+  ) {}
 
-  async resolve(claims: TokenClaims): Promise<Caller> {
+  resolve(claims: TokenClaims): Promise<Caller> {
+    return this.cache.get(claims.sub, claims.sid, () => this.load(claims));
+  }
+
+  private async load(claims: TokenClaims): Promise<Caller> {
     const row = await callerRow(this.db, claims.sub, claims.sid);
     if (!row || !row.siteId) throw new UnauthorizedError('The bearer token names an account or site that no longer exists');
     if (row.individualDeleted) throw new UnauthorizedError('The account of this token has been deleted');

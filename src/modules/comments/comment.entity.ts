@@ -7,7 +7,7 @@ export const COMMENT_KINDS = ['departments', 'individuals', 'metrics', 'organiza
 export type CommentKind = (typeof COMMENT_KINDS)[number];
 
 @Entity('comments')
-@Index('ix_comments_site_ancestor', ['siteId', 'ancestorType', 'ancestorId', 'deleted', 'created'])
+@Index('ix_comments_site_ancestor_last', ['siteId', 'ancestorType', 'ancestorId', 'deleted', 'created', 'id'])
 @Index('ix_comments_site_author', ['siteId', 'authorId', 'created'])
 export class CommentEntity extends GuidTenantEntity {
   @GuidCol('ancestor_id')

@@ -5,18 +5,19 @@ import { In } from 'typeorm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
 import { UserEntity } from '../auth/user.entity.js';
-import { lastCommentsFor } from '../comments/last-comment.query.js';
+import { lastCommentsFor } from '../../database/queries/last-comment.js';
 import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { AccessService } from '../permissions/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, Individual, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
+import { readIndividual, readIndividualPage } from '../../database/queries/individual-read.js';
 import { IndividualEntity } from './individual.entity.js';
 
 const LABEL = 'Individual';
@@ -40,14 +41,8 @@ export class IndividualsService {
   // ------------------------------------------------------------------ reads
 
   async list(ctx: RequestContext, q: IndividualListQuery): Promise<Page<IndividualDto>> {
-    const { take, skip } = pageOf(q);
-    const [rows, total] = await this.db.repo(ctx, IndividualEntity, LABEL).findAndCount({
-      where: deletedFilter(q.deleted),
-      order: { lastName: 'ASC', firstName: 'ASC', id: 'ASC' },
-      take,
-      skip,
-    });
-    return Page.of(await this.toDtos(ctx, rows), total, q);
+    const { items, total } = await readIndividualPage(this.db, ctx, { deleted: q.deleted, ...pageOf(q) });
+    return Page.of(items, total, q);
   }
 
   /** `/sites/{siteid}/individuals`: the own site, or any site for a global administrator. */
@@ -55,18 +50,19 @@ export class IndividualsService {
     return this.list(await this.sites.scopeTo(ctx, siteId), q);
   }
 
-  /** One individual of the caller's site, deleted ones included (DESIGN §5). */
+  /** One individual of the caller's site, deleted ones included (DESIGN §5); one statement (individual.read.ts). */
   async get(ctx: RequestContext, id: string): Promise<IndividualDto> {
-    const row = await this.db.repo(ctx, IndividualEntity, LABEL).get(id);
-    return (await this.toDtos(ctx, [row]))[0];
+    const dto = await readIndividual(this.db, ctx, id);
+    if (!dto) throw new NotFoundError(LABEL, id);
+    return dto;
   }
 
   /** The caller's own individual (404 when the caller has none in the acting site). */
   async me(ctx: RequestContext): Promise<IndividualDto> {
     const id = ctx.user.individualId;
-    const row = id ? await this.db.repo(ctx, IndividualEntity, LABEL).findById(id) : null;
-    if (!row) throw new NotFoundError(LABEL, 'of the caller in this site');
-    return (await this.toDtos(ctx, [row]))[0];
+    const dto = id ? await readIndividual(this.db, ctx, id) : null;
+    if (!dto) throw new NotFoundError(LABEL, 'of the caller in this site');
+    return dto;
   }
 
   /**

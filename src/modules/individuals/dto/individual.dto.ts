@@ -8,7 +8,7 @@ import { isGuid, ZERO_GUID } from '../../../common/http/wire.js';
 import { formalName, fullName, fullOrderedName } from '../../../common/names.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import type { Rights } from '../../permissions/access.service.js';
-import type { LastComment } from '../../comments/last-comment.query.js';
+import type { LastComment } from '../../../database/queries/last-comment.js';
 import type { UserEntity } from '../../auth/user.entity.js';
 import type { IndividualEntity } from '../individual.entity.js';
 

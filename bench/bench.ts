@@ -1,0 +1,564 @@
+/**
+ * The hot-path benchmark (docs/performance.md). One command builds, then:
+ *
+ *  1. creates a MariaDB/MySQL database of its own (dropped at the end; `--sqlite` uses a temp file),
+ *  2. starts the built service (`node dist/src/main.js`, NODE_ENV=production, access log on) as its
+ *     own process, pinned to core 0 with taskset when the machine has two cores or more,
+ *  3. seeds two sites through the data layer (1,000 and 10,000 individuals in a reporting tree,
+ *     a comment on each, one individual with 100,000 comments and one with none),
+ *  4. starts the yardstick (bench/raw-server.ts: node:http + mysql2, same tables) pinned the same way,
+ *  5. drives every row with autocannon from another process (pinned to core 1), in rounds that
+ *     interleave the yardstick and the service, so every figure is a ratio within one run,
+ *  6. checks the server's RSS over a soak of mixed requests, and prints Markdown tables.
+ *
+ *   npm run bench                          # MariaDB at mysql://root@127.0.0.1:3306
+ *   npm run bench -- --sqlite              # embedded SQLite
+ *   npm run bench -- --profile             # also a --cpu-prof breakdown of by-id reads
+ *   npm run bench -- --profile=page        # … of pages of 500 instead
+ *   BENCH_DURATION=8 BENCH_ROUNDS=2 BENCH_SOAK=200000 npm run bench
+ *
+ * Knobs (environment): BENCH_DATABASE_URL (server URL, the database name is ignored),
+ * BENCH_DURATION seconds per row and round (5), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50), BENCH_PAGE_CONNECTIONS (10),
+ * BENCH_SMALL (1000), BENCH_LARGE (10000), BENCH_BUSY_COMMENTS (100000), BENCH_SOAK (20000),
+ * BENCH_PROFILE_REQUESTS (3000).
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import mysql from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/config.js';
+import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
+import type { LoadJob, LoadRequest, LoadResult } from './load.js';
+import { summarise } from './profile.js';
+import { SeededSite, seedSite } from './seed.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
+const DURATION = num('BENCH_DURATION', 5);
+const ROUNDS = num('BENCH_ROUNDS', 2);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
+const PAGE_CONNECTIONS = num('BENCH_PAGE_CONNECTIONS', 10);
+const SMALL = num('BENCH_SMALL', 1000);
+const LARGE = num('BENCH_LARGE', 10000);
+const BUSY_COMMENTS = num('BENCH_BUSY_COMMENTS', 100000);
+const SOAK = num('BENCH_SOAK', 20000);
+const PROFILE_REQUESTS = num('BENCH_PROFILE_REQUESTS', 3000);
+const SQLITE = process.argv.includes('--sqlite');
+const PROFILE_ARG = process.argv.find((a) => a === '--profile' || a.startsWith('--profile='));
+const PROFILE = !!PROFILE_ARG;
+/** `--profile` profiles by-id reads; `--profile=page` pages of 500. */
+const PROFILE_PAGE = PROFILE_ARG === '--profile=page';
+const PASSWORD = 'bench-password-1';
+/** The yardstick's name in the table. */
+const RAW = SQLITE ? 'node:http + better-sqlite3' : 'node:http + mysql2';
+const RAW_PAGE = `${RAW} page of 500 (the page limit)`;
+const PIN = cpus().length >= 2 && hasTaskset();
+const CLK_TCK = clockTicks();
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** utime + stime of a process, in ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+function pinned(core: number, args: string[]): [string, string[]] {
+  return PIN ? ['taskset', ['-c', String(core), ...args]] : [args[0], args.slice(1)];
+}
+
+interface Proc {
+  child: ChildProcess;
+  /** The last lines it wrote (for error reports). */
+  tail: () => string;
+  pid: number;
+  port: number;
+  exited: Promise<number | null>;
+}
+
+/** Starts a process and waits for the line that gives its port; its later output is drained. */
+function startProcess(name: string, cmd: [string, string[]], env: Record<string, string>, portLine: RegExp): Promise<Proc> {
+  const child = spawn(cmd[0], cmd[1], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let head = '';
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return new Promise((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name}: no port within 60 s:\n${head}`)), 60_000);
+    const onData = (d: Buffer) => {
+      if (head.length < 100_000) head += d.toString();
+      const m = portLine.exec(head);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        let tail = '';
+        child.stdout!.on('data', (more: Buffer) => (tail = (tail + more.toString()).slice(-8000)));
+        resolvePort({ child, pid: child.pid!, port: Number(m[1]), exited, tail: () => tail });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => {
+      if (head.length < 100_000) head += d.toString();
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}:\n${head.slice(-4000)}`));
+    });
+  });
+}
+
+async function stopProcess(p: Proc | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!p || p.child.exitCode !== null) return;
+  p.child.kill(signal);
+  const timeout = new Promise((r) => setTimeout(r, 15_000).unref());
+  await Promise.race([p.exited, timeout]);
+  if (p.child.exitCode === null) p.child.kill('SIGKILL');
+}
+
+/**
+ * Waits until the process is idle: requests still queued after a load run have been answered and,
+ * for the service, its database pool answers a ping at once (a slow query of the previous row
+ * may still hold connections after its client left).
+ */
+async function settle(pid: number, readyUrl?: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const before = cpuMs(pid);
+    const t0 = Date.now();
+    const ready = readyUrl
+      ? await fetch(readyUrl).then(
+          (r) => r.ok,
+          () => false,
+        )
+      : true;
+    const ms = Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 200));
+    if (ready && ms < 100 && cpuMs(pid) - before <= 20) return;
+  }
+}
+
+/** Runs one autocannon job in its own process (core 1). */
+function load(job: LoadJob): Promise<LoadResult> {
+  const [cmd, args] = pinned(1, [process.execPath, join(here, 'load.js')]);
+  const child = spawn(cmd, args, { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stdin.end(JSON.stringify(job));
+  return new Promise((res, rej) =>
+    child.on('exit', (code) => {
+      if (code !== 0) return rej(new Error(`load exited with ${code}`));
+      res(JSON.parse(out) as LoadResult);
+    }),
+  );
+}
+
+interface Row {
+  name: string;
+  /** Which process answers: the service or the yardstick. */
+  target: 'service' | 'raw';
+  requests: LoadRequest[];
+  /** The row this one is compared with (default: the by-id yardstick). */
+  versus?: string;
+  /** Fewer for the 500-record pages, so that latency stays well inside a round. */
+  connections?: number;
+}
+
+interface Measured {
+  row: Row;
+  rounds: { result: LoadResult; cpuMs: number }[];
+}
+
+async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (SQLITE) {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-bench-'));
+    return { url: `sqlite:${join(dir, 'bench.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const u = new URL((process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/').replace(/^mariadb:/, 'mysql:'));
+  if (u.protocol !== 'mysql:') throw new Error('BENCH_DATABASE_URL must be a mysql:// URL (or use --sqlite)');
+  const conn = { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username || 'root'), password: decodeURIComponent(u.password) };
+  const name = `pms_bench_${randomBytes(4).toString('hex')}`;
+  const admin = await mysql.createConnection(conn);
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.end();
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = await mysql.createConnection(conn);
+      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await c.end();
+    },
+  };
+}
+
+async function post<T>(origin: string, path: string, body: unknown, token?: string): Promise<T> {
+  const res = await fetch(origin + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+const tokenFor = async (origin: string, userName: string, password: string, siteId?: string) =>
+  (await post<{ access_token: string }>(origin, '/v4/auth/token', { UserName: userName, Password: password, ...(siteId ? { SiteID: siteId } : {}) }))
+    .access_token;
+
+function goalBody(individualId: string, periodId: number): string {
+  const d = (iso: string) => `${iso}T00:00:00.000+00:00`;
+  return JSON.stringify({
+    IndividualID: individualId,
+    Name: 'Grow revenue',
+    Completed: false,
+    Comment: 'On track',
+    Why: 'Because we must',
+    DueDate: d('2026-12-31'),
+    PeriodID: periodId,
+    Measure1: 'Sign 3 customers',
+    Measure2: '',
+    Measure3: 'Hire a rep',
+    Measure4: 'Open an office',
+    Measure5: '',
+    Measure1Completed: false,
+    Measure2Completed: false,
+    Measure3Completed: false,
+    Measure4Completed: false,
+    Measure5Completed: false,
+    Measure1StartDate: d('2026-01-01'),
+    Measure1EndDate: d('2026-03-31'),
+    Measure2StartDate: d('2026-01-01'),
+    Measure2EndDate: d('2026-01-01'),
+    Measure3StartDate: d('2026-02-01'),
+    Measure3EndDate: null,
+    Measure4StartDate: d('2026-04-01'),
+    Measure4EndDate: d('2026-06-30'),
+    Measure5StartDate: d('2026-07-01'),
+    Measure5EndDate: d('2026-09-30'),
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const database = await createDatabase();
+  let service: Proc | undefined;
+  let raw: Proc | undefined;
+  let ds: DataSource | undefined;
+  const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'pms-bench-prof-')) : '';
+  const cleanup = async () => {
+    await stopProcess(service);
+    await stopProcess(raw);
+    if (ds?.isInitialized) await ds.destroy();
+    await database.drop();
+  };
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  try {
+    const env = {
+      NODE_ENV: 'production',
+      PORT: '0',
+      DATABASE_URL: database.url,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ADMIN_PASSWORD: PASSWORD,
+      LOG_LEVEL: 'info',
+    };
+    const node = [process.execPath, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/src/main.js'];
+    service = await startProcess('service', pinned(0, node), env, /listening on http:\/\/localhost:(\d+)/);
+    const origin = `http://127.0.0.1:${service.port}`;
+    log(`service pid ${service.pid} on ${origin}${PIN ? ', pinned to core 0 (load generator on core 1)' : ', not pinned'}`);
+
+    const config = loadConfig({ ...env, NODE_ENV: 'production' });
+    ds = new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));
+    await ds.initialize();
+    const small = await seedSite(ds, { name: 'Bench small', size: SMALL, busyComments: BUSY_COMMENTS, password: PASSWORD });
+    const large = await seedSite(ds, { name: 'Bench large', size: LARGE, busyComments: 0, password: PASSWORD });
+    await ds.destroy();
+    log(`seeded ${SMALL} and ${LARGE} individuals, ${fmt(BUSY_COMMENTS)} comments on one individual (${Math.round((Date.now() - started) / 1000)} s)`);
+
+    raw = await startProcess('yardstick', pinned(0, [process.execPath, join(here, 'raw-server.js')]), { DATABASE_URL: database.url }, /listening (\d+)/);
+    const rawOrigin = `http://127.0.0.1:${raw.port}`;
+
+    const admin = { small: await tokenFor(origin, 'admin', PASSWORD, small.siteId), large: await tokenFor(origin, 'admin', PASSWORD, large.siteId) };
+    const manager = await tokenFor(origin, small.manager.userName, PASSWORD);
+    const h = (token: string, accept = 'application/json') => ({ Authorization: `Bearer ${token}`, Accept: accept });
+    const byId = (site: SeededSite, headers: Record<string, string>) => site.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
+    const rawById = (site: SeededSite) => site.ids.map((id) => ({ path: `/individuals/${id}?site=${site.siteId}` }));
+
+    await checkAnswers(origin, rawOrigin, small, large, admin.small, manager);
+
+    const rows: Row[] = [
+      { name: `${RAW} \`SELECT * … WHERE id = ?\` (the limit)`, target: 'raw', requests: rawById(small) },
+      { name: '`GET /health/live` (framework floor)', target: 'service', requests: [{ path: '/health/live' }] },
+      { name: '`GET /v4/individuals/{id}` JSON, administrator', target: 'service', requests: byId(small, h(admin.small)) },
+      { name: '`GET /v4/individuals/{id}` JSON, manager (not an administrator)', target: 'service', requests: byId(small, h(manager)) },
+      { name: '`GET /v4/individuals/{id}` XML, administrator', target: 'service', requests: byId(small, h(admin.small, 'application/xml')) },
+      { name: '`GET /v4/individuals/{id}` XML, manager', target: 'service', requests: byId(small, h(manager, 'application/xml')) },
+      { name: `\`GET /v4/individuals/{id}\` JSON, administrator, site of ${fmt(LARGE)}`, target: 'service', requests: byId(large, h(admin.large)) },
+      {
+        name: '`GET /v4/individuals/{id}` JSON, individual without comments',
+        target: 'service',
+        requests: [{ path: `/v4/individuals/${small.quietId}`, headers: h(admin.small) }],
+      },
+      {
+        name: `\`GET /v4/individuals/{id}\` JSON, individual with ${fmt(BUSY_COMMENTS)} comments`,
+        target: 'service',
+        requests: [{ path: `/v4/individuals/${small.busyId}`, headers: h(admin.small) }],
+        versus: '`GET /v4/individuals/{id}` JSON, individual without comments',
+      },
+      {
+        name: RAW_PAGE,
+        target: 'raw',
+        requests: [{ path: `/individuals?site=${large.siteId}&limit=500` }],
+        connections: PAGE_CONNECTIONS,
+      },
+      {
+        name: '`GET /v4/individuals?limit=500` JSON, administrator',
+        target: 'service',
+        requests: [{ path: '/v4/individuals?limit=500', headers: h(admin.large) }],
+        connections: PAGE_CONNECTIONS,
+        versus: RAW_PAGE,
+      },
+      {
+        name: '`GET /v4/individuals?limit=500` XML, administrator',
+        target: 'service',
+        requests: [{ path: '/v4/individuals?limit=500', headers: h(admin.large, 'application/xml') }],
+        connections: PAGE_CONNECTIONS,
+        versus: RAW_PAGE,
+      },
+      {
+        name: '`POST /v4/goals` JSON, administrator',
+        target: 'service',
+        requests: [
+          {
+            path: '/v4/goals',
+            method: 'POST',
+            headers: { ...h(admin.small), 'Content-Type': 'application/json' },
+            body: goalBody(small.ids[7], small.periodId),
+          },
+        ],
+      },
+    ];
+
+    const originOf = (r: Row) => (r.target === 'raw' ? rawOrigin : origin);
+    const pidOf = (r: Row) => (r.target === 'raw' ? raw!.pid : service!.pid);
+    const settleAll = async () => {
+      await settle(service!.pid, `${origin}/health/ready`);
+      await settle(raw!.pid);
+    };
+    log('warm-up');
+    for (const r of rows) {
+      await settleAll();
+      await load({ origin: originOf(r), requests: r.requests, connections: r.connections ?? CONNECTIONS, duration: 1 });
+    }
+
+    const measured: Measured[] = rows.map((row) => ({ row, rounds: [] }));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const m of measured) {
+        const pid = pidOf(m.row);
+        await settleAll();
+        const before = cpuMs(pid);
+        const result = await load({ origin: originOf(m.row), requests: m.row.requests, connections: m.row.connections ?? CONNECTIONS, duration: DURATION });
+        await settle(pid);
+        const cpu = cpuMs(pid) - before;
+        if (result.non2xx || result.errors) {
+          const tail = (m.row.target === 'raw' ? raw! : service!).tail();
+          throw new Error(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}\n${tail.slice(-3000)}`);
+        }
+        m.rounds.push({ result, cpuMs: cpu });
+        log(`round ${round}: ${m.row.name}: ${fmt(result.rps)} req/s`);
+      }
+    }
+
+    const soak = await runSoak(origin, service.pid, small, admin.small, manager);
+
+    let profileText = '';
+    if (PROFILE) profileText = await profile(origin, service, PROFILE_PAGE ? large : small, PROFILE_PAGE ? admin.large : admin.small, profileDir);
+
+    printResults(measured, soak, started);
+    if (profileText) console.log(profileText);
+  } finally {
+    await cleanup();
+    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  }
+}
+
+function log(msg: string): void {
+  process.stderr.write(`bench: ${msg}\n`);
+}
+
+/** The answers are right before they are fast: same records, newest comment, rights. */
+async function checkAnswers(origin: string, rawOrigin: string, small: SeededSite, large: SeededSite, adminToken: string, managerToken: string): Promise<void> {
+  const get = async (url: string, token?: string, accept = 'application/json') => {
+    const res = await fetch(url, { headers: { Accept: accept, ...(token ? { Authorization: `Bearer ${token}` } : {}) } });
+    if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${await res.text()}`);
+    return accept === 'application/json' ? ((await res.json()) as Record<string, unknown>) : { text: await res.text() };
+  };
+  const busy = await get(`${origin}/v4/individuals/${small.busyId}`, adminToken);
+  if (busy.LastComment !== `Comment ${BUSY_COMMENTS - 1}: good quarter`) throw new Error(`busy individual: LastComment ${String(busy.LastComment)}`);
+  const quiet = await get(`${origin}/v4/individuals/${small.quietId}`, adminToken);
+  if (quiet.LastComment !== null) throw new Error('quiet individual has a LastComment');
+  const report = await get(`${origin}/v4/individuals/${small.ids[15]}`, managerToken);
+  const stranger = await get(`${origin}/v4/individuals/${small.ids[25]}`, managerToken);
+  if (report.CanUpdate !== true || stranger.CanUpdate !== false) throw new Error('manager rights are wrong');
+  await post(origin, '/v4/goals', JSON.parse(goalBody(small.ids[7], small.periodId)), adminToken);
+  const rawRow = await get(`${rawOrigin}/individuals/${small.ids[3]}?site=${small.siteId}`);
+  if (rawRow.id !== small.ids[3]) throw new Error('yardstick answers another row');
+  const page = await fetch(`${rawOrigin}/individuals?site=${large.siteId}&limit=500`);
+  if (((await page.json()) as unknown[]).length !== 500) throw new Error('yardstick page is not 500 rows');
+}
+
+interface Soak {
+  requests: number;
+  rssBeforeMb: number;
+  rssAfterMb: number;
+  rssPeakMb: number;
+}
+
+/** Mixed requests (reads as administrator and manager, JSON and XML, pages, writes) while RSS is sampled. */
+async function runSoak(origin: string, pid: number, small: SeededSite, adminToken: string, managerToken: string): Promise<Soak | null> {
+  if (SOAK <= 0) return null;
+  const h = (token: string, accept = 'application/json') => ({ Authorization: `Bearer ${token}`, Accept: accept });
+  const mix: LoadRequest[] = [];
+  for (let k = 0; k < 200; k++) {
+    const id = small.ids[(k * 37) % small.ids.length];
+    mix.push({ path: `/v4/individuals/${id}`, headers: h(adminToken) });
+    mix.push({ path: `/v4/individuals/${id}`, headers: h(managerToken, 'application/xml') });
+    mix.push({ path: `/v4/individuals/${id}?tz=Europe/Paris`, headers: h(managerToken) });
+    if (k % 10 === 0) mix.push({ path: `/v4/individuals?limit=50&offset=${k}`, headers: h(adminToken) });
+    if (k % 10 === 5) mix.push({ path: '/v4/no-such-path', headers: h(adminToken) });
+    if (k % 20 === 0)
+      mix.push({ path: '/v4/goals', method: 'POST', headers: { ...h(adminToken), 'Content-Type': 'application/json' }, body: goalBody(id, small.periodId) });
+  }
+  // Warm up to a steady state first, then measure growth over the soak.
+  await load({ origin, requests: mix, connections: CONNECTIONS, duration: 0, amount: Math.min(20000, SOAK) });
+  const before = rssMb(pid);
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 500);
+  log(`soak: ${fmt(SOAK)} mixed requests, RSS ${before.toFixed(0)} MB`);
+  try {
+    const r = await load({ origin, requests: mix, connections: CONNECTIONS, duration: 0, amount: SOAK });
+    if (r.errors) throw new Error(`soak: ${r.errors} errors`);
+    return { requests: r.requests, rssBeforeMb: before, rssAfterMb: rssMb(pid), rssPeakMb: peak };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** A --cpu-prof profile of by-id reads: the service is stopped to write it, so this runs last. */
+async function profile(origin: string, service: Proc, small: SeededSite, adminToken: string, dir: string): Promise<string> {
+  const headers = { Authorization: `Bearer ${adminToken}`, Accept: 'application/json' };
+  const requests = PROFILE_PAGE ? [{ path: '/v4/individuals?limit=500', headers }] : small.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
+  const fromUs = Number(process.hrtime.bigint() / 1000n);
+  const amount = PROFILE_PAGE ? Math.ceil(PROFILE_REQUESTS / 10) : PROFILE_REQUESTS;
+  const r = await load({ origin, requests, connections: PROFILE_PAGE ? PAGE_CONNECTIONS : CONNECTIONS, duration: 0, amount });
+  const toUs = Number(process.hrtime.bigint() / 1000n);
+  await stopProcess(service, 'SIGTERM');
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) return '\n(no profile was written)\n';
+  let b = summarise(join(dir, file), { fromUs, toUs });
+  let scope = 'the load window';
+  if (b.busyMs < 1) {
+    b = summarise(join(dir, file));
+    scope = 'the whole process (the window could not be matched)';
+  }
+  const per = (ms: number) => ((ms * 1000) / r.requests).toFixed(1);
+  const lines = [
+    '',
+    `### CPU profile: ${fmt(r.requests)} \`${PROFILE_PAGE ? 'GET /v4/individuals?limit=500' : 'GET /v4/individuals/{id}'}\` JSON reads as administrator (${scope})`,
+    '',
+    `Busy CPU ${fmt(b.busyMs)} ms = **${per(b.busyMs)} µs per request**.`,
+    '',
+    '| where (self time) | µs / request | share |',
+    '|---|---:|---:|',
+    ...b.groups.slice(0, 18).map((g) => `| ${g.name} | ${per(g.ms)} | ${((100 * g.ms) / b.busyMs).toFixed(1)} % |`),
+    '',
+    '| hottest functions (self time) | µs / request |',
+    '|---|---:|',
+    ...b.functions.slice(0, 15).map((f) => `| ${f.name.replace(/\|/g, '\\|')} | ${per(f.ms)} |`),
+  ];
+  return lines.join('\n');
+}
+
+function printResults(measured: Measured[], soak: Soak | null, started: number): void {
+  const byName = new Map(measured.map((m) => [m.row.name, m]));
+  const limit = measured[0];
+  const rps = (m: Measured) => m.rounds.reduce((s, r) => s + r.result.requests, 0) / m.rounds.reduce((s, r) => s + r.result.seconds, 0);
+  /** The ratio of two rows, round by round (each round's pair ran minutes apart at most), then the median. */
+  const ratio = (a: Measured, b: Measured) => median(a.rounds.map((r, i) => r.result.rps / b.rounds[i].result.rps));
+  const kind = SQLITE ? 'SQLite' : 'MariaDB';
+  console.log(
+    `\n## ${kind}, ${fmt(SMALL)} / ${fmt(LARGE)} individuals, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s per row, ` +
+      `${PIN ? 'server pinned to one core' : 'not pinned'}, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
+  );
+  console.log('| request | req/s | ratio | to | p50 ms | p99 ms | server CPU / request |');
+  console.log('|---|---:|---:|---|---:|---:|---:|');
+  for (const m of measured) {
+    const versus = m.row.versus ? byName.get(m.row.versus)! : limit;
+    const isBase = m === limit || m.row.name === RAW_PAGE || m.row.name.includes('without comments');
+    const total = m.rounds.reduce((s, r) => s + r.result.requests, 0);
+    const cpu = m.rounds.reduce((s, r) => s + r.cpuMs, 0) / total;
+    const to = m.row.versus ? (versus === limit ? 'limit' : versus.row.name.includes('page') ? 'raw page' : 'no comments') : 'limit';
+    console.log(
+      `| ${m.row.name} | ${fmt(rps(m))} | ${isBase ? '1.00' : ratio(m, versus).toFixed(2)} | ${isBase ? '' : to} | ` +
+        `${median(m.rounds.map((r) => r.result.p50)).toFixed(1)} | ${median(m.rounds.map((r) => r.result.p99)).toFixed(1)} | ${cpu.toFixed(2)} ms |`,
+    );
+  }
+  const find = (prefix: string) => measured.find((m) => m.row.name.startsWith(prefix))!;
+  const adminJson = find('`GET /v4/individuals/{id}` JSON, administrator');
+  const checks: [string, number, number][] = [
+    ['by-id JSON as administrator ÷ the limit', ratio(adminJson, limit), 0.35],
+    ['by-id JSON as manager ÷ as administrator', ratio(find('`GET /v4/individuals/{id}` JSON, manager'), adminJson), 0.9],
+    ['by-id XML ÷ JSON (administrator)', ratio(find('`GET /v4/individuals/{id}` XML, administrator'), adminJson), 0.9],
+    ['page of 500 JSON ÷ raw page', ratio(find('`GET /v4/individuals?limit=500` JSON'), find(RAW_PAGE)), 0.8],
+    ['page of 500 XML ÷ raw page', ratio(find('`GET /v4/individuals?limit=500` XML'), find(RAW_PAGE)), 0.7],
+    [
+      `${fmt(BUSY_COMMENTS)} comments ÷ none (req/s)`,
+      ratio(find(`\`GET /v4/individuals/{id}\` JSON, individual with ${fmt(BUSY_COMMENTS)}`), find('`GET /v4/individuals/{id}` JSON, individual without')),
+      1 / 1.2,
+    ],
+  ];
+  console.log('\n| target | measured | target | met |');
+  console.log('|---|---:|---:|---|');
+  for (const [name, value, target] of checks) console.log(`| ${name} | ${value.toFixed(2)} | ≥ ${target.toFixed(2)} | ${value >= target ? 'yes' : '**no**'} |`);
+  if (soak) {
+    const growth = (100 * (soak.rssAfterMb - soak.rssBeforeMb)) / soak.rssBeforeMb;
+    console.log(
+      `| RSS over ${fmt(soak.requests)} mixed requests | ${soak.rssBeforeMb.toFixed(0)} → ${soak.rssAfterMb.toFixed(0)} MB ` +
+        `(${growth >= 0 ? '+' : ''}${growth.toFixed(1)} %, peak ${soak.rssPeakMb.toFixed(0)} MB) | < +10 % | ${growth < 10 ? 'yes' : '**no**'} |`,
+    );
+  }
+  console.log(`\nTotal run time ${Math.round((Date.now() - started) / 1000)} s.`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

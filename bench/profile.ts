@@ -1,0 +1,80 @@
+/**
+ * Reads a V8 `.cpuprofile` (written by `node --cpu-prof`) and says where the CPU of a window of
+ * requests went: self time grouped by package (or by folder of the service's own code), per
+ * request and as a share of the busy time, plus the hottest functions.
+ */
+import { readFileSync } from 'node:fs';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface Breakdown {
+  /** Busy CPU in the window (idle excluded), in ms. */
+  busyMs: number;
+  windowMs: number;
+  groups: { name: string; ms: number }[];
+  functions: { name: string; ms: number }[];
+}
+
+/** `typeorm`, `@nestjs/core`, `node:http`, `service src/common/http`, `(garbage collector)`… */
+function groupOf(frame: CallFrame): string {
+  const url = frame.url;
+  if (!url) return frame.functionName.startsWith('(') ? frame.functionName : '(native)';
+  const nm = url.lastIndexOf('/node_modules/');
+  if (nm >= 0) {
+    const parts = url.slice(nm + '/node_modules/'.length).split('/');
+    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+  }
+  if (url.startsWith('node:')) {
+    const m = /^node:(?:internal\/)?([a-z_]+)/.exec(url);
+    return `node:${m?.[1] ?? 'internal'}`;
+  }
+  const src = /\/dist\/(src\/[^/]+(?:\/[^/]+)?)\//.exec(url) ?? /\/dist\/(src)\//.exec(url);
+  if (src) return `service ${src[1]}`;
+  return url.replace(/^.*\//, '');
+}
+
+/**
+ * Summarises the samples between two CLOCK_MONOTONIC instants in µs (the clock of V8's profiler
+ * and of `process.hrtime`, shared by the processes of one machine); without a window, all of it.
+ */
+export function summarise(file: string, window?: { fromUs: number; toUs: number }): Breakdown {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const groups = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let t = p.startTime;
+  let busy = 0;
+  let first = Infinity;
+  let last = -Infinity;
+  for (let i = 0; i < p.samples.length; i++) {
+    t += p.timeDeltas[i];
+    const dt = p.timeDeltas[i + 1] ?? 0;
+    if (window && (t < window.fromUs || t > window.toUs)) continue;
+    first = Math.min(first, t);
+    last = Math.max(last, t);
+    const frame = byId.get(p.samples[i])?.callFrame;
+    if (!frame || frame.functionName === '(idle)') continue;
+    busy += dt;
+    const g = groupOf(frame);
+    groups.set(g, (groups.get(g) ?? 0) + dt);
+    const fn = `${frame.functionName || '(anonymous)'} ${g}`;
+    functions.set(fn, (functions.get(fn) ?? 0) + dt);
+  }
+  const sorted = (m: Map<string, number>) => [...m.entries()].map(([name, us]) => ({ name, ms: us / 1000 })).sort((a, b) => b.ms - a.ms);
+  return { busyMs: busy / 1000, windowMs: Number.isFinite(first) ? (last - first) / 1000 : 0, groups: sorted(groups), functions: sorted(functions) };
+}

@@ -1,0 +1,188 @@
+import type { RequestContext } from '../../common/context/request-context.js';
+import { boolOf, dateOf, placeholders } from '../raw-reader.js';
+import type { RowReader, TenantDb } from '../tenant-db.js';
+import type { UserEntity } from '../../modules/auth/user.entity.js';
+import type { Rights } from '../../modules/permissions/access.service.js';
+import { LAST_COMMENT_COLUMNS, lastCommentJoins, lastCommentOf, type LastCommentColumns } from './last-comment.js';
+import { Individual, type IndividualDto } from '../../modules/individuals/dto/individual.dto.js';
+import type { IndividualEntity } from '../../modules/individuals/individual.entity.js';
+
+/** The columns of `individuals` as IndividualEntity names them. */
+const COLUMNS = [
+  'id',
+  'site_id',
+  'user_id',
+  'is_admin',
+  'prefix',
+  'suffix',
+  'first_name',
+  'last_name',
+  'user_defined1',
+  'user_defined2',
+  'user_defined3',
+  'user_defined4',
+  'email',
+  'primary_organization_id',
+  'primary_title',
+  'primary_reports_to',
+  'hire_date',
+  'send_eval_survey',
+  'deleted',
+  'deleted_by_ref',
+  'created',
+  'created_by',
+  'updated',
+  'updated_by',
+  'version',
+] as const;
+
+type Row = Record<(typeof COLUMNS)[number], unknown> &
+  LastCommentColumns & {
+    o_name: string | null;
+    u_user_name: string | null;
+    u_email: string | null;
+    u_is_global_admin: unknown;
+    beyond?: string | null;
+  } & Record<`m${number}`, string | null | undefined>;
+
+const SELECT =
+  `SELECT ${COLUMNS.map((c) => `i.${c}`).join(', ')}, o.name AS o_name, u.user_name AS u_user_name, u.email AS u_email,` +
+  ` u.is_global_admin AS u_is_global_admin, ${LAST_COMMENT_COLUMNS}`;
+const JOINS =
+  ' FROM individuals i' +
+  ' LEFT JOIN organizations o ON o.site_id = i.site_id AND o.id = i.primary_organization_id' +
+  ' LEFT JOIN users u ON u.id = i.user_id AND u.site_id = i.site_id ' +
+  lastCommentJoins('i');
+const WHERE = ' WHERE i.site_id = ? AND i.id = ?';
+const FROM = JOINS + WHERE;
+
+/** As an administrator (every right): the record and its decorations. */
+const AS_ADMIN = SELECT + FROM;
+
+/** How many managers above the record one statement looks at; deeper chains take a second query. */
+const CHAIN_DEPTH = 8;
+const CHAIN_JOINS = Array.from(
+  { length: CHAIN_DEPTH },
+  (_, k) => ` LEFT JOIN individuals m${k + 1} ON m${k + 1}.site_id = i.site_id AND m${k + 1}.id = ${k === 0 ? 'i' : `m${k}`}.primary_reports_to`,
+).join('');
+const CHAIN_COLUMNS = Array.from({ length: CHAIN_DEPTH }, (_, k) => `, m${k + 1}.id AS m${k + 1}`).join('') + `, m${CHAIN_DEPTH}.primary_reports_to AS beyond`;
+/**
+ * As anyone else: also the first managers above the record (primary-key lookups), to tell whether
+ * the caller is one of them (CanUpdate).
+ */
+const AS_MEMBER = SELECT + CHAIN_COLUMNS + JOINS + CHAIN_JOINS + WHERE;
+/**
+ * Above the CHAIN_DEPTH-th manager: which of these managers have `managerId` at or above them,
+ * walking up (bounded like AccessService.reportsTo), for all of a page's deep chains at once.
+ */
+const restOfChains = (n: number) =>
+  `WITH RECURSIVE up(start, id, depth) AS (SELECT x.id, x.id, 1 FROM individuals x WHERE x.site_id = ? AND x.id IN (${placeholders(n)})` +
+  ' UNION ALL SELECT up.start, x.primary_reports_to, up.depth + 1 FROM up CROSS JOIN individuals x' +
+  ' WHERE x.site_id = ? AND x.id = up.id AND up.depth < 256) SELECT DISTINCT start FROM up WHERE id = ?';
+
+const ORDER = ' ORDER BY i.last_name, i.first_name, i.id LIMIT ? OFFSET ?';
+const DELETED = { 0: ' AND i.deleted = 0', 1: ' AND i.deleted = 1', 2: '' } as const;
+/** A page in the list's order (LastName, FirstName, ID), for each `deleted` filter. */
+const PAGE = {
+  asAdmin: ([0, 1, 2] as const).map((d) => SELECT + JOINS + ' WHERE i.site_id = ?' + DELETED[d] + ORDER),
+  asMember: ([0, 1, 2] as const).map((d) => SELECT + CHAIN_COLUMNS + JOINS + CHAIN_JOINS + ' WHERE i.site_id = ?' + DELETED[d] + ORDER),
+  count: ([0, 1, 2] as const).map((d) => 'SELECT COUNT(*) AS n FROM individuals i WHERE i.site_id = ?' + DELETED[d]),
+};
+
+/**
+ * One individual of the caller's site with everything its answer shows — organization name,
+ * account, newest comment and the caller's rights — in one statement (one round trip), or null.
+ */
+export async function readIndividual(db: TenantDb, ctx: RequestContext, id: string): Promise<IndividualDto | null> {
+  const reader = db.reader(ctx);
+  const rows = await reader.rows<Row>(ctx.user.isAdmin ? AS_ADMIN : AS_MEMBER, [ctx.siteId, id]);
+  return rows.length ? (await toDtos(reader, ctx, rows))[0] : null;
+}
+
+/**
+ * A page of the site's individuals in the list's order (`deleted`: 0 live, 1 deleted, 2 all) and
+ * their total: two statements whatever the page size (the page with its decorations, the count),
+ * and a third only when a non-administrator reads records more than eight managers below someone.
+ */
+export async function readIndividualPage(
+  db: TenantDb,
+  ctx: RequestContext,
+  q: { deleted?: number; take: number; skip: number },
+): Promise<{ items: IndividualDto[]; total: number }> {
+  const reader = db.reader(ctx);
+  const d = q.deleted === 1 || q.deleted === 2 ? q.deleted : 0;
+  const [rows, count] = await Promise.all([
+    reader.rows<Row>((ctx.user.isAdmin ? PAGE.asAdmin : PAGE.asMember)[d], [ctx.siteId, q.take, q.skip]),
+    reader.rows<{ n: number | string }>(PAGE.count[d], [ctx.siteId]),
+  ]);
+  return { items: await toDtos(reader, ctx, rows), total: Number(count[0]?.n ?? 0) };
+}
+
+const ALL_RIGHTS = Object.freeze({ read: true, update: true, delete: true, delegate: true });
+const READ_ONLY = Object.freeze({ read: true, update: false, delete: false, delegate: false });
+const READ_UPDATE = Object.freeze({ read: true, update: true, delete: false, delegate: false });
+
+/** The answers for rows read with SELECT (and CHAIN_COLUMNS for a non-administrator). */
+async function toDtos(reader: RowReader, ctx: RequestContext, rows: Row[]): Promise<IndividualDto[]> {
+  const me = ctx.user;
+  let deep = new Set<string>();
+  if (!me.isAdmin && me.individualId) {
+    const beyond = [...new Set(rows.filter((r) => r.beyond && r.id !== me.individualId && !managedWithin(r, me.individualId!)).map((r) => r.beyond!))];
+    if (beyond.length) {
+      const found = await reader.rows<{ start: string }>(restOfChains(beyond.length), [ctx.siteId, ...beyond, ctx.siteId, me.individualId], { prepare: false });
+      deep = new Set(found.map((f) => f.start));
+    }
+  }
+  return rows.map((r) => {
+    let rights: Rights = ALL_RIGHTS;
+    if (!me.isAdmin) {
+      const own = me.individualId !== null && (r.id === me.individualId || managedWithin(r, me.individualId) || (!!r.beyond && deep.has(r.beyond)));
+      rights = own ? READ_UPDATE : READ_ONLY;
+    }
+    return Individual.toWire(entityOf(r), {
+      user: r.u_user_name === null ? null : ({ userName: r.u_user_name, email: r.u_email, isGlobalAdmin: boolOf(r.u_is_global_admin) } as UserEntity),
+      organizationName: r.o_name,
+      lastComment: lastCommentOf(r),
+      rights,
+    });
+  });
+}
+
+/** Whether `managerId` is one of the first CHAIN_DEPTH managers above the row. */
+function managedWithin(r: Row, managerId: string): boolean {
+  for (let k = 1; k <= CHAIN_DEPTH; k++) if (r[`m${k}`] === managerId) return true;
+  return false;
+}
+
+function entityOf(r: Row): IndividualEntity {
+  return {
+    id: r.id,
+    siteId: r.site_id,
+    userId: r.user_id,
+    isAdmin: boolOf(r.is_admin),
+    prefix: r.prefix,
+    suffix: r.suffix,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    userDefined1: r.user_defined1,
+    userDefined2: r.user_defined2,
+    userDefined3: r.user_defined3,
+    userDefined4: r.user_defined4,
+    email: r.email,
+    primaryOrganizationId: r.primary_organization_id,
+    primaryTitle: r.primary_title,
+    primaryReportsTo: r.primary_reports_to,
+    hireDate: dateOf(r.hire_date as Date | string | null),
+    sendEvalSurvey: boolOf(r.send_eval_survey),
+    deleted: boolOf(r.deleted),
+    deletedByRef: boolOf(r.deleted_by_ref),
+    created: dateOf(r.created as Date | string),
+    createdBy: r.created_by,
+    updated: dateOf(r.updated as Date | string),
+    updatedBy: r.updated_by,
+    version: Number(r.version),
+  } as IndividualEntity;
+}
+
+/** The statements, for tests that check their plans. */
+export const INDIVIDUAL_READ_SQL = { asAdmin: AS_ADMIN, asMember: AS_MEMBER, page: PAGE } as const;

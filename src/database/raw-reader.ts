@@ -1,0 +1,82 @@
+import type { DataSource } from 'typeorm';
+
+type MysqlCall = (options: { sql: string; timeout?: number }, params: unknown[], cb: (err: Error | null, rows: unknown) => void) => void;
+interface MysqlPool {
+  execute: MysqlCall;
+  query: MysqlCall;
+}
+interface SqliteStatement {
+  all(...params: unknown[]): unknown[];
+}
+interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
+}
+
+/**
+ * A lower-level read path for the hottest reads (docs/performance.md): one hand-written SQL
+ * statement, run as a prepared statement on the driver TypeORM already holds (mysql2's pool with
+ * its per-connection statement cache, or better-sqlite3's connection), without building a query,
+ * creating a query runner or hydrating entities. Same pool, same query timeout
+ * (DB_QUERY_TIMEOUT_MS), same query logger as every other query. Tenancy is the caller's SQL's to
+ * state (`site_id = ?`); use it only where TenantDb's scoped repositories are too slow.
+ */
+export class RawReader {
+  private readonly statements = new Map<string, SqliteStatement>();
+  readonly kind: 'mysql' | 'sqlite';
+
+  private constructor(private readonly ds: DataSource) {
+    this.kind = ds.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
+  }
+
+  /** The reader of a data source (made once per data source). */
+  static of(ds: DataSource): RawReader {
+    let reader = readers.get(ds);
+    if (!reader) readers.set(ds, (reader = new RawReader(ds)));
+    return reader;
+  }
+
+  /**
+   * The rows of a SELECT; `?` placeholders on both databases; booleans are passed as 0/1. A
+   * statement whose text varies (an `IN` list of any length) passes `prepare: false`: MySQL keeps
+   * prepared statements per connection, up to a server-wide limit (max_prepared_stmt_count).
+   */
+  rows<T>(sql: string, params: readonly unknown[], opts: { prepare?: boolean } = {}): Promise<T[]> {
+    this.ds.logger.logQuery(sql, params as unknown[]);
+    if (this.kind === 'sqlite') {
+      try {
+        let statement = this.statements.get(sql);
+        if (!statement) {
+          statement = (this.ds.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection.prepare(sql);
+          this.statements.set(sql, statement);
+        }
+        return Promise.resolve(statement.all(...params) as T[]);
+      } catch (e) {
+        return Promise.reject(e as Error);
+      }
+    }
+    const options = this.ds.options as { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
+    const timeout = options.enableQueryTimeout && options.maxQueryExecutionTime ? options.maxQueryExecutionTime : undefined;
+    const pool = (this.ds.driver as unknown as { pool: MysqlPool }).pool;
+    const call = opts.prepare === false ? pool.query : pool.execute;
+    return new Promise((resolve, reject) => call.call(pool, { sql, timeout }, params as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+  }
+}
+
+const readers = new WeakMap<DataSource, RawReader>();
+
+/** `?, ?, ?` for a list of n values. */
+export function placeholders(n: number): string {
+  return n <= 0 ? '' : '?' + ', ?'.repeat(n - 1);
+}
+
+/** A datetime column as a Date: MySQL gives Dates, SQLite 'YYYY-MM-DD HH:MM:SS.SSS' strings (UTC). */
+export function dateOf(v: Date | string | null | undefined): Date | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v;
+  return new Date(v.includes('T') ? v : v.replace(' ', 'T') + 'Z');
+}
+
+/** A boolean column: MySQL tinyint and SQLite integers come back as 0/1. */
+export function boolOf(v: unknown): boolean {
+  return v === true || v === 1 || v === '1';
+}
