@@ -12,6 +12,12 @@ import { GoalEntity } from '../modules/goals/goal.entity.js';
 import { ColorEntity } from '../modules/colors/color.entity.js';
 import { CoreValueEntity } from '../modules/core-values/core-value.entity.js';
 import { CommitmentEntity } from '../modules/commitments/commitment.entity.js';
+import { BasicRoleEntity } from '../modules/basic-roles/basic-role.entity.js';
+import { BasicRoleDialogEntity } from '../modules/basic-roles/basic-role-dialog.entity.js';
+import { DialogEntity } from '../modules/dialogs/dialog.entity.js';
+import { TaskEntity } from '../modules/tasks/task.entity.js';
+import { AssessmentEntity } from '../modules/assessments/assessment.entity.js';
+import { AssessmentRatingEntity } from '../modules/assessments/assessment-rating.entity.js';
 import { IdempotencyKeyEntity, IdempotencyKeyMysqlEntity } from './idempotency-key.entity.js';
 import { Foundation1732000000000 } from './migrations/1732000000000-foundation.js';
 import { Comments1732000000100 } from './migrations/1732000000100-comments.js';
@@ -19,6 +25,7 @@ import { ListItemsProjects1732000000400 } from './migrations/1732000000400-list-
 import { GoalsColorsValuesCommitments1732000000500 } from './migrations/1732000000500-goals-colors-values-commitments.js';
 import { RowVersionsForeignKeys1732000000600 } from './migrations/1732000000600-row-versions-foreign-keys.js';
 import { IdempotencyKeys1732000000900 } from './migrations/1732000000900-idempotency-keys.js';
+import { DialogsRolesAssessments1732000001000 } from './migrations/1732000001000-dialogs-roles-assessments.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -39,6 +46,12 @@ export const ENTITIES = [
   ColorEntity,
   CoreValueEntity,
   CommitmentEntity,
+  BasicRoleEntity,
+  DialogEntity,
+  BasicRoleDialogEntity,
+  TaskEntity,
+  AssessmentEntity,
+  AssessmentRatingEntity,
 ];
 
 /**
@@ -56,4 +69,5 @@ export const MIGRATIONS = [
   GoalsColorsValuesCommitments1732000000500,
   RowVersionsForeignKeys1732000000600,
   IdempotencyKeys1732000000900,
+  DialogsRolesAssessments1732000001000,
 ];
