@@ -101,10 +101,11 @@ function swaggerBase(kind: WireKind, nested?: () => Type<unknown>): ApiPropertyO
         description:
           'In XML a DataContract DateTimeOffset: children a:DateTime (UTC instant) and a:OffsetMinutes, in the namespace http://schemas.datacontract.org/2004/07/System.',
       };
+    // A lazy type for Swagger is a function *named* `type` (that is how it tells one from a class).
     case 'object':
-      return { type: nested };
+      return nested ? { type: () => nested() } : { type: Object };
     case 'array':
-      return { type: nested, isArray: true };
+      return nested ? { type: () => nested(), isArray: true, xml: { wrapped: true } } : { type: Object, isArray: true, xml: { wrapped: true } };
   }
 }
 
