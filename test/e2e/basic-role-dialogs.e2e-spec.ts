@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { FindOptionsWhere } from 'typeorm';
 import { BasicRoleDialogEntity } from '../../src/modules/basic-roles/basic-role-dialog.entity.js';
 import { bearer, DB_KIND, startApp, TestApp, WireCodec } from './harness.js';
 import { createBasicRole, createDialog, Json } from '../factories/dialogs.js';
@@ -24,7 +25,7 @@ describe('BasicRoleDialog: /v4/basicroles/{basicRoleid}/dialogs/{dialogid} and /
   const path = (roleId: string, dialogId: string) => `/v4/basicroles/${roleId}/dialogs/${dialogId}`;
   const put = (who: TestPerson, roleId: string, dialogId: string, body: object) =>
     t.http().put(path(roleId, dialogId)).set('Authorization', as(who)).send(body);
-  const rows = (where: Partial<BasicRoleDialogEntity>) => t.ds.getRepository(BasicRoleDialogEntity).findBy(where);
+  const rows = (where: FindOptionsWhere<BasicRoleDialogEntity>) => t.ds.getRepository(BasicRoleDialogEntity).findBy(where);
 
   beforeAll(async () => {
     t = await startApp();
