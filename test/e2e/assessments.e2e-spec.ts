@@ -245,6 +245,25 @@ describe('/v4/assessments', () => {
       await post(acme.admin, { Kind: 'team', SubjectID: acme.worker.individualId, AssessorID: acme.peer.individualId, PeriodID: current }).expect(200);
     });
 
+    it('replays a retried POST (Idempotency-Key) with its nested ratings, in XML as a read writes it, and writes once', async () => {
+      const key = randomUUID();
+      const send = (accept: string) =>
+        t
+          .http()
+          .post('/v4/assessments')
+          .set('Authorization', as(acme.manager))
+          .set('Idempotency-Key', key)
+          .set('Accept', accept)
+          .send(leaderOfWorker({ Ratings: fullRatings() }))
+          .expect(200);
+      const first = await send('application/json');
+      const again = await send('application/xml');
+      expect(again.headers['idempotency-replayed']).toBe('true');
+      const read = await t.http().get(`/v4/assessments/${first.body.ID}`).set('Authorization', as(acme.manager)).set('Accept', 'application/xml').expect(200);
+      expect(again.text).toBe(read.text);
+      expect(await t.ds.getRepository(AssessmentRatingEntity).countBy({ assessmentId: first.body.ID })).toBe(fullRatings().length);
+    });
+
     it('answers 403 pm-disabled on a site with performance management off', async () => {
       const off = await createSite(t, { pm: false });
       const res = await t
