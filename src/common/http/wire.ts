@@ -276,15 +276,16 @@ function IntRange(min?: number, max?: number): PropertyDecorator {
  * A list member as an XML body carries it: `<Ratings/>` (no items) parses to "", one item to
  * `{ Item: {…} }`, several to `{ Item: [{…}, …] }` (the element name of the items does not
  * matter). Those become the list of items as instances of `nested`; a JSON array (already
- * converted) and null pass through, anything else is left for the type check to refuse.
+ * converted) and null pass through, anything else is left as sent for the type check to refuse.
  */
 function xmlList(raw: unknown, converted: unknown, nested: () => Type<unknown>): unknown {
   if (raw === '') return [];
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return converted;
+  // Not a list in either form: left as sent, so the one error is "must be a list".
   const keys = Object.keys(raw);
-  if (keys.length !== 1) return converted;
+  if (keys.length !== 1) return raw;
   const inner = (raw as Record<string, unknown>)[keys[0]];
-  if (typeof inner !== 'object' || inner === null) return converted;
+  if (typeof inner !== 'object' || inner === null) return raw;
   const items = Array.isArray(inner) ? inner : [inner];
   return items.map((item) => (typeof item === 'object' && item !== null ? plainToInstance(nested(), item) : item));
 }
