@@ -20,7 +20,7 @@ import { Assessment, AssessmentDto, AssessmentQuery, AssessmentRatingInput, Crea
 const LIST_ORDER = { created: 'ASC', id: 'ASC' } as const;
 
 /**
- * Assessments and their ratings (DESIGN §5; docs/dialogs-tasks-roles-assessments.md). The ratings
+ * Assessments and their ratings (docs/dialogs-tasks-roles-assessments.md). The ratings
  * live in their own table and are written in the assessment's transaction; reading a page of
  * assessments loads all their ratings in one query.
  *

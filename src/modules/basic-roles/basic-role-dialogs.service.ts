@@ -12,7 +12,7 @@ import { BasicRoleEntity } from './basic-role.entity.js';
 import { BasicRoleDialog, BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
 
 /**
- * The rating of a basic role in a dialog (DESIGN §5; docs/dialogs-tasks-roles-assessments.md):
+ * The rating of a basic role in a dialog (docs/dialogs-tasks-roles-assessments.md):
  * one record per (basic role, dialog), created or replaced by PUT. Seen and written by whoever may
  * manage the dialog (DialogAccess).
  */

@@ -24,7 +24,7 @@ import {
 const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
 
 /**
- * Basic roles of individuals (DESIGN §5; docs/dialogs-tasks-roles-assessments.md). Like an
+ * Basic roles of individuals (docs/dialogs-tasks-roles-assessments.md). Like an
  * individual's list items, they are read and written by the individual, anyone above them in the
  * reporting chain, and administrators. They belong to the individual: creating one locks the
  * individual, so a concurrent delete of the individual either comes first (400) or takes the new

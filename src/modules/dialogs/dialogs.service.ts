@@ -21,7 +21,7 @@ import { liveIndividualErrors, liveRecordErrors } from './record-kinds.js';
 const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;
 
 /**
- * Dialogs (DESIGN §5; docs/dialogs-tasks-roles-assessments.md). Every reference is checked inside
+ * Dialogs (docs/dialogs-tasks-roles-assessments.md). Every reference is checked inside
  * the write's transaction (400 naming the field); who may see and change one is DialogAccess.
  * Soft delete takes the dialog's comments down by reference; undelete brings exactly those back.
  */

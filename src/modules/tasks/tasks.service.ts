@@ -18,7 +18,7 @@ import { TaskEntity } from './task.entity.js';
 const LIST_ORDER = { dueDate: 'ASC', created: 'ASC', id: 'ASC' } as const;
 
 /**
- * Follow-up tasks (DESIGN §5; docs/dialogs-tasks-roles-assessments.md). A task is seen and changed
+ * Follow-up tasks (docs/dialogs-tasks-roles-assessments.md). A task is seen and changed
  * by administrators, by whoever may manage its assignee (the assignee and anyone they report to),
  * and by whoever may manage the dialog it follows up. The service keeps CompletedDate: set when
  * Completed turns true, cleared when it turns false. Soft delete takes the task's comments down by
@@ -54,7 +54,7 @@ export class TasksService {
     return this.page(ctx, q);
   }
 
-  /** The tasks assigned to an individual (DESIGN §5b); for them, their managers and administrators. */
+  /** The tasks assigned to an individual; for them, their managers and administrators. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: TaskQuery): Promise<Page<TaskDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
     if (!(await this.access.canManageIndividual(ctx, individualId))) {

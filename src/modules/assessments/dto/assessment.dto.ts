@@ -36,7 +36,7 @@ const ratingsInput = (description: string) =>
   InputField('array', { nested: () => AssessmentRatingInput, description: `${description} At most ${RATINGS_MAX} ratings.` });
 
 /**
- * The Assessment of DESIGN §5, every field declared once (docs/dialogs-tasks-roles-assessments.md).
+ * The Assessment, every field declared once (docs/dialogs-tasks-roles-assessments.md).
  * Kind, SubjectID and AssessorID are not update inputs (an assessment does not change hands).
  */
 export const Assessment = resource<AssessmentEntity, AssessmentExtras>()('Assessment', {

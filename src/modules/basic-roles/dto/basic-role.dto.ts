@@ -10,7 +10,7 @@ export const BASIC_ROLE_DESCRIPTION_MAX = 4000;
 export const DIALOGS_PER_PERIOD_MAX = 1000;
 export const BASIC_ROLE_DIALOG_COMMENT_MAX = 4000;
 
-/** The BasicRole of DESIGN §5, every field declared once (docs/dialogs-tasks-roles-assessments.md). */
+/** The BasicRole, every field declared once (docs/dialogs-tasks-roles-assessments.md). */
 export const BasicRole = resource<BasicRoleEntity>()('BasicRole', {
   audit: 'softDelete',
   fields: {
@@ -62,7 +62,7 @@ export const IndividualBasicRolesCountDto = IndividualBasicRolesCount.Response;
 export type IndividualBasicRolesCountDto = InstanceType<typeof IndividualBasicRolesCountDto>;
 
 /**
- * The BasicRoleDialog of DESIGN §5: one per (basic role, dialog), written by `PUT
+ * The BasicRoleDialog: one per (basic role, dialog), written by `PUT
  * /basicroles/{basicRoleid}/dialogs/{dialogid}`, which creates or replaces it.
  */
 export const BasicRoleDialog = resource<BasicRoleDialogEntity>()('BasicRoleDialog', {

@@ -8,7 +8,7 @@ export const DIALOG_NOTES_MAX = 10000;
 const KEEP_NOT_NULL = 'Absent keeps the current value; null is 400 (a dialog always has one).';
 
 /**
- * The Dialog of DESIGN §5, every field declared once (docs/dialogs-tasks-roles-assessments.md).
+ * The Dialog, every field declared once (docs/dialogs-tasks-roles-assessments.md).
  * Kind and AncestorID are not update inputs: a dialog does not move to another record.
  */
 export const Dialog = resource<DialogEntity>()('Dialog', {

@@ -4,7 +4,7 @@ import { RECORD_KINDS, type RecordKind } from '../../dialogs/dialog.entity.js';
 import type { TaskEntity } from '../task.entity.js';
 
 /**
- * The follow-up Task of DESIGN §5, every field declared once
+ * The follow-up Task, every field declared once
  * (docs/dialogs-tasks-roles-assessments.md). Kind and AncestorID are not update inputs; the
  * service keeps CompletedDate.
  */
