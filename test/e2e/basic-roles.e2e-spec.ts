@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BasicRoleEntity } from '../../src/modules/basic-roles/basic-role.entity.js';
-import { bearer, startApp, TestApp, WireCodec } from './harness.js';
+import { bearer, DB_KIND, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson } from '../factories/index.js';
 import { createTeamSite, TeamSite } from '../factories/performance.js';
 
@@ -332,6 +332,25 @@ describe('/v4/basicroles', () => {
       expect(await row(other.ID)).toMatchObject({ deleted: true, deletedByRef: false });
       expect(await row(own.ID)).toMatchObject({ deleted: true, deletedByRef: false });
     });
+  });
+
+  it(`never leaves a live role of a deleted individual when the role is created while the individual is deleted (${DB_KIND})`, async () => {
+    for (let round = 0; round < 8; round++) {
+      const person = await createPerson(t, acme, { firstName: 'Race', lastName: `Round ${round}` });
+      const [created, deleted] = await Promise.all([
+        post(acme.admin, { IndividualID: person.individualId, Name: 'Racing role' }),
+        t.http().delete(`/v4/individuals/${person.individualId}`).set('Authorization', as(acme.admin)),
+      ]);
+      expect(deleted.status).toBe(200);
+      if (created.status === 200) {
+        // The role was written first: the individual's delete took it down by reference.
+        expect(await row(created.body.ID)).toMatchObject({ deleted: true, deletedByRef: true });
+      } else {
+        expect(created.status).toBe(400);
+        expect(created.body.errors).toEqual([{ field: 'IndividualID', message: expect.stringContaining('deleted individual') }]);
+      }
+      expect(await t.ds.getRepository(BasicRoleEntity).countBy({ individualId: person.individualId, deleted: false })).toBe(0);
+    }
   });
 
   describe('GET /v4/sites/{siteid}/individuals/basicroles', () => {
