@@ -12,6 +12,12 @@ import { GoalEntity } from '../modules/goals/goal.entity.js';
 import { ColorEntity } from '../modules/colors/color.entity.js';
 import { CoreValueEntity } from '../modules/core-values/core-value.entity.js';
 import { CommitmentEntity } from '../modules/commitments/commitment.entity.js';
+import { BasicRoleEntity } from '../modules/basic-roles/basic-role.entity.js';
+import { BasicRoleDialogEntity } from '../modules/basic-roles/basic-role-dialog.entity.js';
+import { DialogEntity } from '../modules/dialogs/dialog.entity.js';
+import { TaskEntity } from '../modules/tasks/task.entity.js';
+import { AssessmentEntity } from '../modules/assessments/assessment.entity.js';
+import { AssessmentRatingEntity } from '../modules/assessments/assessment-rating.entity.js';
 import { IdempotencyKeyEntity, IdempotencyKeyMysqlEntity } from './idempotency-key.entity.js';
 import { MetricEntity } from '../modules/performance-metrics/metric.entity.js';
 import { MetricValueEntity } from '../modules/performance-metrics/metric-value.entity.js';
@@ -23,6 +29,7 @@ import { GoalsColorsValuesCommitments1732000000500 } from './migrations/17320000
 import { RowVersionsForeignKeys1732000000600 } from './migrations/1732000000600-row-versions-foreign-keys.js';
 import { LastCommentIndex1732000000700 } from './migrations/1732000000700-last-comment-index.js';
 import { IdempotencyKeys1732000000900 } from './migrations/1732000000900-idempotency-keys.js';
+import { DialogsRolesAssessments1732000001000 } from './migrations/1732000001000-dialogs-roles-assessments.js';
 import { MetricsArchives1732000001100 } from './migrations/1732000001100-metrics-archives.js';
 
 /**
@@ -44,6 +51,12 @@ export const ENTITIES = [
   ColorEntity,
   CoreValueEntity,
   CommitmentEntity,
+  BasicRoleEntity,
+  DialogEntity,
+  BasicRoleDialogEntity,
+  TaskEntity,
+  AssessmentEntity,
+  AssessmentRatingEntity,
   MetricEntity,
   MetricValueEntity,
   ArchiveEntity,
@@ -65,5 +78,6 @@ export const MIGRATIONS = [
   RowVersionsForeignKeys1732000000600,
   LastCommentIndex1732000000700,
   IdempotencyKeys1732000000900,
+  DialogsRolesAssessments1732000001000,
   MetricsArchives1732000001100,
 ];

@@ -18,6 +18,7 @@ import { ProjectEntity } from '../modules/projects/project.entity.js';
 import { SiteEntity } from '../modules/sites/site.entity.js';
 import { createDataSource } from './data-source.js';
 import { seedDemoMetrics } from './seed-demo-metrics.js';
+import { seedDialogsRolesAssessments } from './seed-demo-dialogs.js';
 import { TenantDb, TenantTx } from './tenant-db.js';
 
 /**
@@ -394,6 +395,7 @@ async function build(tx: TenantTx, passwordHash: string): Promise<Record<string,
     .insert({ ancestorType: 'departments', ancestorId: unitIds.get('platform')!, authorId: people[2].id, body: 'On-call load is down 30% since spring.' });
   comments++;
   return {
+    ...(await seedDialogsRolesAssessments(tx)),
     organizations: UNITS.length,
     individuals: people.length,
     periods: periods.length,

@@ -1,6 +1,7 @@
 import { In } from 'typeorm';
 import { inChunks, type OwnedRows } from '../database/soft-delete.js';
 import type { TenantTx } from '../database/tenant-db.js';
+import { deleteBasicRolesByRef, undeleteBasicRolesByRef } from './basic-roles/basic-role-cascade.js';
 import { deleteCommentsByRef, undeleteCommentsByRef } from './comments/comment-cascade.js';
 import type { CommentKind } from './comments/comment.entity.js';
 import { IndividualEntity } from './individuals/individual.entity.js';
@@ -15,10 +16,10 @@ import type { MetricKind } from './performance-metrics/metric.entity.js';
 /**
  * The one registry of what each kind of record takes down by reference when it is deleted, and
  * restores when it is undeleted (docs/architecture.md, "Soft delete"). A new resource whose rows
- * hang off individuals, organizations or projects adds one entry here; the owners' DELETE and
+ * hang off individuals, organizations, projects, dialogs or tasks adds one entry here; the owners' DELETE and
  * undelete pick it up through `softDelete` / `softUndelete`.
  */
-export type Owner = 'individual' | 'organization' | 'project' | 'metric';
+export type Owner = 'individual' | 'organization' | 'project' | 'metric' | 'dialog' | 'task';
 
 /** The comments written on records of these path kinds. */
 export function commentsOn(...kinds: CommentKind[]): OwnedRows {
@@ -32,6 +33,13 @@ export function commentsOn(...kinds: CommentKind[]): OwnedRows {
     },
   };
 }
+
+/** The basic roles of the owning individuals. */
+export const basicRolesOf: OwnedRows = {
+  name: 'basic roles',
+  takeDown: (tx, ids) => deleteBasicRolesByRef(tx, ids),
+  restore: (tx, ids) => undeleteBasicRolesByRef(tx, ids),
+};
 
 /** The list items of these kinds whose AncestorID is the owner. */
 export function listItemsOf(kinds: readonly ListItemKind[]): OwnedRows {
@@ -91,12 +99,16 @@ function metricsOf(kind: MetricKind): OwnedRows {
 export function ownedBy(owner: Owner): readonly OwnedRows[] {
   switch (owner) {
     case 'individual':
-      return [memberships('individual'), commentsOn('individuals'), listItemsOf(INDIVIDUAL_KINDS), metricsOf('individual')];
+      return [memberships('individual'), commentsOn('individuals'), listItemsOf(INDIVIDUAL_KINDS), metricsOf('individual'), basicRolesOf];
     case 'organization':
       return [memberships('organization'), commentsOn('departments', 'organizations')];
     case 'project':
       return [listItemsOf([PROJECT_SCOPE.kind]), commentsOn('projects'), metricsOf('project')];
     case 'metric':
       return [commentsOn('metrics')];
+    case 'dialog':
+      return [commentsOn('dialogs')];
+    case 'task':
+      return [commentsOn('tasks')];
   }
 }

@@ -1,7 +1,10 @@
+import { AssessmentsModule } from './assessments/assessments.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { BasicRolesModule } from './basic-roles/basic-roles.module.js';
 import { ColorsModule } from './colors/colors.module.js';
 import { CommitmentsModule } from './commitments/commitments.module.js';
 import { CoreValuesModule } from './core-values/core-values.module.js';
+import { DialogsModule } from './dialogs/dialogs.module.js';
 import { GoalsModule } from './goals/goals.module.js';
 import { CommentsModule } from './comments/comments.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -15,6 +18,7 @@ import { PermissionsModule } from './permissions/permissions.module.js';
 import { PerformanceMetricsModule } from './performance-metrics/performance-metrics.module.js';
 import { ArchivesModule } from './archives/archives.module.js';
 import { SitesModule } from './sites/sites.module.js';
+import { TasksModule } from './tasks/tasks.module.js';
 
 /** Every feature module. A new resource module is added here (and its entities in database/registry.ts). */
 export const FEATURE_MODULES = [
@@ -35,4 +39,8 @@ export const FEATURE_MODULES = [
   CommitmentsModule,
   PerformanceMetricsModule,
   ArchivesModule,
+  DialogsModule,
+  TasksModule,
+  BasicRolesModule,
+  AssessmentsModule,
 ];

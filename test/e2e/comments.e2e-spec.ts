@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { deleteCommentsByRef, undeleteCommentsByRef } from '../../src/modules/comments/comment-cascade.js';
+import { UNCHECKED_KINDS } from '../../src/modules/comments/comment-ancestors.js';
 import { COMMENT_KINDS, CommentKind } from '../../src/modules/comments/comment.entity.js';
 import { lastCommentsFor } from '../../src/database/queries/last-comment.js';
+import { DialogEntity } from '../../src/modules/dialogs/dialog.entity.js';
 import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT } from '../../src/modules/organizations/organization.entity.js';
 import { ProjectEntity } from '../../src/modules/projects/project.entity.js';
+import { TaskEntity } from '../../src/modules/tasks/task.entity.js';
 import { commentRow, CommentJson, createComment, setCommentCreated } from '../factories/comments.js';
+import { createPeriod } from '../factories/goals.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createMetric } from '../factories/metrics.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
@@ -48,6 +52,8 @@ describe('/v4 comments', () => {
   let departmentId: string;
   let projectId: string;
   let globexProjectId: string;
+  let dialogId: string;
+  let taskId: string;
 
   const http = () => t.http();
   const auth = (p: { token: string }) => bearer(p.token);
@@ -69,6 +75,26 @@ describe('/v4 comments', () => {
       t.app.get(TenantDb).repo(RequestContext.system(siteId), ProjectEntity).insert({ name: 'Apollo', ownerId, dueDateChanges: 0 });
     projectId = (await project(acme.siteId, alice.individualId)).id;
     globexProjectId = (await project(globex.siteId, globexMember.individualId)).id;
+    const system = RequestContext.system(acme.siteId);
+    const period = await createPeriod(t, acme.siteId, { start: new Date('2026-01-01T00:00:00Z'), end: new Date('2026-12-31T00:00:00Z') });
+    dialogId = (
+      await t.app
+        .get(TenantDb)
+        .repo(system, DialogEntity)
+        .insert({
+          kind: 'individual',
+          ancestorId: alice.individualId,
+          leaderId: bob.individualId,
+          periodId: period.id,
+          scheduledDate: new Date('2026-03-01T00:00:00Z'),
+        })
+    ).id;
+    taskId = (
+      await t.app
+        .get(TenantDb)
+        .repo(system, TaskEntity)
+        .insert({ kind: 'individual', ancestorId: alice.individualId, assignedToId: alice.individualId, name: 'Do it' })
+    ).id;
   }, SLOW);
   afterAll(async () => {
     await t.close();
@@ -170,8 +196,8 @@ describe('/v4 comments', () => {
           organizations: acme.orgId,
           metrics: metric.ID,
           projects: projectId,
-          tasks: randomUUID(),
-          dialogs: randomUUID(),
+          tasks: taskId,
+          dialogs: dialogId,
         };
         for (const kind of COMMENT_KINDS) {
           const c = await createComment(t, bob.token, kind, ids[kind], `on ${kind}`);
@@ -406,15 +432,29 @@ describe('/v4 comments', () => {
       }
     });
 
-    it('never shows another site’s comments on an unchecked kind', async () => {
-      const shared = randomUUID();
-      await createComment(t, globexMember.token, 'tasks', shared, 'globex task note');
-      const mine = await createComment(t, alice.token, 'tasks', shared, 'acme task note');
-      const res = await http().get(`/v4/tasks/${shared}/comments`).set('Authorization', auth(bob)).expect(200);
-      expect(res.body.map((c: CommentJson) => c.ID)).toEqual([mine.ID]);
-      const empty = await http().get(`/v4/dialogs/${randomUUID()}/comments`).set('Authorization', auth(bob)).expect(200);
-      expect(empty.body).toEqual([]);
-      expect(empty.headers['x-total-count']).toBe('0');
+    it('never shows another site’s comments on tasks, dialogs and metrics, checked kinds or not', async () => {
+      for (const kind of ['tasks', 'dialogs', 'metrics'] as const) {
+        const shared = randomUUID();
+        if (UNCHECKED_KINDS.includes(kind)) {
+          // Without a table to check, any id is accepted: the site alone keeps the comments apart.
+          await createComment(t, globexMember.token, kind, shared, `globex ${kind} note`);
+          const mine = await createComment(t, alice.token, kind, shared, `acme ${kind} note`);
+          const res = await http().get(`/v4/${kind}/${shared}/comments`).set('Authorization', auth(bob)).expect(200);
+          expect(res.body.map((c: CommentJson) => c.ID)).toEqual([mine.ID]);
+          const empty = await http().get(`/v4/${kind}/${randomUUID()}/comments`).set('Authorization', auth(bob)).expect(200);
+          expect(empty.body).toEqual([]);
+          expect(empty.headers['x-total-count']).toBe('0');
+        } else {
+          // A checked kind: an id that is not a record of the caller's site is not found at all.
+          await http().get(`/v4/${kind}/${shared}/comments`).set('Authorization', auth(bob)).expect(404);
+          const res = await http()
+            .post('/v4/comments')
+            .set('Authorization', auth(alice))
+            .send({ AncestorType: kind, AncestorID: shared, Body: 'x' })
+            .expect(400);
+          expect(res.body.errors).toEqual([{ field: 'AncestorID', message: expect.stringContaining('of this site') }]);
+        }
+      }
     });
   });
 

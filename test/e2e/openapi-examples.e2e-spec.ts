@@ -63,11 +63,13 @@ for (const format of ['json', 'xml'] as const) {
         } else {
           const collection = path.replace(/\/\{[^/]+\}$/, '');
           const origin = created.get(collection);
-          // A value of a record (PUT /metrics/{id}/values/{periodid}): the record its POST made, and a period.
-          const owner = /^(\/v4\/[a-z]+)\/\{(\w+)\}\/[a-z]+\/\{periodid\}$/.exec(path);
-          if (!origin && owner && created.has(owner[1])) {
-            pathValues[owner[2]] = String(created.get(owner[1])!.body.ID);
-            pathValues.periodid = String(values.PERIOD_ID);
+          // A PUT naming records of two kinds (/metrics/{id}/values/{periodid},
+          // /basicroles/{basicRoleid}/dialogs/{dialogid}): each id from what its POST made.
+          const pair = /^\/v4\/([a-z]+)\/\{(\w+)\}\/([a-z]+)\/\{(\w+)\}$/.exec(path);
+          const idOf = (collection: string) => (collection === 'values' ? values.PERIOD_ID : (created.get(`/v4/${collection}`)?.body.ID as string | undefined));
+          if (!origin && pair && idOf(pair[1]) !== undefined && idOf(pair[3]) !== undefined) {
+            pathValues[pair[2]] = String(idOf(pair[1]));
+            pathValues[pair[4]] = String(idOf(pair[3]));
           } else if (!origin) {
             results.push(`--- ${method.toUpperCase()} ${path}: no POST example created a record to change`);
             continue;

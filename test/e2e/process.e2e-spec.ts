@@ -159,7 +159,7 @@ describe('the service process', () => {
       expect(accountabilities.length).toBeGreaterThan(0);
       const values = (await (await fetch(`${base}/corevalues`, { headers: auth })).json()) as { Name: string }[];
       expect(values.map((v) => v.Name)).toContain('Integrity');
-      const [corp] = (await (await fetch(`${base}/organizations`, { headers: auth })).json()) as { ID: string }[];
+      const [corp] = (await (await fetch(`${base}/organizations`, { headers: auth })).json()) as { ID: string; SiteID: string }[];
       const commitments = (await (await fetch(`${base}/organizations/${corp.ID}/commitments`, { headers: auth })).json()) as unknown[];
       expect(commitments).toHaveLength(3);
       const metrics = (await (await fetch(`${base}/me/metrics`, { headers: auth })).json()) as { Values: unknown[] }[];
@@ -168,6 +168,20 @@ describe('the service process', () => {
       const me = (await (await fetch(`${base}/me`, { headers: auth })).json()) as { ID: string };
       const archives = (await (await fetch(`${base}/individuals/${me.ID}/archives`, { headers: auth })).json()) as { Name: string }[];
       expect(archives).toHaveLength(metrics.length);
+      // The records of a period: basic roles, dialogs held and pending, follow-ups and assessments.
+      const get = async (path: string) => (await (await fetch(`${base}${path}`, { headers: auth })).json()) as Record<string, unknown>[];
+      expect((await get('/me/basicroles')).map((r) => r.Name)).toContain('People leader');
+      const dialogs = await get('/dialogs?limit=5000');
+      expect(dialogs.some((d) => d.OccurredDate !== null)).toBe(true);
+      expect(dialogs.some((d) => d.OccurredDate === null)).toBe(true);
+      const held = dialogs.find((d) => d.Kind === 'individual' && d.OccurredDate !== null)!;
+      expect((await get(`/dialogs/${held.ID}/basicroledialogs`)).length).toBeGreaterThan(0);
+      const tasks = await get('/tasks?limit=5000');
+      expect(tasks.some((x) => x.Completed === true) && tasks.some((x) => x.Completed === false)).toBe(true);
+      const assessments = await get('/assessments?limit=5000');
+      expect(new Set(assessments.map((a) => a.Kind))).toEqual(new Set(['self', 'leader', 'team']));
+      const counts = await get(`/sites/${corp.SiteID}/individuals/basicroles`);
+      expect(counts.every((c) => (c.BasicRolesCount as number) >= 1)).toBe(true);
     } finally {
       p.child.kill('SIGKILL');
       await p.exited;

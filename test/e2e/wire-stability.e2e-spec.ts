@@ -86,6 +86,68 @@ describe('wire output stability (the same on every database)', () => {
     }
     expect(normalize(JSON.stringify(answers, null, 1), [person.userName, site.admin.userName])).toMatchSnapshot();
   });
+
+  it('answers basic roles, dialogs, tasks and assessments in the same XML and JSON', async () => {
+    const site = await createSite(t, { name: 'Records Co' });
+    const auth = bearer(site.admin.token);
+    const person = await createPerson(t, site, { firstName: 'Ada', lastName: 'Lovelace', reportsTo: site.admin.individualId });
+    const start = new Date(Date.UTC(2026, 0, 1));
+    const period = await createPeriod(t, site.siteId, { name: 'FY 2026', start, end: new Date(start.getTime() + 364 * DAY) });
+    const post = async (path: string, body: object, method: 'post' | 'put' = 'post') => {
+      const res = await t.http()[method](`/v4/${path}`).set('Authorization', auth).send(body);
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
+      return res.body as { ID: string };
+    };
+    const role = await post('basicroles', { IndividualID: person.individualId, Name: 'Mentor', Description: 'Guides', Rank: 1, DialogsPerPeriod: 2 });
+    const criterion = await createItem(t, 'evaluationcriteria', site.admin.token, { AncestorID: person.individualId, Name: 'Quality', Description: 'Q' });
+    const dialog = await post('dialogs', {
+      Kind: 'individual',
+      AncestorID: person.individualId,
+      LeaderID: site.admin.individualId,
+      PeriodID: period.id,
+      ScheduledDate: '2026-02-01T00:00:00Z',
+      Notes: 'Mid-year',
+    });
+    await post(`basicroles/${role.ID}/dialogs/${dialog.ID}`, { Rating: 4, Comment: 'Good' }, 'put');
+    const task = await post('tasks', {
+      DialogID: dialog.ID,
+      Kind: 'individual',
+      AncestorID: person.individualId,
+      AssignedToID: person.individualId,
+      Name: 'Plan',
+      DueDate: '2026-06-30T00:00:00Z',
+    });
+    const assessment = await post('assessments', {
+      Kind: 'leader',
+      SubjectID: person.individualId,
+      PeriodID: period.id,
+      Ratings: [
+        { ItemKind: 'evaluationcriteria', ItemID: criterion.ID, Rating: 4 },
+        { ItemKind: 'basicrole', ItemID: role.ID, Rating: 5 },
+        { ItemKind: 'general', Rating: 3 },
+      ],
+    });
+
+    const paths = [
+      `/v4/basicroles/${role.ID}`,
+      `/v4/individuals/${person.individualId}/basicroles`,
+      `/v4/sites/${site.siteId}/individuals/basicroles`,
+      `/v4/dialogs/${dialog.ID}`,
+      `/v4/basicroles/${role.ID}/dialogs/${dialog.ID}`,
+      `/v4/dialogs/${dialog.ID}/basicroledialogs`,
+      `/v4/tasks/${task.ID}`,
+      `/v4/assessments/${assessment.ID}`,
+      `/v4/individuals/${person.individualId}/assessments?period=${period.id}`,
+    ];
+    const answers: Record<string, { xml: string; json: unknown }> = {};
+    for (const path of paths) {
+      const xml = await t.http().get(path).set('Authorization', auth).set('Accept', 'application/xml');
+      const json = await t.http().get(path).set('Authorization', auth);
+      expect([path, xml.status, json.status]).toEqual([path, 200, 200]);
+      answers[path] = { xml: xml.text, json: json.body };
+    }
+    expect(normalize(JSON.stringify(answers, null, 1), [person.userName, site.admin.userName])).toMatchSnapshot();
+  });
 });
 
 /** The instants the test writes itself; every other one is "now" at run time. */

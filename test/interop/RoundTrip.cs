@@ -2,8 +2,10 @@
 // DataContractSerializer writes and expects members in ordinal order. Usage:
 //   mono roundtrip.exe <Type> <in.xml> <out.xml> [Field=Value]
 // Reads <in.xml> (one record, or a collection when <Type> starts with "ArrayOf" or is "List"),
-// prints every member as name=value (one per line, records separated by "--"), optionally sets
-// one string member, and writes the (first) record back to <out.xml> the way .NET does.
+// prints every member as name=value (one per line, records separated by "--"; a list member as its
+// items joined by ";", each item's members by "|"), optionally sets one member (a path such as
+// Ratings.0.Rating reaches into a list), and writes the (first) record back to <out.xml> the way
+// .NET does.
 using System;
 using System.Collections.Generic;
 using System.Globalization;
@@ -88,6 +90,51 @@ public class Individual {
   [DataMember] public DateTime? HireDate;
 }
 
+[DataContract(Name = "BasicRole", Namespace = "urn:pms:v4")]
+public class BasicRole {
+  [DataMember] public Guid ID;
+  [DataMember] public Guid IndividualID;
+  [DataMember] public string Name;
+  [DataMember] public string Description;
+  [DataMember] public int Rank;
+  [DataMember] public int DialogsPerPeriod;
+  [DataMember] public Guid SiteID;
+  [DataMember] public bool Deleted;
+  [DataMember] public bool DeletedByRef;
+  [DataMember] public DateTime? Created;
+  [DataMember] public Guid? CreatedBy;
+  [DataMember] public DateTime? Updated;
+  [DataMember] public Guid? UpdatedBy;
+}
+
+[CollectionDataContract(Name = "ArrayOfBasicRole", Namespace = "urn:pms:v4", ItemName = "BasicRole")]
+public class ArrayOfBasicRole : List<BasicRole> {}
+
+[DataContract(Name = "AssessmentRating", Namespace = "urn:pms:v4")]
+public class AssessmentRating {
+  [DataMember] public string ItemKind;
+  [DataMember] public Guid? ItemID;
+  [DataMember] public int Rating;
+}
+
+[DataContract(Name = "Assessment", Namespace = "urn:pms:v4")]
+public class Assessment {
+  [DataMember] public Guid ID;
+  [DataMember] public string Kind;
+  [DataMember] public Guid SubjectID;
+  [DataMember] public Guid AssessorID;
+  [DataMember] public int PeriodID;
+  [DataMember] public List<AssessmentRating> Ratings;
+  [DataMember] public Guid SiteID;
+  [DataMember] public DateTime? Created;
+  [DataMember] public Guid? CreatedBy;
+  [DataMember] public DateTime? Updated;
+  [DataMember] public Guid? UpdatedBy;
+}
+
+[CollectionDataContract(Name = "ArrayOfAssessment", Namespace = "urn:pms:v4", ItemName = "Assessment")]
+public class ArrayOfAssessment : List<Assessment> {}
+
 public static class Program {
   static string Show(object v) {
     if (v == null) return "null";
@@ -98,7 +145,29 @@ public static class Program {
     }
     if (v is bool) return ((bool)v) ? "true" : "false";
     if (v is Guid) return ((Guid)v).ToString("D");
+    if (v is System.Collections.IList) {
+      var items = new List<string>();
+      foreach (var item in (System.Collections.IList)v) {
+        var members = new List<string>();
+        foreach (var f in item.GetType().GetFields(BindingFlags.Public | BindingFlags.Instance)) members.Add(Show(f.GetValue(item)));
+        items.Add(string.Join("|", members));
+      }
+      return string.Join(";", items);
+    }
     return Convert.ToString(v, CultureInfo.InvariantCulture);
+  }
+
+  // Sets the member at a path such as "Name" or "Ratings.0.Rating" (strings, ints, bools, guids).
+  static void Set(object target, string path, string value) {
+    var parts = path.Split('.');
+    for (var i = 0; i < parts.Length - 1; i++) {
+      var list = target as System.Collections.IList;
+      target = list != null ? list[int.Parse(parts[i], CultureInfo.InvariantCulture)] : target.GetType().GetField(parts[i]).GetValue(target);
+    }
+    var field = target.GetType().GetField(parts[parts.Length - 1]);
+    var type = Nullable.GetUnderlyingType(field.FieldType) ?? field.FieldType;
+    object converted = type == typeof(Guid) ? (object)Guid.Parse(value) : Convert.ChangeType(value, type, CultureInfo.InvariantCulture);
+    field.SetValue(target, converted);
   }
 
   static void Print(object record) {
@@ -124,7 +193,7 @@ public static class Program {
     if (first == null) return 0;
     if (args.Length > 3) {
       var eq = args[3].IndexOf('=');
-      first.GetType().GetField(args[3].Substring(0, eq)).SetValue(first, args[3].Substring(eq + 1));
+      Set(first, args[3].Substring(0, eq), args[3].Substring(eq + 1));
     }
     var single = new DataContractSerializer(first.GetType());
     using (var writer = XmlWriter.Create(args[2], new XmlWriterSettings { Indent = false })) single.WriteObject(writer, first);

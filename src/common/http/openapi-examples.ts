@@ -93,6 +93,43 @@ export const REQUEST_EXAMPLES: Record<string, BodyExample> = {
   },
   UpdateMetricDto: { body: { ID: 'PATH_ID', Name: 'Net revenue retention (%)', Is8020: true, Target: 112.5, HigherIsBetter: true } },
   PutMetricValueDto: { body: { Actual: 104.25 } },
+  CreateBasicRoleDto: { body: { IndividualID: 'INDIVIDUAL_ID', Name: 'People leader', Description: 'Leads and grows the team', Rank: 1, DialogsPerPeriod: 2 } },
+  UpdateBasicRoleDto: { body: { ID: 'PATH_ID', Name: 'People leader', Description: 'Leads, coaches and grows the team', Rank: 1, DialogsPerPeriod: 2 } },
+  PutBasicRoleDialogDto: { body: { Rating: 4, Comment: 'Coached two new hires to independence' } },
+  CreateDialogDto: {
+    body: {
+      Kind: 'individual',
+      AncestorID: 'INDIVIDUAL_ID',
+      LeaderID: 'INDIVIDUAL_ID',
+      PeriodID: 'PERIOD_ID',
+      ScheduledDate: date('2027-03-15'),
+      Notes: 'Mid-year review',
+    },
+  },
+  UpdateDialogDto: {
+    body: {
+      ID: 'PATH_ID',
+      LeaderID: 'INDIVIDUAL_ID',
+      PeriodID: 'PERIOD_ID',
+      ScheduledDate: date('2027-03-15'),
+      OccurredDate: date('2027-03-16'),
+      Notes: 'Held',
+    },
+  },
+  CreateTaskDto: {
+    body: { Kind: 'individual', AncestorID: 'INDIVIDUAL_ID', AssignedToID: 'INDIVIDUAL_ID', Name: 'Write the project plan', DueDate: date('2027-04-30') },
+  },
+  UpdateTaskDto: { body: { ID: 'PATH_ID', Name: 'Write the project plan', DueDate: date('2027-04-30'), Completed: true } },
+  CreateAssessmentDto: {
+    body: {
+      Kind: 'self',
+      SubjectID: 'INDIVIDUAL_ID',
+      AssessorID: 'INDIVIDUAL_ID',
+      PeriodID: 'PERIOD_ID',
+      Ratings: [{ ItemKind: 'general', ItemID: null, Rating: 4 }],
+    },
+  },
+  UpdateAssessmentDto: { body: { ID: 'PATH_ID', Ratings: [{ ItemKind: 'general', ItemID: null, Rating: 5 }] } },
 };
 
 /** Operations whose body differs from what the schema alone says (keyed `METHOD /path`). */
@@ -145,15 +182,27 @@ const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').
  * writes it: root named after the type in the service's namespace, children in ordinal order,
  * nulls as i:nil.
  */
+/** The element name of the items of a nested list member, as DataContractSerializer writes it. */
+const LIST_ITEM_ELEMENT: Record<string, string> = { Ratings: 'AssessmentRating', Values: 'MetricValue' };
+
 export function xmlExample(root: string, namespace: string, body: Record<string, unknown>): string {
-  const keys = Object.keys(body).sort(ordinalCompare);
-  const nil = keys.some((k) => body[k] === null);
-  const children = keys
+  const nil = JSON.stringify(body).includes(':null');
+  return `<${root} xmlns="${namespace}"${nil ? ` xmlns:i="${XSI_NS}"` : ''}>\n${xmlChildren(body, '  ')}\n</${root}>`;
+}
+
+/** The members of an object in ordinal order; nested lists one element per item, members likewise. */
+function xmlChildren(body: Record<string, unknown>, indent: string): string {
+  return Object.keys(body)
+    .sort(ordinalCompare)
     .map((k) => {
       const v = body[k];
-      if (v === null) return `  <${k} i:nil="true"/>`;
-      return `  <${k}>${escapeXml(String(v))}</${k}>`;
+      if (v === null) return `${indent}<${k} i:nil="true"/>`;
+      if (Array.isArray(v)) {
+        const item = LIST_ITEM_ELEMENT[k] ?? 'Item';
+        const items = v.map((x) => `${indent}  <${item}>\n${xmlChildren(x as Record<string, unknown>, indent + '    ')}\n${indent}  </${item}>`);
+        return `${indent}<${k}>\n${items.join('\n')}\n${indent}</${k}>`;
+      }
+      return `${indent}<${k}>${escapeXml(String(v))}</${k}>`;
     })
     .join('\n');
-  return `<${root} xmlns="${namespace}"${nil ? ` xmlns:i="${XSI_NS}"` : ''}>\n${children}\n</${root}>`;
 }

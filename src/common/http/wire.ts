@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { applyDecorators, HttpCode, SetMetadata, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiPropertyOptions, ApiProduces, ApiConsumes, ApiSchema, getSchemaPath } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
+import { plainToInstance, Transform } from 'class-transformer';
 import { IsDefined, IsOptional, ValidateBy, ValidateNested, buildMessage } from 'class-validator';
 import { Type as TransformType } from 'class-transformer';
 import { parseInputDate } from './dates.js';
@@ -101,10 +101,11 @@ function swaggerBase(kind: WireKind, nested?: () => Type<unknown>): ApiPropertyO
         description:
           'In XML a DataContract DateTimeOffset: children a:DateTime (UTC instant) and a:OffsetMinutes, in the namespace http://schemas.datacontract.org/2004/07/System.',
       };
+    // A lazy type for Swagger is a function *named* `type` (that is how it tells one from a class).
     case 'object':
-      return { type: lazyType(nested) };
+      return { type: lazyType(nested) ?? Object };
     case 'array':
-      return { type: lazyType(nested), isArray: true };
+      return { type: lazyType(nested) ?? Object, isArray: true, xml: { wrapped: true } };
   }
 }
 
@@ -284,6 +285,24 @@ function IntRange(min?: number, max?: number): PropertyDecorator {
   });
 }
 
+/**
+ * A list member as an XML body carries it: `<Ratings/>` (no items) parses to "", one item to
+ * `{ Item: {…} }`, several to `{ Item: [{…}, …] }` (the element name of the items does not
+ * matter). Those become the list of items as instances of `nested`; a JSON array (already
+ * converted) and null pass through, anything else is left as sent for the type check to refuse.
+ */
+function xmlList(raw: unknown, converted: unknown, nested: () => Type<unknown>): unknown {
+  if (raw === '') return [];
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return converted;
+  // Not a list in either form: left as sent, so the one error is "must be a list".
+  const keys = Object.keys(raw);
+  if (keys.length !== 1) return raw;
+  const inner = (raw as Record<string, unknown>)[keys[0]];
+  if (typeof inner !== 'object' || inner === null) return raw;
+  const items = Array.isArray(inner) ? inner : [inner];
+  return items.map((item) => (typeof item === 'object' && item !== null ? plainToInstance(nested(), item) : item));
+}
+
 export interface InputFieldOptions {
   /** Must be present and not null. */
   required?: boolean;
@@ -315,6 +334,7 @@ export function InputField(kind: WireKind, opts: InputFieldOptions = {}): Proper
     if (opts.nested) {
       const nested = opts.nested;
       decorators.push(TransformType(() => nested()));
+      if (kind === 'array') decorators.push(Transform(({ value, obj, key }) => xmlList((obj as Record<string, unknown>)[key], value, nested)));
     }
   } else {
     decorators.push(Transform(({ value }) => coerce(kind, value, !!opts.zeroIsNull)));

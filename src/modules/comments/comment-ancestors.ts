@@ -3,10 +3,12 @@ import type { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import type { TenantEntity } from '../../database/base.entity.js';
 import type { TenantDb } from '../../database/tenant-db.js';
+import { DialogEntity } from '../dialogs/dialog.entity.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
 import { MetricEntity } from '../performance-metrics/metric.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
+import { TaskEntity } from '../tasks/task.entity.js';
 import { COMMENT_KINDS, type CommentKind } from './comment.entity.js';
 
 /** A soft-deletable tenant record a comment can hang on. */
@@ -21,9 +23,9 @@ interface AncestorTable {
 }
 
 /**
- * Where the ancestor of each comment kind lives. A kind without an entry (metrics, tasks,
- * dialogs: resources of later issues) accepts any well-formed guid until its resource exists:
- * adding its entity here is all it takes to check it.
+ * Where the ancestor of each comment kind lives. A kind without an entry (a resource of a later
+ * issue) accepts any well-formed guid until its resource exists: adding its entity here is all it
+ * takes to check it.
  */
 const ANCESTOR_TABLES: Partial<Record<CommentKind, AncestorTable>> = {
   individuals: { entity: IndividualEntity, label: 'Individual' },
@@ -31,6 +33,8 @@ const ANCESTOR_TABLES: Partial<Record<CommentKind, AncestorTable>> = {
   departments: { entity: OrganizationEntity, label: 'Department', where: { rowType: ROW_TYPE_DEPARTMENT } as FindOptionsWhere<AncestorRow> },
   projects: { entity: ProjectEntity, label: 'Project' },
   metrics: { entity: MetricEntity, label: 'Metric' },
+  tasks: { entity: TaskEntity, label: 'Task' },
+  dialogs: { entity: DialogEntity, label: 'Dialog' },
 };
 
 /** The kinds whose ancestors are checked today (for the documentation and tests). */

@@ -1,0 +1,50 @@
+import type { RequestContext } from '../../common/context/request-context.js';
+import type { TenantDb } from '../tenant-db.js';
+
+/** One live individual of the site with the number of their live basic roles. */
+export interface BasicRolesCountRow {
+  individualId: string;
+  firstName: string | null;
+  lastName: string | null;
+  basicRolesCount: number;
+}
+
+/**
+ * `GET /sites/{siteid}/individuals/basicroles`: every live individual of the site with the count
+ * of their live basic roles, ordered as the individual list (LastName, FirstName, ID), one page of
+ * it — in one statement: the count is a correlated subquery on the (site, individual, deleted)
+ * index, and `COUNT(*) OVER ()` carries the total number of live individuals on every row (window
+ * functions: SQLite 3.25+, MySQL 8, MariaDB 10.2+). Only a page past the end, which has no row to
+ * carry it, costs a second statement for the total.
+ */
+export async function basicRolesCounts(
+  db: TenantDb,
+  ctx: RequestContext,
+  page: { take: number; skip: number },
+): Promise<{ rows: BasicRolesCountRow[]; total: number }> {
+  const raw = await db.sql<{
+    individualId: string;
+    firstName: string | null;
+    lastName: string | null;
+    basicRolesCount: number | string;
+    total: number | string;
+  }>(
+    ctx,
+    `SELECT i.id AS individualId, i.first_name AS firstName, i.last_name AS lastName,
+            (SELECT COUNT(*) FROM basic_roles b
+              WHERE b.site_id = i.site_id AND b.individual_id = i.id AND b.deleted = 0) AS basicRolesCount,
+            COUNT(*) OVER () AS total
+       FROM individuals i
+      WHERE i.site_id = ? AND i.deleted = 0
+      ORDER BY i.last_name, i.first_name, i.id
+      LIMIT ? OFFSET ?`,
+    [ctx.siteId, page.take, page.skip],
+  );
+  let total = raw.length > 0 ? Number(raw[0].total) : 0;
+  if (raw.length === 0 && page.skip > 0) {
+    const [row] = await db.sql<{ total: number | string }>(ctx, 'SELECT COUNT(*) AS total FROM individuals WHERE site_id = ? AND deleted = 0', [ctx.siteId]);
+    total = Number(row?.total ?? 0);
+  }
+  const rows = raw.map((r) => ({ individualId: r.individualId, firstName: r.firstName, lastName: r.lastName, basicRolesCount: Number(r.basicRolesCount) }));
+  return { rows, total };
+}

@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
+import { ifMatchVersions } from '../../common/http/etag.js';
+import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
+import { isUniqueViolation } from '../../database/db-errors.js';
+import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { DialogAccess } from '../dialogs/dialog-access.js';
+import { DialogEntity } from '../dialogs/dialog.entity.js';
+import { BasicRoleDialogEntity } from './basic-role-dialog.entity.js';
+import { BasicRoleEntity } from './basic-role.entity.js';
+import { BasicRoleDialog, BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
+
+/**
+ * The rating of a basic role in a dialog (docs/dialogs-tasks-roles-assessments.md):
+ * one record per (basic role, dialog), created or replaced by PUT. Seen and written by whoever may
+ * manage the dialog (DialogAccess).
+ */
+@Injectable()
+export class BasicRoleDialogsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly dialogAccess: DialogAccess,
+  ) {}
+
+  private records(ctx: RequestContext): ScopedRepository<BasicRoleDialogEntity> {
+    return this.db.repo(ctx, BasicRoleDialogEntity, 'BasicRoleDialog');
+  }
+
+  /** `GET /dialogs/{dialogid}/basicroledialogs`: the dialog's records, oldest first. */
+  async listForDialog(ctx: RequestContext, dialogId: string, q: PageQuery): Promise<Page<BasicRoleDialogDto>> {
+    const dialog = await this.db.repo(ctx, DialogEntity, 'Dialog').get(dialogId);
+    await this.dialogAccess.assertCanManage(ctx, dialog);
+    const [rows, total] = await this.records(ctx).findAndCount({ where: { dialogId }, order: { created: 'ASC', id: 'ASC' }, ...pageOf(q) });
+    return Page.of(
+      rows.map((r) => BasicRoleDialog.toWire(r)),
+      total,
+      q,
+    );
+  }
+
+  /** `GET /basicroles/{basicRoleid}/dialogs/{dialogid}`: the one record of the pair, or 404. */
+  async get(ctx: RequestContext, basicRoleId: string, dialogId: string): Promise<BasicRoleDialogDto> {
+    await this.db.repo(ctx, BasicRoleEntity, 'BasicRole').get(basicRoleId);
+    const dialog = await this.db.repo(ctx, DialogEntity, 'Dialog').get(dialogId);
+    await this.dialogAccess.assertCanManage(ctx, dialog);
+    const row = await this.records(ctx).findOne({ basicRoleId, dialogId });
+    if (!row) throw new NotFoundError(`BasicRoleDialog of basic role ${basicRoleId} in dialog ${dialogId}`);
+    return BasicRoleDialog.toWire(row);
+  }
+
+  /**
+   * `PUT /basicroles/{basicRoleid}/dialogs/{dialogid}`: creates the record of the pair or replaces
+   * it (absent Rating and Comment become null). The basic role and the dialog are locked first (in
+   * that order), so concurrent PUTs of one pair run one after the other; the unique index on the
+   * pair holds even if they did not.
+   */
+  async put(ctx: RequestContext, basicRoleId: string, dialogId: string, dto: PutBasicRoleDialogDto): Promise<BasicRoleDialogDto> {
+    const errors = [
+      ...(dto.BasicRoleID && dto.BasicRoleID !== basicRoleId
+        ? [{ field: 'BasicRoleID', message: `BasicRoleID must equal the basicRoleid in the path (${basicRoleId})` }]
+        : []),
+      ...(dto.DialogID && dto.DialogID !== dialogId ? [{ field: 'DialogID', message: `DialogID must equal the dialogid in the path (${dialogId})` }] : []),
+    ];
+    if (errors.length) throw new ValidationError(errors);
+    const values = { rating: dto.Rating ?? null, comment: dto.Comment ?? null };
+    return this.db.transaction(ctx, async (tx) => {
+      const role = await tx.repo(BasicRoleEntity, 'BasicRole').lock(basicRoleId);
+      const dialog = await tx.repo(DialogEntity, 'Dialog').lock(dialogId);
+      await this.dialogAccess.assertCanManage(ctx, dialog);
+      if (role.deleted) throw new ConflictError(`BasicRole ${basicRoleId} is deleted; undelete it before rating it`, 'deleted');
+      if (dialog.deleted) throw new ConflictError(`Dialog ${dialogId} is deleted; undelete it before rating its basic roles`, 'deleted');
+      const existing = await this.records(ctx).findOne({ basicRoleId, dialogId });
+      if (existing) return BasicRoleDialog.toWire(await this.records(ctx).update(existing.id, values, { ifMatch: true }));
+      // If-Match names a version of a record that does not exist (yet): nothing can match.
+      if (ifMatchVersions(ctx) !== null) throw new PreconditionFailedError();
+      return BasicRoleDialog.toWire(await this.insert(tx, { basicRoleId, dialogId, ...values }));
+    });
+  }
+
+  /** Inserts the pair's record; should another writer have won the race after all, replaces theirs. */
+  private async insert(tx: TenantTx, values: Pick<BasicRoleDialogEntity, 'basicRoleId' | 'dialogId' | 'rating' | 'comment'>): Promise<BasicRoleDialogEntity> {
+    const repo = tx.repo(BasicRoleDialogEntity, 'BasicRoleDialog');
+    try {
+      return await repo.insert(values);
+    } catch (e) {
+      if (!isUniqueViolation(e)) throw e;
+      const winner = await repo.findOne({ basicRoleId: values.basicRoleId, dialogId: values.dialogId });
+      if (!winner) throw e;
+      return repo.update(winner.id, { rating: values.rating, comment: values.comment });
+    }
+  }
+}

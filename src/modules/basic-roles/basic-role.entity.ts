@@ -1,0 +1,34 @@
+import { Entity, ForeignKey, Index } from 'typeorm';
+import { GuidTenantEntity } from '../../database/base.entity.js';
+import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+
+/**
+ * A basic role of an individual (the recurring responsibilities their dialogs review). Owned by
+ * the individual: deleting the individual takes their roles down by reference.
+ */
+@Entity('basic_roles')
+@Index('ix_basic_roles_site_individual', ['siteId', 'individualId', 'deleted', 'rank', 'name'])
+export class BasicRoleEntity extends GuidTenantEntity {
+  @ForeignKey(() => IndividualEntity, { name: 'fk_basic_roles_individual', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
+  @GuidCol('individual_id')
+  individualId: string;
+
+  @StrCol('name', 255, { nullable: false })
+  name: string;
+
+  @TextCol('description')
+  description: string | null;
+
+  @IntCol('rank', { default: 0 })
+  rank: number;
+
+  @IntCol('dialogs_per_period', { default: 1 })
+  dialogsPerPeriod: number;
+
+  @BoolCol('deleted', false)
+  deleted: boolean;
+
+  @BoolCol('deleted_by_ref', false)
+  deletedByRef: boolean;
+}

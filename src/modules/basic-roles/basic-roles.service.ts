@@ -1,0 +1,145 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { deletedFilter, Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { basicRolesCounts } from '../../database/queries/basic-roles.js';
+import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { AccessService } from '../permissions/access.service.js';
+import { SitesService } from '../sites/sites.service.js';
+import { BasicRoleEntity } from './basic-role.entity.js';
+import {
+  BasicRole,
+  BasicRoleDto,
+  BasicRoleQuery,
+  CreateBasicRoleDto,
+  IndividualBasicRolesCount,
+  IndividualBasicRolesCountDto,
+  UpdateBasicRoleDto,
+} from './dto/basic-role.dto.js';
+
+/** Lists are ordered by Rank, then Name; the id keeps paging stable. */
+const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
+
+/**
+ * Basic roles of individuals (docs/dialogs-tasks-roles-assessments.md). Like an
+ * individual's list items, they are read and written by the individual, anyone above them in the
+ * reporting chain, and administrators. They belong to the individual: creating one locks the
+ * individual, so a concurrent delete of the individual either comes first (400) or takes the new
+ * role down by reference; undeleting the individual restores exactly those roles.
+ */
+@Injectable()
+export class BasicRolesService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly access: AccessService,
+    private readonly sites: SitesService,
+  ) {}
+
+  private roles(ctx: RequestContext): ScopedRepository<BasicRoleEntity> {
+    return this.db.repo(ctx, BasicRoleEntity, 'BasicRole');
+  }
+
+  private async assertCanManage(ctx: RequestContext, individualId: string): Promise<void> {
+    if (!(await this.access.canManageIndividual(ctx, individualId))) {
+      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may see or change their basic roles');
+    }
+  }
+
+  private async page(ctx: RequestContext, individualId: string, q: BasicRoleQuery): Promise<Page<BasicRoleDto>> {
+    const [rows, total] = await this.roles(ctx).findAndCount({ where: { individualId, ...deletedFilter(q.deleted) }, order: LIST_ORDER, ...pageOf(q) });
+    return Page.of(
+      rows.map((r) => BasicRole.toWire(r)),
+      total,
+      q,
+    );
+  }
+
+  /** The individual named by a path: 404 when not of the site, 403 when the caller may not see their roles. */
+  private async pathIndividual(ctx: RequestContext, individualId: string): Promise<void> {
+    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    await this.assertCanManage(ctx, individualId);
+  }
+
+  async listFor(ctx: RequestContext, individualId: string, q: BasicRoleQuery): Promise<Page<BasicRoleDto>> {
+    await this.pathIndividual(ctx, individualId);
+    return this.page(ctx, individualId, q);
+  }
+
+  /** The caller's own roles; none for a caller without an individual in this site. */
+  listMine(ctx: RequestContext, q: BasicRoleQuery): Promise<Page<BasicRoleDto>> {
+    const me = ctx.user.individualId;
+    if (!me) return Promise.resolve(Page.of([], 0, q));
+    return this.page(ctx, me, q);
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<BasicRoleDto> {
+    const row = await this.roles(ctx).get(id);
+    await this.assertCanManage(ctx, row.individualId);
+    return BasicRole.toWire(row);
+  }
+
+  /** `GET /individuals/{individualid}/basicroles/{id}`: the role must be that individual's, else 404. */
+  async getFor(ctx: RequestContext, individualId: string, id: string): Promise<BasicRoleDto> {
+    await this.pathIndividual(ctx, individualId);
+    const row = await this.roles(ctx).get(id);
+    if (row.individualId !== individualId) throw new NotFoundError('BasicRole', id);
+    return BasicRole.toWire(row);
+  }
+
+  /** One IndividualBasicRolesCount per live individual of the site (own site, or any for a global administrator). */
+  async countsForSite(ctx: RequestContext, siteId: string, q: PageQuery): Promise<Page<IndividualBasicRolesCountDto>> {
+    const scoped = await this.sites.scopeTo(ctx, siteId);
+    const { rows, total } = await basicRolesCounts(this.db, scoped, pageOf(q));
+    return Page.of(
+      rows.map((r) => IndividualBasicRolesCount.toWire(r)),
+      total,
+      q,
+    );
+  }
+
+  async create(ctx: RequestContext, dto: CreateBasicRoleDto): Promise<BasicRoleDto> {
+    return this.db.transaction(ctx, async (tx) => {
+      // The owner stays locked until the role is written (see the class comment).
+      const [owner] = await tx.repo(IndividualEntity, 'Individual').lockMany([dto.IndividualID]);
+      if (!owner || owner.deleted) {
+        const why = owner ? 'is a deleted individual' : 'is not an individual of this site';
+        throw new ValidationError([{ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} ${why}` }]);
+      }
+      await this.assertCanManage(ctx, owner.id);
+      return BasicRole.toWire(await this.roles(ctx).insert(BasicRole.toColumns(dto, 'create')));
+    });
+  }
+
+  async update(ctx: RequestContext, id: string, dto: UpdateBasicRoleDto): Promise<BasicRoleDto> {
+    assertBodyId(id, dto.ID);
+    return this.db.transaction(ctx, async () => {
+      const row = await this.roles(ctx).lock(id);
+      await this.assertCanManage(ctx, row.individualId);
+      assertLive(row, 'BasicRole');
+      return BasicRole.toWire(await this.roles(ctx).update(id, BasicRole.toColumns(dto, 'update'), { ifMatch: true }));
+    });
+  }
+
+  /** Soft delete (idempotent); answers `{}`. */
+  remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    return softDelete(this.db, ctx, BasicRoleEntity, id, { label: 'BasicRole', authorize: (row) => this.assertCanManage(ctx, row.individualId) });
+  }
+
+  /**
+   * Clears Deleted (idempotent); answers the restored role. A role taken down with its individual
+   * (DeletedByRef) is 409 `deleted`: it comes back when the individual is undeleted.
+   */
+  async undelete(ctx: RequestContext, id: string): Promise<BasicRoleDto> {
+    const saved = await softUndelete(this.db, ctx, BasicRoleEntity, id, {
+      label: 'BasicRole',
+      authorize: (row) => this.assertCanManage(ctx, row.individualId),
+      guard: (_tx, row) => {
+        if (row.deletedByRef) throw new ConflictError(`BasicRole ${id} was deleted with its individual; undelete the individual to restore it`, 'deleted');
+      },
+    });
+    return BasicRole.toWire(saved);
+  }
+}

@@ -1,0 +1,103 @@
+import { fullName } from '../../../common/names.js';
+import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { DeletedQuery } from '../../../common/pagination/pagination.js';
+import type { BasicRolesCountRow } from '../../../database/queries/basic-roles.js';
+import type { BasicRoleDialogEntity } from '../basic-role-dialog.entity.js';
+import type { BasicRoleEntity } from '../basic-role.entity.js';
+
+export const BASIC_ROLE_DESCRIPTION_MAX = 4000;
+/** A role reviewed in more dialogs than this per period is a data-entry error (a daily review is ~260). */
+export const DIALOGS_PER_PERIOD_MAX = 1000;
+export const BASIC_ROLE_DIALOG_COMMENT_MAX = 4000;
+
+/** The BasicRole, every field declared once (docs/dialogs-tasks-roles-assessments.md). */
+export const BasicRole = resource<BasicRoleEntity>()('BasicRole', {
+  audit: 'softDelete',
+  fields: {
+    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    IndividualID: field.guid('ReqCre', {
+      description: 'The individual the role belongs to: a live individual of the site. Ignored on update (a role does not move to another person).',
+      create: { description: 'A live individual of the site the caller may manage.' },
+      update: false,
+    }),
+    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
+    Description: field.string('-', {
+      nullable: true,
+      max: BASIC_ROLE_DESCRIPTION_MAX,
+      update: { description: 'Absent keeps the current value; null clears it.' },
+    }),
+    Rank: field.int('-', {
+      description: 'Display order (lists are ordered by Rank, then Name). Default 0.',
+      nullAs: 0,
+      createDefault: 0,
+      create: { description: 'Default 0.' },
+      update: { description: 'Absent keeps the current value; null sets 0.' },
+    }),
+    DialogsPerPeriod: field.int('-', {
+      description: `How many dialogs should review this role in each period (0–${DIALOGS_PER_PERIOD_MAX}). Default 1.`,
+      minValue: 0,
+      maxValue: DIALOGS_PER_PERIOD_MAX,
+      createDefault: 1,
+      nullIsAbsent: true,
+      create: { description: 'Default 1.' },
+      update: { description: 'Absent or null keeps the current value.' },
+    }),
+    SiteID: field.guid('RO'),
+  },
+});
+
+export const BasicRoleDto = BasicRole.Response;
+export type BasicRoleDto = InstanceType<typeof BasicRoleDto>;
+export const CreateBasicRoleDto = BasicRole.Create;
+export type CreateBasicRoleDto = InstanceType<typeof CreateBasicRoleDto>;
+export const UpdateBasicRoleDto = BasicRole.Update;
+export type UpdateBasicRoleDto = InstanceType<typeof UpdateBasicRoleDto>;
+
+export class BasicRoleQuery extends DeletedQuery {}
+
+export const IndividualBasicRolesCount = resource<BasicRolesCountRow>()('IndividualBasicRolesCount', {
+  fields: {
+    IndividualID: field.guid('RO', { description: 'A live individual of the site.' }),
+    FullName: field.string('RO', { description: 'First Last.', from: (r: BasicRolesCountRow) => fullName(r.firstName, r.lastName) }),
+    BasicRolesCount: field.int('RO', { description: 'How many live (not deleted) basic roles the individual has.' }),
+  },
+});
+export const IndividualBasicRolesCountDto = IndividualBasicRolesCount.Response;
+export type IndividualBasicRolesCountDto = InstanceType<typeof IndividualBasicRolesCountDto>;
+
+/**
+ * The BasicRoleDialog: one per (basic role, dialog), written by `PUT
+ * /basicroles/{basicRoleid}/dialogs/{dialogid}`, which creates or replaces it.
+ */
+export const BasicRoleDialog = resource<BasicRoleDialogEntity>()('BasicRoleDialog', {
+  audit: 'audit',
+  updateName: 'PutBasicRoleDialogDto',
+  fields: {
+    ID: field.guid('RO', { description: 'Id of the record, generated when the pair is first written.' }),
+    BasicRoleID: field.guid('-', {
+      description: 'The basic role (from the path). In a body it may be left out; when present it must equal the path.',
+      update: { description: 'Optional; must equal basicRoleid in the path.' },
+    }),
+    DialogID: field.guid('-', {
+      description: 'The dialog (from the path). In a body it may be left out; when present it must equal the path.',
+      update: { description: 'Optional; must equal dialogid in the path.' },
+    }),
+    Rating: field.int('-', {
+      nullable: true,
+      minValue: 1,
+      maxValue: 5,
+      description: 'How the role was fulfilled, 1 (lowest) to 5 (highest); null when not rated.',
+      update: { description: '1–5, or null/absent for no rating (the PUT replaces the record).' },
+    }),
+    Comment: field.string('-', {
+      nullable: true,
+      max: BASIC_ROLE_DIALOG_COMMENT_MAX,
+      update: { description: 'Absent or null: no comment (the PUT replaces the record).' },
+    }),
+    SiteID: field.guid('RO'),
+  },
+});
+export const BasicRoleDialogDto = BasicRoleDialog.Response;
+export type BasicRoleDialogDto = InstanceType<typeof BasicRoleDialogDto>;
+export const PutBasicRoleDialogDto = BasicRoleDialog.Update;
+export type PutBasicRoleDialogDto = InstanceType<typeof PutBasicRoleDialogDto>;

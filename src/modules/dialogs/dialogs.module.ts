@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { PeriodsModule } from '../periods/periods.module.js';
+import { DialogAccess } from './dialog-access.js';
+import { DialogsController } from './dialogs.controller.js';
+import { DialogsService } from './dialogs.service.js';
+
+@Module({ imports: [PeriodsModule], controllers: [DialogsController], providers: [DialogsService, DialogAccess], exports: [DialogsService, DialogAccess] })
+export class DialogsModule {}

@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import { FindOptionsWhere } from 'typeorm';
+import { RequestContext } from '../../common/context/request-context.js';
+import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
+import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { onForeignKeyViolation } from '../../database/db-errors.js';
+import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { ownedBy } from '../by-reference.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { PeriodEntity } from '../periods/period.entity.js';
+import { PeriodsService } from '../periods/periods.service.js';
+import { AccessService } from '../permissions/access.service.js';
+import { DialogAccess } from './dialog-access.js';
+import { DialogEntity } from './dialog.entity.js';
+import { CreateDialogDto, Dialog, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
+import { liveIndividualErrors, liveRecordErrors } from './record-kinds.js';
+
+/** Lists run in schedule order; the id keeps paging stable. */
+const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;
+
+/**
+ * Dialogs (docs/dialogs-tasks-roles-assessments.md). Every reference is checked inside
+ * the write's transaction (400 naming the field); who may see and change one is DialogAccess.
+ * Soft delete takes the dialog's comments down by reference; undelete brings exactly those back.
+ */
+@Injectable()
+export class DialogsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly periods: PeriodsService,
+    private readonly access: AccessService,
+    private readonly dialogAccess: DialogAccess,
+  ) {}
+
+  private dialogs(ctx: RequestContext): ScopedRepository<DialogEntity> {
+    return this.db.repo(ctx, DialogEntity, 'Dialog');
+  }
+
+  private async page(ctx: RequestContext, q: DialogQuery, who?: string): Promise<Page<DialogDto>> {
+    const period = await this.periods.resolve(ctx, q.period);
+    const common: FindOptionsWhere<DialogEntity> = { ...deletedFilter(q.deleted), ...(period ? { periodId: period.id } : {}) };
+    // An individual's dialogs: the ones they lead and the individual dialogs about them.
+    const where = who
+      ? [
+          { ...common, leaderId: who },
+          { ...common, kind: 'individual' as const, ancestorId: who },
+        ]
+      : common;
+    const [rows, total] = await this.dialogs(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
+    return Page.of(
+      rows.map((r) => Dialog.toWire(r)),
+      total,
+      q,
+    );
+  }
+
+  /** Every dialog of the site (the route is for administrators). */
+  list(ctx: RequestContext, q: DialogQuery): Promise<Page<DialogDto>> {
+    return this.page(ctx, q);
+  }
+
+  /** The dialogs an individual leads or that are about them; for them, their managers and administrators. */
+  async listForIndividual(ctx: RequestContext, individualId: string, q: DialogQuery): Promise<Page<DialogDto>> {
+    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    if (!(await this.access.canManageIndividual(ctx, individualId))) {
+      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may list their dialogs');
+    }
+    return this.page(ctx, q, individualId);
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<DialogDto> {
+    const row = await this.dialogs(ctx).get(id);
+    await this.dialogAccess.assertCanManage(ctx, row);
+    return Dialog.toWire(row);
+  }
+
+  async create(ctx: RequestContext, dto: CreateDialogDto): Promise<DialogDto> {
+    return this.db.transaction(ctx, async () => {
+      const errors = [
+        ...(await liveRecordErrors(this.db, ctx, dto.Kind, dto.AncestorID)),
+        ...(await liveIndividualErrors(this.db, ctx, dto.LeaderID, 'LeaderID')),
+        ...(await this.periodErrors(ctx, dto.PeriodID)),
+      ];
+      if (errors.length) throw new ValidationError(errors);
+      await this.dialogAccess.assertCanCreate(ctx, dto.Kind, dto.AncestorID);
+      // The period's foreign key stops a concurrent delete of the period from leaving this dialog dangling.
+      const row = await this.dialogs(ctx).insert(Dialog.toColumns(dto, 'create')).catch(periodGone(dto.PeriodID));
+      return Dialog.toWire(row);
+    });
+  }
+
+  async update(ctx: RequestContext, id: string, dto: UpdateDialogDto): Promise<DialogDto> {
+    assertBodyId(id, dto.ID);
+    return this.db.transaction(ctx, async (tx) => {
+      const row = await tx.repo(DialogEntity, 'Dialog').lock(id);
+      await this.dialogAccess.assertCanManage(ctx, row);
+      assertLive(row, 'Dialog');
+      const patch = Dialog.toColumns(dto, 'update');
+      const next = { ...row, ...patch };
+      // References that did not change are not checked again, so a client can PUT back what it read.
+      const errors: FieldError[] = [
+        ...notNull(next.leaderId, 'LeaderID'),
+        ...notNull(next.periodId, 'PeriodID'),
+        ...notNull(next.scheduledDate, 'ScheduledDate'),
+        ...(next.leaderId && next.leaderId !== row.leaderId ? await liveIndividualErrors(this.db, ctx, next.leaderId, 'LeaderID') : []),
+        ...(next.periodId !== null && next.periodId !== row.periodId ? await this.periodErrors(ctx, next.periodId) : []),
+      ];
+      if (errors.length) throw new ValidationError(errors);
+      const saved = await this.dialogs(ctx).update(id, patch, { ifMatch: true }).catch(periodGone(next.periodId));
+      return Dialog.toWire(saved);
+    });
+  }
+
+  /** Soft delete (idempotent): the dialog's comments go down by reference with it. */
+  remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    return softDelete(this.db, ctx, DialogEntity, id, {
+      label: 'Dialog',
+      owned: ownedBy('dialog'),
+      authorize: (row) => this.dialogAccess.assertCanManage(ctx, row),
+    });
+  }
+
+  /** Undelete (idempotent): restores the dialog and exactly the comments its delete took down. */
+  async undelete(ctx: RequestContext, id: string): Promise<DialogDto> {
+    const saved = await softUndelete(this.db, ctx, DialogEntity, id, {
+      label: 'Dialog',
+      owned: ownedBy('dialog'),
+      authorize: (row) => this.dialogAccess.assertCanManage(ctx, row),
+    });
+    return Dialog.toWire(saved);
+  }
+
+  private async periodErrors(ctx: RequestContext, periodId: number): Promise<FieldError[]> {
+    if (await this.db.repo(ctx, PeriodEntity, 'Period').exists({ id: periodId })) return [];
+    return [{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }];
+  }
+}
+
+function notNull(value: unknown, field: string): FieldError[] {
+  return value === null ? [{ field, message: `${field} cannot be cleared: a dialog always has one` }] : [];
+}
+
+/** A period deleted between the check and the write: answered as the check would have. */
+const periodGone = (periodId: number) =>
+  onForeignKeyViolation(() => new ValidationError([{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }]));

@@ -1,0 +1,65 @@
+import { ID_DOC, field, resource } from '../../../common/http/resource.js';
+import { InputField } from '../../../common/http/wire.js';
+import { DeletedQuery } from '../../../common/pagination/pagination.js';
+import { RECORD_KINDS, type DialogEntity, type RecordKind } from '../dialog.entity.js';
+
+export const DIALOG_NOTES_MAX = 10000;
+
+const KEEP_NOT_NULL = 'Absent keeps the current value; null is 400 (a dialog always has one).';
+
+/**
+ * The Dialog, every field declared once (docs/dialogs-tasks-roles-assessments.md).
+ * Kind and AncestorID are not update inputs: a dialog does not move to another record.
+ */
+export const Dialog = resource<DialogEntity>()('Dialog', {
+  audit: 'softDelete',
+  fields: {
+    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    Kind: field.string<'ReqCre', RecordKind>('ReqCre', {
+      enum: RECORD_KINDS,
+      description: 'What the dialog is about: organization, department, project or individual (lower case). Ignored on update.',
+      create: { description: 'organization, department, project or individual.' },
+      update: false,
+    }),
+    AncestorID: field.guid('ReqCre', {
+      description:
+        'The organization (RowType 4), department (RowType 56), project or individual the dialog is about, matching Kind; a live record of the site. Ignored on update.',
+      create: { description: 'A live record of the site matching Kind.' },
+      update: false,
+    }),
+    LeaderID: field.guid('ReqCre', {
+      description: 'The individual who leads the dialog: a live individual of the site.',
+      create: { description: 'A live individual of the site.' },
+      update: { description: `A live individual of the site. ${KEEP_NOT_NULL}` },
+    }),
+    PeriodID: field.int('ReqCre', {
+      description: 'The period the dialog counts in: a period of the site.',
+      create: { description: 'A period of the site.' },
+      update: { description: `A period of the site. ${KEEP_NOT_NULL}` },
+    }),
+    ScheduledDate: field.date('ReqCre', {
+      description: 'When the dialog is planned (dashboards count it as expected in its period).',
+      update: { description: KEEP_NOT_NULL },
+    }),
+    OccurredDate: field.date('-', {
+      nullable: true,
+      description: 'When the dialog was held; null until then (dashboards count it as occurred).',
+      update: { description: 'Absent keeps the current value; null marks the dialog as not held.' },
+    }),
+    Notes: field.string('-', { nullable: true, max: DIALOG_NOTES_MAX, update: { description: 'Absent keeps the current value; null clears it.' } }),
+    SiteID: field.guid('RO'),
+  },
+});
+
+export const DialogDto = Dialog.Response;
+export type DialogDto = InstanceType<typeof DialogDto>;
+export const CreateDialogDto = Dialog.Create;
+export type CreateDialogDto = InstanceType<typeof CreateDialogDto>;
+export const UpdateDialogDto = Dialog.Update;
+export type UpdateDialogDto = InstanceType<typeof UpdateDialogDto>;
+
+/** `period` (default: the period containing today) and `deleted` of the dialog lists. */
+export class DialogQuery extends DeletedQuery {
+  @InputField('int', { description: 'Period id. Default: the period containing today, else the latest period.' })
+  period?: number;
+}

@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
+import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { ownedBy } from '../by-reference.js';
+import { DialogAccess } from '../dialogs/dialog-access.js';
+import { DialogEntity } from '../dialogs/dialog.entity.js';
+import { liveIndividualErrors, liveRecordErrors } from '../dialogs/record-kinds.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { AccessService } from '../permissions/access.service.js';
+import { CreateTaskDto, Task, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';
+import { TaskEntity } from './task.entity.js';
+
+/** Lists run by due date (tasks without one first), then creation; the id keeps paging stable. */
+const LIST_ORDER = { dueDate: 'ASC', created: 'ASC', id: 'ASC' } as const;
+
+/**
+ * Follow-up tasks (docs/dialogs-tasks-roles-assessments.md). A task is seen and changed
+ * by administrators, by whoever may manage its assignee (the assignee and anyone they report to),
+ * and by whoever may manage the dialog it follows up. The service keeps CompletedDate: set when
+ * Completed turns true, cleared when it turns false. Soft delete takes the task's comments down by
+ * reference.
+ */
+@Injectable()
+export class TasksService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly access: AccessService,
+    private readonly dialogAccess: DialogAccess,
+  ) {}
+
+  private tasks(ctx: RequestContext): ScopedRepository<TaskEntity> {
+    return this.db.repo(ctx, TaskEntity, 'Task');
+  }
+
+  private async page(ctx: RequestContext, q: TaskQuery, assignedToId?: string): Promise<Page<TaskDto>> {
+    const [rows, total] = await this.tasks(ctx).findAndCount({
+      where: { ...deletedFilter(q.deleted), ...(assignedToId ? { assignedToId } : {}) },
+      order: LIST_ORDER,
+      ...pageOf(q),
+    });
+    return Page.of(
+      rows.map((r) => Task.toWire(r)),
+      total,
+      q,
+    );
+  }
+
+  /** Every task of the site (the route is for administrators). */
+  list(ctx: RequestContext, q: TaskQuery): Promise<Page<TaskDto>> {
+    return this.page(ctx, q);
+  }
+
+  /** The tasks assigned to an individual; for them, their managers and administrators. */
+  async listForIndividual(ctx: RequestContext, individualId: string, q: TaskQuery): Promise<Page<TaskDto>> {
+    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    if (!(await this.access.canManageIndividual(ctx, individualId))) {
+      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may list their tasks');
+    }
+    return this.page(ctx, q, individualId);
+  }
+
+  /** The tasks assigned to the caller; none for a caller without an individual in this site. */
+  listMine(ctx: RequestContext, q: TaskQuery): Promise<Page<TaskDto>> {
+    const me = ctx.user.individualId;
+    if (!me) return Promise.resolve(Page.of([], 0, q));
+    return this.page(ctx, q, me);
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<TaskDto> {
+    const row = await this.tasks(ctx).get(id);
+    await this.assertCanManage(ctx, row);
+    return Task.toWire(row);
+  }
+
+  async create(ctx: RequestContext, dto: CreateTaskDto): Promise<TaskDto> {
+    return this.db.transaction(ctx, async () => {
+      const dialog = dto.DialogID ? await this.dialogs(ctx).findById(dto.DialogID) : null;
+      const errors = [
+        ...(await liveRecordErrors(this.db, ctx, dto.Kind, dto.AncestorID)),
+        ...(await liveIndividualErrors(this.db, ctx, dto.AssignedToID, 'AssignedToID')),
+        ...(dto.DialogID ? dialogErrors(dto.DialogID, dialog) : []),
+      ];
+      if (errors.length) throw new ValidationError(errors);
+      await this.assertCanManage(ctx, { assignedToId: dto.AssignedToID, dialogId: dto.DialogID ?? null }, dialog);
+      const completed = dto.Completed ?? false;
+      const row = await this.tasks(ctx).insert({ ...Task.toColumns(dto, 'create'), completed, completedDate: completed ? new Date() : null });
+      return Task.toWire(row);
+    });
+  }
+
+  async update(ctx: RequestContext, id: string, dto: UpdateTaskDto): Promise<TaskDto> {
+    assertBodyId(id, dto.ID);
+    return this.db.transaction(ctx, async (tx) => {
+      const row = await tx.repo(TaskEntity, 'Task').lock(id);
+      await this.assertCanManage(ctx, row);
+      assertLive(row, 'Task');
+      const patch = Task.toColumns(dto, 'update');
+      const next = { ...row, ...patch };
+      const dialogChanged = next.dialogId !== null && next.dialogId !== row.dialogId;
+      const dialog = dialogChanged ? await this.dialogs(ctx).findById(next.dialogId!) : null;
+      // References that did not change are not checked again, so a client can PUT back what it read.
+      const errors: FieldError[] = [
+        ...(next.assignedToId === null
+          ? [{ field: 'AssignedToID', message: 'AssignedToID cannot be cleared: a task is always assigned' }]
+          : next.assignedToId !== row.assignedToId
+            ? await liveIndividualErrors(this.db, ctx, next.assignedToId, 'AssignedToID')
+            : []),
+        ...(dialogChanged ? dialogErrors(next.dialogId!, dialog) : []),
+      ];
+      if (errors.length) throw new ValidationError(errors);
+      // Handing a task to someone else, or to another dialog, needs the right to manage the result too.
+      if (next.assignedToId !== row.assignedToId || dialogChanged) await this.assertCanManage(ctx, next, dialog);
+      const completedDate = next.completed === row.completed ? undefined : next.completed ? new Date() : null;
+      const saved = await this.tasks(ctx).update(id, { ...patch, completedDate }, { ifMatch: true });
+      return Task.toWire(saved);
+    });
+  }
+
+  /** Soft delete (idempotent): the task's comments go down by reference with it. */
+  remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    return softDelete(this.db, ctx, TaskEntity, id, { label: 'Task', owned: ownedBy('task'), authorize: (row) => this.assertCanManage(ctx, row) });
+  }
+
+  /** Undelete (idempotent): restores the task and exactly the comments its delete took down. */
+  async undelete(ctx: RequestContext, id: string): Promise<TaskDto> {
+    const saved = await softUndelete(this.db, ctx, TaskEntity, id, {
+      label: 'Task',
+      owned: ownedBy('task'),
+      authorize: (row) => this.assertCanManage(ctx, row),
+    });
+    return Task.toWire(saved);
+  }
+
+  private dialogs(ctx: RequestContext): ScopedRepository<DialogEntity> {
+    return this.db.repo(ctx, DialogEntity, 'Dialog');
+  }
+
+  /** Administrators, whoever may manage the assignee, or whoever may manage the task's dialog. */
+  private async assertCanManage(ctx: RequestContext, task: Pick<TaskEntity, 'assignedToId' | 'dialogId'>, dialog?: DialogEntity | null): Promise<void> {
+    if (await this.access.canManageIndividual(ctx, task.assignedToId)) return;
+    if (task.dialogId) {
+      const d = dialog !== undefined && dialog?.id === task.dialogId ? dialog : await this.dialogs(ctx).findById(task.dialogId);
+      if (d && (await this.dialogAccess.canManage(ctx, d))) return;
+    }
+    throw new ForbiddenError(
+      'Only the assignee, anyone they report to, whoever may manage the dialog the task follows up, or an administrator may see or change this task',
+    );
+  }
+}
+
+/** 400 naming DialogID unless it is a live dialog of the site. */
+function dialogErrors(id: string, dialog: DialogEntity | null): FieldError[] {
+  if (!dialog) return [{ field: 'DialogID', message: `DialogID ${id} is not a dialog of this site` }];
+  if (dialog.deleted) return [{ field: 'DialogID', message: `DialogID ${id} is a deleted dialog` }];
+  return [];
+}
