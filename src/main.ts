@@ -4,6 +4,7 @@ import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { ServerLifecycle } from './common/http/server-lifecycle.js';
+import { BootstrapService } from './modules/auth/bootstrap.service.js';
 
 /** Once every request is answered, how long closing the database pool and Redis may take. */
 const CLEANUP_MS = 1000;
@@ -28,8 +29,15 @@ async function main(): Promise<void> {
   await app.listen(config.port);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.event('info', 'Main', {
-    msg: `pms-api listening on http://localhost:${port}: API under /v4, Swagger UI at http://localhost:${port}/docs, OpenAPI at /docs/openapi.json`,
+  const url = `http://localhost:${port}`;
+  const first = app.get(BootstrapService).firstStart;
+  const login = first?.generatedPassword
+    ? ` First start: log in as "${first.userName}" with the generated password ${first.generatedPassword} (shown only this once; set ADMIN_PASSWORD before the first start to choose it, or change it with PUT /v4/individuals/{your ID from GET /v4/me}).`
+    : first
+      ? ` First start: log in as "${first.userName}" with ADMIN_PASSWORD.`
+      : '';
+  logger.event(first?.generatedPassword ? 'warn' : 'info', 'Main', {
+    msg: `pms-api is listening on ${url} — API ${url}/v4, Swagger UI ${url}/docs, OpenAPI ${url}/docs/openapi.json.${login}`,
     port,
     database:
       config.database.kind === 'sqlite'

@@ -84,7 +84,7 @@ describe('the service process', () => {
   it('logs where it listens and where the docs are, then serves', async () => {
     const p = await start({});
     try {
-      expect(p.output()).toContain(`Swagger UI at http://localhost:${p.port}/docs`);
+      expect(p.output()).toContain(`Swagger UI http://localhost:${p.port}/docs`);
       const res = await fetch(`http://127.0.0.1:${p.port}/health/ready`);
       expect(res.status).toBe(200);
     } finally {
@@ -92,6 +92,41 @@ describe('the service process', () => {
       await p.exited;
     }
   }, 30_000);
+
+  it('on a first start shows URL, docs and the generated password in its first lines, and only then', async () => {
+    const database = `sqlite:${join(dir, 'first-start.sqlite')}`;
+    const first = await start({ DATABASE_URL: database, ADMIN_PASSWORD: '' });
+    let password = '';
+    try {
+      const lines = first.output().trim().split('\n');
+      const index = lines.findIndex((l) => l.includes('listening on'));
+      // The framework's route-mapping chatter is debug: the line that matters comes first.
+      expect({ index, mapped: lines.filter((l) => l.includes('Mapped {')).length }).toEqual({ index: expect.any(Number), mapped: 0 });
+      expect(index).toBeLessThan(3);
+      const line = JSON.parse(lines[index]) as { msg: string };
+      expect(line.msg).toContain(`Swagger UI http://localhost:${first.port}/docs`);
+      password = /generated password (\S+) /.exec(line.msg)?.[1] ?? '';
+      expect(password.length).toBeGreaterThanOrEqual(12);
+      const login = await fetch(`http://127.0.0.1:${first.port}/v4/auth/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ UserName: 'admin', Password: password }),
+      });
+      expect(login.status).toBe(200);
+    } finally {
+      first.child.kill('SIGKILL');
+      await first.exited;
+    }
+    const again = await start({ DATABASE_URL: database, ADMIN_PASSWORD: '' });
+    try {
+      expect(again.output()).toContain('listening on');
+      expect(again.output()).not.toContain('password');
+      expect(again.output()).not.toContain(password);
+    } finally {
+      again.child.kill('SIGKILL');
+      await again.exited;
+    }
+  }, 60_000);
 
   it('on SIGTERM finishes the in-flight request, does not wait for idle keep-alive connections, and exits 0', async () => {
     const p = await start({});

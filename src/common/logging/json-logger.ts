@@ -8,6 +8,9 @@ export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
 const MIN_CHUNK = 4096;
 const FLUSH_MS = 200;
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
+
+/** Contexts of NestJS's start-up messages ("Mapped {/v4/…, GET} route", "… dependencies initialized"). */
+const FRAMEWORK_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 export type LogLevel = keyof typeof LEVELS;
 
 /**
@@ -85,7 +88,10 @@ export class JsonLogger implements LoggerService {
   }
 
   log(message: unknown, ...params: unknown[]): void {
-    this.emit('info', message, this.split(params).context);
+    const { context } = this.split(params);
+    // The framework's own start-up chatter (every module loaded, every route mapped) is debug:
+    // at info the start-up shows the one line that matters (src/main.ts).
+    this.emit(context && FRAMEWORK_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
   }
   error(message: unknown, ...params: unknown[]): void {
     const { context, stack } = this.split(params);

@@ -18,6 +18,9 @@ import { UserEntity } from './user.entity.js';
  */
 @Injectable()
 export class BootstrapService implements OnApplicationBootstrap {
+  /** Set when this start created the first site and administrator (an empty database). */
+  firstStart: { userName: string; generatedPassword: string | null } | null = null;
+
   constructor(
     private readonly db: TenantDb,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -64,14 +67,8 @@ export class BootstrapService implements OnApplicationBootstrap {
       });
       await tx.repo(OrganizationMemberEntity).insert({ individualId, organizationId: org.id, title: 'Administrator' });
     });
-    if (this.config.adminPassword) {
-      this.logger.event('info', 'Bootstrap', {
-        msg: `Created site "Default" and global administrator "${this.config.adminUserName}" (password from ADMIN_PASSWORD)`,
-      });
-    } else {
-      this.logger.event('warn', 'Bootstrap', {
-        msg: `Created site "Default" and global administrator "${this.config.adminUserName}" with the generated password "${password}". It is shown only this once: log in and change it (PUT /v4/individuals/{your ID from GET /v4/me} with a new Password), or set ADMIN_PASSWORD before the first start.`,
-      });
-    }
+    // The one start-up line (src/main.ts) says it; with the generated password on this first start only.
+    this.firstStart = { userName: this.config.adminUserName, generatedPassword: this.config.adminPassword ? null : password };
+    this.logger.event('debug', 'Bootstrap', { msg: `Created site "Default" and global administrator "${this.config.adminUserName}"` });
   }
 }
