@@ -5,7 +5,7 @@ import type { ProblemDetails } from '../errors/errors.js';
 
 /**
  * The one place that turns answers into JSON or XML text and XML request bodies into plain
- * objects (DESIGN §2). It knows nothing of HTTP frameworks: the interceptor and the error filter
+ * objects (docs/http-and-xml.md). It knows nothing of HTTP frameworks: the interceptor and the error filter
  * call it with a negotiated format.
  */
 export type WireFormat = 'json' | 'xml';

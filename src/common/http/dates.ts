@@ -1,7 +1,7 @@
 import { findIana } from 'windows-iana';
 
 /**
- * Dates on the wire (DESIGN §2): written `YYYY-MM-DDTHH:mm:ss.SSS±HH:MM` in the response's time
+ * Dates on the wire (docs/http-and-xml.md): written `YYYY-MM-DDTHH:mm:ss.SSS±HH:MM` in the response's time
  * zone (UTC unless `tz` names another), read leniently as a .NET client writes them.
  */
 export type TimeZone = { kind: 'fixed'; offsetMinutes: number; label: string } | { kind: 'iana'; name: string; label: string };

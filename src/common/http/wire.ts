@@ -9,7 +9,7 @@ import { parseInputDate } from './dates.js';
 /**
  * The wire model. Response classes declare their fields with @WireField, input DTOs with
  * @InputField. From that one declaration come: the JSON and XML shapes (XML in ordinal element
- * order, DESIGN §2), the OpenAPI schema, validation, and the coercion of XML's text values.
+ * order, docs/http-and-xml.md), the OpenAPI schema, validation, and the coercion of XML's text values.
  */
 export type WireKind = 'string' | 'guid' | 'int' | 'decimal' | 'bool' | 'date' | 'dateTimeOffset' | 'object' | 'array';
 

@@ -25,7 +25,7 @@ const LABEL = 'Individual';
 const duplicateUserName = (userName: string) => new ConflictError(`The user name "${userName}" is already taken`, 'duplicate-username');
 
 /**
- * Individuals (spec "Individual", DESIGN §3–§5). The login data (UserName, password, UserEmail)
+ * Individuals (spec "Individual", docs/individuals.md). The login data (UserName, password, UserEmail)
  * live on the linked account (`users`); the primary organization is mirrored by a membership
  * row. Reads build every answer with a fixed number of batched queries, whatever the page size.
  * The decisions the spec leaves open are in docs/individuals.md.
@@ -50,7 +50,7 @@ export class IndividualsService {
     return this.list(await this.sites.scopeTo(ctx, siteId), q);
   }
 
-  /** One individual of the caller's site, deleted ones included (DESIGN §5); one statement (individual.read.ts). */
+  /** One individual of the caller's site, deleted ones included (docs/individuals.md); one statement (src/database/queries/individual-read.ts). */
   async get(ctx: RequestContext, id: string): Promise<IndividualDto> {
     const dto = await readIndividual(this.db, ctx, id);
     if (!dto) throw new NotFoundError(LABEL, id);
