@@ -101,6 +101,7 @@ describe('metric and archive lists on a large site', () => {
       [`/v4/sites/${site.siteId}/metrics`, site.admin],
       ['/v4/me/metrics', owner],
     ] as const) {
+      await get(`${path}?limit=1`, who).expect(200); // the caller is resolved once per token, then cached
       const small = await countQueries(() => get(`${path}?limit=5`, who).expect(200));
       const big = await countQueries(() => get(`${path}?limit=500`, who).expect(200));
       const rows = big.result.body as MetricJson[];
@@ -109,13 +110,14 @@ describe('metric and archive lists on a large site', () => {
       expect(rows.every((m) => m.Values.length === PERIODS && m.Values.map((v) => v.PeriodID).join() === periodIds.join())).toBe(true);
       expect(rows[499]).toMatchObject({ Name: 'KPI 00499', Values: [{ Actual: 499.5 }, { Actual: 500.5 }, { Actual: 501.5 }] });
       expect(big.queries).toBe(small.queries);
-      // caller + count + page + values (+ the individual and the reporting chain for /individuals/{id})
+      // count + page + values (+ the individual and the reporting chain for /individuals/{id})
       expect(big.queries).toBeLessThanOrEqual(6);
     }
   });
 
   it('reads a page of 500 archives in as many queries as a page of 5', async () => {
     const path = `/v4/individuals/${owner.individualId}/archives`;
+    await get(`${path}?limit=1`, manager).expect(200); // warm the caller cache
     const small = await countQueries(() => get(`${path}?limit=5`, manager).expect(200));
     const big = await countQueries(() => get(`${path}?limit=500`, manager).expect(200));
     expect(big.result.body).toHaveLength(500);
