@@ -1,5 +1,6 @@
 import { adminToken, AppProcess, startAppProcess } from './support/app-process.js';
-import { Load, Outcome, recoveryMs, request, summarize } from './support/load.js';
+import { createHash } from 'node:crypto';
+import { keyedName, keyedRequest, Load, Outcome, recoveryMs, request, summarize } from './support/load.js';
 import { PrivateMariaDb } from './support/mariadb.js';
 
 /**
@@ -16,8 +17,12 @@ const DB_QUERY_TIMEOUT_MS = 1500;
 /** The bound every answer must meet: the deadline plus room for a loaded 2-core machine. */
 const BOUND_MS = REQUEST_TIMEOUT_MS + 1500;
 const RECOVERY_LIMIT_MS = 5000;
-const WRITERS = 20;
+/** 15 writers create sites with their own ID, 5 create projects with an Idempotency-Key and no ID. */
+const WRITERS = 15;
+const KEYED_WRITERS = 5;
 const READERS = 10;
+/** Attempts a client makes for one keyed write once the database is back (a 503 may still come while it warms up). */
+const RETRY_ATTEMPTS = 20;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -25,6 +30,8 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
   const db = new PrivateMariaDb();
   let app: AppProcess;
   let token: string;
+  /** The bootstrap administrator's own individual: the owner of the keyed writers' projects. */
+  let ownerId: string;
   const figures: string[] = [];
 
   beforeAll(async () => {
@@ -39,7 +46,11 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
       DB_QUERY_TIMEOUT_MS: String(DB_QUERY_TIMEOUT_MS),
     });
     token = await adminToken(app.base);
+    const me = await fetch(`${app.base}/v4/me`, { headers: { Authorization: `Bearer ${token}` } });
+    ownerId = ((await me.json()) as { ID: string }).ID;
   }, 120_000);
+
+  const loadOptions = () => ({ base: app.base, token, writers: WRITERS, keyedWriters: KEYED_WRITERS, ownerId, readers: READERS, hangMs: 15_000 });
 
   afterAll(async () => {
     await app?.stop();
@@ -66,6 +77,96 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
     }
   }
 
+  /**
+   * What a client following docs/idempotency.md does after the fault: every keyed write answered
+   * 503 (or not at all) is sent again, same key and same body, until it gets 200. Which of them had
+   * committed all the same is read from the database before the first retry; their retries must be
+   * replays of the stored answer. The last keyed writes acknowledged before the fault are sent
+   * again too: their keys survived the fault, so they replay the first answer. Afterwards every
+   * key has exactly one project (its name is unique per key).
+   */
+  async function settleKeyed(outcomes: Outcome[], faultAt: number) {
+    const keyed = outcomes.filter((o) => o.kind === 'keyed');
+    const failed = keyed.filter((o) => o.status !== 200);
+    const conn = await db.connect('pms_faults');
+    try {
+      const committed = new Map<string, string>();
+      if (failed.length > 0) {
+        const [rows] = await conn.query('SELECT name, id FROM projects WHERE name IN (?)', [failed.map((o) => keyedName(o.key!))]);
+        for (const r of rows as { name: string; id: string }[]) committed.set(r.name, r.id.toLowerCase());
+      }
+      const retries: Outcome[] = [];
+      const settled = await Promise.all(
+        failed.map(async (o) => {
+          let last: Outcome;
+          for (let attempt = 1; ; attempt++) {
+            last = await keyedRequest({ base: app.base, token, hangMs: 15_000 }, o.key!, o.body!);
+            retries.push(last);
+            if (last.status !== 503 && last.status !== 0) break;
+            if (attempt >= RETRY_ATTEMPTS) break;
+            await sleep(250);
+          }
+          return { first: o, last, committedId: committed.get(keyedName(o.key!)) };
+        }),
+      );
+      // Answers that were in fact committed: the retry replays exactly what was stored with the key.
+      const replayMismatches: unknown[] = [];
+      for (const { first, last, committedId } of settled.filter((s) => s.committedId)) {
+        const [rows] = await conn.query('SELECT answer FROM idempotency_keys WHERE key_hash = ?', [createHash('sha256').update(first.key!).digest('hex')]);
+        const stored = (rows as { answer: string }[])[0]?.answer;
+        const storedBody = stored ? (JSON.parse(stored) as { body: { ID?: string } }).body : undefined;
+        const body = last.status === 200 ? (JSON.parse(last.answer!) as { ID?: string }) : undefined;
+        if (last.status !== 200 || !last.replayed || !body || body.ID?.toLowerCase() !== committedId || JSON.stringify(body) !== JSON.stringify(storedBody)) {
+          replayMismatches.push({ key: first.key, status: last.status, replayed: last.replayed, committedId, body, storedBody });
+        }
+      }
+      // Acknowledged before the fault: sent again after it, the first answer comes back.
+      const before = keyed.filter((o) => o.status === 200 && o.end < faultAt).slice(-KEYED_WRITERS);
+      const again = await Promise.all(before.map((o) => keyedRequest({ base: app.base, token, hangMs: 15_000 }, o.key!, o.body!)));
+      retries.push(...again);
+      const againMismatches = again.filter((r, i) => r.status !== 200 || !r.replayed || r.answer !== before[i].answer);
+
+      const [counted] = await conn.query("SELECT name, COUNT(*) AS n FROM projects WHERE name LIKE 'keyed %' GROUP BY name");
+      const perName = new Map((counted as { name: string; n: number | string }[]).map((r) => [r.name, Number(r.n)]));
+      const keys = new Set(keyed.map((o) => o.key!));
+      return {
+        writes: keys.size,
+        unavailable: failed.length,
+        retries: retries.length,
+        replays: retries.filter((r) => r.replayed).length,
+        committedBefore: committed.size,
+        settled,
+        unsettled: settled.filter((s) => s.last.status !== 200),
+        replayMismatches,
+        acknowledgedAgain: before.length,
+        againMismatches,
+        retryServerErrors: retries.filter((r) => r.status >= 500 && r.status !== 503).length,
+        duplicates: [...keys].filter((k) => (perName.get(keyedName(k)) ?? 0) > 1).length,
+        missing: [...keys].filter((k) => (perName.get(keyedName(k)) ?? 0) === 0).length,
+      };
+    } finally {
+      await conn.end();
+    }
+  }
+
+  function keyedFigures(k: Awaited<ReturnType<typeof settleKeyed>>) {
+    return `${k.writes} writes, ${k.unavailable} answered 503 or not at all (${k.committedBefore} of them committed all the same), ${k.retries} retries, ${k.replays} replays (${k.acknowledgedAgain} of writes acknowledged before the fault), ${k.unsettled.length} unsettled, ${k.duplicates} duplicates, ${k.missing} missing`;
+  }
+
+  function expectKeyedSafe(k: Awaited<ReturnType<typeof settleKeyed>>) {
+    expect(k.writes).toBeGreaterThan(0);
+    expect(k.unavailable).toBeGreaterThan(0);
+    expect(k.unsettled.map((s) => ({ key: s.first.key, status: s.last.status, error: s.last.error }))).toEqual([]);
+    expect(k.retryServerErrors).toBe(0);
+    expect(k.replayMismatches).toEqual([]);
+    expect(k.acknowledgedAgain).toBeGreaterThan(0);
+    expect(k.againMismatches.map((r) => ({ status: r.status, replayed: r.replayed }))).toEqual([]);
+    // A write that had committed is replayed (never written twice); one that had not is written now.
+    expect(k.replays).toBeGreaterThanOrEqual(k.committedBefore + k.acknowledgedAgain);
+    expect(k.duplicates).toBe(0);
+    expect(k.missing).toBe(0);
+  }
+
   function report(name: string, outcomes: Outcome[], extra: Record<string, unknown>) {
     const s = summarize(outcomes);
     const line = `${name}: ${s.requests} requests, ${s.ok} 2xx, ${s.unavailable} 503 (${s.unavailableWithoutRetryAfter} without Retry-After), ${s.serverErrors} other 5xx, ${s.otherStatus} 4xx, ${s.noAnswer} unanswered; latency p50 ${s.p50} ms, p99 ${s.p99} ms, max ${s.max} ms (bound ${BOUND_MS} ms); ${Object.entries(
@@ -87,22 +188,27 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
     expect(s.max).toBeLessThanOrEqual(BOUND_MS);
   }
 
-  it('SIGKILL and restart: 503 + Retry-After during the outage, nothing acknowledged is lost, back within 5 s', async () => {
-    const load = new Load({ base: app.base, token, writers: WRITERS, readers: READERS, hangMs: 15_000 });
+  it('SIGKILL and restart: 503 + Retry-After during the outage, nothing acknowledged is lost, back within 5 s, keyed retries write once', async () => {
+    const load = new Load(loadOptions());
     await sleep(2000);
     await db.kill();
     // From here the server process is gone (an answer already on its way may still arrive before).
     const killedAt = Date.now();
     await sleep(3000);
+    // The server may answer the service before restart() has seen it answer: "during the
+    // outage" ends when the restart begins.
+    const restartingAt = Date.now();
     await db.restart();
     const backAt = Date.now();
     await sleep(RECOVERY_LIMIT_MS + 1000);
     await load.stop();
 
     const outcomes = load.outcomes;
-    const during = outcomes.filter((o) => o.start >= killedAt && o.end <= backAt);
+    const during = outcomes.filter((o) => o.start >= killedAt && o.end <= restartingAt);
     const recovered = recoveryMs(outcomes, backAt);
     const writes = await lostWrites(outcomes);
+    const keyed = await settleKeyed(outcomes, killedAt);
+    figures.push(`SIGKILL, Idempotency-Key retries (POST /v4/projects without ID): ${keyedFigures(keyed)}`);
     const s = report('SIGKILL', outcomes, {
       'answered during the outage': `${during.length} (${during.filter((o) => o.status === 503).length} × 503)`,
       'acknowledged writes': writes.acknowledged,
@@ -119,10 +225,11 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
     expect(recovered).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
     // Recovered for good: nothing started a second after recovery fails.
     expect(outcomes.filter((o) => o.start > backAt + recovered + 1000 && o.status !== 200)).toEqual([]);
+    expectKeyedSafe(keyed);
   }, 90_000);
 
   it('SIGSTOP and SIGCONT: no request waits out the stall, a burst of 260 reads is 503 not 500, readiness says 503 within 2 s', async () => {
-    const load = new Load({ base: app.base, token, writers: WRITERS, readers: READERS, hangMs: 15_000 });
+    const load = new Load(loadOptions());
     await sleep(2000);
     const frozenAt = Date.now();
     db.freeze();
@@ -147,6 +254,8 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
     const outcomes = load.outcomes;
     const recovered = recoveryMs(outcomes, backAt);
     const writes = await lostWrites(outcomes);
+    const keyed = await settleKeyed(outcomes, frozenAt);
+    figures.push(`SIGSTOP 6 s, Idempotency-Key retries (POST /v4/projects without ID): ${keyedFigures(keyed)}`);
     const b = summarize(burst);
     const s = report('SIGSTOP 6 s', outcomes, {
       'readiness during the stall': `${ready.status} in ${readyMs} ms`,
@@ -167,6 +276,7 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
     expect(recovered).toBeLessThanOrEqual(RECOVERY_LIMIT_MS);
     expect(outcomes.filter((o) => o.start > backAt + recovered + 1000 && o.status !== 200)).toEqual([]);
     expect((await fetch(`${app.base}/health/ready`)).status).toBe(200);
+    expectKeyedSafe(keyed);
   }, 90_000);
 
   it('stops a statement the service gave up on at the server too: a read blocked by a table lock is not left waiting', async () => {

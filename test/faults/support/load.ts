@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 /** One request the load generator made, as the client saw it. */
 export interface Outcome {
-  kind: 'write' | 'read';
+  /** `keyed`: a create sent with an Idempotency-Key and no ID (see Load.keyedWrite). */
+  kind: 'write' | 'read' | 'keyed';
   start: number;
   end: number;
   /** HTTP status, or 0 when no answer came (network error or the client's hang guard). */
@@ -11,6 +12,12 @@ export interface Outcome {
   retryAfter?: string | null;
   /** The ID a write asked for (client-chosen, so an acknowledged write can be looked up). */
   id?: string;
+  /** A keyed write's Idempotency-Key and body, so it can be retried exactly. */
+  key?: string;
+  body?: string;
+  /** A keyed write's answer: its body, and whether it carried `Idempotency-Replayed: true`. */
+  answer?: string;
+  replayed?: boolean;
 }
 
 export interface LoadOptions {
@@ -20,11 +27,18 @@ export interface LoadOptions {
   readers: number;
   /** A request with no answer after this long counts as a hang (status 0). */
   hangMs: number;
+  /** Writers that create projects with an Idempotency-Key instead of an ID (owned by ownerId). */
+  keyedWriters?: number;
+  ownerId?: string;
 }
 
+/** The project name a keyed write asks for: unique per key, so its records can be counted. */
+export const keyedName = (key: string) => `keyed ${key}`;
+
 /**
- * Concurrent writers (POST /v4/sites with their own ID) and readers (GET /v4/sites, GET
- * /v4/individuals) in closed loops until stop(); every request's outcome is kept.
+ * Concurrent writers (POST /v4/sites with their own ID), keyed writers (POST /v4/projects with an
+ * Idempotency-Key and no ID) and readers (GET /v4/sites, GET /v4/individuals) in closed loops
+ * until stop(); every request's outcome is kept.
  */
 export class Load {
   readonly outcomes: Outcome[] = [];
@@ -33,13 +47,14 @@ export class Load {
 
   constructor(private readonly o: LoadOptions) {
     for (let i = 0; i < o.writers; i++) this.workers.push(this.loop('write', i));
+    for (let i = 0; i < (o.keyedWriters ?? 0); i++) this.workers.push(this.loop('keyed', i));
     for (let i = 0; i < o.readers; i++) this.workers.push(this.loop('read', i));
   }
 
-  private async loop(kind: 'write' | 'read', worker: number): Promise<void> {
+  private async loop(kind: Outcome['kind'], worker: number): Promise<void> {
     let n = 0;
     while (this.running) {
-      const outcome = kind === 'write' ? await this.write(worker, n++) : await this.read(n++);
+      const outcome = kind === 'write' ? await this.write(worker, n++) : kind === 'keyed' ? await this.keyedWrite() : await this.read(n++);
       this.outcomes.push(outcome);
       // Do not spin while every answer is a fast 503.
       if (outcome.status !== 200) await new Promise((r) => setTimeout(r, 50));
@@ -49,6 +64,12 @@ export class Load {
   write(worker: number, n: number): Promise<Outcome> {
     const id = randomUUID();
     return request(this.o, 'write', 'POST', '/v4/sites', JSON.stringify({ ID: id, Name: `load w${worker} #${n}` }), id);
+  }
+
+  /** A new key per write; a failed one is left for the test to retry once the database is back. */
+  keyedWrite(): Promise<Outcome> {
+    const key = randomUUID();
+    return keyedRequest(this.o, key, JSON.stringify({ Name: keyedName(key), OwnerID: this.o.ownerId }));
   }
 
   read(n: number): Promise<Outcome> {
@@ -68,21 +89,33 @@ export async function request(
   path: string,
   body?: string,
   id?: string,
+  key?: string,
 ): Promise<Outcome> {
   const start = Date.now();
+  const keyed = key ? { key, body } : {};
   try {
     const res = await fetch(`${o.base}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${o.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+      headers: {
+        Authorization: `Bearer ${o.token}`,
+        ...(body ? { 'Content-Type': 'application/json' } : {}),
+        ...(key ? { 'Idempotency-Key': key } : {}),
+      },
       body,
       signal: AbortSignal.timeout(o.hangMs),
     });
-    await res.arrayBuffer();
-    return { kind, start, end: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after'), id };
+    const text = await res.text();
+    const answer = key ? { answer: text, replayed: res.headers.get('idempotency-replayed') === 'true' } : {};
+    return { kind, start, end: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after'), id, ...keyed, ...answer };
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };
-    return { kind, start, end: Date.now(), status: 0, error: err.cause?.code ?? err.name, id };
+    return { kind, start, end: Date.now(), status: 0, error: err.cause?.code ?? err.name, id, ...keyed };
   }
+}
+
+/** A create of a project with an Idempotency-Key and no ID: the first attempt or a retry (same key, same body). */
+export function keyedRequest(o: Pick<LoadOptions, 'base' | 'token' | 'hangMs'>, key: string, body: string): Promise<Outcome> {
+  return request(o, 'keyed', 'POST', '/v4/projects', body, undefined, key);
 }
 
 /** Figures of a set of outcomes, for the printed report and the assertions. */
