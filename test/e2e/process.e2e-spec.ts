@@ -96,7 +96,7 @@ describe('the service process', () => {
   it('on a first start shows URL, docs and the generated password in its first lines, and only then', async () => {
     const database = `sqlite:${join(dir, 'first-start.sqlite')}`;
     const first = await start({ DATABASE_URL: database, ADMIN_PASSWORD: '' });
-    let password = '';
+    let password: string;
     try {
       const lines = first.output().trim().split('\n');
       const index = lines.findIndex((l) => l.includes('listening on'));
