@@ -46,11 +46,9 @@ export const BasicRole = resource<BasicRoleEntity>()('BasicRole', {
   },
 });
 
-export const BasicRoleDto = BasicRole.Response;
+export const { Response: BasicRoleDto, Create: CreateBasicRoleDto, Update: UpdateBasicRoleDto } = BasicRole;
 export type BasicRoleDto = InstanceType<typeof BasicRoleDto>;
-export const CreateBasicRoleDto = BasicRole.Create;
 export type CreateBasicRoleDto = InstanceType<typeof CreateBasicRoleDto>;
-export const UpdateBasicRoleDto = BasicRole.Update;
 export type UpdateBasicRoleDto = InstanceType<typeof UpdateBasicRoleDto>;
 
 export class BasicRoleQuery extends DeletedQuery {}

@@ -51,11 +51,9 @@ export const Dialog = resource<DialogEntity>()('Dialog', {
   },
 });
 
-export const DialogDto = Dialog.Response;
+export const { Response: DialogDto, Create: CreateDialogDto, Update: UpdateDialogDto } = Dialog;
 export type DialogDto = InstanceType<typeof DialogDto>;
-export const CreateDialogDto = Dialog.Create;
 export type CreateDialogDto = InstanceType<typeof CreateDialogDto>;
-export const UpdateDialogDto = Dialog.Update;
 export type UpdateDialogDto = InstanceType<typeof UpdateDialogDto>;
 
 /** `period` (default: the period containing today) and `deleted` of the dialog lists. */

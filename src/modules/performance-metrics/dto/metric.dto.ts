@@ -82,11 +82,9 @@ export const Metric = resource<MetricEntity, MetricExtras>()('Metric', {
   },
 });
 
-export const MetricDto = Metric.Response;
+export const { Response: MetricDto, Create: CreateMetricDto, Update: UpdateMetricDto } = Metric;
 export type MetricDto = InstanceType<typeof MetricDto>;
-export const CreateMetricDto = Metric.Create;
 export type CreateMetricDto = InstanceType<typeof CreateMetricDto>;
-export const UpdateMetricDto = Metric.Update;
 export type UpdateMetricDto = InstanceType<typeof UpdateMetricDto>;
 
 export class MetricQuery extends DeletedQuery {}

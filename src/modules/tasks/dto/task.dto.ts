@@ -47,11 +47,9 @@ export const Task = resource<TaskEntity>()('Task', {
   },
 });
 
-export const TaskDto = Task.Response;
+export const { Response: TaskDto, Create: CreateTaskDto, Update: UpdateTaskDto } = Task;
 export type TaskDto = InstanceType<typeof TaskDto>;
-export const CreateTaskDto = Task.Create;
 export type CreateTaskDto = InstanceType<typeof CreateTaskDto>;
-export const UpdateTaskDto = Task.Update;
 export type UpdateTaskDto = InstanceType<typeof UpdateTaskDto>;
 
 export class TaskQuery extends DeletedQuery {}
