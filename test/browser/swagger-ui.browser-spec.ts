@@ -62,6 +62,13 @@ describe('Swagger UI at /docs in Chromium', () => {
   /** Opens an operation and presses "Try it out". */
   async function tryOut(operationId: string): Promise<Locator> {
     const op = page.locator(`[id$="-${operationId}"]`);
+    // Swagger UI renders only the tags near the viewport: scroll down until the operation exists.
+    await page.evaluate('window.scrollTo(0, 0)');
+    for (let i = 0; i < 80 && (await op.count()) === 0; i++) {
+      await page.evaluate('window.scrollBy(0, 700)');
+      await page.waitForTimeout(100);
+    }
+    await op.scrollIntoViewIfNeeded();
     if (!(await op.locator('.try-out__btn').isVisible())) await op.locator('.opblock-summary-control').click();
     const button = op.locator('.try-out__btn');
     if ((await button.innerText()).trim() === 'Try it out') await button.click();

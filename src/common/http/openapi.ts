@@ -54,7 +54,9 @@ function addIdempotencyKeyHeader(document: OpenAPIObject, config: AppConfig): vo
     name: IDEMPOTENCY_KEY_HEADER,
     in: 'header' as const,
     required: false,
-    schema: { type: 'string' as const, minLength: 1, maxLength: KEY_MAX_LENGTH, pattern: KEY_RE.source, example: '3f2c4b1e-8a4d-4c1e-9b7a-2d5e6f708192' },
+    // No example: Swagger UI would pre-fill it, and a second try-out with another body would answer
+    // 409 idempotency-key-reused.
+    schema: { type: 'string' as const, minLength: 1, maxLength: KEY_MAX_LENGTH, pattern: KEY_RE.source },
     description: `Makes a retry safe: a new unique value (e.g. a UUID) per intended write, ${KEY_RULE}, else 400. A retry with the same key, method, path and body within ${ttl} answers the first success again without writing (header ${IDEMPOTENCY_REPLAYED_HEADER}: true); the same key with another request is 409 idempotency-key-reused. Keys belong to the caller and site. Errors are not stored.`,
   };
   for (const [path, item] of Object.entries(document.paths)) {
