@@ -129,8 +129,3 @@ export async function liveMemberIds(db: TenantDb, ctx: RequestContext, unitIds: 
   );
   return rows.map((r) => r.id);
 }
-
-/** Runs `fn` on slices of `ids` small enough for any driver's bound-parameter limit. */
-export async function inChunks(ids: readonly string[], fn: (chunk: string[]) => Promise<unknown>, size = 500): Promise<void> {
-  for (let i = 0; i < ids.length; i += size) await fn(ids.slice(i, i + size));
-}

@@ -4,17 +4,16 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { onForeignKeyViolation } from '../../database/db-errors.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { liveIndividualErrors } from '../dialogs/record-kinds.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
-import { PeriodEntity } from '../periods/period.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService } from '../permissions/access.service.js';
 import { AssessmentRatingEntity } from './assessment-rating.entity.js';
 import { ratingErrors } from './assessment-ratings.js';
 import { AssessmentEntity } from './assessment.entity.js';
 import { Assessment, AssessmentDto, AssessmentQuery, AssessmentRatingInput, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
+import { periodErrors, periodGone } from '../periods/period-reference.js';
 
 /** Lists run in creation order; the id keeps paging stable. */
 const LIST_ORDER = { created: 'ASC', id: 'ASC' } as const;
@@ -89,7 +88,7 @@ export class AssessmentsService {
       const errors: FieldError[] = [
         ...(await liveIndividualErrors(this.db, ctx, dto.SubjectID, 'SubjectID')),
         ...(await liveIndividualErrors(this.db, ctx, assessorId, 'AssessorID')),
-        ...(await this.periodErrors(ctx, dto.PeriodID)),
+        ...(await periodErrors(this.db, ctx, dto.PeriodID)),
         ...kindErrors(dto.Kind, dto.SubjectID, assessorId),
         ...(await ratingErrors(this.db, ctx, dto.SubjectID, ratings)),
       ];
@@ -112,7 +111,7 @@ export class AssessmentsService {
       const stored = await this.ratings(ctx).find({ where: { assessmentId: id }, order: { position: 'ASC' } });
       const errors: FieldError[] = [
         ...(next.periodId === null ? [{ field: 'PeriodID', message: 'PeriodID cannot be cleared: an assessment always has a period' }] : []),
-        ...(next.periodId !== null && next.periodId !== row.periodId ? await this.periodErrors(ctx, next.periodId) : []),
+        ...(next.periodId !== null && next.periodId !== row.periodId ? await periodErrors(this.db, ctx, next.periodId) : []),
         ...(dto.Ratings ? await ratingErrors(this.db, ctx, row.subjectId, dto.Ratings, stored) : []),
       ];
       if (errors.length) throw new ValidationError(errors);
@@ -176,11 +175,6 @@ export class AssessmentsService {
 
   // ------------------------------------------------------------------ helpers
 
-  private async periodErrors(ctx: RequestContext, periodId: number): Promise<FieldError[]> {
-    if (await this.db.repo(ctx, PeriodEntity, 'Period').exists({ id: periodId })) return [];
-    return [{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }];
-  }
-
   private async toDto(ctx: RequestContext, row: AssessmentEntity, ratings?: AssessmentRatingEntity[]): Promise<AssessmentDto> {
     if (ratings) return Assessment.toWire(row, { ratings: new Map([[row.id, ratings]]) });
     const [dto] = await this.toDtos(ctx, [row]);
@@ -207,7 +201,3 @@ function kindErrors(kind: AssessmentEntity['kind'], subjectId: string, assessorI
   if (kind !== 'self' && assessorId === subjectId) return [{ field: 'AssessorID', message: `AssessorID must not be the subject for a ${kind} assessment` }];
   return [];
 }
-
-/** A period deleted between the check and the write: answered as the check would have. */
-const periodGone = (periodId: number) =>
-  onForeignKeyViolation(() => new ValidationError([{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }]));

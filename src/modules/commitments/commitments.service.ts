@@ -5,15 +5,14 @@ import { FieldError, ForbiddenError, NotFoundError, ValidationError } from '../.
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { liveMemberIds, nearestAncestorOfType, organizationSubtree } from '../../database/queries/trees.js';
-import { onForeignKeyViolation } from '../../database/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
-import { PeriodEntity } from '../periods/period.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService } from '../permissions/access.service.js';
 import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from './commitment.entity.js';
 import { Commitment, CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
+import { periodErrors, periodGone } from '../periods/period-reference.js';
 
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
 
@@ -119,7 +118,7 @@ export class CommitmentsService {
       if (!(await this.ancestorExists(ctx, dto.Type, dto.AncestorID))) {
         errors.push({ field: 'AncestorID', message: `AncestorID ${dto.AncestorID} is not a live ${dto.Type} of this site` });
       }
-      errors.push(...(await this.checkPeriod(ctx, dto.PeriodID)));
+      errors.push(...(await periodErrors(this.db, ctx, dto.PeriodID)));
       if (errors.length) throw new ValidationError(errors);
       await this.assertCanWrite(ctx, dto.Type, dto.AncestorID);
       const completed = dto.Completed ?? false;
@@ -136,7 +135,7 @@ export class CommitmentsService {
       const repo = this.repo(ctx);
       const current = await repo.lock(id);
       await this.assertCanWrite(ctx, current.type, current.ancestorId);
-      const errors = await this.checkPeriod(ctx, dto.PeriodID);
+      const errors = await periodErrors(this.db, ctx, dto.PeriodID);
       if (errors.length) throw new ValidationError(errors);
       const completed = dto.Completed ?? current.completed;
       // CompletedDate lives only while Completed is true; a completed commitment always has one.
@@ -170,13 +169,4 @@ export class CommitmentsService {
     if (unit && ctx.user.individualId && unit.managerId === ctx.user.individualId) return;
     throw new ForbiddenError(`Only an administrator or the ${type}'s manager may change its commitments`);
   }
-
-  private async checkPeriod(ctx: RequestContext, periodId: number): Promise<FieldError[]> {
-    if (await this.db.repo(ctx, PeriodEntity, 'Period').exists({ id: periodId })) return [];
-    return [{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }];
-  }
 }
-
-/** A period deleted between the check and the write: answered as the check would have. */
-const periodGone = (periodId: number) =>
-  onForeignKeyViolation(() => new ValidationError([{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }]));

@@ -4,18 +4,17 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { onForeignKeyViolation } from '../../database/db-errors.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
-import { PeriodEntity } from '../periods/period.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService } from '../permissions/access.service.js';
 import { DialogAccess } from './dialog-access.js';
 import { DialogEntity } from './dialog.entity.js';
 import { CreateDialogDto, Dialog, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
 import { liveIndividualErrors, liveRecordErrors } from './record-kinds.js';
+import { periodErrors, periodGone } from '../periods/period-reference.js';
 
 /** Lists run in schedule order; the id keeps paging stable. */
 const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;
@@ -81,7 +80,7 @@ export class DialogsService {
       const errors = [
         ...(await liveRecordErrors(this.db, ctx, dto.Kind, dto.AncestorID)),
         ...(await liveIndividualErrors(this.db, ctx, dto.LeaderID, 'LeaderID')),
-        ...(await this.periodErrors(ctx, dto.PeriodID)),
+        ...(await periodErrors(this.db, ctx, dto.PeriodID)),
       ];
       if (errors.length) throw new ValidationError(errors);
       await this.dialogAccess.assertCanCreate(ctx, dto.Kind, dto.AncestorID);
@@ -105,7 +104,7 @@ export class DialogsService {
         ...notNull(next.periodId, 'PeriodID'),
         ...notNull(next.scheduledDate, 'ScheduledDate'),
         ...(next.leaderId && next.leaderId !== row.leaderId ? await liveIndividualErrors(this.db, ctx, next.leaderId, 'LeaderID') : []),
-        ...(next.periodId !== null && next.periodId !== row.periodId ? await this.periodErrors(ctx, next.periodId) : []),
+        ...(next.periodId !== null && next.periodId !== row.periodId ? await periodErrors(this.db, ctx, next.periodId) : []),
       ];
       if (errors.length) throw new ValidationError(errors);
       const saved = await this.dialogs(ctx).update(id, patch, { ifMatch: true }).catch(periodGone(next.periodId));
@@ -131,17 +130,8 @@ export class DialogsService {
     });
     return Dialog.toWire(saved);
   }
-
-  private async periodErrors(ctx: RequestContext, periodId: number): Promise<FieldError[]> {
-    if (await this.db.repo(ctx, PeriodEntity, 'Period').exists({ id: periodId })) return [];
-    return [{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }];
-  }
 }
 
 function notNull(value: unknown, field: string): FieldError[] {
   return value === null ? [{ field, message: `${field} cannot be cleared: a dialog always has one` }] : [];
 }
-
-/** A period deleted between the check and the write: answered as the check would have. */
-const periodGone = (periodId: number) =>
-  onForeignKeyViolation(() => new ValidationError([{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }]));

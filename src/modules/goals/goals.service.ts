@@ -4,15 +4,15 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { onForeignKeyViolation } from '../../database/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
-import { PeriodEntity } from '../periods/period.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService } from '../permissions/access.service.js';
 import { CreateGoalDto, Goal, GoalDto, GoalQuery, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalEntity } from './goal.entity.js';
 import { MEASURES } from './goal-measures.js';
+import { periodErrors, periodGone } from '../periods/period-reference.js';
+import { PeriodEntity } from '../periods/period.entity.js';
 
 /**
  * Personal goals (spec "Goal", docs/goals-colors-values-commitments.md). Goals are personal performance data: they are read and
@@ -74,7 +74,7 @@ export class GoalsService {
       const errors: FieldError[] = [];
       const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').findOne({ id: dto.IndividualID, deleted: false });
       if (!individual) errors.push({ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} is not a live individual of this site` });
-      errors.push(...(await this.checkPeriod(ctx, dto.PeriodID)), ...checkMeasureDates(dto, null));
+      errors.push(...(await periodErrors(this.db, ctx, dto.PeriodID)), ...checkMeasureDates(dto, null));
       if (errors.length) throw new ValidationError(errors);
       await this.access.assertCanManageIndividual(ctx, dto.IndividualID);
       // The period's foreign key stops a concurrent delete of the period from leaving this goal dangling.
@@ -89,7 +89,7 @@ export class GoalsService {
       const repo = this.repo(ctx);
       const current = await repo.lock(id);
       await this.access.assertCanManageIndividual(ctx, current.individualId);
-      const errors = [...(await this.checkPeriod(ctx, dto.PeriodID)), ...checkMeasureDates(dto, current)];
+      const errors = [...(await periodErrors(this.db, ctx, dto.PeriodID)), ...checkMeasureDates(dto, current)];
       if (errors.length) throw new ValidationError(errors);
       const row = await repo.update(id, Goal.toColumns(dto, 'update'), { ifMatch: true }).catch(periodGone(dto.PeriodID));
       return this.toDto(ctx, row);
@@ -106,19 +106,10 @@ export class GoalsService {
     return {};
   }
 
-  private async checkPeriod(ctx: RequestContext, periodId: number): Promise<FieldError[]> {
-    if (await this.db.repo(ctx, PeriodEntity, 'Period').exists({ id: periodId })) return [];
-    return [{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }];
-  }
-
   private async toDto(ctx: RequestContext, goal: GoalEntity): Promise<GoalDto> {
     return Goal.toWire(goal, await this.db.repo(ctx, IndividualEntity, 'Individual').findById(goal.individualId));
   }
 }
-
-/** A period deleted between the check and the write: answered as the check would have. */
-const periodGone = (periodId: number) =>
-  onForeignKeyViolation(() => new ValidationError([{ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` }]));
 
 /** A measure's start after its end is a 400 naming the end date (docs/goals-colors-values-commitments.md). */
 function checkMeasureDates(dto: CreateGoalDto | UpdateGoalDto, current: GoalEntity | null): FieldError[] {
