@@ -246,18 +246,16 @@ function defineResource<E, X, Fs extends Fields, A extends Audit>(name: string, 
   const Response = responseClass(name, options.responseName ?? `${name}Dto`, fields, audit);
   const Create = inputClass(options.createName ?? `Create${name}Dto`, fields, 'create');
   const Update = inputClass(options.updateName ?? `Update${name}Dto`, fields, 'update');
-  const entries = Object.entries(fields);
+  // Each field's column resolved once here, not for every row written or answered.
+  const entries = Object.entries(fields).map(([wireName, f]) => ({ wireName, f, column: f.column === undefined ? columnOf(wireName) : f.column }));
 
   function toWire(entity: E, extras?: X) {
     const row = entity as unknown as Record<string, unknown> & AuditedRow;
     const out = new Response() as Record<string | symbol, unknown>;
     if (typeof row.version === 'number') out[RECORD_VERSION] = row.version;
-    for (const [wireName, f] of entries) {
+    for (const { wireName, f, column } of entries) {
       if (f.from) out[wireName] = (f.from as (e: unknown, x: unknown) => unknown)(entity, extras) ?? null;
-      else {
-        const column = f.column === undefined ? columnOf(wireName) : f.column;
-        out[wireName] = column === null ? null : (row[column] ?? null);
-      }
+      else out[wireName] = column === null ? null : (row[column] ?? null);
     }
     if (audit === 'softDelete') Object.assign(out, { Deleted: row.deleted, DeletedByRef: row.deletedByRef });
     if (audit !== 'none') Object.assign(out, { Created: row.created, CreatedBy: row.createdBy, Updated: row.updated, UpdatedBy: row.updatedBy });
@@ -266,10 +264,8 @@ function defineResource<E, X, Fs extends Fields, A extends Audit>(name: string, 
 
   function toColumns(input: Partial<Record<keyof Fs, unknown>>, mode: 'create' | 'update'): Partial<E> {
     const out: Record<string, unknown> = {};
-    for (const [wireName, f] of entries) {
-      if (sideOf(f, mode) === false) continue;
-      const column = f.column === undefined ? columnOf(wireName) : f.column;
-      if (column === null) continue;
+    for (const { wireName, f, column } of entries) {
+      if (column === null || sideOf(f, mode) === false) continue;
       let v = (input as Record<string, unknown>)[wireName];
       if (v === null && f.nullIsAbsent) v = undefined;
       if ((v === undefined || v === null) && mode === 'create' && f.createDefault !== undefined) v = f.createDefault;
