@@ -5,8 +5,8 @@ import type { DataSource, EntityMetadata, EntitySubscriberInterface, QueryRunner
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import type { Caller } from '../common/context/request-context.js';
 
-/** The tables a Caller is read from: a write to any of them may change someone's rights. */
-const CALLER_TABLES = new Set(['users', 'individuals', 'sites']);
+/** The tables a Caller is read from (its Permission records included): a write to any of them may change someone's rights. */
+const CALLER_TABLES = new Set(['users', 'individuals', 'sites', 'permissions', 'security_groups', 'security_group_members']);
 const DIRTY = '__pmsCallerTablesWritten';
 const MAX_ENTRIES = 10_000;
 

@@ -17,6 +17,7 @@ import { PeriodsModule } from './periods/periods.module.js';
 import { PermissionsModule } from './permissions/permissions.module.js';
 import { PerformanceMetricsModule } from './performance-metrics/performance-metrics.module.js';
 import { ArchivesModule } from './archives/archives.module.js';
+import { SecurityGroupsModule } from './security-groups/security-groups.module.js';
 import { SitesModule } from './sites/sites.module.js';
 import { TasksModule } from './tasks/tasks.module.js';
 
@@ -28,6 +29,7 @@ export const FEATURE_MODULES = [
   MetricsModule,
   PeriodsModule,
   PermissionsModule,
+  SecurityGroupsModule,
   CommentsModule,
   IndividualsModule,
   OrganizationsModule,

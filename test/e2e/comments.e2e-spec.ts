@@ -93,7 +93,7 @@ describe('/v4 comments', () => {
       await t.app
         .get(TenantDb)
         .repo(system, TaskEntity)
-        .insert({ kind: 'individual', ancestorId: alice.individualId, assignedToId: alice.individualId, name: 'Do it' })
+        .insert({ kind: 'individual', ancestorId: alice.individualId, assignedToId: alice.individualId, dialogId, name: 'Do it' })
     ).id;
   }, SLOW);
   afterAll(async () => {
@@ -189,7 +189,8 @@ describe('/v4 comments', () => {
     it(
       'accepts every one of the seven kinds',
       async () => {
-        const metric = await createMetric(t, alice.token, { Kind: 'individual', AncestorID: alice.individualId, Name: 'Commented on' });
+        // Bob may read each of these: the project's metric (every member), the dialog he leads and its follow-up.
+        const metric = await createMetric(t, alice.token, { Kind: 'project', AncestorID: projectId, Name: 'Commented on' });
         const ids: Record<CommentKind, string> = {
           departments: departmentId,
           individuals: alice.individualId,

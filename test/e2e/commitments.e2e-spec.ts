@@ -180,10 +180,11 @@ describe('/v4/commitments', () => {
       expect(res.body.type).toBe('urn:pms:problem:forbidden');
     });
 
-    it('lets a department’s commitments be written by administrators and its manager; organizations by administrators', async () => {
+    it('lets a unit’s commitments be written by administrators and the managers of the unit or of a unit above it; organizations by administrators', async () => {
       await post(deptManager, body('department', dept)).expect(200);
       await post(acme.admin, body('department', subDept)).expect(200);
-      await post(deptManager, body('department', subDept)).expect(403);
+      // The manager of the department above manages its sub-department too (docs/authorization.md).
+      await post(deptManager, body('department', subDept)).expect(200);
       await post(peer, body('department', dept)).expect(403);
       const res = await post(deptManager, body('organization', acme.orgId)).expect(403);
       expect(res.body.type).toBe('urn:pms:problem:forbidden');

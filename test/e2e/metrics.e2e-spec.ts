@@ -585,7 +585,10 @@ describe('/v4/metrics', () => {
         await http().get(`/v4/metrics/${id}/comments`).set('Authorization', as(team.worker)).expect(404);
       }
       const m = await createMetric(t, team.worker.token, { Kind: 'individual', AncestorID: team.worker.individualId, Name: 'Commented' });
-      const c = await createComment(t, team.peer.token, 'metrics', m.ID, 'nice');
+      // An individual's metric is theirs and their managers': a peer may neither read nor comment on it.
+      await http().post('/v4/comments').set('Authorization', as(team.peer)).send({ AncestorType: 'metrics', AncestorID: m.ID, Body: 'nosy' }).expect(403);
+      await http().get(`/v4/metrics/${m.ID}/comments`).set('Authorization', as(team.peer)).expect(403);
+      const c = await createComment(t, team.manager.token, 'metrics', m.ID, 'nice');
       const list = await http().get(`/v4/metrics/${m.ID}/comments`).set('Authorization', as(team.worker)).expect(200);
       expect(list.body.map((x: { ID: string }) => x.ID)).toEqual([c.ID]);
       await http().delete(`/v4/metrics/${m.ID}`).set('Authorization', as(team.worker)).expect(200);

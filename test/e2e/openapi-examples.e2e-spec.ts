@@ -37,6 +37,7 @@ for (const format of ['json', 'xml'] as const) {
       const values: Record<string, unknown> = {
         ADMIN_PASSWORD,
         INDIVIDUAL_ID: me.ID,
+        USER_ID: me.UserID,
         ORGANIZATION_ID: me.PrimaryOrganizationID,
       };
 

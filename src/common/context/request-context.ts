@@ -1,5 +1,6 @@
 import { UnauthorizedError } from '../errors/errors.js';
 import { TimeZone, UTC } from '../http/dates.js';
+import type { Grant } from '../../database/queries/grants.js';
 
 /** Who is calling, resolved once per request by the AuthGuard from the bearer token. */
 export interface Caller {
@@ -13,6 +14,11 @@ export interface Caller {
   isGlobalAdmin: boolean;
   /** The acting site's PerformanceManagement switch. */
   pmEnabled: boolean;
+  /**
+   * The Permission records that apply to the caller (their own and their security groups'), read
+   * with the caller; empty for administrators, whom no record restricts (docs/authorization.md).
+   */
+  grants?: readonly Grant[];
 }
 
 /**

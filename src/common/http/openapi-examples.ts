@@ -25,6 +25,7 @@ export const PLACEHOLDERS: Record<string, string> = {
   PERIOD_ID: 'the ID of a period (create one with POST /v4/periods, list them with GET /v4/periods)',
   ANCESTOR_ID:
     'the ID of the owner: for accountabilities, evaluation criteria and supervisory scopes an individual (GET /v4/me answers yours), for project scopes a project',
+  USER_ID: 'the UserID of an individual of the site, or the ID of a security group (GET /v4/me answers your UserID)',
   USER_NAME: 'the UserName the individual keeps (its current one, from GET /v4/individuals/{id}) or a new one',
 };
 
@@ -71,6 +72,12 @@ export const REQUEST_EXAMPLES: Record<string, BodyExample> = {
   UpdateGoalDto: { body: { ID: 'PATH_ID', ...goal(), Measure1Completed: true } },
   CreateColorDto: { body: { Name: 'Blue', ColorValue: 255, MinPercent: 100, MaxPercent: 120, Rank: 4 } },
   UpdateColorDto: { body: { ID: 'PATH_ID', Name: 'Blue', ColorValue: 3355647, MinPercent: 100, MaxPercent: 150, Rank: 4 } },
+  CreatePermissionDto: {
+    body: { RowID: 'INDIVIDUAL_ID', PrincipalID: 'USER_ID', ChildType: null, CreateState: 0, ReadState: 1, UpdateState: 2, DeleteState: 0, DelegateState: 0 },
+  },
+  UpdatePermissionDto: { body: { ID: 'PATH_ID', CreateState: 0, ReadState: 1, UpdateState: 1, DeleteState: 2, DelegateState: 0 } },
+  CreateSecurityGroupDto: { body: { Name: 'HR partners', Description: 'Read the records of every individual they support.' } },
+  UpdateSecurityGroupDto: { body: { ID: 'PATH_ID', Name: 'HR business partners', Description: 'Read and update the records of the individuals they support.' } },
   CreateCoreValueDto: { body: { Name: 'Integrity', Description: 'We do what we say, and say what we do.', Rank: 1 } },
   UpdateCoreValueDto: { body: { ID: 'PATH_ID', Name: 'Integrity', Description: 'We do what we say.', Rank: 1 } },
   CreateCommentDto: { body: { AncestorID: 'INDIVIDUAL_ID', AncestorType: 'individuals', Body: 'Great progress this quarter, keep it up.' } },

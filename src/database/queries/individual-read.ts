@@ -2,7 +2,7 @@ import type { RequestContext } from '../../common/context/request-context.js';
 import { boolOf, dateOf, placeholders } from '../raw-reader.js';
 import type { RowReader, TenantDb } from '../tenant-db.js';
 import type { UserEntity } from '../../modules/auth/user.entity.js';
-import type { Rights } from '../../modules/permissions/access.service.js';
+import { hiddenIndividuals, overlayRights, type Rights } from '../../modules/permissions/access.service.js';
 import { LAST_COMMENT_COLUMNS, lastCommentJoins, lastCommentOf, type LastCommentColumns } from './last-comment.js';
 import { Individual, type IndividualDto } from '../../modules/individuals/dto/individual.dto.js';
 import type { IndividualEntity } from '../../modules/individuals/individual.entity.js';
@@ -94,6 +94,8 @@ const PAGE = {
  * account, newest comment and the caller's rights — in one statement (one round trip), or null.
  */
 export async function readIndividual(db: TenantDb, ctx: RequestContext, id: string): Promise<IndividualDto | null> {
+  // A Deny on Read hides the record: for this caller it is not there (docs/authorization.md).
+  if (hiddenIndividuals(ctx.user).includes(id)) return null;
   const reader = db.reader(ctx);
   const rows = await reader.rows<Row>(ctx.user.isAdmin ? AS_ADMIN : AS_MEMBER, [ctx.siteId, id]);
   return rows.length ? (await toDtos(reader, ctx, rows))[0] : null;
@@ -111,11 +113,20 @@ export async function readIndividualPage(
 ): Promise<{ items: IndividualDto[]; total: number }> {
   const reader = db.reader(ctx);
   const d = q.deleted === 1 || q.deleted === 2 ? q.deleted : 0;
-  const [rows, count] = await Promise.all([
-    reader.rows<Row>((ctx.user.isAdmin ? PAGE.asAdmin : PAGE.asMember)[d], [ctx.siteId, q.take, q.skip]),
-    reader.rows<{ n: number | string }>(PAGE.count[d], [ctx.siteId]),
+  let page = (ctx.user.isAdmin ? PAGE.asAdmin : PAGE.asMember)[d];
+  let count = PAGE.count[d];
+  // Records a Deny on Read hides are left out in the statement itself, so pages stay full.
+  const hidden = hiddenIndividuals(ctx.user);
+  if (hidden.length) {
+    const notHidden = ` AND i.id NOT IN (${placeholders(hidden.length)})`;
+    page = page.replace(ORDER, notHidden + ORDER);
+    count += notHidden;
+  }
+  const [rows, counted] = await Promise.all([
+    reader.rows<Row>(page, [ctx.siteId, ...hidden, q.take, q.skip], { prepare: hidden.length === 0 }),
+    reader.rows<{ n: number | string }>(count, [ctx.siteId, ...hidden], { prepare: hidden.length === 0 }),
   ]);
-  return { items: await toDtos(reader, ctx, rows), total: Number(count[0]?.n ?? 0) };
+  return { items: await toDtos(reader, ctx, rows), total: Number(counted[0]?.n ?? 0) };
 }
 
 const ALL_RIGHTS = Object.freeze({ read: true, update: true, delete: true, delegate: true });
@@ -137,7 +148,7 @@ async function toDtos(reader: RowReader, ctx: RequestContext, rows: Row[]): Prom
     let rights: Rights = ALL_RIGHTS;
     if (!me.isAdmin) {
       const own = me.individualId !== null && (r.id === me.individualId || managedWithin(r, me.individualId) || (!!r.beyond && deep.has(r.beyond)));
-      rights = own ? READ_UPDATE : READ_ONLY;
+      rights = overlayRights(me, r.id as string, own ? READ_UPDATE : READ_ONLY);
     }
     return Individual.toWire(entityOf(r), {
       user: r.u_user_name === null ? null : ({ userName: r.u_user_name, email: r.u_email, isGlobalAdmin: boolOf(r.u_is_global_admin) } as UserEntity),

@@ -8,7 +8,8 @@ import { IndividualEntity } from '../individuals/individual.entity.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { MetricEntity } from '../performance-metrics/metric.entity.js';
 import { PeriodEntity } from '../periods/period.entity.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, Row } from '../permissions/access.service.js';
+import { ROW_TYPE } from '../permissions/permission.entity.js';
 import { ProjectEntity } from '../projects/project.entity.js';
 import { ArchiveEntity } from './archive.entity.js';
 import { Archive, ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
@@ -33,11 +34,18 @@ export class ArchivesService {
     return this.db.repo(ctx, ArchiveEntity, 'Archive');
   }
 
-  private async assertCanRead(ctx: RequestContext, ancestorType: string, ancestorId: string): Promise<void> {
-    if (ancestorType !== 'individual') return;
-    if (!(await this.access.canManageIndividual(ctx, ancestorId))) {
-      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may read their archives');
+  /**
+   * An individual's archives: the engine on their records (docs/authorization.md). A unit's or a
+   * project's: every member, unless a Deny hides the unit or project (404).
+   */
+  private async assertCanRead(ctx: RequestContext, ancestorType: string, ancestorId: string, notFound?: [string, string]): Promise<void> {
+    if (ancestorType === 'individual') {
+      const message = 'Only the individual, someone they report to, or an administrator may read their archives';
+      return this.access.assertCanManageIndividual(ctx, ancestorId, 'read', message, notFound);
     }
+    const type = ancestorType === 'project' ? ROW_TYPE.project : ancestorType === 'organization' ? ROW_TYPE.organization : ROW_TYPE.department;
+    const row = await this.access.rowFacts(ctx, type, ancestorId);
+    if (row) await this.access.assertVisible(ctx, row, notFound);
   }
 
   private async page(ctx: RequestContext, where: FindOptionsWhere<ArchiveEntity>, q: ArchiveQuery): Promise<Page<ArchiveDto>> {
@@ -63,20 +71,22 @@ export class ArchivesService {
 
   /** `GET /organizations/{ancestorid}/archives`: an organization's or a department's archives. */
   async listForOrganization(ctx: RequestContext, organizationId: string, q: ArchiveQuery): Promise<Page<ArchiveDto>> {
-    await this.db.repo(ctx, OrganizationEntity, 'Organization').get(organizationId);
+    const unit = await this.db.repo(ctx, OrganizationEntity, 'Organization').get(organizationId);
+    await this.access.assertVisible(ctx, Row.unit(unit));
     return this.page(ctx, { ancestorId: organizationId }, q);
   }
 
   /** `GET /projects/{ancestorid}/metricArchives`: the archives of the project's metrics. */
   async listMetricArchivesForProject(ctx: RequestContext, projectId: string, q: ArchiveQuery): Promise<Page<ArchiveDto>> {
-    await this.db.repo(ctx, ProjectEntity, 'Project').get(projectId);
+    const project = await this.db.repo(ctx, ProjectEntity, 'Project').get(projectId);
+    await this.access.assertVisible(ctx, Row.project(project));
     return this.page(ctx, { ancestorId: projectId, itemType: 'metric' }, q);
   }
 
   /** `GET /archives/{id}`. */
   async get(ctx: RequestContext, id: string): Promise<ArchiveDto> {
     const row = await this.archives(ctx).get(id);
-    await this.assertCanRead(ctx, row.ancestorType, row.ancestorId);
+    await this.assertCanRead(ctx, row.ancestorType, row.ancestorId, ['Archive', id]);
     return Archive.toWire(row);
   }
 
@@ -85,7 +95,7 @@ export class ArchivesService {
     await this.db.repo(ctx, MetricEntity, 'Metric').get(metricId);
     const row = await this.archives(ctx).get(id);
     if (row.itemType !== 'metric' || row.itemId !== metricId) throw new NotFoundError('Archive', id);
-    await this.assertCanRead(ctx, row.ancestorType, row.ancestorId);
+    await this.assertCanRead(ctx, row.ancestorType, row.ancestorId, ['Archive', id]);
     return Archive.toWire(row);
   }
 

@@ -8,7 +8,7 @@ import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.j
 import { liveIndividualErrors } from '../dialogs/record-kinds.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, Row, type Operation } from '../permissions/access.service.js';
 import { AssessmentRatingEntity } from './assessment-rating.entity.js';
 import { ratingErrors } from './assessment-ratings.js';
 import { AssessmentEntity } from './assessment.entity.js';
@@ -65,9 +65,7 @@ export class AssessmentsService {
    */
   async listForIndividual(ctx: RequestContext, subjectId: string, q: AssessmentQuery): Promise<Page<AssessmentDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(subjectId);
-    if (!(await this.access.canManageIndividual(ctx, subjectId))) {
-      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may list their assessments');
-    }
+    await this.access.assertCanManageIndividual(ctx, subjectId, 'read', 'Only the individual, someone they report to, or an administrator may list their assessments');
     const ownOnly = !ctx.user.isAdmin && ctx.user.individualId === subjectId;
     return this.page(ctx, q, { subjectId, ...(ownOnly ? { kind: In(['leader', 'self']) } : {}) });
   }
@@ -105,7 +103,7 @@ export class AssessmentsService {
     assertBodyId(id, dto.ID);
     return this.db.transaction(ctx, async (tx) => {
       const row = await tx.repo(AssessmentEntity, 'Assessment').lock(id);
-      this.assertCanWrite(ctx, row);
+      await this.assertCanWrite(ctx, row, 'update');
       const patch = Assessment.toColumns(dto, 'update');
       const next = { ...row, ...patch };
       const stored = await this.ratings(ctx).find({ where: { assessmentId: id }, order: { position: 'ASC' } });
@@ -127,7 +125,7 @@ export class AssessmentsService {
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     await this.db.transaction(ctx, async (tx) => {
       const row = await tx.repo(AssessmentEntity, 'Assessment').lock(id);
-      this.assertCanWrite(ctx, row);
+      await this.assertCanWrite(ctx, row, 'delete');
       await this.ratings(ctx).deleteWhere({ assessmentId: id });
       await this.assessments(ctx).remove(id, { ifMatch: true });
     });
@@ -145,24 +143,32 @@ export class AssessmentsService {
 
   // ------------------------------------------------------------------ access
 
+  /**
+   * The assessment's own rule (assessor, subject, the subject's managers), under the engine on the
+   * subject's records (docs/authorization.md): a Deny hides it (404), an Allow opens it.
+   */
   private async assertCanRead(ctx: RequestContext, a: AssessmentEntity): Promise<void> {
     const me = ctx.user.individualId;
+    await this.access.assertVisible(ctx, Row.individual(a.subjectId), ['Assessment', a.id]);
     if (ctx.user.isAdmin || (me && me === a.assessorId)) return;
     if (me && me === a.subjectId && a.kind !== 'team') return;
     if (me && me !== a.subjectId && (await this.access.reportsTo(ctx, a.subjectId, me))) return;
+    if (await this.access.allowedExplicitly(ctx, 'read', Row.individual(a.subjectId))) return;
     throw new ForbiddenError(
       'Only the assessor, the subject (not for team assessments), anyone the subject reports to, or an administrator may read this assessment',
     );
   }
 
-  private assertCanWrite(ctx: RequestContext, a: AssessmentEntity): void {
-    if (ctx.user.isAdmin || ctx.user.individualId === a.assessorId) return;
-    throw new ForbiddenError('Only the assessor or an administrator may change or delete an assessment');
+  private async assertCanWrite(ctx: RequestContext, a: AssessmentEntity, op: Operation): Promise<void> {
+    const message = 'Only the assessor or an administrator may change or delete an assessment';
+    if (!(ctx.user.isAdmin || ctx.user.individualId === a.assessorId)) throw new ForbiddenError(message);
+    await this.access.assertNotDenied(ctx, op, Row.individual(a.subjectId), 'records', 'A Permission record denies the caller this on the subject’s records');
   }
 
   /** Who may record an assessment (see the class comment). */
   private async assertCanRecord(ctx: RequestContext, kind: AssessmentEntity['kind'], subjectId: string, assessorId: string): Promise<void> {
     if (ctx.user.isAdmin) return;
+    await this.access.assertNotDenied(ctx, 'create', Row.individual(subjectId), 'records', 'A Permission record denies the caller assessments of this individual');
     const me = ctx.user.individualId;
     if (me !== assessorId) throw new ForbiddenError('Only an administrator may record an assessment for another assessor');
     if (kind === 'leader' && !(await this.access.reportsTo(ctx, subjectId, me))) {

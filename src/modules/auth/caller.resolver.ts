@@ -2,13 +2,16 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '../../common/context/request-context.js';
 import { UnauthorizedError } from '../../common/errors/errors.js';
 import type { TokenClaims } from '../../common/auth/token.service.js';
+import { RequestContext } from '../../common/context/request-context.js';
 import { callerRow } from '../../database/queries/caller.js';
+import { grantsOfUser } from '../../database/queries/grants.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { CallerCache } from '../../database/caller-cache.js';
 
 /**
- * Turns verified token claims into the Caller of the request with one query: the account, its
- * individual and the acting site, kept for a few seconds by the CallerCache. A deleted
+ * Turns verified token claims into the Caller of the request with one query — the account, its
+ * individual and the acting site — and, for a non-administrator, a second for the Permission
+ * records that apply to them (docs/authorization.md), kept for a few seconds by the CallerCache. A deleted
  * individual, a removed account or a site that is no longer there make the token unusable (401).
  */
 @Injectable()
@@ -28,14 +31,18 @@ export class CallerResolver {
     if (row.individualDeleted) throw new UnauthorizedError('The account of this token has been deleted');
     const isGlobalAdmin = !!Number(row.isGlobalAdmin);
     if (row.siteId !== row.homeSiteId && !isGlobalAdmin) throw new UnauthorizedError('The bearer token is not valid');
+    const isAdmin = isGlobalAdmin || !!Number(row.individualIsAdmin ?? 0);
+    // Administrators may do everything in their site: no Permission record applies to them.
+    const grants = isAdmin ? [] : await grantsOfUser(this.db, RequestContext.system(row.siteId), row.userId, row.individualId);
     return {
       userId: row.userId,
       userName: row.userName,
       individualId: row.individualId,
       siteId: row.siteId,
-      isAdmin: isGlobalAdmin || !!Number(row.individualIsAdmin ?? 0),
+      isAdmin,
       isGlobalAdmin,
       pmEnabled: !!Number(row.pm ?? 0),
+      grants: Object.freeze(grants),
     };
   }
 }

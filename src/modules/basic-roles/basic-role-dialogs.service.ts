@@ -30,7 +30,7 @@ export class BasicRoleDialogsService {
   /** `GET /dialogs/{dialogid}/basicroledialogs`: the dialog's records, oldest first. */
   async listForDialog(ctx: RequestContext, dialogId: string, q: PageQuery): Promise<Page<BasicRoleDialogDto>> {
     const dialog = await this.db.repo(ctx, DialogEntity, 'Dialog').get(dialogId);
-    await this.dialogAccess.assertCanManage(ctx, dialog);
+    await this.dialogAccess.assertCanManage(ctx, dialog, 'read');
     const [rows, total] = await this.records(ctx).findAndCount({ where: { dialogId }, order: { created: 'ASC', id: 'ASC' }, ...pageOf(q) });
     return Page.of(
       rows.map((r) => BasicRoleDialog.toWire(r)),
@@ -43,7 +43,7 @@ export class BasicRoleDialogsService {
   async get(ctx: RequestContext, basicRoleId: string, dialogId: string): Promise<BasicRoleDialogDto> {
     await this.db.repo(ctx, BasicRoleEntity, 'BasicRole').get(basicRoleId);
     const dialog = await this.db.repo(ctx, DialogEntity, 'Dialog').get(dialogId);
-    await this.dialogAccess.assertCanManage(ctx, dialog);
+    await this.dialogAccess.assertCanManage(ctx, dialog, 'read');
     const row = await this.records(ctx).findOne({ basicRoleId, dialogId });
     if (!row) throw new NotFoundError(`BasicRoleDialog of basic role ${basicRoleId} in dialog ${dialogId}`);
     return BasicRoleDialog.toWire(row);
@@ -67,7 +67,7 @@ export class BasicRoleDialogsService {
     return this.db.transaction(ctx, async (tx) => {
       const role = await tx.repo(BasicRoleEntity, 'BasicRole').lock(basicRoleId);
       const dialog = await tx.repo(DialogEntity, 'Dialog').lock(dialogId);
-      await this.dialogAccess.assertCanManage(ctx, dialog);
+      await this.dialogAccess.assertCanManage(ctx, dialog, 'update');
       if (role.deleted) throw new ConflictError(`BasicRole ${basicRoleId} is deleted; undelete it before rating it`, 'deleted');
       if (dialog.deleted) throw new ConflictError(`Dialog ${dialogId} is deleted; undelete it before rating its basic roles`, 'deleted');
       const existing = await this.records(ctx).findOne({ basicRoleId, dialogId });

@@ -7,7 +7,7 @@ import { basicRolesCounts } from '../../database/queries/basic-roles.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, type Operation } from '../permissions/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { BasicRoleEntity } from './basic-role.entity.js';
 import {
@@ -42,10 +42,9 @@ export class BasicRolesService {
     return this.db.repo(ctx, BasicRoleEntity, 'BasicRole');
   }
 
-  private async assertCanManage(ctx: RequestContext, individualId: string): Promise<void> {
-    if (!(await this.access.canManageIndividual(ctx, individualId))) {
-      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may see or change their basic roles');
-    }
+  private assertCanManage(ctx: RequestContext, individualId: string, op: Operation, notFound?: [string, string]): Promise<void> {
+    const message = 'Only the individual, someone they report to, or an administrator may see or change their basic roles';
+    return this.access.assertCanManageIndividual(ctx, individualId, op, message, notFound);
   }
 
   private async page(ctx: RequestContext, individualId: string, q: BasicRoleQuery): Promise<Page<BasicRoleDto>> {
@@ -60,7 +59,7 @@ export class BasicRolesService {
   /** The individual named by a path: 404 when not of the site, 403 when the caller may not see their roles. */
   private async pathIndividual(ctx: RequestContext, individualId: string): Promise<void> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.assertCanManage(ctx, individualId);
+    await this.assertCanManage(ctx, individualId, 'read');
   }
 
   async listFor(ctx: RequestContext, individualId: string, q: BasicRoleQuery): Promise<Page<BasicRoleDto>> {
@@ -77,7 +76,7 @@ export class BasicRolesService {
 
   async get(ctx: RequestContext, id: string): Promise<BasicRoleDto> {
     const row = await this.roles(ctx).get(id);
-    await this.assertCanManage(ctx, row.individualId);
+    await this.assertCanManage(ctx, row.individualId, 'read', ['BasicRole', id]);
     return BasicRole.toWire(row);
   }
 
@@ -108,7 +107,7 @@ export class BasicRolesService {
         const why = owner ? 'is a deleted individual' : 'is not an individual of this site';
         throw new ValidationError([{ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} ${why}` }]);
       }
-      await this.assertCanManage(ctx, owner.id);
+      await this.assertCanManage(ctx, owner.id, 'create');
       return BasicRole.toWire(await this.roles(ctx).insert(BasicRole.toColumns(dto, 'create')));
     });
   }
@@ -117,7 +116,7 @@ export class BasicRolesService {
     assertBodyId(id, dto.ID);
     return this.db.transaction(ctx, async () => {
       const row = await this.roles(ctx).lock(id);
-      await this.assertCanManage(ctx, row.individualId);
+      await this.assertCanManage(ctx, row.individualId, 'update', ['BasicRole', id]);
       assertLive(row, 'BasicRole');
       return BasicRole.toWire(await this.roles(ctx).update(id, BasicRole.toColumns(dto, 'update'), { ifMatch: true }));
     });
@@ -125,7 +124,7 @@ export class BasicRolesService {
 
   /** Soft delete (idempotent); answers `{}`. */
   remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    return softDelete(this.db, ctx, BasicRoleEntity, id, { label: 'BasicRole', authorize: (row) => this.assertCanManage(ctx, row.individualId) });
+    return softDelete(this.db, ctx, BasicRoleEntity, id, { label: 'BasicRole', authorize: (row) => this.assertCanManage(ctx, row.individualId, 'delete', ['BasicRole', id]) });
   }
 
   /**
@@ -135,7 +134,7 @@ export class BasicRolesService {
   async undelete(ctx: RequestContext, id: string): Promise<BasicRoleDto> {
     const saved = await softUndelete(this.db, ctx, BasicRoleEntity, id, {
       label: 'BasicRole',
-      authorize: (row) => this.assertCanManage(ctx, row.individualId),
+      authorize: (row) => this.assertCanManage(ctx, row.individualId, 'update', ['BasicRole', id]),
       guard: (_tx, row) => {
         if (row.deletedByRef) throw new ConflictError(`BasicRole ${id} was deleted with its individual; undelete the individual to restore it`, 'deleted');
       },

@@ -7,6 +7,9 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
+import { AccessService, Row, type RowFacts } from '../permissions/access.service.js';
+import { ROW_TYPE } from '../permissions/permission.entity.js';
+import { TaskEntity } from '../tasks/task.entity.js';
 import { AncestorState, assertAncestorExists } from './comment-ancestors.js';
 import { CommentEntity, CommentKind } from './comment.entity.js';
 import { Comment, CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
@@ -16,12 +19,15 @@ const NEWEST_FIRST = { created: 'DESC', id: 'DESC' } as const;
 
 /**
  * Comments on departments, individuals, metrics, organizations, projects, tasks and dialogs
- * (docs/comments.md). Every member of the site reads them; only the author or an administrator
+ * (docs/comments.md). Whoever may read what they are on reads them (docs/authorization.md); only the author or an administrator
  * changes, deletes or restores one. Soft delete and undelete are idempotent.
  */
 @Injectable()
 export class CommentsService {
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly access: AccessService,
+  ) {}
 
   private comments(ctx: RequestContext): ScopedRepository<CommentEntity> {
     return this.db.repo(ctx, CommentEntity, 'Comment');
@@ -35,8 +41,52 @@ export class CommentsService {
     return assertAncestorExists(this.db, ctx, kind, id, field);
   }
 
+  /**
+   * Comments are read, and written, by whoever may read what they are on (docs/authorization.md):
+   * every member for individuals, units and projects unless a Deny hides them (404); a dialog's,
+   * a task's or an individual's metric's comments only by those who may read the dialog, task or
+   * metric (403). A Deny on Create on the record refuses new comments on it.
+   */
+  private async assertCanReadAncestor(ctx: RequestContext, kind: CommentKind, ancestorId: string, op: 'read' | 'create' = 'read'): Promise<void> {
+    if (ctx.user.isAdmin) return;
+    const row = await this.ancestorRow(ctx, kind, ancestorId);
+    if (row === 'task') return;
+    if (!row) return;
+    const message = `The caller may not read this ${kind.slice(0, -1)}, nor its comments`;
+    await this.access.assert(ctx, 'read', row, 'row', message);
+    if (op === 'create') await this.access.assertNotDenied(ctx, 'create', row, 'records', `A Permission record denies the caller comments on this ${kind.slice(0, -1)}`);
+  }
+
+  /** The secured row a comment's ancestor is (tasks are checked here against assignee and dialog: 'task'). */
+  private async ancestorRow(ctx: RequestContext, kind: CommentKind, id: string): Promise<RowFacts | 'task' | null> {
+    switch (kind) {
+      case 'individuals':
+        return Row.individual(id);
+      case 'organizations':
+        return this.access.rowFacts(ctx, ROW_TYPE.organization, id);
+      case 'departments':
+        return this.access.rowFacts(ctx, ROW_TYPE.department, id);
+      case 'projects':
+        return this.access.rowFacts(ctx, ROW_TYPE.project, id);
+      case 'dialogs':
+        return this.access.rowFacts(ctx, ROW_TYPE.dialog, id);
+      case 'metrics':
+        return this.access.rowFacts(ctx, ROW_TYPE.metric, id);
+      case 'tasks': {
+        const task = await this.db.repo(ctx, TaskEntity, 'Task').findById(id);
+        if (!task) return null;
+        if (await this.access.canManageIndividual(ctx, task.assignedToId, 'read')) return 'task';
+        const dialog = task.dialogId ? await this.access.rowFacts(ctx, ROW_TYPE.dialog, task.dialogId) : null;
+        if (dialog && (await this.access.can(ctx, 'read', dialog, 'records'))) return 'task';
+        throw new ForbiddenError('Only those who may see a task read and write its comments');
+      }
+    }
+    return null;
+  }
+
   async listFor(ctx: RequestContext, kind: CommentKind, ancestorId: string, q: DeletedQuery): Promise<Page<CommentDto>> {
     await this.assertAncestorExists(ctx, kind, ancestorId);
+    await this.assertCanReadAncestor(ctx, kind, ancestorId);
     const [rows, total] = await this.comments(ctx).findAndCount({
       where: { ancestorType: kind, ancestorId, ...deletedFilter(q.deleted) },
       order: NEWEST_FIRST,
@@ -63,6 +113,7 @@ export class CommentsService {
       if (state === 'deleted') {
         throw new ConflictError(`The ${dto.AncestorType} record ${dto.AncestorID} is deleted; undelete it before commenting on it`, 'deleted');
       }
+      await this.assertCanReadAncestor(ctx, dto.AncestorType, dto.AncestorID, 'create');
       const row = await this.comments(ctx).insert({ ...Comment.toColumns(dto, 'create'), authorId: ctx.user.individualId });
       return this.toDto(ctx, row);
     });

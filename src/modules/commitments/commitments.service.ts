@@ -9,7 +9,7 @@ import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, Row, type Operation } from '../permissions/access.service.js';
 import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from './commitment.entity.js';
 import { Commitment, CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 import { periodErrors, periodGone } from '../periods/period-reference.js';
@@ -36,11 +36,14 @@ export class CommitmentsService {
 
   /** `GET /{individuals|organizations|departments}/{id}/commitments`: the row's own commitments. */
   async listFor(ctx: RequestContext, type: CommitmentType, id: string, q: CommitmentQuery): Promise<Page<CommitmentDto>> {
-    if (type === 'individual') await this.db.repo(ctx, IndividualEntity, 'Individual').get(id);
-    else {
+    if (type === 'individual') {
+      await this.db.repo(ctx, IndividualEntity, 'Individual').get(id);
+      await this.access.assertVisible(ctx, Row.individual(id));
+    } else {
       const label = type === 'organization' ? 'Organization' : 'Department';
       const unit = await this.db.repo(ctx, OrganizationEntity, label).findOne({ id, rowType: ROW_TYPE_OF[type] });
       if (!unit) throw new NotFoundError(label, id);
+      await this.access.assertVisible(ctx, Row.unit(unit));
     }
     return this.page(ctx, type, [id], q);
   }
@@ -120,7 +123,7 @@ export class CommitmentsService {
       }
       errors.push(...(await periodErrors(this.db, ctx, dto.PeriodID)));
       if (errors.length) throw new ValidationError(errors);
-      await this.assertCanWrite(ctx, dto.Type, dto.AncestorID);
+      await this.assertCanWrite(ctx, dto.Type, dto.AncestorID, 'create');
       const completed = dto.Completed ?? false;
       const row = await this.repo(ctx)
         .insert({ ...Commitment.toColumns(dto, 'create'), completed, completedDate: completed ? (dto.CompletedDate ?? new Date()) : null })
@@ -134,7 +137,7 @@ export class CommitmentsService {
     return this.db.transaction(ctx, async () => {
       const repo = this.repo(ctx);
       const current = await repo.lock(id);
-      await this.assertCanWrite(ctx, current.type, current.ancestorId);
+      await this.assertCanWrite(ctx, current.type, current.ancestorId, 'update');
       const errors = await periodErrors(this.db, ctx, dto.PeriodID);
       if (errors.length) throw new ValidationError(errors);
       const completed = dto.Completed ?? current.completed;
@@ -151,7 +154,7 @@ export class CommitmentsService {
     await this.db.transaction(ctx, async () => {
       const repo = this.repo(ctx);
       const current = await repo.lock(id);
-      await this.assertCanWrite(ctx, current.type, current.ancestorId);
+      await this.assertCanWrite(ctx, current.type, current.ancestorId, 'delete');
       await repo.remove(id, { ifMatch: true });
     });
     return {};
@@ -162,11 +165,13 @@ export class CommitmentsService {
     return this.db.repo(ctx, OrganizationEntity, 'Organization').exists({ id: ancestorId, rowType: ROW_TYPE_OF[type], deleted: false });
   }
 
-  private async assertCanWrite(ctx: RequestContext, type: CommitmentType, ancestorId: string): Promise<void> {
-    if (type === 'individual') return this.access.assertCanManageIndividual(ctx, ancestorId);
+  /** The engine on the row the commitment belongs to (docs/authorization.md). */
+  private async assertCanWrite(ctx: RequestContext, type: CommitmentType, ancestorId: string, op: Operation): Promise<void> {
+    if (type === 'individual') return this.access.assertCanManageIndividual(ctx, ancestorId, op);
     if (ctx.user.isAdmin) return;
     const unit = await this.db.repo(ctx, OrganizationEntity, 'Organization').findById(ancestorId);
-    if (unit && ctx.user.individualId && unit.managerId === ctx.user.individualId) return;
-    throw new ForbiddenError(`Only an administrator or the ${type}'s manager may change its commitments`);
+    const message = `Only an administrator, the ${type}'s manager (or a manager above it), or whoever a Permission record allows may change its commitments`;
+    if (!unit) throw new ForbiddenError(message);
+    await this.access.assert(ctx, op, Row.unit(unit), 'records', message);
   }
 }

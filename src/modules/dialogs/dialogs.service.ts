@@ -9,7 +9,8 @@ import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, notHidden } from '../permissions/access.service.js';
+import { ROW_TYPE } from '../permissions/permission.entity.js';
 import { DialogAccess } from './dialog-access.js';
 import { DialogEntity } from './dialog.entity.js';
 import { CreateDialogDto, Dialog, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
@@ -39,12 +40,14 @@ export class DialogsService {
 
   private async page(ctx: RequestContext, q: DialogQuery, who?: string): Promise<Page<DialogDto>> {
     const period = await this.periods.resolve(ctx, q.period);
-    const common: FindOptionsWhere<DialogEntity> = { ...deletedFilter(q.deleted), ...(period ? { periodId: period.id } : {}) };
+    const hidden = await this.access.hidden(ctx, ROW_TYPE.dialog);
+    const common: FindOptionsWhere<DialogEntity> = { ...deletedFilter(q.deleted), ...(period ? { periodId: period.id } : {}), ...notHidden(hidden) };
     // An individual's dialogs: the ones they lead and the individual dialogs about them.
     const where = who
       ? [
           { ...common, leaderId: who },
-          { ...common, kind: 'individual' as const, ancestorId: who },
+          // (the dialogs about them are left out when a Deny scoped to their dialogs applies)
+          ...(hidden.ancestors.includes(who) ? [] : [{ ...common, kind: 'individual' as const, ancestorId: who }]),
         ]
       : common;
     const [rows, total] = await this.dialogs(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
@@ -63,15 +66,13 @@ export class DialogsService {
   /** The dialogs an individual leads or that are about them; for them, their managers and administrators. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: DialogQuery): Promise<Page<DialogDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    if (!(await this.access.canManageIndividual(ctx, individualId))) {
-      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may list their dialogs');
-    }
+    await this.access.assertCanManageIndividual(ctx, individualId, 'read', 'Only the individual, someone they report to, or an administrator may list their dialogs');
     return this.page(ctx, q, individualId);
   }
 
   async get(ctx: RequestContext, id: string): Promise<DialogDto> {
     const row = await this.dialogs(ctx).get(id);
-    await this.dialogAccess.assertCanManage(ctx, row);
+    await this.dialogAccess.assertCanManage(ctx, row, 'read');
     return Dialog.toWire(row);
   }
 
@@ -117,7 +118,7 @@ export class DialogsService {
     return softDelete(this.db, ctx, DialogEntity, id, {
       label: 'Dialog',
       owned: ownedBy('dialog'),
-      authorize: (row) => this.dialogAccess.assertCanManage(ctx, row),
+      authorize: (row) => this.dialogAccess.assertCanManage(ctx, row, 'delete'),
     });
   }
 

@@ -31,10 +31,8 @@ export class GoalsService {
     return this.db.repo(ctx, GoalEntity, 'Goal');
   }
 
-  private async assertCanRead(ctx: RequestContext, individualId: string): Promise<void> {
-    if (!(await this.access.canManageIndividual(ctx, individualId))) {
-      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may read their goals');
-    }
+  private assertCanRead(ctx: RequestContext, individualId: string, notFound?: [string, number]): Promise<void> {
+    return this.access.assertCanManageIndividual(ctx, individualId, 'read', 'Only the individual, someone they report to, or an administrator may read their goals', notFound);
   }
 
   async listForIndividual(ctx: RequestContext, individualId: string, q: GoalQuery): Promise<Page<GoalDto>> {
@@ -65,7 +63,7 @@ export class GoalsService {
 
   async get(ctx: RequestContext, id: number): Promise<GoalDto> {
     const goal = await this.repo(ctx).get(id);
-    await this.assertCanRead(ctx, goal.individualId);
+    await this.assertCanRead(ctx, goal.individualId, ['Goal', id]);
     return this.toDto(ctx, goal);
   }
 
@@ -76,7 +74,7 @@ export class GoalsService {
       if (!individual) errors.push({ field: 'IndividualID', message: `IndividualID ${dto.IndividualID} is not a live individual of this site` });
       errors.push(...(await periodErrors(this.db, ctx, dto.PeriodID)), ...checkMeasureDates(dto, null));
       if (errors.length) throw new ValidationError(errors);
-      await this.access.assertCanManageIndividual(ctx, dto.IndividualID);
+      await this.access.assertCanManageIndividual(ctx, dto.IndividualID, 'create');
       // The period's foreign key stops a concurrent delete of the period from leaving this goal dangling.
       const row = await this.repo(ctx).insert(Goal.toColumns(dto, 'create')).catch(periodGone(dto.PeriodID));
       return this.toDto(ctx, row);
@@ -88,7 +86,7 @@ export class GoalsService {
     return this.db.transaction(ctx, async () => {
       const repo = this.repo(ctx);
       const current = await repo.lock(id);
-      await this.access.assertCanManageIndividual(ctx, current.individualId);
+      await this.access.assertCanManageIndividual(ctx, current.individualId, 'update', undefined, ['Goal', id]);
       const errors = [...(await periodErrors(this.db, ctx, dto.PeriodID)), ...checkMeasureDates(dto, current)];
       if (errors.length) throw new ValidationError(errors);
       const row = await repo.update(id, Goal.toColumns(dto, 'update'), { ifMatch: true }).catch(periodGone(dto.PeriodID));
@@ -100,7 +98,7 @@ export class GoalsService {
     await this.db.transaction(ctx, async () => {
       const repo = this.repo(ctx);
       const current = await repo.lock(id);
-      await this.access.assertCanManageIndividual(ctx, current.individualId);
+      await this.access.assertCanManageIndividual(ctx, current.individualId, 'delete', undefined, ['Goal', id]);
       await repo.remove(id, { ifMatch: true });
     });
     return {};

@@ -14,7 +14,7 @@ import { UserEntity } from '../auth/user.entity.js';
 import { lastCommentsFor } from '../../database/queries/last-comment.js';
 import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, Row } from '../permissions/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, Individual, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
 import { readIndividual, readIndividualPage } from '../../database/queries/individual-read.js';
@@ -65,35 +65,6 @@ export class IndividualsService {
     return dto;
   }
 
-  /**
-   * The wire form of a batch of individuals: organization names, accounts, last comments and
-   * the caller's rights each come from one query for the whole batch (no N+1).
-   */
-  private async toDtos(ctx: RequestContext, rows: IndividualEntity[]): Promise<IndividualDto[]> {
-    if (rows.length === 0) return [];
-    const orgIds = [...new Set(rows.map((r) => r.primaryOrganizationId).filter((v): v is string => !!v))];
-    const userIds = [...new Set(rows.map((r) => r.userId).filter((v): v is string => !!v))];
-    const ids = rows.map((r) => r.id);
-    const [orgs, users, comments, rights] = await Promise.all([
-      orgIds.length
-        ? this.db.repo(ctx, OrganizationEntity, 'Organization').qb('o').select(['o.id', 'o.name']).andWhere('o.id IN (:...orgIds)', { orgIds }).getMany()
-        : Promise.resolve([]),
-      userIds.length ? this.users(ctx).findBy({ id: In(userIds), siteId: ctx.siteId }) : Promise.resolve([]),
-      lastCommentsFor(this.db, ctx, ids),
-      this.access.rightsOn(ctx, rows),
-    ]);
-    const orgName = new Map(orgs.map((o) => [o.id, o.name]));
-    const userById = new Map(users.map((u) => [u.id, u]));
-    return rows.map((r) =>
-      Individual.toWire(r, {
-        user: (r.userId && userById.get(r.userId)) || null,
-        organizationName: (r.primaryOrganizationId && orgName.get(r.primaryOrganizationId)) || null,
-        lastComment: comments.get(r.id) ?? null,
-        rights: rights.get(r.id) ?? { read: true, update: false, delete: false, delegate: false },
-      }),
-    );
-  }
-
   // ------------------------------------------------------------------ writes
 
   async create(ctx: RequestContext, dto: CreateIndividualDto): Promise<IndividualDto> {
@@ -141,7 +112,7 @@ export class IndividualsService {
     return this.db.transaction(ctx, async (tx) => {
       const repo = tx.repo(IndividualEntity, LABEL);
       const current = await repo.lock(id);
-      await this.access.assertCanManageIndividual(ctx, id);
+      await this.access.assert(ctx, 'update', Row.individual(id), 'row', 'Only the individual, someone they report to, an administrator, or whoever a Permission record allows may change this individual');
       assertLive(current, LABEL);
 
       const user = current.userId ? await this.users(ctx).findOneBy({ id: current.userId, siteId: ctx.siteId }) : null;

@@ -7,7 +7,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, type Operation } from '../permissions/access.service.js';
 import { assertCanManageProject } from '../projects/project-access.js';
 import { ProjectEntity } from '../projects/project.entity.js';
 import { CreateListItemDto, ListItem, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
@@ -71,17 +71,19 @@ export class ListItemsService {
   // ------------------------------------------------------------------ access
 
   /** Reading an individual's items: the individual, their managers up the chain, administrators. */
-  private async assertCanRead(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string): Promise<void> {
-    if (k.ancestor === 'project') return;
-    if (!(await this.access.canManageIndividual(ctx, ancestorId))) {
-      throw new ForbiddenError(`Only the individual, someone they report to, or an administrator may read their ${k.plural}`);
+  private async assertCanRead(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string, notFound?: [string, string]): Promise<void> {
+    if (k.ancestor === 'individual') {
+      const message = `Only the individual, someone they report to, or an administrator may read their ${k.plural}`;
+      return this.access.assertCanManageIndividual(ctx, ancestorId, 'read', message, notFound);
     }
+    const project = await this.db.repo(ctx, ProjectEntity, 'Project').findById(ancestorId);
+    if (project) await assertCanManageProject(this.access, ctx, project, 'read', 'records');
   }
 
-  private async assertCanWrite(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string): Promise<void> {
-    if (k.ancestor === 'individual') return this.access.assertCanManageIndividual(ctx, ancestorId);
+  private async assertCanWrite(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string, op: Operation, notFound?: [string, string]): Promise<void> {
+    if (k.ancestor === 'individual') return this.access.assertCanManageIndividual(ctx, ancestorId, op, undefined, notFound);
     const project = await this.db.repo(ctx, ProjectEntity, 'Project').findById(ancestorId);
-    if (project) return assertCanManageProject(this.access, ctx, project);
+    if (project) return assertCanManageProject(this.access, ctx, project, op, 'records');
     if (!ctx.user.isAdmin) throw new ForbiddenError('Only an administrator may change the scopes of a project that no longer exists');
   }
 
@@ -135,7 +137,7 @@ export class ListItemsService {
   /** `GET /{kind}/{id}`: a List holding the one item (deleted ones too). */
   async getAsList(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<ListItemDto[]> {
     const row = await this.load(ctx, k, id);
-    await this.assertCanRead(ctx, k, row.ancestorId);
+    await this.assertCanRead(ctx, k, row.ancestorId, [k.label, row.id]);
     return [ListItem.toWire(row)];
   }
 
@@ -152,7 +154,7 @@ export class ListItemsService {
   async create(ctx: RequestContext, k: ListItemKindInfo, dto: CreateListItemDto): Promise<ListItemDto> {
     return this.db.transaction(ctx, async () => {
       await this.assertLiveAncestor(ctx, k, dto.AncestorID, true);
-      await this.assertCanWrite(ctx, k, dto.AncestorID);
+      await this.assertCanWrite(ctx, k, dto.AncestorID, 'create');
       const row = await this.items(ctx, k).insert({ ...ListItem.toColumns(dto, 'create'), kind: k.kind });
       return ListItem.toWire(row);
     });
@@ -162,7 +164,7 @@ export class ListItemsService {
     assertBodyId(id, dto.ID);
     return this.db.transaction(ctx, async () => {
       const row = await this.load(ctx, k, id, true);
-      await this.assertCanWrite(ctx, k, row.ancestorId);
+      await this.assertCanWrite(ctx, k, row.ancestorId, 'update', [k.label, id]);
       assertLive(row, k.label);
       const saved = await this.items(ctx, k).update(id, ListItem.toColumns(dto, 'update'), { ifMatch: true });
       return ListItem.toWire(saved);
@@ -172,7 +174,7 @@ export class ListItemsService {
   /** Soft delete; deleting a deleted item changes nothing. Answers `{}`. */
   async remove(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<Record<string, never>> {
     await this.load(ctx, k, id);
-    return softDelete(this.db, ctx, ListItemEntity, id, { label: k.label, authorize: (row) => this.assertCanWrite(ctx, k, row.ancestorId) });
+    return softDelete(this.db, ctx, ListItemEntity, id, { label: k.label, authorize: (row) => this.assertCanWrite(ctx, k, row.ancestorId, 'delete', [k.label, id]) });
   }
 
   /**
@@ -183,7 +185,7 @@ export class ListItemsService {
     await this.load(ctx, k, id);
     const saved = await softUndelete(this.db, ctx, ListItemEntity, id, {
       label: k.label,
-      authorize: (row) => this.assertCanWrite(ctx, k, row.ancestorId),
+      authorize: (row) => this.assertCanWrite(ctx, k, row.ancestorId, 'update', [k.label, id]),
       guard: (_tx, row) => {
         if (row.deletedByRef) {
           throw new ConflictError(`${k.label} ${id} was deleted with its ${k.ancestor}; undelete the ${k.ancestor} to restore it`, 'deleted');

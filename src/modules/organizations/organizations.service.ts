@@ -9,6 +9,8 @@ import { assertLive, softDelete, softUndelete } from '../../database/soft-delete
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
+import { AccessService, notHidden, Row } from '../permissions/access.service.js';
+import { ROW_TYPE } from '../permissions/permission.entity.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateOrganizationDto, Organization, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './organization.entity.js';
@@ -28,6 +30,7 @@ export class OrganizationsService {
   constructor(
     private readonly db: TenantDb,
     private readonly sites: SitesService,
+    private readonly access: AccessService,
   ) {}
 
   private repo(ctx: RequestContext, label = 'Department') {
@@ -37,7 +40,8 @@ export class OrganizationsService {
   /** GET /departments and /organizations: the records of one row type. */
   async list(ctx: RequestContext, rowType: number, q: DeletedQuery): Promise<Page<OrganizationDto>> {
     const { take, skip } = pageOf(q);
-    const [rows, total] = await this.repo(ctx).findAndCount({ where: { rowType, ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });
+    const hidden = await this.access.hidden(ctx, rowType === ROW_TYPE_ORGANIZATION ? ROW_TYPE.organization : ROW_TYPE.department);
+    const [rows, total] = await this.repo(ctx).findAndCount({ where: { rowType, ...deletedFilter(q.deleted), ...notHidden(hidden) }, order: LIST_ORDER, take, skip });
     return Page.of(
       rows.map((r) => Organization.toWire(r)),
       total,
@@ -56,6 +60,7 @@ export class OrganizationsService {
    */
   async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<OrganizationDto>> {
     const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    await this.access.assertVisible(ctx, Row.individual(individualId));
     return this.listOfMember(ctx, individual, q);
   }
 
@@ -75,6 +80,8 @@ export class OrganizationsService {
       .getRawMany<{ organizationId: string }>();
     const ids = new Set(memberships.map((m) => m.organizationId));
     if (individual.primaryOrganizationId) ids.add(individual.primaryOrganizationId);
+    const [hiddenOrgs, hiddenDepts] = await Promise.all([this.access.hidden(ctx, ROW_TYPE.organization), this.access.hidden(ctx, ROW_TYPE.department)]);
+    for (const id of [...hiddenOrgs.ids, ...hiddenDepts.ids]) ids.delete(id);
     if (ids.size === 0) return Page.of([], 0, q);
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where: { id: In([...ids]), ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });
@@ -87,13 +94,16 @@ export class OrganizationsService {
 
   /** GET /departments/{id}: either row type; deleted records are answered too. */
   async get(ctx: RequestContext, id: string): Promise<OrganizationDto> {
-    return Organization.toWire(await this.repo(ctx).get(id));
+    const row = await this.repo(ctx).get(id);
+    await this.access.assertVisible(ctx, Row.unit(row));
+    return Organization.toWire(row);
   }
 
   /** GET /organizations/{id}: RowType 4 only; a department's id is a 404 here. */
   async getOrganization(ctx: RequestContext, id: string): Promise<OrganizationDto> {
     const org = await this.repo(ctx, 'Organization').findOne({ id, rowType: ROW_TYPE_ORGANIZATION });
     if (!org) throw new NotFoundError('Organization', id);
+    await this.access.assertVisible(ctx, Row.unit(org));
     return Organization.toWire(org);
   }
 
@@ -212,27 +222,19 @@ export class OrganizationsService {
   }
 
   /**
-   * Administrators change anything. The manager of the record, or of an organization or
-   * department above it, changes Name, Description and Rank; moving it (ParentID), changing its
-   * manager or its row type stays with administrators.
+   * The engine on the unit (docs/authorization.md): by default administrators change anything and
+   * the manager of the record or of a unit above it (or anyone above those managers) changes Name,
+   * Description and Rank; moving it (ParentID), changing its manager or its row type stays with
+   * administrators.
    */
   private async assertCanUpdate(ctx: RequestContext, org: OrganizationEntity, changes: Record<'ParentID' | 'ManagerID' | 'RowType', boolean>): Promise<void> {
-    const me = ctx.user;
-    if (me.isAdmin) return;
-    if (!me.individualId || !(await this.manages(ctx, org, me.individualId))) {
-      throw new ForbiddenError(`Only an administrator or the manager of this ${kindOf(org).toLowerCase()} (or of one above it) may change it`);
-    }
+    if (ctx.user.isAdmin) return;
+    const message = `Only an administrator or the manager of this ${kindOf(org).toLowerCase()} (or of one above it) may change it`;
+    await this.access.assert(ctx, 'update', Row.unit(org), 'row', message);
     const restricted = Object.entries(changes)
       .filter(([, changed]) => changed)
       .map(([field]) => field);
     if (restricted.length) throw new AdminRequiredError(`Only an administrator may change ${restricted.join(', ')}`);
-  }
-
-  private async manages(ctx: RequestContext, org: OrganizationEntity, individualId: string): Promise<boolean> {
-    if (org.managerId === individualId) return true;
-    const above = await organizationAncestorIds(this.db, ctx, org.id);
-    if (above.length === 0) return false;
-    return (await this.repo(ctx).findByIds(above)).some((a) => a.managerId === individualId);
   }
 }
 

@@ -9,7 +9,8 @@ import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.j
 import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { PeriodEntity } from '../periods/period.entity.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, notHidden, Row, type Operation } from '../permissions/access.service.js';
+import { ROW_TYPE } from '../permissions/permission.entity.js';
 import { assertCanManageProject } from '../projects/project-access.js';
 import { ProjectEntity } from '../projects/project.entity.js';
 import { SitesService } from '../sites/sites.service.js';
@@ -66,26 +67,32 @@ export class PerformanceMetricsService {
   }
 
   private async page(ctx: RequestContext, where: FindOptionsWhere<MetricEntity>, q: MetricQuery): Promise<Page<MetricDto>> {
-    const [rows, total] = await this.metrics(ctx).findAndCount({ where: { ...where, ...deletedFilter(q.deleted) }, order: LIST_ORDER, ...pageOf(q) });
+    const hidden = await this.access.hidden(ctx, ROW_TYPE.metric);
+    if (typeof where.ancestorId === 'string' && hidden.ancestors.includes(where.ancestorId)) return Page.of([], 0, q);
+    const [rows, total] = await this.metrics(ctx).findAndCount({ where: { ...notHidden(hidden), ...where, ...deletedFilter(q.deleted) }, order: LIST_ORDER, ...pageOf(q) });
     return Page.of(await this.toWire(ctx, rows), total, q);
   }
 
   // ------------------------------------------------------------------ access
 
-  /** Reading: a project's metrics are the site's; an individual's are theirs and their managers'. */
-  private async assertCanRead(ctx: RequestContext, m: Owned): Promise<void> {
-    if (m.kind === 'project') return;
-    if (!(await this.access.canManageIndividual(ctx, m.ancestorId))) {
-      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may read their metrics');
-    }
+  /**
+   * The engine on the metric row (docs/authorization.md): by default a project's metrics are read
+   * by every member, an individual's by them and their managers; whoever manages what a metric is
+   * about changes it and its values.
+   */
+  private assertCan(ctx: RequestContext, op: Operation, m: MetricEntity): Promise<void> {
+    const message =
+      op === 'read'
+        ? 'Only the individual, someone they report to, or an administrator may read their metrics'
+        : 'Only whoever manages what the metric is about (the individual or the project’s owner), anyone they report to, or an administrator may change it';
+    return this.access.assert(ctx, op, Row.metric(m), 'records', message, ['Metric', m.id]);
   }
 
-  /** Changing: whoever may change the individual's records, or the project. */
-  private async assertCanWrite(ctx: RequestContext, m: Owned): Promise<void> {
-    if (m.kind === 'individual') return this.access.assertCanManageIndividual(ctx, m.ancestorId);
+  /** Creating a metric is creating a record of the individual or project it is about. */
+  private async assertCanCreate(ctx: RequestContext, m: Owned): Promise<void> {
+    if (m.kind === 'individual') return this.access.assertCanManageIndividual(ctx, m.ancestorId, 'create');
     const project = await this.db.repo(ctx, ProjectEntity, 'Project').findById(m.ancestorId);
-    if (project) return assertCanManageProject(this.access, ctx, project);
-    if (!ctx.user.isAdmin) throw new ForbiddenError('Only an administrator may change the metrics of a project that no longer exists');
+    if (project) return assertCanManageProject(this.access, ctx, project, 'create', 'records');
   }
 
   /**
@@ -105,20 +112,21 @@ export class PerformanceMetricsService {
 
   async get(ctx: RequestContext, id: string): Promise<MetricDto> {
     const row = await this.metrics(ctx).get(id);
-    await this.assertCanRead(ctx, row);
+    await this.assertCan(ctx, 'read', row);
     return this.one(ctx, row);
   }
 
   /** `GET /individuals/{id}/metrics`: 404 for an individual not of the site, 403 when not readable. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: MetricQuery): Promise<Page<MetricDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.assertCanRead(ctx, { kind: 'individual', ancestorId: individualId });
+    await this.access.assertCanManageIndividual(ctx, individualId, 'read', 'Only the individual, someone they report to, or an administrator may read their metrics');
     return this.page(ctx, { kind: 'individual', ancestorId: individualId }, q);
   }
 
   /** `GET /projects/{id}/metrics`: 404 for a project not of the site. */
   async listForProject(ctx: RequestContext, projectId: string, q: MetricQuery): Promise<Page<MetricDto>> {
-    await this.db.repo(ctx, ProjectEntity, 'Project').get(projectId);
+    const project = await this.db.repo(ctx, ProjectEntity, 'Project').get(projectId);
+    await this.access.assertVisible(ctx, Row.project(project));
     return this.page(ctx, { kind: 'project', ancestorId: projectId }, q);
   }
 
@@ -142,7 +150,7 @@ export class PerformanceMetricsService {
     const kind = dto.Kind as MetricKind;
     return this.db.transaction(ctx, async () => {
       await this.lockLiveAncestor(ctx, kind, dto.AncestorID);
-      await this.assertCanWrite(ctx, { kind, ancestorId: dto.AncestorID });
+      await this.assertCanCreate(ctx, { kind, ancestorId: dto.AncestorID });
       const row = await this.metrics(ctx).insert({ ...Metric.toColumns(dto, 'create'), deleted: false, deletedByRef: false });
       return Metric.toWire(row, { values: [] });
     });
@@ -152,7 +160,7 @@ export class PerformanceMetricsService {
     assertBodyId(id, dto.ID);
     return this.db.transaction(ctx, async (tx) => {
       const row = await tx.repo(MetricEntity, 'Metric').lock(id);
-      await this.assertCanWrite(ctx, row);
+      await this.assertCan(ctx, 'update', row);
       assertLive(row, 'Metric');
       return this.one(ctx, await this.metrics(ctx).update(id, Metric.toColumns(dto, 'update'), { ifMatch: true }));
     });
@@ -160,7 +168,7 @@ export class PerformanceMetricsService {
 
   /** Soft delete (idempotent): the metric's comments go down by reference with it; values stay. */
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    return softDelete(this.db, ctx, MetricEntity, id, { label: 'Metric', owned: ownedBy('metric'), authorize: (row) => this.assertCanWrite(ctx, row) });
+    return softDelete(this.db, ctx, MetricEntity, id, { label: 'Metric', owned: ownedBy('metric'), authorize: (row) => this.assertCan(ctx, 'delete', row) });
   }
 
   /**
@@ -172,7 +180,7 @@ export class PerformanceMetricsService {
     const saved = await softUndelete(this.db, ctx, MetricEntity, id, {
       label: 'Metric',
       owned: ownedBy('metric'),
-      authorize: (row) => this.assertCanWrite(ctx, row),
+      authorize: (row) => this.assertCan(ctx, 'update', row),
       guard: (_tx, row) => {
         if (row.deletedByRef) {
           throw new ConflictError(`Metric ${id} was deleted with its ${row.kind}; undelete the ${row.kind} to restore it`, 'deleted');
@@ -215,7 +223,7 @@ export class PerformanceMetricsService {
    */
   private async lockForValues(ctx: RequestContext, tx: TenantTx, id: string, periodId: number): Promise<MetricEntity> {
     const metric = await tx.repo(MetricEntity, 'Metric').lock(id);
-    await this.assertCanWrite(ctx, metric);
+    await this.assertCan(ctx, 'update', metric);
     assertLive(metric, 'Metric');
     const period = await tx.repo(PeriodEntity, 'Period').lock(periodId);
     if (period.closed) throw new ConflictError(`Period ${periodId} is closed: its metric values were archived and cannot change`, 'closed');

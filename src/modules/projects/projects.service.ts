@@ -8,9 +8,10 @@ import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.j
 import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, notHidden, Row } from '../permissions/access.service.js';
+import { ROW_TYPE } from '../permissions/permission.entity.js';
 import { CreateProjectDto, Project, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
-import { assertCanManageProject } from './project-access.js';
+import { assertCanGiveProjectTo, assertCanManageProject } from './project-access.js';
 import { ProjectDueDateChangeEntity } from './project-due-date-change.entity.js';
 import { ProjectEntity } from './project.entity.js';
 
@@ -35,8 +36,9 @@ export class ProjectsService {
   }
 
   private async page(ctx: RequestContext, q: DeletedQuery, ownerId?: string): Promise<Page<ProjectDto>> {
+    const hidden = await this.access.hidden(ctx, ROW_TYPE.project);
     const [rows, total] = await this.projects(ctx).findAndCount({
-      where: { ...(ownerId ? { ownerId } : {}), ...deletedFilter(q.deleted) },
+      where: { ...(ownerId ? { ownerId } : {}), ...deletedFilter(q.deleted), ...notHidden(hidden) },
       order: LIST_ORDER,
       ...pageOf(q),
     });
@@ -65,7 +67,9 @@ export class ProjectsService {
   }
 
   async get(ctx: RequestContext, id: string): Promise<ProjectDto> {
-    return Project.toWire(await this.projects(ctx).get(id));
+    const row = await this.projects(ctx).get(id);
+    await this.access.assertVisible(ctx, Row.project(row));
+    return Project.toWire(row);
   }
 
   async create(ctx: RequestContext, dto: CreateProjectDto): Promise<ProjectDto> {
@@ -75,7 +79,7 @@ export class ProjectsService {
       ...dateErrors(dto.StartDate ?? null, dto.DueDate ?? null, dto.CompletedDate ?? null),
     ];
     if (errors.length) throw new ValidationError(errors);
-    await assertCanManageProject(this.access, ctx, { ownerId: dto.OwnerID });
+    await assertCanGiveProjectTo(this.access, ctx, dto.OwnerID);
     return Project.toWire(await this.projects(ctx).insert(Project.toColumns(dto, 'create')));
   }
 
@@ -105,7 +109,7 @@ export class ProjectsService {
       ...dateErrors(next.startDate, next.dueDate, next.completedDate),
     ];
     if (errors.length) throw new ValidationError(errors);
-    if (ownerChanged) await assertCanManageProject(this.access, ctx, next);
+    if (ownerChanged) await assertCanGiveProjectTo(this.access, ctx, next.ownerId);
 
     const moved = row.dueDate !== null && (next.dueDate === null || next.dueDate.getTime() !== row.dueDate.getTime());
     const projects = tx.repo(ProjectEntity, 'Project');
@@ -128,7 +132,7 @@ export class ProjectsService {
     return softDelete(this.db, ctx, ProjectEntity, id, {
       label: 'Project',
       owned: ownedBy('project'),
-      authorize: (row) => assertCanManageProject(this.access, ctx, row),
+      authorize: (row) => assertCanManageProject(this.access, ctx, row, 'delete'),
     });
   }
 

@@ -10,7 +10,7 @@ import { DialogAccess } from '../dialogs/dialog-access.js';
 import { DialogEntity } from '../dialogs/dialog.entity.js';
 import { liveIndividualErrors, liveRecordErrors } from '../dialogs/record-kinds.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService, type Operation } from '../permissions/access.service.js';
 import { CreateTaskDto, Task, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';
 import { TaskEntity } from './task.entity.js';
 
@@ -57,9 +57,7 @@ export class TasksService {
   /** The tasks assigned to an individual; for them, their managers and administrators. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: TaskQuery): Promise<Page<TaskDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    if (!(await this.access.canManageIndividual(ctx, individualId))) {
-      throw new ForbiddenError('Only the individual, someone they report to, or an administrator may list their tasks');
-    }
+    await this.access.assertCanManageIndividual(ctx, individualId, 'read', 'Only the individual, someone they report to, or an administrator may list their tasks');
     return this.page(ctx, q, individualId);
   }
 
@@ -72,7 +70,7 @@ export class TasksService {
 
   async get(ctx: RequestContext, id: string): Promise<TaskDto> {
     const row = await this.tasks(ctx).get(id);
-    await this.assertCanManage(ctx, row);
+    await this.assertCanManage(ctx, row, 'read');
     return Task.toWire(row);
   }
 
@@ -85,7 +83,7 @@ export class TasksService {
         ...(dto.DialogID ? dialogErrors(dto.DialogID, dialog) : []),
       ];
       if (errors.length) throw new ValidationError(errors);
-      await this.assertCanManage(ctx, { assignedToId: dto.AssignedToID, dialogId: dto.DialogID ?? null }, dialog);
+      await this.assertCanManage(ctx, { assignedToId: dto.AssignedToID, dialogId: dto.DialogID ?? null }, 'create', dialog);
       const completed = dto.Completed ?? false;
       const row = await this.tasks(ctx).insert({ ...Task.toColumns(dto, 'create'), completed, completedDate: completed ? new Date() : null });
       return Task.toWire(row);
@@ -96,7 +94,7 @@ export class TasksService {
     assertBodyId(id, dto.ID);
     return this.db.transaction(ctx, async (tx) => {
       const row = await tx.repo(TaskEntity, 'Task').lock(id);
-      await this.assertCanManage(ctx, row);
+      await this.assertCanManage(ctx, row, 'update');
       assertLive(row, 'Task');
       const patch = Task.toColumns(dto, 'update');
       const next = { ...row, ...patch };
@@ -113,7 +111,7 @@ export class TasksService {
       ];
       if (errors.length) throw new ValidationError(errors);
       // Handing a task to someone else, or to another dialog, needs the right to manage the result too.
-      if (next.assignedToId !== row.assignedToId || dialogChanged) await this.assertCanManage(ctx, next, dialog);
+      if (next.assignedToId !== row.assignedToId || dialogChanged) await this.assertCanManage(ctx, next, 'create', dialog);
       const completedDate = next.completed === row.completed ? undefined : next.completed ? new Date() : null;
       const saved = await this.tasks(ctx).update(id, { ...patch, completedDate }, { ifMatch: true });
       return Task.toWire(saved);
@@ -122,7 +120,7 @@ export class TasksService {
 
   /** Soft delete (idempotent): the task's comments go down by reference with it. */
   remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    return softDelete(this.db, ctx, TaskEntity, id, { label: 'Task', owned: ownedBy('task'), authorize: (row) => this.assertCanManage(ctx, row) });
+    return softDelete(this.db, ctx, TaskEntity, id, { label: 'Task', owned: ownedBy('task'), authorize: (row) => this.assertCanManage(ctx, row, 'delete') });
   }
 
   /** Undelete (idempotent): restores the task and exactly the comments its delete took down. */
@@ -130,7 +128,7 @@ export class TasksService {
     const saved = await softUndelete(this.db, ctx, TaskEntity, id, {
       label: 'Task',
       owned: ownedBy('task'),
-      authorize: (row) => this.assertCanManage(ctx, row),
+      authorize: (row) => this.assertCanManage(ctx, row, 'update'),
     });
     return Task.toWire(saved);
   }
@@ -140,11 +138,16 @@ export class TasksService {
   }
 
   /** Administrators, whoever may manage the assignee, or whoever may manage the task's dialog. */
-  private async assertCanManage(ctx: RequestContext, task: Pick<TaskEntity, 'assignedToId' | 'dialogId'>, dialog?: DialogEntity | null): Promise<void> {
-    if (await this.access.canManageIndividual(ctx, task.assignedToId)) return;
+  private async assertCanManage(
+    ctx: RequestContext,
+    task: Pick<TaskEntity, 'assignedToId' | 'dialogId'>,
+    op: Operation,
+    dialog?: DialogEntity | null,
+  ): Promise<void> {
+    if (await this.access.canManageIndividual(ctx, task.assignedToId, op)) return;
     if (task.dialogId) {
       const d = dialog !== undefined && dialog?.id === task.dialogId ? dialog : await this.dialogs(ctx).findById(task.dialogId);
-      if (d && (await this.dialogAccess.canManage(ctx, d))) return;
+      if (d && (await this.dialogAccess.canManage(ctx, d, op))) return;
     }
     throw new ForbiddenError(
       'Only the assignee, anyone they report to, whoever may manage the dialog the task follows up, or an administrator may see or change this task',

@@ -1,0 +1,70 @@
+import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableForeignKey } from 'typeorm';
+import { m } from './schema-helpers.js';
+
+const version = (): TableColumnOptions => ({ name: 'version', type: 'integer', isNullable: false, default: 1 });
+
+const restrict = (name: string, column: string, references: string) =>
+  new TableForeignKey({ name, columnNames: [column], referencedTableName: references, referencedColumnNames: ['id'], onDelete: 'RESTRICT', onUpdate: 'RESTRICT' });
+
+/**
+ * Permission records and security groups (docs/authorization.md). `child_type` is 0 for "the row
+ * itself" (the wire's null), so the unique index over (row, principal, child type) also holds for
+ * top-level records: NULLs would never collide in a unique index.
+ */
+export class PermissionsSecurityGroups1732000001200 implements MigrationInterface {
+  name = 'PermissionsSecurityGroups1732000001200';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.createTable(
+      new Table({
+        name: 'security_groups',
+        columns: [m.guidPk(), ...m.tenant(), version(), m.str('name', 255, false), m.text('description')],
+        indices: [m.index('ix_security_groups_site_name', ['site_id', 'name'])],
+      }),
+    );
+    await q.createTable(
+      new Table({
+        name: 'security_group_members',
+        columns: [m.guidPk(), ...m.tenant(), version(), m.guid('group_id'), m.guid('individual_id')],
+        indices: [
+          m.index('ux_security_group_members_pair', ['site_id', 'group_id', 'individual_id'], true),
+          m.index('ix_security_group_members_individual', ['site_id', 'individual_id']),
+        ],
+        foreignKeys: [
+          restrict('fk_security_group_members_group', 'group_id', 'security_groups'),
+          restrict('fk_security_group_members_individual', 'individual_id', 'individuals'),
+        ],
+      }),
+    );
+    await q.createTable(
+      new Table({
+        name: 'permissions',
+        columns: [
+          m.guidPk(),
+          ...m.tenant(),
+          version(),
+          m.guid('row_id'),
+          m.int('row_type'),
+          m.guid('principal_id'),
+          m.int('principal_type'),
+          m.int('child_type', { default: 0 }),
+          m.int('create_state', { default: 0 }),
+          m.int('read_state', { default: 0 }),
+          m.int('update_state', { default: 0 }),
+          m.int('delete_state', { default: 0 }),
+          m.int('delegate_state', { default: 0 }),
+        ],
+        indices: [
+          m.index('ux_permissions_site_row_principal_child', ['site_id', 'row_id', 'principal_id', 'child_type'], true),
+          m.index('ix_permissions_site_principal', ['site_id', 'principal_id']),
+        ],
+      }),
+    );
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.dropTable('permissions', true, true, true);
+    await q.dropTable('security_group_members', true, true, true);
+    await q.dropTable('security_groups', true, true, true);
+  }
+}

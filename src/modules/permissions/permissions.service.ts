@@ -1,0 +1,309 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { fullName } from '../../common/names.js';
+import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { isUniqueViolation } from '../../database/db-errors.js';
+import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../database/queries/grants.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { DialogEntity } from '../dialogs/dialog.entity.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { OrganizationEntity } from '../organizations/organization.entity.js';
+import { MetricEntity } from '../performance-metrics/metric.entity.js';
+import { ProjectEntity } from '../projects/project.entity.js';
+import { SecurityGroupEntity } from '../security-groups/security-group.entity.js';
+import { AccessService, OPERATIONS, type Decision, type RowFacts, type Subject } from './access.service.js';
+import {
+  CreatePermissionDto,
+  EffectivePermissions,
+  EffectivePermissionsDto,
+  EffectiveQuery,
+  Permission,
+  PermissionDto,
+  PermissionQuery,
+  UpdatePermissionDto,
+  type DecisionRow,
+} from './dto/permission.dto.js';
+import { PermissionEntity, PRINCIPAL_GROUP, PRINCIPAL_USER, ROW_TYPE, type RowType } from './permission.entity.js';
+
+const LABEL = 'Permission';
+const ORDER = { rowType: 'ASC', rowId: 'ASC', principalType: 'ASC', principalId: 'ASC', childType: 'ASC', id: 'ASC' } as const;
+const KIND_ROW_TYPES: Record<string, readonly RowType[]> = {
+  individuals: [ROW_TYPE.individual],
+  organizations: [ROW_TYPE.organization],
+  departments: [ROW_TYPE.department],
+  projects: [ROW_TYPE.project],
+  dialogs: [ROW_TYPE.dialog],
+  metrics: [ROW_TYPE.metric],
+};
+const OP_TITLE = ['Create', 'Read', 'Update', 'Delete', 'Delegate'] as const;
+
+interface Principal {
+  id: string;
+  type: number;
+  /** For a user: their individual in this site. */
+  individual: IndividualEntity | null;
+}
+
+/**
+ * Permission records (docs/authorization.md): who holds which state of Create, Read, Update, Delete
+ * and Delegate on a row. Administrators manage them all; anyone else needs Delegate on the row.
+ * Reading them: administrators, Delegate holders of the row, and the principal itself.
+ */
+@Injectable()
+export class PermissionsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly access: AccessService,
+  ) {}
+
+  private repo(ctx: RequestContext) {
+    return this.db.repo(ctx, PermissionEntity, LABEL);
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  /**
+   * `GET /permissions?rowid=&principalid=`. An administrator sees every record of the site; anyone
+   * else the records naming them or one of their security groups, and — with `rowid` — every record
+   * of a row they hold Delegate on.
+   */
+  async list(ctx: RequestContext, q: PermissionQuery): Promise<Page<PermissionDto>> {
+    const base = { ...(q.rowid ? { rowId: q.rowid } : {}), ...(q.principalid ? { principalId: q.principalid } : {}) };
+    let where: object | object[] = base;
+    if (!ctx.user.isAdmin) {
+      const delegated = q.rowid ? await this.mayDelegateOn(ctx, q.rowid) : false;
+      if (!delegated) {
+        const mine = [ctx.user.userId, ...(ctx.user.individualId ? await groupIdsOf(this.db, ctx, ctx.user.individualId) : [])];
+        const allowed = q.principalid ? mine.filter((p) => p === q.principalid) : mine;
+        if (allowed.length === 0) return Page.of([], 0, q);
+        where = { ...base, principalId: In(allowed) };
+      }
+    }
+    const [rows, total] = await this.repo(ctx).findAndCount({ where, order: ORDER, ...pageOf(q) });
+    return Page.of(await this.toDtos(ctx, rows), total, q);
+  }
+
+  /** `GET /{kind}/{rowid}/permissions`: the records of one row (404 when it is not a row of that kind). */
+  async listForRow(ctx: RequestContext, kind: string, rowId: string, q: PermissionQuery): Promise<Page<PermissionDto>> {
+    const row = await this.row(ctx, rowId, KIND_ROW_TYPES[kind]);
+    if (!row) throw new NotFoundError(kind === 'individuals' ? 'Individual' : kind.slice(0, 1).toUpperCase() + kind.slice(1, -1), rowId);
+    await this.assertMayDelegate(ctx, row);
+    const [rows, total] = await this.repo(ctx).findAndCount({
+      where: { rowId, ...(q.principalid ? { principalId: q.principalid } : {}) },
+      order: ORDER,
+      ...pageOf(q),
+    });
+    return Page.of(await this.toDtos(ctx, rows), total, q);
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<PermissionDto> {
+    const p = await this.repo(ctx).get(id);
+    await this.assertMayRead(ctx, p);
+    return (await this.toDtos(ctx, [p]))[0];
+  }
+
+  /**
+   * `GET /permissions/effective`: for each operation, whether the principal may do it on the row
+   * and the rule that decided (administrator, which Permission record — through which group or
+   * row above — or which default).
+   */
+  async effective(ctx: RequestContext, q: EffectiveQuery): Promise<EffectivePermissionsDto> {
+    const row = await this.row(ctx, q.rowid);
+    if (!row) throw new ValidationError([{ field: 'rowid', message: `rowid ${q.rowid} is no individual, organization, department, project, dialog or metric of this site` }]);
+    await this.assertMayDelegate(ctx, row);
+    const principal = q.principalid
+      ? await this.principal(ctx, q.principalid)
+      : { id: ctx.user.userId, type: PRINCIPAL_USER, individual: ctx.user.individualId ? await this.individuals(ctx).findById(ctx.user.individualId) : null };
+    if (!principal) throw new ValidationError([{ field: 'principalid', message: `principalid ${q.principalid} is no user or security group of this site` }]);
+    const subject = await this.subjectOf(ctx, principal);
+    const decisions: DecisionRow[] = [];
+    for (const op of OPERATIONS) decisions.push(this.explain(OP_TITLE[OPERATIONS.indexOf(op)], await this.access.decide(ctx, op, row, 'row', subject), subject));
+    const [principalNames, rowNames] = await Promise.all([this.principalNames(ctx, [principal.id]), this.rowNames(ctx, [{ rowId: row.id, rowType: row.type }])]);
+    return EffectivePermissions.toWire({
+      rowId: row.id,
+      rowType: row.type,
+      rowName: rowNames.get(row.id) ?? null,
+      principalId: principal.id,
+      principalType: principal.type,
+      principalName: principalNames.get(principal.id) ?? null,
+      decisions,
+    });
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  async create(ctx: RequestContext, dto: CreatePermissionDto): Promise<PermissionDto> {
+    return this.db.transaction(ctx, async () => {
+      const errors: FieldError[] = [];
+      const row = await this.row(ctx, dto.RowID);
+      if (!row) errors.push({ field: 'RowID', message: `RowID ${dto.RowID} is no individual, organization, department, project, dialog or metric of this site` });
+      const principal = await this.principal(ctx, dto.PrincipalID);
+      if (!principal) errors.push({ field: 'PrincipalID', message: `PrincipalID ${dto.PrincipalID} is no user (UserID) or security group of this site` });
+      if (errors.length || !row || !principal) throw new ValidationError(errors);
+      await this.assertMayDelegate(ctx, row);
+      const columns = Permission.toColumns(dto, 'create');
+      try {
+        const saved = await this.repo(ctx).insert({ ...columns, rowType: row.type, principalType: principal.type });
+        return (await this.toDtos(ctx, [saved]))[0];
+      } catch (e) {
+        if (isUniqueViolation(e)) {
+          throw new ConflictError(
+            `A permission of principal ${dto.PrincipalID} on row ${dto.RowID} with this ChildType already exists; change it with PUT /permissions/{id}`,
+            'duplicate-permission',
+          );
+        }
+        throw e;
+      }
+    });
+  }
+
+  /** Changes the five states (RowID, PrincipalID and ChildType are ignored: a permission does not move). */
+  async update(ctx: RequestContext, id: string, dto: UpdatePermissionDto): Promise<PermissionDto> {
+    assertBodyId(id, dto.ID);
+    return this.db.transaction(ctx, async () => {
+      const current = await this.repo(ctx).lock(id);
+      await this.assertMayDelegateOnRecord(ctx, current);
+      const saved = await this.repo(ctx).update(id, Permission.toColumns(dto, 'update'), { ifMatch: true });
+      return (await this.toDtos(ctx, [saved]))[0];
+    });
+  }
+
+  async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    await this.db.transaction(ctx, async () => {
+      const current = await this.repo(ctx).lock(id);
+      await this.assertMayDelegateOnRecord(ctx, current);
+      await this.repo(ctx).remove(id, { ifMatch: true });
+    });
+    return {};
+  }
+
+  // ------------------------------------------------------------------ access
+
+  private async mayDelegateOn(ctx: RequestContext, rowId: string): Promise<boolean> {
+    const row = await this.row(ctx, rowId);
+    return !!row && (await this.access.can(ctx, 'delegate', row));
+  }
+
+  private assertMayDelegate(ctx: RequestContext, row: RowFacts): Promise<void> {
+    return this.access.assert(ctx, 'delegate', row, 'row', 'Only an administrator or a holder of Delegate on the row may see or change its permissions');
+  }
+
+  private async assertMayDelegateOnRecord(ctx: RequestContext, p: PermissionEntity): Promise<void> {
+    if (ctx.user.isAdmin) return;
+    const row = await this.access.rowFacts(ctx, p.rowType, p.rowId);
+    if (!row) throw new ForbiddenError('Only an administrator may change the permissions of a row that no longer exists');
+    await this.access.assert(ctx, 'delegate', row, 'row', 'Only an administrator or a holder of Delegate on the row may change its permissions', [LABEL, p.id]);
+  }
+
+  private async assertMayRead(ctx: RequestContext, p: PermissionEntity): Promise<void> {
+    if (ctx.user.isAdmin || p.principalId === ctx.user.userId) return;
+    if (ctx.user.individualId && (await groupIdsOf(this.db, ctx, ctx.user.individualId)).includes(p.principalId)) return;
+    const row = await this.access.rowFacts(ctx, p.rowType, p.rowId);
+    if (row && (await this.access.can(ctx, 'delegate', row))) return;
+    // Someone who may not see a permission is not told it exists.
+    throw new NotFoundError(LABEL, p.id);
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private individuals(ctx: RequestContext) {
+    return this.db.repo(ctx, IndividualEntity, 'Individual');
+  }
+
+  /** The secured row `id` names (optionally only of these types), with its facts; null when none. */
+  private async row(ctx: RequestContext, id: string, types?: readonly RowType[]): Promise<RowFacts | null> {
+    const type = await rowTypeOf(this.db, ctx, id);
+    if (type === null || (types && !types.includes(type as RowType))) return null;
+    return this.access.rowFacts(ctx, type as RowType, id);
+  }
+
+  /** A user of the site (an individual's UserID) or a security group of the site; null when neither. */
+  private async principal(ctx: RequestContext, id: string): Promise<Principal | null> {
+    const individual = await this.individuals(ctx).findOne({ userId: id });
+    if (individual) return { id, type: PRINCIPAL_USER, individual };
+    if (await this.db.repo(ctx, SecurityGroupEntity, 'SecurityGroup').exists({ id })) return { id, type: PRINCIPAL_GROUP, individual: null };
+    return null;
+  }
+
+  private async subjectOf(ctx: RequestContext, p: Principal): Promise<Subject> {
+    if (p.type === PRINCIPAL_GROUP) return { userId: null, individualId: null, isAdmin: false, grants: await grantsOfPrincipal(this.db, ctx, p.id) };
+    const isAdmin = !!p.individual?.isAdmin;
+    return {
+      userId: p.id,
+      individualId: p.individual?.id ?? null,
+      isAdmin,
+      grants: isAdmin ? [] : await grantsOfUser(this.db, ctx, p.id, p.individual?.id ?? null),
+    };
+  }
+
+  private explain(operation: string, d: Decision, s: Subject): DecisionRow {
+    const base = { operation, allowed: d.allowed, state: null, permissionId: null, viaGroupId: null, throughRowId: null, childType: null };
+    switch (d.rule.kind) {
+      case 'administrator':
+        return { ...base, rule: 'administrator', explanation: 'Administrators of the site may do everything in it.' };
+      case 'default':
+        return { ...base, rule: 'default', explanation: `No Permission record applies; by default ${d.rule.text}.` };
+      case 'permission': {
+        const r = d.rule;
+        const via = r.viaGroup && s.userId !== null ? r.principalId : null;
+        const where = r.throughAncestor ? ` on row ${r.throughAncestor} above this one (ChildType ${r.childType})` : ' on this row';
+        const who = via ? ` to security group ${via}, of which the principal is a member,` : '';
+        const why = r.state === 'Deny' ? 'a Deny wins over every Allow' : 'no Deny applies';
+        return {
+          ...base,
+          rule: 'permission',
+          state: r.state,
+          permissionId: r.permissionId,
+          viaGroupId: via,
+          throughRowId: r.throughAncestor,
+          childType: r.childType,
+          explanation: `Permission ${r.permissionId} grants ${r.state}${who}${where}; ${why}.`,
+        };
+      }
+    }
+  }
+
+  /** Wire records with PrincipalName and RowName: a fixed number of statements for any page. */
+  private async toDtos(ctx: RequestContext, rows: PermissionEntity[]): Promise<PermissionDto[]> {
+    if (rows.length === 0) return [];
+    const [principalNames, rowNames] = await Promise.all([
+      this.principalNames(
+        ctx,
+        rows.map((r) => r.principalId),
+      ),
+      this.rowNames(ctx, rows),
+    ]);
+    return rows.map((r) => Permission.toWire(r, { principalNames, rowNames }));
+  }
+
+  private async principalNames(ctx: RequestContext, ids: readonly string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(ids)];
+    const [people, groups] = await Promise.all([
+      this.individuals(ctx).find({ where: { userId: In(unique) } }),
+      this.db.repo(ctx, SecurityGroupEntity, 'SecurityGroup').findByIds(unique),
+    ]);
+    const out = new Map<string, string>();
+    for (const p of people) if (p.userId) out.set(p.userId, fullName(p.firstName, p.lastName));
+    for (const g of groups) out.set(g.id, g.name);
+    return out;
+  }
+
+  private async rowNames(ctx: RequestContext, rows: readonly { rowId: string; rowType: number }[]): Promise<Map<string, string>> {
+    const of = (types: number[]) => [...new Set(rows.filter((r) => types.includes(r.rowType)).map((r) => r.rowId))];
+    const [people, units, projects, dialogs, metrics] = await Promise.all([
+      this.individuals(ctx).findByIds(of([ROW_TYPE.individual])),
+      this.db.repo(ctx, OrganizationEntity, 'Organization').findByIds(of([ROW_TYPE.organization, ROW_TYPE.department])),
+      this.db.repo(ctx, ProjectEntity, 'Project').findByIds(of([ROW_TYPE.project])),
+      this.db.repo(ctx, DialogEntity, 'Dialog').findByIds(of([ROW_TYPE.dialog])),
+      this.db.repo(ctx, MetricEntity, 'Metric').findByIds(of([ROW_TYPE.metric])),
+    ]);
+    const out = new Map<string, string>();
+    for (const p of people) out.set(p.id, fullName(p.firstName, p.lastName));
+    for (const u of [...units, ...projects, ...metrics]) out.set(u.id, u.name);
+    for (const d of dialogs) out.set(d.id, `Dialog (${d.kind}) of ${d.scheduledDate.toISOString().slice(0, 10)}`);
+    return out;
+  }
+}

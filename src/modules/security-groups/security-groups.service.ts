@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ConflictError } from '../../common/errors/errors.js';
+import { fullName } from '../../common/names.js';
+import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { assertBodyId } from '../../common/validation/ids.js';
+import { isUniqueViolation } from '../../database/db-errors.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { PermissionEntity } from '../permissions/permission.entity.js';
+import {
+  CreateSecurityGroupDto,
+  SecurityGroup,
+  SecurityGroupDto,
+  SecurityGroupQuery,
+  UpdateSecurityGroupDto,
+  type MemberRow,
+} from './dto/security-group.dto.js';
+import { SecurityGroupEntity, SecurityGroupMemberEntity } from './security-group.entity.js';
+
+const LABEL = 'SecurityGroup';
+
+/**
+ * Security groups (docs/authorization.md): administrators manage them and their members; a
+ * Permission record naming a group applies to each of its members. Deleting a group removes its
+ * memberships and the Permission records naming it, in one transaction. Every change reaches the
+ * rights of the members on the next request (the caller cache is emptied by these writes).
+ */
+@Injectable()
+export class SecurityGroupsService {
+  constructor(private readonly db: TenantDb) {}
+
+  private groups(ctx: RequestContext) {
+    return this.db.repo(ctx, SecurityGroupEntity, LABEL);
+  }
+
+  private members(ctx: RequestContext) {
+    return this.db.repo(ctx, SecurityGroupMemberEntity, 'SecurityGroupMember');
+  }
+
+  async list(ctx: RequestContext, q: SecurityGroupQuery): Promise<Page<SecurityGroupDto>> {
+    const [rows, total] = await this.groups(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, ...pageOf(q) });
+    return Page.of(await this.toDtos(ctx, rows), total, q);
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<SecurityGroupDto> {
+    return this.one(ctx, await this.groups(ctx).get(id));
+  }
+
+  async create(ctx: RequestContext, dto: CreateSecurityGroupDto): Promise<SecurityGroupDto> {
+    const row = await this.groups(ctx).insert(SecurityGroup.toColumns(dto, 'create'));
+    return this.one(ctx, row);
+  }
+
+  async update(ctx: RequestContext, id: string, dto: UpdateSecurityGroupDto): Promise<SecurityGroupDto> {
+    assertBodyId(id, dto.ID);
+    return this.db.transaction(ctx, async () => {
+      await this.groups(ctx).lock(id);
+      return this.one(ctx, await this.groups(ctx).update(id, SecurityGroup.toColumns(dto, 'update'), { ifMatch: true }));
+    });
+  }
+
+  /** Removes the group, its memberships and the Permission records naming it; answers `{}`. */
+  async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
+    await this.db.transaction(ctx, async () => {
+      await this.groups(ctx).lock(id);
+      await this.db.repo(ctx, PermissionEntity, 'Permission').deleteWhere({ principalId: id });
+      await this.members(ctx).deleteWhere({ groupId: id });
+      await this.groups(ctx).remove(id, { ifMatch: true });
+    });
+    return {};
+  }
+
+  /**
+   * `PUT /securitygroups/{id}/members/{individualid}`: adds the individual (a live individual of the
+   * site: 404 when not of the site, 409 deleted when deleted); idempotent. Answers the group.
+   */
+  async addMember(ctx: RequestContext, id: string, individualId: string): Promise<SecurityGroupDto> {
+    return this.db.transaction(ctx, async () => {
+      const group = await this.groups(ctx).lock(id);
+      const person = await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+      if (person.deleted) throw new ConflictError(`Individual ${individualId} is deleted; undelete it before adding it to a group`, 'deleted');
+      if (!(await this.members(ctx).exists({ groupId: id, individualId }))) {
+        try {
+          await this.members(ctx).insert({ groupId: id, individualId });
+        } catch (e) {
+          if (!isUniqueViolation(e)) throw e;
+        }
+      }
+      return this.one(ctx, group);
+    });
+  }
+
+  /** `DELETE /securitygroups/{id}/members/{individualid}`: removes the membership if there is one; answers the group. */
+  async removeMember(ctx: RequestContext, id: string, individualId: string): Promise<SecurityGroupDto> {
+    return this.db.transaction(ctx, async () => {
+      const group = await this.groups(ctx).lock(id);
+      await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+      await this.members(ctx).deleteWhere({ groupId: id, individualId });
+      return this.one(ctx, group);
+    });
+  }
+
+  private async one(ctx: RequestContext, row: SecurityGroupEntity): Promise<SecurityGroupDto> {
+    return (await this.toDtos(ctx, [row]))[0];
+  }
+
+  /** Wire records with their members: two statements for any page. */
+  private async toDtos(ctx: RequestContext, rows: SecurityGroupEntity[]): Promise<SecurityGroupDto[]> {
+    if (rows.length === 0) return [];
+    const memberships = await this.members(ctx).find({ where: { groupId: In(rows.map((r) => r.id)) } });
+    const people = await this.db.repo(ctx, IndividualEntity, 'Individual').findByIds([...new Set(memberships.map((m) => m.individualId))]);
+    const byId = new Map(people.map((p) => [p.id, p]));
+    const sortKey = (id: string) => `${byId.get(id)?.lastName ?? ''}\u0000${byId.get(id)?.firstName ?? ''}\u0000${id}`;
+    memberships.sort((a, b) => (sortKey(a.individualId) < sortKey(b.individualId) ? -1 : 1));
+    const members = new Map<string, MemberRow[]>();
+    for (const m of memberships) {
+      const p = byId.get(m.individualId);
+      const list = members.get(m.groupId) ?? [];
+      list.push({ individualId: m.individualId, fullName: p ? fullName(p.firstName, p.lastName) : null });
+      members.set(m.groupId, list);
+    }
+    return rows.map((r) => SecurityGroup.toWire(r, { members }));
+  }
+}
