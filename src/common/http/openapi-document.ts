@@ -202,6 +202,7 @@ export function errorStatuses(route: RouteInfo, op: OperationObject): Map<number
   else if (route.rule !== 'public') out.set(401, { shared: 'Unauthorized' });
   if (login) out.set(403, { description: 'SiteID names another site and the user is not a global administrator (forbidden).' });
   else if (ROLE_RULES.has(route.rule)) out.set(403, { description: existing403 || 'The caller lacks the label the operation requires (forbidden).' });
+  else if (route.rule === 'authenticated' && existing403) out.set(403, { description: existing403 });
   else if (route.rule === 'authenticated' && (route.method !== 'get' || ids)) {
     out.set(403, {
       description: /\{siteid\}/i.test(route.path)

@@ -77,7 +77,9 @@ export const REQUEST_EXAMPLES: Record<string, BodyExample> = {
   },
   UpdatePermissionDto: { body: { ID: 'PATH_ID', CreateState: 0, ReadState: 1, UpdateState: 1, DeleteState: 2, DelegateState: 0 } },
   CreateSecurityGroupDto: { body: { Name: 'HR partners', Description: 'Read the records of every individual they support.' } },
-  UpdateSecurityGroupDto: { body: { ID: 'PATH_ID', Name: 'HR business partners', Description: 'Read and update the records of the individuals they support.' } },
+  UpdateSecurityGroupDto: {
+    body: { ID: 'PATH_ID', Name: 'HR business partners', Description: 'Read and update the records of the individuals they support.' },
+  },
   CreateCoreValueDto: { body: { Name: 'Integrity', Description: 'We do what we say, and say what we do.', Rank: 1 } },
   UpdateCoreValueDto: { body: { ID: 'PATH_ID', Name: 'Integrity', Description: 'We do what we say.', Rank: 1 } },
   CreateCommentDto: { body: { AncestorID: 'INDIVIDUAL_ID', AncestorType: 'individuals', Body: 'Great progress this quarter, keep it up.' } },

@@ -4,7 +4,14 @@ import { m } from './schema-helpers.js';
 const version = (): TableColumnOptions => ({ name: 'version', type: 'integer', isNullable: false, default: 1 });
 
 const restrict = (name: string, column: string, references: string) =>
-  new TableForeignKey({ name, columnNames: [column], referencedTableName: references, referencedColumnNames: ['id'], onDelete: 'RESTRICT', onUpdate: 'RESTRICT' });
+  new TableForeignKey({
+    name,
+    columnNames: [column],
+    referencedTableName: references,
+    referencedColumnNames: ['id'],
+    onDelete: 'RESTRICT',
+    onUpdate: 'RESTRICT',
+  });
 
 /**
  * Permission records and security groups (docs/authorization.md). `child_type` is 0 for "the row

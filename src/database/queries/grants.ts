@@ -37,10 +37,17 @@ const toGrant = (r: GrantRow): Grant =>
     childType: Number(r.child_type),
     principalId: r.principal_id,
     principalType: Number(r.principal_type),
-    states: Object.freeze([Number(r.create_state), Number(r.read_state), Number(r.update_state), Number(r.delete_state), Number(r.delegate_state)]) as Grant['states'],
+    states: Object.freeze([
+      Number(r.create_state),
+      Number(r.read_state),
+      Number(r.update_state),
+      Number(r.delete_state),
+      Number(r.delegate_state),
+    ]) as Grant['states'],
   });
 
-const GRANT_COLUMNS = 'p.id, p.row_id, p.row_type, p.child_type, p.principal_id, p.principal_type, p.create_state, p.read_state, p.update_state, p.delete_state, p.delegate_state';
+const GRANT_COLUMNS =
+  'p.id, p.row_id, p.row_type, p.child_type, p.principal_id, p.principal_type, p.create_state, p.read_state, p.update_state, p.delete_state, p.delegate_state';
 
 /**
  * Every Permission record that applies to a user: those naming the account itself and those naming
@@ -65,7 +72,10 @@ export async function grantsOfPrincipal(db: TenantDb, ctx: RequestContext, princ
 
 /** The ids of the security groups an individual belongs to. */
 export async function groupIdsOf(db: TenantDb, ctx: RequestContext, individualId: string): Promise<string[]> {
-  const rows = await db.sql<{ id: string }>(ctx, 'SELECT group_id AS id FROM security_group_members WHERE site_id = ? AND individual_id = ?', [ctx.siteId, individualId]);
+  const rows = await db.sql<{ id: string }>(ctx, 'SELECT group_id AS id FROM security_group_members WHERE site_id = ? AND individual_id = ?', [
+    ctx.siteId,
+    individualId,
+  ]);
   return rows.map((r) => r.id);
 }
 
@@ -123,10 +133,9 @@ export async function unitChain(db: TenantDb, ctx: RequestContext, unitId: strin
 /** The projects of these units (ids), one statement. */
 export async function projectIdsOfUnits(db: TenantDb, ctx: RequestContext, unitIds: readonly string[]): Promise<string[]> {
   if (unitIds.length === 0) return [];
-  const rows = await db.sql<{ id: string }>(
-    ctx,
-    `SELECT id FROM projects WHERE site_id = ? AND organization_id IN (${placeholders(unitIds.length)})`,
-    [ctx.siteId, ...unitIds],
-  );
+  const rows = await db.sql<{ id: string }>(ctx, `SELECT id FROM projects WHERE site_id = ? AND organization_id IN (${placeholders(unitIds.length)})`, [
+    ctx.siteId,
+    ...unitIds,
+  ]);
   return rows.map((r) => r.id);
 }

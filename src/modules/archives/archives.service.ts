@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
+import { NotFoundError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';

@@ -65,7 +65,12 @@ export class AssessmentsService {
    */
   async listForIndividual(ctx: RequestContext, subjectId: string, q: AssessmentQuery): Promise<Page<AssessmentDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(subjectId);
-    await this.access.assertCanManageIndividual(ctx, subjectId, 'read', 'Only the individual, someone they report to, or an administrator may list their assessments');
+    await this.access.assertCanManageIndividual(
+      ctx,
+      subjectId,
+      'read',
+      'Only the individual, someone they report to, or an administrator may list their assessments',
+    );
     const ownOnly = !ctx.user.isAdmin && ctx.user.individualId === subjectId;
     return this.page(ctx, q, { subjectId, ...(ownOnly ? { kind: In(['leader', 'self']) } : {}) });
   }
@@ -168,7 +173,13 @@ export class AssessmentsService {
   /** Who may record an assessment (see the class comment). */
   private async assertCanRecord(ctx: RequestContext, kind: AssessmentEntity['kind'], subjectId: string, assessorId: string): Promise<void> {
     if (ctx.user.isAdmin) return;
-    await this.access.assertNotDenied(ctx, 'create', Row.individual(subjectId), 'records', 'A Permission record denies the caller assessments of this individual');
+    await this.access.assertNotDenied(
+      ctx,
+      'create',
+      Row.individual(subjectId),
+      'records',
+      'A Permission record denies the caller assessments of this individual',
+    );
     const me = ctx.user.individualId;
     if (me !== assessorId) throw new ForbiddenError('Only an administrator may record an assessment for another assessor');
     if (kind === 'leader' && !(await this.access.reportsTo(ctx, subjectId, me))) {

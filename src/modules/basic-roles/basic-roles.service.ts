@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { basicRolesCounts } from '../../database/queries/basic-roles.js';
@@ -124,7 +124,10 @@ export class BasicRolesService {
 
   /** Soft delete (idempotent); answers `{}`. */
   remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    return softDelete(this.db, ctx, BasicRoleEntity, id, { label: 'BasicRole', authorize: (row) => this.assertCanManage(ctx, row.individualId, 'delete', ['BasicRole', id]) });
+    return softDelete(this.db, ctx, BasicRoleEntity, id, {
+      label: 'BasicRole',
+      authorize: (row) => this.assertCanManage(ctx, row.individualId, 'delete', ['BasicRole', id]),
+    });
   }
 
   /**

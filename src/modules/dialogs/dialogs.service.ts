@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
+import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
@@ -66,7 +66,12 @@ export class DialogsService {
   /** The dialogs an individual leads or that are about them; for them, their managers and administrators. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: DialogQuery): Promise<Page<DialogDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.access.assertCanManageIndividual(ctx, individualId, 'read', 'Only the individual, someone they report to, or an administrator may list their dialogs');
+    await this.access.assertCanManageIndividual(
+      ctx,
+      individualId,
+      'read',
+      'Only the individual, someone they report to, or an administrator may list their dialogs',
+    );
     return this.page(ctx, q, individualId);
   }
 

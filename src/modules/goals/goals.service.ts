@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
+import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -32,7 +32,13 @@ export class GoalsService {
   }
 
   private assertCanRead(ctx: RequestContext, individualId: string, notFound?: [string, number]): Promise<void> {
-    return this.access.assertCanManageIndividual(ctx, individualId, 'read', 'Only the individual, someone they report to, or an administrator may read their goals', notFound);
+    return this.access.assertCanManageIndividual(
+      ctx,
+      individualId,
+      'read',
+      'Only the individual, someone they report to, or an administrator may read their goals',
+      notFound,
+    );
   }
 
   async listForIndividual(ctx: RequestContext, individualId: string, q: GoalQuery): Promise<Page<GoalDto>> {

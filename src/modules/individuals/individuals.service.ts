@@ -11,7 +11,6 @@ import { assertLive, softDelete, softUndelete } from '../../database/soft-delete
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
 import { UserEntity } from '../auth/user.entity.js';
-import { lastCommentsFor } from '../../database/queries/last-comment.js';
 import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
 import { OrganizationEntity } from '../organizations/organization.entity.js';
 import { AccessService, Row } from '../permissions/access.service.js';
@@ -112,7 +111,13 @@ export class IndividualsService {
     return this.db.transaction(ctx, async (tx) => {
       const repo = tx.repo(IndividualEntity, LABEL);
       const current = await repo.lock(id);
-      await this.access.assert(ctx, 'update', Row.individual(id), 'row', 'Only the individual, someone they report to, an administrator, or whoever a Permission record allows may change this individual');
+      await this.access.assert(
+        ctx,
+        'update',
+        Row.individual(id),
+        'row',
+        'Only the individual, someone they report to, an administrator, or whoever a Permission record allows may change this individual',
+      );
       assertLive(current, LABEL);
 
       const user = current.userId ? await this.users(ctx).findOneBy({ id: current.userId, siteId: ctx.siteId }) : null;

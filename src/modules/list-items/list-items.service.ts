@@ -174,7 +174,10 @@ export class ListItemsService {
   /** Soft delete; deleting a deleted item changes nothing. Answers `{}`. */
   async remove(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<Record<string, never>> {
     await this.load(ctx, k, id);
-    return softDelete(this.db, ctx, ListItemEntity, id, { label: k.label, authorize: (row) => this.assertCanWrite(ctx, k, row.ancestorId, 'delete', [k.label, id]) });
+    return softDelete(this.db, ctx, ListItemEntity, id, {
+      label: k.label,
+      authorize: (row) => this.assertCanWrite(ctx, k, row.ancestorId, 'delete', [k.label, id]),
+    });
   }
 
   /**

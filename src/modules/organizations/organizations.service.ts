@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import { AdminRequiredError, ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { AdminRequiredError, ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, Page, deletedFilter, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { organizationAncestorIds, organizationDescendantIds } from '../../database/queries/trees.js';
@@ -41,7 +41,12 @@ export class OrganizationsService {
   async list(ctx: RequestContext, rowType: number, q: DeletedQuery): Promise<Page<OrganizationDto>> {
     const { take, skip } = pageOf(q);
     const hidden = await this.access.hidden(ctx, rowType === ROW_TYPE_ORGANIZATION ? ROW_TYPE.organization : ROW_TYPE.department);
-    const [rows, total] = await this.repo(ctx).findAndCount({ where: { rowType, ...deletedFilter(q.deleted), ...notHidden(hidden) }, order: LIST_ORDER, take, skip });
+    const [rows, total] = await this.repo(ctx).findAndCount({
+      where: { rowType, ...deletedFilter(q.deleted), ...notHidden(hidden) },
+      order: LIST_ORDER,
+      take,
+      skip,
+    });
     return Page.of(
       rows.map((r) => Organization.toWire(r)),
       total,

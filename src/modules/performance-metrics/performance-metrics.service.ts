@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ConflictError, ForbiddenError, PmDisabledError, ValidationError } from '../../common/errors/errors.js';
+import { ConflictError, PmDisabledError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
@@ -69,7 +69,11 @@ export class PerformanceMetricsService {
   private async page(ctx: RequestContext, where: FindOptionsWhere<MetricEntity>, q: MetricQuery): Promise<Page<MetricDto>> {
     const hidden = await this.access.hidden(ctx, ROW_TYPE.metric);
     if (typeof where.ancestorId === 'string' && hidden.ancestors.includes(where.ancestorId)) return Page.of([], 0, q);
-    const [rows, total] = await this.metrics(ctx).findAndCount({ where: { ...notHidden(hidden), ...where, ...deletedFilter(q.deleted) }, order: LIST_ORDER, ...pageOf(q) });
+    const [rows, total] = await this.metrics(ctx).findAndCount({
+      where: { ...notHidden(hidden), ...where, ...deletedFilter(q.deleted) },
+      order: LIST_ORDER,
+      ...pageOf(q),
+    });
     return Page.of(await this.toWire(ctx, rows), total, q);
   }
 
@@ -119,7 +123,12 @@ export class PerformanceMetricsService {
   /** `GET /individuals/{id}/metrics`: 404 for an individual not of the site, 403 when not readable. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: MetricQuery): Promise<Page<MetricDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.access.assertCanManageIndividual(ctx, individualId, 'read', 'Only the individual, someone they report to, or an administrator may read their metrics');
+    await this.access.assertCanManageIndividual(
+      ctx,
+      individualId,
+      'read',
+      'Only the individual, someone they report to, or an administrator may read their metrics',
+    );
     return this.page(ctx, { kind: 'individual', ancestorId: individualId }, q);
   }
 

@@ -42,8 +42,19 @@ export const Row = {
     id: o.id,
     managerId: o.managerId,
   }),
-  project: (p: Pick<ProjectEntity, 'id' | 'ownerId' | 'organizationId'>): RowFacts => ({ type: 15, id: p.id, ownerId: p.ownerId, organizationId: p.organizationId }),
-  dialog: (d: Pick<DialogEntity, 'id' | 'kind' | 'ancestorId' | 'leaderId'>): RowFacts => ({ type: 9, id: d.id, kind: d.kind, ancestorId: d.ancestorId, leaderId: d.leaderId }),
+  project: (p: Pick<ProjectEntity, 'id' | 'ownerId' | 'organizationId'>): RowFacts => ({
+    type: 15,
+    id: p.id,
+    ownerId: p.ownerId,
+    organizationId: p.organizationId,
+  }),
+  dialog: (d: Pick<DialogEntity, 'id' | 'kind' | 'ancestorId' | 'leaderId'>): RowFacts => ({
+    type: 9,
+    id: d.id,
+    kind: d.kind,
+    ancestorId: d.ancestorId,
+    leaderId: d.leaderId,
+  }),
   metric: (m: Pick<MetricEntity, 'id' | 'kind' | 'ancestorId'>): RowFacts => ({ type: 7, id: m.id, kind: m.kind, ancestorId: m.ancestorId }),
 };
 
@@ -59,7 +70,15 @@ export interface Subject {
 /** Why a decision came out as it did (GET /permissions/effective). */
 export type Rule =
   | { kind: 'administrator' }
-  | { kind: 'permission'; state: 'Allow' | 'Deny'; permissionId: string; principalId: string; viaGroup: boolean; throughAncestor: string | null; childType: number | null }
+  | {
+      kind: 'permission';
+      state: 'Allow' | 'Deny';
+      permissionId: string;
+      principalId: string;
+      viaGroup: boolean;
+      throughAncestor: string | null;
+      childType: number | null;
+    }
   | { kind: 'default'; text: string };
 
 export interface Decision {
@@ -260,7 +279,10 @@ export class AccessService {
       }
       case 15: {
         if (op === 'read') return say(true, 'every member of the site reads its projects and their scopes');
-        return say(await this.manages(ctx, s, row.ownerId), 'the project’s owner and anyone above them in the reporting chain change the project and its records');
+        return say(
+          await this.manages(ctx, s, row.ownerId),
+          'the project’s owner and anyone above them in the reporting chain change the project and its records',
+        );
       }
       case 9:
         return say(

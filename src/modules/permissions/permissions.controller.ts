@@ -1,18 +1,11 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { GuidPipe } from '../../common/validation/ids.js';
-import {
-  CreatePermissionDto,
-  EffectivePermissionsDto,
-  EffectiveQuery,
-  PermissionDto,
-  PermissionQuery,
-  UpdatePermissionDto,
-} from './dto/permission.dto.js';
+import { CreatePermissionDto, EffectivePermissionsDto, EffectiveQuery, PermissionDto, PermissionQuery, UpdatePermissionDto } from './dto/permission.dto.js';
 import { PermissionsService } from './permissions.service.js';
 
 const STATES = 'States: 0 Not Set, 1 Allow, 2 Deny (CreateText … DelegateText give the words).';
@@ -49,6 +42,7 @@ export class PermissionsController {
     description:
       'For each of Create, Read, Update, Delete and Delegate: Allowed, and the rule that decided — administrator; the Permission record (and whether it applied through a security group or through a row above via its ChildType); or the default that applied. principalid defaults to the caller. For administrators and holders of Delegate on the row (else 403). See docs/authorization.md for the order of evaluation.',
   })
+  @ApiForbiddenResponse({ description: 'The caller is neither an administrator nor a holder of Delegate on the row (forbidden).' })
   @ApiResult(EffectivePermissionsDto)
   effective(@Ctx() ctx: RequestContext, @Query() q: EffectiveQuery) {
     return this.permissions.effective(ctx, q);

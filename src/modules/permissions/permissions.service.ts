@@ -112,7 +112,10 @@ export class PermissionsService {
    */
   async effective(ctx: RequestContext, q: EffectiveQuery): Promise<EffectivePermissionsDto> {
     const row = await this.row(ctx, q.rowid);
-    if (!row) throw new ValidationError([{ field: 'rowid', message: `rowid ${q.rowid} is no individual, organization, department, project, dialog or metric of this site` }]);
+    if (!row)
+      throw new ValidationError([
+        { field: 'rowid', message: `rowid ${q.rowid} is no individual, organization, department, project, dialog or metric of this site` },
+      ]);
     await this.assertMayDelegate(ctx, row);
     const principal = q.principalid
       ? await this.principal(ctx, q.principalid)
@@ -120,8 +123,12 @@ export class PermissionsService {
     if (!principal) throw new ValidationError([{ field: 'principalid', message: `principalid ${q.principalid} is no user or security group of this site` }]);
     const subject = await this.subjectOf(ctx, principal);
     const decisions: DecisionRow[] = [];
-    for (const op of OPERATIONS) decisions.push(this.explain(OP_TITLE[OPERATIONS.indexOf(op)], await this.access.decide(ctx, op, row, 'row', subject), subject));
-    const [principalNames, rowNames] = await Promise.all([this.principalNames(ctx, [principal.id]), this.rowNames(ctx, [{ rowId: row.id, rowType: row.type }])]);
+    for (const op of OPERATIONS)
+      decisions.push(this.explain(OP_TITLE[OPERATIONS.indexOf(op)], await this.access.decide(ctx, op, row, 'row', subject), subject));
+    const [principalNames, rowNames] = await Promise.all([
+      this.principalNames(ctx, [principal.id]),
+      this.rowNames(ctx, [{ rowId: row.id, rowType: row.type }]),
+    ]);
     return EffectivePermissions.toWire({
       rowId: row.id,
       rowType: row.type,
@@ -139,7 +146,8 @@ export class PermissionsService {
     return this.db.transaction(ctx, async () => {
       const errors: FieldError[] = [];
       const row = await this.row(ctx, dto.RowID);
-      if (!row) errors.push({ field: 'RowID', message: `RowID ${dto.RowID} is no individual, organization, department, project, dialog or metric of this site` });
+      if (!row)
+        errors.push({ field: 'RowID', message: `RowID ${dto.RowID} is no individual, organization, department, project, dialog or metric of this site` });
       const principal = await this.principal(ctx, dto.PrincipalID);
       if (!principal) errors.push({ field: 'PrincipalID', message: `PrincipalID ${dto.PrincipalID} is no user (UserID) or security group of this site` });
       if (errors.length || !row || !principal) throw new ValidationError(errors);

@@ -18,7 +18,10 @@ export class SecurityGroupsController {
 
   @Get('securitygroups')
   @Admin()
-  @ApiOperation({ summary: 'List the security groups of the caller’s site (Admin)', description: `Ordered by Name, with their members; paged with limit/offset. ${PRINCIPAL}` })
+  @ApiOperation({
+    summary: 'List the security groups of the caller’s site (Admin)',
+    description: `Ordered by Name, with their members; paged with limit/offset. ${PRINCIPAL}`,
+  })
   @ApiResult(SecurityGroupDto, { collection: true })
   list(@Ctx() ctx: RequestContext, @Query() q: SecurityGroupQuery) {
     return this.groups.list(ctx, q);
@@ -34,7 +37,10 @@ export class SecurityGroupsController {
 
   @Post('securitygroups')
   @Admin()
-  @ApiOperation({ summary: 'Create a security group (Admin)', description: `Name is required (at most 255 characters, not blank). ID is optional (used if free, else 409 id-taken). ${PRINCIPAL}` })
+  @ApiOperation({
+    summary: 'Create a security group (Admin)',
+    description: `Name is required (at most 255 characters, not blank). ID is optional (used if free, else 409 id-taken). ${PRINCIPAL}`,
+  })
   @ApiBodyTypes()
   @ApiResult(SecurityGroupDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateSecurityGroupDto) {
@@ -43,7 +49,10 @@ export class SecurityGroupsController {
 
   @Put('securitygroups/:id')
   @Admin()
-  @ApiOperation({ summary: 'Update a security group (Admin)', description: 'Name is required; absent Description keeps its value. Members are changed through their own paths. ID must equal the path id.' })
+  @ApiOperation({
+    summary: 'Update a security group (Admin)',
+    description: 'Name is required; absent Description keeps its value. Members are changed through their own paths. ID must equal the path id.',
+  })
   @ApiBodyTypes()
   @ApiResult(SecurityGroupDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateSecurityGroupDto) {
@@ -52,7 +61,10 @@ export class SecurityGroupsController {
 
   @Delete('securitygroups/:id')
   @Admin()
-  @ApiOperation({ summary: 'Delete a security group (Admin)', description: 'Removes the group, its memberships and every Permission record naming it, in one transaction.' })
+  @ApiOperation({
+    summary: 'Delete a security group (Admin)',
+    description: 'Removes the group, its memberships and every Permission record naming it, in one transaction.',
+  })
   @ApiResult(null)
   remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
     return this.groups.remove(ctx, id);
@@ -62,7 +74,8 @@ export class SecurityGroupsController {
   @Admin()
   @ApiOperation({
     summary: 'Add an individual to a security group (Admin)',
-    description: 'Idempotent. 404 when the group or the individual is not of the caller’s site; 409 deleted for a deleted individual. No body. Answers the group.',
+    description:
+      'Idempotent. 404 when the group or the individual is not of the caller’s site; 409 deleted for a deleted individual. No body. Answers the group.',
   })
   @ApiResult(SecurityGroupDto)
   addMember(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Param('individualid', GuidPipe) individualId: string) {
@@ -71,7 +84,10 @@ export class SecurityGroupsController {
 
   @Delete('securitygroups/:id/members/:individualid')
   @Admin()
-  @ApiOperation({ summary: 'Remove an individual from a security group (Admin)', description: 'Idempotent. 404 when the group or the individual is not of the caller’s site. Answers the group.' })
+  @ApiOperation({
+    summary: 'Remove an individual from a security group (Admin)',
+    description: 'Idempotent. 404 when the group or the individual is not of the caller’s site. Answers the group.',
+  })
   @ApiResult(SecurityGroupDto)
   removeMember(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Param('individualid', GuidPipe) individualId: string) {
     return this.groups.removeMember(ctx, id, individualId);

@@ -57,7 +57,12 @@ export class TasksService {
   /** The tasks assigned to an individual; for them, their managers and administrators. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: TaskQuery): Promise<Page<TaskDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.access.assertCanManageIndividual(ctx, individualId, 'read', 'Only the individual, someone they report to, or an administrator may list their tasks');
+    await this.access.assertCanManageIndividual(
+      ctx,
+      individualId,
+      'read',
+      'Only the individual, someone they report to, or an administrator may list their tasks',
+    );
     return this.page(ctx, q, individualId);
   }
 

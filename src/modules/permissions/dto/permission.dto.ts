@@ -20,6 +20,8 @@ const state = (name: string) =>
   field.int('Req', {
     enum: [0, 1, 2],
     description: `${name}: ${STATE_DOC}`,
+    create: { description: `${name}: ${STATE_DOC}` },
+    update: { description: `${name}: ${STATE_DOC}` },
   });
 const text = (column: keyof PermissionEntity, name: string) =>
   field.string('RO', {
@@ -36,10 +38,12 @@ export const Permission = resource<PermissionEntity, PermissionExtras>()('Permis
     RowID: field.guid('ReqCre', {
       description:
         'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400). Ignored on update (a permission does not move).',
+      create: { description: 'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400).' },
       update: false,
     }),
     PrincipalID: field.guid('ReqCre', {
       description: 'A user (the UserID of an individual of the site) or a security group of the site (else 400). Ignored on update.',
+      create: { description: 'A user (the UserID of an individual of the site, not its ID) or a security group of the site (else 400).' },
       update: false,
     }),
     ChildType: field.int('ReqCre', {
