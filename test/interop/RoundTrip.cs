@@ -135,6 +135,55 @@ public class Assessment {
 [CollectionDataContract(Name = "ArrayOfAssessment", Namespace = "urn:pms:v4", ItemName = "Assessment")]
 public class ArrayOfAssessment : List<Assessment> {}
 
+[DataContract(Name = "Permission", Namespace = "urn:pms:v4")]
+public class Permission {
+  [DataMember] public Guid ID;
+  [DataMember] public Guid RowID;
+  [DataMember] public Guid PrincipalID;
+  [DataMember] public int? ChildType;
+  [DataMember] public int CreateState;
+  [DataMember] public int ReadState;
+  [DataMember] public int UpdateState;
+  [DataMember] public int DeleteState;
+  [DataMember] public int DelegateState;
+  [DataMember] public Guid SiteID;
+  [DataMember] public int RowType;
+  [DataMember] public string PrincipalName;
+  [DataMember] public int PrincipalType;
+  [DataMember] public string RowName;
+  [DataMember] public string CreateText;
+  [DataMember] public string ReadText;
+  [DataMember] public string UpdateText;
+  [DataMember] public string DeleteText;
+  [DataMember] public string DelegateText;
+  [DataMember] public DateTime? Created;
+  [DataMember] public Guid? CreatedBy;
+  [DataMember] public DateTime? Updated;
+  [DataMember] public Guid? UpdatedBy;
+}
+
+[CollectionDataContract(Name = "ArrayOfPermission", Namespace = "urn:pms:v4", ItemName = "Permission")]
+public class ArrayOfPermission : List<Permission> {}
+
+[DataContract(Name = "SecurityGroupMember", Namespace = "urn:pms:v4")]
+public class SecurityGroupMember {
+  [DataMember] public Guid IndividualID;
+  [DataMember] public string FullName;
+}
+
+[DataContract(Name = "SecurityGroup", Namespace = "urn:pms:v4")]
+public class SecurityGroup {
+  [DataMember] public Guid ID;
+  [DataMember] public string Name;
+  [DataMember] public string Description;
+  [DataMember] public List<SecurityGroupMember> Members;
+  [DataMember] public Guid SiteID;
+  [DataMember] public DateTime? Created;
+  [DataMember] public Guid? CreatedBy;
+  [DataMember] public DateTime? Updated;
+  [DataMember] public Guid? UpdatedBy;
+}
+
 public static class Program {
   static string Show(object v) {
     if (v == null) return "null";

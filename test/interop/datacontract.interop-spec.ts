@@ -270,6 +270,80 @@ describe('.NET DataContractSerializer interop', () => {
     expect(many.map((r) => r.Ratings)).toEqual([`basicrole|${role}|4;general|null|5`]);
   });
 
+  it('reads every Permission member (a nil ChildType included) and its XML is accepted back; a SecurityGroup with its Members too', async () => {
+    const site = await createSite(t);
+    const person = await createPerson(t, site, { firstName: 'Hal', lastName: 'Human' });
+    const group = await t.http().post('/v4/securitygroups').set('Authorization', bearer(site.admin.token)).send({ Name: 'Auditors & <friends>' }).expect(200);
+    const groupId = group.body.ID as string;
+    await t.http().put(`/v4/securitygroups/${groupId}/members/${person.individualId}`).set('Authorization', bearer(site.admin.token)).expect(200);
+    const created = await t
+      .http()
+      .post('/v4/permissions')
+      .set('Authorization', bearer(site.admin.token))
+      .send({
+        RowID: person.individualId,
+        PrincipalID: groupId,
+        ChildType: null,
+        CreateState: 0,
+        ReadState: 1,
+        UpdateState: 2,
+        DeleteState: 0,
+        DelegateState: 1,
+      })
+      .expect(200);
+    const id = created.body.ID as string;
+    const xml = await t.http().get(`/v4/permissions/${id}`).set('Authorization', bearer(site.admin.token)).set('Accept', 'application/xml').expect(200);
+    const json = (await t.http().get(`/v4/permissions/${id}`).set('Authorization', bearer(site.admin.token)).expect(200)).body as Record<string, unknown>;
+
+    const { records, written } = dotnet('Permission', xml.text, 'UpdateState=1');
+    expect(records).toHaveLength(1);
+    expectSameRecord(records[0], json);
+    expect(records[0]).toMatchObject({ ChildType: 'null', PrincipalName: 'Auditors & <friends>', RowName: 'Hal Human', ReadText: 'Allow' });
+
+    const put = await t
+      .http()
+      .put(`/v4/permissions/${id}`)
+      .set('Authorization', bearer(site.admin.token))
+      .set('Content-Type', 'application/xml')
+      .send(written)
+      .expect(200);
+    expect(put.body).toMatchObject({ ID: id, ChildType: null, UpdateState: 1, UpdateText: 'Allow', ReadState: 1, DelegateState: 1, RowType: 39 });
+
+    const list = await t
+      .http()
+      .get(`/v4/permissions?rowid=${person.individualId}`)
+      .set('Authorization', bearer(site.admin.token))
+      .set('Accept', 'application/xml')
+      .expect(200);
+    expect(dotnet('ArrayOfPermission', list.text).records.map((r) => r.ID)).toEqual([id]);
+
+    const groupXml = await t
+      .http()
+      .get(`/v4/securitygroups/${groupId}`)
+      .set('Authorization', bearer(site.admin.token))
+      .set('Accept', 'application/xml')
+      .expect(200);
+    const groupJson = (await t.http().get(`/v4/securitygroups/${groupId}`).set('Authorization', bearer(site.admin.token)).expect(200)).body as Record<
+      string,
+      unknown
+    >;
+    const g = dotnet('SecurityGroup', groupXml.text, 'Description=Set by .NET');
+    expectSameRecord(g.records[0], groupJson);
+    expect(g.records[0].Members).toBe(`${person.individualId}|Hal Human`);
+    const renamed = await t
+      .http()
+      .put(`/v4/securitygroups/${groupId}`)
+      .set('Authorization', bearer(site.admin.token))
+      .set('Content-Type', 'application/xml')
+      .send(g.written)
+      .expect(200);
+    expect(renamed.body).toMatchObject({
+      Name: 'Auditors & <friends>',
+      Description: 'Set by .NET',
+      Members: [{ IndividualID: person.individualId, FullName: 'Hal Human' }],
+    });
+  });
+
   it('loses members when elements arrive out of ordinal order (why the codec sorts them)', () => {
     const id = '6f9619ff-8b86-4d01-b42d-00c04fc964ff';
     const outOfOrder = `<Site xmlns="urn:pms:v4"><Name>Name first</Name><ID>${id}</ID><PerformanceManagement>true</PerformanceManagement></Site>`;
