@@ -1,0 +1,296 @@
+import { OPERATION_EXAMPLES } from '../../src/common/http/openapi-examples.js';
+import { CREATES, example, make, MadeKind, makeMembership, World, WorldIds } from '../factories/world.js';
+import { bearer, type TestApp } from './harness.js';
+import { type AppRoute, fillPath } from './routes.js';
+
+/**
+ * How to call each route of the app on the records of a World (test/factories/world.ts): one line
+ * per route, keyed `METHOD /path` exactly as test/e2e/routes.ts lists it. The tenancy matrix sends
+ * each call with another site's ids, the roles matrix as every kind of caller; both fail naming a
+ * route that has no line here, so a new route gets its line when it is added.
+ */
+export type Params = Record<string, string>;
+type Json = Record<string, unknown>;
+
+export interface RouteCase {
+  /** The path parameters, naming records of the world (every route with parameters has them). */
+  params?: (w: World) => Params;
+  /** For a call that uses up its record (DELETE, close, a POST of a pair): parameters of records made for the call, over `params`. */
+  fresh?: (t: TestApp, w: World) => Promise<Params>;
+  /** The body of a PUT or POST, valid in the world for the records of `p` (the path's or, with another site's ids, that site's). */
+  body?: (w: World, p: Params) => Json;
+  /** The answer with another site's ids when it is not 404 (403 under /sites/{siteid}), and why. */
+  foreign?: { status: number; why: string };
+  /** The answer on the world's own records when the body names another site's SiteID, when not the usual one, and why. */
+  foreignSiteId?: { status: number; why: string };
+}
+
+type IdKind = keyof WorldIds;
+const str = (v: string | number) => String(v);
+
+/** The route names the world's record of `kind` as `:name`. */
+const on = (kind: IdKind, name = 'id'): RouteCase => ({ params: (w) => ({ [name]: str(w.ids[kind]) }) });
+/** The same, but the call uses its record up: each call gets a new one. */
+const usedUp = (kind: IdKind & MadeKind, name = 'id'): RouteCase => ({ ...on(kind, name), fresh: async (t, w) => ({ [name]: await make(t, w, kind) }) });
+/** `/sites/:siteid/…` of the world's site. */
+const site = (name = 'siteid'): RouteCase => ({ params: (w) => ({ [name]: w.siteId }) });
+/** POST of a new record, with the body the world itself is built with. */
+const creates = (kind: MadeKind): RouteCase => ({ body: (w) => CREATES[kind].body(w) });
+/** PUT of a record: the OpenAPI example of the DTO, its ID the path's, other placeholders from the world. */
+const updates = (kind: IdKind, dto: string, values: (w: World) => Json = () => ({})): RouteCase => ({
+  ...on(kind),
+  body: (w, p) => example(dto, { PATH_ID: typeof w.ids[kind] === 'number' ? Number(p.id) : p.id, ...values(w) }),
+});
+/** The two path forms of a membership: the subject in the world's department. */
+const pair: RouteCase = { params: (w) => ({ departmentId: w.ids.department, individualId: w.ids.individual }) };
+const period = (w: World) => ({ PERIOD_ID: w.ids.period });
+const UNSUPPORTED = { status: 200, why: 'unsupported archive write: answers {} for any id and changes nothing (docs/metrics-archives.md)' };
+
+export const ROUTE_CASES: Record<string, RouteCase> = {
+  'GET /health/live': {},
+  'GET /health/ready': {},
+  'GET /metrics': {},
+  'POST /v4/auth/token': {
+    body: (w) => ({ UserName: w.worker.userName, Password: w.worker.password }),
+    foreignSiteId: { status: 403, why: 'SiteID of a login names the site to act in: only a global administrator may name another' },
+  },
+
+  'GET /v4/sites': {},
+  'POST /v4/sites': { body: () => example('CreateSiteDto', {}) },
+  'GET /v4/sites/:siteid': site(),
+  'PUT /v4/sites/:siteid': { ...site(), body: (w, p) => ({ ...example('UpdateSiteDto', { PATH_ID: p.siteid }), Name: `${w.tag} site` }) },
+  'GET /v4/sites/:siteid/colors': site(),
+  'GET /v4/sites/:siteid/colors/defaults': site(),
+  'GET /v4/sites/:siteId/corevalues': site('siteId'),
+  'GET /v4/sites/:siteid/departments': site(),
+  'GET /v4/sites/:siteid/individuals': site(),
+  'GET /v4/sites/:siteid/individuals/basicroles': site(),
+  'GET /v4/sites/:siteId/metrics': site('siteId'),
+
+  'GET /v4/me': {},
+  'GET /v4/me/accountabilities': {},
+  'GET /v4/me/basicroles': {},
+  'GET /v4/me/comments': {},
+  'GET /v4/me/departments': {},
+  'GET /v4/me/evaluationcriteria': {},
+  'GET /v4/me/goals': {},
+  'GET /v4/me/metrics': {},
+  'GET /v4/me/projects': {},
+  'GET /v4/me/projectscopes': {},
+  'GET /v4/me/supervisoryscopes': {},
+  'GET /v4/me/tasks': {},
+
+  'GET /v4/individuals': {},
+  'POST /v4/individuals': creates('individual'),
+  'GET /v4/individuals/:id': on('individual'),
+  'PUT /v4/individuals/:id': updates('individual', 'UpdateIndividualDto', (w) => ({ USER_NAME: w.worker.userName })),
+  'DELETE /v4/individuals/:id': usedUp('individual'),
+  'PUT /v4/individuals/:id/undelete': on('individual'),
+  'GET /v4/individuals/:id/assessments': on('individual'),
+  'GET /v4/individuals/:id/commitments': on('individual'),
+  'GET /v4/individuals/:id/departmentmembers': on('individual'),
+  'GET /v4/individuals/:id/departments': on('individual'),
+  'GET /v4/individuals/:id/dialogs': on('individual'),
+  'GET /v4/individuals/:id/goals': on('individual'),
+  'GET /v4/individuals/:id/metrics': on('individual'),
+  'GET /v4/individuals/:id/projects': on('individual'),
+  'GET /v4/individuals/:id/tasks': on('individual'),
+  'GET /v4/individuals/:ancestorid/archives': on('individual', 'ancestorid'),
+  'GET /v4/individuals/:ancestorid/comments': on('individual', 'ancestorid'),
+  'GET /v4/individuals/:individualid/accountabilities': on('individual', 'individualid'),
+  'GET /v4/individuals/:individualid/accountabilities/:accountabilityid': {
+    params: (w) => ({ individualid: w.ids.individual, accountabilityid: w.ids.accountability }),
+  },
+  'GET /v4/individuals/:individualid/basicroles': on('individual', 'individualid'),
+  'GET /v4/individuals/:individualid/basicroles/:id': { params: (w) => ({ individualid: w.ids.individual, id: w.ids.basicrole }) },
+  'GET /v4/individuals/:individualid/evaluationcriteria': on('individual', 'individualid'),
+  'GET /v4/individuals/:individualid/evaluationcriteria/:evaluationcriteriaid': {
+    params: (w) => ({ individualid: w.ids.individual, evaluationcriteriaid: w.ids.evaluationcriteria }),
+  },
+  'GET /v4/individuals/:individualid/supervisoryscopes': on('individual', 'individualid'),
+  'GET /v4/individuals/:individualid/supervisoryscopes/:supervisoryscopeid': {
+    params: (w) => ({ individualid: w.ids.individual, supervisoryscopeid: w.ids.supervisoryscope }),
+  },
+  'GET /v4/individuals/:individualId/departments/:departmentId/departmentmembers': pair,
+  'POST /v4/individuals/:individualId/departments/:departmentId/departmentmembers': {
+    ...pair,
+    fresh: async (t, w) => ({ departmentId: await make(t, w, 'department') }),
+    body: () => example('CreatePairMemberDto', {}),
+  },
+  'PUT /v4/individuals/:individualId/departments/:departmentId/departmentmembers': { ...pair, body: () => example('UpdateOrganizationMemberDto', {}) },
+  'DELETE /v4/individuals/:individualId/departments/:departmentId/departmentmembers': { ...pair, fresh: (t, w) => makeMembership(t, w) },
+
+  'GET /v4/organizations': {},
+  'GET /v4/organizations/:id': on('organization'),
+  'GET /v4/organizations/:id/commitments': on('organization'),
+  'GET /v4/organizations/:ancestorid/archives': on('organization', 'ancestorid'),
+  'GET /v4/organizations/:ancestorid/comments': on('organization', 'ancestorid'),
+
+  'GET /v4/departments': {},
+  'POST /v4/departments': creates('department'),
+  'GET /v4/departments/:id': on('department'),
+  'PUT /v4/departments/:id': updates('department', 'UpdateOrganizationDto'),
+  'DELETE /v4/departments/:id': usedUp('department'),
+  'PUT /v4/departments/:id/undelete': on('department'),
+  'GET /v4/departments/:id/commitments': on('department'),
+  'GET /v4/departments/:id/departmentmembers': on('department'),
+  'GET /v4/departments/:ancestorid/comments': on('department', 'ancestorid'),
+  'GET /v4/departments/:departmentId/individuals/:individualId/departmentmembers': pair,
+  'POST /v4/departments/:departmentId/individuals/:individualId/departmentmembers': {
+    ...pair,
+    fresh: async (t, w) => ({ departmentId: await make(t, w, 'department') }),
+    body: () => example('CreatePairMemberDto', {}),
+  },
+  'PUT /v4/departments/:departmentId/individuals/:individualId/departmentmembers': { ...pair, body: () => example('UpdateOrganizationMemberDto', {}) },
+  'DELETE /v4/departments/:departmentId/individuals/:individualId/departmentmembers': { ...pair, fresh: (t, w) => makeMembership(t, w) },
+
+  'POST /v4/departmentmembers': {
+    fresh: async (t, w) => ({ departmentId: await make(t, w, 'department') }),
+    body: (w, p) => example('CreateOrganizationMemberDto', { INDIVIDUAL_ID: w.ids.individual, DEPARTMENT_ID: p.departmentId }),
+  },
+  'PUT /v4/departmentmembers/:id': { ...on('membership'), body: (w, p) => ({ ...OPERATION_EXAMPLES['PUT /v4/departmentmembers/{id}'].body, ID: p.id }) },
+  'DELETE /v4/departmentmembers/:id': { ...on('membership'), fresh: async (t, w) => ({ id: (await makeMembership(t, w)).id }) },
+
+  'GET /v4/periods': {},
+  'POST /v4/periods': creates('period'),
+  'GET /v4/periods/:id': on('period'),
+  'PUT /v4/periods/:id': { ...updates('period', 'UpdatePeriodDto'), fresh: async (t, w) => ({ id: await make(t, w, 'period') }) },
+  'DELETE /v4/periods/:id': usedUp('period'),
+  'PUT /v4/periods/:id/close': usedUp('period'),
+
+  'POST /v4/accountabilities': creates('accountability'),
+  'GET /v4/accountabilities/:accountabilityid': on('accountability', 'accountabilityid'),
+  'PUT /v4/accountabilities/:id': updates('accountability', 'UpdateListItemDto'),
+  'DELETE /v4/accountabilities/:id': usedUp('accountability'),
+  'PUT /v4/accountabilities/:id/undelete': on('accountability'),
+  'POST /v4/evaluationcriteria': creates('evaluationcriteria'),
+  'GET /v4/evaluationcriteria/:evaluationcriteriaid': on('evaluationcriteria', 'evaluationcriteriaid'),
+  'PUT /v4/evaluationcriteria/:id': updates('evaluationcriteria', 'UpdateListItemDto'),
+  'DELETE /v4/evaluationcriteria/:id': usedUp('evaluationcriteria'),
+  'PUT /v4/evaluationcriteria/:id/undelete': on('evaluationcriteria'),
+  'POST /v4/supervisoryscopes': creates('supervisoryscope'),
+  'GET /v4/supervisoryscopes/:supervisoryscopeid': on('supervisoryscope', 'supervisoryscopeid'),
+  'PUT /v4/supervisoryscopes/:id': updates('supervisoryscope', 'UpdateListItemDto'),
+  'DELETE /v4/supervisoryscopes/:id': usedUp('supervisoryscope'),
+  'PUT /v4/supervisoryscopes/:id/undelete': on('supervisoryscope'),
+  'POST /v4/projectscopes': creates('projectscope'),
+  'GET /v4/projectscopes/:projectscopeid': on('projectscope', 'projectscopeid'),
+  'PUT /v4/projectscopes/:id': updates('projectscope', 'UpdateListItemDto'),
+  'DELETE /v4/projectscopes/:id': usedUp('projectscope'),
+  'PUT /v4/projectscopes/:id/undelete': on('projectscope'),
+
+  'GET /v4/projects': {},
+  'POST /v4/projects': creates('project'),
+  'GET /v4/projects/:id': on('project'),
+  'PUT /v4/projects/:id': updates('project', 'UpdateProjectDto'),
+  'DELETE /v4/projects/:id': usedUp('project'),
+  'PUT /v4/projects/:id/undelete': on('project'),
+  'GET /v4/projects/:id/metrics': on('project'),
+  'GET /v4/projects/:ancestorid/comments': on('project', 'ancestorid'),
+  'GET /v4/projects/:ancestorid/metricArchives': on('project', 'ancestorid'),
+  'GET /v4/projects/:itemid/archives/:id': { params: (w) => ({ itemid: w.ids.project, id: w.ids.projectArchive }) },
+  'GET /v4/projects/:projectid/projectscopes': on('project', 'projectid'),
+  'GET /v4/projects/:projectid/projectscopes/:projectscopeid': { params: (w) => ({ projectid: w.ids.project, projectscopeid: w.ids.projectscope }) },
+
+  'POST /v4/goals': creates('goal'),
+  'GET /v4/goals/:id': on('goal'),
+  'PUT /v4/goals/:id': updates('goal', 'UpdateGoalDto', period),
+  'DELETE /v4/goals/:id': usedUp('goal'),
+
+  'GET /v4/colors': {},
+  'GET /v4/colors/defaults': {},
+  'POST /v4/colors': creates('color'),
+  'GET /v4/colors/:id': on('color'),
+  'PUT /v4/colors/:id': updates('color', 'UpdateColorDto'),
+  'DELETE /v4/colors/:id': usedUp('color'),
+
+  'GET /v4/corevalues': {},
+  'POST /v4/corevalues': creates('corevalue'),
+  'PUT /v4/corevalues/:id': updates('corevalue', 'UpdateCoreValueDto'),
+  'DELETE /v4/corevalues/:id': usedUp('corevalue'),
+  'PUT /v4/corevalues/:id/undelete': on('corevalue'),
+
+  'POST /v4/commitments': creates('commitment'),
+  'PUT /v4/commitments/:id': updates('commitment', 'UpdateCommitmentDto', period),
+  'DELETE /v4/commitments/:id': usedUp('commitment'),
+  'GET /v4/dashboards/:ancestorId/commitments/:type': { params: (w) => ({ ancestorId: w.ids.individual, type: 'individual' }) },
+
+  'POST /v4/comments': creates('comment'),
+  'PUT /v4/comments/:id': updates('comment', 'UpdateCommentDto'),
+  'DELETE /v4/comments/:id': usedUp('comment'),
+  'PUT /v4/comments/:id/undelete': on('comment'),
+
+  'GET /v4/dialogs': {},
+  'POST /v4/dialogs': creates('dialog'),
+  'GET /v4/dialogs/:id': on('dialog'),
+  'PUT /v4/dialogs/:id': updates('dialog', 'UpdateDialogDto', (w) => ({ INDIVIDUAL_ID: w.manager.individualId, ...period(w) })),
+  'DELETE /v4/dialogs/:id': usedUp('dialog'),
+  'PUT /v4/dialogs/:id/undelete': on('dialog'),
+  'GET /v4/dialogs/:ancestorid/comments': on('dialog', 'ancestorid'),
+  'GET /v4/dialogs/:dialogid/basicroledialogs': on('dialog', 'dialogid'),
+
+  'GET /v4/tasks': {},
+  'POST /v4/tasks': creates('task'),
+  'GET /v4/tasks/:id': on('task'),
+  'PUT /v4/tasks/:id': updates('task', 'UpdateTaskDto'),
+  'DELETE /v4/tasks/:id': usedUp('task'),
+  'PUT /v4/tasks/:id/undelete': on('task'),
+  'GET /v4/tasks/:ancestorid/comments': on('task', 'ancestorid'),
+
+  'POST /v4/basicroles': creates('basicrole'),
+  'GET /v4/basicroles/:id': on('basicrole'),
+  'PUT /v4/basicroles/:id': updates('basicrole', 'UpdateBasicRoleDto'),
+  'DELETE /v4/basicroles/:id': usedUp('basicrole'),
+  'PUT /v4/basicroles/:id/undelete': on('basicrole'),
+  'GET /v4/basicroles/:basicRoleid/dialogs/:dialogid': { params: (w) => ({ basicRoleid: w.ids.basicrole, dialogid: w.ids.dialog }) },
+  'PUT /v4/basicroles/:basicRoleid/dialogs/:dialogid': {
+    params: (w) => ({ basicRoleid: w.ids.basicrole, dialogid: w.ids.dialog }),
+    body: () => example('PutBasicRoleDialogDto', {}),
+  },
+
+  'GET /v4/assessments': {},
+  'POST /v4/assessments': creates('assessment'),
+  'GET /v4/assessments/:id': on('assessment'),
+  'PUT /v4/assessments/:id': updates('assessment', 'UpdateAssessmentDto'),
+  'DELETE /v4/assessments/:id': usedUp('assessment'),
+
+  'POST /v4/metrics': creates('metric'),
+  'GET /v4/metrics/:id': on('metric'),
+  'PUT /v4/metrics/:id': updates('metric', 'UpdateMetricDto'),
+  'DELETE /v4/metrics/:id': usedUp('metric'),
+  'PUT /v4/metrics/:id/undelete': on('metric'),
+  'GET /v4/metrics/:ancestorid/comments': on('metric', 'ancestorid'),
+  'PUT /v4/metrics/:id/values/:periodid': {
+    params: (w) => ({ id: w.ids.metric, periodid: str(w.ids.period) }),
+    body: () => example('PutMetricValueDto', {}),
+  },
+  'DELETE /v4/metrics/:id/values/:periodid': {
+    params: (w) => ({ id: w.ids.metric, periodid: str(w.ids.period) }),
+    fresh: async (t, w) => ({ id: await make(t, w, 'metric') }),
+  },
+
+  'POST /v4/archives': { body: () => ({}) },
+  'GET /v4/archives/:id': on('archive'),
+  'PUT /v4/archives/:id': { ...on('archive'), body: () => ({}), foreign: UNSUPPORTED },
+  'DELETE /v4/archives/:id': { ...on('archive'), foreign: UNSUPPORTED },
+  'GET /v4/metric/:itemid/archives/:id': { params: (w) => ({ itemid: w.ids.metric, id: w.ids.archive }) },
+};
+
+/** The parameters of a call on the world's records: a fresh record where the call uses one up. */
+export async function paramsFor(t: TestApp, c: RouteCase, w: World): Promise<Params> {
+  return { ...(c.params?.(w) ?? {}), ...((await c.fresh?.(t, w)) ?? {}) };
+}
+
+/** The body of a call of the route (PUT and POST only; `{}` where the case needs none). */
+export function bodyFor(r: AppRoute, w: World, p: Params): Json | undefined {
+  return r.method === 'PUT' || r.method === 'POST' ? (ROUTE_CASES[r.key].body?.(w, p) ?? {}) : undefined;
+}
+
+/** Sends one call of the route: as the holder of `token` (anonymous without), JSON unless `accept` says otherwise. */
+export function callRoute(t: TestApp, r: AppRoute, p: Params, opts: { token?: string; body?: object; accept?: string } = {}) {
+  const agent = t.http();
+  const send = { GET: agent.get, PUT: agent.put, POST: agent.post, DELETE: agent.delete }[r.method as 'GET' | 'PUT' | 'POST' | 'DELETE'].bind(agent);
+  let req = send(fillPath(r.path, p)).set('Accept', opts.accept ?? 'application/json');
+  if (opts.token) req = req.set('Authorization', bearer(opts.token));
+  return opts.body === undefined ? req : req.send(opts.body);
+}

@@ -1,0 +1,57 @@
+import type { INestApplication } from '@nestjs/common';
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA } from '@nestjs/common/constants.js';
+import { ModulesContainer } from '@nestjs/core';
+import { ACCESS_KEY, type AccessRule } from '../../src/common/auth/access.decorators.js';
+import { routeTemplate } from '../../src/common/http/route-index.js';
+import { WIRE_RESULT } from '../../src/common/http/wire.js';
+
+/** One route of the running app, read from the same metadata the AuthGuard and the router read. */
+export interface AppRoute {
+  method: string;
+  /** The full path template, e.g. `/v4/individuals/:id`. */
+  path: string;
+  /** `GET /v4/individuals/:id`: the key of the route's case in test/e2e/route-cases.ts. */
+  key: string;
+  rule: AccessRule | 'authenticated (default)';
+  /** The path parameters, in path order. */
+  params: string[];
+  /** Declares its answer (@ApiResult). */
+  documented: boolean;
+}
+
+/** Every route of the app, ordered by path, then method. */
+export function listRoutes(app: INestApplication): AppRoute[] {
+  const routes: AppRoute[] = [];
+  for (const mod of app.get(ModulesContainer).values()) {
+    for (const wrapper of mod.controllers.values()) {
+      const ctrl = wrapper.metatype as Function;
+      for (const name of Object.getOwnPropertyNames(ctrl.prototype)) {
+        const handler = ctrl.prototype[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        const requestMethod = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (requestMethod === undefined) continue;
+        const path = routeTemplate(ctrl, handler);
+        const method = RequestMethod[requestMethod];
+        routes.push({
+          method,
+          path,
+          key: `${method} ${path}`,
+          rule: Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, ctrl) ?? 'authenticated (default)',
+          params: [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]),
+          documented: Reflect.getMetadata(WIRE_RESULT, handler) !== undefined,
+        });
+      }
+    }
+  }
+  const order = (r: AppRoute) => `${r.path} ${r.method}`;
+  return routes.sort((a, b) => order(a).localeCompare(order(b)));
+}
+
+/** The path with its parameters replaced (values are URL-encoded). */
+export function fillPath(path: string, params: Record<string, string>): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => {
+    if (params[name] === undefined) throw new Error(`no value for :${name} of ${path}`);
+    return encodeURIComponent(params[name]);
+  });
+}
