@@ -23,6 +23,8 @@ export interface RouteCase {
   foreign?: { status: number; why: string };
   /** The answer on the world's own records when the body names another site's SiteID, when not the usual one, and why. */
   foreignSiteId?: { status: number; why: string };
+  /** Query parameters of the call, from its parameters (for routes that name records in the query). */
+  query?: (p: Params) => Params;
 }
 
 type IdKind = keyof WorldIds;
@@ -274,6 +276,28 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'PUT /v4/archives/:id': { ...on('archive'), body: () => ({}), foreign: UNSUPPORTED },
   'DELETE /v4/archives/:id': { ...on('archive'), foreign: UNSUPPORTED },
   'GET /v4/metric/:itemid/archives/:id': { params: (w) => ({ itemid: w.ids.metric, id: w.ids.archive }) },
+
+  'GET /v4/permissions': {},
+  'POST /v4/permissions': creates('permission'),
+  'GET /v4/permissions/effective': { params: (w) => ({ rowid: w.ids.individual }), query: (p) => ({ rowid: p.rowid }) },
+  'GET /v4/permissions/:id': on('permission'),
+  'PUT /v4/permissions/:id': updates('permission', 'UpdatePermissionDto'),
+  'DELETE /v4/permissions/:id': usedUp('permission'),
+  'GET /v4/individuals/:rowid/permissions': on('individual', 'rowid'),
+  'GET /v4/organizations/:rowid/permissions': on('organization', 'rowid'),
+  'GET /v4/departments/:rowid/permissions': on('department', 'rowid'),
+  'GET /v4/projects/:rowid/permissions': on('project', 'rowid'),
+  'GET /v4/dialogs/:rowid/permissions': on('dialog', 'rowid'),
+  'GET /v4/metrics/:rowid/permissions': on('metric', 'rowid'),
+
+  'GET /v4/securitygroups': {},
+  'POST /v4/securitygroups': creates('securitygroup'),
+  'GET /v4/securitygroups/:id': on('securitygroup'),
+  'PUT /v4/securitygroups/:id': updates('securitygroup', 'UpdateSecurityGroupDto'),
+  'DELETE /v4/securitygroups/:id': usedUp('securitygroup'),
+  // The member is the administrator: no one else's rights change while the matrices run.
+  'PUT /v4/securitygroups/:id/members/:individualid': { params: (w) => ({ id: w.ids.securitygroup, individualid: w.admin.individualId }) },
+  'DELETE /v4/securitygroups/:id/members/:individualid': { params: (w) => ({ id: w.ids.securitygroup, individualid: w.admin.individualId }) },
 };
 
 /** The parameters of a call on the world's records: a fresh record where the call uses one up. */
@@ -291,6 +315,8 @@ export function callRoute(t: TestApp, r: AppRoute, p: Params, opts: { token?: st
   const agent = t.http();
   const send = { GET: agent.get, PUT: agent.put, POST: agent.post, DELETE: agent.delete }[r.method as 'GET' | 'PUT' | 'POST' | 'DELETE'].bind(agent);
   let req = send(fillPath(r.path, p)).set('Accept', opts.accept ?? 'application/json');
+  const query = ROUTE_CASES[r.key]?.query?.(p);
+  if (query) req = req.query(query);
   if (opts.token) req = req.set('Authorization', bearer(opts.token));
   return opts.body === undefined ? req : req.send(opts.body);
 }

@@ -47,6 +47,9 @@ export interface WorldIds {
   /** The closed period's archives of the two metrics. */
   archive: string;
   projectArchive: string;
+  /** A security group whose only member is the administrator, and a Permission record naming it (so no one else's rights change). */
+  securitygroup: string;
+  permission: string;
 }
 
 type Json = Record<string, unknown>;
@@ -104,9 +107,26 @@ export const CREATES = {
       AssessorID: w.manager.individualId,
     }),
   },
+  securitygroup: { path: 'securitygroups', body: () => example('CreateSecurityGroupDto', {}) },
+  permission: { path: 'permissions', body: (w: World) => permissionBody(w) },
 } satisfies Record<string, { path: string; body: (w: World) => Json }>;
 
 export type MadeKind = keyof typeof CREATES;
+
+/**
+ * Each new Permission record of a world needs a (RowID, ChildType) pair of its own for its
+ * principal (the world's security group): the rows of the world times the ChildType values.
+ */
+let permissions = 0;
+const CHILD_TYPES = [null, 19, 4, 15, 9, 25, 38, 7, 16, 58];
+function permissionBody(w: World): Json {
+  const rows = [w.ids.individual, w.ids.organization, w.ids.department, w.ids.project, w.ids.dialog, w.ids.metric, w.ids.projectMetric];
+  const k = permissions++;
+  return {
+    ...example('CreatePermissionDto', { INDIVIDUAL_ID: rows[k % rows.length], USER_ID: w.ids.securitygroup }),
+    ChildType: CHILD_TYPES[Math.floor(k / rows.length) % CHILD_TYPES.length],
+  };
+}
 
 /** Sends a request as the world's administrator; anything but 200 throws. */
 async function call(t: TestApp, w: World, method: 'post' | 'put', path: string, body: Json): Promise<Json> {
@@ -199,5 +219,8 @@ export async function buildWorld(t: TestApp, tag: string): Promise<World> {
   ids.archive = archiveOf(w.ids.metric)!;
   ids.projectArchive = archiveOf(w.ids.projectMetric)!;
   if (!w.ids.archive || !w.ids.projectArchive) throw new Error(`closing period ${w.ids.closedPeriod} of ${tag} wrote no archives of its metrics`);
+  ids.securitygroup = await make(t, w, 'securitygroup');
+  await call(t, w, 'put', `securitygroups/${w.ids.securitygroup}/members/${w.admin.individualId}`, {});
+  ids.permission = await make(t, w, 'permission');
   return w;
 }
