@@ -374,6 +374,13 @@ describe('/v4 permissions and security groups', () => {
       const list = await http().get('/v4/individuals?limit=500').set('Authorization', as(worker)).expect(200);
       expect(list.body.map((i: Json) => i.ID)).not.toContain(peer.individualId);
       expect(Number(list.headers['x-total-count'])).toBe(list.body.length);
+      // … and everywhere else it would show: memberships, its projects, its comments
+      const members = await http().get(`/v4/departments/${acme.orgId}/departmentmembers`).set('Authorization', as(worker)).expect(200);
+      expect(members.body.map((m: Json) => m.IndividualID)).not.toContain(peer.individualId);
+      expect(members.body.map((m: Json) => m.IndividualID)).toContain(boss.individualId);
+      await http().get(`/v4/individuals/${peer.individualId}/projects`).set('Authorization', as(worker)).expect(404);
+      await http().get(`/v4/individuals/${peer.individualId}/comments`).set('Authorization', as(worker)).expect(404);
+      await http().get(`/v4/individuals/${peer.individualId}/departmentmembers`).set('Authorization', as(worker)).expect(404);
       // others still see them; the administrator too
       await http().get(`/v4/individuals/${peer.individualId}`).set('Authorization', as(boss)).expect(200);
       await http().get(`/v4/individuals/${peer.individualId}`).set('Authorization', as(acme.admin)).expect(200);

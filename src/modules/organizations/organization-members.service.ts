@@ -4,6 +4,8 @@ import { ConflictError, FieldError, NotFoundError, ValidationError } from '../..
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
+import { AccessService, hiddenIndividuals, Row } from '../permissions/access.service.js';
+import { ROW_TYPE } from '../permissions/permission.entity.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import {
   CreateOrganizationMemberDto,
@@ -27,7 +29,10 @@ import { kindOf } from './organizations.service.js';
  */
 @Injectable()
 export class OrganizationMembersService {
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly access: AccessService,
+  ) {}
 
   private members(ctx: RequestContext) {
     return this.db.repo(ctx, OrganizationMemberEntity, 'OrganizationMember');
@@ -45,12 +50,17 @@ export class OrganizationMembersService {
 
   /** GET /departments/{id}/departmentmembers, ordered by the members' last and first names. */
   async listForDepartment(ctx: RequestContext, organizationId: string, q: PageQuery): Promise<Page<OrganizationMemberDto>> {
-    await this.organizations(ctx).get(organizationId);
+    const unit = await this.organizations(ctx).get(organizationId);
+    await this.access.assertVisible(ctx, Row.unit(unit));
     const { take, skip } = pageOf(q);
-    const [rows, total] = await this.members(ctx)
+    // Individuals a Deny on Read hides from the caller are left out (docs/authorization.md).
+    const hidden = hiddenIndividuals(ctx.user);
+    const qb = this.members(ctx)
       .qb('m')
       .innerJoin(IndividualEntity, 'i', 'i.id = m.individualId AND i.siteId = m.siteId AND i.deleted = :no')
-      .andWhere('m.organizationId = :organizationId', { organizationId })
+      .andWhere('m.organizationId = :organizationId', { organizationId });
+    if (hidden.length) qb.andWhere('m.individualId NOT IN (:...hidden)', { hidden });
+    const [rows, total] = await qb
       .andWhere('m.deletedByRef = :no', { no: false })
       .orderBy('i.lastName', 'ASC')
       .addOrderBy('i.firstName', 'ASC')
@@ -64,11 +74,16 @@ export class OrganizationMembersService {
   /** GET /individuals/{id}/departmentmembers, ordered like department lists (Rank, then Name). */
   async listForIndividual(ctx: RequestContext, individualId: string, q: PageQuery): Promise<Page<OrganizationMemberDto>> {
     await this.individuals(ctx).get(individualId);
+    await this.access.assertVisible(ctx, Row.individual(individualId));
     const { take, skip } = pageOf(q);
-    const [rows, total] = await this.members(ctx)
+    const [orgs, depts] = await Promise.all([this.access.hidden(ctx, ROW_TYPE.organization), this.access.hidden(ctx, ROW_TYPE.department)]);
+    const hidden = [...orgs.ids, ...depts.ids];
+    const qb = this.members(ctx)
       .qb('m')
       .innerJoin(OrganizationEntity, 'o', 'o.id = m.organizationId AND o.siteId = m.siteId AND o.deleted = :no')
-      .andWhere('m.individualId = :individualId', { individualId })
+      .andWhere('m.individualId = :individualId', { individualId });
+    if (hidden.length) qb.andWhere('m.organizationId NOT IN (:...hidden)', { hidden });
+    const [rows, total] = await qb
       .andWhere('m.deletedByRef = :no', { no: false })
       .orderBy('o.rank', 'ASC')
       .addOrderBy('o.name', 'ASC')
@@ -249,6 +264,8 @@ export class OrganizationMembersService {
   private async pair(ctx: RequestContext, individualId: string, organizationId: string) {
     const individual = await this.individuals(ctx).get(individualId);
     const organization = await this.organizations(ctx).get(organizationId);
+    await this.access.assertVisible(ctx, Row.individual(individualId));
+    await this.access.assertVisible(ctx, Row.unit(organization));
     // Both ends must be live for the membership to be visible, whatever its own flag says.
     const membership =
       individual.deleted || organization.deleted ? null : await this.members(ctx).findOne({ individualId, organizationId, deletedByRef: false });

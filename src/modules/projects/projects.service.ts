@@ -56,6 +56,7 @@ export class ProjectsService {
   /** The projects an individual owns (docs/periods-projects.md); 404 when the individual is not one of the site. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<ProjectDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    await this.access.assertVisible(ctx, Row.individual(individualId));
     return this.page(ctx, q, individualId);
   }
 
