@@ -109,6 +109,25 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   };
 }
 
+/**
+ * Runs `fn` and counts the SQL statements the app's data source sends meanwhile: every statement,
+ * through TypeORM's query runners or the raw reader of hot reads, goes through its query logger.
+ */
+export async function countStatements<R>(t: TestApp, fn: () => Promise<R>): Promise<{ result: R; statements: number }> {
+  const logger = t.ds.logger;
+  const original = logger.logQuery;
+  let statements = 0;
+  logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
+    statements++;
+    return original.apply(this, args);
+  };
+  try {
+    return { result: await fn(), statements };
+  } finally {
+    logger.logQuery = original;
+  }
+}
+
 /** `Authorization: Bearer …` header value. */
 export const bearer = (token: string) => `Bearer ${token}`;
 

@@ -1,4 +1,4 @@
-import { bearer, startApp, TestApp } from './harness.js';
+import { bearer, countStatements, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
 /**
@@ -22,19 +22,10 @@ describe('GET /v4/individuals/{id}: CanUpdate along a deep reporting chain', () 
 
   async function read(reader: TestPerson, target: TestPerson): Promise<{ canUpdate: boolean; statements: number }> {
     await t.http().get('/v4/me').set('Authorization', bearer(reader.token)).expect(200); // caller cached
-    const logger = t.ds.logger;
-    const original = logger.logQuery;
-    let statements = 0;
-    logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
-      statements++;
-      return original.apply(this, args);
-    };
-    try {
-      const res = await t.http().get(`/v4/individuals/${target.individualId}`).set('Authorization', bearer(reader.token)).expect(200);
-      return { canUpdate: res.body.CanUpdate as boolean, statements };
-    } finally {
-      logger.logQuery = original;
-    }
+    const { result: res, statements } = await countStatements(t, () =>
+      t.http().get(`/v4/individuals/${target.individualId}`).set('Authorization', bearer(reader.token)).expect(200),
+    );
+    return { canUpdate: res.body.CanUpdate as boolean, statements };
   }
 
   it('lets every manager above update, however far up, and nobody beside or below', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UserEntity } from '../../src/modules/auth/user.entity.js';
 import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
 import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
-import { bearer, startApp, TestApp } from './harness.js';
+import { bearer, startApp, TestApp, countStatements } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
 const SITE_SIZE = 10_000;
@@ -21,25 +21,10 @@ describe('/v4/individuals on a large site', () => {
   let manager: TestPerson;
   let bulkIds: string[];
 
-  /**
-   * Runs `fn` and counts the SQL statements the data source sends meanwhile: every statement,
-   * through TypeORM's query runners or the raw reader of hot reads, goes through its query logger.
-   */
-  async function countQueries<R>(fn: () => Promise<R>): Promise<{ result: R; queries: number }> {
-    const logger = t.ds.logger;
-    const original = logger.logQuery;
-    let queries = 0;
-    logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
-      queries++;
-      return original.apply(this, args);
-    };
-    try {
-      const result = await fn();
-      return { result, queries };
-    } finally {
-      logger.logQuery = original;
-    }
-  }
+  const countQueries = async <R>(fn: () => Promise<R>) => {
+    const { result, statements } = await countStatements(t, fn);
+    return { result, queries: statements };
+  };
 
   beforeAll(async () => {
     t = await startApp();

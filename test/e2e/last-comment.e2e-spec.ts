@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
 import { INDIVIDUAL_READ_SQL } from '../../src/database/queries/individual-read.js';
-import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
+import { bearer, DB_KIND, startApp, TestApp, countStatements } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
 /**
@@ -61,21 +61,7 @@ describe('the last comment of an individual', () => {
 
   const read = (who: TestPerson, token = site.admin.token) => t.http().get(`/v4/individuals/${who.individualId}`).set('Authorization', bearer(token));
 
-  async function statements(fn: () => Promise<unknown>): Promise<number> {
-    const logger = t.ds.logger;
-    const original = logger.logQuery;
-    let n = 0;
-    logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
-      n++;
-      return original.apply(this, args);
-    };
-    try {
-      await fn();
-    } finally {
-      logger.logQuery = original;
-    }
-    return n;
-  }
+  const statements = async (fn: () => Promise<unknown>): Promise<number> => (await countStatements(t, fn)).statements;
 
   it('answers the newest live comment (ties broken by id), one statement per read either way', async () => {
     await read(quiet).expect(200); // the caller is cached from here on

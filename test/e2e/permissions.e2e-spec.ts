@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, startApp, TestApp, WireCodec } from './harness.js';
+import { bearer, countStatements, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createUnit } from '../factories/goals.js';
 
@@ -508,19 +508,10 @@ describe('/v4 permissions and security groups', () => {
         }
         async function statements(limit: number): Promise<{ n: number; ids: string[] }> {
           await http().get('/v4/me').set('Authorization', as(reader)).expect(200); // the caller (and its records) cached
-          const logger = t.ds.logger;
-          const original = logger.logQuery;
-          let n = 0;
-          logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
-            n++;
-            return original.apply(this, args);
-          };
-          try {
-            const res = await http().get(`/v4/individuals?limit=${limit}`).set('Authorization', as(reader)).expect(200);
-            return { n, ids: res.body.map((i: Json) => i.ID) };
-          } finally {
-            logger.logQuery = original;
-          }
+          const { result: res, statements: n } = await countStatements(t, () =>
+            http().get(`/v4/individuals?limit=${limit}`).set('Authorization', as(reader)).expect(200),
+          );
+          return { n, ids: res.body.map((i: Json) => i.ID) };
         }
         const small = await statements(5);
         const large = await statements(500);

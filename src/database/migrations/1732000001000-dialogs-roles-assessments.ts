@@ -1,18 +1,5 @@
-import { MigrationInterface, QueryRunner, Table, TableForeignKeyOptions } from 'typeorm';
+import { MigrationInterface, QueryRunner, Table } from 'typeorm';
 import { m } from './schema-helpers.js';
-
-/** A foreign key of a row that really belongs to another (docs/architecture.md, "How a write runs"). */
-const belongsTo = (name: string, column: string, table: string): TableForeignKeyOptions => ({
-  name,
-  columnNames: [column],
-  referencedTableName: table,
-  referencedColumnNames: ['id'],
-  onDelete: 'RESTRICT',
-  onUpdate: 'RESTRICT',
-});
-
-/** The row version every mutable table carries (bumped by each UPDATE; ETag and If-Match). */
-const version = () => m.int('version', { default: 1 });
 
 /**
  * The records of a period (docs/dialogs-tasks-roles-assessments.md): basic roles and their
@@ -28,7 +15,7 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
         columns: [
           m.guidPk(),
           ...m.tenant(),
-          version(),
+          m.version(),
           m.guid('individual_id'),
           m.str('name', 255, false),
           m.text('description'),
@@ -38,7 +25,7 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
           m.bool('deleted_by_ref'),
         ],
         indices: [m.index('ix_basic_roles_site_individual', ['site_id', 'individual_id', 'deleted', 'rank', 'name'])],
-        foreignKeys: [belongsTo('fk_basic_roles_individual', 'individual_id', 'individuals')],
+        foreignKeys: [m.belongsTo('fk_basic_roles_individual', 'individual_id', 'individuals')],
       }),
     );
     await q.createTable(
@@ -47,7 +34,7 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
         columns: [
           m.guidPk(),
           ...m.tenant(),
-          version(),
+          m.version(),
           m.str('kind', 20, false),
           m.guid('ancestor_id'),
           m.guid('leader_id'),
@@ -63,20 +50,20 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
           m.index('ix_dialogs_site_ancestor', ['site_id', 'kind', 'ancestor_id', 'period_id']),
           m.index('ix_dialogs_site_period', ['site_id', 'period_id', 'scheduled_date']),
         ],
-        foreignKeys: [belongsTo('fk_dialogs_period', 'period_id', 'periods')],
+        foreignKeys: [m.belongsTo('fk_dialogs_period', 'period_id', 'periods')],
       }),
     );
     await q.createTable(
       new Table({
         name: 'basic_role_dialogs',
-        columns: [m.guidPk(), ...m.tenant(), version(), m.guid('basic_role_id'), m.guid('dialog_id'), m.int('rating', { nullable: true }), m.text('comment')],
+        columns: [m.guidPk(), ...m.tenant(), m.version(), m.guid('basic_role_id'), m.guid('dialog_id'), m.int('rating', { nullable: true }), m.text('comment')],
         indices: [
           m.index('ux_basic_role_dialogs_pair', ['site_id', 'basic_role_id', 'dialog_id'], true),
           m.index('ix_basic_role_dialogs_site_dialog', ['site_id', 'dialog_id']),
         ],
         foreignKeys: [
-          belongsTo('fk_basic_role_dialogs_role', 'basic_role_id', 'basic_roles'),
-          belongsTo('fk_basic_role_dialogs_dialog', 'dialog_id', 'dialogs'),
+          m.belongsTo('fk_basic_role_dialogs_role', 'basic_role_id', 'basic_roles'),
+          m.belongsTo('fk_basic_role_dialogs_dialog', 'dialog_id', 'dialogs'),
         ],
       }),
     );
@@ -86,7 +73,7 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
         columns: [
           m.guidPk(),
           ...m.tenant(),
-          version(),
+          m.version(),
           m.guid('dialog_id', true),
           m.str('kind', 20, false),
           m.guid('ancestor_id'),
@@ -109,13 +96,13 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
     await q.createTable(
       new Table({
         name: 'assessments',
-        columns: [m.guidPk(), ...m.tenant(), version(), m.str('kind', 20, false), m.guid('subject_id'), m.guid('assessor_id'), m.int('period_id')],
+        columns: [m.guidPk(), ...m.tenant(), m.version(), m.str('kind', 20, false), m.guid('subject_id'), m.guid('assessor_id'), m.int('period_id')],
         indices: [
           m.index('ix_assessments_site_subject', ['site_id', 'subject_id', 'period_id', 'created']),
           m.index('ix_assessments_site_period', ['site_id', 'period_id', 'kind']),
           m.index('ix_assessments_site_assessor', ['site_id', 'assessor_id']),
         ],
-        foreignKeys: [belongsTo('fk_assessments_period', 'period_id', 'periods')],
+        foreignKeys: [m.belongsTo('fk_assessments_period', 'period_id', 'periods')],
       }),
     );
     await q.createTable(
@@ -124,7 +111,7 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
         columns: [
           m.guidPk(),
           ...m.tenant(),
-          version(),
+          m.version(),
           m.guid('assessment_id'),
           m.int('position'),
           m.str('item_kind', 20, false),
@@ -135,7 +122,7 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
           m.index('ix_assessment_ratings_site_assessment', ['site_id', 'assessment_id', 'position']),
           m.index('ix_assessment_ratings_site_item', ['site_id', 'item_kind', 'item_id']),
         ],
-        foreignKeys: [belongsTo('fk_assessment_ratings_assessment', 'assessment_id', 'assessments')],
+        foreignKeys: [m.belongsTo('fk_assessment_ratings_assessment', 'assessment_id', 'assessments')],
       }),
     );
   }

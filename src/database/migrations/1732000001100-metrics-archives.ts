@@ -1,18 +1,5 @@
-import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableForeignKey } from 'typeorm';
+import { MigrationInterface, QueryRunner, Table } from 'typeorm';
 import { m } from './schema-helpers.js';
-
-/** The row version every mutable table carries (docs/architecture.md, "How a write runs"). */
-const version = (): TableColumnOptions => ({ name: 'version', type: 'integer', isNullable: false, default: 1 });
-
-const restrict = (name: string, column: string, references: string) =>
-  new TableForeignKey({
-    name,
-    columnNames: [column],
-    referencedTableName: references,
-    referencedColumnNames: ['id'],
-    onDelete: 'RESTRICT',
-    onUpdate: 'RESTRICT',
-  });
 
 /** Metrics with their values per period, and the archives written when a period closes (docs/metrics-archives.md). */
 export class MetricsArchives1732000001100 implements MigrationInterface {
@@ -25,7 +12,7 @@ export class MetricsArchives1732000001100 implements MigrationInterface {
         columns: [
           m.guidPk(),
           ...m.tenant(),
-          version(),
+          m.version(),
           m.str('kind', 20, false),
           m.guid('ancestor_id'),
           m.str('name', 255, false),
@@ -44,12 +31,12 @@ export class MetricsArchives1732000001100 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'metric_values',
-        columns: [m.guidPk(), ...m.tenant(), version(), m.guid('metric_id'), m.int('period_id'), m.decimal('actual', false)],
+        columns: [m.guidPk(), ...m.tenant(), m.version(), m.guid('metric_id'), m.int('period_id'), m.decimal('actual', false)],
         indices: [
           m.index('ux_metric_values_site_metric_period', ['site_id', 'metric_id', 'period_id'], true),
           m.index('ix_metric_values_site_period', ['site_id', 'period_id']),
         ],
-        foreignKeys: [restrict('fk_metric_values_metric', 'metric_id', 'metrics'), restrict('fk_metric_values_period', 'period_id', 'periods')],
+        foreignKeys: [m.belongsTo('fk_metric_values_metric', 'metric_id', 'metrics'), m.belongsTo('fk_metric_values_period', 'period_id', 'periods')],
       }),
     );
     await q.createTable(
@@ -58,7 +45,7 @@ export class MetricsArchives1732000001100 implements MigrationInterface {
         columns: [
           m.guidPk(),
           ...m.tenant(),
-          version(),
+          m.version(),
           m.guid('ancestor_id'),
           m.str('ancestor_type', 20, false),
           m.guid('item_id'),
@@ -72,7 +59,7 @@ export class MetricsArchives1732000001100 implements MigrationInterface {
           m.index('ix_archives_site_ancestor', ['site_id', 'ancestor_id', 'period_id']),
           m.index('ix_archives_site_item', ['site_id', 'item_id', 'period_id']),
         ],
-        foreignKeys: [restrict('fk_archives_period', 'period_id', 'periods')],
+        foreignKeys: [m.belongsTo('fk_archives_period', 'period_id', 'periods')],
       }),
     );
   }

@@ -1,17 +1,5 @@
-import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableForeignKey } from 'typeorm';
+import { MigrationInterface, QueryRunner, Table } from 'typeorm';
 import { m } from './schema-helpers.js';
-
-const version = (): TableColumnOptions => ({ name: 'version', type: 'integer', isNullable: false, default: 1 });
-
-const restrict = (name: string, column: string, references: string) =>
-  new TableForeignKey({
-    name,
-    columnNames: [column],
-    referencedTableName: references,
-    referencedColumnNames: ['id'],
-    onDelete: 'RESTRICT',
-    onUpdate: 'RESTRICT',
-  });
 
 /**
  * Permission records and security groups (docs/authorization.md). `child_type` is 0 for "the row
@@ -25,21 +13,21 @@ export class PermissionsSecurityGroups1732000001200 implements MigrationInterfac
     await q.createTable(
       new Table({
         name: 'security_groups',
-        columns: [m.guidPk(), ...m.tenant(), version(), m.str('name', 255, false), m.text('description')],
+        columns: [m.guidPk(), ...m.tenant(), m.version(), m.str('name', 255, false), m.text('description')],
         indices: [m.index('ix_security_groups_site_name', ['site_id', 'name'])],
       }),
     );
     await q.createTable(
       new Table({
         name: 'security_group_members',
-        columns: [m.guidPk(), ...m.tenant(), version(), m.guid('group_id'), m.guid('individual_id')],
+        columns: [m.guidPk(), ...m.tenant(), m.version(), m.guid('group_id'), m.guid('individual_id')],
         indices: [
           m.index('ux_security_group_members_pair', ['site_id', 'group_id', 'individual_id'], true),
           m.index('ix_security_group_members_individual', ['site_id', 'individual_id']),
         ],
         foreignKeys: [
-          restrict('fk_security_group_members_group', 'group_id', 'security_groups'),
-          restrict('fk_security_group_members_individual', 'individual_id', 'individuals'),
+          m.belongsTo('fk_security_group_members_group', 'group_id', 'security_groups'),
+          m.belongsTo('fk_security_group_members_individual', 'individual_id', 'individuals'),
         ],
       }),
     );
@@ -49,7 +37,7 @@ export class PermissionsSecurityGroups1732000001200 implements MigrationInterfac
         columns: [
           m.guidPk(),
           ...m.tenant(),
-          version(),
+          m.version(),
           m.guid('row_id'),
           m.int('row_type'),
           m.guid('principal_id'),

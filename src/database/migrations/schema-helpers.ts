@@ -1,4 +1,4 @@
-import { TableColumnOptions, TableIndexOptions } from 'typeorm';
+import { TableColumnOptions, TableForeignKeyOptions, TableIndexOptions } from 'typeorm';
 
 /**
  * Column builders for migrations, matching src/database/columns.ts, so one migration serves
@@ -28,4 +28,15 @@ export const m = {
     { name: 'updated_by', type: 'varchar', length: '36', isNullable: true },
   ],
   index: (name: string, columnNames: string[], isUnique = false): TableIndexOptions => ({ name, columnNames, isUnique }),
+  /** The row version every mutable table carries (bumped by each UPDATE; ETag and If-Match; docs/architecture.md). */
+  version: (): TableColumnOptions => ({ name: 'version', type: 'integer', isNullable: false, default: 1 }),
+  /** A foreign key of a row that really belongs to another (docs/architecture.md, "How a write runs"). */
+  belongsTo: (name: string, column: string, table: string): TableForeignKeyOptions => ({
+    name,
+    columnNames: [column],
+    referencedTableName: table,
+    referencedColumnNames: ['id'],
+    onDelete: 'RESTRICT',
+    onUpdate: 'RESTRICT',
+  }),
 };
