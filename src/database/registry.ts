@@ -22,6 +22,7 @@ import { IdempotencyKeyEntity, IdempotencyKeyMysqlEntity } from './idempotency-k
 import { MetricEntity } from '../modules/performance-metrics/metric.entity.js';
 import { MetricValueEntity } from '../modules/performance-metrics/metric-value.entity.js';
 import { ArchiveEntity } from '../modules/archives/archive.entity.js';
+import { DashboardSettingsEntity } from '../modules/dashboards/dashboard-settings.entity.js';
 import { Foundation1732000000000 } from './migrations/1732000000000-foundation.js';
 import { Comments1732000000100 } from './migrations/1732000000100-comments.js';
 import { ListItemsProjects1732000000400 } from './migrations/1732000000400-list-items-projects.js';
@@ -31,6 +32,7 @@ import { LastCommentIndex1732000000700 } from './migrations/1732000000700-last-c
 import { IdempotencyKeys1732000000900 } from './migrations/1732000000900-idempotency-keys.js';
 import { DialogsRolesAssessments1732000001000 } from './migrations/1732000001000-dialogs-roles-assessments.js';
 import { MetricsArchives1732000001100 } from './migrations/1732000001100-metrics-archives.js';
+import { DashboardSettings1732000001200 } from './migrations/1732000001200-dashboard-settings.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -60,6 +62,7 @@ export const ENTITIES = [
   MetricEntity,
   MetricValueEntity,
   ArchiveEntity,
+  DashboardSettingsEntity,
 ];
 
 /**
@@ -80,4 +83,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1732000000900,
   DialogsRolesAssessments1732000001000,
   MetricsArchives1732000001100,
+  DashboardSettings1732000001200,
 ];
