@@ -94,8 +94,8 @@ const LEVEL_SOURCES = [
 ] as const;
 
 /**
- * The scope CTEs of a batch: people, depts, orgs, projs — each (root, id). `unitProjects` asks
- * only for the unit side used by an individual's Dept… project figures (people and projs).
+ * The scope CTEs of a batch: people (individual level), depts (department level), orgs
+ * (organization level) and projs (project level), each (root, id) per row of the batch.
  */
 function scopeCte(b: Params, site: string, kind: DashboardBatchKind, roots: readonly string[]): string {
   if (kind === 'individual') {
@@ -116,7 +116,7 @@ function scopeCte(b: Params, site: string, kind: DashboardBatchKind, roots: read
   }
   const orgs = () =>
     kind === 'organization'
-      ? `orgs(root, id) AS (SELECT root, id FROM tree WHERE row_type = ${ROW_TYPE.organization}),`
+      ? `orgs(root, id) AS (SELECT root, id FROM scope WHERE kind = 1 AND rt = ${ROW_TYPE.organization}),`
       : // A department's organization level: the nearest organization above it.
         ` up(root, id, row_type, parent_id, depth) AS (SELECT o.id, o.id, o.row_type, o.parent_id, 0 FROM organizations o` +
         ` WHERE o.site_id = ${b.p(site)} AND o.id IN (${b.list(roots)})` +
@@ -125,20 +125,23 @@ function scopeCte(b: Params, site: string, kind: DashboardBatchKind, roots: read
         ` orgs(root, id) AS (SELECT u.root, u.id FROM up u WHERE u.row_type = ${ROW_TYPE.organization}` +
         ` AND u.depth = (SELECT MIN(u2.depth) FROM up u2 WHERE u2.root = u.root AND u2.row_type = ${ROW_TYPE.organization})),`;
   return (
-    // The unit itself (even when deleted: its dashboard can still be read) and its live descendants.
-    `WITH RECURSIVE tree(root, id, row_type, depth) AS (SELECT o.id, o.id, o.row_type, 0 FROM organizations o` +
+    // One recursive walk names the whole scope of every row of the batch, as (root, kind, id, rt):
+    // kind 1 the unit itself (even when deleted: its dashboard can still be read) and its live
+    // descendants (rt = RowType), 2 the live members (primary or not) of those units, 5 the live
+    // projects of those units and of those members. UNION drops repeated rows (a member of two
+    // sub-units, a project found twice), and MariaDB materializes a recursive CTE once for all
+    // the statement's references to it (a plain CTE would be computed again at each reference).
+    `WITH RECURSIVE scope(root, kind, id, rt) AS (SELECT o.id, 1, o.id, o.row_type FROM organizations o` +
     ` WHERE o.site_id = ${b.p(site)} AND o.id IN (${b.list(roots)})` +
-    ` UNION ALL SELECT t.root, o.id, o.row_type, t.depth + 1 FROM tree t JOIN organizations o ON o.site_id = ${b.p(site)} AND o.parent_id = t.id AND o.deleted = 0` +
-    ` WHERE t.depth < 64),` +
-    // Live members (primary or not) of the unit and its sub-units, each once per row.
-    ` people(root, id) AS (SELECT DISTINCT t.root, m.individual_id FROM tree t` +
-    ` JOIN organization_members m ON m.site_id = ${b.p(site)} AND m.organization_id = t.id` +
-    ` JOIN individuals i ON i.site_id = m.site_id AND i.id = m.individual_id AND i.deleted = 0),` +
-    ` depts(root, id) AS (SELECT root, id FROM tree WHERE row_type = ${ROW_TYPE.department}),` +
+    ` UNION SELECT s.root, 1, o.id, o.row_type FROM scope s JOIN organizations o ON o.site_id = ${b.p(site)} AND o.parent_id = s.id AND o.deleted = 0 WHERE s.kind = 1` +
+    ` UNION SELECT s.root, 2, m.individual_id, 0 FROM scope s JOIN organization_members m ON m.site_id = ${b.p(site)} AND m.organization_id = s.id` +
+    ` JOIN individuals i ON i.site_id = m.site_id AND i.id = m.individual_id AND i.deleted = 0 WHERE s.kind = 1` +
+    ` UNION SELECT s.root, 5, p.id, 0 FROM scope s JOIN projects p ON p.site_id = ${b.p(site)} AND p.organization_id = s.id AND p.deleted = 0 WHERE s.kind = 1` +
+    ` UNION SELECT s.root, 5, p.id, 0 FROM scope s JOIN projects p ON p.site_id = ${b.p(site)} AND p.owner_id = s.id AND p.deleted = 0 WHERE s.kind = 2),` +
+    ` people(root, id) AS (SELECT root, id FROM scope WHERE kind = 2),` +
+    ` depts(root, id) AS (SELECT root, id FROM scope WHERE kind = 1 AND rt = ${ROW_TYPE.department}),` +
     ` ${orgs()}` +
-    // Live projects of the units, and those owned by the members.
-    ` projs(root, id) AS (SELECT t.root, p.id FROM tree t JOIN projects p ON p.site_id = ${b.p(site)} AND p.organization_id = t.id AND p.deleted = 0` +
-    ` UNION SELECT pe.root, p.id FROM people pe JOIN projects p ON p.site_id = ${b.p(site)} AND p.owner_id = pe.id AND p.deleted = 0)`
+    ` projs(root, id) AS (SELECT root, id FROM scope WHERE kind = 5)`
   );
 }
 
