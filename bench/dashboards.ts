@@ -18,6 +18,7 @@
  *
  * Knobs: BENCH_DATABASE_URL, BENCH_DURATION (3 s per row and round), BENCH_ROUNDS (2),
  * BENCH_CONNECTIONS (32), BENCH_HEAVY_CONNECTIONS (4, for the organization and the list),
+ * BENCH_HEAVY_REQUESTS (8: the organization and the list run a fixed number of requests, not a duration),
  * BENCH_DASH_SIZE (10000), BENCH_DIVISIONS (20) × BENCH_PER_DIVISION (10) departments.
  */
 import { randomBytes } from 'node:crypto';
@@ -32,6 +33,7 @@ const DURATION = num('BENCH_DURATION', 3);
 const ROUNDS = num('BENCH_ROUNDS', 2);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 32);
 const HEAVY_CONNECTIONS = num('BENCH_HEAVY_CONNECTIONS', 4);
+const HEAVY_REQUESTS = num('BENCH_HEAVY_REQUESTS', 8);
 const SIZE = num('BENCH_DASH_SIZE', 10000);
 const DIVISIONS = num('BENCH_DIVISIONS', 20);
 const PER_DIVISION = num('BENCH_PER_DIVISION', 10);
@@ -45,6 +47,8 @@ interface Row {
   connections: number;
   /** The most this row may cost, in yardsticks. */
   target?: number;
+  /** Rows slower than a round: a fixed number of requests instead of a duration. */
+  amount?: number;
 }
 
 interface Measured {
@@ -112,25 +116,27 @@ async function main(): Promise<void> {
         requests: [{ path: `/v4/organizations/${site.organizationId}/dashboards`, headers }],
         connections: HEAVY_CONNECTIONS,
         target: 50,
+        amount: HEAVY_REQUESTS,
       },
       {
         name: `\`GET /v4/dashboards\` JSON, administrator (${site.departmentIds.length + 1} units in one page)`,
         requests: [{ path: '/v4/dashboards', headers }],
         connections: HEAVY_CONNECTIONS,
+        amount: HEAVY_REQUESTS,
       },
     ];
 
     log('warm-up');
     for (const r of rows) {
       await settle(service.pid, `${origin}/health/ready`);
-      await load({ origin, requests: r.requests, connections: r.connections, duration: 1 });
+      await load({ origin, requests: r.requests, connections: r.connections, duration: 1, amount: r.amount ? HEAVY_CONNECTIONS : undefined });
     }
     const measured: Measured[] = rows.map((row) => ({ row, rounds: [] }));
     for (let round = 1; round <= ROUNDS; round++) {
       for (const m of measured) {
         await settle(service.pid, `${origin}/health/ready`);
         const before = cpuMs(service.pid);
-        const result = await load({ origin, requests: m.row.requests, connections: m.row.connections, duration: DURATION });
+        const result = await load({ origin, requests: m.row.requests, connections: m.row.connections, duration: DURATION, amount: m.row.amount });
         await settle(service.pid);
         if (result.non2xx || result.errors)
           throw new Error(
