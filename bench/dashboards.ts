@@ -54,6 +54,8 @@ interface Row {
 interface Measured {
   row: Row;
   rounds: { result: LoadResult; cpuMs: number }[];
+  /** Answers other than 200 (timeouts), over all rounds. */
+  failures?: number;
 }
 
 async function main(): Promise<void> {
@@ -119,8 +121,8 @@ async function main(): Promise<void> {
         amount: HEAVY_REQUESTS,
       },
       {
-        name: `\`GET /v4/dashboards\` JSON, administrator (${site.departmentIds.length + 1} units in one page)`,
-        requests: [{ path: '/v4/dashboards', headers }],
+        name: '`GET /v4/dashboards?limit=20` JSON, administrator (the organization and 19 departments)',
+        requests: [{ path: '/v4/dashboards?limit=20', headers }],
         connections: HEAVY_CONNECTIONS,
         amount: HEAVY_REQUESTS,
       },
@@ -138,11 +140,12 @@ async function main(): Promise<void> {
         const before = cpuMs(service.pid);
         const result = await load({ origin, requests: m.row.requests, connections: m.row.connections, duration: DURATION, amount: m.row.amount });
         await settle(service.pid);
-        if (result.non2xx || result.errors)
-          throw new Error(
-            `${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}\n${service.tail().slice(-3000)}`,
-          );
-        m.rounds.push({ result, cpuMs: cpuMs(service.pid) - before });
+        if (result.non2xx || result.errors) {
+          // A row that times out (503 at DB_QUERY_TIMEOUT_MS or REQUEST_TIMEOUT_MS) is reported, not fatal.
+          log(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}`);
+          m.failures = (m.failures ?? 0) + result.non2xx + result.errors;
+        }
+        m.rounds.push({ result: { ...result, requests: result.requests - result.non2xx }, cpuMs: cpuMs(service.pid) - before });
         log(`round ${round}: ${m.row.name}: ${fmt(result.rps, 1)} req/s`);
       }
     }
@@ -174,7 +177,7 @@ async function checkAnswers(origin: string, site: DashboardSite, headers: Record
   for (const f of ['LeaderAssessmentPercent', 'IndividualBasicRolePercent', 'MetricsMeetsPercent', 'IndividualPerformancePercent']) {
     if (typeof org[f] !== 'number') throw new Error(`organization ${f} is ${String(org[f])}`);
   }
-  const list = await fetch(`${origin}/v4/dashboards`, { headers });
+  const list = await fetch(`${origin}/v4/dashboards?limit=1`, { headers });
   if (Number(list.headers.get('x-total-count')) !== site.departmentIds.length + 1)
     throw new Error(`GET /v4/dashboards: X-Total-Count ${list.headers.get('x-total-count')}`);
 }
@@ -189,8 +192,8 @@ function printResults(measured: Measured[], site: DashboardSite, started: number
     `\n## Dashboards, ${kind}, ${fmt(SIZE)} individuals in ${site.departmentIds.length} departments (${fmt(site.rows)} records), ${ROUNDS} rounds × ${DURATION} s per row, ` +
       `${PIN ? 'server pinned to one core' : 'not pinned'}, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
   );
-  console.log('| request | connections | req/s | cost (yardsticks) | target | met | p50 ms | p99 ms | server CPU / request |');
-  console.log('|---|---:|---:|---:|---:|---|---:|---:|---:|');
+  console.log('| request | connections | req/s | cost (yardsticks) | target | met | p50 ms | p99 ms | server CPU / request | failed |');
+  console.log('|---|---:|---:|---:|---:|---|---:|---:|---:|---:|');
   for (const m of measured) {
     const total = m.rounds.reduce((s, r) => s + r.result.requests, 0);
     const cpu = m.rounds.reduce((s, r) => s + r.cpuMs, 0) / total;
@@ -198,7 +201,7 @@ function printResults(measured: Measured[], site: DashboardSite, started: number
     const target = m.row.target;
     console.log(
       `| ${m.row.name} | ${m.row.connections} | ${fmt(rps(m), 1)} | ${c.toFixed(1)}× | ${target ? `≤ ${target}×` : ''} | ${target ? (c <= target ? 'yes' : '**no**') : ''} | ` +
-        `${median(m.rounds.map((r) => r.result.p50)).toFixed(1)} | ${median(m.rounds.map((r) => r.result.p99)).toFixed(1)} | ${cpu.toFixed(2)} ms |`,
+        `${median(m.rounds.map((r) => r.result.p50)).toFixed(1)} | ${median(m.rounds.map((r) => r.result.p99)).toFixed(1)} | ${cpu.toFixed(2)} ms | ${m.failures ?? 0} |`,
     );
   }
   console.log(`\nTotal run time ${Math.round((Date.now() - started) / 1000)} s.`);
