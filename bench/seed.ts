@@ -33,7 +33,7 @@ export interface SeededSite {
 const CHUNK = 1000;
 const DAY = 24 * 3600 * 1000;
 
-async function insertChunked<T extends ObjectLiteral>(ds: DataSource, entity: EntityTarget<T>, rows: T[]): Promise<void> {
+export async function insertChunked<T extends ObjectLiteral>(ds: DataSource, entity: EntityTarget<T>, rows: T[]): Promise<void> {
   // updateEntity(false): no read-back of generated columns (SQLite would OR together 1,000 ids).
   for (let i = 0; i < rows.length; i += CHUNK)
     await ds

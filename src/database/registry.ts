@@ -24,6 +24,7 @@ import { MetricValueEntity } from '../modules/performance-metrics/metric-value.e
 import { ArchiveEntity } from '../modules/archives/archive.entity.js';
 import { PermissionEntity } from '../modules/permissions/permission.entity.js';
 import { SecurityGroupEntity, SecurityGroupMemberEntity } from '../modules/security-groups/security-group.entity.js';
+import { DashboardSettingsEntity } from '../modules/dashboards/dashboard-settings.entity.js';
 import { Foundation1732000000000 } from './migrations/1732000000000-foundation.js';
 import { Comments1732000000100 } from './migrations/1732000000100-comments.js';
 import { ListItemsProjects1732000000400 } from './migrations/1732000000400-list-items-projects.js';
@@ -34,6 +35,7 @@ import { IdempotencyKeys1732000000900 } from './migrations/1732000000900-idempot
 import { DialogsRolesAssessments1732000001000 } from './migrations/1732000001000-dialogs-roles-assessments.js';
 import { MetricsArchives1732000001100 } from './migrations/1732000001100-metrics-archives.js';
 import { PermissionsSecurityGroups1732000001200 } from './migrations/1732000001200-permissions-security-groups.js';
+import { DashboardSettings1732000001300 } from './migrations/1732000001300-dashboard-settings.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -66,6 +68,7 @@ export const ENTITIES = [
   SecurityGroupEntity,
   SecurityGroupMemberEntity,
   PermissionEntity,
+  DashboardSettingsEntity,
 ];
 
 /**
@@ -87,4 +90,5 @@ export const MIGRATIONS = [
   DialogsRolesAssessments1732000001000,
   MetricsArchives1732000001100,
   PermissionsSecurityGroups1732000001200,
+  DashboardSettings1732000001300,
 ];

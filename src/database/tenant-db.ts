@@ -333,6 +333,8 @@ export interface TenantTx {
   repo<T extends TenantEntity & ObjectLiteral>(entity: EntityTarget<T>, label?: string): ScopedRepository<T>;
   /** A global table (sites, login accounts) in this transaction; see `TenantDb.global`. */
   global<T extends ObjectLiteral>(entity: EntityTarget<T>): Repository<T>;
+  /** The database, for the query functions of `src/database/queries/` (called with `ctx`, they run in this transaction). */
+  db: TenantDb;
 }
 
 /**
@@ -472,7 +474,7 @@ export class TenantDb {
   }
 
   private view(ctx: RequestContext): TenantTx {
-    return { ctx, repo: (entity, label) => this.repo(ctx, entity, label), global: (entity) => this.global(ctx, entity) };
+    return { ctx, repo: (entity, label) => this.repo(ctx, entity, label), global: (entity) => this.global(ctx, entity), db: this };
   }
 
   private exclusive<R>(fn: () => Promise<R>): Promise<R> {

@@ -4,6 +4,7 @@ import { BasicRolesModule } from './basic-roles/basic-roles.module.js';
 import { ColorsModule } from './colors/colors.module.js';
 import { CommitmentsModule } from './commitments/commitments.module.js';
 import { CoreValuesModule } from './core-values/core-values.module.js';
+import { DashboardsModule } from './dashboards/dashboards.module.js';
 import { DialogsModule } from './dialogs/dialogs.module.js';
 import { GoalsModule } from './goals/goals.module.js';
 import { CommentsModule } from './comments/comments.module.js';
@@ -45,4 +46,5 @@ export const FEATURE_MODULES = [
   TasksModule,
   BasicRolesModule,
   AssessmentsModule,
+  DashboardsModule,
 ];

@@ -203,8 +203,9 @@ describe('/v4 archives and closing a period', () => {
         .get(`/v4/individuals/${team.worker.individualId}/archives?period=${fy2025.id}`)
         .set('Authorization', as(team.manager))
         .expect(200);
-      expect(res.body).toEqual([archived.Alpha]);
-      expect(res.headers['x-total-count']).toBe('1');
+      // The metric's archive and the worker's dashboard of FY 2025 (by Name within the period).
+      expect(res.body).toEqual([archived.Alpha, expect.objectContaining({ ItemID: team.worker.individualId, AncestorType: 'individual', Name: 'Wil Worker' })]);
+      expect(res.headers['x-total-count']).toBe('2');
       const all = await http().get(`/v4/individuals/${team.worker.individualId}/archives`).set('Authorization', as(team.worker)).expect(200);
       // Newest period first: the later test periods (higher ids) before FY 2025.
       expect(all.body.map((a: ArchiveJson) => a.PeriodID)).toEqual([...all.body.map((a: ArchiveJson) => a.PeriodID)].sort((x, y) => y - x));
@@ -215,7 +216,8 @@ describe('/v4 archives and closing a period', () => {
         .set('Accept', 'application/xml')
         .expect(200);
       expect(xml.text).toMatch(/^<\?xml[^>]+\?><ArrayOfArchive xmlns="urn:pms:v4"[^>]*><Archive><AncestorID>/);
-      const order = [...xml.text.matchAll(/<(\w+)[ />]/g)].map((m) => m[1]).filter((n) => n !== 'ArrayOfArchive' && n !== 'Archive');
+      const first = xml.text.slice(0, xml.text.indexOf('</Archive>'));
+      const order = [...first.matchAll(/<(\w+)[ />]/g)].map((m) => m[1]).filter((n) => n !== 'ArrayOfArchive' && n !== 'Archive');
       expect(order).toEqual([...JSON_ORDER].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
       const [one] = (await codec.decodeXml(xml.text)) as Record<string, string>[];
       expect(one).toMatchObject({ ID: archived.Alpha.ID, AncestorType: 'individual', PeriodID: String(fy2025.id) });
@@ -243,13 +245,14 @@ describe('/v4 archives and closing a period', () => {
       await http().get(`/v4/projects/${team.worker.individualId}/metricArchives`).set('Authorization', as(team.peer)).expect(404);
     });
 
-    it('lists an organization’s or department’s archives (none until dashboards are archived; 404 for others)', async () => {
+    it('lists an organization’s or department’s archives (their dashboards of the closed periods; 404 for others)', async () => {
+      const org = await http().get(`/v4/organizations/${team.orgId}/archives?period=${fy2025.id}`).set('Authorization', as(team.peer)).expect(200);
+      expect(org.body).toMatchObject([{ AncestorID: team.orgId, AncestorType: 'organization', ItemID: team.orgId, PeriodID: fy2025.id }]);
+      expect(JSON.parse((org.body as { Snapshot: string }[])[0].Snapshot)).toMatchObject({ ID: team.orgId, RowType: 4 });
       const dept = await createUnit(t, team.siteId, { department: true, parentId: team.orgId });
-      for (const id of [team.orgId, dept.id]) {
-        const res = await http().get(`/v4/organizations/${id}/archives`).set('Authorization', as(team.peer)).expect(200);
-        expect(res.body).toEqual([]);
-        expect(res.headers['x-total-count']).toBe('0');
-      }
+      const res = await http().get(`/v4/organizations/${dept.id}/archives`).set('Authorization', as(team.peer)).expect(200);
+      expect(res.body).toEqual([]);
+      expect(res.headers['x-total-count']).toBe('0');
       await http().get(`/v4/organizations/${team.worker.individualId}/archives`).set('Authorization', as(team.peer)).expect(404);
       await http().get(`/v4/organizations/${globex.orgId}/archives`).set('Authorization', as(team.peer)).expect(404);
     });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, countStatements, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
-import { createUnit } from '../factories/goals.js';
+import { createPeriods, createUnit } from '../factories/goals.js';
 
 const codec = new WireCodec('urn:pms:v4');
 const SLOW = 120_000;
@@ -69,6 +69,7 @@ describe('/v4 permissions and security groups', () => {
     dept = (await createUnit(t, acme.siteId, { name: 'Sales', department: true, parentId: acme.orgId })).id;
     sub = (await createUnit(t, acme.siteId, { name: 'Inside sales', department: true, parentId: dept })).id;
     subSub = (await createUnit(t, acme.siteId, { name: 'Renewals', department: true, parentId: sub })).id;
+    await createPeriods(t, acme.siteId);
   }, SLOW);
   afterAll(() => t?.close(), SLOW);
 
@@ -368,6 +369,7 @@ describe('/v4 permissions and security groups', () => {
       const allow = await grant(peer.individualId, String(allowGroup.ID), states(0, 1, 1, 0, 0));
       const before = await http().get(`/v4/individuals/${peer.individualId}`).set('Authorization', as(worker)).expect(200);
       expect(before.body).toMatchObject({ CanRead: true, CanUpdate: true, CanDelete: false, CanDelegate: false });
+      await http().get(`/v4/individuals/${peer.individualId}/dashboards`).set('Authorization', as(worker)).expect(200);
       const deny = await grant(peer.individualId, worker.userId, states(0, 2, 0, 0, 0));
       await http().get(`/v4/individuals/${peer.individualId}`).set('Authorization', as(worker)).expect(404);
       await http().get(`/v4/individuals/${peer.individualId}/goals`).set('Authorization', as(worker)).expect(404);
@@ -381,6 +383,7 @@ describe('/v4 permissions and security groups', () => {
       await http().get(`/v4/individuals/${peer.individualId}/projects`).set('Authorization', as(worker)).expect(404);
       await http().get(`/v4/individuals/${peer.individualId}/comments`).set('Authorization', as(worker)).expect(404);
       await http().get(`/v4/individuals/${peer.individualId}/departmentmembers`).set('Authorization', as(worker)).expect(404);
+      await http().get(`/v4/individuals/${peer.individualId}/dashboards`).set('Authorization', as(worker)).expect(404);
       // others still see them; the administrator too
       await http().get(`/v4/individuals/${peer.individualId}`).set('Authorization', as(boss)).expect(200);
       await http().get(`/v4/individuals/${peer.individualId}`).set('Authorization', as(acme.admin)).expect(200);
@@ -429,6 +432,9 @@ describe('/v4 permissions and security groups', () => {
       await http().get(`/v4/departments/${dept}`).set('Authorization', as(peer)).expect(200);
       await http().get(`/v4/departments/${sub}`).set('Authorization', as(peer)).expect(404);
       await http().get(`/v4/departments/${subSub}`).set('Authorization', as(peer)).expect(404);
+      await http().get(`/v4/departments/${sub}/dashboards`).set('Authorization', as(peer)).expect(404);
+      const boards = await http().get('/v4/dashboards?limit=500').set('Authorization', as(peer)).expect(200);
+      expect(boards.body.map((d: Json) => d.ID)).not.toContain(sub);
       const list = await http().get('/v4/departments?limit=500').set('Authorization', as(peer)).expect(200);
       const ids = list.body.map((d: Json) => d.ID);
       expect(ids).toContain(dept);

@@ -201,8 +201,19 @@ describe('the service process', () => {
       expect(metrics.length).toBeGreaterThan(1);
       expect(metrics.every((m) => m.Values.length > 0)).toBe(true);
       const me = (await (await fetch(`${base}/me`, { headers: auth })).json()) as { ID: string };
-      const archives = (await (await fetch(`${base}/individuals/${me.ID}/archives`, { headers: auth })).json()) as { Name: string }[];
-      expect(archives).toHaveLength(metrics.length);
+      const archives = (await (await fetch(`${base}/individuals/${me.ID}/archives`, { headers: auth })).json()) as {
+        Name: string;
+        ItemID: string;
+        Snapshot: string;
+      }[];
+      // FY 2025 is closed: one archive per metric of theirs, and their dashboard of that year.
+      expect(archives).toHaveLength(metrics.length + 1);
+      const dashboard = JSON.parse(archives.find((a) => a.ItemID === me.ID)!.Snapshot) as Record<string, unknown>;
+      expect(dashboard).toMatchObject({ RowType: 39, FromDate: '2025-01-01T00:00:00.000+00:00', DialogsCompletedPercent: expect.any(Number) });
+      // The current year's dashboards show the seeded records.
+      const current = (await (await fetch(`${base}/individuals/${me.ID}/dashboards`, { headers: auth })).json()) as Record<string, unknown>;
+      expect(current.OrganizationCommitmentsTotal).toBe(3);
+      expect(current.IndividualPerformancePercent).toEqual(expect.any(Number));
       // The records of a period: basic roles, dialogs held and pending, follow-ups and assessments.
       const get = async (path: string) => (await (await fetch(`${base}${path}`, { headers: auth })).json()) as Record<string, unknown>[];
       expect((await get('/me/basicroles')).map((r) => r.Name)).toContain('People leader');

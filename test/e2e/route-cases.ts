@@ -277,6 +277,17 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'DELETE /v4/archives/:id': { ...on('archive'), foreign: UNSUPPORTED },
   'GET /v4/metric/:itemid/archives/:id': { params: (w) => ({ itemid: w.ids.metric, id: w.ids.archive }) },
 
+  'GET /v4/dashboards': {},
+  'GET /v4/dashboards/sample': {},
+  'GET /v4/dashboards/settings': {},
+  'PUT /v4/dashboards/settings': { body: () => example('UpdateDashboardSettingsDto', {}) },
+  'GET /v4/individuals/:id/dashboards': on('individual'),
+  'GET /v4/individuals/:id/dashboards/explain': on('individual'),
+  'GET /v4/departments/:id/dashboards': on('department'),
+  'GET /v4/departments/:id/dashboards/explain': on('department'),
+  'GET /v4/organizations/:id/dashboards': on('organization'),
+  'GET /v4/organizations/:id/dashboards/explain': on('organization'),
+
   'GET /v4/permissions': {},
   'POST /v4/permissions': creates('permission'),
   'GET /v4/permissions/effective': { params: (w) => ({ rowid: w.ids.individual }), query: (p) => ({ rowid: p.rowid }) },

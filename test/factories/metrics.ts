@@ -47,4 +47,6 @@ export async function putValue(t: TestApp, token: string, metricId: string, peri
 /** Stored rows, read around the API. */
 export const metricRow = (t: TestApp, id: string) => t.ds.getRepository(MetricEntity).findOneBy({ id });
 export const valueRows = (t: TestApp, metricId: string) => t.ds.getRepository(MetricValueEntity).find({ where: { metricId }, order: { periodId: 'ASC' } });
-export const archiveRows = (t: TestApp, periodId: number) => t.ds.getRepository(ArchiveEntity).find({ where: { periodId }, order: { name: 'ASC' } });
+/** The metric archives of a period (closing a period archives the dashboards too: docs/dashboards.md). */
+export const archiveRows = (t: TestApp, periodId: number) =>
+  t.ds.getRepository(ArchiveEntity).find({ where: { periodId, itemType: 'metric' }, order: { name: 'ASC' } });

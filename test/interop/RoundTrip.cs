@@ -182,6 +182,101 @@ public class SecurityGroup {
   [DataMember] public Guid? CreatedBy;
   [DataMember] public DateTime? Updated;
   [DataMember] public Guid? UpdatedBy;
+[DataContract(Name = "Dashboard", Namespace = "urn:pms:v4")]
+public class Dashboard {
+  [DataMember] public Guid ID;
+  [DataMember] public Guid SiteID;
+  [DataMember] public int RowType;
+  [DataMember] public string Name;
+  [DataMember] public DateTime FromDate;
+  [DataMember] public DateTime ToDate;
+  [DataMember] public int OrganizationCommitmentsCompleted;
+  [DataMember] public int OrganizationCommitmentsTotal;
+  [DataMember] public int? OrganizationCommitmentsColorValue;
+  [DataMember] public int DepartmentCommitmentsCompleted;
+  [DataMember] public int DepartmentCommitmentsTotal;
+  [DataMember] public int? DepartmentCommitmentsColorValue;
+  [DataMember] public int IndividualCommitmentsCompleted;
+  [DataMember] public int IndividualCommitmentsTotal;
+  [DataMember] public int? IndividualCommitmentsColorValue;
+  [DataMember] public decimal? MetricsExceedsPercent;
+  [DataMember] public decimal? MetricsMeetsPercent;
+  [DataMember] public decimal? MetricsMinimumPercent;
+  [DataMember] public decimal? MetricsBelowPercent;
+  [DataMember] public decimal? Metrics8020Percent;
+  [DataMember] public decimal? Metrics8020CompositePercent;
+  [DataMember] public int ProjectsActive;
+  [DataMember] public int ProjectsOnTime;
+  [DataMember] public int ProjectsCompleted;
+  [DataMember] public int ProjectsDateChanges;
+  [DataMember] public int DeptProjectsActive;
+  [DataMember] public int DeptProjectsOnTime;
+  [DataMember] public int DeptProjectsCompleted;
+  [DataMember] public int DeptProjectsDateChanges;
+  [DataMember] public decimal? EvaluationCriteriaPercent;
+  [DataMember] public decimal? LeaderAssessmentPercent;
+  [DataMember] public decimal? TeamAssessmentPercent;
+  [DataMember] public decimal? DialogsCompletedPercent;
+  [DataMember] public decimal? FollowUpsCompletedPercent;
+  [DataMember] public decimal? IndividualPerformancePercent;
+  [DataMember] public decimal? IndividualCoreValuesPercent;
+  [DataMember] public decimal? IndividualBasicRolePercent;
+  [DataMember] public int PersonalGoalsCompleted;
+  [DataMember] public int PersonalGoalsTotal;
+  [DataMember] public int OrgDialogsExpected;
+  [DataMember] public int OrgDialogsOccurred;
+  [DataMember] public int DeptDialogsExpected;
+  [DataMember] public int DeptDialogsOccurred;
+  [DataMember] public int ProjDialogsExpected;
+  [DataMember] public int ProjDialogsOccurred;
+  [DataMember] public int IndDialogsExpected;
+  [DataMember] public int IndDialogsOccurred;
+  [DataMember] public int OrgFollowUpsCreated;
+  [DataMember] public int OrgFollowUpsCompleted;
+  [DataMember] public int DeptFollowUpsCreated;
+  [DataMember] public int DeptFollowUpsCompleted;
+  [DataMember] public int ProjFollowUpsCreated;
+  [DataMember] public int ProjFollowUpsCompleted;
+  [DataMember] public int IndFollowUpsCreated;
+  [DataMember] public int IndFollowUpsCompleted;
+  [DataMember] public int Threshold1;
+  [DataMember] public int Threshold2;
+  [DataMember] public int Threshold3;
+  [DataMember] public bool ShowMetrics;
+  [DataMember] public bool ShowDialogs;
+  [DataMember] public bool ShowFollowUps;
+  [DataMember] public bool ShowProjectLoad;
+  [DataMember] public bool ShowEvaluationCriteria;
+  [DataMember] public bool ShowLeaderAssessment;
+  [DataMember] public bool ShowTeamAssessment;
+  [DataMember] public bool ShowGoals;
+  [DataMember] public bool ShowOrgCommitments;
+  [DataMember] public bool ShowDeptCommitments;
+  [DataMember] public bool ShowIndCommitments;
+  [DataMember] public bool Show8020Metrics;
+}
+
+[CollectionDataContract(Name = "Dashboards", Namespace = "urn:pms:v4", ItemName = "Dashboard")]
+public class Dashboards : List<Dashboard> {}
+
+[DataContract(Name = "DashboardSettings", Namespace = "urn:pms:v4")]
+public class DashboardSettings {
+  [DataMember] public Guid SiteID;
+  [DataMember] public int Threshold1;
+  [DataMember] public int Threshold2;
+  [DataMember] public int Threshold3;
+  [DataMember] public bool ShowMetrics;
+  [DataMember] public bool ShowDialogs;
+  [DataMember] public bool ShowFollowUps;
+  [DataMember] public bool ShowProjectLoad;
+  [DataMember] public bool ShowEvaluationCriteria;
+  [DataMember] public bool ShowLeaderAssessment;
+  [DataMember] public bool ShowTeamAssessment;
+  [DataMember] public bool ShowGoals;
+  [DataMember] public bool ShowOrgCommitments;
+  [DataMember] public bool ShowDeptCommitments;
+  [DataMember] public bool ShowIndCommitments;
+  [DataMember] public bool Show8020Metrics;
 }
 
 public static class Program {

@@ -344,6 +344,100 @@ describe('.NET DataContractSerializer interop', () => {
     });
   });
 
+  it('reads every Dashboard member (decimals, nulls, colors) and a Dashboards list, and writes DashboardSettings we accept', async () => {
+    const site = await createSite(t);
+    const person = await createPerson(t, site, { firstName: 'Dana', lastName: 'Board' });
+    const period = (await createPeriods(t, site.siteId)).current.id;
+    // Goals 2 of 3, one of three dialogs held (33.33 %: a decimal with a fraction), nothing else (nulls).
+    for (const completed of [true, true, false]) {
+      await t
+        .http()
+        .post('/v4/goals')
+        .set('Authorization', bearer(site.admin.token))
+        .send({
+          IndividualID: person.individualId,
+          PeriodID: period,
+          Name: 'Goal',
+          Completed: completed,
+          Comment: '',
+          Why: '',
+          DueDate: '2026-12-31T00:00:00Z',
+          ...Object.fromEntries(
+            [1, 2, 3, 4, 5].flatMap((k) => [
+              [`Measure${k}`, ''],
+              [`Measure${k}Completed`, false],
+              [`Measure${k}StartDate`, '2026-01-01T00:00:00Z'],
+              [`Measure${k}EndDate`, '2026-01-02T00:00:00Z'],
+            ]),
+          ),
+        })
+        .expect(200);
+    }
+    for (const OccurredDate of [null, null, '2026-03-02T10:00:00Z']) {
+      await t
+        .http()
+        .post('/v4/dialogs')
+        .set('Authorization', bearer(site.admin.token))
+        .send({
+          Kind: 'individual',
+          AncestorID: person.individualId,
+          LeaderID: site.admin.individualId,
+          PeriodID: period,
+          ScheduledDate: '2026-03-01T10:00:00Z',
+          OccurredDate,
+        })
+        .expect(200);
+    }
+    await t
+      .http()
+      .post('/v4/commitments')
+      .set('Authorization', bearer(site.admin.token))
+      .send({ Type: 'individual', AncestorID: person.individualId, PeriodID: period, Name: 'Ship it', Completed: true })
+      .expect(200);
+    const url = `/v4/individuals/${person.individualId}/dashboards?period=${period}`;
+    const xml = await t.http().get(url).set('Authorization', bearer(person.token)).set('Accept', 'application/xml').expect(200);
+    const json = (await t.http().get(url).set('Authorization', bearer(person.token)).expect(200)).body as Record<string, unknown>;
+    expect(json).toMatchObject({
+      PersonalGoalsCompleted: 2,
+      PersonalGoalsTotal: 3,
+      DialogsCompletedPercent: 33.33,
+      IndividualCommitmentsColorValue: 0x00ff00,
+      EvaluationCriteriaPercent: null,
+    });
+    const { records } = dotnet('Dashboard', xml.text);
+    expect(records).toHaveLength(1);
+    expect(Object.keys(records[0])).toHaveLength(70);
+    expect(records[0].DialogsCompletedPercent).toBe('33.33');
+    expect(records[0].EvaluationCriteriaPercent).toBe('null');
+    expectSameRecord(records[0], json);
+
+    const list = await t
+      .http()
+      .get(`/v4/dashboards?period=${period}`)
+      .set('Authorization', bearer(site.admin.token))
+      .set('Accept', 'application/xml')
+      .expect(200);
+    const listJson = (await t.http().get(`/v4/dashboards?period=${period}`).set('Authorization', bearer(site.admin.token)).expect(200)).body as Record<
+      string,
+      unknown
+    >[];
+    const many = dotnet('Dashboards', list.text).records;
+    expect(many.length).toBeGreaterThanOrEqual(2);
+    expect(many).toHaveLength(listJson.length);
+    many.forEach((r, k) => expectSameRecord(r, listJson[k]));
+
+    const settings = await t.http().get('/v4/dashboards/settings').set('Authorization', bearer(site.admin.token)).set('Accept', 'application/xml').expect(200);
+    const { written } = dotnet('DashboardSettings', settings.text, 'Threshold3=125');
+    const put = await t
+      .http()
+      .put('/v4/dashboards/settings')
+      .set('Authorization', bearer(site.admin.token))
+      .set('Content-Type', 'application/xml')
+      .send(written)
+      .expect(200);
+    expect(put.body).toMatchObject({ SiteID: site.siteId, Threshold1: 70, Threshold2: 90, Threshold3: 125, ShowGoals: true });
+  });
+
   it('loses members when elements arrive out of ordinal order (why the codec sorts them)', () => {
     const id = '6f9619ff-8b86-4d01-b42d-00c04fc964ff';
     const outOfOrder = `<Site xmlns="urn:pms:v4"><Name>Name first</Name><ID>${id}</ID><PerformanceManagement>true</PerformanceManagement></Site>`;

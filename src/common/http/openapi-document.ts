@@ -143,8 +143,12 @@ function isSingleRecord(route: RouteInfo): boolean {
  * (The services call assertIfMatch; openapi-examples.e2e-spec.ts sends a stale one with every PUT example.)
  */
 export function honoursIfMatch(route: RouteInfo): boolean {
+  if (route.method === 'put' && SINGLETONS.has(route.path)) return true;
   return (route.method === 'put' || route.method === 'delete') && /\{[^/]+\}/.test(route.path) && !route.path.endsWith('/undelete');
 }
+
+/** Records the path names without an id (one per site), whose PUT honours If-Match too. */
+const SINGLETONS = new Set(['/v4/dashboards/settings']);
 
 /**
  * The error answers shared by many operations, declared once under components.responses (an
@@ -213,6 +217,7 @@ export function errorStatuses(route: RouteInfo, op: OperationObject): Map<number
   if (login) out.set(404, { description: 'SiteID names no site (not-found).' });
   else if (ids) out.set(404, { shared: 'NotFound' });
   else if (route.path === '/v4/me' || route.path.startsWith('/v4/me/')) out.set(404, { shared: 'NoIndividual' });
+  else if (v4 && hasQuery(op, 'period')) out.set(404, { shared: 'NotFound' }); // a period that is not one of the site's
   if (v4 && !login && route.method !== 'get') out.set(409, { shared: 'Conflict' });
   if (honoursIfMatch(route)) out.set(412, { shared: 'PreconditionFailed' });
   if (body) {

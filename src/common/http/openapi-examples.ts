@@ -104,6 +104,25 @@ export const REQUEST_EXAMPLES: Record<string, BodyExample> = {
   PutMetricValueDto: { body: { Actual: 104.25 } },
   CreateBasicRoleDto: { body: { IndividualID: 'INDIVIDUAL_ID', Name: 'People leader', Description: 'Leads and grows the team', Rank: 1, DialogsPerPeriod: 2 } },
   UpdateBasicRoleDto: { body: { ID: 'PATH_ID', Name: 'People leader', Description: 'Leads, coaches and grows the team', Rank: 1, DialogsPerPeriod: 2 } },
+  UpdateDashboardSettingsDto: {
+    body: {
+      Threshold1: 75,
+      Threshold2: 95,
+      Threshold3: 115,
+      ShowMetrics: true,
+      ShowDialogs: true,
+      ShowFollowUps: true,
+      ShowProjectLoad: true,
+      ShowEvaluationCriteria: true,
+      ShowLeaderAssessment: true,
+      ShowTeamAssessment: false,
+      ShowGoals: true,
+      ShowOrgCommitments: true,
+      ShowDeptCommitments: true,
+      ShowIndCommitments: true,
+      Show8020Metrics: true,
+    },
+  },
   PutBasicRoleDialogDto: { body: { Rating: 4, Comment: 'Coached two new hires to independence' } },
   CreateDialogDto: {
     body: {

@@ -1,4 +1,5 @@
 import type { TenantTx } from '../../database/tenant-db.js';
+import { dashboardArchives } from '../dashboards/dashboard-archives.js';
 import { metricArchives } from '../performance-metrics/metric-archives.js';
 import type { PeriodEntity } from '../periods/period.entity.js';
 import { ArchiveEntity, type ArchiveAncestorType, type ArchiveItemType } from './archive.entity.js';
@@ -23,11 +24,11 @@ export interface ArchiveWriter {
 }
 
 /**
- * The registry of archive writers: closing a period runs each of them (docs/metrics-archives.md).
- * A resource whose records are archived at the close of a period (the dashboards) adds its writer
- * here.
+ * The registry of archive writers: closing a period runs each of them (docs/metrics-archives.md):
+ * the metrics' values and every dashboard of the period (docs/dashboards.md). A resource whose
+ * records are archived at the close of a period adds its writer here.
  */
-export const ARCHIVE_WRITERS: readonly ArchiveWriter[] = [metricArchives];
+export const ARCHIVE_WRITERS: readonly ArchiveWriter[] = [metricArchives, dashboardArchives];
 
 /**
  * Writes the archives of a closing period, in the caller's transaction: every writer's drafts,

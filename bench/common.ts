@@ -1,0 +1,182 @@
+/**
+ * What the benchmarks share (docs/performance.md): processes pinned to cores, CPU and RSS from
+ * /proc, the load generator in its own process, a database of their own, login, small formatting.
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import mysql from 'mysql2/promise';
+import type { LoadJob, LoadResult } from './load.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** The repository (bench files run from dist/bench). */
+export const root = resolve(here, '../..');
+export const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
+
+export const PIN = cpus().length >= 2 && hasTaskset();
+export const CLK_TCK = clockTicks();
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+/** utime + stime of a process, in ms. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+export function pinned(core: number, args: string[]): [string, string[]] {
+  return PIN ? ['taskset', ['-c', String(core), ...args]] : [args[0], args.slice(1)];
+}
+
+export interface Proc {
+  child: ChildProcess;
+  /** The last lines it wrote (for error reports). */
+  tail: () => string;
+  pid: number;
+  port: number;
+  exited: Promise<number | null>;
+}
+
+/** Starts a process and waits for the line that gives its port; its later output is drained. */
+export function startProcess(name: string, cmd: [string, string[]], env: Record<string, string>, portLine: RegExp): Promise<Proc> {
+  const child = spawn(cmd[0], cmd[1], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let head = '';
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return new Promise((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name}: no port within 60 s:\n${head}`)), 60_000);
+    const onData = (d: Buffer) => {
+      if (head.length < 100_000) head += d.toString();
+      const m = portLine.exec(head);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        let tail = '';
+        child.stdout!.on('data', (more: Buffer) => (tail = (tail + more.toString()).slice(-8000)));
+        resolvePort({ child, pid: child.pid!, port: Number(m[1]), exited, tail: () => tail });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => {
+      if (head.length < 100_000) head += d.toString();
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}:\n${head.slice(-4000)}`));
+    });
+  });
+}
+
+export async function stopProcess(p: Proc | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (!p || p.child.exitCode !== null) return;
+  p.child.kill(signal);
+  const timeout = new Promise((r) => setTimeout(r, 15_000).unref());
+  await Promise.race([p.exited, timeout]);
+  if (p.child.exitCode === null) p.child.kill('SIGKILL');
+}
+
+/**
+ * Waits until the process is idle: requests still queued after a load run have been answered and,
+ * for the service, its database pool answers a ping at once (a slow query of the previous row
+ * may still hold connections after its client left).
+ */
+export async function settle(pid: number, readyUrl?: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const before = cpuMs(pid);
+    const t0 = Date.now();
+    const ready = readyUrl
+      ? await fetch(readyUrl).then(
+          (r) => r.ok,
+          () => false,
+        )
+      : true;
+    const ms = Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 200));
+    if (ready && ms < 100 && cpuMs(pid) - before <= 20) return;
+  }
+}
+
+/** Runs one autocannon job in its own process (core 1). */
+export function load(job: LoadJob): Promise<LoadResult> {
+  const [cmd, args] = pinned(1, [process.execPath, join(here, 'load.js')]);
+  const child = spawn(cmd, args, { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stdin.end(JSON.stringify(job));
+  return new Promise((res, rej) =>
+    child.on('exit', (code) => {
+      if (code !== 0) return rej(new Error(`load exited with ${code}`));
+      res(JSON.parse(out) as LoadResult);
+    }),
+  );
+}
+
+export async function createDatabase(sqlite: boolean): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (sqlite) {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-bench-'));
+    return { url: `sqlite:${join(dir, 'bench.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const u = new URL((process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/').replace(/^mariadb:/, 'mysql:'));
+  if (u.protocol !== 'mysql:') throw new Error('BENCH_DATABASE_URL must be a mysql:// URL (or use --sqlite)');
+  const conn = { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username || 'root'), password: decodeURIComponent(u.password) };
+  const name = `pms_bench_${randomBytes(4).toString('hex')}`;
+  const admin = await mysql.createConnection(conn);
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.end();
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = await mysql.createConnection(conn);
+      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await c.end();
+    },
+  };
+}
+
+export async function post<T>(origin: string, path: string, body: unknown, token?: string): Promise<T> {
+  const res = await fetch(origin + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+export const tokenFor = async (origin: string, userName: string, password: string, siteId?: string) =>
+  (await post<{ access_token: string }>(origin, '/v4/auth/token', { UserName: userName, Password: password, ...(siteId ? { SiteID: siteId } : {}) }))
+    .access_token;
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+export function log(msg: string): void {
+  process.stderr.write(`bench: ${msg}\n`);
+}

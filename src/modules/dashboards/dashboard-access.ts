@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { NotFoundError } from '../../common/errors/errors.js';
+import { AccessService, hiddenIndividuals } from '../permissions/access.service.js';
+import { ROW_TYPE } from '../permissions/permission.entity.js';
+import type { RowType } from './dashboard-engine.js';
+
+/** A row whose dashboard may be shown: its RowType and id. */
+export interface DashboardCandidate {
+  rowType: RowType;
+  id: string;
+}
+
+const LABEL: Record<RowType, string> = { 4: 'Organization', 56: 'Department', 39: 'Individual' };
+
+/**
+ * Every visibility decision of the dashboards, in one place (docs/dashboards.md): a dashboard is
+ * readable by whoever may read its row, as the authorization engine says (docs/authorization.md).
+ * By default every member reads every individual, organization and department of the site; a Deny
+ * on Read hides the row's dashboard too (404, as a row of another site), and lists leave it out.
+ */
+@Injectable()
+export class DashboardAccess {
+  constructor(private readonly access: AccessService) {}
+
+  /** 404 (NotFoundError) unless the row is of the caller's site, of that RowType, and readable by the caller. */
+  async assertCanRead(ctx: RequestContext, rowType: RowType, id: string): Promise<void> {
+    const row = await this.access.rowFacts(ctx, rowType, id);
+    if (!row || row.type !== rowType) throw new NotFoundError(LABEL[rowType], id);
+    await this.access.assert(ctx, 'read', row, 'row', `The caller may not read this ${LABEL[rowType].toLowerCase()}`, [LABEL[rowType], id]);
+  }
+
+  /** The candidates whose dashboards the caller may read, in their order: at most two statements for any batch. */
+  async readableRows<T extends DashboardCandidate>(ctx: RequestContext, candidates: readonly T[]): Promise<T[]> {
+    const individuals = new Set(hiddenIndividuals(ctx.user));
+    const [orgs, depts] = await Promise.all([this.access.hidden(ctx, ROW_TYPE.organization), this.access.hidden(ctx, ROW_TYPE.department)]);
+    const units = new Set([...orgs.ids, ...depts.ids]);
+    return candidates.filter((c) => !(c.rowType === 39 ? individuals.has(c.id) : units.has(c.id)));
+  }
+}

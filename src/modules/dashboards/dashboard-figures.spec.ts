@@ -1,0 +1,102 @@
+import type { AggregateRow } from '../../database/queries/dashboards.js';
+import { DEFAULT_COLOR_BANDS } from '../colors/color-band.js';
+import { computeFigures, round2, type FigureSettings } from './dashboard-figures.js';
+import { FIGURE_FORMULAS } from './dashboard-formulas.js';
+import { SAMPLE_METRICS, sampleAggregates } from './dashboard-sample.js';
+
+const SETTINGS: FigureSettings = {
+  Threshold1: 70,
+  Threshold2: 90,
+  Threshold3: 110,
+  ShowDialogs: true,
+  ShowFollowUps: true,
+  ShowEvaluationCriteria: true,
+  ShowLeaderAssessment: true,
+  ShowTeamAssessment: true,
+};
+const colors = DEFAULT_COLOR_BANDS.map((c) => ({ ...c }));
+const row = (src: AggregateRow['src'], grp: string, grp2: string, n: number, a = 0, b = 0, c = 0, d = 0, e = 0, s = 0): AggregateRow => ({
+  root: 'r',
+  src,
+  grp,
+  grp2,
+  n,
+  a,
+  b,
+  c,
+  d,
+  e,
+  s,
+});
+
+describe('computeFigures', () => {
+  const sut = computeFigures;
+
+  it('answers every figure, with null percentages and colors and zero counts when there is nothing', () => {
+    const f = sut([], undefined, SETTINGS, colors);
+    expect(Object.keys(f)).toEqual(Object.keys(FIGURE_FORMULAS));
+    for (const [name, detail] of Object.entries(f)) {
+      if (/Percent$|ColorValue$/.test(name)) expect(detail.value).toBeNull();
+      else expect(detail.value).toBe(0);
+    }
+    expect(f.IndividualPerformancePercent.calculation).toContain('no score qualifies');
+  });
+
+  it('computes shares, means and colors from the grouped counts', () => {
+    const f = sut(
+      [
+        row('commitments', 'individual', '', 3, 2),
+        row('commitments', 'organization', '', 4, 4),
+        row('dialogs', 'individual', '', 3, 2),
+        row('dialogs', 'project', '', 1, 0),
+        row('tasks', 'department', '', 2, 1),
+        row('metrics', '', '', 4, 1, 1, 1, 2, 1, 150),
+        row('ratings', 'leader', '1', 2, 6),
+        row('ratings', 'leader', '0', 1, 3),
+        row('ratings', 'team', '2', 2, 9),
+        row('roleratings', '', '', 2, 7),
+        row('goals', '', '', 3, 1),
+      ],
+      null,
+      SETTINGS,
+      colors,
+    );
+    expect(f.IndividualCommitmentsColorValue.value).toBe(0xff0000); // 66.67
+    expect(f.OrganizationCommitmentsColorValue.value).toBe(0x00ff00); // 100: the top band includes its maximum
+    expect(f.DepartmentCommitmentsColorValue.value).toBeNull();
+    expect([f.MetricsExceedsPercent.value, f.MetricsMeetsPercent.value, f.MetricsMinimumPercent.value, f.MetricsBelowPercent.value]).toEqual([25, 25, 25, 25]);
+    expect(f.Metrics8020Percent.value).toBe(50);
+    expect(f.Metrics8020CompositePercent.value).toBe(75);
+    expect(f.EvaluationCriteriaPercent.value).toBe(60); // 6 of 10
+    expect(f.LeaderAssessmentPercent.value).toBe(60); // 9 of 15
+    expect(f.TeamAssessmentPercent.value).toBe(90);
+    expect(f.IndividualCoreValuesPercent.value).toBe(90);
+    expect(f.IndividualBasicRolePercent.value).toBe(70);
+    expect(f.DialogsCompletedPercent.value).toBe(50); // 2 of 4
+    expect(f.FollowUpsCompletedPercent.value).toBe(50);
+    expect(f.IndividualPerformancePercent.value).toBe(round2((60 + 60 + 90 + 50 + 50 + 90 + 70) / 7));
+    expect(f.DeptProjectsActive.value).toBe(0); // no department level
+    expect(f.IndDialogsExpected.value).toBe(3);
+    expect(f.ProjDialogsOccurred.value).toBe(0);
+  });
+
+  it('leaves the switched-off scores out of IndividualPerformancePercent', () => {
+    const rows = [row('ratings', 'leader', '1', 1, 5), row('ratings', 'team', '0', 1, 1), row('dialogs', 'individual', '', 1, 0)];
+    const sut2 = (s: Partial<FigureSettings>) => sut(rows, undefined, { ...SETTINGS, ...s }, colors).IndividualPerformancePercent;
+    expect(sut2({}).value).toBe(round2((100 + 100 + 20 + 0) / 4)); // criteria, leader, team, dialogs
+    const off = sut2({ ShowTeamAssessment: false, ShowDialogs: false });
+    expect(off.value).toBe(100);
+    expect(off.calculation).toContain('TeamAssessmentPercent (switched off)');
+    expect(sut2({ ShowTeamAssessment: false, ShowDialogs: false, ShowEvaluationCriteria: false, ShowLeaderAssessment: false }).value).toBeNull();
+  });
+
+  it('turns the fixed sample into figures under the given thresholds', () => {
+    const { own, dept } = sampleAggregates({ Threshold1: 70, Threshold2: 90, Threshold3: 110 });
+    const f = sut(own, dept, SETTINGS, colors);
+    expect(SAMPLE_METRICS).toHaveLength(10);
+    expect([f.MetricsExceedsPercent.value, f.MetricsMeetsPercent.value, f.MetricsMinimumPercent.value, f.MetricsBelowPercent.value]).toEqual([20, 30, 30, 20]);
+    expect(f.DeptProjectsActive.value).toBe(24);
+    const strict = sampleAggregates({ Threshold1: 100, Threshold2: 120, Threshold3: 130 });
+    expect(sut(strict.own, strict.dept, { ...SETTINGS, Threshold1: 100, Threshold2: 120, Threshold3: 130 }, colors).MetricsExceedsPercent.value).toBe(10);
+  });
+});

@@ -1,0 +1,228 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import { RequestContext } from '../../common/context/request-context.js';
+import { NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
+import { ifMatchVersions } from '../../common/http/etag.js';
+import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { isUniqueViolation } from '../../database/db-errors.js';
+import { dashboardRecords, ROW_TYPE, type ExplainRow } from '../../database/queries/dashboards.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../individuals/individual.entity.js';
+import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
+import { PeriodEntity } from '../periods/period.entity.js';
+import { PeriodsService } from '../periods/periods.service.js';
+import { DashboardAccess, type DashboardCandidate } from './dashboard-access.js';
+import {
+  computeBatch,
+  computeMany,
+  loadBasis,
+  loadRows,
+  loadSettings,
+  toDashboard,
+  windowOf,
+  type DashboardBasis,
+  type DashboardRow,
+  type RowType,
+} from './dashboard-engine.js';
+import { computeFigures } from './dashboard-figures.js';
+import { FIGURE_FORMULAS, recordTypeOf, type FigureName } from './dashboard-formulas.js';
+import { SAMPLE_NAME, sampleAggregates } from './dashboard-sample.js';
+import { DashboardSettingsEntity } from './dashboard-settings.entity.js';
+import { DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery } from './dto/dashboard.dto.js';
+import { DashboardExplanationDto, DashboardFigureDto, DashboardRecordDto } from './dto/dashboard-explanation.dto.js';
+import { DashboardSettings, DashboardSettingsDto, UpdateDashboardSettingsDto } from './dto/dashboard-settings.dto.js';
+
+const ZERO_GUID = '00000000-0000-0000-0000-000000000000';
+const KIND = { 4: 'organization', 56: 'department', 39: 'individual' } as const;
+
+/**
+ * The dashboards (docs/dashboards.md): one row's Dashboard, the caller's list, the explain view,
+ * the sample and the site's settings. Who sees which dashboard is DashboardAccess's to say; the
+ * figures come from dashboard-engine.ts (a fixed number of statements per batch of rows).
+ */
+@Injectable()
+export class DashboardsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly periods: PeriodsService,
+    private readonly access: DashboardAccess,
+  ) {}
+
+  /** The period asked for, or the default one; 404 when the site has none at all. */
+  private async period(ctx: RequestContext, periodId?: number | null): Promise<PeriodEntity> {
+    const period = await this.periods.resolve(ctx, periodId);
+    if (!period) throw new NotFoundError('A period for the dashboard (the site has no period yet; create one with POST /v4/periods)');
+    return period;
+  }
+
+  /** `GET /{organizations|departments|individuals}/{id}/dashboards`. */
+  async get(ctx: RequestContext, rowType: RowType, id: string, q: DashboardQuery): Promise<DashboardDto> {
+    await this.access.assertCanRead(ctx, rowType, id);
+    const basis = await loadBasis(this.db, ctx, await this.period(ctx, q.period));
+    const [dashboard] = await computeMany(this.db, ctx, rowType, await loadRows(this.db, ctx, rowType, [id]), basis);
+    return dashboard;
+  }
+
+  /**
+   * `GET /dashboards`: the caller's own dashboard, their direct reports', and those of the
+   * organizations and departments they belong to or manage — every live organization and
+   * department for an administrator — in that order (people by last and first name, units
+   * organizations first, by name), paged. The page is computed in batches per kind of row.
+   */
+  async list(ctx: RequestContext, q: DashboardListQuery): Promise<Page<DashboardDto>> {
+    const basis = await loadBasis(this.db, ctx, await this.period(ctx, q.period));
+    const candidates = await this.access.readableRows(ctx, await this.candidates(ctx));
+    const { take, skip } = pageOf(q);
+    const page = candidates.slice(skip, skip + take);
+    const answers = new Map<string, DashboardDto>();
+    for (const rowType of [39, 4, 56] as const) {
+      const ids = page.filter((c) => c.rowType === rowType).map((c) => c.id);
+      const rows = await loadRows(this.db, ctx, rowType, ids);
+      for (const d of await computeMany(this.db, ctx, rowType, rows, basis)) answers.set(`${rowType}:${d.ID}`, d);
+    }
+    return Page.of(
+      page.map((c) => answers.get(`${c.rowType}:${c.id}`)).filter((d): d is DashboardDto => !!d),
+      candidates.length,
+      q,
+    );
+  }
+
+  private async candidates(ctx: RequestContext): Promise<DashboardCandidate[]> {
+    const me = ctx.user.individualId;
+    const people = this.db.repo(ctx, IndividualEntity, 'Individual');
+    const units = this.db.repo(ctx, OrganizationEntity, 'Organization');
+    const out: DashboardCandidate[] = [];
+    if (me) {
+      const self = await people.findOne({ id: me, deleted: false });
+      if (self) out.push({ rowType: 39, id: me });
+      const reports = await people.find({
+        where: { primaryReportsTo: me, deleted: false },
+        select: { id: true },
+        order: { lastName: 'ASC', firstName: 'ASC', id: 'ASC' },
+      });
+      for (const r of reports) if (r.id !== me) out.push({ rowType: 39, id: r.id });
+    }
+    const order = { rowType: 'ASC', name: 'ASC', id: 'ASC' } as const;
+    const select = { id: true, rowType: true } as const;
+    const live = { deleted: false, rowType: In([ROW_TYPE_ORGANIZATION, ROW_TYPE_DEPARTMENT]) };
+    let mine: Pick<OrganizationEntity, 'id' | 'rowType'>[] = [];
+    if (ctx.user.isAdmin) mine = await units.find({ where: live, select, order });
+    else if (me) {
+      const memberships = await this.db
+        .repo(ctx, OrganizationMemberEntity, 'OrganizationMember')
+        .find({ where: { individualId: me }, select: { organizationId: true } });
+      mine = await units.find({
+        where: [
+          { ...live, managerId: me },
+          { ...live, id: In(memberships.map((m) => m.organizationId)) },
+        ],
+        select,
+        order,
+      });
+    }
+    for (const u of mine) out.push({ rowType: u.rowType as 4 | 56, id: u.id });
+    return out;
+  }
+
+  /** `GET /{kind}/{id}/dashboards/explain`: every computed figure with its formula and records. */
+  async explain(ctx: RequestContext, rowType: RowType, id: string, q: DashboardQuery): Promise<DashboardExplanationDto> {
+    await this.access.assertCanRead(ctx, rowType, id);
+    const period = await this.period(ctx, q.period);
+    const basis = await loadBasis(this.db, ctx, period);
+    const [row] = await loadRows(this.db, ctx, rowType, [id]);
+    const figures = (await computeBatch(this.db, ctx, rowType, [row], basis)).get(id)!;
+    const records = await dashboardRecords(this.db, ctx, KIND[rowType], id, windowOf(basis));
+    const byFigure = new Map<string, ExplainRow[]>();
+    for (const r of records) {
+      const list = byFigure.get(r.fig);
+      if (list) list.push(r);
+      else byFigure.set(r.fig, [r]);
+    }
+    const list: DashboardFigureDto[] = (Object.keys(FIGURE_FORMULAS) as FigureName[]).map((name) => {
+      const f = figures[name];
+      const rows = byFigure.get(name) ?? [];
+      const type = recordTypeOf(name);
+      return Object.assign(new DashboardFigureDto(), {
+        Name: name,
+        Value: f.value,
+        Formula: FIGURE_FORMULAS[name],
+        Calculation:
+          name.startsWith('DeptProjects') && rowType === ROW_TYPE.individual
+            ? `${f.calculation}; its records: GET /v4/departments/{id}/dashboards/explain`
+            : f.calculation,
+        Numerator: f.numerator,
+        Denominator: f.denominator,
+        RecordType: type,
+        RecordCount: type === null ? 0 : (rows[0]?.total ?? 0),
+        Records: rows.map((r) => Object.assign(new DashboardRecordDto(), { ID: r.rid, Value: r.val })),
+      });
+    });
+    return Object.assign(new DashboardExplanationDto(), {
+      ID: row.id,
+      SiteID: ctx.siteId,
+      RowType: rowType,
+      Name: row.name,
+      PeriodID: period.id,
+      FromDate: period.startDate,
+      ToDate: period.endDate,
+      Figures: list,
+    });
+  }
+
+  /**
+   * `GET /dashboards/sample`: the fixed sample (dashboard-sample.ts) computed with the site's
+   * thresholds, switches and colors over the period's dates (the current calendar year when the
+   * site has no period).
+   */
+  async sample(ctx: RequestContext, q: DashboardSampleQuery): Promise<DashboardDto> {
+    const found = await this.periods.resolve(ctx, q.period);
+    const year = new Date().getUTCFullYear();
+    const period =
+      found ??
+      Object.assign(new PeriodEntity(), {
+        id: 0,
+        name: String(year),
+        startDate: new Date(Date.UTC(year, 0, 1)),
+        endDate: new Date(Date.UTC(year, 11, 31, 23, 59, 59, 999)),
+        closed: false,
+      });
+    const basis: DashboardBasis = await loadBasis(this.db, ctx, period);
+    const { own, dept } = sampleAggregates(basis.settings);
+    const row: DashboardRow = { rowType: 39, id: q.id ?? ZERO_GUID, name: SAMPLE_NAME, departmentId: null };
+    return toDashboard(ctx.siteId, row, basis, computeFigures(own, dept, basis.settings, basis.colors));
+  }
+
+  /** `GET /dashboards/settings`: the site's settings, or the defaults. */
+  getSettings(ctx: RequestContext): Promise<DashboardSettingsDto> {
+    return loadSettings(this.db, ctx);
+  }
+
+  /**
+   * `PUT /dashboards/settings` (Admin): every field required; Threshold1 ≤ Threshold2 ≤
+   * Threshold3 (else 400). The site's one row is updated, or written by the first PUT (a
+   * concurrent first PUT that loses the insert race updates the winner's row). If-Match is
+   * honoured; a tag sent while the site has no row yet is 412.
+   */
+  async putSettings(ctx: RequestContext, dto: UpdateDashboardSettingsDto): Promise<DashboardSettingsDto> {
+    const errors = [];
+    if (dto.Threshold1 > dto.Threshold2) errors.push({ field: 'Threshold2', message: 'Threshold2 must not be below Threshold1' });
+    if (dto.Threshold2 > dto.Threshold3) errors.push({ field: 'Threshold3', message: 'Threshold3 must not be below Threshold2' });
+    if (errors.length) throw new ValidationError(errors);
+    const columns = DashboardSettings.toColumns(dto, 'update');
+    return this.db.transaction(ctx, async (tx) => {
+      const repo = tx.repo(DashboardSettingsEntity, 'DashboardSettings');
+      const existing = await repo.findOne({});
+      if (existing) return DashboardSettings.toWire(await repo.update(existing.id, columns, { ifMatch: true }));
+      if (ifMatchVersions(ctx) !== null) throw new PreconditionFailedError();
+      try {
+        return DashboardSettings.toWire(await repo.insert(columns));
+      } catch (e) {
+        if (!isUniqueViolation(e)) throw e;
+        const winner = await repo.findOne({});
+        if (!winner) throw e;
+        return DashboardSettings.toWire(await repo.update(winner.id, columns));
+      }
+    });
+  }
+}
