@@ -384,6 +384,9 @@ describe('/v4 permissions and security groups', () => {
       await http().get(`/v4/individuals/${peer.individualId}/comments`).set('Authorization', as(worker)).expect(404);
       await http().get(`/v4/individuals/${peer.individualId}/departmentmembers`).set('Authorization', as(worker)).expect(404);
       await http().get(`/v4/individuals/${peer.individualId}/dashboards`).set('Authorization', as(worker)).expect(404);
+      const counts = await http().get(`/v4/sites/${acme.siteId}/individuals/basicroles`).set('Authorization', as(worker)).expect(200);
+      expect(counts.body.map((c: Json) => c.IndividualID)).not.toContain(peer.individualId);
+      expect(Number(counts.headers['x-total-count'])).toBe(counts.body.length);
       // others still see them; the administrator too
       await http().get(`/v4/individuals/${peer.individualId}`).set('Authorization', as(boss)).expect(200);
       await http().get(`/v4/individuals/${peer.individualId}`).set('Authorization', as(acme.admin)).expect(200);

@@ -1,4 +1,5 @@
 import type { RequestContext } from '../../common/context/request-context.js';
+import { placeholders } from '../raw-reader.js';
 import type { TenantDb } from '../tenant-db.js';
 
 /** One live individual of the site with the number of their live basic roles. */
@@ -21,7 +22,10 @@ export async function basicRolesCounts(
   db: TenantDb,
   ctx: RequestContext,
   page: { take: number; skip: number },
+  /** Individuals to leave out (those a Deny on Read hides from the caller, docs/authorization.md). */
+  hidden: readonly string[] = [],
 ): Promise<{ rows: BasicRolesCountRow[]; total: number }> {
+  const notHidden = hidden.length ? ` AND i.id NOT IN (${placeholders(hidden.length)})` : '';
   const raw = await db.sql<{
     individualId: string;
     firstName: string | null;
@@ -35,14 +39,18 @@ export async function basicRolesCounts(
               WHERE b.site_id = i.site_id AND b.individual_id = i.id AND b.deleted = 0) AS basicRolesCount,
             COUNT(*) OVER () AS total
        FROM individuals i
-      WHERE i.site_id = ? AND i.deleted = 0
+      WHERE i.site_id = ? AND i.deleted = 0${notHidden}
       ORDER BY i.last_name, i.first_name, i.id
       LIMIT ? OFFSET ?`,
-    [ctx.siteId, page.take, page.skip],
+    [ctx.siteId, ...hidden, page.take, page.skip],
   );
   let total = raw.length > 0 ? Number(raw[0].total) : 0;
   if (raw.length === 0 && page.skip > 0) {
-    const [row] = await db.sql<{ total: number | string }>(ctx, 'SELECT COUNT(*) AS total FROM individuals WHERE site_id = ? AND deleted = 0', [ctx.siteId]);
+    const [row] = await db.sql<{ total: number | string }>(
+      ctx,
+      `SELECT COUNT(*) AS total FROM individuals i WHERE i.site_id = ? AND i.deleted = 0${notHidden}`,
+      [ctx.siteId, ...hidden],
+    );
     total = Number(row?.total ?? 0);
   }
   const rows = raw.map((r) => ({ individualId: r.individualId, firstName: r.firstName, lastName: r.lastName, basicRolesCount: Number(r.basicRolesCount) }));

@@ -7,7 +7,7 @@ import { basicRolesCounts } from '../../database/queries/basic-roles.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
-import { AccessService, type Operation } from '../permissions/access.service.js';
+import { AccessService, hiddenIndividuals, type Operation } from '../permissions/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { BasicRoleEntity } from './basic-role.entity.js';
 import {
@@ -91,7 +91,7 @@ export class BasicRolesService {
   /** One IndividualBasicRolesCount per live individual of the site (own site, or any for a global administrator). */
   async countsForSite(ctx: RequestContext, siteId: string, q: PageQuery): Promise<Page<IndividualBasicRolesCountDto>> {
     const scoped = await this.sites.scopeTo(ctx, siteId);
-    const { rows, total } = await basicRolesCounts(this.db, scoped, pageOf(q));
+    const { rows, total } = await basicRolesCounts(this.db, scoped, pageOf(q), hiddenIndividuals(ctx.user));
     return Page.of(
       rows.map((r) => IndividualBasicRolesCount.toWire(r)),
       total,
