@@ -236,6 +236,7 @@ describe('/v4 permissions and security groups', () => {
       const body = { RowID: peer.individualId, PrincipalID: hr.userId, ...states(0, 1, 0, 0, 0) };
       await http().post('/v4/permissions').set('Authorization', as(worker)).send(body).expect(403);
       const delegate = await grant(peer.individualId, worker.userId, states(0, 0, 0, 0, 1));
+      expect((await http().get(`/v4/individuals/${peer.individualId}`).set('Authorization', as(worker)).expect(200)).body.CanDelegate).toBe(true);
       const made = await http().post('/v4/permissions').set('Authorization', as(worker)).send(body).expect(200);
       await http()
         .put(`/v4/permissions/${String(made.body.ID)}`)
