@@ -22,7 +22,6 @@
  * BENCH_SMALL (1000), BENCH_LARGE (10000), BENCH_BUSY_COMMENTS (100000), BENCH_SOAK (20000),
  * BENCH_PROFILE_REQUESTS (3000).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,7 +32,24 @@ import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-sourc
 import type { LoadRequest, LoadResult } from './load.js';
 import { summarise } from './profile.js';
 import { SeededSite, seedSite } from './seed.js';
-import { cpuMs, createDatabase, fmt, load, log, median, PIN, pinned, post, Proc, rssMb, settle, startProcess, stopProcess, tokenFor } from './common.js';
+import {
+  cpuMs,
+  createDatabase,
+  fmt,
+  load,
+  log,
+  median,
+  PIN,
+  pinned,
+  post,
+  Proc,
+  rssMb,
+  settle,
+  startProcess,
+  startService,
+  stopProcess,
+  tokenFor,
+} from './common.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
@@ -120,18 +136,10 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
   try {
-    const env = {
-      NODE_ENV: 'production',
-      PORT: '0',
-      DATABASE_URL: database.url,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ADMIN_PASSWORD: PASSWORD,
-      LOG_LEVEL: 'info',
-    };
     const node = [process.execPath, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/src/main.js'];
-    service = await startProcess('service', pinned(0, node), env, /listening on http:\/\/localhost:(\d+)/);
-    const origin = `http://127.0.0.1:${service.port}`;
-    log(`service pid ${service.pid} on ${origin}${PIN ? ', pinned to core 0 (load generator on core 1)' : ', not pinned'}`);
+    let origin: string;
+    let env: Record<string, string>;
+    ({ service, origin, env } = await startService(database.url, PASSWORD, node));
 
     const config = loadConfig({ ...env, NODE_ENV: 'production' });
     ds = new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));

@@ -180,3 +180,27 @@ export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimu
 export function log(msg: string): void {
   process.stderr.write(`bench: ${msg}\n`);
 }
+
+/**
+ * The service as its own process on `databaseUrl` (pinned to core 0 when the machine can), with a
+ * fresh JWT secret and the bootstrap administrator's `password`; `node` is the command line (so a
+ * run can add `--cpu-prof`). Answers the process, its origin and the environment it was given.
+ */
+export async function startService(
+  databaseUrl: string,
+  password: string,
+  node: string[] = [process.execPath, 'dist/src/main.js'],
+): Promise<{ service: Proc; origin: string; env: Record<string, string> }> {
+  const env = {
+    NODE_ENV: 'production',
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ADMIN_PASSWORD: password,
+    LOG_LEVEL: 'info',
+  };
+  const service = await startProcess('service', pinned(0, node), env, /listening on http:\/\/localhost:(\d+)/);
+  const origin = `http://127.0.0.1:${service.port}`;
+  log(`service pid ${service.pid} on ${origin}${PIN ? ', pinned to core 0 (load generator on core 1)' : ', not pinned'}`);
+  return { service, origin, env };
+}

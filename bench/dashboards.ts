@@ -21,11 +21,10 @@
  * BENCH_HEAVY_REQUESTS (8: the organization and the list run a fixed number of requests, not a duration),
  * BENCH_DASH_SIZE (10000), BENCH_DIVISIONS (20) × BENCH_PER_DIVISION (10) departments.
  */
-import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
-import { cpuMs, createDatabase, fmt, load, log, median, num, PIN, pinned, Proc, settle, startProcess, stopProcess, tokenFor } from './common.js';
+import { cpuMs, createDatabase, fmt, load, log, median, num, PIN, Proc, settle, startService, stopProcess, tokenFor } from './common.js';
 import type { LoadRequest, LoadResult } from './load.js';
 import { seedDashboardSite, type DashboardSite } from './seed-dashboards.js';
 
@@ -70,17 +69,9 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
   try {
-    const env = {
-      NODE_ENV: 'production',
-      PORT: '0',
-      DATABASE_URL: database.url,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      ADMIN_PASSWORD: PASSWORD,
-      LOG_LEVEL: 'info',
-    };
-    service = await startProcess('service', pinned(0, [process.execPath, 'dist/src/main.js']), env, /listening on http:\/\/localhost:(\d+)/);
-    const origin = `http://127.0.0.1:${service.port}`;
-    log(`service pid ${service.pid} on ${origin}${PIN ? ', pinned to core 0 (load generator on core 1)' : ', not pinned'}`);
+    let origin: string;
+    let env: Record<string, string>;
+    ({ service, origin, env } = await startService(database.url, PASSWORD));
 
     const config = loadConfig(env);
     ds = new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));
@@ -162,7 +153,7 @@ async function checkAnswers(origin: string, site: DashboardSite, headers: Record
     if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
   };
-  const person = await get(`/v4/individuals/${site.individualIds[500]}/dashboards`);
+  const person = await get(`/v4/individuals/${site.individualIds[Math.min(500, site.individualIds.length - 1)]}/dashboards`);
   const org = await get(`/v4/organizations/${site.organizationId}/dashboards`);
   const expect = (what: string, actual: unknown, expected: unknown) => {
     if (actual !== expected) throw new Error(`${what}: ${String(actual)}, expected ${String(expected)}`);

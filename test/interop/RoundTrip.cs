@@ -182,6 +182,8 @@ public class SecurityGroup {
   [DataMember] public Guid? CreatedBy;
   [DataMember] public DateTime? Updated;
   [DataMember] public Guid? UpdatedBy;
+}
+
 [DataContract(Name = "Dashboard", Namespace = "urn:pms:v4")]
 public class Dashboard {
   [DataMember] public Guid ID;
