@@ -39,6 +39,7 @@ import {
   load,
   log,
   median,
+  num,
   PIN,
   pinned,
   post,
@@ -52,7 +53,6 @@ import {
 } from './common.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
 const DURATION = num('BENCH_DURATION', 5);
 const ROUNDS = num('BENCH_ROUNDS', 2);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 50);

@@ -266,6 +266,33 @@ describe('/v4 permissions and security groups', () => {
       await http().post('/v4/permissions').set('Authorization', as(worker)).send(body).expect(403);
     });
 
+    it('holds under concurrency: of six identical creates one wins (409 for the rest); six adds of one member leave one membership', async () => {
+      const body = { RowID: boss.individualId, PrincipalID: peer.userId, ChildType: 15, ...states(0, 1, 0, 0, 0) };
+      const creates = await Promise.all(Array.from({ length: 6 }, () => http().post('/v4/permissions').set('Authorization', as(acme.admin)).send(body)));
+      expect(creates.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+      const stored = await http().get(`/v4/permissions?rowid=${boss.individualId}&principalid=${peer.userId}`).set('Authorization', as(acme.admin)).expect(200);
+      expect(stored.body).toHaveLength(1);
+      await revoke(stored.body[0].ID);
+      const g = await group('Crowded', []);
+      const adds = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          http()
+            .put(`/v4/securitygroups/${String(g.ID)}/members/${hr.individualId}`)
+            .set('Authorization', as(acme.admin)),
+        ),
+      );
+      expect(adds.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      const read = await http()
+        .get(`/v4/securitygroups/${String(g.ID)}`)
+        .set('Authorization', as(acme.admin))
+        .expect(200);
+      expect(read.body.Members).toEqual([{ IndividualID: hr.individualId, FullName: 'Hal Human' }]);
+      await http()
+        .delete(`/v4/securitygroups/${String(g.ID)}`)
+        .set('Authorization', as(acme.admin))
+        .expect(200);
+    });
+
     it('requires a token', async () => {
       await http().get('/v4/permissions').expect(401);
       await http().post('/v4/permissions').send({}).expect(401);

@@ -167,19 +167,13 @@ export class AssessmentsService {
   private async assertCanWrite(ctx: RequestContext, a: AssessmentEntity, op: Operation): Promise<void> {
     const message = 'Only the assessor or an administrator may change or delete an assessment';
     if (!(ctx.user.isAdmin || ctx.user.individualId === a.assessorId)) throw new ForbiddenError(message);
-    await this.access.assertNotDenied(ctx, op, Row.individual(a.subjectId), 'records', 'A Permission record denies the caller this on the subject’s records');
+    await this.access.assertNotDenied(ctx, op, Row.individual(a.subjectId), 'A Permission record denies the caller this on the subject’s records');
   }
 
   /** Who may record an assessment (see the class comment). */
   private async assertCanRecord(ctx: RequestContext, kind: AssessmentEntity['kind'], subjectId: string, assessorId: string): Promise<void> {
     if (ctx.user.isAdmin) return;
-    await this.access.assertNotDenied(
-      ctx,
-      'create',
-      Row.individual(subjectId),
-      'records',
-      'A Permission record denies the caller assessments of this individual',
-    );
+    await this.access.assertNotDenied(ctx, 'create', Row.individual(subjectId), 'A Permission record denies the caller assessments of this individual');
     const me = ctx.user.individualId;
     if (me !== assessorId) throw new ForbiddenError('Only an administrator may record an assessment for another assessor');
     if (kind === 'leader' && !(await this.access.reportsTo(ctx, subjectId, me))) {

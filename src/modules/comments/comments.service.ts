@@ -54,8 +54,7 @@ export class CommentsService {
     if (!row) return;
     const message = `The caller may not read this ${kind.slice(0, -1)}, nor its comments`;
     await this.access.assert(ctx, 'read', row, 'row', message);
-    if (op === 'create')
-      await this.access.assertNotDenied(ctx, 'create', row, 'records', `A Permission record denies the caller comments on this ${kind.slice(0, -1)}`);
+    if (op === 'create') await this.access.assertNotDenied(ctx, 'create', row, `A Permission record denies the caller comments on this ${kind.slice(0, -1)}`);
   }
 
   /** The secured row a comment's ancestor is (tasks are checked here against assignee and dialog: 'task'). */

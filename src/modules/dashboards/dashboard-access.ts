@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
 import { AccessService, hiddenIndividuals } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
 import type { RowType } from './dashboard-engine.js';
 
 /** A row whose dashboard may be shown: its RowType and id. */
@@ -33,8 +32,7 @@ export class DashboardAccess {
   /** The candidates whose dashboards the caller may read, in their order: at most two statements for any batch. */
   async readableRows<T extends DashboardCandidate>(ctx: RequestContext, candidates: readonly T[]): Promise<T[]> {
     const individuals = new Set(hiddenIndividuals(ctx.user));
-    const [orgs, depts] = await Promise.all([this.access.hidden(ctx, ROW_TYPE.organization), this.access.hidden(ctx, ROW_TYPE.department)]);
-    const units = new Set([...orgs.ids, ...depts.ids]);
+    const units = new Set(await this.access.hiddenUnits(ctx));
     return candidates.filter((c) => !(c.rowType === 39 ? individuals.has(c.id) : units.has(c.id)));
   }
 }

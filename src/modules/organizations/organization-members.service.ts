@@ -5,7 +5,6 @@ import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { AccessService, hiddenIndividuals, Row } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import {
   CreateOrganizationMemberDto,
@@ -76,8 +75,7 @@ export class OrganizationMembersService {
     await this.individuals(ctx).get(individualId);
     await this.access.assertVisible(ctx, Row.individual(individualId));
     const { take, skip } = pageOf(q);
-    const [orgs, depts] = await Promise.all([this.access.hidden(ctx, ROW_TYPE.organization), this.access.hidden(ctx, ROW_TYPE.department)]);
-    const hidden = [...orgs.ids, ...depts.ids];
+    const hidden = await this.access.hiddenUnits(ctx);
     const qb = this.members(ctx)
       .qb('m')
       .innerJoin(OrganizationEntity, 'o', 'o.id = m.organizationId AND o.siteId = m.siteId AND o.deleted = :no')

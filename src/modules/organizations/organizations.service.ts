@@ -85,8 +85,7 @@ export class OrganizationsService {
       .getRawMany<{ organizationId: string }>();
     const ids = new Set(memberships.map((m) => m.organizationId));
     if (individual.primaryOrganizationId) ids.add(individual.primaryOrganizationId);
-    const [hiddenOrgs, hiddenDepts] = await Promise.all([this.access.hidden(ctx, ROW_TYPE.organization), this.access.hidden(ctx, ROW_TYPE.department)]);
-    for (const id of [...hiddenOrgs.ids, ...hiddenDepts.ids]) ids.delete(id);
+    for (const id of await this.access.hiddenUnits(ctx)) ids.delete(id);
     if (ids.size === 0) return Page.of([], 0, q);
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where: { id: In([...ids]), ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });

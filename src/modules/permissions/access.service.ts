@@ -167,12 +167,11 @@ export class AccessService {
   }
 
   /** 403 with `message` when a Deny on `op` applies to the caller (rules of a record's own on top of the row's). */
-  async assertNotDenied(ctx: RequestContext, op: Operation, row: RowFacts, part: Part, message: string): Promise<void> {
+  async assertNotDenied(ctx: RequestContext, op: Operation, row: RowFacts, message: string): Promise<void> {
     const s = this.subjectOf(ctx);
     if (s.isAdmin || s.grants.length === 0) return;
     const d = await this.explicit(ctx, s, op, row);
     if (d && !d.allowed) throw new ForbiddenError(message);
-    void part;
   }
 
   /** Whether an Allow (and no Deny) applies to the caller for `op` on the row. */
@@ -398,6 +397,12 @@ export class AccessService {
       memo.set(type, hit);
     }
     return hit;
+  }
+
+  /** The organizations and departments a Deny hides from the caller (both row types at once). */
+  async hiddenUnits(ctx: RequestContext): Promise<string[]> {
+    const [orgs, depts] = await Promise.all([this.hidden(ctx, ROW_TYPE.organization), this.hidden(ctx, ROW_TYPE.department)]);
+    return [...orgs.ids, ...depts.ids];
   }
 
   private async loadHidden(ctx: RequestContext, type: RowType, denies: readonly Grant[]): Promise<Hidden> {
