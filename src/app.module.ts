@@ -4,6 +4,7 @@ import { AppConfig } from './config/config.js';
 import { CoreModule } from './common/core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { RequestLogMiddleware } from './common/logging/request-log.middleware.js';
+import { HotRouteMiddleware } from './common/http/hot-route.js';
 import { dataSourceOptions, detectMysqlFlavor } from './database/data-source.js';
 import { FEATURE_MODULES } from './modules/index.js';
 
@@ -30,6 +31,7 @@ export class AppModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestLogMiddleware).forRoutes('{*path}');
+    // In this order: the hot reads are answered inside the request's log scope.
+    consumer.apply(RequestLogMiddleware, HotRouteMiddleware).forRoutes('{*path}');
   }
 }

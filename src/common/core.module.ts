@@ -4,14 +4,15 @@ import { APP_CONFIG, AppConfig } from '../config/config.js';
 import { IdempotencyStore, IdempotencySweeper } from '../database/idempotency-store.js';
 import { TenantDb } from '../database/tenant-db.js';
 import { CallerResolver } from '../modules/auth/caller.resolver.js';
-import { AuthGuard } from './auth/auth.guard.js';
+import { AuthGuard, RequestAuthenticator } from './auth/auth.guard.js';
 import { CallerCache } from '../database/caller-cache.js';
 import { LoginThrottle } from './auth/login-throttle.js';
 import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore } from './auth/counter-store.js';
 import { TokenService } from './auth/token.service.js';
 import { ProblemFilter } from './errors/problem.filter.js';
 import { WireCodec } from './http/codec.js';
-import { WireInterceptor } from './http/wire.interceptor.js';
+import { WireInterceptor, WireWriter } from './http/wire.interceptor.js';
+import { HotRoutes } from './http/hot-route.js';
 import { IdempotencyInterceptor } from './http/idempotency.interceptor.js';
 import { RouteIndex } from './http/route-index.js';
 import { ServerLifecycle } from './http/server-lifecycle.js';
@@ -43,6 +44,9 @@ export class CoreModule {
       LoginThrottle,
       CallerCache,
       CallerResolver,
+      RequestAuthenticator,
+      WireWriter,
+      HotRoutes,
       RouteIndex,
       ServerLifecycle,
       { provide: HttpMetrics, useValue: new HttpMetrics() },

@@ -47,6 +47,12 @@ export interface AppConfig {
   idempotencySweepSeconds: number;
   /** Milliseconds a resolved caller (account, individual, site) is reused for the same token claims; 0 = never. */
   callerCacheMs: number;
+  /**
+   * HOT_READS (on by default): the hottest reads are answered below Nest's route pipeline by the
+   * same guard, service and writer code (docs/performance.md "Hot reads"); `off` sends them
+   * through the ordinary route like every other request.
+   */
+  hotReads: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Password of every demo user `npm run seed:demo` creates (DEMO_PASSWORD). */
   demoPassword: string;
@@ -199,6 +205,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (dbQueryTimeoutMs > requestTimeoutMs) {
     throw new ConfigError('DB_QUERY_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${dbQueryTimeoutMs}`);
   }
+  const hotReadsRaw = (env.HOT_READS ?? '').trim().toLowerCase();
+  if (!['', 'on', 'off'].includes(hotReadsRaw)) throw new ConfigError('HOT_READS', `must be on or off, got "${env.HOT_READS}"`);
   const demoPassword = env.DEMO_PASSWORD || 'demo-password';
   if (demoPassword.length < 8) throw new ConfigError('DEMO_PASSWORD', 'must be at least 8 characters long');
 
@@ -223,6 +231,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     idempotencyTtlSeconds: intVar(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
     idempotencySweepSeconds: intVar(env, 'IDEMPOTENCY_SWEEP_SECONDS', 600, 1, 24 * 3600),
     callerCacheMs: intVar(env, 'CALLER_CACHE_MS', 5000, 0, 60000),
+    hotReads: hotReadsRaw !== 'off',
     logLevel,
     demoPassword,
   };

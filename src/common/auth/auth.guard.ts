@@ -11,7 +11,7 @@ import { ROUTE_KEY } from '../logging/http-metrics.js';
 import { ACCESS_KEY, AccessRule } from './access.decorators.js';
 import { TokenService } from './token.service.js';
 
-type Req = Record<string, unknown> & {
+export type Req = Record<string, unknown> & {
   headers: Record<string, string | string[] | undefined>;
   query?: Record<string, unknown>;
   ip?: string;
@@ -24,57 +24,48 @@ export function requestIdOf(req: Req): string {
 }
 
 /**
- * The one global guard, deny by default: it throws a recorded body error, parses `tz`, verifies
- * the bearer token, resolves the caller once, applies the route's access rule (Public, Admin, PM,
- * global admin) and leaves the RequestContext on the request for @Ctx().
+ * Builds a request's RequestContext under an access rule: parses `tz`, verifies the bearer token,
+ * resolves the caller once and applies the rule (Public, Admin, PM, global admin), throwing the
+ * typed error of the first check that fails. The global guard and the hot reads
+ * (src/common/http/hot-route.ts) share it, so both authenticate a request in exactly one way.
  */
 @Injectable()
-export class AuthGuard implements CanActivate {
+export class RequestAuthenticator {
   constructor(
-    private readonly reflector: Reflector,
     private readonly tokens: TokenService,
     private readonly callers: CallerResolver,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<Req>();
-    req[ROUTE_KEY] = routeTemplate(context.getClass(), context.getHandler());
-    const bodyError = req[BODY_ERROR];
-    if (bodyError instanceof AppError) throw bodyError;
-
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, [context.getHandler(), context.getClass()]) ?? 'authenticated';
+  async contextOf(req: Req, rule: AccessRule): Promise<RequestContext> {
     const tz = this.timeZone(req);
     const ifMatch = typeof req.headers['if-match'] === 'string' ? req.headers['if-match'] : null;
     const ip = req.ip ?? req.socket?.remoteAddress ?? '';
     const requestId = requestIdOf(req);
 
-    if (rule === 'public') {
-      req[CONTEXT_KEY] = new RequestContext(requestId, tz, null, ifMatch, ip);
-      return true;
-    }
+    if (rule === 'public') return new RequestContext(requestId, tz, null, ifMatch, ip);
 
     const header = req.headers.authorization;
     const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new UnauthorizedError('A bearer token is required: Authorization: Bearer <token> (get one at POST /v4/auth/token)');
     const caller = await this.callers.resolve(this.tokens.verify(m[1]));
-    req[CONTEXT_KEY] = new RequestContext(requestId, tz, caller, ifMatch, ip);
+    const ctx = new RequestContext(requestId, tz, caller, ifMatch, ip);
 
     switch (rule) {
       case 'authenticated':
-        return true;
+        return ctx;
       case 'admin':
         if (!caller.isAdmin) throw new AdminRequiredError('Only a site or global administrator may do this');
-        return true;
+        return ctx;
       case 'pm':
         if (!caller.pmEnabled) throw new PmDisabledError('Performance management is switched off for this site');
-        return true;
+        return ctx;
       case 'pm+admin':
         if (!caller.pmEnabled) throw new PmDisabledError('Performance management is switched off for this site');
         if (!caller.isAdmin) throw new AdminRequiredError('Only a site or global administrator may do this');
-        return true;
+        return ctx;
       case 'global-admin':
         if (!caller.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may do this');
-        return true;
+        return ctx;
     }
   }
 
@@ -88,5 +79,32 @@ export class AuthGuard implements CanActivate {
       if (e instanceof UnknownTimeZoneError) throw new ValidationError([{ field: 'tz', message: e.message }]);
       throw e;
     }
+  }
+}
+
+/** The access rule of a route handler (its composite decorator; 'authenticated' when it has none: default deny). */
+export function accessRuleOf(reflector: Reflector, ctrl: Function, handler: Function): AccessRule {
+  return reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_KEY, [handler, ctrl]) ?? 'authenticated';
+}
+
+/**
+ * The one global guard, deny by default: it throws a recorded body error, then builds the
+ * RequestContext under the route's access rule (RequestAuthenticator) and leaves it on the
+ * request for @Ctx().
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: RequestAuthenticator,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Req>();
+    req[ROUTE_KEY] = routeTemplate(context.getClass(), context.getHandler());
+    const bodyError = req[BODY_ERROR];
+    if (bodyError instanceof AppError) throw bodyError;
+    req[CONTEXT_KEY] = await this.authenticator.contextOf(req, accessRuleOf(this.reflector, context.getClass(), context.getHandler()));
+    return true;
   }
 }

@@ -19,56 +19,70 @@ import { WIRE_RESULT, WireResultMeta } from './wire.js';
  * `304 Not Modified` (no body) when the request's `If-None-Match` names it (weak comparison,
  * `*` included) — see docs/http-caching.md; test/e2e/http-details.e2e-spec.ts holds it to that.
  */
+type WireRequest = Record<string, unknown> & { headers: Record<string, string | string[] | undefined> };
+
+/**
+ * The body and headers of an answer (what the WireInterceptor does for every route, and the hot
+ * reads of src/common/http/hot-route.ts do below Nest's pipeline): the negotiated format, dates in
+ * the request's zone, ETag, X-Total-Count and Link. Returns the body text to send.
+ */
+@Injectable()
+export class WireWriter {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly codec: WireCodec,
+  ) {}
+
+  render(req: WireRequest, res: unknown, result: unknown, meta: WireResultMeta | undefined): string {
+    const adapter = this.adapterHost.httpAdapter;
+    if (result instanceof RawBody) {
+      adapter.setHeader(res, 'Content-Type', result.contentType);
+      return result.body;
+    }
+    const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
+    const tz = ctx?.tz ?? UTC;
+    const neg = negotiate(req.headers.accept as string | undefined);
+    let value = result;
+    let single = false;
+    if (result instanceof Page) {
+      value = result.items;
+      adapter.setHeader(res, 'X-Total-Count', String(result.total));
+      if (result.hasNext) {
+        const url = new URL(String(adapter.getRequestUrl(req)), 'http://placeholder');
+        url.searchParams.set('offset', String(result.offset + result.items.length));
+        url.searchParams.set('limit', String(result.limit));
+        adapter.setHeader(res, 'Link', `<${url.pathname}${url.search}>; rel="next"`);
+      }
+    } else if (result && typeof result === 'object' && !Array.isArray(result) && meta?.type && !meta.collection) {
+      single = true;
+    } else if (isOneRecordRead(req, result, meta)) {
+      // A record read answered as a List of one (GET /accountabilities/{id}): the ETag of that
+      // record, so the client can send it back in If-Match / If-None-Match.
+      adapter.setHeader(res, 'ETag', etagOf(result[0]));
+    }
+    const body = this.codec.encode(value, neg.format, tz, meta);
+    // A JSON answer in UTC is the very text the ETag hashes: do not render the record twice.
+    if (single) adapter.setHeader(res, 'ETag', neg.format === 'json' && tz === UTC ? etagOfJson(body, result) : etagOf(result));
+    adapter.setHeader(res, 'Content-Type', `${neg.contentType}; charset=utf-8`);
+    adapter.setHeader(res, 'Vary', 'Accept');
+    return body;
+  }
+}
+
 @Injectable()
 export class WireInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly codec: WireCodec,
+    private readonly writer: WireWriter,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const meta = this.reflector.get<WireResultMeta | undefined>(WIRE_RESULT, context.getHandler());
     const http = context.switchToHttp();
-    const req = http.getRequest<Record<string, unknown> & { headers: Record<string, string | undefined> }>();
-    const res = http.getResponse();
-    const adapter = this.adapterHost.httpAdapter;
-    return next.handle().pipe(
-      map((result: unknown) => {
-        if (result instanceof RawBody) {
-          adapter.setHeader(res, 'Content-Type', result.contentType);
-          return result.body;
-        }
-        const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
-        const tz = ctx?.tz ?? UTC;
-        const neg = negotiate(req.headers.accept);
-        let value = result;
-        let single = false;
-        if (result instanceof Page) {
-          value = result.items;
-          adapter.setHeader(res, 'X-Total-Count', String(result.total));
-          if (result.hasNext) {
-            const url = new URL(String(adapter.getRequestUrl(req)), 'http://placeholder');
-            url.searchParams.set('offset', String(result.offset + result.items.length));
-            url.searchParams.set('limit', String(result.limit));
-            adapter.setHeader(res, 'Link', `<${url.pathname}${url.search}>; rel="next"`);
-          }
-        } else if (result && typeof result === 'object' && !Array.isArray(result) && meta?.type && !meta.collection) {
-          single = true;
-        } else if (isOneRecordRead(req, result, meta)) {
-          // A record read answered as a List of one (GET /accountabilities/{id}): the ETag of that
-          // record, so the client can send it back in If-Match / If-None-Match.
-          adapter.setHeader(res, 'ETag', etagOf(result[0]));
-        }
-        const body = this.codec.encode(value, neg.format, tz, meta);
-        // A JSON answer in UTC is the very text the ETag hashes: do not render the record twice.
-        if (single) adapter.setHeader(res, 'ETag', neg.format === 'json' && tz === UTC ? etagOfJson(body, result) : etagOf(result));
-        adapter.setHeader(res, 'Content-Type', `${neg.contentType}; charset=utf-8`);
-        adapter.setHeader(res, 'Vary', 'Accept');
-        return body;
-      }),
-    );
+    const req = http.getRequest<WireRequest>();
+    const res = http.getResponse<unknown>();
+    return next.handle().pipe(map((result: unknown) => this.writer.render(req, res, result, meta)));
   }
 }
 

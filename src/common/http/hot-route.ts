@@ -1,0 +1,117 @@
+import { Inject, Injectable, NestMiddleware, Type } from '@nestjs/common';
+import { HttpAdapterHost, Reflector } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { accessRuleOf, RequestAuthenticator, type Req } from '../auth/auth.guard.js';
+import type { AccessRule } from '../auth/access.decorators.js';
+import { CONTEXT_KEY, type RequestContext } from '../context/request-context.js';
+import { ROUTE_KEY } from '../logging/http-metrics.js';
+import { BODY_ERROR } from './express-body.js';
+import { routeTemplate } from './route-index.js';
+import { WIRE_RESULT, type WireResultMeta } from './wire.js';
+import { WireWriter } from './wire.interceptor.js';
+
+/**
+ * One hot read: a GET route of a controller whose successful answer is served before Nest's router
+ * (docs/performance.md, "Hot reads"). `answer` runs the route's own pipes and handler on the
+ * context; it throws for anything but a success.
+ */
+export interface HotRoute {
+  /** The controller and handler the route belongs to: its access rule, wire metadata and metrics label come from them. */
+  controller: Type<unknown>;
+  handler: string;
+  /** The exact path, with one capture group per path parameter, e.g. `^/v4/individuals/([^/]+)$`. */
+  path: RegExp;
+  answer(ctx: RequestContext, params: string[], query: Record<string, unknown>): Promise<unknown>;
+}
+
+interface Compiled extends HotRoute {
+  rule: AccessRule;
+  template: string;
+  meta: WireResultMeta | undefined;
+}
+
+type HotReq = IncomingMessage & Req & { originalUrl?: string; query?: Record<string, unknown> };
+
+/**
+ * Serves the success path of the hot reads below Nest's per-request pipeline (router layers,
+ * guard, interceptor and pipe chains through rxjs), which costs more CPU than the read itself.
+ * It runs the very code that route runs: the guard's RequestAuthenticator under the handler's
+ * own access rule, the handler with its pipes, the interceptor's WireWriter, and Nest's adapter
+ * to send. It runs after the request-log middleware, so request ids, access log and metrics are
+ * the same.
+ *
+ * Anything else — no or a bad token, a bad `tz`, id or query, a record not found or hidden, any
+ * error at all — is handed on unchanged to the Nest route, which answers it as it answers every
+ * request; so no failure has a second code path. HOT_READS=off hands on everything.
+ */
+@Injectable()
+export class HotRoutes {
+  private readonly routes: Compiled[] = [];
+  /** Requests answered here, not by the Nest route (tests check that the hot path really serves). */
+  served = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly reflector: Reflector,
+    private readonly authenticator: RequestAuthenticator,
+    private readonly writer: WireWriter,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  /** Registers a hot read (modules call this once, at init). */
+  add(route: HotRoute): void {
+    const handler = (route.controller.prototype as Record<string, unknown>)[route.handler];
+    if (typeof handler !== 'function') throw new Error(`hot route: ${route.controller.name}.${route.handler} is not a handler`);
+    this.routes.push({
+      ...route,
+      rule: accessRuleOf(this.reflector, route.controller, handler),
+      template: routeTemplate(route.controller, handler),
+      meta: this.reflector.get<WireResultMeta | undefined>(WIRE_RESULT, handler),
+    });
+  }
+
+  handle(req: HotReq, res: ServerResponse, next: () => void): void {
+    if (req.method !== 'GET' || !this.config.hotReads || req[BODY_ERROR] !== undefined) return next();
+    const url = req.originalUrl ?? req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    for (const route of this.routes) {
+      const m = route.path.exec(path);
+      if (!m) continue;
+      this.serve(route, m.slice(1), req, res).then(
+        (answered) => answered || next(),
+        () => next(),
+      );
+      return;
+    }
+    next();
+  }
+
+  private async serve(route: Compiled, params: string[], req: HotReq, res: ServerResponse): Promise<boolean> {
+    let ctx: RequestContext;
+    let result: unknown;
+    try {
+      ctx = await this.authenticator.contextOf(req, route.rule);
+      result = await route.answer(ctx, params, req.query ?? {});
+    } catch {
+      return false;
+    }
+    req[ROUTE_KEY] = route.template;
+    req[CONTEXT_KEY] = ctx;
+    const body = this.writer.render(req, res, result, route.meta);
+    this.served++;
+    this.adapterHost.httpAdapter.reply(res, body, 200);
+    return true;
+  }
+}
+
+/** Mounts HotRoutes right after the request-log middleware (AppModule). */
+@Injectable()
+export class HotRouteMiddleware implements NestMiddleware {
+  constructor(private readonly hot: HotRoutes) {}
+
+  use(req: HotReq, res: ServerResponse, next: () => void): void {
+    this.hot.handle(req, res, next);
+  }
+}
