@@ -129,7 +129,9 @@ async function main(): Promise<void> {
   let service: Proc | undefined;
   let raw: Proc | undefined;
   let ds: DataSource | undefined;
-  const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'pms-bench-prof-')) : '';
+  // BENCH_PROFILE_DIR keeps the .cpuprofile (for Chrome DevTools or bench/profile.ts); else a temp folder, removed.
+  const keptProfileDir = process.env.BENCH_PROFILE_DIR;
+  const profileDir = PROFILE ? (keptProfileDir ?? mkdtempSync(join(tmpdir(), 'pms-bench-prof-'))) : '';
   const cleanup = async () => {
     await stopProcess(service);
     await stopProcess(raw);
@@ -256,7 +258,7 @@ async function main(): Promise<void> {
     if (profileText) console.log(profileText);
   } finally {
     await cleanup();
-    if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+    if (profileDir && !keptProfileDir) rmSync(profileDir, { recursive: true, force: true });
   }
 }
 

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/config.js';
@@ -75,5 +76,40 @@ describe('TokenService', () => {
     expect(refusal(none)).toMatch(/not valid/);
     expect(refusal(`${h}.${p}.AAAA`)).toMatch(/not valid/);
     expect(refusal('not.a.jwt')).toMatch(/not valid/);
+  });
+
+  describe('remembering verified tokens', () => {
+    afterEach(() => jest.useRealTimers());
+
+    it('checks a token once, then answers the same claims without verifying it again', () => {
+      const sut = new TokenService(loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', JWT_SECRET: SECRET }));
+      const token = signed(good());
+      const spy = jest.spyOn(jwt, 'verify');
+      try {
+        const first = sut.verify(token);
+        expect(sut.verify(token)).toEqual(first);
+        expect(spy).toHaveBeenCalledTimes(1);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
+    it('still refuses a remembered token once it has expired', () => {
+      const sut = new TokenService(loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', JWT_SECRET: SECRET }));
+      const token = signed({ ...good(), exp: now() + 2 });
+      expect(sut.verify(token)).toMatchObject({ sub: 'user-1' });
+      jest.useFakeTimers({ now: Date.now() + 3000 });
+      expect(() => sut.verify(token)).toThrow(/expired/);
+    });
+
+    it('never takes a tampered token for a remembered one', () => {
+      const sut = new TokenService(loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', JWT_SECRET: SECRET }));
+      const token = signed(good());
+      sut.verify(token);
+      const [h, p, sig] = token.split('.');
+      const forged = `${h}.${b64({ ...good(), sub: 'someone-else' })}.${sig}`;
+      expect(() => sut.verify(forged)).toThrow(/not valid/);
+      expect(() => sut.verify(`${h}.${p}.${sig}x`)).toThrow(/not valid/);
+    });
   });
 });

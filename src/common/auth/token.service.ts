@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { UnauthorizedError } from '../errors/errors.js';
 
@@ -16,6 +17,11 @@ export const TOKEN_ISSUER = 'pms-api';
 export const TOKEN_AUDIENCE = 'pms-api:v4';
 /** Clock skew tolerated between the instances that sign and verify (iat slightly in the future). */
 const CLOCK_TOLERANCE_S = 30;
+/** Verified tokens remembered (docs/performance.md): enough for every client of a busy instance. */
+const VERIFIED_MAX = 10_000;
+const VERIFIED_TTL_MS = 60_000;
+
+type VerifiedClaims = TokenClaims & { exp: number };
 
 /**
  * Issues and verifies the HS256 bearer tokens. The HMAC key is a KeyObject made once: given a
@@ -26,6 +32,13 @@ const CLOCK_TOLERANCE_S = 30;
 @Injectable()
 export class TokenService {
   private readonly key: KeyObject;
+  /**
+   * Tokens whose signature and claims were checked, by their exact text: the HMAC, base64 and
+   * JSON parsing of a token are done once per token and process, not once per request. A
+   * remembered token is still refused from its `exp` on; nothing a token says can change while
+   * its text stays the same, and who it names is resolved anew by the caller cache.
+   */
+  private readonly verified = new LRUCache<string, VerifiedClaims>({ max: VERIFIED_MAX, ttl: VERIFIED_TTL_MS });
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.key = createSecretKey(Buffer.from(config.jwtSecret, 'utf8'));
@@ -43,7 +56,18 @@ export class TokenService {
   }
 
   /** The claims of a valid token, or a 401 (an expired token says so, to prompt a new login). */
-  verify(token: string): TokenClaims & { exp: number } {
+  verify(token: string): VerifiedClaims {
+    const known = this.verified.get(token);
+    if (known) {
+      if (Math.floor(Date.now() / 1000) >= known.exp) throw expired();
+      return known;
+    }
+    const claims = this.check(token);
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private check(token: string): VerifiedClaims {
     let payload: jwt.JwtPayload;
     try {
       payload = jwt.verify(token, this.key, {
@@ -53,7 +77,7 @@ export class TokenService {
         clockTolerance: 0,
       }) as jwt.JwtPayload;
     } catch (e) {
-      if ((e as Error).name === 'TokenExpiredError') throw new UnauthorizedError('The bearer token has expired; request a new one at POST /v4/auth/token');
+      if ((e as Error).name === 'TokenExpiredError') throw expired();
       throw new UnauthorizedError('The bearer token is not valid');
     }
     const { sub, sid, exp, iat } = payload as { sub?: unknown; sid?: unknown; exp?: unknown; iat?: unknown };
@@ -70,6 +94,8 @@ export class TokenService {
     ) {
       throw new UnauthorizedError('The bearer token is not valid');
     }
-    return { sub, sid, exp };
+    return Object.freeze({ sub, sid, exp });
   }
 }
+
+const expired = () => new UnauthorizedError('The bearer token has expired; request a new one at POST /v4/auth/token');
