@@ -24,11 +24,45 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 /** Text content: markup characters escaped, CR kept as &#xD; (parsers fold raw CRLF to LF). */
 function xmlText(text: string): string {
+  if (!XML_SPECIAL.test(text)) return text;
   return text.replace(XML_INVALID, '').replace(/[&<>\r]/g, (c) => ESCAPES[c]);
+}
+// eslint-disable-next-line no-control-regex
+const XML_SPECIAL = /[&<>\r\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+type XmlElementWriter = (name: string, value: unknown, tz: TimeZone, field?: WireFieldMeta) => string;
+type XmlBodyWriter = (value: object, tz: TimeZone, element: XmlElementWriter) => string;
+const xmlBodies = new WeakMap<Function, XmlBodyWriter>();
+
+/**
+ * The children of a wire class's element in ordinal order, compiled once per class
+ * (docs/performance.md): nil and text members are written inline, anything else (dates, lists,
+ * nested records) by the codec's element writer. Only declared names (JSON-quoted, and checked
+ * to be XML names) reach the generated source.
+ */
+function xmlBodyOf(cls: Function): XmlBodyWriter {
+  let body = xmlBodies.get(cls);
+  if (!body) {
+    const fields = wireFieldsOrdinal(cls);
+    const lines = fields.map((f, i) => {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.name)) throw new Error(`wire field ${f.name} is not an XML name`);
+      const q = (text: string) => JSON.stringify(text);
+      return (
+        `x = v[${q(f.name)}]; out += x == null ? ${q(`<${f.name} i:nil="true"/>`)} : typeof x === 'string' ? ` +
+        `((t = xmlText(x)) === '' ? ${q(`<${f.name}/>`)} : ${q(`<${f.name}>`)} + t + ${q(`</${f.name}>`)}) : element(${q(f.name)}, x, tz, fields[${i}]);`
+      );
+    });
+    body = new Function('xmlText', 'fields', `return function xmlBody(v, tz, element) {\n  let x, t, out = '';\n  ${lines.join('\n  ')}\n  return out;\n};`)(
+      xmlText,
+      fields,
+    ) as XmlBodyWriter;
+    xmlBodies.set(cls, body);
+  }
+  return body;
 }
 
 function isWireClassInstance(v: unknown): v is object {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && wireFields(v.constructor).length > 0;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && shaperOf(v.constructor) !== null;
 }
 
 function scalarText(v: unknown, tz: TimeZone): string {
@@ -45,73 +79,62 @@ function element(name: string, inner: string): string {
 /** A JSON-ready value: wire classes in declaration order, dates rendered in `tz`. */
 export function toJsonValue(value: unknown, tz: TimeZone = UTC): unknown {
   if (value === undefined || value === null) return null;
+  if (typeof value !== 'object') return value;
   if (value instanceof Date) return formatDate(value, tz);
-  if (Array.isArray(value)) return value.map((v) => toJsonValue(v, tz));
-  if (isWireClassInstance(value)) {
-    const out: Record<string, unknown> = {};
-    const rec = value as Record<string, unknown>;
-    for (const f of wireFields(value.constructor)) out[f.name] = toJsonValue(rec[f.name], tz);
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = toJsonValue(value[i], tz);
     return out;
   }
-  if (typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toJsonValue(v, tz);
-    return out;
-  }
-  return value;
+  const shape = shaperOf(value.constructor);
+  if (shape) return shape(value, tz);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toJsonValue(v, tz);
+  return out;
 }
 
-/** The fields of a wire class with their `"Name":` prefix, read from the metadata once per class. */
-const jsonFieldCache = new WeakMap<Function, { name: string; key: string }[]>();
-function jsonFields(cls: Function): { name: string; key: string }[] {
-  let fields = jsonFieldCache.get(cls);
-  if (!fields) jsonFieldCache.set(cls, (fields = wireFields(cls).map((f) => ({ name: f.name, key: JSON.stringify(f.name) + ':' }))));
-  return fields;
+type Shaper = (value: object, tz: TimeZone) => Record<string, unknown>;
+/** Per class: its compiled shaper, or null for a class without wire fields (plain objects). */
+const shapers = new WeakMap<Function, Shaper | null>();
+
+/**
+ * The JSON-ready object of a wire class, compiled once per class from its declared fields
+ * (docs/performance.md): one object literal with the members in declaration order, so a page of
+ * 500 records costs 500 allocations of one shape instead of a generic walk over metadata. The
+ * generated source holds only the declared member names (JSON-quoted); no input reaches it.
+ */
+function shaperOf(cls: Function | undefined): Shaper | null {
+  if (typeof cls !== 'function') return null;
+  let shaper = shapers.get(cls);
+  if (shaper === undefined) {
+    const names = wireFields(cls).map((f) => f.name);
+    if (names.length === 0) {
+      shaper = null;
+    } else {
+      const members = names.map((n) => {
+        const key = JSON.stringify(n);
+        return `${key}: (x = v[${key}]) == null ? null : typeof x === 'object' ? convert(x, tz) : x`;
+      });
+      shaper = new Function('convert', `return function shape(v, tz) { let x; return {\n${members.join(',\n')}\n}; };`)(toJsonValue) as Shaper;
+    }
+    shapers.set(cls, shaper);
+  }
+  return shaper;
 }
 
 /**
- * The JSON text of a value, written directly: byte for byte `JSON.stringify(toJsonValue(value, tz))`
- * (the ETag relies on it), without building the intermediate objects a 500-record page would
- * otherwise allocate.
+ * The JSON text of a value: `JSON.stringify(toJsonValue(value, tz))` (the ETag relies on it
+ * being exactly that), with wire classes through their compiled shapers and the text written by
+ * V8's native serializer.
  */
 export function jsonText(value: unknown, tz: TimeZone = UTC): string {
-  if (value === undefined || value === null) return 'null';
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object':
-      break;
-    default:
-      return JSON.stringify(toJsonValue(value, tz)) ?? 'null';
-  }
-  if (value instanceof Date) return JSON.stringify(formatDate(value, tz));
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + jsonText(value[i], tz);
-    return out + ']';
-  }
-  const rec = value as Record<string, unknown>;
-  const fields = jsonFields(value.constructor);
-  let out = '{';
-  if (fields.length > 0) {
-    for (let i = 0; i < fields.length; i++) out += (i ? ',' : '') + fields[i].key + jsonText(rec[fields[i].name], tz);
-    return out + '}';
-  }
-  let first = true;
-  for (const k of Object.keys(rec)) {
-    const v = rec[k];
-    if (v === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(k) + ':' + jsonText(v, tz);
-    first = false;
-  }
-  return out + '}';
+  return JSON.stringify(toJsonValue(value, tz)) ?? 'null';
 }
 
 export class WireCodec {
+  /** xmlElement, bound once for the compiled bodies. */
+  private readonly element: XmlElementWriter = (name, value, tz, field) => this.xmlElement(name, value, tz, field);
+
   constructor(readonly namespace: string) {}
 
   // ------------------------------------------------------------------ XML output
@@ -137,10 +160,7 @@ export class WireCodec {
   private xmlBody(obj: object, tz: TimeZone): string {
     const rec = obj as Record<string, unknown>;
     let out = '';
-    if (isWireClassInstance(obj)) {
-      for (const f of wireFieldsOrdinal(obj.constructor)) out += this.xmlElement(f.name, rec[f.name], tz, f);
-      return out;
-    }
+    if (isWireClassInstance(obj)) return xmlBodyOf(obj.constructor)(obj, tz, this.element);
     for (const k of Object.keys(rec).sort(ordinalCompare)) {
       const v = rec[k];
       if (v === undefined) continue;

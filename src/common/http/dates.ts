@@ -98,7 +98,7 @@ const offsetTexts = new Map<number, string>();
 /** Writes an instant as `YYYY-MM-DDTHH:mm:ss.SSS±HH:MM` in the given zone. */
 export function formatDate(date: Date, tz: TimeZone = UTC): string {
   const offset = offsetAt(tz, date);
-  const local = new Date(date.getTime() + offset * 60000);
+  const local = offset === 0 ? date : new Date(date.getTime() + offset * 60000);
   const year = local.getUTCFullYear();
   if (!(year >= 1000 && year <= 9999)) {
     return (
