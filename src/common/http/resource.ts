@@ -138,17 +138,6 @@ export interface ResourceOptions<Fs extends Fields> {
   responseName?: string;
 }
 
-/** What the audit members read from a row. */
-interface AuditedRow {
-  version?: number;
-  created?: Date;
-  createdBy?: string | null;
-  updated?: Date;
-  updatedBy?: string | null;
-  deleted?: boolean;
-  deletedByRef?: boolean;
-}
-
 type AuditWire = { Created: Date; CreatedBy: string | null; Updated: Date; UpdatedBy: string | null };
 type SoftDeleteWire = AuditWire & { Deleted: boolean; DeletedByRef: boolean };
 export type AuditOf<A extends Audit | undefined> = A extends 'softDelete' ? SoftDeleteWire : A extends 'audit' ? AuditWire : unknown;
