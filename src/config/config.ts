@@ -53,6 +53,12 @@ export interface AppConfig {
    * through the ordinary route like every other request.
    */
   hotReads: boolean;
+  /**
+   * RECORD_MEMO (5000): how many records of each memoized kind keep their built answer and its
+   * rendered texts, reused while a read brings back the very same row (docs/performance.md,
+   * "Record memo"); 0 keeps none.
+   */
+  recordMemo: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Password of every demo user `npm run seed:demo` creates (DEMO_PASSWORD). */
   demoPassword: string;
@@ -232,10 +238,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     idempotencySweepSeconds: intVar(env, 'IDEMPOTENCY_SWEEP_SECONDS', 600, 1, 24 * 3600),
     callerCacheMs: intVar(env, 'CALLER_CACHE_MS', 5000, 0, 60000),
     hotReads: hotReadsRaw !== 'off',
+    recordMemo: intVar(env, 'RECORD_MEMO', DEFAULT_RECORD_MEMO, 0, 1_000_000),
     logLevel,
     demoPassword,
   };
 }
+
+/** Records of each memoized kind kept when RECORD_MEMO is not set (docs/performance.md, "Record memo"). */
+export const DEFAULT_RECORD_MEMO = 5000;
 
 /** The DI token under which the validated configuration is provided. */
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DataSource,
@@ -21,6 +21,8 @@ import { ifMatchVersions } from '../common/http/etag.js';
 import { isPrimaryKeyViolation, isRetryableConflict } from './db-errors.js';
 import { pingDatabase } from './ping.js';
 import { RawReader } from './raw-reader.js';
+import { RecordMemo, type MemoKind } from './record-memo.js';
+import { APP_CONFIG, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import type { TenantEntity } from './base.entity.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
@@ -356,7 +358,13 @@ export class TenantDb {
    */
   private readonly isolation: 'READ COMMITTED' | 'SERIALIZABLE';
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  /** The record memos of this database, by kind (see `memo`). */
+  private readonly memos = new Map<MemoKind, RecordMemo<object>>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig,
+  ) {
     this.isSqlite = dataSource.options.type === 'better-sqlite3';
     this.isolation = this.isSqlite ? 'SERIALIZABLE' : 'READ COMMITTED';
   }
@@ -410,6 +418,16 @@ export class TenantDb {
     const manager = BOUND.get(ctx);
     if (!manager) return RawReader.of(this.dataSource);
     return { rows: <T>(statement: string, params: readonly unknown[]) => manager.query(statement, [...params]) as Promise<T[]> };
+  }
+
+  /**
+   * The memo of answers built from rows of one kind (src/database/record-memo.ts), sized by
+   * RECORD_MEMO (read on every insert, so a test may change it); one per kind and database.
+   */
+  memo<T extends object>(kind: MemoKind): RecordMemo<T> {
+    let memo = this.memos.get(kind);
+    if (!memo) this.memos.set(kind, (memo = new RecordMemo<object>(kind, () => this.config?.recordMemo ?? DEFAULT_RECORD_MEMO)));
+    return memo as RecordMemo<T>;
   }
 
   /** The tables of tenant entities that have a column named `databaseName` (e.g. `period_id`). */

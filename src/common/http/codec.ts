@@ -123,12 +123,65 @@ function shaperOf(cls: Function | undefined): Shaper | null {
 }
 
 /**
+ * The texts a kept answer (a frozen record from a RecordMemo, src/database/record-memo.ts) was
+ * rendered to: per format, for the zone it was last rendered in, and its ETag. An answer that is
+ * read again unchanged is then written without rendering it again (docs/performance.md, "Record
+ * memo"). Weakly held: they go with the answer.
+ */
+export interface KeptRenders {
+  jsonZone?: string;
+  json?: string;
+  xmlZone?: string;
+  xml?: string;
+  etag?: string;
+}
+const kept = new WeakMap<object, KeptRenders>();
+
+/** Marks a frozen answer whose rendered texts are kept with it (RecordMemo calls this). */
+export function keepRenders(value: object): void {
+  if (!Object.isFrozen(value)) throw new Error('only a frozen answer can keep its rendered texts');
+  if (!kept.has(value)) kept.set(value, {});
+}
+
+/** The kept texts of an answer, or undefined when it keeps none. */
+export function keptRendersOf(value: unknown): KeptRenders | undefined {
+  return typeof value === 'object' && value !== null ? kept.get(value) : undefined;
+}
+
+function zoneKey(tz: TimeZone): string {
+  return tz.kind === 'fixed' ? String(tz.offsetMinutes) : tz.name;
+}
+
+function renderJson(value: unknown, tz: TimeZone): string {
+  return JSON.stringify(toJsonValue(value, tz)) ?? 'null';
+}
+
+/** One record's JSON text, from its kept texts when it has them. */
+function recordJson(value: unknown, tz: TimeZone): string {
+  const renders = keptRendersOf(value);
+  if (renders === undefined) return renderJson(value, tz);
+  const zone = zoneKey(tz);
+  if (renders.jsonZone !== zone || renders.json === undefined) {
+    renders.json = renderJson(value, tz);
+    renders.jsonZone = zone;
+  }
+  return renders.json;
+}
+
+/**
  * The JSON text of a value: `JSON.stringify(toJsonValue(value, tz))` (the ETag relies on it
  * being exactly that), with wire classes through their compiled shapers and the text written by
- * V8's native serializer.
+ * V8's native serializer. A kept answer, or a list of them, is written from the kept texts (a
+ * list's text is its members' texts joined, as JSON.stringify writes it).
  */
 export function jsonText(value: unknown, tz: TimeZone = UTC): string {
-  return JSON.stringify(toJsonValue(value, tz)) ?? 'null';
+  if (Array.isArray(value)) {
+    if (value.length === 0 || keptRendersOf(value[0]) === undefined) return renderJson(value, tz);
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + recordJson(value[i], tz);
+    return out + ']';
+  }
+  return recordJson(value, tz);
 }
 
 export class WireCodec {
@@ -160,6 +213,15 @@ export class WireCodec {
   private xmlBody(obj: object, tz: TimeZone): string {
     const rec = obj as Record<string, unknown>;
     let out = '';
+    const renders = kept.get(obj);
+    if (renders !== undefined) {
+      const zone = zoneKey(tz);
+      if (renders.xmlZone !== zone || renders.xml === undefined) {
+        renders.xml = xmlBodyOf(obj.constructor)(obj, tz, this.element);
+        renders.xmlZone = zone;
+      }
+      return renders.xml;
+    }
     if (isWireClassInstance(obj)) return xmlBodyOf(obj.constructor)(obj, tz, this.element);
     for (const k of Object.keys(rec).sort(ordinalCompare)) {
       const v = rec[k];

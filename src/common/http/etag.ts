@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context/request-context.js';
-import { toJsonValue } from './codec.js';
+import { jsonText, keptRendersOf } from './codec.js';
 
 /**
  * The stored version of the record a response object was built from. Set by the wire mapping
@@ -16,7 +16,7 @@ export const RECORD_VERSION: unique symbol = Symbol('pms:record-version');
  * caches. Objects without a stored version (built-in defaults) carry the hash only.
  */
 export function etagOf(value: unknown): string {
-  return etagOfJson(JSON.stringify(toJsonValue(value)), value);
+  return etagOfJson(jsonText(value), value);
 }
 
 /**
@@ -24,9 +24,14 @@ export function etagOf(value: unknown): string {
  * version comes from the record the text was written from).
  */
 export function etagOfJson(json: string, record: unknown): string {
+  // A kept answer (src/database/record-memo.ts) is hashed once.
+  const renders = keptRendersOf(record);
+  if (renders?.etag !== undefined) return renders.etag;
   const hash = createHash('sha256').update(json).digest('base64url').slice(0, 22);
   const version = (record as { [RECORD_VERSION]?: unknown } | null)?.[RECORD_VERSION];
-  return typeof version === 'number' ? `"${version}-${hash}"` : `"${hash}"`;
+  const etag = typeof version === 'number' ? `"${version}-${hash}"` : `"${hash}"`;
+  if (renders) renders.etag = etag;
+  return etag;
 }
 
 /**

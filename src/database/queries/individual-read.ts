@@ -1,9 +1,10 @@
 import type { RequestContext } from '../../common/context/request-context.js';
 import { boolOf, dateOf, placeholders } from '../raw-reader.js';
 import type { RowReader, TenantDb } from '../tenant-db.js';
+import type { MemoKind } from '../record-memo.js';
 import type { UserEntity } from '../../modules/auth/user.entity.js';
 import { hiddenIndividuals, overlayRights, type Rights } from '../../modules/permissions/access.service.js';
-import { LAST_COMMENT_COLUMNS, lastCommentJoins, lastCommentOf, type LastCommentColumns } from './last-comment.js';
+import { LAST_COMMENT_COLUMNS, lastCommentIdOf, lastCommentJoins, lastCommentOf, type LastCommentColumns } from './last-comment.js';
 import { Individual, type IndividualDto } from '../../modules/individuals/dto/individual.dto.js';
 import type { IndividualEntity } from '../../modules/individuals/individual.entity.js';
 
@@ -45,19 +46,33 @@ type Row = Record<(typeof COLUMNS)[number], unknown> &
     beyond?: string | null;
   } & Record<`m${number}`, string | null | undefined>;
 
-const SELECT =
-  `SELECT ${COLUMNS.map((c) => `i.${c}`).join(', ')}, o.name AS o_name, u.user_name AS u_user_name, u.email AS u_email,` +
-  ` u.is_global_admin AS u_is_global_admin, ${LAST_COMMENT_COLUMNS}`;
+/** The organization, account and newest comment of each record, as `expression AS name`. */
+const DECORATIONS = 'o.name AS o_name, u.user_name AS u_user_name, u.email AS u_email, u.is_global_admin AS u_is_global_admin, ' + LAST_COMMENT_COLUMNS;
+const SELECT = `SELECT ${COLUMNS.map((c) => `i.${c}`).join(', ')}, ${DECORATIONS}`;
+
+/**
+ * The record memo's kind (src/database/record-memo.ts): every column an answer is built from,
+ * taken from the same lists the SELECT is written from, so a column added there is compared too.
+ * The manager chain only decides the rights, which are the memo's variant.
+ */
+export const INDIVIDUAL_MEMO: MemoKind = {
+  name: 'individual',
+  columns: [...COLUMNS, ...[...DECORATIONS.matchAll(/ AS (\w+)/g)].map((m) => m[1])],
+};
+
+/**
+ * The individuals of the statement, as a derived table `i` that also carries the id of each one's
+ * newest comment (`lc_id`, see lastCommentJoins): `where` and `tail` (order, limit) apply inside.
+ */
+const individualsWhere = (where: string, tail = '') => ` FROM (SELECT i.*, ${lastCommentIdOf('i')} AS lc_id FROM individuals i WHERE ${where}${tail}) i`;
 const JOINS =
-  ' FROM individuals i' +
   ' LEFT JOIN organizations o ON o.site_id = i.site_id AND o.id = i.primary_organization_id' +
   ' LEFT JOIN users u ON u.id = i.user_id AND u.site_id = i.site_id ' +
-  lastCommentJoins('i');
-const WHERE = ' WHERE i.site_id = ? AND i.id = ?';
-const FROM = JOINS + WHERE;
+  lastCommentJoins('i.lc_id');
+const BY_ID = individualsWhere('i.site_id = ? AND i.id = ?');
 
 /** As an administrator (every right): the record and its decorations. */
-const AS_ADMIN = SELECT + FROM;
+const AS_ADMIN = SELECT + BY_ID + JOINS;
 
 /** How many managers above the record one statement looks at; deeper chains take a second query. */
 const CHAIN_DEPTH = 8;
@@ -70,7 +85,7 @@ const CHAIN_COLUMNS = Array.from({ length: CHAIN_DEPTH }, (_, k) => `, m${k + 1}
  * As anyone else: also the first managers above the record (primary-key lookups), to tell whether
  * the caller is one of them (CanUpdate).
  */
-const AS_MEMBER = SELECT + CHAIN_COLUMNS + JOINS + CHAIN_JOINS + WHERE;
+const AS_MEMBER = SELECT + CHAIN_COLUMNS + BY_ID + JOINS + CHAIN_JOINS;
 /**
  * Above the CHAIN_DEPTH-th manager: which of these managers have `managerId` at or above them,
  * walking up (bounded like AccessService.reportsTo), for all of a page's deep chains at once.
@@ -80,12 +95,22 @@ const restOfChains = (n: number) =>
   ' UNION ALL SELECT up.start, x.primary_reports_to, up.depth + 1 FROM up CROSS JOIN individuals x' +
   ' WHERE x.site_id = ? AND x.id = up.id AND up.depth < 256) SELECT DISTINCT start FROM up WHERE id = ?';
 
-const ORDER = ' ORDER BY i.last_name, i.first_name, i.id LIMIT ? OFFSET ?';
+const ORDER_BY = ' ORDER BY i.last_name, i.first_name, i.id';
+const LIMIT = ' LIMIT ? OFFSET ?';
 const DELETED = { 0: ' AND i.deleted = 0', 1: ' AND i.deleted = 1', 2: '' } as const;
-/** A page in the list's order (LastName, FirstName, ID), for each `deleted` filter. */
+/**
+ * A page in the list's order (LastName, FirstName, ID), for each `deleted` filter and with `extra`
+ * conditions: the page is cut in the derived table, its decorations joined to those rows only.
+ */
+const pageOf = (asAdmin: boolean, d: 0 | 1 | 2, extra = '') =>
+  (asAdmin ? SELECT : SELECT + CHAIN_COLUMNS) +
+  individualsWhere('i.site_id = ?' + DELETED[d] + extra, ORDER_BY + LIMIT) +
+  JOINS +
+  (asAdmin ? '' : CHAIN_JOINS) +
+  ORDER_BY;
 const PAGE = {
-  asAdmin: ([0, 1, 2] as const).map((d) => SELECT + JOINS + ' WHERE i.site_id = ?' + DELETED[d] + ORDER),
-  asMember: ([0, 1, 2] as const).map((d) => SELECT + CHAIN_COLUMNS + JOINS + CHAIN_JOINS + ' WHERE i.site_id = ?' + DELETED[d] + ORDER),
+  asAdmin: ([0, 1, 2] as const).map((d) => pageOf(true, d)),
+  asMember: ([0, 1, 2] as const).map((d) => pageOf(false, d)),
   count: ([0, 1, 2] as const).map((d) => 'SELECT COUNT(*) AS n FROM individuals i WHERE i.site_id = ?' + DELETED[d]),
 };
 
@@ -98,7 +123,7 @@ export async function readIndividual(db: TenantDb, ctx: RequestContext, id: stri
   if (hiddenIndividuals(ctx.user).includes(id)) return null;
   const reader = db.reader(ctx);
   const rows = await reader.rows<Row>(ctx.user.isAdmin ? AS_ADMIN : AS_MEMBER, [ctx.siteId, id]);
-  return rows.length ? (await toDtos(reader, ctx, rows))[0] : null;
+  return rows.length ? (await toDtos(db, reader, ctx, rows))[0] : null;
 }
 
 /**
@@ -119,14 +144,14 @@ export async function readIndividualPage(
   const hidden = hiddenIndividuals(ctx.user);
   if (hidden.length) {
     const notHidden = ` AND i.id NOT IN (${placeholders(hidden.length)})`;
-    page = page.replace(ORDER, notHidden + ORDER);
+    page = pageOf(ctx.user.isAdmin, d, notHidden);
     count += notHidden;
   }
   const [rows, counted] = await Promise.all([
     reader.rows<Row>(page, [ctx.siteId, ...hidden, q.take, q.skip], { prepare: hidden.length === 0 }),
     reader.rows<{ n: number | string }>(count, [ctx.siteId, ...hidden], { prepare: hidden.length === 0 }),
   ]);
-  return { items: await toDtos(reader, ctx, rows), total: Number(counted[0]?.n ?? 0) };
+  return { items: await toDtos(db, reader, ctx, rows), total: Number(counted[0]?.n ?? 0) };
 }
 
 const ALL_RIGHTS = Object.freeze({ read: true, update: true, delete: true, delegate: true });
@@ -134,7 +159,7 @@ const READ_ONLY = Object.freeze({ read: true, update: false, delete: false, dele
 const READ_UPDATE = Object.freeze({ read: true, update: true, delete: false, delegate: false });
 
 /** The answers for rows read with SELECT (and CHAIN_COLUMNS for a non-administrator). */
-async function toDtos(reader: RowReader, ctx: RequestContext, rows: Row[]): Promise<IndividualDto[]> {
+async function toDtos(db: TenantDb, reader: RowReader, ctx: RequestContext, rows: Row[]): Promise<IndividualDto[]> {
   const me = ctx.user;
   let deep = new Set<string>();
   if (!me.isAdmin && me.individualId) {
@@ -144,19 +169,37 @@ async function toDtos(reader: RowReader, ctx: RequestContext, rows: Row[]): Prom
       deep = new Set(found.map((f) => f.start));
     }
   }
+  // The same row read again with the same rights gives the same answer, kept with its rendered
+  // texts (src/database/record-memo.ts).
+  const memo = db.memo<IndividualDto>(INDIVIDUAL_MEMO);
   return rows.map((r) => {
     let rights: Rights = ALL_RIGHTS;
     if (!me.isAdmin) {
       const own = me.individualId !== null && (r.id === me.individualId || managedWithin(r, me.individualId) || (!!r.beyond && deep.has(r.beyond)));
       rights = overlayRights(me, r.id as string, own ? READ_UPDATE : READ_ONLY);
     }
-    return Individual.toWire(entityOf(r), {
-      user: r.u_user_name === null ? null : ({ userName: r.u_user_name, email: r.u_email, isGlobalAdmin: boolOf(r.u_is_global_admin) } as UserEntity),
-      organizationName: r.o_name,
-      lastComment: lastCommentOf(r),
-      rights,
-    });
+    const id = r.id as string;
+    const variant = rightsVariant(rights);
+    return (
+      memo.get(id, r, variant) ??
+      memo.set(
+        id,
+        r,
+        variant,
+        Individual.toWire(entityOf(r), {
+          user: r.u_user_name === null ? null : ({ userName: r.u_user_name, email: r.u_email, isGlobalAdmin: boolOf(r.u_is_global_admin) } as UserEntity),
+          organizationName: r.o_name,
+          lastComment: lastCommentOf(r),
+          rights,
+        }),
+      )
+    );
   });
+}
+
+/** The rights as the memo's variant: one bit each. */
+function rightsVariant(r: Rights): number {
+  return (r.read ? 1 : 0) | (r.update ? 2 : 0) | (r.delete ? 4 : 0) | (r.delegate ? 8 : 0);
 }
 
 /** Whether `managerId` is one of the first CHAIN_DEPTH managers above the row. */

@@ -1,0 +1,98 @@
+import { jsonText, keepRenders, keptRendersOf, WireCodec } from '../common/http/codec.js';
+import { etagOf } from '../common/http/etag.js';
+import { parseTimeZone, UTC } from '../common/http/dates.js';
+import { WireField, WireType } from '../common/http/wire.js';
+import { RecordMemo } from './record-memo.js';
+
+@WireType('Person')
+class Person {
+  @WireField('guid') ID: string;
+  @WireField('string') Name: string | null;
+  @WireField('dateTimeOffset') Created: Date;
+}
+
+const KIND = { name: 'person', columns: ['id', 'name', 'created'] };
+const row = (over: Record<string, unknown> = {}) => ({ id: 'p1', name: 'Ada', created: new Date('2026-01-02T03:04:05.678Z'), ...over });
+const answer = (r: Record<string, unknown>) => Object.assign(new Person(), { ID: r.id, Name: r.name, Created: r.created });
+
+describe('RecordMemo', () => {
+  let capacity: number;
+  let sut: RecordMemo<Person>;
+  beforeEach(() => {
+    capacity = 10;
+    sut = new RecordMemo<Person>(KIND, () => capacity);
+  });
+
+  it('gives back the answer built from the very same row and variant, frozen', () => {
+    const kept = sut.set('p1', row(), 1, answer(row()));
+    expect(Object.isFrozen(kept)).toBe(true);
+    // A new row object with equal values, dates equal by instant.
+    expect(sut.get('p1', row(), 1)).toBe(kept);
+    expect([sut.hits, sut.misses]).toEqual([1, 0]);
+  });
+
+  it('misses when any listed column differs, when the variant differs, or for another id', () => {
+    sut.set('p1', row(), 1, answer(row()));
+    expect(sut.get('p1', row({ name: 'Ada L.' }), 1)).toBeUndefined();
+    expect(sut.get('p1', row({ name: null }), 1)).toBeUndefined();
+    expect(sut.get('p1', row({ created: new Date('2026-01-02T03:04:05.679Z') }), 1)).toBeUndefined();
+    expect(sut.get('p1', row(), 2)).toBeUndefined();
+    expect(sut.get('p2', row({ id: 'p2' }), 1)).toBeUndefined();
+    expect(sut.misses).toBe(5);
+  });
+
+  it('tells an empty string from null and a number from its text', () => {
+    const kind = { name: 'x', columns: ['a'] };
+    const memo = new RecordMemo<Person>(kind, () => 10);
+    memo.set('1', { a: '' }, 0, answer(row()));
+    expect(memo.get('1', { a: null }, 0)).toBeUndefined();
+    memo.set('1', { a: 1 }, 0, answer(row()));
+    expect(memo.get('1', { a: '1' }, 0)).toBeUndefined();
+  });
+
+  it('keeps at most its capacity, dropping the least recently used first', () => {
+    capacity = 2;
+    sut.set('a', row({ id: 'a' }), 0, answer(row({ id: 'a' })));
+    sut.set('b', row({ id: 'b' }), 0, answer(row({ id: 'b' })));
+    expect(sut.get('a', row({ id: 'a' }), 0)).toBeDefined(); // a is now the most recent
+    sut.set('c', row({ id: 'c' }), 0, answer(row({ id: 'c' })));
+    expect(sut.size).toBe(2);
+    expect(sut.get('b', row({ id: 'b' }), 0)).toBeUndefined();
+    expect(sut.get('a', row({ id: 'a' }), 0)).toBeDefined();
+    expect(sut.get('c', row({ id: 'c' }), 0)).toBeDefined();
+  });
+
+  it('keeps nothing at capacity 0 (RECORD_MEMO=0), and forgets what it held', () => {
+    sut.set('p1', row(), 0, answer(row()));
+    capacity = 0;
+    const value = sut.set('p2', row({ id: 'p2' }), 0, answer(row({ id: 'p2' })));
+    expect(Object.isFrozen(value)).toBe(false);
+    expect(keptRendersOf(value)).toBeUndefined();
+    expect(sut.size).toBe(0);
+    expect(sut.get('p1', row(), 0)).toBeUndefined();
+  });
+
+  it('lets the codec write a kept answer from its kept texts, the same text as a fresh one, per zone', () => {
+    const codec = new WireCodec('urn:test');
+    const berlin = parseTimeZone('Europe/Berlin');
+    const fresh = answer(row());
+    const kept = sut.set('p1', row(), 0, answer(row()));
+    for (const tz of [UTC, berlin, UTC]) {
+      expect(jsonText(kept, tz)).toBe(jsonText(fresh, tz));
+      expect(jsonText([kept, kept], tz)).toBe(jsonText([fresh, fresh], tz));
+      expect(codec.encode(kept, 'xml', tz)).toBe(codec.encode(fresh, 'xml', tz));
+      expect(codec.encode([kept], 'xml', tz)).toBe(codec.encode([fresh], 'xml', tz));
+    }
+    expect(etagOf(kept)).toBe(etagOf(fresh));
+    const renders = keptRendersOf(kept)!;
+    expect(renders.json).toBe(jsonText(fresh, UTC));
+    expect(renders.etag).toBe(etagOf(fresh));
+    // The kept text is what is written: a second write does not render again.
+    renders.json = '"sentinel"';
+    expect(jsonText(kept, UTC)).toBe('"sentinel"');
+  });
+
+  it('refuses to keep the texts of an answer that could still change', () => {
+    expect(() => keepRenders(answer(row()))).toThrow(/frozen/);
+  });
+});

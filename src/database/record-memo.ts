@@ -1,0 +1,93 @@
+import { keepRenders } from '../common/http/codec.js';
+
+/**
+ * What a record memo compares: the name it is kept under and the columns of the row its answer is
+ * built from (docs/performance.md, "Record memo"). Every column the answer reads must be listed.
+ */
+export interface MemoKind {
+  readonly name: string;
+  readonly columns: readonly string[];
+}
+
+type SameRow = (a: object, b: object) => boolean;
+
+interface Entry<T> {
+  row: object;
+  variant: number;
+  value: T;
+}
+
+/**
+ * The answers built from rows of one kind, kept by record id for as long as a read brings back
+ * exactly the same row (every listed column equal, dates by instant) for the same `variant` (the
+ * caller-dependent part of the answer, e.g. its rights). A read still reads the row every time:
+ * the memo only skips building the answer again, and with it the codec skips rendering it again
+ * (the answer is frozen and keeps its rendered texts, src/common/http/codec.ts). A changed row is
+ * simply a miss, so there is nothing to invalidate and nothing can be stale.
+ *
+ * Bounded: the least recently used records leave first once `capacity()` is reached (read on
+ * every insert, RECORD_MEMO; 0 keeps nothing).
+ */
+export class RecordMemo<T extends object> {
+  private readonly entries = new Map<string, Entry<T>>();
+  private readonly same: SameRow;
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    kind: MemoKind,
+    private readonly capacity: () => number,
+  ) {
+    this.same = sameRowOf(kind.columns);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The answer built last time from this very row with this variant, or undefined. */
+  get(id: string, row: object, variant: number): T | undefined {
+    const entry = this.entries.size === 0 ? undefined : this.entries.get(id);
+    if (entry === undefined || entry.variant !== variant || !this.same(entry.row, row)) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
+    // Most recently used last: Map keeps insertion order.
+    this.entries.delete(id);
+    this.entries.set(id, entry);
+    return entry.value;
+  }
+
+  /** Keeps `value` as the answer of this row and variant; answers it, frozen. */
+  set(id: string, row: object, variant: number, value: T): T {
+    const max = this.capacity();
+    if (max <= 0) {
+      this.entries.clear();
+      return value;
+    }
+    Object.freeze(value);
+    keepRenders(value);
+    this.entries.delete(id);
+    this.entries.set(id, { row, variant, value });
+    while (this.entries.size > max) this.entries.delete(this.entries.keys().next().value as string);
+    return value;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/**
+ * The row comparison of a kind, compiled once: one strict comparison per column (dates by their
+ * instant). The generated source holds only the declared column names, JSON-quoted.
+ */
+function sameRowOf(columns: readonly string[]): SameRow {
+  const checks = columns.map((c) => {
+    const k = JSON.stringify(c);
+    return `((x = a[${k}]) === (y = b[${k}]) || same(x, y))`;
+  });
+  const same = (x: unknown, y: unknown) => x instanceof Date && y instanceof Date && x.getTime() === y.getTime();
+  return new Function('same', `return function sameRow(a, b) { let x, y; return ${checks.join(' && ') || 'true'}; };`)(same) as SameRow;
+}
