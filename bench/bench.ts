@@ -150,6 +150,9 @@ async function main(): Promise<void> {
     await ds.initialize();
     const small = await seedSite(ds, { name: 'Bench small', size: SMALL, busyComments: BUSY_COMMENTS, password: PASSWORD });
     const large = await seedSite(ds, { name: 'Bench large', size: LARGE, busyComments: 0, password: PASSWORD });
+    // The statistics InnoDB recalculates by itself some seconds after a bulk load, now: until then
+    // the newest-comment lookup may scan instead of seek (docs/performance.md, "Record memo").
+    if (!SQLITE) await ds.query('ANALYZE TABLE individuals, comments, organizations, users');
     await ds.destroy();
     log(`seeded ${SMALL} and ${LARGE} individuals, ${fmt(BUSY_COMMENTS)} comments on one individual (${Math.round((Date.now() - started) / 1000)} s)`);
 

@@ -7,7 +7,7 @@ import { WireCodec } from './common/http/codec.js';
 import { applyTrustProxy, registerBodyParsers } from './common/http/express-body.js';
 import { setupOpenApi } from './common/http/openapi.js';
 import { requestDeadline } from './common/http/request-deadline.js';
-import { ServerLifecycle } from './common/http/server-lifecycle.js';
+import { installFrontDoor } from './common/http/front-door.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 
 /**
@@ -20,14 +20,16 @@ export async function createApp(config: AppConfig, logger: JsonLogger = new Json
     logger,
     abortOnError: false,
   });
-  // Order matters: shutdown tracking sees every request; the deadline starts once the body is read.
-  app.use(app.get(ServerLifecycle).middleware);
+  // Shutdown tracking and the request log run first, in the server's front door (installed below);
+  // then Express: the deadline starts once the body is read.
   applyTrustProxy(app, config.trustProxy);
   registerBodyParsers(app, app.get(WireCodec));
-  app.use(requestDeadline(config.requestTimeoutMs, app.get(WireCodec), logger));
+  const deadline = requestDeadline(config.requestTimeoutMs, app.get(WireCodec), logger);
+  app.use(deadline);
   // GET /metrics only: POST /v4/metrics (the Metric resource) keeps its prefix (route-index.ts).
   app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready', { path: 'metrics', method: RequestMethod.GET }] });
   setupOpenApi(app, config);
   await app.init();
+  installFrontDoor(app, deadline);
   return app;
 }

@@ -1,15 +1,13 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from './config/config.js';
 import { CoreModule } from './common/core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
-import { RequestLogMiddleware } from './common/logging/request-log.middleware.js';
-import { HotRouteMiddleware } from './common/http/hot-route.js';
 import { dataSourceOptions, detectMysqlFlavor } from './database/data-source.js';
 import { FEATURE_MODULES } from './modules/index.js';
 
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static forRoot(config: AppConfig, logger: JsonLogger): DynamicModule {
     return {
       module: AppModule,
@@ -28,10 +26,5 @@ export class AppModule implements NestModule {
         ...FEATURE_MODULES,
       ],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    // In this order: the hot reads are answered inside the request's log scope.
-    consumer.apply(RequestLogMiddleware, HotRouteMiddleware).forRoutes('{*path}');
   }
 }

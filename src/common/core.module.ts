@@ -19,6 +19,7 @@ import { ServerLifecycle } from './http/server-lifecycle.js';
 import { HttpMetrics } from './logging/http-metrics.js';
 import { JsonLogger } from './logging/json-logger.js';
 import { APP_LOGGER } from './logging/logger.token.js';
+import { RequestLogMiddleware } from './logging/request-log.middleware.js';
 import { AppValidationPipe } from './validation/app-validation.pipe.js';
 
 /**
@@ -49,6 +50,7 @@ export class CoreModule {
       HotRoutes,
       RouteIndex,
       ServerLifecycle,
+      RequestLogMiddleware,
       { provide: HttpMetrics, useValue: new HttpMetrics() },
     ];
     return {

@@ -71,6 +71,33 @@ describe(`request deadline and readiness (${DB_KIND})`, () => {
     }
   });
 
+  it('gives a hot read its deadline from its arrival, also when it goes on to the Nest route', async () => {
+    const resolver = t.app.get(CallerResolver);
+    const resolve = resolver.resolve.bind(resolver);
+    // Each caller lookup takes 1 s: the hot path's (then "not found", so the request goes on to the
+    // Nest route) and the route's own. Together they pass the 1.5 s deadline; a deadline started
+    // when the request reached the route would not fire before the 404.
+    const slowly = async (...args: Parameters<typeof resolve>) => {
+      await new Promise((r) => setTimeout(r, 1000));
+      return resolve(...args);
+    };
+    jest.spyOn(resolver, 'resolve').mockImplementationOnce(slowly).mockImplementationOnce(slowly);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const missing = await get('/v4/individuals/00000000-0000-4000-8000-00000000dead', agent, { Authorization: bearer(t.adminToken) });
+      expect(missing.status).toBe(503);
+      expect(missing.ms).toBeGreaterThanOrEqual(1450);
+      expect(missing.ms).toBeLessThan(2000);
+      expect(missing.headers['x-request-id']).toBeTruthy();
+      await new Promise((r) => setTimeout(r, 1000));
+      const next = await get('/v4/individuals/00000000-0000-4000-8000-00000000dead', agent, { Authorization: bearer(t.adminToken) });
+      expect(next.status).toBe(404);
+      expect(next.socket).toBe(missing.socket);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('answers /health/ready 503 within 2 s when the database does not answer a ping within 1 s, and 200 again when it does', async () => {
     const agent = new http.Agent({ keepAlive: false });
     jest.spyOn(t.ds, 'query').mockImplementation(() => new Promise(() => undefined));

@@ -1,4 +1,4 @@
-import { Inject, Injectable, NestMiddleware, Type } from '@nestjs/common';
+import { Inject, Injectable, Type } from '@nestjs/common';
 import { HttpAdapterHost, Reflector } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
@@ -6,7 +6,6 @@ import { accessRuleOf, RequestAuthenticator, type Req } from '../auth/auth.guard
 import type { AccessRule } from '../auth/access.decorators.js';
 import { CONTEXT_KEY, type RequestContext } from '../context/request-context.js';
 import { ROUTE_KEY } from '../logging/http-metrics.js';
-import { BODY_ERROR } from './express-body.js';
 import { routeTemplate } from './route-index.js';
 import { WIRE_RESULT, type WireResultMeta } from './wire.js';
 import { WireWriter } from './wire.interceptor.js';
@@ -31,19 +30,19 @@ interface Compiled extends HotRoute {
   meta: WireResultMeta | undefined;
 }
 
-type HotReq = IncomingMessage & Req & { originalUrl?: string; query?: Record<string, unknown> };
+export type HotReq = IncomingMessage & Req & { originalUrl?: string; query?: Record<string, unknown> };
 
 /**
- * Serves the success path of the hot reads below Nest's per-request pipeline (router layers,
- * guard, interceptor and pipe chains through rxjs), which costs more CPU than the read itself.
- * It runs the very code that route runs: the guard's RequestAuthenticator under the handler's
- * own access rule, the handler with its pipes, the interceptor's WireWriter, and Nest's adapter
- * to send. It runs after the request-log middleware, so request ids, access log and metrics are
- * the same.
+ * Serves the success path of the hot reads from the server's front door (front-door.ts), before
+ * Express's router and Nest's per-request pipeline (router layers, guard, interceptor and pipe
+ * chains through rxjs), which cost more CPU than the read itself. It runs the very code that
+ * route runs: the guard's RequestAuthenticator under the handler's own access rule, the handler
+ * with its pipes, the interceptor's WireWriter, and Nest's adapter to send. Request id, access
+ * log, metrics, deadline and shutdown tracking are the front door's, the same for every request.
  *
  * Anything else — no or a bad token, a bad `tz`, id or query, a record not found or hidden, any
- * error at all — is handed on unchanged to the Nest route, which answers it as it answers every
- * request; so no failure has a second code path. HOT_READS=off hands on everything.
+ * error at all — is handed on unchanged to Express and the Nest route, which answer it as they
+ * answer every request; so no failure has a second code path. HOT_READS=off hands on everything.
  */
 @Injectable()
 export class HotRoutes {
@@ -71,21 +70,27 @@ export class HotRoutes {
     });
   }
 
-  handle(req: HotReq, res: ServerResponse, next: () => void): void {
-    if (req.method !== 'GET' || !this.config.hotReads || req[BODY_ERROR] !== undefined) return next();
-    const url = req.originalUrl ?? req.url ?? '';
+  /**
+   * Serves the request if it is a hot read and succeeds; `fallback` (the Express application) gets
+   * it otherwise. `prepare` runs first when a route matches (the front door's Express setup and
+   * deadline). Answers false at once, without touching the request, when no hot route matches.
+   */
+  tryServe(req: HotReq, res: ServerResponse, fallback: () => void, prepare: () => void): boolean {
+    if (req.method !== 'GET' || !this.config.hotReads || hasBody(req)) return false;
+    const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     for (const route of this.routes) {
       const m = route.path.exec(path);
       if (!m) continue;
+      prepare();
       this.serve(route, m.slice(1), req, res).then(
-        (answered) => answered || next(),
-        () => next(),
+        (answered) => answered || fallback(),
+        () => fallback(),
       );
-      return;
+      return true;
     }
-    next();
+    return false;
   }
 
   private async serve(route: Compiled, params: string[], req: HotReq, res: ServerResponse): Promise<boolean> {
@@ -106,12 +111,7 @@ export class HotRoutes {
   }
 }
 
-/** Mounts HotRoutes right after the request-log middleware (AppModule). */
-@Injectable()
-export class HotRouteMiddleware implements NestMiddleware {
-  constructor(private readonly hot: HotRoutes) {}
-
-  use(req: HotReq, res: ServerResponse, next: () => void): void {
-    this.hot.handle(req, res, next);
-  }
+function hasBody(req: IncomingMessage): boolean {
+  const len = req.headers['content-length'];
+  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
 }

@@ -5,6 +5,8 @@ import type { JsonLogger } from '../logging/json-logger.js';
 import type { WireCodec } from './codec.js';
 import { negotiate } from './negotiation.js';
 
+const DEADLINE_STARTED = '__pmsDeadlineStarted';
+
 /** Seconds a client is told to wait before retrying a request that ran out of time. */
 export const DEADLINE_RETRY_AFTER_SECONDS = 5;
 
@@ -20,6 +22,9 @@ export const DEADLINE_RETRY_AFTER_SECONDS = 5;
  */
 export function requestDeadline(ms: number, codec: WireCodec, logger: JsonLogger) {
   return (req: IncomingMessage & Record<string, unknown>, res: ServerResponse, next: () => void): void => {
+    // Started once: a hot read the front door started it for may go on to Express (front-door.ts).
+    if (req[DEADLINE_STARTED]) return next();
+    req[DEADLINE_STARTED] = true;
     const timer = setTimeout(() => {
       if (res.headersSent || res.writableEnded || res.destroyed) return;
       const path = String(req.originalUrl ?? req.url ?? '').split('?')[0];
