@@ -50,7 +50,7 @@ describe('RecordMemo', () => {
     expect(memo.get('1', { a: '1' }, 0)).toBeUndefined();
   });
 
-  it('keeps at most its capacity, dropping the least recently used first', () => {
+  it('keeps at most its capacity, dropping first a record not read since it was kept', () => {
     capacity = 2;
     sut.set('a', row({ id: 'a' }), 0, answer(row({ id: 'a' })));
     sut.set('b', row({ id: 'b' }), 0, answer(row({ id: 'b' })));

@@ -15,6 +15,8 @@ interface Entry<T> {
   row: object;
   variant: number;
   value: T;
+  /** Read since it last reached the front of the eviction order (second chance). */
+  used: boolean;
 }
 
 /**
@@ -25,8 +27,9 @@ interface Entry<T> {
  * (the answer is frozen and keeps its rendered texts, src/common/http/codec.ts). A changed row is
  * simply a miss, so there is nothing to invalidate and nothing can be stale.
  *
- * Bounded: the least recently used records leave first once `capacity()` is reached (read on
- * every insert, RECORD_MEMO; 0 keeps nothing).
+ * Bounded: once `capacity()` is reached (read on every insert, RECORD_MEMO; 0 keeps nothing) the
+ * records not read for longest leave first (second-chance order, an approximation of LRU whose
+ * reads cost a flag instead of a reordering).
  */
 export class RecordMemo<T extends object> {
   private readonly entries = new Map<string, Entry<T>>();
@@ -53,9 +56,7 @@ export class RecordMemo<T extends object> {
       return undefined;
     }
     this.hits++;
-    // Most recently used last: Map keeps insertion order.
-    this.entries.delete(id);
-    this.entries.set(id, entry);
+    entry.used = true;
     return entry.value;
   }
 
@@ -69,8 +70,17 @@ export class RecordMemo<T extends object> {
     Object.freeze(value);
     keepRenders(value);
     this.entries.delete(id);
-    this.entries.set(id, { row, variant, value });
-    while (this.entries.size > max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(id, { row, variant, value, used: false });
+    // Second chance: from the oldest, a record read since it was kept (or last spared) goes to the
+    // back once; the first one not read is dropped. Reads then only set a flag.
+    while (this.entries.size > max) {
+      const [oldest, entry] = this.entries.entries().next().value as [string, Entry<T>];
+      this.entries.delete(oldest);
+      if (entry.used) {
+        entry.used = false;
+        this.entries.set(oldest, entry);
+      }
+    }
     return value;
   }
 
