@@ -18,6 +18,8 @@ describe('loadConfig', () => {
       jwtSecretSource: 'env',
       idempotencyTtlSeconds: 86400,
       idempotencySweepSeconds: 600,
+      hotReads: true,
+      recordMemo: 5000,
       demoPassword: 'demo-password',
     });
   });
@@ -45,6 +47,9 @@ describe('loadConfig', () => {
     [{ IDEMPOTENCY_TTL_SECONDS: '1h' }, 'IDEMPOTENCY_TTL_SECONDS'],
     [{ IDEMPOTENCY_SWEEP_SECONDS: '0' }, 'IDEMPOTENCY_SWEEP_SECONDS'],
     [{ DEMO_PASSWORD: 'short' }, 'DEMO_PASSWORD'],
+    [{ RECORD_MEMO: '-1' }, 'RECORD_MEMO'],
+    [{ RECORD_MEMO: 'lots' }, 'RECORD_MEMO'],
+    [{ HOT_READS: 'maybe' }, 'HOT_READS'],
   ])('refuses %j with a ConfigError naming %s', (env, variable) => {
     let error: unknown;
     try {
@@ -61,6 +66,10 @@ describe('loadConfig', () => {
     const sut = loadConfig({ JWT_SECRET: SECRET });
     expect(sut).toMatchObject({ dbQueryTimeoutMs: 10000, dbAcquireTimeoutMs: 5000, requestTimeoutMs: 15000, shutdownGraceMs: 20000, trustProxy: false });
     expect(sut.requestTimeoutMs).toBeLessThan(30000);
+  });
+
+  it('reads RECORD_MEMO=0 as keeping no answers, and HOT_READS=off', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, RECORD_MEMO: '0', HOT_READS: 'off' })).toMatchObject({ recordMemo: 0, hotReads: false });
   });
 
   it('requires JWT_SECRET in production', () => {

@@ -87,36 +87,38 @@ describe('record memo of individuals', () => {
 
   it('shows a renamed organization, changed account and new or deleted comments at once, even when written around the API', async () => {
     const admin = acme.admin;
-    await seenAtOnce(
-      admin,
-      () => t.ds.query('UPDATE organizations SET name = ? WHERE id = ?', ['Renamed Org', acme.orgId]),
-      { PrimaryOrganizationName: 'Renamed Org' },
-      /<PrimaryOrganizationName>Renamed Org</,
-    );
-    await seenAtOnce(
-      admin,
-      () => t.ds.query('UPDATE users SET email = ? WHERE id = ?', ['new@example.test', worker.userId]),
-      { UserEmail: 'new@example.test' },
-      /<UserEmail>new@example.test</,
-    );
-    const newer = await insertIndividualComment(t, acme.siteId, worker.individualId, {
-      body: 'Second note',
-      created: new Date('2026-03-02T10:00:00Z'),
-      authorId: boss.individualId,
-    });
-    await seenAtOnce(admin, async () => undefined, { LastComment: 'Second note', LastCommentByID: boss.individualId }, /<LastComment>Second note</);
-    await seenAtOnce(
-      admin,
-      () => t.ds.query('UPDATE individuals SET first_name = ? WHERE id = ?', ['Bossy', boss.individualId]),
-      { LastCommentBy: 'Bossy Boss' },
-      /<LastCommentBy>Bossy Boss</,
-    );
-    await seenAtOnce(
-      admin,
-      () => t.ds.query('UPDATE comments SET deleted = 1 WHERE id = ?', [newer.id]),
-      { LastComment: 'First note', LastCommentByID: peer.individualId },
-      /<LastComment>First note</,
-    );
+    let newer = '';
+    const steps: { change: () => Promise<unknown>; expected: Record<string, unknown>; xml: RegExp }[] = [
+      {
+        change: () => t.ds.query('UPDATE organizations SET name = ? WHERE id = ?', ['Renamed Org', acme.orgId]),
+        expected: { PrimaryOrganizationName: 'Renamed Org' },
+        xml: /<PrimaryOrganizationName>Renamed Org</,
+      },
+      {
+        change: () => t.ds.query('UPDATE users SET email = ? WHERE id = ?', ['new@example.test', worker.userId]),
+        expected: { UserEmail: 'new@example.test' },
+        xml: /<UserEmail>new@example.test</,
+      },
+      {
+        change: async () => {
+          const at = new Date('2026-03-02T10:00:00Z');
+          newer = (await insertIndividualComment(t, acme.siteId, worker.individualId, { body: 'Second note', created: at, authorId: boss.individualId })).id;
+        },
+        expected: { LastComment: 'Second note', LastCommentByID: boss.individualId },
+        xml: /<LastComment>Second note</,
+      },
+      {
+        change: () => t.ds.query('UPDATE individuals SET first_name = ? WHERE id = ?', ['Bossy', boss.individualId]),
+        expected: { LastCommentBy: 'Bossy Boss' },
+        xml: /<LastCommentBy>Bossy Boss</,
+      },
+      {
+        change: () => t.ds.query('UPDATE comments SET deleted = 1 WHERE id = ?', [newer]),
+        expected: { LastComment: 'First note', LastCommentByID: peer.individualId },
+        xml: /<LastComment>First note</,
+      },
+    ];
+    for (const step of steps) await seenAtOnce(admin, step.change, step.expected, step.xml);
     // Same instant, another zone: the kept text of one zone is not served for another.
     const utc = JSON.parse((await get(byId(worker), admin)).text) as { Created: string };
     const kolkata = JSON.parse((await get(byId(worker) + '?tz=Asia/Kolkata', admin)).text) as { Created: string };
