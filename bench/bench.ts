@@ -14,7 +14,7 @@
  *   npm run bench                          # MariaDB at mysql://root@127.0.0.1:3306
  *   npm run bench -- --sqlite              # embedded SQLite
  *   npm run bench -- --profile             # also a --cpu-prof breakdown of by-id reads
- *   npm run bench -- --profile=page        # … of pages of 500 instead
+ *   npm run bench -- --profile=page        # … of pages of 500 instead (--profile=page-xml: in XML)
  *   BENCH_DURATION=8 BENCH_ROUNDS=2 BENCH_SOAK=200000 npm run bench
  *
  * Knobs (environment): BENCH_DATABASE_URL (server URL, the database name is ignored),
@@ -67,8 +67,9 @@ const ONLY = process.env.BENCH_ROWS ? new RegExp(process.env.BENCH_ROWS, 'i') : 
 const SQLITE = process.argv.includes('--sqlite');
 const PROFILE_ARG = process.argv.find((a) => a === '--profile' || a.startsWith('--profile='));
 const PROFILE = !!PROFILE_ARG;
-/** `--profile` profiles by-id reads; `--profile=page` pages of 500. */
-const PROFILE_PAGE = PROFILE_ARG === '--profile=page';
+/** `--profile` profiles by-id reads; `--profile=page` pages of 500 (`--profile=page-xml`: in XML). */
+const PROFILE_PAGE = PROFILE_ARG === '--profile=page' || PROFILE_ARG === '--profile=page-xml';
+const PROFILE_ACCEPT = PROFILE_ARG === '--profile=page-xml' ? 'application/xml' : 'application/json';
 const PASSWORD = 'bench-password-1';
 /** The yardstick's name in the table. */
 const RAW = SQLITE ? 'node:http + better-sqlite3' : 'node:http + mysql2';
@@ -325,7 +326,7 @@ async function runSoak(origin: string, pid: number, small: SeededSite, adminToke
 
 /** A --cpu-prof profile of by-id reads: the service is stopped to write it, so this runs last. */
 async function profile(origin: string, service: Proc, small: SeededSite, adminToken: string, dir: string): Promise<string> {
-  const headers = { Authorization: `Bearer ${adminToken}`, Accept: 'application/json' };
+  const headers = { Authorization: `Bearer ${adminToken}`, Accept: PROFILE_ACCEPT };
   const requests = PROFILE_PAGE ? [{ path: '/v4/individuals?limit=500', headers }] : small.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   const amount = PROFILE_PAGE ? Math.ceil(PROFILE_REQUESTS / 10) : PROFILE_REQUESTS;
@@ -343,7 +344,7 @@ async function profile(origin: string, service: Proc, small: SeededSite, adminTo
   const per = (ms: number) => ((ms * 1000) / r.requests).toFixed(1);
   const lines = [
     '',
-    `### CPU profile: ${fmt(r.requests)} \`${PROFILE_PAGE ? 'GET /v4/individuals?limit=500' : 'GET /v4/individuals/{id}'}\` JSON reads as administrator (${scope})`,
+    `### CPU profile: ${fmt(r.requests)} \`${PROFILE_PAGE ? 'GET /v4/individuals?limit=500' : 'GET /v4/individuals/{id}'}\` ${PROFILE_ACCEPT === 'application/xml' ? 'XML' : 'JSON'} reads as administrator (${scope})`,
     '',
     `Busy CPU ${fmt(b.busyMs)} ms = **${per(b.busyMs)} µs per request**.`,
     '',
