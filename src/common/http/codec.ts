@@ -188,9 +188,9 @@ function recordJson(value: unknown, tz: TimeZone): string {
 export function jsonText(value: unknown, tz: TimeZone = UTC): string {
   if (Array.isArray(value)) {
     if (value.length === 0 || keptRendersOf(value[0]) === undefined) return renderJson(value, tz);
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + recordJson(value[i], tz);
-    return out + ']';
+    const parts = new Array<string>(value.length);
+    for (let i = 0; i < value.length; i++) parts[i] = recordJson(value[i], tz);
+    return '[' + parts.join(',') + ']';
   }
   return recordJson(value, tz);
 }
