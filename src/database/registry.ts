@@ -36,6 +36,7 @@ import { DialogsRolesAssessments1732000001000 } from './migrations/1732000001000
 import { MetricsArchives1732000001100 } from './migrations/1732000001100-metrics-archives.js';
 import { PermissionsSecurityGroups1732000001200 } from './migrations/1732000001200-permissions-security-groups.js';
 import { DashboardSettings1732000001300 } from './migrations/1732000001300-dashboard-settings.js';
+import { IndividualsCountIndex1732000001400 } from './migrations/1732000001400-individuals-count-index.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -91,4 +92,5 @@ export const MIGRATIONS = [
   MetricsArchives1732000001100,
   PermissionsSecurityGroups1732000001200,
   DashboardSettings1732000001300,
+  IndividualsCountIndex1732000001400,
 ];

@@ -6,6 +6,7 @@ import { LIMITS } from '../../common/limits.js';
 /** A person of a site. Login data (UserName, password, UserEmail) live on the linked UserEntity. */
 @Entity('individuals')
 @Index('ix_individuals_site_name', ['siteId', 'deleted', 'lastName', 'firstName'])
+@Index('ix_individuals_site_deleted', ['siteId', 'deleted'])
 @Index('ix_individuals_site_reports_to', ['siteId', 'primaryReportsTo'])
 @Index('ix_individuals_site_org', ['siteId', 'primaryOrganizationId'])
 @Index('ux_individuals_user', ['userId'], { unique: true })
