@@ -11,7 +11,7 @@ class Person {
   @WireField('dateTimeOffset') Created: Date;
 }
 
-const KIND = { name: 'person', columns: ['id', 'name', 'created'] };
+const KIND = { columns: ['id', 'name', 'created'] };
 const row = (over: Record<string, unknown> = {}) => ({ id: 'p1', name: 'Ada', created: new Date('2026-01-02T03:04:05.678Z'), ...over });
 const answer = (r: Record<string, unknown>) => Object.assign(new Person(), { ID: r.id, Name: r.name, Created: r.created });
 
@@ -42,7 +42,7 @@ describe('RecordMemo', () => {
   });
 
   it('tells an empty string from null and a number from its text', () => {
-    const kind = { name: 'x', columns: ['a'] };
+    const kind = { columns: ['a'] };
     const memo = new RecordMemo<Person>(kind, () => 10);
     memo.set('1', { a: '' }, 0, answer(row()));
     expect(memo.get('1', { a: null }, 0)).toBeUndefined();

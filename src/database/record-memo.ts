@@ -1,11 +1,11 @@
 import { keepRenders } from '../common/http/codec.js';
 
 /**
- * What a record memo compares: the name it is kept under and the columns of the row its answer is
- * built from (docs/performance.md, "Record memo"). Every column the answer reads must be listed.
+ * What a record memo compares: the columns of the row its answer is built from
+ * (docs/performance.md, "Record memo"). Every column the answer reads must be listed. The kind
+ * object itself identifies the memo (TenantDb.memo).
  */
 export interface MemoKind {
-  readonly name: string;
   readonly columns: readonly string[];
 }
 
@@ -50,7 +50,7 @@ export class RecordMemo<T extends object> {
 
   /** The answer built last time from this very row with this variant, or undefined. */
   get(id: string, row: object, variant: number): T | undefined {
-    const entry = this.entries.size === 0 ? undefined : this.entries.get(id);
+    const entry = this.entries.get(id);
     if (entry === undefined || entry.variant !== variant || !this.same(entry.row, row)) {
       this.misses++;
       return undefined;

@@ -167,16 +167,22 @@ function renderJson(value: unknown, tz: TimeZone): string {
   return JSON.stringify(toJsonValue(value, tz)) ?? 'null';
 }
 
+/** A kept text in one format for the zone `tz`: the kept one when it was rendered for that zone. */
+function keptText(renders: KeptRenders, format: WireFormat, tz: TimeZone, render: () => string): string {
+  const zone = zoneKey(tz);
+  const zoneField = format === 'json' ? 'jsonZone' : 'xmlZone';
+  let text = renders[format];
+  if (renders[zoneField] !== zone || text === undefined) {
+    text = renders[format] = render();
+    renders[zoneField] = zone;
+  }
+  return text;
+}
+
 /** One record's JSON text, from its kept texts when it has them. */
 function recordJson(value: unknown, tz: TimeZone): string {
   const renders = keptRendersOf(value);
-  if (renders === undefined) return renderJson(value, tz);
-  const zone = zoneKey(tz);
-  if (renders.jsonZone !== zone || renders.json === undefined) {
-    renders.json = renderJson(value, tz);
-    renders.jsonZone = zone;
-  }
-  return renders.json;
+  return renders === undefined ? renderJson(value, tz) : keptText(renders, 'json', tz, () => renderJson(value, tz));
 }
 
 /**
@@ -225,14 +231,7 @@ export class WireCodec {
     const rec = obj as Record<string, unknown>;
     let out = '';
     const renders = kept.get(obj);
-    if (renders !== undefined) {
-      const zone = zoneKey(tz);
-      if (renders.xmlZone !== zone || renders.xml === undefined) {
-        renders.xml = flat(xmlBodyOf(obj.constructor)(obj, tz, this.element));
-        renders.xmlZone = zone;
-      }
-      return renders.xml;
-    }
+    if (renders !== undefined) return keptText(renders, 'xml', tz, () => flat(xmlBodyOf(obj.constructor)(obj, tz, this.element)));
     if (isWireClassInstance(obj)) return xmlBodyOf(obj.constructor)(obj, tz, this.element);
     for (const k of Object.keys(rec).sort(ordinalCompare)) {
       const v = rec[k];

@@ -16,7 +16,8 @@ export const RECORD_VERSION: unique symbol = Symbol('pms:record-version');
  * caches. Objects without a stored version (built-in defaults) carry the hash only.
  */
 export function etagOf(value: unknown): string {
-  return etagOfJson(jsonText(value), value);
+  // A kept answer's tag is computed once: no need to write its text again.
+  return keptRendersOf(value)?.etag ?? etagOfJson(jsonText(value), value);
 }
 
 /**

@@ -56,7 +56,6 @@ const SELECT = `SELECT ${COLUMNS.map((c) => `i.${c}`).join(', ')}, ${DECORATIONS
  * The manager chain only decides the rights, which are the memo's variant.
  */
 export const INDIVIDUAL_MEMO: MemoKind = {
-  name: 'individual',
   columns: [...COLUMNS, ...[...DECORATIONS.matchAll(/ AS (\w+)/g)].map((m) => m[1])],
 };
 
