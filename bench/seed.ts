@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
 import { hashPassword } from '../src/common/auth/password.js';
 import { RequestContext } from '../src/common/context/request-context.js';
+import { refreshLastComments } from '../src/database/queries/last-comment.js';
 import { TenantDb } from '../src/database/tenant-db.js';
 import { UserEntity } from '../src/modules/auth/user.entity.js';
 import { CommentEntity } from '../src/modules/comments/comment.entity.js';
@@ -132,6 +133,8 @@ export async function seedSite(ds: DataSource, opts: { name: string; size: numbe
       Array.from({ length: n }, (_, j) => comment(busyId, k + j, now - (opts.busyComments - k - j) * 1000)) as CommentEntity[],
     );
   }
+  // Comments written around the API, as an import would: then each individual's kept newest comment (docs/operations.md).
+  await db.transaction(sys, (tx) => refreshLastComments(tx.db, tx.ctx, ids));
   return {
     siteId,
     size: opts.size,

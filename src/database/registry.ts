@@ -37,6 +37,7 @@ import { MetricsArchives1732000001100 } from './migrations/1732000001100-metrics
 import { PermissionsSecurityGroups1732000001200 } from './migrations/1732000001200-permissions-security-groups.js';
 import { DashboardSettings1732000001300 } from './migrations/1732000001300-dashboard-settings.js';
 import { IndividualsCountIndex1732000001400 } from './migrations/1732000001400-individuals-count-index.js';
+import { IndividualsLastComment1732000001500 } from './migrations/1732000001500-individuals-last-comment.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -93,4 +94,5 @@ export const MIGRATIONS = [
   PermissionsSecurityGroups1732000001200,
   DashboardSettings1732000001300,
   IndividualsCountIndex1732000001400,
+  IndividualsLastComment1732000001500,
 ];

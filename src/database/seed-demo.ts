@@ -6,6 +6,7 @@ import { JsonLogger } from '../common/logging/json-logger.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { UserEntity } from '../modules/auth/user.entity.js';
 import { CommentEntity } from '../modules/comments/comment.entity.js';
+import { refreshLastComments } from './queries/last-comment.js';
 import { CommitmentEntity } from '../modules/commitments/commitment.entity.js';
 import { CoreValueEntity } from '../modules/core-values/core-value.entity.js';
 import { GoalEntity } from '../modules/goals/goal.entity.js';
@@ -382,14 +383,17 @@ async function build(tx: TenantTx, passwordHash: string): Promise<Record<string,
   for (const person of people.slice(0, 20)) await commit('individual', person.id, 'Complete the yearly review on time', random() < 0.6, 0);
 
   let comments = 0;
+  const commented: string[] = [];
   for (const [i, person] of people.entries()) {
     const manager = PEOPLE[i][2];
     if (manager === null || i % 2) continue;
     await tx
       .repo(CommentEntity)
       .insert({ ancestorType: 'individuals', ancestorId: person.id, authorId: people[manager].id, body: COMMENTS[i % COMMENTS.length] });
+    commented.push(person.id);
     comments++;
   }
+  await refreshLastComments(tx.db, tx.ctx, commented);
   await tx
     .repo(CommentEntity)
     .insert({ ancestorType: 'departments', ancestorId: unitIds.get('platform')!, authorId: people[2].id, body: 'On-call load is down 30% since spring.' });

@@ -28,8 +28,11 @@ import type { TenantEntity } from './base.entity.js';
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
 type Patch = Record<string, unknown>;
 
-/** Columns input can never write: identity, tenancy, audit and the row version are the service's. */
-const PROTECTED = new Set(['id', 'siteId', 'created', 'createdBy', 'updated', 'updatedBy', 'version']);
+/**
+ * Columns input can never write: identity, tenancy, audit and the row version are the service's, and
+ * an individual's newest comment is kept by the comment writes (refreshLastComments).
+ */
+const PROTECTED = new Set(['id', 'siteId', 'created', 'createdBy', 'updated', 'updatedBy', 'version', 'lastCommentId']);
 
 /** How often a transaction that lost a deadlock or waited too long for a lock is run again. */
 export const TRANSACTION_ATTEMPTS = 3;

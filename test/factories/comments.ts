@@ -1,5 +1,6 @@
 import { CommentEntity, CommentKind } from '../../src/modules/comments/comment.entity.js';
 import { bearer, TestApp } from '../e2e/harness.js';
+import { refreshNewestComments } from './individuals.js';
 
 /** The JSON shape of a Comment answer. */
 export interface CommentJson {
@@ -25,9 +26,15 @@ export async function createComment(t: TestApp, token: string, kind: CommentKind
   return res.body as CommentJson;
 }
 
-/** Sets a comment's Created instant (the API never lets a client write it), for ordering tests. */
+/**
+ * Sets a comment's Created instant (the API never lets a client write it), for ordering tests, and
+ * refreshes its individual's newest comment as a write around the API must (docs/operations.md).
+ */
 export async function setCommentCreated(t: TestApp, id: string, created: Date): Promise<void> {
-  await t.ds.getRepository(CommentEntity).update({ id }, { created });
+  const comments = t.ds.getRepository(CommentEntity);
+  await comments.update({ id }, { created });
+  const row = await comments.findOneByOrFail({ id });
+  if (row.ancestorType === 'individuals') await refreshNewestComments(t, row.siteId, [row.ancestorId]);
 }
 
 /** The stored row, read around the API (to prove that a refused request changed nothing). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
+import { refreshLastComments } from '../../src/database/queries/last-comment.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { UserEntity } from '../../src/modules/auth/user.entity.js';
 import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
@@ -27,14 +28,18 @@ export async function createDepartment(
     });
 }
 
-/** A comment on an individual with a chosen Created instant (the API never lets a client write it). */
+/**
+ * A comment on an individual with a chosen Created instant (the API never lets a client write it),
+ * written around the API as an import would, then the individual's newest comment refreshed as
+ * docs/operations.md tells importers to.
+ */
 export async function insertIndividualComment(
   t: TestApp,
   siteId: string,
   individualId: string,
   opts: { body: string; created: Date; authorId: string | null; deleted?: boolean },
 ): Promise<CommentEntity> {
-  return t.ds.getRepository(CommentEntity).save({
+  const row = await t.ds.getRepository(CommentEntity).save({
     id: randomUUID(),
     siteId,
     ancestorId: individualId,
@@ -48,6 +53,14 @@ export async function insertIndividualComment(
     createdBy: opts.authorId,
     updatedBy: opts.authorId,
   });
+  await refreshNewestComments(t, siteId, [individualId]);
+  return row;
+}
+
+/** After comments on these individuals were written around the API: their kept newest comment. */
+export async function refreshNewestComments(t: TestApp, siteId: string, individualIds: readonly string[]): Promise<void> {
+  const db = t.app.get(TenantDb);
+  await db.transaction(RequestContext.system(siteId), (tx) => refreshLastComments(tx.db, tx.ctx, individualIds));
 }
 
 /** Stored rows, read around the API (to prove what a request changed, or that it changed nothing). */

@@ -15,22 +15,51 @@ export interface LastComment {
  * The id of the newest live comment on the individual `alias` (SQL, correlated on `alias`). It is
  * the first entry of `ix_comments_site_ancestor_last` (…, deleted, created, id) read newest first:
  * one index descent, the same cost with one comment or a hundred thousand (docs/comments.md).
+ * Reads do not run it: they join the `last_comment_id` it keeps (see refreshLastComments).
  */
 export const lastCommentIdOf = (alias: string) =>
   `(SELECT lc.id FROM comments lc WHERE lc.site_id = ${alias}.site_id AND lc.ancestor_type = 'individuals' AND lc.ancestor_id = ${alias}.id` +
   ` AND lc.deleted = 0 ORDER BY lc.created DESC, lc.id DESC LIMIT 1)`;
 
-/** The columns of the newest comment `c` and its author `a`, joined with {@link LAST_COMMENT_JOINS}. */
+/**
+ * Sets `last_comment_id` of every individual of the statement to its newest live comment (append
+ * `WHERE …`). Unaliased, so SQLite runs it too; the migration that added the column fills it with
+ * this same statement, and docs/operations.md gives it to those who write comments around the API.
+ */
+export const REFRESH_LAST_COMMENT = `UPDATE individuals SET last_comment_id = ${lastCommentIdOf('individuals')}`;
+
+/** The columns of the newest comment `c` and its author `a`, joined with {@link lastCommentJoins}. */
 export const LAST_COMMENT_COLUMNS = 'c.body AS lc_body, c.created AS lc_created, c.author_id AS lc_author_id, a.first_name AS lc_first, a.last_name AS lc_last';
 /**
- * Joins the newest comment `c` and its author `a` by the comment id `idColumn`, which a derived
- * table computes with {@link lastCommentIdOf}: `FROM (SELECT x.*, <lastCommentIdOf('x')> AS lc_id
- * FROM individuals x WHERE … LIMIT …) x <lastCommentJoins('x.lc_id')>`. The subquery must not sit
- * in the join condition itself: MariaDB then runs it far more often than once per row (a page of
- * 500 took 112 ms instead of 9 ms, docs/performance.md).
+ * Joins the newest comment `c` of the individual `alias` and its author `a`: two primary-key
+ * lookups through the kept `last_comment_id`, whatever the number of comments. The comment must
+ * still be a live comment on that individual of that site, so an id left stale by a write around
+ * the API shows no comment rather than a deleted or foreign one.
  */
-export const lastCommentJoins = (idColumn: string) =>
-  `LEFT JOIN comments c ON c.id = ${idColumn} LEFT JOIN individuals a ON a.id = c.author_id AND a.site_id = c.site_id`;
+export const lastCommentJoins = (alias: string) =>
+  `LEFT JOIN comments c ON c.id = ${alias}.last_comment_id AND c.site_id = ${alias}.site_id AND c.ancestor_type = 'individuals'` +
+  ` AND c.ancestor_id = ${alias}.id AND c.deleted = 0 LEFT JOIN individuals a ON a.id = c.author_id AND a.site_id = c.site_id`;
+
+/**
+ * Keeps `individuals.last_comment_id` right for these individuals of the caller's site: call it in
+ * the transaction of every write that creates, deletes or restores comments on individuals, after
+ * that write. It locks the individuals first (on MySQL/MariaDB; SQLite runs one transaction at a
+ * time) and then reads their comments in a statement of its own, which under READ COMMITTED sees
+ * everything committed before the lock was granted. Every writer does the same, so the last one to
+ * hold an individual's lock writes the value that counts all of them (docs/comments.md).
+ */
+export async function refreshLastComments(db: TenantDb, ctx: RequestContext, individualIds: readonly string[]): Promise<void> {
+  db.assertInTransaction(ctx, 'refreshLastComments');
+  const ids = [...new Set(individualIds)].sort();
+  for (let k = 0; k < ids.length; k += REFRESH_CHUNK) {
+    const chunk = ids.slice(k, k + REFRESH_CHUNK);
+    const where = ` WHERE site_id = ? AND id IN (${placeholders(chunk.length)})`;
+    if (!db.isSqlite) await db.sql(ctx, `SELECT id FROM individuals${where} ORDER BY id FOR UPDATE`, [ctx.siteId, ...chunk]);
+    await db.sql(ctx, REFRESH_LAST_COMMENT + where, [ctx.siteId, ...chunk]);
+  }
+}
+
+const REFRESH_CHUNK = 500;
 
 export interface LastCommentColumns {
   lc_body: string | null;
@@ -52,8 +81,8 @@ export function lastCommentOf(r: LastCommentColumns): LastComment | null {
 }
 
 /**
- * The newest live comment on each of the given individuals (Individual.LastComment*), in one
- * query whatever the number of individuals (no N+1 on lists), each found by one index descent.
+ * The newest live comment on each of the given individuals, worked out from the comments
+ * themselves (not from the kept `last_comment_id`): what the kept id must point to, for tests.
  */
 export async function lastCommentsFor(db: TenantDb, ctx: RequestContext, individualIds: readonly string[]): Promise<Map<string, LastComment>> {
   const out = new Map<string, LastComment>();
@@ -64,7 +93,7 @@ export async function lastCommentsFor(db: TenantDb, ctx: RequestContext, individ
     .rows<LastCommentColumns & { ancestorId: string }>(
       `SELECT x.id AS ancestorId, ${LAST_COMMENT_COLUMNS}` +
         ` FROM (SELECT x.id, ${lastCommentIdOf('x')} AS lc_id FROM individuals x WHERE x.site_id = ? AND x.id IN (${placeholders(ids.length)})) x` +
-        ` ${lastCommentJoins('x.lc_id')} WHERE c.id IS NOT NULL`,
+        ` JOIN comments c ON c.id = x.lc_id LEFT JOIN individuals a ON a.id = c.author_id AND a.site_id = c.site_id`,
       [ctx.siteId, ...ids],
       { prepare: ids.length === 1 },
     );

@@ -1,4 +1,5 @@
 import { In } from 'typeorm';
+import { refreshLastComments } from '../../database/queries/last-comment.js';
 import type { TenantTx } from '../../database/tenant-db.js';
 import { CommentEntity, CommentKind } from './comment.entity.js';
 
@@ -8,18 +9,23 @@ import { CommentEntity, CommentKind } from './comment.entity.js';
  *
  * Deleting ancestors marks their live comments `Deleted` and `DeletedByRef`; comments deleted
  * before stay as they were. Undeleting ancestors restores exactly the comments taken down by
- * reference. Both answer the number of comments changed.
+ * reference. Both answer the number of comments changed. On individuals, both also keep each
+ * individual's newest comment (Individual.LastComment*) right.
  */
-export function deleteCommentsByRef(tx: TenantTx, kind: CommentKind, ancestorIds: readonly string[]): Promise<number> {
-  if (ancestorIds.length === 0) return Promise.resolve(0);
-  return tx
+export async function deleteCommentsByRef(tx: TenantTx, kind: CommentKind, ancestorIds: readonly string[]): Promise<number> {
+  if (ancestorIds.length === 0) return 0;
+  const changed = await tx
     .repo(CommentEntity, 'Comment')
     .updateWhere({ ancestorType: kind, ancestorId: In([...ancestorIds]), deleted: false }, { deleted: true, deletedByRef: true });
+  if (kind === 'individuals' && changed > 0) await refreshLastComments(tx.db, tx.ctx, ancestorIds);
+  return changed;
 }
 
-export function undeleteCommentsByRef(tx: TenantTx, kind: CommentKind, ancestorIds: readonly string[]): Promise<number> {
-  if (ancestorIds.length === 0) return Promise.resolve(0);
-  return tx
+export async function undeleteCommentsByRef(tx: TenantTx, kind: CommentKind, ancestorIds: readonly string[]): Promise<number> {
+  if (ancestorIds.length === 0) return 0;
+  const changed = await tx
     .repo(CommentEntity, 'Comment')
     .updateWhere({ ancestorType: kind, ancestorId: In([...ancestorIds]), deletedByRef: true }, { deleted: false, deletedByRef: false });
+  if (kind === 'individuals' && changed > 0) await refreshLastComments(tx.db, tx.ctx, ancestorIds);
+  return changed;
 }

@@ -5,6 +5,7 @@ import { nameOf } from '../../common/names.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { refreshLastComments } from '../../database/queries/last-comment.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../individuals/individual.entity.js';
 import { AccessService, Row, type RowFacts } from '../permissions/access.service.js';
@@ -115,6 +116,7 @@ export class CommentsService {
       }
       await this.assertCanReadAncestor(ctx, dto.AncestorType, dto.AncestorID, 'create');
       const row = await this.comments(ctx).insert({ ...Comment.toColumns(dto, 'create'), authorId: ctx.user.individualId });
+      await this.keepNewest(ctx, row);
       return this.toDto(ctx, row);
     });
   }
@@ -132,7 +134,12 @@ export class CommentsService {
 
   /** Soft delete; deleting a deleted comment answers the same `{}` and changes nothing. */
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    return softDelete(this.db, ctx, CommentEntity, id, { label: 'Comment', authorize: (row) => this.assertMayChange(ctx, row) });
+    return this.db.transaction(ctx, async () => {
+      const before = await this.lockAncestorOf(ctx, id);
+      const answer = await softDelete(this.db, ctx, CommentEntity, id, { label: 'Comment', authorize: (row) => this.assertMayChange(ctx, row) });
+      if (before) await this.keepNewest(ctx, before);
+      return answer;
+    });
   }
 
   /**
@@ -142,6 +149,7 @@ export class CommentsService {
    */
   async undelete(ctx: RequestContext, id: string): Promise<CommentDto[]> {
     return this.db.transaction(ctx, async () => {
+      await this.lockAncestorOf(ctx, id);
       const saved = await softUndelete(this.db, ctx, CommentEntity, id, {
         label: 'Comment',
         authorize: (row) => this.assertMayChange(ctx, row),
@@ -151,8 +159,25 @@ export class CommentsService {
           }
         },
       });
+      await this.keepNewest(ctx, saved);
       return [await this.toDto(ctx, saved)];
     });
+  }
+
+  /**
+   * Locks the individual a comment is on before the comment itself, in the order the comment's
+   * creation takes them (individual, then comment), so a delete or undelete never waits for a
+   * writer that waits for it. A comment's ancestor never changes, so it is read before the lock.
+   */
+  private async lockAncestorOf(ctx: RequestContext, id: string): Promise<CommentEntity | null> {
+    const row = await this.comments(ctx).findById(id);
+    if (row?.ancestorType === 'individuals') await this.db.repo(ctx, IndividualEntity, 'Individual').lockMany([row.ancestorId]);
+    return row;
+  }
+
+  /** After a write of a comment on an individual: the individual's kept newest comment (Individual.LastComment*). */
+  private async keepNewest(ctx: RequestContext, row: Pick<CommentEntity, 'ancestorType' | 'ancestorId'>): Promise<void> {
+    if (row.ancestorType === 'individuals') await refreshLastComments(this.db, ctx, [row.ancestorId]);
   }
 
   /** Only the author or an administrator (site or global) changes a comment. */

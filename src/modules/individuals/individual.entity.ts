@@ -64,4 +64,11 @@ export class IndividualEntity extends GuidTenantEntity {
 
   @BoolCol('deleted_by_ref', false)
   deletedByRef: boolean;
+
+  /**
+   * The newest live comment on this individual (Individual.LastComment*), kept by every write that
+   * creates, deletes or restores one (refreshLastComments, docs/comments.md); never written from a body.
+   */
+  @GuidCol('last_comment_id', { nullable: true })
+  lastCommentId: string | null;
 }
