@@ -50,6 +50,8 @@ describe('loadConfig', () => {
     [{ RECORD_MEMO: '-1' }, 'RECORD_MEMO'],
     [{ RECORD_MEMO: 'lots' }, 'RECORD_MEMO'],
     [{ HOT_READS: 'maybe' }, 'HOT_READS'],
+    [{ LIST_TOTAL_CACHE_MS: '-5' }, 'LIST_TOTAL_CACHE_MS'],
+    [{ LIST_TOTAL_CACHE_MS: '60001' }, 'LIST_TOTAL_CACHE_MS'],
   ])('refuses %j with a ConfigError naming %s', (env, variable) => {
     let error: unknown;
     try {
@@ -70,6 +72,11 @@ describe('loadConfig', () => {
 
   it('reads RECORD_MEMO=0 as keeping no answers, and HOT_READS=off', () => {
     expect(loadConfig({ JWT_SECRET: SECRET, RECORD_MEMO: '0', HOT_READS: 'off' })).toMatchObject({ recordMemo: 0, hotReads: false });
+  });
+
+  it('reuses list totals for 2 s unless LIST_TOTAL_CACHE_MS says otherwise (0: count every page)', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET })).toMatchObject({ listTotalCacheMs: 2000 });
+    expect(loadConfig({ JWT_SECRET: SECRET, LIST_TOTAL_CACHE_MS: '0' })).toMatchObject({ listTotalCacheMs: 0 });
   });
 
   it('requires JWT_SECRET in production', () => {

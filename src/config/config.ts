@@ -59,6 +59,12 @@ export interface AppConfig {
    * "Record memo"); 0 keeps none.
    */
   recordMemo: number;
+  /**
+   * LIST_TOTAL_CACHE_MS (2000): how long the total of a list (X-Total-Count) is reused while no
+   * write of the site committed through this process (docs/performance.md, "List totals"); 0
+   * counts on every page.
+   */
+  listTotalCacheMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Password of every demo user `npm run seed:demo` creates (DEMO_PASSWORD). */
   demoPassword: string;
@@ -239,6 +245,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     callerCacheMs: intVar(env, 'CALLER_CACHE_MS', 5000, 0, 60000),
     hotReads: hotReadsRaw !== 'off',
     recordMemo: intVar(env, 'RECORD_MEMO', DEFAULT_RECORD_MEMO, 0, 1_000_000),
+    listTotalCacheMs: intVar(env, 'LIST_TOTAL_CACHE_MS', DEFAULT_LIST_TOTAL_CACHE_MS, 0, 60_000),
     logLevel,
     demoPassword,
   };
@@ -246,6 +253,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
 /** Records of each memoized kind kept when RECORD_MEMO is not set (docs/performance.md, "Record memo"). */
 export const DEFAULT_RECORD_MEMO = 5000;
+
+/** Milliseconds a list total is reused when LIST_TOTAL_CACHE_MS is not set (docs/performance.md, "List totals"). */
+export const DEFAULT_LIST_TOTAL_CACHE_MS = 2000;
 
 /** The DI token under which the validated configuration is provided. */
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -22,7 +22,8 @@ import { isPrimaryKeyViolation, isRetryableConflict } from './db-errors.js';
 import { pingDatabase } from './ping.js';
 import { RawReader } from './raw-reader.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';
-import { APP_CONFIG, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
+import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
+import { ListTotals } from './list-totals.js';
 import type { TenantEntity } from './base.entity.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
@@ -361,6 +362,12 @@ export class TenantDb {
    */
   private readonly isolation: 'READ COMMITTED' | 'SERIALIZABLE';
 
+  /**
+   * The totals of lists (X-Total-Count) of this database, reused for LIST_TOTAL_CACHE_MS unless a
+   * transaction of the site committed since (src/database/list-totals.ts).
+   */
+  readonly totals: ListTotals;
+
   /** The record memos of this database, by kind (see `memo`). */
   private readonly memos = new Map<MemoKind, RecordMemo<object>>();
 
@@ -370,6 +377,7 @@ export class TenantDb {
   ) {
     this.isSqlite = dataSource.options.type === 'better-sqlite3';
     this.isolation = this.isSqlite ? 'SERIALIZABLE' : 'READ COMMITTED';
+    this.totals = new ListTotals(() => this.config?.listTotalCacheMs ?? DEFAULT_LIST_TOTAL_CACHE_MS);
   }
 
   repo<T extends TenantEntity & ObjectLiteral>(ctx: RequestContext, entity: EntityTarget<T>, label?: string): ScopedRepository<T> {
@@ -461,7 +469,7 @@ export class TenantDb {
     if (BOUND.has(ctx)) return fn(this.view(ctx));
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.exclusive(() =>
+        const result = await this.exclusive(() =>
           this.dataSource.transaction(this.isolation, async (manager) => {
             BOUND.set(ctx, manager);
             try {
@@ -471,6 +479,9 @@ export class TenantDb {
             }
           }),
         );
+        // Committed: totals of the site's lists counted before now are not reused (list-totals.ts).
+        if (ctx.siteId) this.totals.written(ctx.siteId);
+        return result;
       } catch (e) {
         if (!isRetryableConflict(e)) throw e;
         if (attempt >= TRANSACTION_ATTEMPTS) {

@@ -1,0 +1,68 @@
+/**
+ * The totals of lists (`X-Total-Count`), each reused for a short time (docs/performance.md, "List
+ * totals"). Counting a site's individuals reads every entry of an index: on 10,000 individuals it
+ * cost a page of 500 a third of its database time. A total counted less than `ttlMs()` ago is
+ * answered again, unless this process committed a write in that site since the count began: every
+ * transaction of TenantDb moves its site's generation on commit (`written`), and a total counted
+ * in an older generation is counted again. So a client sees the totals of its own writes at once;
+ * writes made through another instance, or straight in SQL, show within `ttlMs()` (0 counts every
+ * time).
+ *
+ * Bounded: at most MAX_TOTALS totals and MAX_SITES site generations; the oldest leave first.
+ */
+export class ListTotals {
+  private readonly totals = new Map<string, { n: number; at: number; generation: number }>();
+  private readonly generations = new Map<string, number>();
+  private nextGeneration = 1;
+  /** The newest generation forgotten (MAX_SITES): what a site without one of its own is at. */
+  private floor = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(
+    private readonly ttlMs: () => number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A transaction of `siteId` committed: its totals counted before now are not reused. */
+  written(siteId: string): void {
+    this.generations.delete(siteId);
+    this.generations.set(siteId, this.nextGeneration++);
+    if (this.generations.size > MAX_SITES) {
+      const [oldest, generation] = this.generations.entries().next().value as [string, number];
+      this.generations.delete(oldest);
+      this.floor = Math.max(this.floor, generation);
+    }
+  }
+
+  /**
+   * The total named `key` (which must say everything the count depends on: list, filters) of the
+   * site: reused when fresh, else `count()`ed and kept.
+   */
+  async of(siteId: string, key: string, count: () => Promise<number>): Promise<number> {
+    const ttl = this.ttlMs();
+    if (ttl <= 0) return count();
+    const full = siteId + '\u0000' + key;
+    // A site without a generation of its own (never written here, or forgotten) is at the floor,
+    // which is at least its forgotten generation: a total counted before its last write never
+    // matches it, one counted after may.
+    const generation = this.generations.get(siteId) ?? this.floor;
+    const at = this.now();
+    const kept = this.totals.get(full);
+    if (kept !== undefined && kept.generation === generation && at - kept.at < ttl) {
+      this.hits++;
+      return kept.n;
+    }
+    this.misses++;
+    const n = await count();
+    // Kept with the generation and time from before the count: a write committed while it ran
+    // makes it stale at once.
+    this.totals.delete(full);
+    this.totals.set(full, { n, at, generation });
+    if (this.totals.size > MAX_TOTALS) this.totals.delete(this.totals.keys().next().value as string);
+    return n;
+  }
+}
+
+const MAX_TOTALS = 10_000;
+const MAX_SITES = 10_000;
