@@ -1,4 +1,4 @@
-import { jsonText, toJsonValue, WireCodec, XmlInputError } from './codec.js';
+import { jsonText, keepRenders, keptRendersOf, toJsonValue, WireCodec, XmlInputError } from './codec.js';
 import { formatDate, parseTimeZone, UTC, type TimeZone } from './dates.js';
 import { ApiResult, WireField, wireFields, WireType } from './wire.js';
 
@@ -160,5 +160,46 @@ describe('WireCodec', () => {
         expect(JSON.stringify(toJsonValue(value, tz))).toBe(jsonText(value, tz));
       }
     }
+  });
+
+  it('writes a list of kept records as bytes equal to its text, per format, zone and root, then from the kept bytes', () => {
+    const meta = Reflect.getMetadata('wire:result', Holder.prototype.list);
+    const kept = (over: Partial<Sample> = {}) => {
+      const v = Object.freeze(sample(over));
+      keepRenders(v);
+      return v;
+    };
+    const lists: unknown[][] = [
+      [kept(), kept({ Name: 'é 😀 & <x>', LastCommentDate: null }), kept({ ID: 'third', Rank: 7 })],
+      [kept(), sample({ Name: 'not kept' }), null],
+      [kept({ Name: '' })],
+    ];
+    for (const list of lists) {
+      for (const tz of [UTC, parseTimeZone('Europe/Paris'), parseTimeZone('-03:30'), UTC]) {
+        for (const format of ['json', 'xml'] as const) {
+          for (const m of [undefined, meta]) {
+            const bytes = sut.encodeBytes(list, format, tz, m);
+            expect(bytes?.toString('utf8')).toBe(sut.encode(list, format, tz, m));
+          }
+        }
+      }
+    }
+    // The second list of the same records is copied from the very buffers kept the first time.
+    const records = [kept(), kept({ ID: 'other' })];
+    sut.encodeBytes(records, 'json');
+    const renders = keptRendersOf(records[0])!;
+    const first = renders.jsonBytes;
+    expect(first).toBeInstanceOf(Buffer);
+    sut.encodeBytes(records, 'json');
+    expect(renders.jsonBytes).toBe(first);
+    // Another zone renders again; its bytes are not the other zone's.
+    expect(sut.encodeBytes(records, 'json', parseTimeZone('Asia/Kolkata'))!.toString()).toContain('+05:30');
+    expect(renders.jsonBytes).not.toBe(first);
+  });
+
+  it('answers no bytes for what is not a non-empty list of kept records', () => {
+    expect(sut.encodeBytes([], 'json')).toBeUndefined();
+    expect(sut.encodeBytes([sample()], 'json')).toBeUndefined();
+    expect(sut.encodeBytes(Object.freeze(sample()), 'xml')).toBeUndefined();
   });
 });

@@ -104,9 +104,12 @@ export class HotRoutes {
     }
     req[ROUTE_KEY] = route.template;
     req[CONTEXT_KEY] = ctx;
-    const body = this.writer.render(req, res, result, route.meta);
+    const body = this.writer.render(req, res, result, route.meta, true);
     this.served++;
-    this.adapterHost.httpAdapter.reply(res, body, 200);
+    // A page of kept records comes as bytes: Express's own send (the front door gave the response
+    // Express's prototype), which Nest's reply would write as a JSON object instead.
+    if (Buffer.isBuffer(body)) (res as ServerResponse & { status(code: number): { send(b: Buffer): void } }).status(200).send(body);
+    else this.adapterHost.httpAdapter.reply(res, body, 200);
     return true;
   }
 }

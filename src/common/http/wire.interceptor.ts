@@ -33,7 +33,13 @@ export class WireWriter {
     private readonly codec: WireCodec,
   ) {}
 
-  render(req: WireRequest, res: unknown, result: unknown, meta: WireResultMeta | undefined): string {
+  render(req: WireRequest, res: unknown, result: unknown, meta: WireResultMeta | undefined): string;
+  /**
+   * With `bytes`, a page of kept records is answered as bytes (WireCodec.encodeBytes), for a
+   * writer that sends a Buffer as it is (the hot reads); anything else is still text.
+   */
+  render(req: WireRequest, res: unknown, result: unknown, meta: WireResultMeta | undefined, bytes: true): string | Buffer;
+  render(req: WireRequest, res: unknown, result: unknown, meta: WireResultMeta | undefined, bytes = false): string | Buffer {
     const adapter = this.adapterHost.httpAdapter;
     if (result instanceof RawBody) {
       adapter.setHeader(res, 'Content-Type', result.contentType);
@@ -60,9 +66,9 @@ export class WireWriter {
       // record, so the client can send it back in If-Match / If-None-Match.
       adapter.setHeader(res, 'ETag', etagOf(result[0]));
     }
-    const body = this.codec.encode(value, neg.format, tz, meta);
+    const body = (bytes && !single && this.codec.encodeBytes(value, neg.format, tz, meta)) || this.codec.encode(value, neg.format, tz, meta);
     // A JSON answer in UTC is the very text the ETag hashes: do not render the record twice.
-    if (single) adapter.setHeader(res, 'ETag', neg.format === 'json' && tz === UTC ? etagOfJson(body, result) : etagOf(result));
+    if (single) adapter.setHeader(res, 'ETag', neg.format === 'json' && tz === UTC && typeof body === 'string' ? etagOfJson(body, result) : etagOf(result));
     adapter.setHeader(res, 'Content-Type', `${neg.contentType}; charset=utf-8`);
     adapter.setHeader(res, 'Vary', 'Accept');
     return body;
