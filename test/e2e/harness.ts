@@ -33,14 +33,11 @@ export interface TestApp {
 export const DB_KIND = process.env.DATABASE_URL?.startsWith('mysql') || process.env.DATABASE_URL?.startsWith('mariadb') ? 'mysql' : 'sqlite';
 
 /**
- * Starts the real application on a database of its own: a fresh SQLite file in a temp folder, or,
- * when DATABASE_URL names a MySQL/MariaDB server, a database created for this test file and
- * dropped by close(). Migrations run exactly as at production start-up.
+ * A database of its own for a test file: a fresh SQLite file in a temp folder, or, when
+ * DATABASE_URL names a MySQL/MariaDB server, a database created for it; `cleanup` drops it.
  */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestDatabase(): Promise<{ url: string; cleanup: () => Promise<void> }> {
   const suffix = randomBytes(5).toString('hex');
-  let databaseUrl: string;
-  let cleanup: () => Promise<void>;
   if (DB_KIND === 'mysql') {
     const base = parseDatabaseUrl(process.env.DATABASE_URL!);
     if (base.kind !== 'mysql') throw new Error('unreachable');
@@ -50,17 +47,26 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     await admin.end();
     const u = new URL(process.env.DATABASE_URL!);
     u.pathname = `/${name}`;
-    databaseUrl = u.toString();
-    cleanup = async () => {
-      const c = await mysql.createConnection({ host: base.host, port: base.port, user: base.username, password: base.password });
-      await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
-      await c.end();
+    return {
+      url: u.toString(),
+      cleanup: async () => {
+        const c = await mysql.createConnection({ host: base.host, port: base.port, user: base.username, password: base.password });
+        await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
+        await c.end();
+      },
     };
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'pms-e2e-'));
-    databaseUrl = `sqlite:${join(dir, 'pms.sqlite')}`;
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
   }
+  const dir = mkdtempSync(join(tmpdir(), 'pms-e2e-'));
+  return { url: `sqlite:${join(dir, 'pms.sqlite')}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Starts the real application on a database of its own: a fresh SQLite file in a temp folder, or,
+ * when DATABASE_URL names a MySQL/MariaDB server, a database created for this test file and
+ * dropped by close(). Migrations run exactly as at production start-up.
+ */
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const { url: databaseUrl, cleanup } = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
