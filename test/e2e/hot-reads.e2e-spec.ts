@@ -1,5 +1,6 @@
 import { HotRoutes } from '../../src/common/http/hot-route.js';
 import { bearer, startApp, TestApp } from './harness.js';
+import { denyRead } from '../factories/permissions.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
 /**
@@ -45,21 +46,7 @@ describe('hot reads answer exactly as the Nest route', () => {
       .send({ AncestorID: worker.individualId, AncestorType: 'individuals', Body: 'Well done' })
       .expect(200);
     // A Deny on Read hides `hidden` from `peer` (404 by id, left out of lists).
-    await t
-      .http()
-      .post('/v4/permissions')
-      .set('Authorization', admin)
-      .send({
-        RowID: hidden.individualId,
-        PrincipalID: peer.userId,
-        ChildType: null,
-        CreateState: 0,
-        ReadState: 2,
-        UpdateState: 0,
-        DeleteState: 0,
-        DelegateState: 0,
-      })
-      .expect(200);
+    await denyRead(t, acme.admin.token, hidden.individualId, peer.userId);
   });
   afterAll(() => t?.close());
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
 import { createPerson, createSite, TestSite } from '../factories/index.js';
+import { denyRead } from '../factories/permissions.js';
 import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
 
 /**
@@ -78,21 +79,7 @@ describe(`list totals (${DB_KIND})`, () => {
   it('counts every time for a caller from whom a Deny hides records, so their pages and totals agree', async () => {
     const watcher = await createPerson(t, acme, { lastName: 'Watcher' });
     const hiddenOne = await createPerson(t, acme, { lastName: 'Hidden' });
-    await t
-      .http()
-      .post('/v4/permissions')
-      .set('Authorization', bearer(acme.admin.token))
-      .send({
-        RowID: hiddenOne.individualId,
-        PrincipalID: watcher.userId,
-        ChildType: null,
-        CreateState: 0,
-        ReadState: 2,
-        UpdateState: 0,
-        DeleteState: 0,
-        DelegateState: 0,
-      })
-      .expect(200);
+    await denyRead(t, acme.admin.token, hiddenOne.individualId, watcher.userId);
     const asAdmin = await total(acme); // kept for the site: the watcher's total must not take it
     const res = await t.http().get('/v4/individuals?limit=5000').set('Authorization', bearer(watcher.token)).expect(200);
     expect(Number(res.headers['x-total-count'])).toBe(asAdmin - 1);
