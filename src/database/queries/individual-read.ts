@@ -130,8 +130,9 @@ export async function readIndividual(db: TenantDb, ctx: RequestContext, id: stri
 
 /**
  * A page of the site's individuals in the list's order (`deleted`: 0 live, 1 deleted, 2 all) and
- * their total: two statements whatever the page size (the page with its decorations, the count),
- * and a third only when a non-administrator reads records more than eight managers below someone.
+ * their total: two statements whatever the page size (the page with its decorations, the count,
+ * which a recent total of the site makes one: src/database/list-totals.ts), and a third only when
+ * a non-administrator reads records more than eight managers below someone.
  */
 export async function readIndividualPage(
   db: TenantDb,
