@@ -432,6 +432,15 @@ export class TenantDb {
   }
 
   /**
+   * The total of a list of the context's site named `key` (list and filters): reused for
+   * LIST_TOTAL_CACHE_MS unless the site was written since (src/database/list-totals.ts); inside a
+   * transaction always counted, so it sees that transaction's own writes.
+   */
+  listTotal(ctx: RequestContext, key: string, count: () => Promise<number>): Promise<number> {
+    return BOUND.has(ctx) ? count() : this.totals.of(ctx.siteId, key, count);
+  }
+
+  /**
    * The memo of answers built from rows of one kind (src/database/record-memo.ts), sized by
    * RECORD_MEMO (read on every insert, so a test may change it); one per kind and database.
    */

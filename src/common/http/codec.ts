@@ -195,6 +195,22 @@ const JSON_OPEN = Buffer.from('[');
 const JSON_COMMA = Buffer.from(',');
 const JSON_CLOSE = Buffer.from(']');
 
+/**
+ * `open`, the items' bytes separated by `between`, `close`, copied into one buffer; undefined as
+ * soon as an item has none.
+ */
+function joinedBytes(values: readonly unknown[], open: Buffer, between: Buffer, close: Buffer, item: (v: unknown) => Buffer | undefined): Buffer | undefined {
+  const parts = new Array<Buffer>(2 * values.length + 1);
+  parts[0] = open;
+  for (let i = 0; i < values.length; i++) {
+    const bytes = item(values[i]);
+    if (bytes === undefined) return undefined;
+    parts[2 * i + 1] = bytes;
+    parts[2 * i + 2] = i === values.length - 1 ? close : between;
+  }
+  return Buffer.concat(parts);
+}
+
 /** One record's JSON text, from its kept texts when it has them. */
 function recordJson(value: unknown, tz: TimeZone): string {
   const renders = keptRendersOf(value);
@@ -247,7 +263,7 @@ export class WireCodec {
     const rec = obj as Record<string, unknown>;
     let out = '';
     const renders = kept.get(obj);
-    if (renders !== undefined) return keptText(renders, 'xml', tz, () => flat(xmlBodyOf(obj.constructor)(obj, tz, this.element)));
+    if (renders !== undefined) return keptText(renders, 'xml', tz, () => this.keptXmlBody(obj, tz));
     if (isWireClassInstance(obj)) return xmlBodyOf(obj.constructor)(obj, tz, this.element);
     for (const k of Object.keys(rec).sort(ordinalCompare)) {
       const v = rec[k];
@@ -286,35 +302,32 @@ export class WireCodec {
    */
   encodeBytes(value: unknown, format: WireFormat, tz: TimeZone = UTC, meta?: WireResultMeta): Buffer | undefined {
     if (!Array.isArray(value) || value.length === 0 || keptRendersOf(value[0]) === undefined) return undefined;
-    const n = value.length;
     if (format === 'json') {
-      const parts = new Array<Buffer>(2 * n + 1);
-      parts[0] = JSON_OPEN;
-      for (let i = 0; i < n; i++) {
-        const v: unknown = value[i];
+      return joinedBytes(value, JSON_OPEN, JSON_COMMA, JSON_CLOSE, (v) => {
         const renders = keptRendersOf(v);
-        parts[2 * i + 1] = renders === undefined ? Buffer.from(renderJson(v, tz), 'utf8') : keptBytes(renders, 'json', tz, () => renderJson(v, tz));
-        parts[2 * i + 2] = i === n - 1 ? JSON_CLOSE : JSON_COMMA;
-      }
-      return Buffer.concat(parts);
+        return renders === undefined ? Buffer.from(renderJson(v, tz), 'utf8') : keptBytes(renders, 'json', tz, () => renderJson(v, tz));
+      });
     }
     const typeName = meta?.type ? (wireTypeName(meta.type) ?? meta.type.name) : (wireTypeName((value[0] as object).constructor) ?? 'Object');
     const root = meta?.root ?? `ArrayOf${typeName}`;
-    const open = Buffer.from(`${XML_DECLARATION}<${root} xmlns="${this.namespace}" xmlns:i="${XSI_NS}"><${typeName}>`, 'utf8');
-    const between = Buffer.from(`</${typeName}><${typeName}>`, 'utf8');
-    const close = Buffer.from(`</${typeName}></${root}>`, 'utf8');
-    const parts = new Array<Buffer>(2 * n + 1);
-    parts[0] = open;
-    for (let i = 0; i < n; i++) {
-      const v: unknown = value[i];
-      const renders = keptRendersOf(v);
-      // Only kept records with a body: anything else (null, an empty record) is written as `encode` writes it.
-      const body = renders === undefined ? '' : keptText(renders, 'xml', tz, () => flat(xmlBodyOf((v as object).constructor)(v as object, tz, this.element)));
-      if (body === '') return Buffer.from(this.encode(value, format, tz, meta), 'utf8');
-      parts[2 * i + 1] = keptBytes(renders!, 'xml', tz, () => body);
-      parts[2 * i + 2] = i === n - 1 ? close : between;
-    }
-    return Buffer.concat(parts);
+    const bytes = joinedBytes(
+      value,
+      Buffer.from(`${XML_DECLARATION}<${root} xmlns="${this.namespace}" xmlns:i="${XSI_NS}"><${typeName}>`, 'utf8'),
+      Buffer.from(`</${typeName}><${typeName}>`, 'utf8'),
+      Buffer.from(`</${typeName}></${root}>`, 'utf8'),
+      (v) => {
+        // Only kept records with a body: anything else (null, an empty record) is written as `encode` writes it.
+        const renders = keptRendersOf(v);
+        const body = renders && keptBytes(renders, 'xml', tz, () => this.keptXmlBody(v as object, tz));
+        return body?.length ? body : undefined;
+      },
+    );
+    return bytes ?? Buffer.from(this.encode(value, format, tz, meta), 'utf8');
+  }
+
+  /** The XML body of a kept record, flattened once (see `flat`). */
+  private keptXmlBody(obj: object, tz: TimeZone): string {
+    return flat(xmlBodyOf(obj.constructor)(obj, tz, this.element));
   }
 
   /** RFC 9457 problem details; XML per its appendix (namespace urn:ietf:rfc:7807, arrays as <i>). */

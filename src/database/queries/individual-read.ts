@@ -110,9 +110,13 @@ const pageOf = (asAdmin: boolean, d: 0 | 1 | 2, shape: 'first' | 'later', extra 
   return columns + ' FROM ' + ids + ' JOIN individuals i ON i.id = p.id' + joins + ORDER_BY;
 };
 const DELETED_FILTERS = [0, 1, 2] as const;
+const pagesOf = (asAdmin: boolean) => ({
+  first: DELETED_FILTERS.map((d) => pageOf(asAdmin, d, 'first')),
+  later: DELETED_FILTERS.map((d) => pageOf(asAdmin, d, 'later')),
+});
 const PAGE = {
-  asAdmin: { first: DELETED_FILTERS.map((d) => pageOf(true, d, 'first')), later: DELETED_FILTERS.map((d) => pageOf(true, d, 'later')) },
-  asMember: { first: DELETED_FILTERS.map((d) => pageOf(false, d, 'first')), later: DELETED_FILTERS.map((d) => pageOf(false, d, 'later')) },
+  asAdmin: pagesOf(true),
+  asMember: pagesOf(false),
   count: DELETED_FILTERS.map((d) => 'SELECT COUNT(*) AS n FROM individuals i WHERE i.site_id = ?' + DELETED[d]),
 };
 
@@ -154,10 +158,8 @@ export async function readIndividualPage(
   const counted = async () => Number((await reader.rows<{ n: number | string }>(count, [ctx.siteId, ...hidden], { prepare: hidden.length === 0 }))[0]?.n ?? 0);
   const [rows, total] = await Promise.all([
     reader.rows<Row>(page, [ctx.siteId, ...hidden, q.take, q.skip], { prepare: hidden.length === 0 }),
-    // The total is reused for a moment unless the site was written since (src/database/list-totals.ts);
-    // one that leaves out records a Deny hides from this caller is counted every time. Inside a
-    // transaction it is counted, so it sees that transaction's own writes.
-    hidden.length || db.inTransaction(ctx) ? counted() : db.totals.of(ctx.siteId, `individuals/${d}`, counted),
+    // A total that leaves out records a Deny hides from this caller is counted every time.
+    hidden.length ? counted() : db.listTotal(ctx, `individuals/${d}`, counted),
   ]);
   return { items: await toDtos(db, reader, ctx, rows), total };
 }

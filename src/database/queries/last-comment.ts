@@ -1,6 +1,7 @@
 import type { RequestContext } from '../../common/context/request-context.js';
 import { fullName } from '../../common/names.js';
 import { dateOf, placeholders } from '../raw-reader.js';
+import { inChunks } from '../soft-delete.js';
 import type { TenantDb } from '../tenant-db.js';
 
 export interface LastComment {
@@ -50,16 +51,12 @@ export const lastCommentJoins = (alias: string) =>
  */
 export async function refreshLastComments(db: TenantDb, ctx: RequestContext, individualIds: readonly string[]): Promise<void> {
   db.assertInTransaction(ctx, 'refreshLastComments');
-  const ids = [...new Set(individualIds)].sort();
-  for (let k = 0; k < ids.length; k += REFRESH_CHUNK) {
-    const chunk = ids.slice(k, k + REFRESH_CHUNK);
+  await inChunks([...new Set(individualIds)].sort(), async (chunk) => {
     const where = ` WHERE site_id = ? AND id IN (${placeholders(chunk.length)})`;
     if (!db.isSqlite) await db.sql(ctx, `SELECT id FROM individuals${where} ORDER BY id FOR UPDATE`, [ctx.siteId, ...chunk]);
     await db.sql(ctx, REFRESH_LAST_COMMENT + where, [ctx.siteId, ...chunk]);
-  }
+  });
 }
-
-const REFRESH_CHUNK = 500;
 
 export interface LastCommentColumns {
   lc_body: string | null;
