@@ -1,14 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { LineChunker } from './line-chunker.js';
 
 /** Carries the request id to every log line written while a request is handled. */
 export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
 
 /**
- * Lines are written in chunks of at least this many bytes (or every FLUSH_MS): one write system
- * call per ~150 access-log lines. A 4 KiB chunk cost ~18 µs per request in the by-id profile
- * (docs/performance.md); the pipe buffer of a container runtime holds 64 KiB.
+ * Lines are written in chunks of at least this many bytes (or every FLUSH_MS): one write
+ * system call per ~150 access-log lines. A 4 KiB chunk cost ~18 µs per request in the by-id
+ * profile (docs/performance.md); the pipe buffer of a container runtime holds 64 KiB.
  */
 const MIN_CHUNK = 32 * 1024;
 const MAX_WRITE = 64 * 1024;
@@ -25,8 +26,8 @@ export type LogLevel = keyof typeof LEVELS;
  *
  * Lines are serialised by pino and written to stdout asynchronously (sonic-boom) in chunks of
  * at least 32 KiB, or every FLUSH_MS when fewer lines came, so the request path neither waits on
- * the stdout pipe nor pays a write per line. What is still buffered is written synchronously when
- * the process exits. Tests (and tools) may pass their own `write` sink instead, which is called
+ * the stdout pipe nor pays a write per line (stdoutSink, one per process). What is still buffered
+ * is written synchronously when the process exits. Tests (and tools) may pass their own `write` sink instead, which is called
  * synchronously with each line (without its newline).
  */
 export class JsonLogger implements LoggerService {
@@ -36,25 +37,7 @@ export class JsonLogger implements LoggerService {
     private readonly level: LogLevel = 'info',
     write?: (line: string) => void,
   ) {
-    let destination: DestinationStream;
-    if (write) {
-      destination = { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) };
-    } else {
-      let eagain = 0;
-      const stdout = pino.destination({
-        dest: 1,
-        sync: false,
-        minLength: MIN_CHUNK,
-        maxWrite: MAX_WRITE,
-        periodicFlush: FLUSH_MS,
-        // A reader that stops reading must not keep the process from exiting: retry a full pipe for
-        // about 2 s (sonic-boom waits 100 ms between tries), then drop what is buffered.
-        retryEAGAIN: () => ++eagain <= 20,
-      });
-      stdout.on('write', () => (eagain = 0));
-      stdout.on('error', () => (eagain = 0));
-      destination = stdout;
-    }
+    const destination: DestinationStream = write ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) } : stdoutSink();
     this.out = pino(
       {
         level,
@@ -122,4 +105,25 @@ export class JsonLogger implements LoggerService {
   flush(): void {
     this.out.flush();
   }
+}
+
+let stdout: LineChunker | undefined;
+
+/**
+ * The process's one stdout destination, shared by every JsonLogger writing there: lines gathered
+ * into chunks (LineChunker) and written by pino's sonic-boom, which waits for nothing on the
+ * request path. A reader that stops reading must not keep the process from exiting: a full pipe
+ * is retried for about 2 s (sonic-boom waits 100 ms between tries), then what is buffered is
+ * dropped. At exit, pending lines are handed on first (prepended, so before pino's own exit flush).
+ */
+function stdoutSink(): LineChunker {
+  if (stdout) return stdout;
+  let eagain = 0;
+  const boom = pino.destination({ dest: 1, sync: false, minLength: MIN_CHUNK, maxWrite: MAX_WRITE, retryEAGAIN: () => ++eagain <= 20 });
+  boom.on('write', () => (eagain = 0));
+  boom.on('error', () => (eagain = 0));
+  const sink = (stdout = new LineChunker(boom, MIN_CHUNK, FLUSH_MS));
+  process.prependListener('beforeExit', () => sink.pass());
+  process.prependListener('exit', () => sink.flushSync());
+  return sink;
 }
