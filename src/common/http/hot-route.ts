@@ -1,6 +1,9 @@
 import { Inject, Injectable, Type } from '@nestjs/common';
 import { HttpAdapterHost, Reflector } from '@nestjs/core';
+import type { Express } from 'express';
+import fresh from 'fresh';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import proxyaddr from 'proxy-addr';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { accessRuleOf, RequestAuthenticator, type Req } from '../auth/auth.guard.js';
 import type { AccessRule } from '../auth/access.decorators.js';
@@ -30,15 +33,18 @@ interface Compiled extends HotRoute {
   meta: WireResultMeta | undefined;
 }
 
-export type HotReq = IncomingMessage & Req & { originalUrl?: string; query?: Record<string, unknown> };
+export type HotReq = IncomingMessage & Req & { originalUrl?: string; query?: Record<string, unknown>; ip?: string };
 
 /**
  * Serves the success path of the hot reads from the server's front door (front-door.ts), before
- * Express's router and Nest's per-request pipeline (router layers, guard, interceptor and pipe
- * chains through rxjs), which cost more CPU than the read itself. It runs the very code that
- * route runs: the guard's RequestAuthenticator under the handler's own access rule, the handler
- * with its pipes, the interceptor's WireWriter, and Nest's adapter to send. Request id, access
- * log, metrics, deadline and shutdown tracking are the front door's, the same for every request.
+ * Express and Nest's per-request pipeline (router layers, guard, interceptor and pipe chains
+ * through rxjs), which cost more CPU than the read itself. It runs the very code that route runs:
+ * the guard's RequestAuthenticator under the handler's own access rule, the handler with its
+ * pipes, the interceptor's WireWriter; the request's query and client address come from
+ * Express's own settings (`query parser fn`, `trust proxy fn`), and the answer is sent as
+ * Express's `res.send` sends it (send() below), on Node's request and response. Request id,
+ * access log, metrics, deadline and shutdown tracking are the front door's, the same for every
+ * request.
  *
  * Anything else — no or a bad token, a bad `tz`, id or query, a record not found or hidden, any
  * error at all — is handed on unchanged to Express and the Nest route, which answer it as they
@@ -84,6 +90,11 @@ export class HotRoutes {
       const m = route.path.exec(path);
       if (!m) continue;
       prepare();
+      // What Express's getters would answer (its `req.query` parses anew on every read).
+      const app = this.adapterHost.httpAdapter.getInstance<Express>();
+      const parse = app.get('query parser fn') as ((s: string) => Record<string, unknown>) | undefined;
+      req.query = parse ? parse(q < 0 ? '' : url.slice(q + 1)) : {};
+      req.ip = proxyaddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean);
       this.serve(route, m.slice(1), req, res).then(
         (answered) => answered || fallback(),
         () => fallback(),
@@ -98,20 +109,36 @@ export class HotRoutes {
     let result: unknown;
     try {
       ctx = await this.authenticator.contextOf(req, route.rule);
-      result = await route.answer(ctx, params, req.query ?? {});
+      result = await route.answer(ctx, params, req.query!);
     } catch {
       return false;
     }
     req[ROUTE_KEY] = route.template;
     req[CONTEXT_KEY] = ctx;
-    const body = this.writer.render(req, res, result, route.meta, true);
+    send(req, res, this.writer.render(req, res, result, route.meta, true));
     this.served++;
-    // A page of kept records comes as bytes: Express's own send (the front door gave the response
-    // Express's prototype), which Nest's reply would write as a JSON object instead.
-    if (Buffer.isBuffer(body)) (res as ServerResponse & { status(code: number): { send(b: Buffer): void } }).status(200).send(body);
-    else this.adapterHost.httpAdapter.reply(res, body, 200);
     return true;
   }
+}
+
+/**
+ * A 200 answer whose headers are set, as Express's `res.send` writes it for a GET: `304 Not
+ * Modified` without body or entity headers when the request's If-None-Match names the ETag
+ * (decided by `fresh`, the module Express uses), else Content-Length and the body.
+ */
+function send(req: IncomingMessage, res: ServerResponse, body: string | Buffer): void {
+  const etag = res.getHeader('ETag');
+  if (etag !== undefined && fresh(req.headers, { etag })) {
+    res.statusCode = 304;
+    res.removeHeader('Content-Type');
+    res.removeHeader('Content-Length');
+    res.removeHeader('Transfer-Encoding');
+    res.end();
+    return;
+  }
+  res.statusCode = 200;
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  res.end(body);
 }
 
 function hasBody(req: IncomingMessage): boolean {

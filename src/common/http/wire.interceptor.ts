@@ -1,5 +1,5 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { HttpAdapterHost, Reflector } from '@nestjs/core';
+import { Reflector } from '@nestjs/core';
 import { map, Observable } from 'rxjs';
 import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
 import { Page } from '../pagination/pagination.js';
@@ -13,13 +13,18 @@ import { WIRE_RESULT, WireResultMeta } from './wire.js';
 /**
  * Writes every handler's answer in the negotiated format (Accept, q-values; JSON by default)
  * with the matching Content-Type, dates in the request's time zone, an ETag on single records,
- * and X-Total-Count / Link on pages. Works on Nest's adapter abstraction only.
+ * and X-Total-Count / Link on pages. Headers are set on Node's response (`setHeader`, which
+ * Express's response inherits), so the hot reads, which answer below Express, write them alike.
  *
  * Conditional GET: the ETag is set before the body is sent, and Express's `res.send` answers
  * `304 Not Modified` (no body) when the request's `If-None-Match` names it (weak comparison,
  * `*` included) — see docs/http-caching.md; test/e2e/http-details.e2e-spec.ts holds it to that.
  */
-type WireRequest = Record<string, unknown> & { headers: Record<string, string | string[] | undefined> };
+type WireRequest = Record<string, unknown> & { headers: Record<string, string | string[] | undefined>; url?: string; originalUrl?: string };
+/** Where the headers go: Node's ServerResponse, or Express's, which inherits its setHeader. */
+interface HeaderTarget {
+  setHeader(name: string, value: string): unknown;
+}
 
 /**
  * The body and headers of an answer (what the WireInterceptor does for every route, and the hot
@@ -28,21 +33,17 @@ type WireRequest = Record<string, unknown> & { headers: Record<string, string | 
  */
 @Injectable()
 export class WireWriter {
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    private readonly codec: WireCodec,
-  ) {}
+  constructor(private readonly codec: WireCodec) {}
 
-  render(req: WireRequest, res: unknown, result: unknown, meta: WireResultMeta | undefined): string;
+  render(req: WireRequest, res: HeaderTarget, result: unknown, meta: WireResultMeta | undefined): string;
   /**
    * With `bytes`, a page of kept records is answered as bytes (WireCodec.encodeBytes), for a
    * writer that sends a Buffer as it is (the hot reads); anything else is still text.
    */
-  render(req: WireRequest, res: unknown, result: unknown, meta: WireResultMeta | undefined, bytes: true): string | Buffer;
-  render(req: WireRequest, res: unknown, result: unknown, meta: WireResultMeta | undefined, bytes = false): string | Buffer {
-    const adapter = this.adapterHost.httpAdapter;
+  render(req: WireRequest, res: HeaderTarget, result: unknown, meta: WireResultMeta | undefined, bytes: true): string | Buffer;
+  render(req: WireRequest, res: HeaderTarget, result: unknown, meta: WireResultMeta | undefined, bytes = false): string | Buffer {
     if (result instanceof RawBody) {
-      adapter.setHeader(res, 'Content-Type', result.contentType);
+      res.setHeader('Content-Type', result.contentType);
       return result.body;
     }
     const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
@@ -52,25 +53,25 @@ export class WireWriter {
     let single = false;
     if (result instanceof Page) {
       value = result.items;
-      adapter.setHeader(res, 'X-Total-Count', String(result.total));
+      res.setHeader('X-Total-Count', String(result.total));
       if (result.hasNext) {
-        const url = new URL(String(adapter.getRequestUrl(req)), 'http://placeholder');
+        const url = new URL(String(req.originalUrl ?? req.url), 'http://placeholder');
         url.searchParams.set('offset', String(result.offset + result.items.length));
         url.searchParams.set('limit', String(result.limit));
-        adapter.setHeader(res, 'Link', `<${url.pathname}${url.search}>; rel="next"`);
+        res.setHeader('Link', `<${url.pathname}${url.search}>; rel="next"`);
       }
     } else if (result && typeof result === 'object' && !Array.isArray(result) && meta?.type && !meta.collection) {
       single = true;
     } else if (isOneRecordRead(req, result, meta)) {
       // A record read answered as a List of one (GET /accountabilities/{id}): the ETag of that
       // record, so the client can send it back in If-Match / If-None-Match.
-      adapter.setHeader(res, 'ETag', etagOf(result[0]));
+      res.setHeader('ETag', etagOf(result[0]));
     }
     const body = (bytes && !single && this.codec.encodeBytes(value, neg.format, tz, meta)) || this.codec.encode(value, neg.format, tz, meta);
     // A JSON answer in UTC is the very text the ETag hashes: do not render the record twice.
-    if (single) adapter.setHeader(res, 'ETag', neg.format === 'json' && tz === UTC && typeof body === 'string' ? etagOfJson(body, result) : etagOf(result));
-    adapter.setHeader(res, 'Content-Type', `${neg.contentType}; charset=utf-8`);
-    adapter.setHeader(res, 'Vary', 'Accept');
+    if (single) res.setHeader('ETag', neg.format === 'json' && tz === UTC && typeof body === 'string' ? etagOfJson(body, result) : etagOf(result));
+    res.setHeader('Content-Type', `${neg.contentType}; charset=utf-8`);
+    res.setHeader('Vary', 'Accept');
     return body;
   }
 }
@@ -87,7 +88,7 @@ export class WireInterceptor implements NestInterceptor {
     const meta = this.reflector.get<WireResultMeta | undefined>(WIRE_RESULT, context.getHandler());
     const http = context.switchToHttp();
     const req = http.getRequest<WireRequest>();
-    const res = http.getResponse<unknown>();
+    const res = http.getResponse<HeaderTarget>();
     return next.handle().pipe(map((result: unknown) => this.writer.render(req, res, result, meta)));
   }
 }
