@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { HotRoutes } from '../../src/common/http/hot-route.js';
 import { bearer, startApp, TestApp } from './harness.js';
 import { denyRead } from '../factories/permissions.js';
@@ -172,6 +173,19 @@ describe('hot reads answer exactly as the Nest route', () => {
     for (const l of lines) expect(l).toMatchObject({ method: 'GET', route: '/v4/individuals/:id', status: 200, path: id(worker) });
     const metrics = await t.http().get('/metrics');
     expect(metrics.text).toMatch(/route="\/v4\/individuals\/:id"/);
+  });
+
+  it('hands a read whose hot path throws before it starts to the route, which answers it', async () => {
+    const spy = jest.spyOn(hot, 'tryServe').mockImplementation(() => {
+      throw new Error('hot path broken');
+    });
+    try {
+      const r = await send({ path: id(worker) }, true);
+      expect([r.status, r.servedHot, (JSON.parse(r.text) as { ID: string }).ID]).toEqual([200, 0, worker.individualId]);
+      expect(spy).toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('is switched off by HOT_READS=off', async () => {

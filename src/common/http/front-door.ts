@@ -36,7 +36,13 @@ export function installFrontDoor(app: INestApplication, deadline: Middleware): v
     lifecycle(req, res, () =>
       requestLog.use(req, res, () => {
         const toExpress = () => express(req as never, res as never);
-        if (!hot.tryServe(req as HotReq, res, toExpress, () => deadline(req, res, () => undefined))) toExpress();
+        let served = false;
+        try {
+          served = hot.tryServe(req as HotReq, res, toExpress, () => deadline(req, res, () => undefined));
+        } catch {
+          // A hot read that fails before it starts is the route's, like any failing hot read.
+        }
+        if (!served) toExpress();
       }),
     );
   };
