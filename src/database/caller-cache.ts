@@ -9,6 +9,10 @@ import type { Caller } from '../common/context/request-context.js';
 const CALLER_TABLES = new Set(['users', 'individuals', 'sites', 'permissions', 'security_groups', 'security_group_members']);
 const DIRTY = '__pmsCallerTablesWritten';
 const MAX_ENTRIES = 10_000;
+/** A manager with more people below them than this is not kept (their reads join the chain instead). */
+export const MAX_KEPT_REPORTS = 5_000;
+/** All kept reports together, in ids (~75 bytes each): about 15 MB at most. */
+const MAX_KEPT_REPORT_IDS = 200_000;
 
 /**
  * Remembers resolved callers for a short time (CALLER_CACHE_MS, 5 s by default; 0 turns it off),
@@ -19,15 +23,29 @@ const MAX_ENTRIES = 10_000;
  * demotion, a site's PM switch…) empty the cache at once, and again when their transaction
  * commits, so on the instance that made the change it applies to the very next request. Other
  * instances behind the same load balancer see it within CALLER_CACHE_MS.
+ *
+ * The same holds for the second thing it keeps: who reports to an individual, at any depth
+ * (`reportsOf`), which decides a manager's rights over those records (Individual.CanUpdate) on
+ * reads (docs/authorization.md, "Managers' reads").
  */
 @Injectable()
 export class CallerCache implements EntitySubscriberInterface {
   private readonly entries: LRUCache<string, Caller> | null;
+  /** Everyone below an individual, by `site individual`; 'many' past MAX_KEPT_REPORTS. */
+  private readonly reports: LRUCache<string, ReadonlySet<string> | 'many'> | null;
   /** Bumped by every invalidation: a caller read before it is not stored after it. */
   private generation = 0;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectDataSource() dataSource: DataSource) {
     this.entries = config.callerCacheMs > 0 ? new LRUCache<string, Caller>({ max: MAX_ENTRIES, ttl: config.callerCacheMs }) : null;
+    this.reports =
+      config.callerCacheMs > 0
+        ? new LRUCache<string, ReadonlySet<string> | 'many'>({
+            maxSize: MAX_KEPT_REPORT_IDS,
+            sizeCalculation: (v) => (v === 'many' ? 1 : v.size + 1),
+            ttl: config.callerCacheMs,
+          })
+        : null;
     dataSource.subscribers.push(this);
   }
 
@@ -42,9 +60,27 @@ export class CallerCache implements EntitySubscriberInterface {
     return caller;
   }
 
+  /**
+   * The ids of everyone below the individual in the reporting chain, at any depth, as `load`
+   * reads them; kept like callers. Null when nothing is kept (CALLER_CACHE_MS=0) or when there
+   * are more than MAX_KEPT_REPORTS of them: the caller then works the chain out another way.
+   */
+  async reportsOf(siteId: string, individualId: string, load: () => Promise<ReadonlySet<string>>): Promise<ReadonlySet<string> | null> {
+    if (!this.reports) return null;
+    const key = `${siteId} ${individualId}`;
+    const hit = this.reports.get(key);
+    if (hit) return hit === 'many' ? null : hit;
+    const generation = this.generation;
+    const found = await load();
+    const kept = found.size > MAX_KEPT_REPORTS ? 'many' : found;
+    if (generation === this.generation) this.reports.set(key, kept);
+    return kept === 'many' ? null : kept;
+  }
+
   invalidate(): void {
     this.generation++;
     this.entries?.clear();
+    this.reports?.clear();
   }
 
   // TypeORM subscriber events (every insert, update and delete through the data layer).

@@ -40,7 +40,7 @@ export class IndividualsService {
   // ------------------------------------------------------------------ reads
 
   async list(ctx: RequestContext, q: IndividualListQuery): Promise<Page<IndividualDto>> {
-    const { items, total } = await readIndividualPage(this.db, ctx, { deleted: q.deleted, ...pageOf(q) });
+    const { items, total } = await readIndividualPage(this.db, ctx, { deleted: q.deleted, ...pageOf(q) }, await this.access.keptReports(ctx));
     return Page.of(items, total, q);
   }
 
@@ -51,7 +51,7 @@ export class IndividualsService {
 
   /** One individual of the caller's site, deleted ones included (docs/individuals.md); one statement (src/database/queries/individual-read.ts). */
   async get(ctx: RequestContext, id: string): Promise<IndividualDto> {
-    const dto = await readIndividual(this.db, ctx, id);
+    const dto = await readIndividual(this.db, ctx, id, await this.access.keptReports(ctx));
     if (!dto) throw new NotFoundError(LABEL, id);
     return dto;
   }
@@ -59,7 +59,7 @@ export class IndividualsService {
   /** The caller's own individual (404 when the caller has none in the acting site). */
   async me(ctx: RequestContext): Promise<IndividualDto> {
     const id = ctx.user.individualId;
-    const dto = id ? await readIndividual(this.db, ctx, id) : null;
+    const dto = id ? await readIndividual(this.db, ctx, id, await this.access.keptReports(ctx)) : null;
     if (!dto) throw new NotFoundError(LABEL, 'of the caller in this site');
     return dto;
   }

@@ -3,7 +3,8 @@ import { In, Not, type FindOperator } from 'typeorm';
 import { RequestContext, type Caller } from '../../common/context/request-context.js';
 import { ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
 import { projectIdsOfUnits, unitChain, unitsBelow, type Grant } from '../../database/queries/grants.js';
-import { isInReportingChain } from '../../database/queries/trees.js';
+import { CallerCache } from '../../database/caller-cache.js';
+import { isInReportingChain, subordinateIds } from '../../database/queries/trees.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import type { RecordKind } from '../dialogs/dialog.entity.js';
 import { DialogEntity } from '../dialogs/dialog.entity.js';
@@ -126,7 +127,10 @@ interface Memo {
 export class AccessService {
   private readonly memos = new WeakMap<RequestContext, Memo>();
 
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly callers: CallerCache,
+  ) {}
 
   /** The caller as a Subject. */
   subjectOf(ctx: RequestContext): Subject {
@@ -446,6 +450,19 @@ export class AccessService {
   /** Whether `managerId` is above `individualId` in the reporting chain. */
   reportsTo(ctx: RequestContext, individualId: string, managerId: string): Promise<boolean> {
     return isInReportingChain(this.db, ctx, individualId, managerId);
+  }
+
+  /**
+   * Everyone below the caller in the reporting chain, at any depth, kept for CALLER_CACHE_MS like
+   * the caller (src/database/caller-cache.ts), for reads that show the caller's rights on many
+   * records. Null when reads must work the chain out themselves: for an administrator (who needs
+   * no chain), a caller without an individual, inside a transaction (which may have just changed
+   * the chain), with CALLER_CACHE_MS=0, or above more than MAX_KEPT_REPORTS people.
+   */
+  async keptReports(ctx: RequestContext): Promise<ReadonlySet<string> | null> {
+    const me = ctx.user;
+    if (me.isAdmin || !me.individualId || this.db.inTransaction(ctx)) return null;
+    return this.callers.reportsOf(ctx.siteId, me.individualId, () => subordinateIds(this.db, ctx, me.individualId!));
   }
 
   private memo(ctx: RequestContext): Memo {
