@@ -9,7 +9,7 @@ import { createPerson, createSite, TestPerson, TestSite } from '../factories/ind
  * above the record come with the record, and a deeper chain costs one more query. The answer is the
  * same either way.
  */
-describe.each([
+describe.each<{ name: string; env: Record<string, string>; kept: boolean }>([
   { name: 'reports kept with the caller', env: {}, kept: true },
   { name: 'CALLER_CACHE_MS=0: the manager chain joined', env: { CALLER_CACHE_MS: '0' }, kept: false },
 ])('GET /v4/individuals/{id}: CanUpdate along a deep reporting chain ($name)', ({ env, kept }) => {

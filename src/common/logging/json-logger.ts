@@ -27,8 +27,8 @@ export type LogLevel = keyof typeof LEVELS;
  * Lines are serialised by pino and written to stdout asynchronously (sonic-boom) in chunks of
  * at least 32 KiB, or every FLUSH_MS when fewer lines came, so the request path neither waits on
  * the stdout pipe nor pays a write per line (stdoutSink, one per process). What is still buffered
- * is written synchronously when the process exits. Tests (and tools) may pass their own `write` sink instead, which is called
- * synchronously with each line (without its newline).
+ * is written synchronously when the process exits. Tests (and tools) may pass their own `write`
+ * sink instead, which is called synchronously with each line (without its newline).
  */
 export class JsonLogger implements LoggerService {
   private readonly out: Logger;
@@ -123,6 +123,8 @@ function stdoutSink(): LineChunker {
   boom.on('write', () => (eagain = 0));
   boom.on('error', () => (eagain = 0));
   const sink = (stdout = new LineChunker(boom, MIN_CHUNK, FLUSH_MS));
+  // Only hands lines on (pino's own beforeExit flushes and ends the stream): a flush here would
+  // start a write, and with it another beforeExit, every time.
   process.prependListener('beforeExit', () => sink.pass());
   process.prependListener('exit', () => sink.flushSync());
   return sink;
