@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
-import { cpuMs, createDatabase, fmt, load, log, median, num, root, settle, startService, stopProcess, tokenFor, type Proc } from './common.js';
+import { createDatabase, fmt, load, loadMeasured, log, median, num, root, settle, startService, stopProcess, tokenFor, type Proc } from './common.js';
 import type { LoadRequest } from './load.js';
 import { seedSite } from './seed.js';
 
@@ -120,11 +120,9 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const r of round % 2 ? running : [...running].reverse()) {
         for (const other of running) await settle(other.service.pid);
-        const before = cpuMs(r.service.pid);
-        const result = await load({ origin: r.origin, requests: r.requests, connections: CONNECTIONS, duration: DURATION });
-        await settle(r.service.pid);
+        const { result, cpuMs } = await loadMeasured(r.service.pid, { origin: r.origin, requests: r.requests, connections: CONNECTIONS, duration: DURATION });
         if (result.non2xx || result.errors) throw new Error(`${r.ref}: ${result.non2xx} non-2xx, ${result.errors} errors\n${r.service.tail().slice(-3000)}`);
-        r.cpuUs.push(((cpuMs(r.service.pid) - before) * 1000) / result.requests);
+        r.cpuUs.push((cpuMs * 1000) / result.requests);
         r.rps.push(result.rps);
         log(`round ${round}: ${r.ref}: ${fmt(result.rps)} req/s, ${fmt(r.cpuUs.at(-1)!)} µs CPU per request`);
       }

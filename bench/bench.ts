@@ -33,10 +33,10 @@ import type { LoadRequest, LoadResult } from './load.js';
 import { summarise } from './profile.js';
 import { SeededSite, seedSite } from './seed.js';
 import {
-  cpuMs,
   createDatabase,
   fmt,
   load,
+  loadMeasured,
   log,
   median,
   num,
@@ -240,10 +240,12 @@ async function main(): Promise<void> {
       for (const m of measured) {
         const pid = pidOf(m.row);
         await settleAll();
-        const before = cpuMs(pid);
-        const result = await load({ origin: originOf(m.row), requests: m.row.requests, connections: m.row.connections ?? CONNECTIONS, duration: DURATION });
-        await settle(pid);
-        const cpu = cpuMs(pid) - before;
+        const { result, cpuMs: cpu } = await loadMeasured(pid, {
+          origin: originOf(m.row),
+          requests: m.row.requests,
+          connections: m.row.connections ?? CONNECTIONS,
+          duration: DURATION,
+        });
         if (result.non2xx || result.errors) {
           const tail = (m.row.target === 'raw' ? raw! : service!).tail();
           throw new Error(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}\n${tail.slice(-3000)}`);

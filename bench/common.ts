@@ -119,6 +119,17 @@ export async function settle(pid: number, readyUrl?: string): Promise<void> {
   }
 }
 
+/**
+ * Runs one load job against the process `pid` answers for and waits until it is idle again:
+ * the result and the CPU (ms) the process spent meanwhile.
+ */
+export async function loadMeasured(pid: number, job: LoadJob): Promise<{ result: LoadResult; cpuMs: number }> {
+  const before = cpuMs(pid);
+  const result = await load(job);
+  await settle(pid);
+  return { result, cpuMs: cpuMs(pid) - before };
+}
+
 /** Runs one autocannon job in its own process (core 1). */
 export function load(job: LoadJob): Promise<LoadResult> {
   const [cmd, args] = pinned(1, [process.execPath, join(here, 'load.js')]);

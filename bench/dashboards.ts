@@ -24,7 +24,7 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
-import { cpuMs, createDatabase, fmt, load, log, median, num, PIN, Proc, settle, startService, stopProcess, tokenFor } from './common.js';
+import { createDatabase, fmt, load, loadMeasured, log, median, num, PIN, Proc, settle, startService, stopProcess, tokenFor } from './common.js';
 import type { LoadRequest, LoadResult } from './load.js';
 import { seedDashboardSite, type DashboardSite } from './seed-dashboards.js';
 
@@ -128,15 +128,19 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const m of measured) {
         await settle(service.pid, `${origin}/health/ready`);
-        const before = cpuMs(service.pid);
-        const result = await load({ origin, requests: m.row.requests, connections: m.row.connections, duration: DURATION, amount: m.row.amount });
-        await settle(service.pid);
+        const { result, cpuMs: cpu } = await loadMeasured(service.pid, {
+          origin,
+          requests: m.row.requests,
+          connections: m.row.connections,
+          duration: DURATION,
+          amount: m.row.amount,
+        });
         if (result.non2xx || result.errors) {
           // A row that times out (503 at DB_QUERY_TIMEOUT_MS or REQUEST_TIMEOUT_MS) is reported, not fatal.
           log(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}`);
           m.failures = (m.failures ?? 0) + result.non2xx + result.errors;
         }
-        m.rounds.push({ result: { ...result, requests: result.requests - result.non2xx }, cpuMs: cpuMs(service.pid) - before });
+        m.rounds.push({ result: { ...result, requests: result.requests - result.non2xx }, cpuMs: cpu });
         log(`round ${round}: ${m.row.name}: ${fmt(result.rps, 1)} req/s`);
       }
     }
