@@ -88,6 +88,8 @@ export class ProblemFilter implements ExceptionFilter {
         stack: e?.stack,
       });
     }
+    // Already answered (the request deadline, or a body refused at shutdown): nothing to add.
+    if (res.headersSent || res.writableEnded || res.destroyed) return;
     const neg = negotiate(req.headers?.accept);
     const body = this.codec.encodeProblem(problemOf(error, requestId, path), neg.format);
     for (const [k, v] of Object.entries(error.headers)) adapter.setHeader(res, k, v);

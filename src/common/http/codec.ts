@@ -1,3 +1,4 @@
+import { xmlRootNamespace } from './body-limits.js';
 import xml2js from 'xml2js';
 import { formatDate, formatUtcInstant, offsetAt, TimeZone, UTC } from './dates.js';
 import { ordinalCompare, wireFields, wireFieldsOrdinal, wireTypeName, type WireFieldMeta, type WireResultMeta } from './wire.js';
@@ -355,11 +356,17 @@ export class WireCodec {
    * as keys (namespaces ignored, element order ignored), `i:nil="true"` and absent both null,
    * text values as strings (the DTOs coerce them). A collection root (ArrayOf…, List,
    * Dashboards) gives an array. DOCTYPE and entity declarations are refused outright, which
-   * rules out entity expansion and external entities.
+   * rules out entity expansion and external entities. A root element declared in a namespace
+   * other than the service's is refused (a DataContractSerializer would not read it either); a
+   * root that declares no namespace is read as if it were in ours.
    */
   async decodeXml(text: string): Promise<unknown> {
     if (/<!DOCTYPE|<!ENTITY/i.test(text)) {
       throw new XmlInputError('XML document type declarations and entities are not allowed');
+    }
+    const ns = xmlRootNamespace(text);
+    if (ns !== null && ns !== this.namespace) {
+      throw new XmlInputError(`The root element is in the namespace "${ns}"; bodies are read in the namespace "${this.namespace}"`);
     }
     let parsed: Record<string, unknown>;
     try {

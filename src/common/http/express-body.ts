@@ -2,10 +2,12 @@ import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { INestApplication } from '@nestjs/common';
 import { WireCodec, XmlInputError } from './codec.js';
-import { requestFormat } from './negotiation.js';
-import { AppError, BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors/errors.js';
+import { negotiate, requestFormat } from './negotiation.js';
+import { problemOf } from '../errors/problem.filter.js';
+import { AppError, BadRequestError, PayloadTooLargeError, RouteNotFoundError, UnsupportedMediaTypeError } from '../errors/errors.js';
 import type { TrustProxy } from '../../config/config.js';
-import { charsetOf, isAcceptedCharset, jsonDepthExceeds, MAX_BODY_DEPTH, xmlDepthExceeds } from './body-limits.js';
+import { isUtf8 } from 'node:buffer';
+import { BodyLimitBreach, charsetOf, checkJsonBody, checkXmlBody, isAcceptedCharset } from './body-limits.js';
 
 /**
  * The only Express-specific code: registering the body parsers. Parse failures are not answered
@@ -26,15 +28,28 @@ function recordError(req: Request, err: AppError): void {
   (req as unknown as Record<string, unknown>)[BODY_ERROR] = err;
 }
 
-const tooDeep = () => new BadRequestError(`The body is nested deeper than ${MAX_BODY_DEPTH} levels`, 'body-too-deep');
+const breachError = (b: BodyLimitBreach) => new BadRequestError(b.detail, b.code);
+const BREACH = 'entity.limit.breached';
+const NOT_UTF8 = 'The body is not valid UTF-8';
 
-/** Thrown from the JSON parser's verify hook, before the text is parsed. */
-function refuseDeepJson(_req: Request, _res: Response, buf: Buffer): void {
-  if (jsonDepthExceeds(buf)) throw Object.assign(new Error('too deep'), { type: 'entity.too.deep' });
+/** Thrown from a parser's verify hook: the raw bytes, before they are decoded or parsed. */
+function refuse(breach: BodyLimitBreach): never {
+  throw Object.assign(new Error(breach.detail), { type: BREACH, breach });
 }
 
-function translate(err: { type?: string; status?: number; message?: string }): AppError {
-  if (err.type === 'entity.too.deep') return tooDeep();
+/** Verify hook of every parser: the bytes must be UTF-8 (never replaced by U+FFFD), then the JSON limits. */
+function verifyBytes(json: boolean) {
+  return (_req: Request, _res: Response, buf: Buffer): void => {
+    if (!isUtf8(buf)) refuse({ code: 'malformed-body', detail: NOT_UTF8 });
+    if (json) {
+      const breach = checkJsonBody(buf);
+      if (breach) refuse(breach);
+    }
+  };
+}
+
+function translate(err: { type?: string; status?: number; message?: string; breach?: BodyLimitBreach }): AppError {
+  if (err.type === BREACH && err.breach) return breachError(err.breach);
   if (err.type === 'entity.too.large' || err.status === 413) return new PayloadTooLargeError('The request body is larger than 1 MiB');
   if (err.type === 'entity.parse.failed') return new BadRequestError(`Malformed JSON: ${err.message ?? 'cannot be parsed'}`, 'malformed-body');
   if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported') return new UnsupportedMediaTypeError(err.message ?? 'Unsupported encoding');
@@ -50,10 +65,21 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): vo
     type: (req) => requestFormat(req.headers['content-type']) === 'json',
     limit: MAX_BODY_BYTES,
     strict: true,
-    verify: refuseDeepJson,
+    verify: verifyBytes(true),
   });
-  const text = express.text({ type: (req) => requestFormat(req.headers['content-type']) === 'xml', limit: MAX_BODY_BYTES, defaultCharset: 'utf-8' });
-  const form = express.urlencoded({ type: (req) => requestFormat(req.headers['content-type']) === 'form', limit: MAX_BODY_BYTES, extended: false });
+  const text = express.text({
+    type: (req) => requestFormat(req.headers['content-type']) === 'xml',
+    limit: MAX_BODY_BYTES,
+    defaultCharset: 'utf-8',
+    verify: verifyBytes(false),
+  });
+  const form = express.urlencoded({
+    type: (req) => requestFormat(req.headers['content-type']) === 'form',
+    limit: MAX_BODY_BYTES,
+    extended: false,
+    parameterLimit: 100,
+    verify: verifyBytes(false),
+  });
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
@@ -65,7 +91,7 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): vo
       return next();
     }
     const done = (err?: unknown) => {
-      if (err) recordError(req, translate(err as { type?: string; status?: number; message?: string }));
+      if (err) recordError(req, translate(err as Parameters<typeof translate>[0]));
       next();
     };
     if (fmt === 'json') return json(req, res, done);
@@ -78,9 +104,10 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): vo
           req.body = undefined;
           return next();
         }
-        if (xmlDepthExceeds(raw)) {
+        const breach = checkXmlBody(raw);
+        if (breach) {
           req.body = undefined;
-          recordError(req, tooDeep());
+          recordError(req, breachError(breach));
           return next();
         }
         codec
@@ -116,4 +143,34 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): vo
  */
 export function applyTrustProxy(app: INestApplication, trustProxy: TrustProxy): void {
   (app.getHttpAdapter().getInstance() as express.Express).set('trust proxy', trustProxy);
+}
+
+/**
+ * The end of the Express chain, after Nest's routes: `GET /` sends a person to Swagger UI, and
+ * any other request no route took — a path outside `/v4`, or one Express does not see under the
+ * prefix such as `//v4//departments` — is answered 404 as problem details in the negotiated
+ * format, like every other error, never with Express's HTML page. So is an error Express itself
+ * raises out there (a path that cannot be decoded is 400).
+ */
+export function registerFallback(app: INestApplication, codec: WireCodec): void {
+  const instance = app.getHttpAdapter().getInstance() as express.Express;
+  const answer = (req: Request, res: Response, error: AppError) => {
+    if (res.headersSent) return;
+    const neg = negotiate(req.headers.accept);
+    const path = req.originalUrl.split('?')[0];
+    const body = codec.encodeProblem(problemOf(error, (req as unknown as Record<string, unknown>).__pmsRequestId as string | undefined, path), neg.format);
+    res.status(error.status).type(`application/problem+${neg.format}; charset=utf-8`).send(body);
+  };
+  instance.use((req: Request, res: Response) => {
+    if ((req.method === 'GET' || req.method === 'HEAD') && req.path === '/') return res.redirect(302, '/docs');
+    answer(req, res, new RouteNotFoundError('No resource lives at this path'));
+  });
+  instance.use((err: { status?: number; statusCode?: number }, req: Request, res: Response, _next: NextFunction) => {
+    const status = err.status ?? err.statusCode;
+    answer(
+      req,
+      res,
+      status === 400 ? new BadRequestError('The request path cannot be read', 'malformed-path') : new RouteNotFoundError('No resource lives at this path'),
+    );
+  });
 }

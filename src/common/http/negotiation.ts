@@ -18,10 +18,15 @@ export function mediaTypeOf(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
+/**
+ * The format of a request body by its media type: exactly the types above (a `+json` or `+xml`
+ * type such as `application/vnd.api+json` or `application/problem+json` names a different
+ * document format, so it is 415 like any other type).
+ */
 export function requestFormat(contentType: string | undefined): WireFormat | 'form' | null {
   const t = mediaTypeOf(contentType);
-  if ((JSON_TYPES as readonly string[]).includes(t) || t.endsWith('+json')) return 'json';
-  if ((XML_TYPES as readonly string[]).includes(t) || t.endsWith('+xml')) return 'xml';
+  if ((JSON_TYPES as readonly string[]).includes(t)) return 'json';
+  if ((XML_TYPES as readonly string[]).includes(t)) return 'xml';
   if (t === FORM_TYPE) return 'form';
   return null;
 }

@@ -218,8 +218,8 @@ const KIND_MESSAGE: Record<WireKind, string> = {
   int: 'must be a whole number (int32)',
   decimal: 'must be a number',
   bool: 'must be true or false',
-  date: 'must be an ISO 8601 date-time, e.g. 2026-11-21T15:00:00.000+00:00',
-  dateTimeOffset: 'must be an ISO 8601 date-time, e.g. 2026-11-21T15:00:00.000+00:00',
+  date: 'must be an ISO 8601 date-time in the years 1000-9999 (UTC), e.g. 2026-11-21T15:00:00.000+00:00',
+  dateTimeOffset: 'must be an ISO 8601 date-time in the years 1000-9999 (UTC), e.g. 2026-11-21T15:00:00.000+00:00',
   object: 'must be an object',
   array: 'must be a list',
 };
@@ -325,8 +325,26 @@ export interface InputFieldOptions {
  * Declares a field of an input DTO: coercion of XML text (and lenient JSON), type and limit
  * validation, required-ness and the OpenAPI property, in one decorator.
  */
+/** Property → nested input class, of each input class (read by the validation pipe's declared-field pass). */
+const INPUT_NESTED = Symbol('pms:input-nested');
+
+/** The nested input class of a declared object or array input field, if it has one. */
+export function inputNestedClass(cls: Function, property: string): Function | undefined {
+  const map = Reflect.getMetadata(INPUT_NESTED, cls.prototype) as Map<string, () => Function> | undefined;
+  return map?.get(property)?.();
+}
+
 export function InputField(kind: WireKind, opts: InputFieldOptions = {}): PropertyDecorator {
   const decorators: PropertyDecorator[] = [];
+  if (opts.nested) {
+    const nestedOf = opts.nested as () => Function;
+    decorators.push((target, key) => {
+      const own = Reflect.getOwnMetadata(INPUT_NESTED, target) as Map<string, () => Function> | undefined;
+      const map = own ?? new Map(Reflect.getMetadata(INPUT_NESTED, target) as Map<string, () => Function> | undefined);
+      map.set(String(key), nestedOf);
+      if (!own) Reflect.defineMetadata(INPUT_NESTED, map, target);
+    });
+  }
   decorators.push(opts.required ? IsDefined({ message: '$property is required' }) : IsOptional());
   if (kind === 'object' || kind === 'array') {
     decorators.push(IsKind(kind));
