@@ -4,10 +4,12 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/config.js';
 import { WireCodec } from './common/http/codec.js';
-import { applyTrustProxy, registerBodyParsers } from './common/http/express-body.js';
+import { applyTrustProxy, registerBodyParsers, registerFallback } from './common/http/express-body.js';
 import { setupOpenApi } from './common/http/openapi.js';
 import { requestDeadline } from './common/http/request-deadline.js';
 import { installFrontDoor } from './common/http/front-door.js';
+import { applyServerTimeouts } from './common/http/server-lifecycle.js';
+import type { Server } from 'node:http';
 import { JsonLogger } from './common/logging/json-logger.js';
 
 /**
@@ -30,6 +32,8 @@ export async function createApp(config: AppConfig, logger: JsonLogger = new Json
   app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready', { path: 'metrics', method: RequestMethod.GET }] });
   setupOpenApi(app, config);
   await app.init();
+  registerFallback(app, app.get(WireCodec));
   installFrontDoor(app, deadline);
+  applyServerTimeouts(app.getHttpServer() as Server, config.requestTimeoutMs);
   return app;
 }

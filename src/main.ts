@@ -23,9 +23,6 @@ async function main(): Promise<void> {
   const logger = new JsonLogger(config.logLevel);
   const app = await createApp(config, logger);
   const server = app.getHttpServer() as Server;
-  // Keep-alive a little longer than typical load balancers so they close first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   await app.listen(config.port);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SHUTDOWN_BODY_WAIT_MS } from '../../src/common/http/server-lifecycle.js';
 
 /**
  * The service as a process: `node dist/src/main.js` built from the current sources, on a SQLite
@@ -158,6 +159,25 @@ describe('the service process', () => {
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(p.output()).toContain('SIGTERM received');
     agent.destroy();
+  }, 30_000);
+
+  it('on SIGTERM answers a body that stopped arriving with 503 + Retry-After, closes it, and exits 0 (it waited the whole grace and exited 1)', async () => {
+    const p = await start({});
+    const socket = net.connect(p.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    let answer = '';
+    socket.on('data', (d) => (answer += d));
+    socket.write('POST /v4/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"UserName"');
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    p.child.kill('SIGTERM');
+    await new Promise((r) => socket.once('close', r));
+    expect(answer).toMatch(/^HTTP\/1.1 503 /);
+    expect(answer).toContain('Retry-After: 1');
+    expect(answer).toContain('urn:pms:problem:service-unavailable');
+    expect(await p.exited).toBe(0);
+    // SHUTDOWN_BODY_WAIT_MS (2 s) for the body, then the exit: far inside the 20 s grace.
+    expect(Date.now() - t0).toBeLessThan(SHUTDOWN_BODY_WAIT_MS + 3000);
   }, 30_000);
 
   it('seed:demo creates the demo site once (idempotent) and a demo user can explore it', async () => {

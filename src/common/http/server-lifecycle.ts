@@ -1,17 +1,47 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
+/** Seconds a client whose unfinished request was refused at shutdown is told to wait. */
+const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * At shutdown, how long a request whose body is still arriving may take to finish sending it:
+ * a client in the middle of an upload is served, one that has stopped sending is answered 503.
+ */
+export const SHUTDOWN_BODY_WAIT_MS = 2000;
+
+/**
+ * How long Node's server gives a client to send a whole request (docs/operations.md, "Bounds"):
+ * headers and body within REQUEST_TIMEOUT_MS of its first byte, else Node answers 408 and closes
+ * the connection. Without it a client that sends headers and part of a body, then nothing, held
+ * its connection for Node's default of 300 s. The deadline of REQUEST_TIMEOUT_MS for the answer
+ * (request-deadline.ts) starts once the body is read, so the two together bound a request.
+ * Node checks its timeouts every `connectionsCheckingInterval` (30 s by default; read when the
+ * server starts listening): once a second here, so the bound holds to the second.
+ */
+export function applyServerTimeouts(server: Server, requestTimeoutMs: number): void {
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = requestTimeoutMs;
+  // Keep-alive a little longer than typical load balancers so they close first.
+  server.keepAliveTimeout = 65_000;
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(1000, requestTimeoutMs);
+}
+
 /**
  * The shutdown sequence a load balancer can rely on (docs/operations.md, "Shutdown"). On
  * `drain()` (SIGTERM): readiness answers 503 at once, the listening socket closes so new
- * connections are refused, idle keep-alive connections close, every request already received
- * completes and its response carries `Connection: close` so its connection closes after it,
- * and the returned promise settles when the last connection has closed.
+ * connections are refused, idle keep-alive connections close, a request whose body is still
+ * arriving gets SHUTDOWN_BODY_WAIT_MS to finish sending it and is then answered 503 with
+ * `Retry-After` and its connection closed (it has not started, so nothing of it is lost), every
+ * other request already received completes and its response
+ * carries `Connection: close` so its connection closes after it, connections still sending
+ * headers are closed once no request is in flight, and the returned promise settles when the
+ * last connection has closed.
  */
 @Injectable()
 export class ServerLifecycle {
   private server: Server | null = null;
-  private readonly inFlight = new Set<ServerResponse>();
+  private readonly inFlight = new Map<ServerResponse, IncomingMessage>();
   private drainingSince: number | null = null;
 
   /** True from the moment shutdown begins: readiness answers 503. */
@@ -25,14 +55,15 @@ export class ServerLifecycle {
   }
 
   /** The first middleware of the chain: tracks each request and marks it when draining. */
-  readonly middleware = (_req: IncomingMessage, res: ServerResponse, next: () => void): void => {
-    this.inFlight.add(res);
+  readonly middleware = (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    this.inFlight.set(res, req);
     if (this.draining) res.setHeader('Connection', 'close');
     const done = () => {
       if (!this.inFlight.delete(res)) return;
       // A connection whose response was already under way when draining began stays open as
-      // keep-alive: close it as soon as it is idle.
-      if (this.draining) setImmediate(() => this.server?.closeIdleConnections());
+      // keep-alive: close it as soon as it is idle; once nothing is in flight, close the
+      // connections that are still sending the headers of a request too.
+      if (this.draining) setImmediate(() => this.closeQuietConnections());
     };
     res.once('finish', done);
     res.once('close', done);
@@ -43,12 +74,41 @@ export class ServerLifecycle {
   drain(server: Server): Promise<void> {
     this.server = server;
     this.drainingSince ??= Date.now();
-    for (const res of this.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    for (const [res, req] of this.inFlight) {
+      if (res.headersSent) continue;
+      res.setHeader('Connection', 'close');
+      if (!req.complete) {
+        setTimeout(() => {
+          if (!req.complete && !res.headersSent) refuseUnfinished(req, res);
+        }, SHUTDOWN_BODY_WAIT_MS).unref();
+      }
+    }
     return new Promise((resolve) => {
       if (!server.listening) return resolve();
       // Stops accepting; Node also closes the connections idle right now.
       server.close(() => resolve());
-      server.closeIdleConnections();
+      this.closeQuietConnections();
     });
   }
+
+  private closeQuietConnections(): void {
+    this.server?.closeIdleConnections();
+    if (this.inFlight.size === 0) this.server?.closeAllConnections();
+  }
+}
+
+/** A request still sending its body at shutdown: 503 + Retry-After, then its connection closes. */
+function refuseUnfinished(req: IncomingMessage, res: ServerResponse): void {
+  const body = JSON.stringify({
+    type: 'urn:pms:problem:service-unavailable',
+    title: 'The service is unavailable',
+    status: 503,
+    detail: 'The service is shutting down and the request body had not arrived; send the request again',
+  });
+  res.statusCode = 503;
+  res.setHeader('Connection', 'close');
+  res.setHeader('Retry-After', String(SHUTDOWN_RETRY_AFTER_SECONDS));
+  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body, () => req.socket.destroy());
 }
