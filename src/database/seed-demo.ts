@@ -1,3 +1,4 @@
+import { userNameKey } from '../common/auth/user-name.js';
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../common/auth/password.js';
@@ -241,7 +242,7 @@ async function build(tx: TenantTx, passwordHash: string): Promise<Record<string,
       id: user.id,
       siteId: DEMO_SITE_ID,
       userName,
-      userNameKey: userName,
+      userNameKey: userNameKey(userName),
       email,
       passwordHash,
       isGlobalAdmin: false,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../../src/common/auth/password.js';
+import { userNameKey } from '../../src/common/auth/user-name.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { UserEntity } from '../../src/modules/auth/user.entity.js';
@@ -63,7 +64,7 @@ export async function createPerson(
     id: userId,
     siteId: site.siteId,
     userName,
-    userNameKey: userName.toLowerCase(),
+    userNameKey: userNameKey(userName),
     email: `${userName}@example.test`,
     passwordHash: await hashPassword(password),
     isGlobalAdmin: false,

@@ -1,6 +1,7 @@
 import { TooManyRequestsError } from '../errors/errors.js';
 import { MemoryCounterStore } from './counter-store.js';
 import { IP_FAILURE_LIMIT, LoginThrottle, USER_FAILURE_LIMIT, WINDOW_MS } from './login-throttle.js';
+import { userNameKey } from './user-name.js';
 
 describe('LoginThrottle', () => {
   let store: MemoryCounterStore;
@@ -13,17 +14,18 @@ describe('LoginThrottle', () => {
     sut = new LoginThrottle(store);
   });
 
-  const fail = async (user: string, ip = '10.0.0.1') => {
+  // As the login does: the name's key, and the account it matched when it matched one.
+  const fail = async (user: string, ip = '10.0.0.1', accountId?: string) => {
     try {
-      await sut.recordFailure(user, ip);
+      await sut.recordFailure(userNameKey(user), ip, accountId);
       return null;
     } catch (e) {
       return e as TooManyRequestsError;
     }
   };
 
-  it('locks a user name at its 10th failure within 15 minutes, case-insensitively', async () => {
-    for (let i = 1; i < USER_FAILURE_LIMIT; i++) expect(await fail(i % 2 ? 'Alice' : 'alice')).toBeNull();
+  it('locks a user name at its 10th failure within 15 minutes, under every spelling of its key', async () => {
+    for (let i = 1; i < USER_FAILURE_LIMIT; i++) expect(await fail(['Alice', 'alice', 'ａｌｉｃｅ'][i % 3])).toBeNull();
     const locked = await fail('ALICE');
     expect(locked).toBeInstanceOf(TooManyRequestsError);
     expect(Number(locked!.headers['Retry-After'])).toBe(WINDOW_MS / 1000);
@@ -42,7 +44,7 @@ describe('LoginThrottle', () => {
 
   it('forgets the failures of a user name after a successful login', async () => {
     for (let i = 0; i < USER_FAILURE_LIMIT - 1; i++) await fail('dave');
-    await sut.recordSuccess('dave');
+    await sut.recordSuccess('dave', 'account-of-dave');
     expect(await fail('dave')).toBeNull();
   });
 
@@ -51,5 +53,15 @@ describe('LoginThrottle', () => {
     expect(await fail('user-last', '192.0.2.7')).toBeInstanceOf(TooManyRequestsError);
     await expect(sut.assertAllowed('fresh-user', '192.0.2.7')).rejects.toThrow(TooManyRequestsError);
     await expect(sut.assertAllowed('fresh-user', '192.0.2.8')).resolves.toBeUndefined();
+  });
+
+  it('locks the matched account whatever name reached it, and checks it apart from the name', async () => {
+    // A key renamed meanwhile, or any other name that matched this one account, adds to its count.
+    for (let i = 1; i < USER_FAILURE_LIMIT; i++) expect(await fail(`name-${i}`, '10.0.0.1', 'account-1')).toBeNull();
+    expect(await fail('yet-another-name', '10.0.0.1', 'account-1')).toBeInstanceOf(TooManyRequestsError);
+    await expect(sut.assertAccountAllowed('account-1')).rejects.toThrow(TooManyRequestsError);
+    await expect(sut.assertAccountAllowed('account-2')).resolves.toBeUndefined();
+    await sut.recordSuccess('name-1', 'account-1');
+    await expect(sut.assertAccountAllowed('account-1')).resolves.toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LoginThrottle } from '../../common/auth/login-throttle.js';
 import { verifyPassword } from '../../common/auth/password.js';
+import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
 import { TokenService } from '../../common/auth/token.service.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ForbiddenError, InvalidCredentialsError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
@@ -31,19 +32,29 @@ export class AuthService {
     if (!password) missing.push({ field: form ? 'password' : 'Password', message: 'is required' });
     if (missing.length) throw new ValidationError(missing.map((m) => ({ field: m.field, message: `${m.field} ${m.message}` })));
 
-    await this.throttle.assertAllowed(userName, ctx.ip);
-    const user = await this.db.global(null, UserEntity).findOneBy({ userNameKey: userName.toLowerCase() });
+    const nameField = form ? 'username' : 'UserName';
+    const problem = userNameProblem(userName);
+    if (problem) throw new ValidationError([{ field: nameField, message: `${nameField} ${problem}` }]);
+
+    // One identity (docs/identity-and-tenancy.md, "User names"): the key is compared exactly, so
+    // a database collation that also ignores accents or invisible characters can match at most
+    // the one account whose key this is — and it is counted by that key and that account.
+    const key = userNameKey(userName);
+    await this.throttle.assertAllowed(key, ctx.ip);
+    const found = await this.db.global(null, UserEntity).findOneBy({ userNameKey: key });
+    const user = found?.userNameKey === key ? found : null;
+    if (user) await this.throttle.assertAccountAllowed(user.id);
     const ok = await verifyPassword(password, user?.passwordHash ?? null);
     if (!user || !ok) {
-      await this.throttle.recordFailure(userName, ctx.ip);
+      await this.throttle.recordFailure(key, ctx.ip, user?.id);
       throw new InvalidCredentialsError('The user name or password is not correct');
     }
     const individual = await this.db.global(null, IndividualEntity).findOneBy({ userId: user.id });
     if (individual?.deleted) {
-      await this.throttle.recordFailure(userName, ctx.ip);
+      await this.throttle.recordFailure(key, ctx.ip, user.id);
       throw new InvalidCredentialsError('The user name or password is not correct');
     }
-    await this.throttle.recordSuccess(userName);
+    await this.throttle.recordSuccess(key, user.id);
 
     let siteId = user.siteId;
     if (dto.SiteID && dto.SiteID !== user.siteId) {

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { generatePassword, hashPassword } from '../../common/auth/password.js';
+import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { JsonLogger } from '../../common/logging/json-logger.js';
 import { APP_LOGGER } from '../../common/logging/logger.token.js';
@@ -33,6 +34,8 @@ export class BootstrapService implements OnApplicationBootstrap {
 
   async ensureInitialData(): Promise<void> {
     if ((await this.db.global(null, SiteEntity).count()) > 0) return;
+    const nameProblem = userNameProblem(this.config.adminUserName);
+    if (nameProblem) throw new Error(`ADMIN_USERNAME ${nameProblem}`);
     const password = this.config.adminPassword ?? generatePassword();
     const passwordHash = await hashPassword(password);
     const siteId = randomUUID();
@@ -48,7 +51,7 @@ export class BootstrapService implements OnApplicationBootstrap {
         id: userId,
         siteId,
         userName: this.config.adminUserName,
-        userNameKey: this.config.adminUserName.toLowerCase(),
+        userNameKey: userNameKey(this.config.adminUserName),
         email: null,
         passwordHash,
         isGlobalAdmin: true,

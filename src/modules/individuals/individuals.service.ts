@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../database/db-errors.js';
 import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js';
+import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
@@ -68,8 +69,8 @@ export class IndividualsService {
 
   async create(ctx: RequestContext, dto: CreateIndividualDto): Promise<IndividualDto> {
     const userName = dto.UserName.trim();
-    const passwordError = this.checkPassword(dto.Password);
-    if (passwordError) throw new ValidationError([passwordError]);
+    const inputErrors = [this.checkUserName(userName), this.checkPassword(dto.Password)].filter((e): e is FieldError => e !== null);
+    if (inputErrors.length) throw new ValidationError(inputErrors);
     // Hashing is slow on purpose: do it before the transaction takes any lock.
     const passwordHash = dto.Password ? await hashPassword(dto.Password) : null;
     const id = dto.ID ?? randomUUID();
@@ -123,6 +124,8 @@ export class IndividualsService {
       const user = current.userId ? await this.users(ctx).findOneBy({ id: current.userId, siteId: ctx.siteId }) : null;
       const userName = dto.UserName.trim();
       const userNameChanges = !user || user.userName !== userName;
+      const userNameError = userNameChanges ? this.checkUserName(userName) : null;
+      if (userNameError) throw new ValidationError([userNameError]);
       const userEmailChanges = dto.UserEmail !== undefined && dto.UserEmail !== (user?.email ?? null);
 
       // Who may change what (docs/individuals.md): IsAdmin, the primary organization and the
@@ -209,6 +212,12 @@ export class IndividualsService {
     return null;
   }
 
+  /** A new user name must be one identity (docs/identity-and-tenancy.md, "User names"). */
+  private checkUserName(userName: string): FieldError | null {
+    const problem = userNameProblem(userName);
+    return problem ? { field: 'UserName', message: `UserName ${problem}` } : null;
+  }
+
   /** Null or "" leave the password alone (a client PUTting back what it read sends null). */
   private checkPassword(password: string | null | undefined): FieldError | null {
     if (!password || [...password].length >= MIN_PASSWORD_LENGTH) return null;
@@ -233,7 +242,7 @@ export class IndividualsService {
           id,
           siteId: ctx.siteId,
           userName: change.userName,
-          userNameKey: change.userName.toLowerCase(),
+          userNameKey: userNameKey(change.userName),
           email: change.email ?? null,
           passwordHash: change.passwordHash ?? null,
           isGlobalAdmin: false,
@@ -246,7 +255,7 @@ export class IndividualsService {
         { id: user.id },
         {
           userName: change.userName,
-          userNameKey: change.userName.toLowerCase(),
+          userNameKey: userNameKey(change.userName),
           ...(change.email !== undefined ? { email: change.email } : {}),
           ...(change.passwordHash !== undefined ? { passwordHash: change.passwordHash } : {}),
           updated: now,
