@@ -3,7 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from './config/config.js';
 import { CoreModule } from './common/core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
-import { dataSourceOptions, detectMysqlFlavor } from './database/data-source.js';
+import { isDatabaseUnavailable } from './database/db-errors.js';
+import { dataSourceOptions, detectMysqlFlavor, initializeChecked, prepareMysqlDatabase } from './database/data-source.js';
 import { FEATURE_MODULES } from './modules/index.js';
 
 @Module({})
@@ -14,13 +15,17 @@ export class AppModule {
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: async () => ({
-            ...dataSourceOptions(config, await detectMysqlFlavor(config)),
+            ...dataSourceOptions(config, await prepareMysqlDatabase(config).then(() => detectMysqlFlavor(config))),
             // Pending migrations run at start-up, each in its own transaction.
             migrationsRun: true,
             migrationsTransactionMode: 'each',
             retryAttempts: 3,
             retryDelay: 2000,
+            // Only a database that cannot be reached may answer a second try; a failed migration
+            // or a schema in the wrong charset stays as it is: say so once.
+            toRetry: (err: unknown) => isDatabaseUnavailable(err),
           }),
+          dataSourceFactory: initializeChecked,
         }),
         CoreModule.forRoot(config, logger),
         ...FEATURE_MODULES,

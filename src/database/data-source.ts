@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
 import { boundedMysql2 } from './bounded-mysql.js';
+import { assertUtf8mb4 } from './charset-check.js';
 import { entitiesFor, MIGRATIONS } from './registry.js';
 
 type DbTimeouts = Pick<AppConfig, 'database' | 'dbQueryTimeoutMs' | 'dbAcquireTimeoutMs'>;
@@ -77,6 +78,67 @@ export async function detectMysqlFlavor(config: Pick<AppConfig, 'database'>): Pr
   }
 }
 
+/** Why the database cannot be used at all; its message is the one line the start prints. */
+export class DatabaseSetupError extends Error {}
+
+/**
+ * Before the first connection to a MySQL/MariaDB database (docs/operations.md, "Character set"):
+ * the database is created when it does not exist and the user may create it, in utf8mb4; a
+ * database that exists but holds no table yet gets utf8mb4 as its default, so the migrations
+ * create every table in it whatever the server's default charset (latin1 on an upstream
+ * MariaDB). A database that holds tables is left to migration 1732000001600.
+ */
+export async function prepareMysqlDatabase(config: Pick<AppConfig, 'database'>): Promise<void> {
+  const db = config.database;
+  if (db.kind !== 'mysql') return;
+  const mysql = await import('mysql2/promise');
+  const conn = await mysql.createConnection({ host: db.host, port: db.port, user: db.username, password: db.password, connectTimeout: 10000 });
+  const name = `\`${db.database.replace(/`/g, '``')}\``;
+  try {
+    const exists = async () =>
+      (
+        (await conn.query('SELECT DEFAULT_CHARACTER_SET_NAME AS cs FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [db.database]))[0] as {
+          cs: string;
+        }[]
+      )[0];
+    let schema = await exists();
+    if (!schema) {
+      try {
+        await conn.query(`CREATE DATABASE IF NOT EXISTS ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+      } catch (e) {
+        throw new DatabaseSetupError(
+          `the database "${db.database}" does not exist and the user "${db.username}" may not create it (${(e as Error).message}); ` +
+            `create it as an administrator: CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+        );
+      }
+      schema = await exists();
+    }
+    if (schema && schema.cs !== 'utf8mb4') {
+      const [tables] = await conn.query('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?', [db.database]);
+      if (Number((tables as { n: number }[])[0].n) === 0) await conn.query(`ALTER DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    }
+  } finally {
+    await conn.end();
+  }
+}
+
 export async function createDataSource(config: DbTimeouts): Promise<DataSource> {
+  await prepareMysqlDatabase(config);
   return new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));
+}
+
+/**
+ * Connects (running pending migrations when the options say so), then checks the schema they
+ * leave: on MySQL/MariaDB every text column utf8mb4 (charset-check.ts). A failed check closes the
+ * connection again and stops the start with its one line.
+ */
+export async function initializeChecked(options?: DataSourceOptions): Promise<DataSource> {
+  const ds = await new DataSource(options!).initialize();
+  try {
+    await assertUtf8mb4(ds);
+  } catch (e) {
+    await ds.destroy();
+    throw e;
+  }
+  return ds;
 }

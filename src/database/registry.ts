@@ -38,6 +38,7 @@ import { PermissionsSecurityGroups1732000001200 } from './migrations/17320000012
 import { DashboardSettings1732000001300 } from './migrations/1732000001300-dashboard-settings.js';
 import { IndividualsCountIndex1732000001400 } from './migrations/1732000001400-individuals-count-index.js';
 import { IndividualsLastComment1732000001500 } from './migrations/1732000001500-individuals-last-comment.js';
+import { Utf8mb4UserNameKeys1732000001600 } from './migrations/1732000001600-utf8mb4-user-name-keys.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -95,4 +96,5 @@ export const MIGRATIONS = [
   DashboardSettings1732000001300,
   IndividualsCountIndex1732000001400,
   IndividualsLastComment1732000001500,
+  Utf8mb4UserNameKeys1732000001600,
 ];

@@ -11,6 +11,9 @@ import mysql from 'mysql2/promise';
  * same data directory and port survive a kill, so a restart is the database "coming back".
  */
 export class PrivateMariaDb {
+  /** `serverArgs`: more options for mariadbd, e.g. `--character-set-server=latin1`. */
+  constructor(private readonly serverArgs: string[] = []) {}
+
   readonly dir = mkdtempSync(join(tmpdir(), 'pms-faults-db-'));
   private child: ChildProcess | null = null;
   private exited: Promise<void> = Promise.resolve();
@@ -56,6 +59,7 @@ export class PrivateMariaDb {
         `--log-error=${join(this.dir, 'error.log')}`,
         '--innodb-buffer-pool-size=64M',
         '--max-connections=300',
+        ...this.serverArgs,
         ...asRoot,
       ],
       { stdio: 'ignore' },
