@@ -64,6 +64,15 @@ describe('parseInputDate', () => {
     expect(parseInputDate(text)).toBeUndefined();
   });
 
+  it('checks the year range on the UTC instant that is stored, not on the local date', () => {
+    expect(parseInputDate('9999-12-31T23:59:59.999-14:00')).toBeUndefined();
+    expect(parseInputDate('1000-01-01T00:00:00+14:00')).toBeUndefined();
+    expect(parseInputDate('9999-12-31T09:59:59.999-14:00')?.toISOString()).toBe('9999-12-31T23:59:59.999Z');
+    expect(parseInputDate('1000-01-01T13:00:00+13:00')?.toISOString()).toBe('1000-01-01T00:00:00.000Z');
+    expect(parseInputDate('10000-01-01T00:00:00Z')).toBeUndefined();
+    expect(parseInputDate('0999-12-31T23:00:00-02:00')?.toISOString()).toBe('1000-01-01T01:00:00.000Z');
+  });
+
   it('round-trips what formatDate writes', () => {
     const tz = parseTimeZone('Asia/Kolkata');
     expect(parseInputDate(formatDate(instant, tz))?.getTime()).toBe(instant.getTime());

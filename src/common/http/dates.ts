@@ -132,12 +132,18 @@ export function formatUtcInstant(date: Date): string {
   return date.toISOString();
 }
 
+/** The years an input instant may fall in, in UTC (the DATETIME range both databases store). */
+export const MIN_YEAR = 1000;
+export const MAX_YEAR = 9999;
+
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * Reads an input date leniently: with an offset or `Z`, or without one (read as UTC), date-only
  * too. `0001-01-01T00:00:00` (an unset .NET DateTime) reads as null. Returns undefined when the
- * text is not a date at all, so the caller can name the field in a 400.
+ * text is not a date at all, so the caller can name the field in a 400 — and when the instant it
+ * names falls outside the years 1000–9999 in UTC, which is what the database stores
+ * (`9999-12-31T23:59:59-14:00` is in the year 10000 there; docs/http-and-xml.md, "Dates").
  */
 export function parseInputDate(text: string): Date | null | undefined {
   const m = DATE_RE.exec(text.trim());
@@ -163,6 +169,7 @@ export function parseInputDate(text: string): Date | null | undefined {
   // Reject impossible calendar dates such as 2026-02-30.
   const check = new Date(Date.UTC(year, month - 1, day));
   if (check.getUTCMonth() !== month - 1) return undefined;
-  if (year < 1000 || year > 9999) return undefined;
+  const stored = date.getUTCFullYear();
+  if (stored < MIN_YEAR || stored > MAX_YEAR) return undefined;
   return date;
 }
