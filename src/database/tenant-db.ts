@@ -38,6 +38,9 @@ const PROTECTED = new Set(['id', 'siteId', 'created', 'createdBy', 'updated', 'u
 /** How often a transaction that lost a deadlock or waited too long for a lock is run again. */
 export const TRANSACTION_ATTEMPTS = 3;
 
+/** A supplied id that is taken: one answer wherever it is used (docs/http-and-xml.md, "Success, errors, writes"). */
+export const idTaken = (id: unknown) => new ConflictError(`The ID ${String(id)} is already in use; send another ID, or none to have one generated`, 'id-taken');
+
 /**
  * The transaction a request context is running in. A context is bound to the manager of its
  * transaction for exactly as long as `TenantDb.transaction` runs, so every read and write made
@@ -161,7 +164,8 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * Inserts a record of the caller's site; id, site, audit and version columns are set here.
    * Always an INSERT, never an upsert: a supplied id that is taken — in any site, since ids are
    * primary keys — is a 409 `id-taken`, and a race on the same id fails in the database, never
-   * overwriting the other row.
+   * overwriting the other row. The answer is the same wherever the id is used, and names no
+   * record, so it tells a caller nothing about another site (docs/http-and-xml.md).
    */
   async insert(values: DeepPartial<T>): Promise<T> {
     return this.db.transaction(this.ctx, async () => {
@@ -182,7 +186,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
       if (idCol && !idCol.isGenerated) {
         if (rec.id === undefined || rec.id === null) rec.id = randomUUID();
         else if (await repo.exists({ where: { id: rec.id } as unknown as FindOptionsWhere<T> })) {
-          throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
+          throw idTaken(rec.id);
         }
       }
       // The answer is built from this object: give unset columns their defaults (or null) as the
@@ -196,7 +200,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
         await repo.insert(entity as never);
       } catch (e) {
         // Another unique index is the caller's to interpret (e.g. a duplicate membership).
-        if (isPrimaryKeyViolation(e)) throw new ConflictError(`${this.label} ${String(rec.id)} already exists`, 'id-taken');
+        if (isPrimaryKeyViolation(e)) throw idTaken(rec.id);
         throw e;
       }
       // On MySQL, insert() reads columns with defaults back and merges their raw values (tinyint

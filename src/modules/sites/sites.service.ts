@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
+import { ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { PreconditionFailedError } from '../../common/errors/errors.js';
 import { ifMatchVersions } from '../../common/http/etag.js';
-import { TenantDb } from '../../database/tenant-db.js';
+import { idTaken, TenantDb } from '../../database/tenant-db.js';
 import { isPrimaryKeyViolation } from '../../database/db-errors.js';
 import { CreateSiteDto, Site, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SiteEntity } from './site.entity.js';
@@ -63,7 +63,7 @@ export class SitesService {
   async create(ctx: RequestContext, dto: CreateSiteDto): Promise<SiteDto> {
     const id = dto.ID ?? randomUUID();
     const sites = this.sitesOf(ctx);
-    if (await sites.existsBy({ id })) throw new ConflictError(`Site ${id} already exists`, 'id-taken');
+    if (await sites.existsBy({ id })) throw idTaken(id);
     const now = new Date();
     const site = sites.create({
       ...Site.toColumns(dto, 'create'),
@@ -77,7 +77,7 @@ export class SitesService {
     try {
       await sites.insert(site);
     } catch (e) {
-      if (isPrimaryKeyViolation(e)) throw new ConflictError(`Site ${id} already exists`, 'id-taken');
+      if (isPrimaryKeyViolation(e)) throw idTaken(id);
       throw e;
     }
     // Read back: on MySQL insert() merges raw column values (tinyint 0/1) into the object.
