@@ -14,7 +14,9 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim AS runtime
+# HOST: a container listens on every interface (the service's own default is 127.0.0.1).
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=3000 \
     DATABASE_URL=sqlite:/data/pms.sqlite
 WORKDIR /app

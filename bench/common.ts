@@ -210,7 +210,7 @@ export async function startService(
     ADMIN_PASSWORD: password,
     LOG_LEVEL: 'info',
   };
-  const service = await startProcess('service', pinned(0, node), env, /listening on http:\/\/localhost:(\d+)/);
+  const service = await startProcess('service', pinned(0, node), env, /listening on http:\/\/[^:/\s]+:(\d+)/);
   const origin = `http://127.0.0.1:${service.port}`;
   log(`service pid ${service.pid} on ${origin}${PIN ? ', pinned to core 0 (load generator on core 1)' : ', not pinned'}`);
   return { service, origin, env };

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { createApp } from './app.factory.js';
-import { ConfigError, loadConfig } from './config/config.js';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { type AppConfig, ConfigError, loadConfig } from './config/config.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { ServerLifecycle } from './common/http/server-lifecycle.js';
 import { BootstrapService } from './modules/auth/bootstrap.service.js';
@@ -23,24 +25,28 @@ async function main(): Promise<void> {
   const logger = new JsonLogger(config.logLevel);
   const app = await createApp(config, logger);
   const server = app.getHttpServer() as Server;
-  await app.listen(config.port);
+  await app.listen(config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://localhost:${port}`;
+  const everywhere = config.host === '0.0.0.0' || config.host === '::';
+  const url = `http://${everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const first = app.get(BootstrapService).firstStart;
-  const login = first?.generatedPassword
-    ? ` First start: log in as "${first.userName}" with the generated password ${first.generatedPassword} (shown only this once; set ADMIN_PASSWORD before the first start to choose it, or change it with PUT /v4/individuals/{your ID from GET /v4/me}).`
+  const shown = first?.generatedPassword ? revealPassword(first.generatedPassword, config) : null;
+  const login = shown
+    ? ` First start: log in as "${first!.userName}" with the generated password ${shown} (set ADMIN_PASSWORD before the first start to choose it; change it with PUT /v4/individuals/{your ID from GET /v4/me}).`
     : first
       ? ` First start: log in as "${first.userName}" with ADMIN_PASSWORD.`
       : '';
   logger.event(first?.generatedPassword ? 'warn' : 'info', 'Main', {
-    msg: `pms-api is listening on ${url} — API ${url}/v4, Swagger UI ${url}/docs, OpenAPI ${url}/docs/openapi.json.${login}`,
+    msg: `pms-api is listening on ${url}${everywhere ? ` (every interface, ${config.host})` : ''} — API ${url}/v4, Swagger UI ${url}/docs, OpenAPI ${url}/docs/openapi.json.${login}`,
+    host: config.host,
     port,
     database:
       config.database.kind === 'sqlite'
         ? `sqlite:${config.database.file}`
         : `mysql://${config.database.host}:${config.database.port}/${config.database.database}`,
   });
+  if (!first && config.adminPassword) await warnIfAdminPasswordIgnored(app.get(BootstrapService), config, logger);
 
   // Shutdown (docs/operations.md): readiness 503 and no new connections at once, every request
   // already received answered (with Connection: close), then exit 0 — or 1 when requests are
@@ -71,6 +77,44 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * The generated administrator password goes to the person starting the service, never into the
+ * JSON log a platform ships to its log store (docs/operations.md, "First start"): on a terminal,
+ * a plain line on stderr; otherwise a file beside the SQLite database (mode 0600), or for MySQL in
+ * ./data; only when no file can be written, a plain stderr line. Answers where it went.
+ */
+function revealPassword(password: string, config: AppConfig): string {
+  const line = `\npms-api: the generated password of "${config.adminUserName}" is: ${password}\n(shown only this once)\n\n`;
+  if (process.stderr.isTTY) {
+    process.stderr.write(line);
+    return 'printed on the terminal above (not logged)';
+  }
+  const dir = config.database.kind === 'sqlite' && config.database.file !== ':memory:' ? dirname(resolve(config.database.file)) : resolve('data');
+  const file = join(dir, 'admin-password');
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, password + '\n', { mode: 0o600, flag: 'w' });
+    chmodSync(file, 0o600);
+    return `written to ${file} (mode 0600; not logged)`;
+  } catch {
+    process.stderr.write(line);
+    return `printed on stderr (${file} could not be written; not logged)`;
+  }
+}
+
+/** A later start with ADMIN_PASSWORD set: say clearly when it is not the administrator's password. */
+async function warnIfAdminPasswordIgnored(bootstrap: BootstrapService, config: AppConfig, logger: JsonLogger): Promise<void> {
+  const matches = await bootstrap.adminPasswordMatches(config.adminPassword!);
+  if (matches) return;
+  logger.event('warn', 'Main', {
+    msg:
+      `ADMIN_PASSWORD is set but was ignored: it is used only on the first start, with an empty database, and "${config.adminUserName}" ` +
+      `${matches === null ? 'does not exist in this database' : 'has another password here'}. Log in with the password of the first start ` +
+      '(the file admin-password beside the SQLite database, when it was generated) and change it with PUT /v4/individuals/{your ID from GET /v4/me}, ' +
+      'or start with an empty database.',
+  });
 }
 
 main().catch((err: unknown) => {

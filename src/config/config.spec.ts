@@ -79,6 +79,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ JWT_SECRET: SECRET, LIST_TOTAL_CACHE_MS: '0' })).toMatchObject({ listTotalCacheMs: 0 });
   });
 
+  it('listens on 127.0.0.1 unless HOST names an address, and refuses a host name', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET }).host).toBe('127.0.0.1');
+    expect(loadConfig({ JWT_SECRET: SECRET, HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ JWT_SECRET: SECRET, HOST: '::' }).host).toBe('::');
+    expect(() => loadConfig({ JWT_SECRET: SECRET, HOST: 'example.org' })).toThrow('HOST: must be an IP address');
+  });
+
   it('requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET: is required when NODE_ENV=production/);
   });

@@ -17,6 +17,8 @@ export type DatabaseConfig =
 
 export interface AppConfig {
   port: number;
+  /** The address to listen on (HOST): 127.0.0.1 unless set; the container image sets 0.0.0.0. */
+  host: string;
   nodeEnv: string;
   database: DatabaseConfig;
   databaseUrl: string;
@@ -177,6 +179,9 @@ function devSecret(database: DatabaseConfig): { secret: string; source: 'file' |
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV || 'development';
   const port = intVar(env, 'PORT', 3000, 0, 65535);
+  const host = (env.HOST ?? '').trim() || '127.0.0.1';
+  if (host !== 'localhost' && !isIP(host))
+    throw new ConfigError('HOST', `must be an IP address (0.0.0.0 or :: for every interface) or localhost, got "${host}"`);
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/pms.sqlite';
   const database = parseDatabaseUrl(databaseUrl);
 
@@ -224,6 +229,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   return {
     port,
+    host,
     nodeEnv,
     database,
     databaseUrl,

@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -53,7 +53,7 @@ function start(env: Record<string, string>): Promise<Running> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line within 20 s:\n${out}`)), 20_000);
     const check = () => {
-      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      const m = /listening on http:\/\/[^:/\s]+:(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve({ child, port: Number(m[1]), exited, output: () => out });
@@ -82,20 +82,31 @@ describe('the service process', () => {
     expect(stderr).toBe('pms-api: configuration error: PORT: must be a whole number, got "eighty"\n');
   });
 
-  it('logs where it listens and where the docs are, then serves', async () => {
+  it('logs where it listens and where the docs are — 127.0.0.1 unless HOST says otherwise — then serves', async () => {
     const p = await start({});
     try {
-      expect(p.output()).toContain(`Swagger UI http://localhost:${p.port}/docs`);
+      expect(p.output()).toContain(`listening on http://127.0.0.1:${p.port} — API http://127.0.0.1:${p.port}/v4, Swagger UI http://127.0.0.1:${p.port}/docs`);
       const res = await fetch(`http://127.0.0.1:${p.port}/health/ready`);
       expect(res.status).toBe(200);
+      // Probes are logged at debug: no access line for them at info.
+      await new Promise((r) => setTimeout(r, 400));
+      expect(p.output()).not.toContain('"path":"/health/ready"');
     } finally {
       p.child.kill('SIGKILL');
       await p.exited;
     }
+    const everywhere = await start({ HOST: '0.0.0.0' });
+    try {
+      expect(everywhere.output()).toContain(`listening on http://localhost:${everywhere.port} (every interface, 0.0.0.0)`);
+    } finally {
+      everywhere.child.kill('SIGKILL');
+      await everywhere.exited;
+    }
   }, 30_000);
 
-  it('on a first start shows URL, docs and the generated password in its first lines, and only then', async () => {
-    const database = `sqlite:${join(dir, 'first-start.sqlite')}`;
+  it('on a first start writes the generated password to a 0600 file beside the database, never into the log, and says so', async () => {
+    const sub = mkdtempSync(join(dir, 'first-'));
+    const database = `sqlite:${join(sub, 'first-start.sqlite')}`;
     const first = await start({ DATABASE_URL: database, ADMIN_PASSWORD: '' });
     let password: string;
     try {
@@ -105,9 +116,12 @@ describe('the service process', () => {
       expect({ index, mapped: lines.filter((l) => l.includes('Mapped {')).length }).toEqual({ index: expect.any(Number), mapped: 0 });
       expect(index).toBeLessThan(3);
       const line = JSON.parse(lines[index]) as { msg: string };
-      expect(line.msg).toContain(`Swagger UI http://localhost:${first.port}/docs`);
-      password = /generated password (\S+) /.exec(line.msg)?.[1] ?? '';
+      const file = join(sub, 'admin-password');
+      expect(line.msg).toContain(`log in as "admin" with the generated password written to ${file} (mode 0600; not logged)`);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      password = readFileSync(file, 'utf8').trim();
       expect(password.length).toBeGreaterThanOrEqual(12);
+      expect(first.output()).not.toContain(password);
       const login = await fetch(`http://127.0.0.1:${first.port}/v4/auth/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
@@ -126,6 +140,16 @@ describe('the service process', () => {
     } finally {
       again.child.kill('SIGKILL');
       await again.exited;
+    }
+    // A later start with another ADMIN_PASSWORD: ignored, and it says so and what to do.
+    const ignored = await start({ DATABASE_URL: database, ADMIN_PASSWORD: 'another-password-1' });
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      expect(ignored.output()).toContain('ADMIN_PASSWORD is set but was ignored: it is used only on the first start');
+      expect(ignored.output()).toContain('PUT /v4/individuals/{your ID from GET /v4/me}');
+    } finally {
+      ignored.child.kill('SIGKILL');
+      await ignored.exited;
     }
   }, 60_000);
 

@@ -6,10 +6,12 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 /**
- * The README runs as written: its server start (`ADMIN_PASSWORD=… npm start`) is run in the
- * repository, and every other ```sh block after it in one shell, as a reader would type them —
- * with only the port changed (a free one instead of 3000, on a database of this test's own) and
- * curl told to fail on an error status. A block the test cannot run says why in an HTML comment
+ * The README runs as written, top to bottom: its first block (`npm ci && ADMIN_PASSWORD=… npm
+ * start`) is run in the repository — without `npm ci`, which this repository has had already (CI
+ * runs it on its fresh clone) and which would replace the node_modules this test runs from — and
+ * every other ```sh block after it, in order, in one shell, as a reader would type them, against
+ * that one fresh service — with only the port changed (a free one instead of 3000, on a database
+ * of this test's own) and curl told to fail on an error status. A block the test cannot run says why in an HTML comment
  * `<!-- readme-test: skip: reason -->` right above it. `npm run test:readme`, run by .ci/run.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -95,7 +97,9 @@ describe('README.md', () => {
   });
 
   it('starts the service with its start command, and /docs answers', async () => {
-    server = spawn('bash', ['-c', start!.code], { cwd: ROOT, env: env(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(blocks[0]).toBe(start);
+    expect(start!.code).toMatch(/^npm ci && ADMIN_PASSWORD='[^']+' npm start$/m);
+    server = spawn('bash', ['-c', start!.code.replace(/^npm ci && /m, '')], { cwd: ROOT, env: env(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stdout!.on('data', (d: Buffer) => (serverLog += d.toString()));
     server.stderr!.on('data', (d: Buffer) => (serverLog += d.toString()));
     const deadline = Date.now() + 150_000;

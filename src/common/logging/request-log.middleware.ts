@@ -7,10 +7,14 @@ import { HttpMetrics, ROUTE_KEY } from './http-metrics.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Paths a platform polls every few seconds (probes, the scrape): their access lines are debug. */
+const PROBE_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
+
 /**
  * Gives every request an id (a well-formed incoming X-Request-Id is kept), echoes it in the
  * response, runs the rest of the request inside the log scope so every line carries it, and
- * writes one access-log line when the response finishes. Works on the raw Node objects, so it
+ * writes one access-log line when the response finishes — at debug for a successful probe or
+ * scrape (`/health/*`, `/metrics`), which a platform sends every few seconds. Works on the raw Node objects, so it
  * serves any HTTP adapter.
  */
 @Injectable()
@@ -31,10 +35,12 @@ export class RequestLogMiddleware implements NestMiddleware {
       const url = String(req.originalUrl ?? req.url ?? '');
       const route = req[ROUTE_KEY] as string | undefined;
       this.metrics.observe(String(req.method), route, res.statusCode, ms / 1000);
+      const path = url.split('?')[0];
+      const level = res.statusCode >= 500 ? 'error' : PROBE_PATHS.has(path) && res.statusCode < 400 ? 'debug' : 'info';
       requestScope.run({ requestId }, () =>
-        this.logger.event(res.statusCode >= 500 ? 'error' : 'info', 'http', {
+        this.logger.event(level, 'http', {
           method: req.method,
-          path: url.split('?')[0],
+          path,
           route,
           status: res.statusCode,
           ms: Math.round(ms * 10) / 10,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { generatePassword, hashPassword } from '../../common/auth/password.js';
+import { generatePassword, hashPassword, verifyPassword } from '../../common/auth/password.js';
 import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { JsonLogger } from '../../common/logging/json-logger.js';
@@ -30,6 +30,16 @@ export class BootstrapService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.ensureInitialData();
+  }
+
+  /**
+   * Whether this password is the one of the configured administrator (ADMIN_USERNAME): null when
+   * there is no such account. For the warning of a later start whose ADMIN_PASSWORD is ignored.
+   */
+  async adminPasswordMatches(password: string): Promise<boolean | null> {
+    const user = await this.db.global(null, UserEntity).findOneBy({ userNameKey: userNameKey(this.config.adminUserName) });
+    if (!user) return null;
+    return verifyPassword(password, user.passwordHash);
   }
 
   async ensureInitialData(): Promise<void> {

@@ -52,7 +52,7 @@ export function startAppProcess(env: Record<string, string>): Promise<AppProcess
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line within 30 s:\n${out}`)), 30_000);
     const check = () => {
-      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      const m = /listening on http:\/\/[^:/\s]+:(\d+)/.exec(out);
       if (!m) return;
       clearTimeout(timer);
       child.stdout!.off('data', check);
