@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { LessThan, LessThanOrEqual, Repository } from 'typeorm';
 import { RequestContext } from '../common/context/request-context.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
-import { IdempotencyKeyColumns, IdempotencyKeyEntity, IdempotencyKeyMysqlEntity } from './idempotency-key.entity.js';
+import { IdempotencyKeyColumns, IdempotencyKeyEntity, IdempotencyKeyMysqlEntity } from './entities/idempotency-key.entity.js';
 import { TenantDb } from './tenant-db.js';
 
 /** What a key already stands for. */

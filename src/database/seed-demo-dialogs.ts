@@ -1,17 +1,17 @@
 import { In } from 'typeorm';
-import { AssessmentRatingEntity, type RatingItemKind } from '../modules/assessments/assessment-rating.entity.js';
-import { AssessmentEntity, type AssessmentKind } from '../modules/assessments/assessment.entity.js';
-import { BasicRoleDialogEntity } from '../modules/basic-roles/basic-role-dialog.entity.js';
-import { BasicRoleEntity } from '../modules/basic-roles/basic-role.entity.js';
-import { CommentEntity } from '../modules/comments/comment.entity.js';
-import { CoreValueEntity } from '../modules/core-values/core-value.entity.js';
-import { DialogEntity, type RecordKind } from '../modules/dialogs/dialog.entity.js';
-import { IndividualEntity } from '../modules/individuals/individual.entity.js';
-import { ListItemEntity } from '../modules/list-items/list-item.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../modules/organizations/organization.entity.js';
-import { PeriodEntity } from '../modules/periods/period.entity.js';
-import { ProjectEntity } from '../modules/projects/project.entity.js';
-import { TaskEntity } from '../modules/tasks/task.entity.js';
+import { AssessmentRatingEntity, type RatingItemKind } from './entities/assessment-rating.entity.js';
+import { AssessmentEntity, type AssessmentKind } from './entities/assessment.entity.js';
+import { BasicRoleDialogEntity } from './entities/basic-role-dialog.entity.js';
+import { BasicRoleEntity } from './entities/basic-role.entity.js';
+import { CommentEntity } from './entities/comment.entity.js';
+import { CoreValueEntity } from './entities/core-value.entity.js';
+import { DialogEntity, type RecordKind } from './entities/dialog.entity.js';
+import { IndividualEntity } from './entities/individual.entity.js';
+import { ListItemEntity } from './entities/list-item.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './entities/organization.entity.js';
+import { PeriodEntity } from './entities/period.entity.js';
+import { ProjectEntity } from './entities/project.entity.js';
+import { TaskEntity } from './entities/task.entity.js';
 import type { TenantTx } from './tenant-db.js';
 
 /**

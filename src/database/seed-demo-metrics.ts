@@ -1,10 +1,10 @@
 import { writePeriodArchives } from '../modules/archives/archive-writers.js';
-import type { IndividualEntity } from '../modules/individuals/individual.entity.js';
+import type { IndividualEntity } from './entities/individual.entity.js';
 import { toScale4 } from '../modules/performance-metrics/dto/metric.dto.js';
-import { MetricValueEntity } from '../modules/performance-metrics/metric-value.entity.js';
-import { MetricEntity } from '../modules/performance-metrics/metric.entity.js';
-import type { PeriodEntity } from '../modules/periods/period.entity.js';
-import { ProjectEntity } from '../modules/projects/project.entity.js';
+import { MetricValueEntity } from './entities/metric-value.entity.js';
+import { MetricEntity } from './entities/metric.entity.js';
+import type { PeriodEntity } from './entities/period.entity.js';
+import { ProjectEntity } from './entities/project.entity.js';
 import type { TenantTx } from './tenant-db.js';
 
 /** [name, target, higher is better, 80/20] */

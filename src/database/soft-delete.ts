@@ -1,7 +1,7 @@
 import { In, type EntityTarget, type FindOptionsWhere, type ObjectLiteral } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ConflictError } from '../common/errors/errors.js';
-import type { TenantEntity } from './base.entity.js';
+import type { TenantEntity } from './entities/base.entity.js';
 import type { TenantDb, TenantTx } from './tenant-db.js';
 
 /**

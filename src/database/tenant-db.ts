@@ -24,7 +24,7 @@ import { RawReader } from './raw-reader.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './list-totals.js';
-import type { TenantEntity } from './base.entity.js';
+import type { TenantEntity } from './entities/base.entity.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
 type Patch = Record<string, unknown>;

@@ -3,15 +3,15 @@ import { inChunks, type OwnedRows } from '../database/soft-delete.js';
 import type { TenantTx } from '../database/tenant-db.js';
 import { deleteBasicRolesByRef, undeleteBasicRolesByRef } from './basic-roles/basic-role-cascade.js';
 import { deleteCommentsByRef, undeleteCommentsByRef } from './comments/comment-cascade.js';
-import type { CommentKind } from './comments/comment.entity.js';
-import { IndividualEntity } from './individuals/individual.entity.js';
+import type { CommentKind } from '../database/entities/comment.entity.js';
+import { IndividualEntity } from '../database/entities/individual.entity.js';
 import { deleteListItemsByRef, undeleteListItemsByRef } from './list-items/list-item-cascade.js';
-import type { ListItemKind } from './list-items/list-item.entity.js';
+import type { ListItemKind } from '../database/entities/list-item.entity.js';
 import { INDIVIDUAL_KINDS, PROJECT_SCOPE } from './list-items/list-item-kinds.js';
-import { OrganizationMemberEntity } from './organizations/organization-member.entity.js';
-import { OrganizationEntity } from './organizations/organization.entity.js';
+import { OrganizationMemberEntity } from '../database/entities/organization-member.entity.js';
+import { OrganizationEntity } from '../database/entities/organization.entity.js';
 import { deleteMetricsByRef, undeleteMetricsByRef } from './performance-metrics/metric-cascade.js';
-import type { MetricKind } from './performance-metrics/metric.entity.js';
+import type { MetricKind } from '../database/entities/metric.entity.js';
 
 /**
  * The one registry of what each kind of record takes down by reference when it is deleted, and

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { UserEntity } from '../../src/modules/auth/user.entity.js';
-import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
+import { UserEntity } from '../../src/database/entities/user.entity.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { bearer, startApp, TestApp, countStatements } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { refreshNewestComments } from '../factories/individuals.js';

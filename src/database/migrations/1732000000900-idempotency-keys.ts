@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
-import { answerColumnType } from '../idempotency-key.entity.js';
+import { answerColumnType } from '../entities/idempotency-key.entity.js';
 import { m } from './schema-helpers.js';
 
 /**

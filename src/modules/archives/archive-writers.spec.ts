@@ -1,7 +1,7 @@
 import { RequestContext } from '../../common/context/request-context.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import { PeriodEntity } from '../periods/period.entity.js';
-import { ArchiveEntity } from './archive.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
+import { ArchiveEntity } from '../../database/entities/archive.entity.js';
 import { ArchiveDraft, ArchiveWriter, writePeriodArchives } from './archive-writers.js';
 
 const ctx = RequestContext.system('5d1e7c3a-0000-4000-8000-000000000002');

@@ -1,8 +1,8 @@
 import type { TenantTx } from '../../database/tenant-db.js';
 import { dashboardArchives } from '../dashboards/dashboard-archives.js';
 import { metricArchives } from '../performance-metrics/metric-archives.js';
-import type { PeriodEntity } from '../periods/period.entity.js';
-import { ArchiveEntity, type ArchiveAncestorType, type ArchiveItemType } from './archive.entity.js';
+import type { PeriodEntity } from '../../database/entities/period.entity.js';
+import { ArchiveEntity, type ArchiveAncestorType, type ArchiveItemType } from '../../database/entities/archive.entity.js';
 
 /** One archive a writer asks for: what it is filed under, what it archives, and the snapshot. */
 export interface ArchiveDraft {

@@ -4,14 +4,14 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity } from '../organizations/organization.entity.js';
-import { MetricEntity } from '../performance-metrics/metric.entity.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
+import { MetricEntity } from '../../database/entities/metric.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { AccessService, Row } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
-import { ProjectEntity } from '../projects/project.entity.js';
-import { ArchiveEntity } from './archive.entity.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
+import { ArchiveEntity } from '../../database/entities/archive.entity.js';
 import { Archive, ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
 
 /** Newest period first; within a period by Name; the id keeps paging stable. */

@@ -6,12 +6,12 @@ import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { liveIndividualErrors } from '../dialogs/record-kinds.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService, Row, type Operation } from '../permissions/access.service.js';
-import { AssessmentRatingEntity } from './assessment-rating.entity.js';
+import { AssessmentRatingEntity } from '../../database/entities/assessment-rating.entity.js';
 import { ratingErrors } from './assessment-ratings.js';
-import { AssessmentEntity } from './assessment.entity.js';
+import { AssessmentEntity } from '../../database/entities/assessment.entity.js';
 import { Assessment, AssessmentDto, AssessmentQuery, AssessmentRatingInput, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
 import { periodErrors, periodGone } from '../periods/period-reference.js';
 

@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
 import type { TenantTx } from '../../database/tenant-db.js';
-import { BasicRoleEntity } from './basic-role.entity.js';
+import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 
 /**
  * Soft delete by reference for the individuals who own basic roles (the by-reference registry,

@@ -6,9 +6,9 @@ import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { isUniqueViolation } from '../../database/db-errors.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { DialogAccess } from '../dialogs/dialog-access.js';
-import { DialogEntity } from '../dialogs/dialog.entity.js';
-import { BasicRoleDialogEntity } from './basic-role-dialog.entity.js';
-import { BasicRoleEntity } from './basic-role.entity.js';
+import { DialogEntity } from '../../database/entities/dialog.entity.js';
+import { BasicRoleDialogEntity } from '../../database/entities/basic-role-dialog.entity.js';
+import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 import { BasicRoleDialog, BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
 
 /**

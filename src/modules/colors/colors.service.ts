@@ -6,7 +6,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
 import { DEFAULT_COLOR_BANDS } from './color-band.js';
-import { ColorEntity } from './color.entity.js';
+import { ColorEntity } from '../../database/entities/color.entity.js';
 import { Color, ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
 
 /**

@@ -1,7 +1,7 @@
 import { In } from 'typeorm';
 import { refreshLastComments } from '../../database/queries/last-comment.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import { CommentEntity, CommentKind } from './comment.entity.js';
+import { CommentEntity, CommentKind } from '../../database/entities/comment.entity.js';
 
 /**
  * Soft delete by reference (docs/architecture.md) for the modules that own comment ancestors: call these in

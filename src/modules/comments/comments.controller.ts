@@ -7,7 +7,7 @@ import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from './comment-ancestors.js';
-import type { CommentKind } from './comment.entity.js';
+import type { CommentKind } from '../../database/entities/comment.entity.js';
 import { CommentsService } from './comments.service.js';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 

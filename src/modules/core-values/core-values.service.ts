@@ -6,7 +6,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { lockLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
-import { CoreValueEntity } from './core-value.entity.js';
+import { CoreValueEntity } from '../../database/entities/core-value.entity.js';
 import { CoreValue, CoreValueDto, CoreValueQuery, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
 
 /**

@@ -10,14 +10,14 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
-import { UserEntity } from '../auth/user.entity.js';
-import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
-import { OrganizationEntity } from '../organizations/organization.entity.js';
+import { UserEntity } from '../../database/entities/user.entity.js';
+import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { AccessService, Row } from '../permissions/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, Individual, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
 import { readIndividual, readIndividualPage } from '../../database/queries/individual-read.js';
-import { IndividualEntity } from './individual.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
 
 const LABEL = 'Individual';
 

@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
 import type { TenantTx } from '../../database/tenant-db.js';
-import { ListItemEntity, ListItemKind } from './list-item.entity.js';
+import { ListItemEntity, ListItemKind } from '../../database/entities/list-item.entity.js';
 
 /**
  * Soft delete by reference (docs/architecture.md) for the modules that own list items (individuals,

@@ -5,7 +5,7 @@ import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { AccessService, hiddenIndividuals, Row } from '../permissions/access.service.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import {
   CreateOrganizationMemberDto,
   CreatePairMemberDto,
@@ -15,8 +15,8 @@ import {
 } from './dto/organization-member.dto.js';
 import { fullName } from '../../common/names.js';
 import { isUniqueViolation } from '../../database/db-errors.js';
-import { OrganizationEntity } from './organization.entity.js';
-import { OrganizationMemberEntity } from './organization-member.entity.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
+import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 import { kindOf } from './organizations.service.js';
 
 /**

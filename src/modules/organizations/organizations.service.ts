@@ -8,13 +8,13 @@ import { organizationAncestorIds, organizationDescendantIds } from '../../databa
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { AccessService, notHidden, Row } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateOrganizationDto, Organization, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './organization.entity.js';
-import { OrganizationMemberEntity } from './organization-member.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
+import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 
 /** Lists of organizations are ordered by Rank, then Name (id breaks ties so pages are stable). */
 const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;

@@ -1,7 +1,7 @@
 import { In } from 'typeorm';
 import { inChunks } from '../../database/soft-delete.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import { MetricEntity, MetricKind } from './metric.entity.js';
+import { MetricEntity, MetricKind } from '../../database/entities/metric.entity.js';
 
 /**
  * Soft delete by reference for the owners of metrics (individuals, projects): called through the

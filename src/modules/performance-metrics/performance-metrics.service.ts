@@ -7,16 +7,16 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { AccessService, notHidden, Row, type Operation } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { assertCanManageProject } from '../projects/project-access.js';
-import { ProjectEntity } from '../projects/project.entity.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateMetricDto, Metric, MetricDto, MetricQuery, MetricValue, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
-import { MetricValueEntity } from './metric-value.entity.js';
-import { MetricEntity, MetricKind } from './metric.entity.js';
+import { MetricValueEntity } from '../../database/entities/metric-value.entity.js';
+import { MetricEntity, MetricKind } from '../../database/entities/metric.entity.js';
 import { valuesByMetric } from './metric-values.js';
 
 /** Lists are ordered by Name; the id keeps paging stable. */

@@ -1,7 +1,7 @@
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError } from '../../common/errors/errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { PeriodEntity } from './period.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { PeriodsService } from './periods.service.js';
 
 /** Entity metadata as the in-use check reads it: a target, a table and its columns. */

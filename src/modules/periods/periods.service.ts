@@ -4,12 +4,12 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import type { TenantEntity } from '../../database/base.entity.js';
+import type { TenantEntity } from '../../database/entities/base.entity.js';
 import { isForeignKeyViolation } from '../../database/db-errors.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { writePeriodArchives } from '../archives/archive-writers.js';
 import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
-import { PeriodEntity } from './period.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
 
 /** The column every period-scoped table uses for its period (goals, commitments, dialogs, …). */
 const PERIOD_REF_COLUMN = 'period_id';

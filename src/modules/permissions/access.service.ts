@@ -6,13 +6,13 @@ import { projectIdsOfUnits, unitChain, unitsBelow, type Grant } from '../../data
 import { CallerCache } from '../../database/caller-cache.js';
 import { isInReportingChain, subordinateIds } from '../../database/queries/trees.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import type { RecordKind } from '../dialogs/dialog.entity.js';
-import { DialogEntity } from '../dialogs/dialog.entity.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
-import { MetricEntity } from '../performance-metrics/metric.entity.js';
-import { ProjectEntity } from '../projects/project.entity.js';
-import { ALLOW, CHILD_TYPE_COVERS, DENY, ROW_TYPE, type RowType } from './permission.entity.js';
+import type { RecordKind } from '../../database/entities/dialog.entity.js';
+import { DialogEntity } from '../../database/entities/dialog.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
+import { MetricEntity } from '../../database/entities/metric.entity.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
+import { ALLOW, CHILD_TYPE_COVERS, DENY, ROW_TYPE, type RowType } from '../../database/entities/permission.entity.js';
 
 /** The five operations a Permission record sets, in the order of its states. */
 export const OPERATIONS = ['create', 'read', 'update', 'delete', 'delegate'] as const;

@@ -8,12 +8,12 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { isUniqueViolation } from '../../database/db-errors.js';
 import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../database/queries/grants.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { DialogEntity } from '../dialogs/dialog.entity.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity } from '../organizations/organization.entity.js';
-import { MetricEntity } from '../performance-metrics/metric.entity.js';
-import { ProjectEntity } from '../projects/project.entity.js';
-import { SecurityGroupEntity } from '../security-groups/security-group.entity.js';
+import { DialogEntity } from '../../database/entities/dialog.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
+import { MetricEntity } from '../../database/entities/metric.entity.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
+import { SecurityGroupEntity } from '../../database/entities/security-group.entity.js';
 import { AccessService, OPERATIONS, type Decision, type RowFacts, type Subject } from './access.service.js';
 import {
   CreatePermissionDto,
@@ -26,7 +26,7 @@ import {
   UpdatePermissionDto,
   type DecisionRow,
 } from './dto/permission.dto.js';
-import { PermissionEntity, PRINCIPAL_GROUP, PRINCIPAL_USER, ROW_TYPE, type RowType } from './permission.entity.js';
+import { PermissionEntity, PRINCIPAL_GROUP, PRINCIPAL_USER, ROW_TYPE, type RowType } from '../../database/entities/permission.entity.js';
 
 const LABEL = 'Permission';
 const ORDER = { rowType: 'ASC', rowId: 'ASC', principalType: 'ASC', principalId: 'ASC', childType: 'ASC', id: 'ASC' } as const;

@@ -6,14 +6,14 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity } from '../organizations/organization.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { AccessService, notHidden, Row } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { CreateProjectDto, Project, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
 import { assertCanGiveProjectTo, assertCanManageProject } from './project-access.js';
-import { ProjectDueDateChangeEntity } from './project-due-date-change.entity.js';
-import { ProjectEntity } from './project.entity.js';
+import { ProjectDueDateChangeEntity } from '../../database/entities/project-due-date-change.entity.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
 
 /** Lists are ordered by Name; the id keeps paging stable. */
 const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;

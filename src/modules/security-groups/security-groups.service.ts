@@ -7,8 +7,8 @@ import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { isUniqueViolation } from '../../database/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { PermissionEntity } from '../permissions/permission.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { PermissionEntity } from '../../database/entities/permission.entity.js';
 import {
   CreateSecurityGroupDto,
   SecurityGroup,
@@ -17,7 +17,7 @@ import {
   UpdateSecurityGroupDto,
   type MemberRow,
 } from './dto/security-group.dto.js';
-import { SecurityGroupEntity, SecurityGroupMemberEntity } from './security-group.entity.js';
+import { SecurityGroupEntity, SecurityGroupMemberEntity } from '../../database/entities/security-group.entity.js';
 
 const LABEL = 'SecurityGroup';
 

@@ -10,7 +10,7 @@ import { ifMatchVersions } from '../../common/http/etag.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { isPrimaryKeyViolation } from '../../database/db-errors.js';
 import { CreateSiteDto, Site, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
-import { SiteEntity } from './site.entity.js';
+import { SiteEntity } from '../../database/entities/site.entity.js';
 
 /**
  * Sites are the tenants themselves, so they are not read through TenantDb: a caller sees their

@@ -7,12 +7,12 @@ import { assertLive, softDelete, softUndelete } from '../../database/soft-delete
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
 import { DialogAccess } from '../dialogs/dialog-access.js';
-import { DialogEntity } from '../dialogs/dialog.entity.js';
+import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { liveIndividualErrors, liveRecordErrors } from '../dialogs/record-kinds.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { AccessService, type Operation } from '../permissions/access.service.js';
 import { CreateTaskDto, Task, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';
-import { TaskEntity } from './task.entity.js';
+import { TaskEntity } from '../../database/entities/task.entity.js';
 
 /** Lists run by due date (tasks without one first), then creation; the id keeps paging stable. */
 const LIST_ORDER = { dueDate: 'ASC', created: 'ASC', id: 'ASC' } as const;

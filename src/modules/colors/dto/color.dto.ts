@@ -1,5 +1,5 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { ColorEntity } from '../color.entity.js';
+import type { ColorEntity } from '../../../database/entities/color.entity.js';
 
 export const MAX_COLOR_VALUE = 0xffffff;
 export const MAX_PERCENT = 1000;

@@ -1,6 +1,6 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { PeriodQuery } from '../../../common/pagination/period-query.js';
-import { COMMITMENT_TYPES, type CommitmentEntity, type CommitmentType } from '../commitment.entity.js';
+import { COMMITMENT_TYPES, type CommitmentEntity, type CommitmentType } from '../../../database/entities/commitment.entity.js';
 
 export const COMMITMENT_DESCRIPTION_MAX = 4000;
 

@@ -1,6 +1,6 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
-import type { CoreValueEntity } from '../core-value.entity.js';
+import type { CoreValueEntity } from '../../../database/entities/core-value.entity.js';
 
 export const CORE_VALUE_DESCRIPTION_MAX = 4000;
 

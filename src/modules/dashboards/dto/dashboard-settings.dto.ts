@@ -1,5 +1,5 @@
 import { field, resource } from '../../../common/http/resource.js';
-import type { DashboardSettingsEntity } from '../dashboard-settings.entity.js';
+import type { DashboardSettingsEntity } from '../../../database/entities/dashboard-settings.entity.js';
 import { SWITCH_DOCS } from './dashboard.dto.js';
 
 /** The bounds of a threshold (percent of target). */

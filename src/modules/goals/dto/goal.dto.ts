@@ -1,8 +1,8 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { PeriodQuery } from '../../../common/pagination/period-query.js';
 import { nameOf } from '../../../common/names.js';
-import type { IndividualEntity } from '../../individuals/individual.entity.js';
-import type { GoalEntity } from '../goal.entity.js';
+import type { IndividualEntity } from '../../../database/entities/individual.entity.js';
+import type { GoalEntity } from '../../../database/entities/goal.entity.js';
 import { MeasureNo, measureCounts } from '../goal-measures.js';
 
 export const GOAL_TEXT_MAX = 4000;

@@ -9,8 +9,8 @@ import { formalName, fullName, fullOrderedName } from '../../../common/names.js'
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import type { Rights } from '../../permissions/access.service.js';
 import type { LastComment } from '../../../database/queries/last-comment.js';
-import type { UserEntity } from '../../auth/user.entity.js';
-import type { IndividualEntity } from '../individual.entity.js';
+import type { UserEntity } from '../../../database/entities/user.entity.js';
+import type { IndividualEntity } from '../../../database/entities/individual.entity.js';
 
 /** Not in the spec: a bound so a huge body cannot make scrypt work on megabytes. */
 export const PASSWORD_MAX = 256;

@@ -1,5 +1,5 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { ListItemEntity } from '../list-item.entity.js';
+import type { ListItemEntity } from '../../../database/entities/list-item.entity.js';
 
 /** Description has no limit in the spec; 10,000 characters keeps it inside a MySQL TEXT column. */
 export const LIST_ITEM_DESCRIPTION_MAX = 10000;

@@ -1,5 +1,5 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION, type OrganizationEntity } from '../organization.entity.js';
+import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION, type OrganizationEntity } from '../../../database/entities/organization.entity.js';
 
 /** The row types an Organization record takes (spec: organization 4, department 56). */
 export const ORGANIZATION_ROW_TYPES = [ROW_TYPE_ORGANIZATION, ROW_TYPE_DEPARTMENT] as const;

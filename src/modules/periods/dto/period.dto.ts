@@ -1,5 +1,5 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { PeriodEntity } from '../period.entity.js';
+import type { PeriodEntity } from '../../../database/entities/period.entity.js';
 
 /**
  * The spec's Period, the span goals, commitments and dashboards are counted in: every field

@@ -1,7 +1,7 @@
 import { ID_DOC, field, resource } from '../../../common/http/resource.js';
 import { InputField } from '../../../common/http/wire.js';
 import { PageQuery } from '../../../common/pagination/pagination.js';
-import { CHILD_TYPE_COVERS, STATE_TEXT, type PermissionEntity } from '../permission.entity.js';
+import { CHILD_TYPE_COVERS, STATE_TEXT, type PermissionEntity } from '../../../database/entities/permission.entity.js';
 
 /** What the wire form of a permission needs beyond its row: the names of its principal and row. */
 export interface PermissionExtras {

@@ -1,5 +1,5 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { ProjectEntity } from '../project.entity.js';
+import type { ProjectEntity } from '../../../database/entities/project.entity.js';
 
 /** Description has no limit in the spec; 10,000 characters keeps it inside a MySQL TEXT column. */
 export const PROJECT_DESCRIPTION_MAX = 10000;

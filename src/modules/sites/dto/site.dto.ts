@@ -1,5 +1,5 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { SiteEntity } from '../site.entity.js';
+import type { SiteEntity } from '../../../database/entities/site.entity.js';
 
 /** The spec's Site (a tenant): every field declared once (docs/adding-a-resource.md). */
 export const Site = resource<SiteEntity>()('Site', {

@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, GuidCol, StrCol, TextCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, GuidCol, StrCol, TextCol } from '../columns.js';
 
 /** The `{kind}` words of the spec's comment paths, stored as Comment.AncestorType. */
 export const COMMENT_KINDS = ['departments', 'individuals', 'metrics', 'organizations', 'projects', 'tasks', 'dialogs'] as const;

@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /** Row types of the spec: organization 4, department 56. */

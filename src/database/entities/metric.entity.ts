@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, DecimalCol, GuidCol, StrCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, DecimalCol, GuidCol, StrCol } from '../columns.js';
 
 /** What a metric's AncestorID names: an individual or a project (docs/metrics-archives.md). */
 export const METRIC_KINDS = ['individual', 'project'] as const;

@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { IntTenantEntity } from '../../database/base.entity.js';
-import { DecimalCol, IntCol, StrCol } from '../../database/columns.js';
+import { IntTenantEntity } from './base.entity.js';
+import { DecimalCol, IntCol, StrCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /** A color band of a site: percentages in [MinPercent, MaxPercent) show as ColorValue. */

@@ -1,7 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { GuidCol, StrCol, TextCol } from '../../database/columns.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { GuidCol, StrCol, TextCol } from '../columns.js';
+import { IndividualEntity } from './individual.entity.js';
 
 /** A named set of individuals that Permission records can name as their principal (docs/authorization.md). */
 @Entity('security_groups')

@@ -1,7 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { GuidCol, IntCol, TextCol } from '../../database/columns.js';
-import { DialogEntity } from '../dialogs/dialog.entity.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { GuidCol, IntCol, TextCol } from '../columns.js';
+import { DialogEntity } from './dialog.entity.js';
 import { BasicRoleEntity } from './basic-role.entity.js';
 
 /**

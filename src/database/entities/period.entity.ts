@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { IntTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, DateCol, StrCol } from '../../database/columns.js';
+import { IntTenantEntity } from './base.entity.js';
+import { BoolCol, DateCol, StrCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /** A performance period; every `period` query parameter names one (default: the current one). */

@@ -1,7 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { PeriodEntity } from './period.entity.js';
 
 /** What a dialog or a follow-up task is about (lower-case singular words). */
 export const RECORD_KINDS = ['organization', 'department', 'project', 'individual'] as const;

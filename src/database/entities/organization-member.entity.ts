@@ -1,7 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, GuidCol, StrCol } from '../../database/columns.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, GuidCol, StrCol } from '../columns.js';
+import { IndividualEntity } from './individual.entity.js';
 import { OrganizationEntity } from './organization.entity.js';
 import { LIMITS } from '../../common/limits.js';
 

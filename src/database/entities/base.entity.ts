@@ -1,4 +1,4 @@
-import { GuidCol, DateCol, GuidPk, IntPk, VersionCol } from './columns.js';
+import { GuidCol, DateCol, GuidPk, IntPk, VersionCol } from '../columns.js';
 
 /** Every tenant table: `site_id` first, set by the scoped data access path, never by input. */
 export abstract class TenantEntity {

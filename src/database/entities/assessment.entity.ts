@@ -1,7 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { GuidCol, IntCol, StrCol } from '../../database/columns.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { GuidCol, IntCol, StrCol } from '../columns.js';
+import { PeriodEntity } from './period.entity.js';
 
 /** leader: a leader rates someone below them; team: a team member rates their leader; self. */
 export const ASSESSMENT_KINDS = ['leader', 'team', 'self'] as const;

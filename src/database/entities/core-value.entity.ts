@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, IntCol, StrCol, TextCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /** A core value of a site (assessments rate individuals against them, so deletion is soft). */

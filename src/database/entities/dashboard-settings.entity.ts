@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, IntCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, IntCol } from '../columns.js';
 
 /** The thresholds' defaults (docs/dashboards.md): minimum, meets, exceeds, in percent of target. */
 export const DEFAULT_THRESHOLDS = [70, 90, 110] as const;

@@ -1,7 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { IndividualEntity } from './individual.entity.js';
 
 /**
  * A basic role of an individual (the recurring responsibilities their dialogs review). Owned by

@@ -1,6 +1,6 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { DateCol, GuidCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { DateCol, GuidCol } from '../columns.js';
 import { ProjectEntity } from './project.entity.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { PeriodEntity } from './period.entity.js';
 
 /** What an archive's AncestorID names (lower-case singular words, docs/metrics-archives.md). */
 export const ARCHIVE_ANCESTOR_TYPES = ['individual', 'project', 'organization', 'department'] as const;

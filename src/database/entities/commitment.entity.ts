@@ -1,7 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { IntTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { IntTenantEntity } from './base.entity.js';
+import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { PeriodEntity } from './period.entity.js';
 import { LIMITS } from '../../common/limits.js';
 
 /** The levels a commitment is made at (docs/goals-colors-values-commitments.md: lower-case singular words). */

@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { GuidCol, IntCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { GuidCol, IntCol } from '../columns.js';
 
 /** Security setting of one operation: 0 Not Set, 1 Allow, 2 Deny (docs/authorization.md). */
 export type PermissionState = 0 | 1 | 2;

@@ -1,7 +1,7 @@
 import { Entity, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, DateCol, GuidCol, StrCol } from '../../database/columns.js';
-import type { RecordKind } from '../dialogs/dialog.entity.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, DateCol, GuidCol, StrCol } from '../columns.js';
+import type { RecordKind } from './dialog.entity.js';
 
 /**
  * A follow-up task: about an organization, department, project or individual (Kind +

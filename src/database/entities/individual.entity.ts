@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, DateCol, GuidCol, StrCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, DateCol, GuidCol, StrCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /** A person of a site. Login data (UserName, password, UserEmail) live on the linked UserEntity. */

@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /** A project (docs/periods-projects.md): owned by an individual, optionally under an organization/department. */

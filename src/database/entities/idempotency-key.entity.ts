@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { DateCol, IntCol, StrCol } from './columns.js';
-import { LIMITS } from '../common/limits.js';
+import { DateCol, IntCol, StrCol } from '../columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /**
  * One `Idempotency-Key` a caller used for a write, with the answer the write gave

@@ -1,7 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { DecimalCol, GuidCol, IntCol } from '../../database/columns.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { DecimalCol, GuidCol, IntCol } from '../columns.js';
+import { PeriodEntity } from './period.entity.js';
 import { MetricEntity } from './metric.entity.js';
 
 /**

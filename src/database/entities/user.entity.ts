@@ -1,5 +1,5 @@
 import { Entity, Index } from 'typeorm';
-import { BoolCol, DateCol, GuidCol, GuidPk, StrCol } from '../../database/columns.js';
+import { BoolCol, DateCol, GuidCol, GuidPk, StrCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
-import { GuidTenantEntity } from '../../database/base.entity.js';
-import { GuidCol, IntCol, StrCol } from '../../database/columns.js';
+import { GuidTenantEntity } from './base.entity.js';
+import { GuidCol, IntCol, StrCol } from '../columns.js';
 import { AssessmentEntity } from './assessment.entity.js';
 
 /** What a rating rates: an evaluation criterion, a core value or a basic role of the subject, or the whole (general). */

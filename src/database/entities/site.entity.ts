@@ -1,5 +1,5 @@
 import { Entity } from 'typeorm';
-import { BoolCol, DateCol, GuidCol, GuidPk, StrCol, VersionCol } from '../../database/columns.js';
+import { BoolCol, DateCol, GuidCol, GuidPk, StrCol, VersionCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /** A tenant. Not itself a tenant table: its id is the `site_id` of everything else. */
