@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from './config/config.js';
+import { AuthorizationModule } from './authorization/authorization.module.js';
 import { CoreModule } from './common/core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { dataSourceOptions, detectMysqlFlavor } from './database/data-source.js';
@@ -23,6 +24,7 @@ export class AppModule {
           }),
         }),
         CoreModule.forRoot(config, logger),
+        AuthorizationModule,
         ...FEATURE_MODULES,
       ],
     };

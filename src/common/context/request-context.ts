@@ -1,6 +1,21 @@
 import { UnauthorizedError } from '../errors/errors.js';
 import { TimeZone, UTC } from '../http/dates.js';
-import type { Grant } from '../../database/queries/grants.js';
+
+/**
+ * One Permission record as the evaluation reads it (docs/authorization.md): read by
+ * src/authorization/grants.ts, carried with the caller.
+ */
+export interface Grant {
+  id: string;
+  rowId: string;
+  rowType: number;
+  /** 0: the row itself; else the spec's ChildType (the rows of that type below RowID). */
+  childType: number;
+  principalId: string;
+  principalType: number;
+  /** Create, Read, Update, Delete, Delegate: 0 Not Set, 1 Allow, 2 Deny. */
+  states: readonly [number, number, number, number, number];
+}
 
 /** Who is calling, resolved once per request by the AuthGuard from the bearer token. */
 export interface Caller {

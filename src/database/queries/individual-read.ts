@@ -3,7 +3,7 @@ import { boolOf, dateOf, placeholders } from '../raw-reader.js';
 import type { RowReader, TenantDb } from '../tenant-db.js';
 import type { MemoKind } from '../record-memo.js';
 import type { UserEntity } from '../entities/user.entity.js';
-import { hiddenIndividuals, overlayRights, type Rights } from '../../modules/permissions/access.service.js';
+import { hiddenIndividuals, overlayRights, type Rights } from '../../authorization/access.service.js';
 import { LAST_COMMENT_COLUMNS, lastCommentJoins, lastCommentOf, type LastCommentColumns } from './last-comment.js';
 import { Individual, type IndividualDto } from '../../modules/individuals/dto/individual.dto.js';
 import type { IndividualEntity } from '../entities/individual.entity.js';

@@ -8,7 +8,7 @@ import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { MetricEntity } from '../../database/entities/metric.entity.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
-import { AccessService, Row } from '../permissions/access.service.js';
+import { AccessService, Row } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { ArchiveEntity } from '../../database/entities/archive.entity.js';

@@ -8,7 +8,7 @@ import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.j
 import { liveIndividualErrors } from '../dialogs/record-kinds.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService, Row, type Operation } from '../permissions/access.service.js';
+import { AccessService, Row, type Operation } from '../../authorization/access.service.js';
 import { AssessmentRatingEntity } from '../../database/entities/assessment-rating.entity.js';
 import { ratingErrors } from './assessment-ratings.js';
 import { AssessmentEntity } from '../../database/entities/assessment.entity.js';

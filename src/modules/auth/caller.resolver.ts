@@ -4,7 +4,7 @@ import { UnauthorizedError } from '../../common/errors/errors.js';
 import type { TokenClaims } from '../../common/auth/token.service.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { callerRow } from '../../database/queries/caller.js';
-import { grantsOfUser } from '../../database/queries/grants.js';
+import { grantsOfUser } from '../../authorization/grants.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { CallerCache } from '../../database/caller-cache.js';
 

@@ -5,7 +5,7 @@ import { ifMatchVersions } from '../../common/http/etag.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { isUniqueViolation } from '../../database/db-errors.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { DialogAccess } from '../dialogs/dialog-access.js';
+import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { BasicRoleDialogEntity } from '../../database/entities/basic-role-dialog.entity.js';
 import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';

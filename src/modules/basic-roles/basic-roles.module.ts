@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { DialogsModule } from '../dialogs/dialogs.module.js';
 import { SitesModule } from '../sites/sites.module.js';
 import { BasicRoleDialogsController } from './basic-role-dialogs.controller.js';
 import { BasicRoleDialogsService } from './basic-role-dialogs.service.js';
@@ -7,7 +6,7 @@ import { BasicRolesController } from './basic-roles.controller.js';
 import { BasicRolesService } from './basic-roles.service.js';
 
 @Module({
-  imports: [SitesModule, DialogsModule],
+  imports: [SitesModule],
   controllers: [BasicRolesController, BasicRoleDialogsController],
   providers: [BasicRolesService, BasicRoleDialogsService],
   exports: [BasicRolesService],

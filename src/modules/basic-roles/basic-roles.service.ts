@@ -7,7 +7,7 @@ import { basicRolesCounts } from '../../database/queries/basic-roles.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
-import { AccessService, hiddenIndividuals, type Operation } from '../permissions/access.service.js';
+import { AccessService, hiddenIndividuals, type Operation } from '../../authorization/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 import {

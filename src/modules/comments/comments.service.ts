@@ -8,7 +8,7 @@ import { assertLive, softDelete, softUndelete } from '../../database/soft-delete
 import { refreshLastComments } from '../../database/queries/last-comment.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
-import { AccessService, Row, type RowFacts } from '../permissions/access.service.js';
+import { AccessService, Row, type RowFacts } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { TaskEntity } from '../../database/entities/task.entity.js';
 import { AncestorState, assertAncestorExists } from './comment-ancestors.js';

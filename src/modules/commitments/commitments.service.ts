@@ -9,7 +9,7 @@ import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService, Row, type Operation } from '../permissions/access.service.js';
+import { AccessService, Row, type Operation } from '../../authorization/access.service.js';
 import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from '../../database/entities/commitment.entity.js';
 import { Commitment, CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 import { periodErrors, periodGone } from '../periods/period-reference.js';

@@ -7,7 +7,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService } from '../../authorization/access.service.js';
 import { CreateGoalDto, Goal, GoalDto, GoalQuery, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalEntity } from '../../database/entities/goal.entity.js';
 import { MEASURES } from './goal-measures.js';

@@ -13,7 +13,7 @@ import { ownedBy } from '../by-reference.js';
 import { UserEntity } from '../../database/entities/user.entity.js';
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
-import { AccessService, Row } from '../permissions/access.service.js';
+import { AccessService, Row } from '../../authorization/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, Individual, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
 import { readIndividual, readIndividualPage } from '../../database/queries/individual-read.js';

@@ -4,7 +4,7 @@ import { ConflictError, FieldError, NotFoundError, ValidationError } from '../..
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { AccessService, hiddenIndividuals, Row } from '../permissions/access.service.js';
+import { AccessService, hiddenIndividuals, Row } from '../../authorization/access.service.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import {
   CreateOrganizationMemberDto,

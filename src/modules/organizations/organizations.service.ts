@@ -9,7 +9,7 @@ import { assertLive, softDelete, softUndelete } from '../../database/soft-delete
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
-import { AccessService, notHidden, Row } from '../permissions/access.service.js';
+import { AccessService, notHidden, Row } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateOrganizationDto, Organization, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';

@@ -9,9 +9,9 @@ import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.j
 import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
-import { AccessService, notHidden, Row, type Operation } from '../permissions/access.service.js';
+import { AccessService, notHidden, Row, type Operation } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
-import { assertCanManageProject } from '../projects/project-access.js';
+import { assertCanManageProject } from '../../authorization/project-access.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateMetricDto, Metric, MetricDto, MetricQuery, MetricValue, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';

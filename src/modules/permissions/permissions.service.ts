@@ -6,7 +6,7 @@ import { fullName } from '../../common/names.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { isUniqueViolation } from '../../database/db-errors.js';
-import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../database/queries/grants.js';
+import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../authorization/grants.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
@@ -14,7 +14,7 @@ import { OrganizationEntity } from '../../database/entities/organization.entity.
 import { MetricEntity } from '../../database/entities/metric.entity.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { SecurityGroupEntity } from '../../database/entities/security-group.entity.js';
-import { AccessService, OPERATIONS, type Decision, type RowFacts, type Subject } from './access.service.js';
+import { AccessService, OPERATIONS, type Decision, type RowFacts, type Subject } from '../../authorization/access.service.js';
 import {
   CreatePermissionDto,
   EffectivePermissions,

@@ -8,10 +8,10 @@ import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.j
 import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
-import { AccessService, notHidden, Row } from '../permissions/access.service.js';
+import { AccessService, notHidden, Row } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { CreateProjectDto, Project, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
-import { assertCanGiveProjectTo, assertCanManageProject } from './project-access.js';
+import { assertCanGiveProjectTo, assertCanManageProject } from '../../authorization/project-access.js';
 import { ProjectDueDateChangeEntity } from '../../database/entities/project-due-date-change.entity.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
 

@@ -6,11 +6,11 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { ownedBy } from '../by-reference.js';
-import { DialogAccess } from '../dialogs/dialog-access.js';
+import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { liveIndividualErrors, liveRecordErrors } from '../dialogs/record-kinds.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
-import { AccessService, type Operation } from '../permissions/access.service.js';
+import { AccessService, type Operation } from '../../authorization/access.service.js';
 import { CreateTaskDto, Task, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';
 import { TaskEntity } from '../../database/entities/task.entity.js';
 

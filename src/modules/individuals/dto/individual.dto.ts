@@ -7,7 +7,7 @@ import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/reso
 import { isGuid, ZERO_GUID } from '../../../common/http/wire.js';
 import { formalName, fullName, fullOrderedName } from '../../../common/names.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
-import type { Rights } from '../../permissions/access.service.js';
+import type { Rights } from '../../../authorization/access.service.js';
 import type { LastComment } from '../../../database/queries/last-comment.js';
 import type { UserEntity } from '../../../database/entities/user.entity.js';
 import type { IndividualEntity } from '../../../database/entities/individual.entity.js';

@@ -1,6 +1,6 @@
-import type { RequestContext } from '../../common/context/request-context.js';
-import { Row, type AccessService, type Operation, type Part } from '../permissions/access.service.js';
-import type { ProjectEntity } from '../../database/entities/project.entity.js';
+import type { RequestContext } from '../common/context/request-context.js';
+import { Row, type AccessService, type Operation, type Part } from './access.service.js';
+import type { ProjectEntity } from '../database/entities/project.entity.js';
 
 const MESSAGE =
   'Only the project owner, someone the owner reports to, an administrator, or whoever a Permission record allows may change this project or its scopes';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../../common/context/request-context.js';
-import { ForbiddenError } from '../../common/errors/errors.js';
-import { AccessService, Row, type Operation } from '../permissions/access.service.js';
-import type { DialogEntity, RecordKind } from '../../database/entities/dialog.entity.js';
+import type { RequestContext } from '../common/context/request-context.js';
+import { ForbiddenError } from '../common/errors/errors.js';
+import { AccessService, Row, type Operation } from './access.service.js';
+import type { DialogEntity, RecordKind } from '../database/entities/dialog.entity.js';
 
 type DialogLike = Pick<DialogEntity, 'id' | 'kind' | 'ancestorId' | 'leaderId'>;
 

@@ -1,19 +1,6 @@
-import type { RequestContext } from '../../common/context/request-context.js';
-import type { TenantDb } from '../tenant-db.js';
-import { placeholders } from '../raw-reader.js';
-
-/** One Permission record as the evaluation reads it (docs/authorization.md). */
-export interface Grant {
-  id: string;
-  rowId: string;
-  rowType: number;
-  /** 0: the row itself; else the spec's ChildType (the rows of that type below RowID). */
-  childType: number;
-  principalId: string;
-  principalType: number;
-  /** Create, Read, Update, Delete, Delegate: 0 Not Set, 1 Allow, 2 Deny. */
-  states: readonly [number, number, number, number, number];
-}
+import type { Grant, RequestContext } from '../common/context/request-context.js';
+import type { TenantDb } from '../database/tenant-db.js';
+import { placeholders } from '../database/raw-reader.js';
 
 interface GrantRow {
   id: string;

@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { In, Not, type FindOperator } from 'typeorm';
-import { RequestContext, type Caller } from '../../common/context/request-context.js';
-import { ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
-import { projectIdsOfUnits, unitChain, unitsBelow, type Grant } from '../../database/queries/grants.js';
-import { CallerCache } from '../../database/caller-cache.js';
-import { isInReportingChain, subordinateIds } from '../../database/queries/trees.js';
-import { TenantDb } from '../../database/tenant-db.js';
-import type { RecordKind } from '../../database/entities/dialog.entity.js';
-import { DialogEntity } from '../../database/entities/dialog.entity.js';
-import { IndividualEntity } from '../../database/entities/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
-import { MetricEntity } from '../../database/entities/metric.entity.js';
-import { ProjectEntity } from '../../database/entities/project.entity.js';
-import { ALLOW, CHILD_TYPE_COVERS, DENY, ROW_TYPE, type RowType } from '../../database/entities/permission.entity.js';
+import { RequestContext, type Caller, type Grant } from '../common/context/request-context.js';
+import { ForbiddenError, NotFoundError } from '../common/errors/errors.js';
+import { projectIdsOfUnits, unitChain, unitsBelow } from './grants.js';
+import { CallerCache } from '../database/caller-cache.js';
+import { isInReportingChain, subordinateIds } from '../database/queries/trees.js';
+import { TenantDb } from '../database/tenant-db.js';
+import type { RecordKind } from '../database/entities/dialog.entity.js';
+import { DialogEntity } from '../database/entities/dialog.entity.js';
+import { IndividualEntity } from '../database/entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../database/entities/organization.entity.js';
+import { MetricEntity } from '../database/entities/metric.entity.js';
+import { ProjectEntity } from '../database/entities/project.entity.js';
+import { ALLOW, CHILD_TYPE_COVERS, DENY, ROW_TYPE, type RowType } from '../database/entities/permission.entity.js';
 
 /** The five operations a Permission record sets, in the order of its states. */
 export const OPERATIONS = ['create', 'read', 'update', 'delete', 'delegate'] as const;
