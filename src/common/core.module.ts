@@ -3,6 +3,8 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { APP_CONFIG, AppConfig } from '../config/config.js';
 import { IdempotencyStore, IdempotencySweeper } from '../database/idempotency-store.js';
 import { TenantDb } from '../database/tenant-db.js';
+import { ArchiveWriters } from '../database/archive-writers.js';
+import { ByReference } from '../database/by-reference.js';
 import { CallerResolver } from '../modules/auth/caller.resolver.js';
 import { AuthGuard, RequestAuthenticator } from './auth/auth.guard.js';
 import { CallerCache } from '../database/caller-cache.js';
@@ -40,6 +42,8 @@ export class CoreModule {
         useFactory: async () => (config.redisUrl ? new RedisCounterStore(config.redisUrl, config.redisPrefix, logger).connect() : new MemoryCounterStore()),
       },
       TenantDb,
+      ByReference,
+      ArchiveWriters,
       IdempotencyStore,
       TokenService,
       LoginThrottle,

@@ -1,4 +1,6 @@
-import { writePeriodArchives } from '../modules/archives/archive-writers.js';
+import { writePeriodArchives } from './archive-writers.js';
+import { dashboardArchives } from '../modules/dashboards/dashboard-archives.js';
+import { metricArchives } from '../modules/performance-metrics/metric-archives.js';
 import type { IndividualEntity } from './entities/individual.entity.js';
 import { toScale4 } from '../modules/performance-metrics/dto/metric.dto.js';
 import { MetricValueEntity } from './entities/metric-value.entity.js';
@@ -116,6 +118,6 @@ export async function seedDemoMetrics(tx: TenantTx, people: readonly IndividualE
   }
 
   let archives = 0;
-  for (const period of periods.filter((p) => p.closed)) archives += await writePeriodArchives(tx, period);
+  for (const period of periods.filter((p) => p.closed)) archives += await writePeriodArchives(tx, period, [metricArchives, dashboardArchives]);
   return { metrics: metricCount, metricValues: valueCount, archives };
 }

@@ -1,10 +1,11 @@
 import { In } from 'typeorm';
+import type { OwnedRows } from '../../database/soft-delete.js';
 import type { TenantTx } from '../../database/tenant-db.js';
 import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 
 /**
- * Soft delete by reference for the individuals who own basic roles (the by-reference registry,
- * `by-reference.ts`): deleting individuals marks their live roles Deleted and DeletedByRef (roles
+ * Soft delete by reference for the individuals who own basic roles (an entry of the
+ * by-reference registry, src/database/by-reference.ts, registered by BasicRolesModule): deleting individuals marks their live roles Deleted and DeletedByRef (roles
  * deleted before stay as they were); undeleting them restores exactly the roles so marked.
  */
 export function deleteBasicRolesByRef(tx: TenantTx, individualIds: readonly string[]): Promise<number> {
@@ -18,3 +19,10 @@ export function undeleteBasicRolesByRef(tx: TenantTx, individualIds: readonly st
     .repo(BasicRoleEntity, 'BasicRole')
     .updateWhere({ individualId: In([...individualIds]), deletedByRef: true }, { deleted: false, deletedByRef: false });
 }
+
+/** The basic roles of the owning individuals, as an entry of the by-reference registry. */
+export const basicRolesOf: OwnedRows = {
+  name: 'basic roles',
+  takeDown: (tx, ids) => deleteBasicRolesByRef(tx, ids),
+  restore: (tx, ids) => undeleteBasicRolesByRef(tx, ids),
+};

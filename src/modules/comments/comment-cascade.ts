@@ -1,7 +1,8 @@
 import { In } from 'typeorm';
+import type { OwnedRows } from '../../database/soft-delete.js';
 import { refreshLastComments } from '../../database/queries/last-comment.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import { CommentEntity, CommentKind } from '../../database/entities/comment.entity.js';
+import { CommentEntity, type CommentKind } from '../../database/entities/comment.entity.js';
 
 /**
  * Soft delete by reference (docs/architecture.md) for the modules that own comment ancestors: call these in
@@ -28,4 +29,17 @@ export async function undeleteCommentsByRef(tx: TenantTx, kind: CommentKind, anc
     .updateWhere({ ancestorType: kind, ancestorId: In([...ancestorIds]), deletedByRef: true }, { deleted: false, deletedByRef: false });
   if (kind === 'individuals' && changed > 0) await refreshLastComments(tx.db, tx.ctx, ancestorIds);
   return changed;
+}
+
+/** The comments written on records of these path kinds, as an entry of the by-reference registry. */
+export function commentsOn(...kinds: CommentKind[]): OwnedRows {
+  return {
+    name: `comments on ${kinds.join(', ')}`,
+    async takeDown(tx, ids) {
+      for (const kind of kinds) await deleteCommentsByRef(tx, kind, ids);
+    },
+    async restore(tx, ids) {
+      for (const kind of kinds) await undeleteCommentsByRef(tx, kind, ids);
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { In } from 'typeorm';
 import { toJsonValue } from '../../common/http/codec.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import type { ArchiveDraft, ArchiveWriter } from '../archives/archive-writers.js';
+import type { ArchiveDraft, ArchiveWriter } from '../../database/archive-writers.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import type { PeriodEntity } from '../../database/entities/period.entity.js';

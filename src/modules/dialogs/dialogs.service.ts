@@ -5,8 +5,8 @@ import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ByReference } from '../../database/by-reference.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService, notHidden } from '../../authorization/access.service.js';
@@ -29,6 +29,7 @@ const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;
 export class DialogsService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly periods: PeriodsService,
     private readonly access: AccessService,
     private readonly dialogAccess: DialogAccess,
@@ -122,7 +123,7 @@ export class DialogsService {
   remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     return softDelete(this.db, ctx, DialogEntity, id, {
       label: 'Dialog',
-      owned: ownedBy('dialog'),
+      owned: this.byReference.ownedBy('dialog'),
       authorize: (row) => this.dialogAccess.assertCanManage(ctx, row, 'delete'),
     });
   }
@@ -131,7 +132,7 @@ export class DialogsService {
   async undelete(ctx: RequestContext, id: string): Promise<DialogDto> {
     const saved = await softUndelete(this.db, ctx, DialogEntity, id, {
       label: 'Dialog',
-      owned: ownedBy('dialog'),
+      owned: this.byReference.ownedBy('dialog'),
       authorize: (row) => this.dialogAccess.assertCanManage(ctx, row),
     });
     return Dialog.toWire(saved);

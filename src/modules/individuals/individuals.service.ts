@@ -8,8 +8,8 @@ import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationErr
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ByReference } from '../../database/by-reference.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
 import { UserEntity } from '../../database/entities/user.entity.js';
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
@@ -33,6 +33,7 @@ const duplicateUserName = (userName: string) => new ConflictError(`The user name
 export class IndividualsService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly access: AccessService,
     private readonly sites: SitesService,
   ) {}
@@ -170,7 +171,7 @@ export class IndividualsService {
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     return softDelete(this.db, ctx, IndividualEntity, id, {
       label: LABEL,
-      owned: ownedBy('individual'),
+      owned: this.byReference.ownedBy('individual'),
       guard: () => {
         if (ctx.user.individualId === id) throw new ForbiddenError('An administrator cannot delete their own individual (it would lock them out)');
       },
@@ -180,7 +181,7 @@ export class IndividualsService {
   /** Restores the individual and what its deletion took down by reference; idempotent. */
   async undelete(ctx: RequestContext, id: string): Promise<IndividualDto> {
     return this.db.transaction(ctx, async () => {
-      await softUndelete(this.db, ctx, IndividualEntity, id, { label: LABEL, owned: ownedBy('individual') });
+      await softUndelete(this.db, ctx, IndividualEntity, id, { label: LABEL, owned: this.byReference.ownedBy('individual') });
       return this.get(ctx, id);
     });
   }

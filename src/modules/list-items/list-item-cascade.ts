@@ -1,4 +1,5 @@
 import { In } from 'typeorm';
+import type { OwnedRows } from '../../database/soft-delete.js';
 import type { TenantTx } from '../../database/tenant-db.js';
 import { ListItemEntity, ListItemKind } from '../../database/entities/list-item.entity.js';
 
@@ -22,4 +23,13 @@ export function undeleteListItemsByRef(tx: TenantTx, kinds: readonly ListItemKin
   return tx
     .repo(ListItemEntity, 'ListItem')
     .updateWhere({ kind: In([...kinds]), ancestorId: In([...ancestorIds]), deletedByRef: true }, { deleted: false, deletedByRef: false });
+}
+
+/** The list items of these kinds whose AncestorID is the owner, as an entry of the by-reference registry. */
+export function listItemsOf(kinds: readonly ListItemKind[]): OwnedRows {
+  return {
+    name: `list items (${kinds.join(', ')})`,
+    takeDown: (tx, ids) => deleteListItemsByRef(tx, kinds, ids),
+    restore: (tx, ids) => undeleteListItemsByRef(tx, kinds, ids),
+  };
 }

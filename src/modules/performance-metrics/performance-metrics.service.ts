@@ -5,8 +5,8 @@ import { ConflictError, PmDisabledError, ValidationError } from '../../common/er
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ByReference } from '../../database/by-reference.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { AccessService, notHidden, Row, type Operation } from '../../authorization/access.service.js';
@@ -41,6 +41,7 @@ type Owned = Pick<MetricEntity, 'kind' | 'ancestorId'>;
 export class PerformanceMetricsService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly access: AccessService,
     private readonly sites: SitesService,
   ) {}
@@ -177,7 +178,11 @@ export class PerformanceMetricsService {
 
   /** Soft delete (idempotent): the metric's comments go down by reference with it; values stay. */
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    return softDelete(this.db, ctx, MetricEntity, id, { label: 'Metric', owned: ownedBy('metric'), authorize: (row) => this.assertCan(ctx, 'delete', row) });
+    return softDelete(this.db, ctx, MetricEntity, id, {
+      label: 'Metric',
+      owned: this.byReference.ownedBy('metric'),
+      authorize: (row) => this.assertCan(ctx, 'delete', row),
+    });
   }
 
   /**
@@ -188,7 +193,7 @@ export class PerformanceMetricsService {
   async undelete(ctx: RequestContext, id: string): Promise<MetricDto> {
     const saved = await softUndelete(this.db, ctx, MetricEntity, id, {
       label: 'Metric',
-      owned: ownedBy('metric'),
+      owned: this.byReference.ownedBy('metric'),
       authorize: (row) => this.assertCan(ctx, 'update', row),
       guard: (_tx, row) => {
         if (row.deletedByRef) {

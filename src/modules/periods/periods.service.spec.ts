@@ -1,5 +1,6 @@
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError } from '../../common/errors/errors.js';
+import { ArchiveWriters } from '../../database/archive-writers.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { PeriodsService } from './periods.service.js';
@@ -52,7 +53,7 @@ describe('PeriodsService.remove (in-use check)', () => {
         },
       }),
     };
-    return { sut: new PeriodsService(db as unknown as TenantDb), asked, deleted };
+    return { sut: new PeriodsService(db as unknown as TenantDb, new ArchiveWriters()), asked, deleted };
   }
 
   it('asks every tenant table with a period_id column, by its property name, and deletes an unused period', async () => {

@@ -5,9 +5,9 @@ import { ConflictError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import type { TenantEntity } from '../../database/entities/base.entity.js';
+import { ArchiveWriters } from '../../database/archive-writers.js';
 import { isForeignKeyViolation } from '../../database/db-errors.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { writePeriodArchives } from '../archives/archive-writers.js';
 import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 
@@ -27,7 +27,10 @@ const PERIOD_REF_COLUMN = 'period_id';
  */
 @Injectable()
 export class PeriodsService {
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly archiveWriters: ArchiveWriters,
+  ) {}
 
   private periods(ctx: RequestContext): ScopedRepository<PeriodEntity> {
     return this.db.repo(ctx, PeriodEntity, 'Period');
@@ -100,15 +103,15 @@ export class PeriodsService {
   }
 
   /**
-   * Sets Closed and, in the same transaction, writes the period's archives (the writers of
-   * archives/archive-writers.ts). Idempotent: closing a closed period writes nothing.
+   * Sets Closed and, in the same transaction, writes the period's archives (the writers
+   * registered with src/database/archive-writers.ts). Idempotent: closing a closed period writes nothing.
    */
   async close(ctx: RequestContext, id: number): Promise<PeriodDto> {
     return this.db.transaction(ctx, async (tx) => {
       const periods = this.periods(ctx);
       const row = await periods.lock(id);
       if (row.closed) return Period.toWire(row);
-      await writePeriodArchives(tx, row);
+      await this.archiveWriters.write(tx, row);
       return Period.toWire(await periods.update(id, { closed: true }, { ifMatch: true }));
     });
   }

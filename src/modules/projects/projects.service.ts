@@ -4,8 +4,8 @@ import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ByReference } from '../../database/by-reference.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { AccessService, notHidden, Row } from '../../authorization/access.service.js';
@@ -28,6 +28,7 @@ const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;
 export class ProjectsService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly access: AccessService,
   ) {}
 
@@ -132,7 +133,7 @@ export class ProjectsService {
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     return softDelete(this.db, ctx, ProjectEntity, id, {
       label: 'Project',
-      owned: ownedBy('project'),
+      owned: this.byReference.ownedBy('project'),
       authorize: (row) => assertCanManageProject(this.access, ctx, row, 'delete'),
     });
   }
@@ -141,7 +142,7 @@ export class ProjectsService {
   async undelete(ctx: RequestContext, id: string): Promise<ProjectDto> {
     const saved = await softUndelete(this.db, ctx, ProjectEntity, id, {
       label: 'Project',
-      owned: ownedBy('project'),
+      owned: this.byReference.ownedBy('project'),
       authorize: (row) => assertCanManageProject(this.access, ctx, row),
     });
     return Project.toWire(saved);

@@ -4,8 +4,8 @@ import { FieldError, ForbiddenError, ValidationError } from '../../common/errors
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ByReference } from '../../database/by-reference.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { liveIndividualErrors, liveRecordErrors } from '../dialogs/record-kinds.js';
@@ -28,6 +28,7 @@ const LIST_ORDER = { dueDate: 'ASC', created: 'ASC', id: 'ASC' } as const;
 export class TasksService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly access: AccessService,
     private readonly dialogAccess: DialogAccess,
   ) {}
@@ -125,14 +126,18 @@ export class TasksService {
 
   /** Soft delete (idempotent): the task's comments go down by reference with it. */
   remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    return softDelete(this.db, ctx, TaskEntity, id, { label: 'Task', owned: ownedBy('task'), authorize: (row) => this.assertCanManage(ctx, row, 'delete') });
+    return softDelete(this.db, ctx, TaskEntity, id, {
+      label: 'Task',
+      owned: this.byReference.ownedBy('task'),
+      authorize: (row) => this.assertCanManage(ctx, row, 'delete'),
+    });
   }
 
   /** Undelete (idempotent): restores the task and exactly the comments its delete took down. */
   async undelete(ctx: RequestContext, id: string): Promise<TaskDto> {
     const saved = await softUndelete(this.db, ctx, TaskEntity, id, {
       label: 'Task',
-      owned: ownedBy('task'),
+      owned: this.byReference.ownedBy('task'),
       authorize: (row) => this.assertCanManage(ctx, row, 'update'),
     });
     return Task.toWire(saved);

@@ -1,8 +1,8 @@
-import { RequestContext } from '../../common/context/request-context.js';
-import type { TenantTx } from '../../database/tenant-db.js';
-import { PeriodEntity } from '../../database/entities/period.entity.js';
-import { ArchiveEntity } from '../../database/entities/archive.entity.js';
-import { ArchiveDraft, ArchiveWriter, writePeriodArchives } from './archive-writers.js';
+import { RequestContext } from '../common/context/request-context.js';
+import type { TenantTx } from './tenant-db.js';
+import { PeriodEntity } from './entities/period.entity.js';
+import { ArchiveEntity } from './entities/archive.entity.js';
+import { ArchiveDraft, ArchiveWriter, ArchiveWriters, writePeriodArchives } from './archive-writers.js';
 
 const ctx = RequestContext.system('5d1e7c3a-0000-4000-8000-000000000002');
 const period = Object.assign(new PeriodEntity(), { id: 9, siteId: ctx.siteId, name: 'Q1', closed: false, startDate: new Date(0), endDate: new Date(1) });
@@ -55,5 +55,30 @@ describe('writePeriodArchives (the registry of archive writers)', () => {
     const sut = await writePeriodArchives(tx, period, [writer('metric', ['m1', 'm2'])]);
     expect(sut).toBe(1);
     expect(inserted.map((a) => a.itemId)).toEqual(['m2']);
+  });
+});
+
+describe('ArchiveWriters (filled by the features when their modules start)', () => {
+  const writer = (itemType: ArchiveWriter['itemType'], ids: string[]): ArchiveWriter => ({ itemType, archivesOf: async () => ids.map(draft) });
+
+  it('closes a period with every registered writer, in the order they registered', async () => {
+    const { tx, inserted } = fakeTx([]);
+    const sut = new ArchiveWriters();
+    sut.register(writer('metric', ['m1']));
+    sut.register(writer('dashboard', ['d1']));
+    expect(await sut.write(tx, period)).toBe(2);
+    expect(inserted.map((a) => a.itemType)).toEqual(['metric', 'dashboard']);
+  });
+
+  it('writes nothing while no feature has registered a writer', async () => {
+    const { tx, inserted } = fakeTx([]);
+    expect(await new ArchiveWriters().write(tx, period)).toBe(0);
+    expect(inserted).toEqual([]);
+  });
+
+  it('refuses a second writer of one item type (a module registered twice would archive twice)', () => {
+    const sut = new ArchiveWriters();
+    sut.register(writer('metric', []));
+    expect(() => sut.register(writer('metric', []))).toThrow('an archive writer of metric is registered twice');
   });
 });
