@@ -17,7 +17,6 @@ import {
 } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailableError } from '../common/errors/errors.js';
-import { ifMatchVersions } from '../common/http/etag.js';
 import { isPrimaryKeyViolation, isRetryableConflict } from './db-errors.js';
 import { pingDatabase } from './ping.js';
 import { RawReader } from './raw-reader.js';
@@ -256,7 +255,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   async update(id: string | number, patch: DeepPartial<T> | Patch, opts: { ifMatch?: boolean } = {}): Promise<T> {
     return this.db.transaction(this.ctx, async () => {
       const where: Patch = { siteId: this.siteId, id };
-      const versions = opts.ifMatch ? ifMatchVersions(this.ctx) : null;
+      const versions = opts.ifMatch ? this.ctx.ifMatchVersions : null;
       if (versions) where.version = In(versions.length ? versions : [-1]);
       const affected = await this.write(where, patch);
       if (affected === 0) {
@@ -295,7 +294,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   async remove(id: string | number, opts: { ifMatch?: boolean } = {}): Promise<void> {
     await this.db.transaction(this.ctx, async () => {
       const where: Patch = { siteId: this.siteId, id };
-      const versions = opts.ifMatch ? ifMatchVersions(this.ctx) : null;
+      const versions = opts.ifMatch ? this.ctx.ifMatchVersions : null;
       if (versions) where.version = In(versions.length ? versions : [-1]);
       const res = await this.repo.delete(where as FindOptionsWhere<T>);
       if (!res.affected) {

@@ -1,5 +1,6 @@
 import { UnauthorizedError } from '../errors/errors.js';
 import { TimeZone, UTC } from '../http/dates.js';
+import { ifMatchVersions } from '../http/etag.js';
 
 /**
  * One Permission record as the evaluation reads it (docs/authorization.md): read by
@@ -64,6 +65,14 @@ export class RequestContext {
 
   get siteId(): string {
     return this.user.siteId;
+  }
+
+  /**
+   * The record versions the If-Match header names, as the HTTP layer reads them (etag.ts): `null`
+   * for no condition. What the data layer compares in a conditional UPDATE or DELETE.
+   */
+  get ifMatchVersions(): number[] | null {
+    return ifMatchVersions(this.ifMatch);
   }
 
   /** A context for work the service does on its own (bootstrap, seeding, tests). */

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
-import { ifMatchVersions } from '../../common/http/etag.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { isUniqueViolation } from '../../database/db-errors.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
@@ -73,7 +72,7 @@ export class BasicRoleDialogsService {
       const existing = await this.records(ctx).findOne({ basicRoleId, dialogId });
       if (existing) return BasicRoleDialog.toWire(await this.records(ctx).update(existing.id, values, { ifMatch: true }));
       // If-Match names a version of a record that does not exist (yet): nothing can match.
-      if (ifMatchVersions(ctx) !== null) throw new PreconditionFailedError();
+      if (ctx.ifMatchVersions !== null) throw new PreconditionFailedError();
       return BasicRoleDialog.toWire(await this.insert(tx, { basicRoleId, dialogId, ...values }));
     });
   }

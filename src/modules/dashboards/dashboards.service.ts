@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
-import { ifMatchVersions } from '../../common/http/etag.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { isUniqueViolation } from '../../database/db-errors.js';
 import { dashboardRecords, ROW_TYPE, type ExplainRow } from '../../database/queries/dashboards.js';
@@ -214,7 +213,7 @@ export class DashboardsService {
       const repo = tx.repo(DashboardSettingsEntity, 'DashboardSettings');
       const existing = await repo.findOne({});
       if (existing) return DashboardSettings.toWire(await repo.update(existing.id, columns, { ifMatch: true }));
-      if (ifMatchVersions(ctx) !== null) throw new PreconditionFailedError();
+      if (ctx.ifMatchVersions !== null) throw new PreconditionFailedError();
       try {
         return DashboardSettings.toWire(await repo.insert(columns));
       } catch (e) {
