@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from './config/config.js';
 import { AuthorizationModule } from './authorization/authorization.module.js';
-import { CoreModule } from './common/core.module.js';
+import { CoreModule } from './core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { dataSourceOptions, detectMysqlFlavor } from './database/data-source.js';
 import { FEATURE_MODULES } from './modules/index.js';

@@ -17,7 +17,7 @@ import {
 } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailableError } from '../common/errors/errors.js';
-import { isPrimaryKeyViolation, isRetryableConflict } from './db-errors.js';
+import { isPrimaryKeyViolation, isRetryableConflict } from '../common/errors/db-errors.js';
 import { pingDatabase } from './ping.js';
 import { RawReader } from './raw-reader.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { ConflictError } from '../../src/common/errors/errors.js';
-import { isDatabaseUnavailable, isUniqueViolation } from '../../src/database/db-errors.js';
+import { isDatabaseUnavailable, isUniqueViolation } from '../../src/common/errors/db-errors.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import { createPerson, createSite } from '../factories/index.js';

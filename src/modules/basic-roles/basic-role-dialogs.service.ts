@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';

@@ -3,7 +3,7 @@ import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { dashboardRecords, ROW_TYPE, type ExplainRow } from '../../database/queries/dashboards.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isUniqueViolation } from '../../database/db-errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js';

@@ -14,7 +14,7 @@ import {
   UpdateOrganizationMemberDto,
 } from './dto/organization-member.dto.js';
 import { fullName } from '../../common/names.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 import { kindOf } from './organizations.service.js';

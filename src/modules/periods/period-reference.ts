@@ -1,6 +1,6 @@
 import type { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
-import { onForeignKeyViolation } from '../../database/db-errors.js';
+import { onForeignKeyViolation } from '../../common/errors/db-errors.js';
 import type { TenantDb } from '../../database/tenant-db.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 

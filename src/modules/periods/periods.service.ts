@@ -6,7 +6,7 @@ import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import type { TenantEntity } from '../../database/entities/base.entity.js';
 import { ArchiveWriters } from '../../database/archive-writers.js';
-import { isForeignKeyViolation } from '../../database/db-errors.js';
+import { isForeignKeyViolation } from '../../common/errors/db-errors.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';

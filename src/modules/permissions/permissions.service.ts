@@ -5,7 +5,7 @@ import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationErr
 import { fullName } from '../../common/names.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../authorization/grants.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';

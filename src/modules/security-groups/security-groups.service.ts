@@ -5,7 +5,7 @@ import { ConflictError } from '../../common/errors/errors.js';
 import { fullName } from '../../common/names.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PermissionEntity } from '../../database/entities/permission.entity.js';

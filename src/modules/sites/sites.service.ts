@@ -7,7 +7,7 @@ import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { PreconditionFailedError } from '../../common/errors/errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { isPrimaryKeyViolation } from '../../database/db-errors.js';
+import { isPrimaryKeyViolation } from '../../common/errors/db-errors.js';
 import { CreateSiteDto, Site, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SiteEntity } from '../../database/entities/site.entity.js';
 

@@ -1,28 +1,29 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { APP_CONFIG, AppConfig } from '../config/config.js';
-import { IdempotencyStore, IdempotencySweeper } from '../database/idempotency-store.js';
-import { TenantDb } from '../database/tenant-db.js';
-import { ArchiveWriters } from '../database/archive-writers.js';
-import { ByReference } from '../database/by-reference.js';
-import { CallerResolver } from '../modules/auth/caller.resolver.js';
-import { AuthGuard, RequestAuthenticator } from './auth/auth.guard.js';
-import { CallerCache } from '../database/caller-cache.js';
-import { LoginThrottle } from './auth/login-throttle.js';
-import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore } from './auth/counter-store.js';
-import { TokenService } from './auth/token.service.js';
-import { ProblemFilter } from './errors/problem.filter.js';
-import { WireCodec } from './http/codec.js';
-import { WireInterceptor, WireWriter } from './http/wire.interceptor.js';
-import { HotRoutes } from './http/hot-route.js';
-import { IdempotencyInterceptor } from './http/idempotency.interceptor.js';
-import { RouteIndex } from './http/route-index.js';
-import { ServerLifecycle } from './http/server-lifecycle.js';
-import { HttpMetrics } from './logging/http-metrics.js';
-import { JsonLogger } from './logging/json-logger.js';
-import { APP_LOGGER } from './logging/logger.token.js';
-import { RequestLogMiddleware } from './logging/request-log.middleware.js';
-import { AppValidationPipe } from './validation/app-validation.pipe.js';
+import { APP_CONFIG, AppConfig } from './config/config.js';
+import { IdempotencyStore, IdempotencySweeper } from './database/idempotency-store.js';
+import { TenantDb } from './database/tenant-db.js';
+import { ArchiveWriters } from './database/archive-writers.js';
+import { ByReference } from './database/by-reference.js';
+import { CallerResolver } from './common/auth/caller-resolver.js';
+import { AccountCallerResolver } from './modules/auth/caller.resolver.js';
+import { AuthGuard, RequestAuthenticator } from './common/auth/auth.guard.js';
+import { CallerCache } from './database/caller-cache.js';
+import { LoginThrottle } from './common/auth/login-throttle.js';
+import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore } from './common/auth/counter-store.js';
+import { TokenService } from './common/auth/token.service.js';
+import { ProblemFilter } from './common/errors/problem.filter.js';
+import { WireCodec } from './common/http/codec.js';
+import { WireInterceptor, WireWriter } from './common/http/wire.interceptor.js';
+import { HotRoutes } from './common/http/hot-route.js';
+import { IdempotencyInterceptor } from './database/idempotency.interceptor.js';
+import { RouteIndex } from './common/http/route-index.js';
+import { ServerLifecycle } from './common/http/server-lifecycle.js';
+import { HttpMetrics } from './common/logging/http-metrics.js';
+import { JsonLogger } from './common/logging/json-logger.js';
+import { APP_LOGGER } from './common/logging/logger.token.js';
+import { RequestLogMiddleware } from './common/logging/request-log.middleware.js';
+import { AppValidationPipe } from './common/validation/app-validation.pipe.js';
 
 /**
  * The cross-cutting machinery every resource module relies on, global so modules only declare
@@ -48,7 +49,7 @@ export class CoreModule {
       TokenService,
       LoginThrottle,
       CallerCache,
-      CallerResolver,
+      { provide: CallerResolver, useClass: AccountCallerResolver },
       RequestAuthenticator,
       WireWriter,
       HotRoutes,

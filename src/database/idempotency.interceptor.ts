@@ -2,14 +2,14 @@ import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } fr
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
 import { HttpAdapterHost, Reflector } from '@nestjs/core';
 import { defer, lastValueFrom, map, Observable } from 'rxjs';
-import { isUniqueViolation } from '../../database/db-errors.js';
-import { IdempotencyStore, StoredKey } from '../../database/idempotency-store.js';
-import { TenantDb } from '../../database/tenant-db.js';
-import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
-import { ConflictError } from '../errors/errors.js';
-import { IDEMPOTENCY_REPLAYED_HEADER, parseIdempotencyKey, requestFingerprint, sha256Hex } from './idempotency.js';
-import { isRevivable, reviveAnswer, storeAnswer } from './stored-answer.js';
-import { WIRE_RESULT, WireResultMeta } from './wire.js';
+import { isUniqueViolation } from '../common/errors/db-errors.js';
+import { IdempotencyStore, StoredKey } from './idempotency-store.js';
+import { TenantDb } from './tenant-db.js';
+import { CONTEXT_KEY, RequestContext } from '../common/context/request-context.js';
+import { ConflictError } from '../common/errors/errors.js';
+import { IDEMPOTENCY_REPLAYED_HEADER, parseIdempotencyKey, requestFingerprint, sha256Hex } from '../common/http/idempotency.js';
+import { isRevivable, reviveAnswer, storeAnswer } from '../common/http/stored-answer.js';
+import { WIRE_RESULT, WireResultMeta } from '../common/http/wire.js';
 
 type Req = Record<string, unknown> & {
   method: string;
