@@ -16,7 +16,7 @@ import { OrganizationEntity } from '../../database/entities/organization.entity.
 import { AccessService, Row } from '../../authorization/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, Individual, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
-import { readIndividual, readIndividualPage } from '../../database/queries/individual-read.js';
+import { readIndividual, readIndividualPage } from './individual-read.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 
 const LABEL = 'Individual';
@@ -50,7 +50,7 @@ export class IndividualsService {
     return this.list(await this.sites.scopeTo(ctx, siteId), q);
   }
 
-  /** One individual of the caller's site, deleted ones included (docs/individuals.md); one statement (src/database/queries/individual-read.ts). */
+  /** One individual of the caller's site, deleted ones included (docs/individuals.md); one statement (src/modules/individuals/individual-read.ts). */
   async get(ctx: RequestContext, id: string): Promise<IndividualDto> {
     const dto = await readIndividual(this.db, ctx, id, await this.access.keptReports(ctx));
     if (!dto) throw new NotFoundError(LABEL, id);

@@ -1,13 +1,13 @@
-import { writePeriodArchives } from './archive-writers.js';
+import { writePeriodArchives } from '../database/archive-writers.js';
 import { dashboardArchives } from '../modules/dashboards/dashboard-archives.js';
 import { metricArchives } from '../modules/performance-metrics/metric-archives.js';
-import type { IndividualEntity } from './entities/individual.entity.js';
+import type { IndividualEntity } from '../database/entities/individual.entity.js';
 import { toScale4 } from '../modules/performance-metrics/dto/metric.dto.js';
-import { MetricValueEntity } from './entities/metric-value.entity.js';
-import { MetricEntity } from './entities/metric.entity.js';
-import type { PeriodEntity } from './entities/period.entity.js';
-import { ProjectEntity } from './entities/project.entity.js';
-import type { TenantTx } from './tenant-db.js';
+import { MetricValueEntity } from '../database/entities/metric-value.entity.js';
+import { MetricEntity } from '../database/entities/metric.entity.js';
+import type { PeriodEntity } from '../database/entities/period.entity.js';
+import { ProjectEntity } from '../database/entities/project.entity.js';
+import type { TenantTx } from '../database/tenant-db.js';
 
 /** [name, target, higher is better, 80/20] */
 type MetricPlan = [string, number, boolean, boolean];

@@ -1,12 +1,12 @@
 import type { RequestContext } from '../../common/context/request-context.js';
-import { boolOf, dateOf, placeholders } from '../raw-reader.js';
-import type { RowReader, TenantDb } from '../tenant-db.js';
-import type { MemoKind } from '../record-memo.js';
-import type { UserEntity } from '../entities/user.entity.js';
+import { boolOf, dateOf, placeholders } from '../../database/raw-reader.js';
+import type { RowReader, TenantDb } from '../../database/tenant-db.js';
+import type { MemoKind } from '../../database/record-memo.js';
+import type { UserEntity } from '../../database/entities/user.entity.js';
 import { hiddenIndividuals, overlayRights, type Rights } from '../../authorization/access.service.js';
-import { LAST_COMMENT_COLUMNS, lastCommentJoins, lastCommentOf, type LastCommentColumns } from './last-comment.js';
-import { Individual, type IndividualDto } from '../../modules/individuals/dto/individual.dto.js';
-import type { IndividualEntity } from '../entities/individual.entity.js';
+import { LAST_COMMENT_COLUMNS, lastCommentJoins, lastCommentOf, type LastCommentColumns } from '../../database/queries/last-comment.js';
+import { Individual, type IndividualDto } from './dto/individual.dto.js';
+import type { IndividualEntity } from '../../database/entities/individual.entity.js';
 
 /** The columns of `individuals` as IndividualEntity names them. */
 const COLUMNS = [

@@ -4,23 +4,23 @@ import { hashPassword } from '../common/auth/password.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { UserEntity } from './entities/user.entity.js';
-import { CommentEntity } from './entities/comment.entity.js';
-import { refreshLastComments } from './queries/last-comment.js';
-import { CommitmentEntity } from './entities/commitment.entity.js';
-import { CoreValueEntity } from './entities/core-value.entity.js';
-import { GoalEntity } from './entities/goal.entity.js';
-import { IndividualEntity } from './entities/individual.entity.js';
-import { ListItemEntity } from './entities/list-item.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './entities/organization.entity.js';
-import { OrganizationMemberEntity } from './entities/organization-member.entity.js';
-import { PeriodEntity } from './entities/period.entity.js';
-import { ProjectEntity } from './entities/project.entity.js';
-import { SiteEntity } from './entities/site.entity.js';
-import { createDataSource } from './data-source.js';
+import { UserEntity } from '../database/entities/user.entity.js';
+import { CommentEntity } from '../database/entities/comment.entity.js';
+import { refreshLastComments } from '../database/queries/last-comment.js';
+import { CommitmentEntity } from '../database/entities/commitment.entity.js';
+import { CoreValueEntity } from '../database/entities/core-value.entity.js';
+import { GoalEntity } from '../database/entities/goal.entity.js';
+import { IndividualEntity } from '../database/entities/individual.entity.js';
+import { ListItemEntity } from '../database/entities/list-item.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../database/entities/organization.entity.js';
+import { OrganizationMemberEntity } from '../database/entities/organization-member.entity.js';
+import { PeriodEntity } from '../database/entities/period.entity.js';
+import { ProjectEntity } from '../database/entities/project.entity.js';
+import { SiteEntity } from '../database/entities/site.entity.js';
+import { createDataSource } from '../database/data-source.js';
 import { seedDemoMetrics } from './seed-demo-metrics.js';
 import { seedDialogsRolesAssessments } from './seed-demo-dialogs.js';
-import { TenantDb, TenantTx } from './tenant-db.js';
+import { TenantDb, TenantTx } from '../database/tenant-db.js';
 
 /**
  * `npm run seed:demo`: a demo site to explore right away — an organization tree, 50 individuals

@@ -1,18 +1,18 @@
 import { In } from 'typeorm';
-import { AssessmentRatingEntity, type RatingItemKind } from './entities/assessment-rating.entity.js';
-import { AssessmentEntity, type AssessmentKind } from './entities/assessment.entity.js';
-import { BasicRoleDialogEntity } from './entities/basic-role-dialog.entity.js';
-import { BasicRoleEntity } from './entities/basic-role.entity.js';
-import { CommentEntity } from './entities/comment.entity.js';
-import { CoreValueEntity } from './entities/core-value.entity.js';
-import { DialogEntity, type RecordKind } from './entities/dialog.entity.js';
-import { IndividualEntity } from './entities/individual.entity.js';
-import { ListItemEntity } from './entities/list-item.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './entities/organization.entity.js';
-import { PeriodEntity } from './entities/period.entity.js';
-import { ProjectEntity } from './entities/project.entity.js';
-import { TaskEntity } from './entities/task.entity.js';
-import type { TenantTx } from './tenant-db.js';
+import { AssessmentRatingEntity, type RatingItemKind } from '../database/entities/assessment-rating.entity.js';
+import { AssessmentEntity, type AssessmentKind } from '../database/entities/assessment.entity.js';
+import { BasicRoleDialogEntity } from '../database/entities/basic-role-dialog.entity.js';
+import { BasicRoleEntity } from '../database/entities/basic-role.entity.js';
+import { CommentEntity } from '../database/entities/comment.entity.js';
+import { CoreValueEntity } from '../database/entities/core-value.entity.js';
+import { DialogEntity, type RecordKind } from '../database/entities/dialog.entity.js';
+import { IndividualEntity } from '../database/entities/individual.entity.js';
+import { ListItemEntity } from '../database/entities/list-item.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../database/entities/organization.entity.js';
+import { PeriodEntity } from '../database/entities/period.entity.js';
+import { ProjectEntity } from '../database/entities/project.entity.js';
+import { TaskEntity } from '../database/entities/task.entity.js';
+import type { TenantTx } from '../database/tenant-db.js';
 
 /**
  * The demo site's records of a period (`npm run seed:demo`, called from seed-demo.ts): basic roles
