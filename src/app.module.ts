@@ -5,7 +5,7 @@ import { AuthorizationModule } from './authorization/authorization.module.js';
 import { CoreModule } from './core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { dataSourceOptions, detectMysqlFlavor } from './database/data-source.js';
-import { FEATURE_MODULES } from './modules/index.js';
+import { FEATURE_MODULES } from './feature-modules.js';
 
 @Module({})
 export class AppModule {

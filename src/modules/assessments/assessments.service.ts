@@ -5,7 +5,7 @@ import { FieldError, ForbiddenError, ValidationError } from '../../common/errors
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { liveIndividualErrors } from '../dialogs/record-kinds.js';
+import { liveIndividualErrors } from '../../database/queries/record-kinds.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService, Row, type Operation } from '../../authorization/access.service.js';
@@ -13,7 +13,7 @@ import { AssessmentRatingEntity } from '../../database/entities/assessment-ratin
 import { ratingErrors } from './assessment-ratings.js';
 import { AssessmentEntity } from '../../database/entities/assessment.entity.js';
 import { Assessment, AssessmentDto, AssessmentQuery, AssessmentRatingInput, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
-import { periodErrors, periodGone } from '../periods/period-reference.js';
+import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
 
 /** Lists run in creation order; the id keeps paging stable. */
 const LIST_ORDER = { created: 'ASC', id: 'ASC' } as const;

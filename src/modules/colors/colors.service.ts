@@ -9,6 +9,9 @@ import { DEFAULT_COLOR_BANDS } from './color-band.js';
 import { ColorEntity } from '../../database/entities/color.entity.js';
 import { Color, ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
 
+/** The band rule other features color their figures with (dashboards): the colors feature's to say. */
+export { colorFor, DEFAULT_COLOR_BANDS, type ColorBand } from './color-band.js';
+
 /**
  * Site colors (docs/goals-colors-values-commitments.md). A site without colors of its own shows the built-in defaults,
  * which are not rows: they carry the negative IDs -1, -2, -3 and cannot be changed or deleted.

@@ -12,7 +12,7 @@ import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService, Row, type Operation } from '../../authorization/access.service.js';
 import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from '../../database/entities/commitment.entity.js';
 import { Commitment, CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
-import { periodErrors, periodGone } from '../periods/period-reference.js';
+import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
 
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
 

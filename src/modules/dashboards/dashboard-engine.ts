@@ -4,7 +4,7 @@ import { fullName } from '../../common/names.js';
 import { dashboardAggregates, ROW_TYPE, type AggregateRow, type DashboardBatchKind, type DashboardWindow } from '../../database/queries/dashboards.js';
 import type { TenantDb } from '../../database/tenant-db.js';
 import { ColorEntity } from '../../database/entities/color.entity.js';
-import { DEFAULT_COLOR_BANDS } from '../colors/color-band.js';
+import { DEFAULT_COLOR_BANDS } from '../colors/colors.service.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import type { PeriodEntity } from '../../database/entities/period.entity.js';

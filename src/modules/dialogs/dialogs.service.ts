@@ -14,8 +14,8 @@ import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { CreateDialogDto, Dialog, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
-import { liveIndividualErrors, liveRecordErrors } from './record-kinds.js';
-import { periodErrors, periodGone } from '../periods/period-reference.js';
+import { liveIndividualErrors, liveRecordErrors } from '../../database/queries/record-kinds.js';
+import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
 
 /** Lists run in schedule order; the id keeps paging stable. */
 const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;

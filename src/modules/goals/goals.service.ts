@@ -11,7 +11,7 @@ import { AccessService } from '../../authorization/access.service.js';
 import { CreateGoalDto, Goal, GoalDto, GoalQuery, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalEntity } from '../../database/entities/goal.entity.js';
 import { MEASURES } from './goal-measures.js';
-import { periodErrors, periodGone } from '../periods/period-reference.js';
+import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 
 /**

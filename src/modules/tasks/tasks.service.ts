@@ -8,7 +8,7 @@ import { ByReference } from '../../database/by-reference.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
-import { liveIndividualErrors, liveRecordErrors } from '../dialogs/record-kinds.js';
+import { liveIndividualErrors, liveRecordErrors } from '../../database/queries/record-kinds.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { AccessService, type Operation } from '../../authorization/access.service.js';
 import { CreateTaskDto, Task, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';

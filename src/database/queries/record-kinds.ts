@@ -1,10 +1,10 @@
 import type { RequestContext } from '../../common/context/request-context.js';
 import type { FieldError } from '../../common/errors/errors.js';
-import type { TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../../database/entities/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
-import { ProjectEntity } from '../../database/entities/project.entity.js';
-import type { RecordKind } from '../../database/entities/dialog.entity.js';
+import type { TenantDb } from '../tenant-db.js';
+import { IndividualEntity } from '../entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../entities/organization.entity.js';
+import { ProjectEntity } from '../entities/project.entity.js';
+import type { RecordKind } from '../entities/dialog.entity.js';
 
 /**
  * The record a dialog or task is about (Kind + AncestorID): an organization (RowType 4), a

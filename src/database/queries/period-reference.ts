@@ -1,8 +1,8 @@
 import type { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { onForeignKeyViolation } from '../../common/errors/db-errors.js';
-import type { TenantDb } from '../../database/tenant-db.js';
-import { PeriodEntity } from '../../database/entities/period.entity.js';
+import type { TenantDb } from '../tenant-db.js';
+import { PeriodEntity } from '../entities/period.entity.js';
 
 /**
  * A `PeriodID` in the body of a record that belongs to a period (goals, commitments, dialogs,
