@@ -1,6 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
 import { GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { LIMITS } from '../../common/limits.js';
 import { PeriodEntity } from './period.entity.js';
 
 /** What an archive's AncestorID names (lower-case singular words, docs/metrics-archives.md). */
@@ -35,7 +36,7 @@ export class ArchiveEntity extends GuidTenantEntity {
   @IntCol('period_id')
   periodId: number;
 
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   /** The archived record as JSON text. */

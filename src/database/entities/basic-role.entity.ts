@@ -1,6 +1,7 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
 import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { LIMITS } from '../../common/limits.js';
 import { IndividualEntity } from './individual.entity.js';
 
 /**
@@ -14,7 +15,7 @@ export class BasicRoleEntity extends GuidTenantEntity {
   @GuidCol('individual_id')
   individualId: string;
 
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @TextCol('description')

@@ -17,16 +17,16 @@ export class IndividualEntity extends GuidTenantEntity {
   @BoolCol('is_admin', false)
   isAdmin: boolean;
 
-  @StrCol('prefix', 25)
+  @StrCol('prefix', LIMITS.affix)
   prefix: string | null;
 
-  @StrCol('suffix', 25)
+  @StrCol('suffix', LIMITS.affix)
   suffix: string | null;
 
-  @StrCol('first_name', 50, { nullable: false })
+  @StrCol('first_name', LIMITS.personName, { nullable: false })
   firstName: string;
 
-  @StrCol('last_name', 50, { nullable: false })
+  @StrCol('last_name', LIMITS.personName, { nullable: false })
   lastName: string;
 
   @StrCol('user_defined1', LIMITS.name)

@@ -1,6 +1,7 @@
 import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
 import { BoolCol, DecimalCol, GuidCol, StrCol } from '../columns.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** What a metric's AncestorID names: an individual or a project (docs/metrics-archives.md). */
 export const METRIC_KINDS = ['individual', 'project'] as const;
@@ -20,7 +21,7 @@ export class MetricEntity extends GuidTenantEntity {
   @GuidCol('ancestor_id')
   ancestorId: string;
 
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @BoolCol('is_8020', false)

@@ -1,13 +1,14 @@
 import { Entity, ForeignKey, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
 import { GuidCol, StrCol, TextCol } from '../columns.js';
+import { LIMITS } from '../../common/limits.js';
 import { IndividualEntity } from './individual.entity.js';
 
 /** A named set of individuals that Permission records can name as their principal (docs/authorization.md). */
 @Entity('security_groups')
 @Index('ix_security_groups_site_name', ['siteId', 'name'])
 export class SecurityGroupEntity extends GuidTenantEntity {
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @TextCol('description')

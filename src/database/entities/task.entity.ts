@@ -1,6 +1,7 @@
 import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
 import { BoolCol, DateCol, GuidCol, StrCol } from '../columns.js';
+import { LIMITS } from '../../common/limits.js';
 import type { RecordKind } from './dialog.entity.js';
 
 /**
@@ -26,7 +27,7 @@ export class TaskEntity extends GuidTenantEntity {
   @GuidCol('assigned_to_id')
   assignedToId: string;
 
-  @StrCol('name', 255, { nullable: false })
+  @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @DateCol('due_date')
