@@ -1,6 +1,7 @@
 /**
- * Shared length limits (docs/http-and-xml.md, "Limits"), named once: the wire declarations of
- * every resource and the entity columns use these names, never bare numbers.
+ * Shared length limits (docs/adding-a-resource.md, "Limits"; each resource's page of docs/ states
+ * its own), named once: the wire declarations of every resource and the entity columns use these
+ * names, never bare numbers.
  */
 export const LIMITS = {
   /** Names and short texts (most `Name` fields, titles, e-mail addresses, user names). */

@@ -10,7 +10,7 @@ export interface Grant {
   id: string;
   rowId: string;
   rowType: number;
-  /** 0: the row itself; else the spec's ChildType (the rows of that type below RowID). */
+  /** 0: the row itself; else a ChildType (the rows of that type below RowID; docs/authorization.md). */
   childType: number;
   principalId: string;
   principalType: number;

@@ -2,7 +2,7 @@ import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
 import { BoolCol, GuidCol, StrCol, TextCol } from '../columns.js';
 
-/** The `{kind}` words of the spec's comment paths, stored as Comment.AncestorType. */
+/** The `{kind}` words of the comment paths (docs/comments.md), stored as Comment.AncestorType. */
 export const COMMENT_KINDS = ['departments', 'individuals', 'metrics', 'organizations', 'projects', 'tasks', 'dialogs'] as const;
 export type CommentKind = (typeof COMMENT_KINDS)[number];
 

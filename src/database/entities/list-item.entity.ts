@@ -3,7 +3,7 @@ import { GuidTenantEntity } from './base.entity.js';
 import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
-/** The four kinds that share the spec's ListItem shape, as stored in `list_items.kind`. */
+/** The four kinds that share the ListItem shape (docs/list-items.md), as stored in `list_items.kind`. */
 export const LIST_ITEM_KINDS = ['accountability', 'evaluationcriteria', 'projectscope', 'supervisoryscope'] as const;
 export type ListItemKind = (typeof LIST_ITEM_KINDS)[number];
 

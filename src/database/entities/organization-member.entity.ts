@@ -5,7 +5,7 @@ import { IndividualEntity } from './individual.entity.js';
 import { OrganizationEntity } from './organization.entity.js';
 import { LIMITS } from '../../common/limits.js';
 
-/** Department membership (the spec's OrganizationMember). IsPrimary is derived from the individual. */
+/** Department membership (OrganizationMember, docs/organizations.md). IsPrimary is derived from the individual. */
 @Entity('organization_members')
 @Index('ux_members_site_individual_org', ['siteId', 'individualId', 'organizationId'], { unique: true })
 @Index('ix_members_site_org', ['siteId', 'organizationId'])

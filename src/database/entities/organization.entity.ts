@@ -3,11 +3,11 @@ import { GuidTenantEntity } from './base.entity.js';
 import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
-/** Row types of the spec: organization 4, department 56. */
+/** Row types (docs/organizations.md): organization 4, department 56. */
 export const ROW_TYPE_ORGANIZATION = 4;
 export const ROW_TYPE_DEPARTMENT = 56;
 
-/** Organizations and departments share this table (the spec's Organization resource). */
+/** Organizations and departments share this table (the Organization resource, docs/organizations.md). */
 @Entity('organizations')
 @Index('ix_organizations_site_type', ['siteId', 'rowType', 'deleted', 'name'])
 @Index('ix_organizations_site_parent', ['siteId', 'parentId'])

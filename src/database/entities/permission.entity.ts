@@ -18,7 +18,7 @@ export const PRINCIPAL_USER = 1;
 export const PRINCIPAL_GROUP = 2;
 
 /**
- * The spec's ChildType values and the row type each covers; any other number is stored as 0 (the
+ * The ChildType values (docs/authorization.md) and the row type each covers; any other number is stored as 0 (the
  * wire's null: the row itself).
  */
 export const CHILD_TYPE_COVERS: Readonly<Record<number, RowType>> = {

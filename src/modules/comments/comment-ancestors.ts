@@ -23,8 +23,8 @@ interface AncestorTable {
 }
 
 /**
- * Where the ancestor of each comment kind lives. A kind without an entry (a resource of a later
- * issue) accepts any well-formed guid until its resource exists: adding its entity here is all it
+ * Where the ancestor of each comment kind lives (docs/comments.md). A kind without an entry (a
+ * resource not built yet) accepts any well-formed guid until its resource exists: adding its entity here is all it
  * takes to check it.
  */
 const ANCESTOR_TABLES: Partial<Record<CommentKind, AncestorTable>> = {

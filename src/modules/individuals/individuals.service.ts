@@ -27,7 +27,7 @@ const duplicateUserName = (userName: string) => new ConflictError(`The user name
  * Individuals (spec "Individual", docs/individuals.md). The login data (UserName, password, UserEmail)
  * live on the linked account (`users`); the primary organization is mirrored by a membership
  * row. Reads build every answer with a fixed number of batched queries, whatever the page size.
- * The decisions the spec leaves open are in docs/individuals.md.
+ * The rules and the decisions behind them are in docs/individuals.md.
  */
 @Injectable()
 export class IndividualsService {

@@ -20,7 +20,7 @@ import { OrganizationMemberEntity } from '../../database/entities/organization-m
 import { kindOf } from './organizations.service.js';
 
 /**
- * Department membership (the spec's DepartmentMember group, OrganizationMember records). A
+ * Department membership (the DepartmentMember routes, OrganizationMember records; docs/organizations.md). A
  * membership is one row per (individual, organization); removing it deletes the row. Rows marked
  * `deleted_by_ref` (their department or their individual is deleted) are invisible here.
  * The primary membership (OrganizationID = the individual's PrimaryOrganizationID) cannot be

@@ -14,7 +14,7 @@ export interface CommentExtras {
 }
 
 /**
- * The spec's Comment, every field declared once (docs/adding-a-resource.md). Only Body changes on
+ * Comment (docs/comments.md): every field declared once (docs/adding-a-resource.md). Only Body changes on
  * update: AncestorID and AncestorType are not update inputs, so an update ignores them.
  */
 export const Comment = resource<CommentEntity, CommentExtras>()('Comment', {

@@ -8,7 +8,7 @@ const PERIOD_DOC = 'A period of the site.';
 const KEEP_OR_CLEAR = 'Absent keeps the current value; null clears it.';
 
 /**
- * The spec's Commitment, every field declared once (docs/adding-a-resource.md). Type and
+ * Commitment (docs/goals-colors-values-commitments.md): every field declared once (docs/adding-a-resource.md). Type and
  * AncestorID are not update inputs (a commitment does not move). The service sets Completed and
  * CompletedDate together: CompletedDate lives only while Completed is true.
  */

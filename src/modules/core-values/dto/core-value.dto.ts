@@ -4,7 +4,7 @@ import type { CoreValueEntity } from '../../../database/entities/core-value.enti
 
 export const CORE_VALUE_DESCRIPTION_MAX = 4000;
 
-/** The spec's CoreValue: every field declared once (docs/adding-a-resource.md). */
+/** CoreValue (docs/goals-colors-values-commitments.md): every field declared once (docs/adding-a-resource.md). */
 export const CoreValue = resource<CoreValueEntity>()('CoreValue', {
   audit: 'softDelete',
   fields: {

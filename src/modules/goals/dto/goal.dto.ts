@@ -27,8 +27,8 @@ const measure = (n: MeasureNo) =>
 const endDate = (n: MeasureNo) => field.date('Req', { nullable: true, description: `Not before Measure${n}StartDate.` });
 
 /**
- * The spec's Goal: every field declared once (docs/adding-a-resource.md). The Access of each
- * measure's flags and dates is the spec's, odd as it is: Measure2Completed and Measure3EndDate
+ * Goal (docs/goals-colors-values-commitments.md): every field declared once (docs/adding-a-resource.md). The Access of each
+ * measure's flags and dates is as documented there, odd as it is: Measure2Completed and Measure3EndDate
  * are optional, every other measure field is required.
  */
 export const Goal = resource<GoalEntity, GoalOwner>()('Goal', {

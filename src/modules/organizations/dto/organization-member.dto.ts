@@ -12,7 +12,7 @@ export interface MembershipEnds {
 }
 
 /**
- * The spec's OrganizationMember (department membership): every field declared once
+ * OrganizationMember, a department membership (docs/organizations.md): every field declared once
  * (docs/adding-a-resource.md). A membership never moves: update takes only Title (and ID).
  */
 export const OrganizationMember = resource<OrganizationMemberEntity, MembershipEnds>()('OrganizationMember', {

@@ -10,7 +10,7 @@ export const DESCRIPTION_MAX = 10_000;
 /** Input description of an optional guid ID on create (organizations and memberships). */
 export const OPTIONAL_ID_DOC = 'Optional; generated when absent or all zeros. 409 (id-taken) when already used.';
 
-/** The spec's Organization (organizations and departments): every field declared once (docs/adding-a-resource.md). */
+/** Organization, for organizations and departments (docs/organizations.md): every field declared once (docs/adding-a-resource.md). */
 export const Organization = resource<OrganizationEntity>()('Organization', {
   audit: 'softDelete',
   fields: {

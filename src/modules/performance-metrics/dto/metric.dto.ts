@@ -11,7 +11,7 @@ export const toScale4 = (v: number): number => Number(v.toFixed(4));
 
 const NUMBER_LIMITS = { minValue: -METRIC_NUMBER_MAX, maxValue: METRIC_NUMBER_MAX, write: toScale4 } as const;
 
-/** One actual value of a metric: the spec's `{PeriodID, Actual}`, nested in Metric.Values. */
+/** One actual value of a metric: `{PeriodID, Actual}`, nested in Metric.Values (docs/metrics-archives.md). */
 export const MetricValue = resource<MetricValueEntity>()('MetricValue', {
   createName: 'PutMetricValueDto',
   fields: {
