@@ -126,7 +126,7 @@ const PAGE = {
  *
  * `reports`: everyone below a non-administrator caller, when known (AccessService.keptReports);
  * the statement then leaves out the manager chain, which costs the database about half as much
- * again as the read itself (docs/performance.md, "Managers' reads").
+ * again as the read itself (docs/performance.md, "Callers and managers' reports").
  */
 export async function readIndividual(db: TenantDb, ctx: RequestContext, id: string, reports: ReadonlySet<string> | null = null): Promise<IndividualDto | null> {
   // A Deny on Read hides the record: for this caller it is not there (docs/authorization.md).
