@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import type { OwnedRows } from '../../database/soft-delete.js';
+import { markByRef, type ByRefChange, type OwnedRows } from '../../database/soft-delete.js';
 import { refreshLastComments } from '../../database/queries/last-comment.js';
 import type { TenantTx } from '../../database/tenant-db.js';
 import { CommentEntity, type CommentKind } from '../../database/entities/comment.entity.js';
@@ -13,20 +13,17 @@ import { CommentEntity, type CommentKind } from '../../database/entities/comment
  * reference. Both answer the number of comments changed. On individuals, both also keep each
  * individual's newest comment (Individual.LastComment*) right.
  */
-export async function deleteCommentsByRef(tx: TenantTx, kind: CommentKind, ancestorIds: readonly string[]): Promise<number> {
-  if (ancestorIds.length === 0) return 0;
-  const changed = await tx
-    .repo(CommentEntity, 'Comment')
-    .updateWhere({ ancestorType: kind, ancestorId: In([...ancestorIds]), deleted: false }, { deleted: true, deletedByRef: true });
-  if (kind === 'individuals' && changed > 0) await refreshLastComments(tx.db, tx.ctx, ancestorIds);
-  return changed;
+export function deleteCommentsByRef(tx: TenantTx, kind: CommentKind, ancestorIds: readonly string[]): Promise<number> {
+  return markCommentsByRef(tx, kind, ancestorIds, 'takeDown');
 }
 
-export async function undeleteCommentsByRef(tx: TenantTx, kind: CommentKind, ancestorIds: readonly string[]): Promise<number> {
+export function undeleteCommentsByRef(tx: TenantTx, kind: CommentKind, ancestorIds: readonly string[]): Promise<number> {
+  return markCommentsByRef(tx, kind, ancestorIds, 'restore');
+}
+
+async function markCommentsByRef(tx: TenantTx, kind: CommentKind, ancestorIds: readonly string[], change: ByRefChange): Promise<number> {
   if (ancestorIds.length === 0) return 0;
-  const changed = await tx
-    .repo(CommentEntity, 'Comment')
-    .updateWhere({ ancestorType: kind, ancestorId: In([...ancestorIds]), deletedByRef: true }, { deleted: false, deletedByRef: false });
+  const changed = await markByRef(tx.repo(CommentEntity, 'Comment'), { ancestorType: kind, ancestorId: In([...ancestorIds]) }, change);
   if (kind === 'individuals' && changed > 0) await refreshLastComments(tx.db, tx.ctx, ancestorIds);
   return changed;
 }

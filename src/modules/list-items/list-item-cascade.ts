@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import type { OwnedRows } from '../../database/soft-delete.js';
+import { markByRef, type ByRefChange, type OwnedRows } from '../../database/soft-delete.js';
 import type { TenantTx } from '../../database/tenant-db.js';
 import { ListItemEntity, ListItemKind } from '../../database/entities/list-item.entity.js';
 
@@ -12,17 +12,16 @@ import { ListItemEntity, ListItemKind } from '../../database/entities/list-item.
  * the number of items changed.
  */
 export function deleteListItemsByRef(tx: TenantTx, kinds: readonly ListItemKind[], ancestorIds: readonly string[]): Promise<number> {
-  if (ancestorIds.length === 0 || kinds.length === 0) return Promise.resolve(0);
-  return tx
-    .repo(ListItemEntity, 'ListItem')
-    .updateWhere({ kind: In([...kinds]), ancestorId: In([...ancestorIds]), deleted: false }, { deleted: true, deletedByRef: true });
+  return markListItemsByRef(tx, kinds, ancestorIds, 'takeDown');
 }
 
 export function undeleteListItemsByRef(tx: TenantTx, kinds: readonly ListItemKind[], ancestorIds: readonly string[]): Promise<number> {
+  return markListItemsByRef(tx, kinds, ancestorIds, 'restore');
+}
+
+function markListItemsByRef(tx: TenantTx, kinds: readonly ListItemKind[], ancestorIds: readonly string[], change: ByRefChange): Promise<number> {
   if (ancestorIds.length === 0 || kinds.length === 0) return Promise.resolve(0);
-  return tx
-    .repo(ListItemEntity, 'ListItem')
-    .updateWhere({ kind: In([...kinds]), ancestorId: In([...ancestorIds]), deletedByRef: true }, { deleted: false, deletedByRef: false });
+  return markByRef(tx.repo(ListItemEntity, 'ListItem'), { kind: In([...kinds]), ancestorId: In([...ancestorIds]) }, change);
 }
 
 /** The list items of these kinds whose AncestorID is the owner, as an entry of the by-reference registry. */
