@@ -447,6 +447,16 @@ export class AccessService {
     return this.assert(ctx, op, Row.individual(individualId), 'records', message, notFound);
   }
 
+  /**
+   * An individual a path names, before a list of their records: 404 when they are not of the
+   * caller's site, then 403 unless the caller may read what they own — "Only the individual,
+   * someone they report to, or an administrator may <action>".
+   */
+  async assertCanReadRecordsOf(ctx: RequestContext, individualId: string, action: string): Promise<void> {
+    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
+    await this.assertCanManageIndividual(ctx, individualId, 'read', `Only the individual, someone they report to, or an administrator may ${action}`);
+  }
+
   /** Whether `managerId` is above `individualId` in the reporting chain. */
   reportsTo(ctx: RequestContext, individualId: string, managerId: string): Promise<boolean> {
     return isInReportingChain(this.db, ctx, individualId, managerId);

@@ -6,7 +6,6 @@ import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { liveIndividualErrors } from '../../database/queries/record-kinds.js';
-import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService, Row, type Operation } from '../../authorization/access.service.js';
 import { AssessmentRatingEntity } from '../../database/entities/assessment-rating.entity.js';
@@ -64,13 +63,7 @@ export class AssessmentsService {
    * 403); the subject themselves does not see the team assessments of them.
    */
   async listForIndividual(ctx: RequestContext, subjectId: string, q: AssessmentQuery): Promise<Page<AssessmentDto>> {
-    await this.db.repo(ctx, IndividualEntity, 'Individual').get(subjectId);
-    await this.access.assertCanManageIndividual(
-      ctx,
-      subjectId,
-      'read',
-      'Only the individual, someone they report to, or an administrator may list their assessments',
-    );
+    await this.access.assertCanReadRecordsOf(ctx, subjectId, 'list their assessments');
     const ownOnly = !ctx.user.isAdmin && ctx.user.individualId === subjectId;
     return this.page(ctx, q, { subjectId, ...(ownOnly ? { kind: In(['leader', 'self']) } : {}) });
   }

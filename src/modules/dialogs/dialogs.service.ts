@@ -7,7 +7,6 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService, notHidden } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
@@ -66,13 +65,7 @@ export class DialogsService {
 
   /** The dialogs an individual leads or that are about them; for them, their managers and administrators. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: DialogQuery): Promise<Page<DialogDto>> {
-    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.access.assertCanManageIndividual(
-      ctx,
-      individualId,
-      'read',
-      'Only the individual, someone they report to, or an administrator may list their dialogs',
-    );
+    await this.access.assertCanReadRecordsOf(ctx, individualId, 'list their dialogs');
     return this.page(ctx, q, individualId);
   }
 

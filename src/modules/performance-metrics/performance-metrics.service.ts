@@ -123,13 +123,7 @@ export class PerformanceMetricsService {
 
   /** `GET /individuals/{id}/metrics`: 404 for an individual not of the site, 403 when not readable. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: MetricQuery): Promise<Page<MetricDto>> {
-    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.access.assertCanManageIndividual(
-      ctx,
-      individualId,
-      'read',
-      'Only the individual, someone they report to, or an administrator may read their metrics',
-    );
+    await this.access.assertCanReadRecordsOf(ctx, individualId, 'read their metrics');
     return this.page(ctx, { kind: 'individual', ancestorId: individualId }, q);
   }
 

@@ -9,7 +9,6 @@ import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { liveIndividualErrors, liveRecordErrors } from '../../database/queries/record-kinds.js';
-import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { AccessService, type Operation } from '../../authorization/access.service.js';
 import { CreateTaskDto, Task, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';
 import { TaskEntity } from '../../database/entities/task.entity.js';
@@ -57,13 +56,7 @@ export class TasksService {
 
   /** The tasks assigned to an individual; for them, their managers and administrators. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: TaskQuery): Promise<Page<TaskDto>> {
-    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.access.assertCanManageIndividual(
-      ctx,
-      individualId,
-      'read',
-      'Only the individual, someone they report to, or an administrator may list their tasks',
-    );
+    await this.access.assertCanReadRecordsOf(ctx, individualId, 'list their tasks');
     return this.page(ctx, q, individualId);
   }
 
