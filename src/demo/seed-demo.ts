@@ -177,11 +177,11 @@ async function seed(): Promise<void> {
   await ds.initialize();
   try {
     await ds.runMigrations({ transaction: 'each' });
-    if (await ds.getRepository(SiteEntity).existsBy({ id: DEMO_SITE_ID })) {
+    const db = new TenantDb(ds);
+    if (await db.global(null, SiteEntity).existsBy({ id: DEMO_SITE_ID })) {
       logger.event('info', 'SeedDemo', { msg: `The demo site already exists (${DEMO_SITE_ID}); nothing to do.` });
       return;
     }
-    const db = new TenantDb(ds);
     const passwordHash = await hashPassword(password);
     const ctx = RequestContext.system(DEMO_SITE_ID);
     const counts = await db.transaction(ctx, (tx) => build(tx, passwordHash));
