@@ -379,6 +379,14 @@ export class TenantDb {
     this.totals = new ListTotals(() => this.config?.listTotalCacheMs ?? DEFAULT_LIST_TOTAL_CACHE_MS);
   }
 
+  /**
+   * The site-scoped repository of one entity, for whichever context a service method is given:
+   * `private readonly goals = this.db.scoped(GoalEntity, 'Goal')`, then `this.goals(ctx)`.
+   */
+  scoped<T extends TenantEntity & ObjectLiteral>(entity: EntityTarget<T>, label?: string): (ctx: RequestContext) => ScopedRepository<T> {
+    return (ctx) => this.repo(ctx, entity, label);
+  }
+
   repo<T extends TenantEntity & ObjectLiteral>(ctx: RequestContext, entity: EntityTarget<T>, label?: string): ScopedRepository<T> {
     const name = typeof entity === 'function' ? entity.name : String(entity);
     return new ScopedRepository<T>(this, ctx, entity, label ?? labelOf(name));

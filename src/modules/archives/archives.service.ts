@@ -3,7 +3,7 @@ import type { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { MetricEntity } from '../../database/entities/metric.entity.js';
@@ -30,9 +30,7 @@ export class ArchivesService {
     private readonly access: AccessService,
   ) {}
 
-  private archives(ctx: RequestContext): ScopedRepository<ArchiveEntity> {
-    return this.db.repo(ctx, ArchiveEntity, 'Archive');
-  }
+  private readonly archives = this.db.scoped(ArchiveEntity, 'Archive');
 
   /**
    * An individual's archives: the engine on their records (docs/authorization.md). A unit's or a

@@ -4,7 +4,7 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { liveIndividualErrors } from '../../database/queries/record-kinds.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService, Row, type Operation } from '../../authorization/access.service.js';
@@ -36,13 +36,9 @@ export class AssessmentsService {
     private readonly access: AccessService,
   ) {}
 
-  private assessments(ctx: RequestContext): ScopedRepository<AssessmentEntity> {
-    return this.db.repo(ctx, AssessmentEntity, 'Assessment');
-  }
+  private readonly assessments = this.db.scoped(AssessmentEntity, 'Assessment');
 
-  private ratings(ctx: RequestContext): ScopedRepository<AssessmentRatingEntity> {
-    return this.db.repo(ctx, AssessmentRatingEntity, 'AssessmentRating');
-  }
+  private readonly ratings = this.db.scoped(AssessmentRatingEntity, 'AssessmentRating');
 
   // ------------------------------------------------------------------ reads
 

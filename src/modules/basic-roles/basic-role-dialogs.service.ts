@@ -3,7 +3,7 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
-import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { BasicRoleDialogEntity } from '../../database/entities/basic-role-dialog.entity.js';
@@ -22,9 +22,7 @@ export class BasicRoleDialogsService {
     private readonly dialogAccess: DialogAccess,
   ) {}
 
-  private records(ctx: RequestContext): ScopedRepository<BasicRoleDialogEntity> {
-    return this.db.repo(ctx, BasicRoleDialogEntity, 'BasicRoleDialog');
-  }
+  private readonly records = this.db.scoped(BasicRoleDialogEntity, 'BasicRoleDialog');
 
   /** `GET /dialogs/{dialogid}/basicroledialogs`: the dialog's records, oldest first. */
   async listForDialog(ctx: RequestContext, dialogId: string, q: PageQuery): Promise<Page<BasicRoleDialogDto>> {

@@ -6,7 +6,7 @@ import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { TenantDb } from '../../database/tenant-db.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService, notHidden } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
@@ -34,9 +34,7 @@ export class DialogsService {
     private readonly dialogAccess: DialogAccess,
   ) {}
 
-  private dialogs(ctx: RequestContext): ScopedRepository<DialogEntity> {
-    return this.db.repo(ctx, DialogEntity, 'Dialog');
-  }
+  private readonly dialogs = this.db.scoped(DialogEntity, 'Dialog');
 
   private async page(ctx: RequestContext, q: DialogQuery, who?: string): Promise<Page<DialogDto>> {
     const period = await this.periods.resolve(ctx, q.period);

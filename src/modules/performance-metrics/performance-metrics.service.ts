@@ -6,7 +6,7 @@ import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
-import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { AccessService, notHidden, Row, type Operation } from '../../authorization/access.service.js';
@@ -46,13 +46,9 @@ export class PerformanceMetricsService {
     private readonly sites: SitesService,
   ) {}
 
-  private metrics(ctx: RequestContext): ScopedRepository<MetricEntity> {
-    return this.db.repo(ctx, MetricEntity, 'Metric');
-  }
+  private readonly metrics = this.db.scoped(MetricEntity, 'Metric');
 
-  private values(ctx: RequestContext): ScopedRepository<MetricValueEntity> {
-    return this.db.repo(ctx, MetricValueEntity, 'MetricValue');
-  }
+  private readonly values = this.db.scoped(MetricValueEntity, 'MetricValue');
 
   /** The wire form of these rows with their values (one query for the values of all of them). */
   private async toWire(ctx: RequestContext, rows: MetricEntity[]): Promise<MetricDto[]> {

@@ -39,6 +39,9 @@ describe('PeriodsService.remove (in-use check)', () => {
       ],
     };
     const db = {
+      scoped(target: unknown) {
+        return (c: RequestContext) => this.repo(c, target);
+      },
       // The real metadata walk, over the fake metadata above.
       tenantTablesWithColumn: (column: string) => TenantDb.prototype.tenantTablesWithColumn.call({ dataSource } as unknown as TenantDb, column),
       transaction: (c: RequestContext, fn: (tx: unknown) => Promise<unknown>) => fn({ ctx: c }),

@@ -7,7 +7,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import type { TenantEntity } from '../../database/entities/base.entity.js';
 import { ArchiveWriters } from '../../database/archive-writers.js';
 import { isForeignKeyViolation } from '../../common/errors/db-errors.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { TenantDb } from '../../database/tenant-db.js';
 import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 
@@ -32,9 +32,7 @@ export class PeriodsService {
     private readonly archiveWriters: ArchiveWriters,
   ) {}
 
-  private periods(ctx: RequestContext): ScopedRepository<PeriodEntity> {
-    return this.db.repo(ctx, PeriodEntity, 'Period');
-  }
+  private readonly periods = this.db.scoped(PeriodEntity, 'Period');
 
   async resolve(ctx: RequestContext, periodId?: number | null): Promise<PeriodEntity | null> {
     const periods = this.db.repo(ctx, PeriodEntity, 'Period');

@@ -5,7 +5,7 @@ import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/paginati
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
-import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { AccessService, notHidden, Row } from '../../authorization/access.service.js';
@@ -32,9 +32,7 @@ export class ProjectsService {
     private readonly access: AccessService,
   ) {}
 
-  private projects(ctx: RequestContext): ScopedRepository<ProjectEntity> {
-    return this.db.repo(ctx, ProjectEntity, 'Project');
-  }
+  private readonly projects = this.db.scoped(ProjectEntity, 'Project');
 
   private async page(ctx: RequestContext, q: DeletedQuery, ownerId?: string): Promise<Page<ProjectDto>> {
     const hidden = await this.access.hidden(ctx, ROW_TYPE.project);

@@ -5,7 +5,7 @@ import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { TenantDb } from '../../database/tenant-db.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { liveIndividualErrors, liveRecordErrors } from '../../database/queries/record-kinds.js';
@@ -32,9 +32,7 @@ export class TasksService {
     private readonly dialogAccess: DialogAccess,
   ) {}
 
-  private tasks(ctx: RequestContext): ScopedRepository<TaskEntity> {
-    return this.db.repo(ctx, TaskEntity, 'Task');
-  }
+  private readonly tasks = this.db.scoped(TaskEntity, 'Task');
 
   private async page(ctx: RequestContext, q: TaskQuery, assignedToId?: string): Promise<Page<TaskDto>> {
     const [rows, total] = await this.tasks(ctx).findAndCount({
@@ -136,9 +134,7 @@ export class TasksService {
     return Task.toWire(saved);
   }
 
-  private dialogs(ctx: RequestContext): ScopedRepository<DialogEntity> {
-    return this.db.repo(ctx, DialogEntity, 'Dialog');
-  }
+  private readonly dialogs = this.db.scoped(DialogEntity, 'Dialog');
 
   /** Administrators, whoever may manage the assignee, or whoever may manage the task's dialog. */
   private async assertCanManage(
