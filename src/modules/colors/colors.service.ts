@@ -23,9 +23,7 @@ export class ColorsService {
     private readonly sites: SitesService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, ColorEntity, 'Color');
-  }
+  private readonly repo = this.db.scoped(ColorEntity, 'Color');
 
   /** The built-in colors, as shown for the context's site. */
   defaultColors(ctx: RequestContext): ColorDto[] {

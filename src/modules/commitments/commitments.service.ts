@@ -30,9 +30,7 @@ export class CommitmentsService {
     private readonly access: AccessService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, CommitmentEntity, 'Commitment');
-  }
+  private readonly repo = this.db.scoped(CommitmentEntity, 'Commitment');
 
   /** `GET /{individuals|organizations|departments}/{id}/commitments`: the row's own commitments. */
   async listFor(ctx: RequestContext, type: CommitmentType, id: string, q: CommitmentQuery): Promise<Page<CommitmentDto>> {

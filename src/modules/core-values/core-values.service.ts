@@ -20,9 +20,7 @@ export class CoreValuesService {
     private readonly sites: SitesService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, CoreValueEntity, 'CoreValue');
-  }
+  private readonly repo = this.db.scoped(CoreValueEntity, 'CoreValue');
 
   async list(ctx: RequestContext, q: CoreValueQuery): Promise<Page<CoreValueDto>> {
     const { take, skip } = pageOf(q);

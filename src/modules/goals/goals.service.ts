@@ -27,9 +27,7 @@ export class GoalsService {
     private readonly access: AccessService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, GoalEntity, 'Goal');
-  }
+  private readonly repo = this.db.scoped(GoalEntity, 'Goal');
 
   private assertCanRead(ctx: RequestContext, individualId: string, notFound?: [string, number]): Promise<void> {
     return this.access.assertCanManageIndividual(

@@ -33,17 +33,11 @@ export class OrganizationMembersService {
     private readonly access: AccessService,
   ) {}
 
-  private members(ctx: RequestContext) {
-    return this.db.repo(ctx, OrganizationMemberEntity, 'OrganizationMember');
-  }
+  private readonly members = this.db.scoped(OrganizationMemberEntity, 'OrganizationMember');
 
-  private individuals(ctx: RequestContext) {
-    return this.db.repo(ctx, IndividualEntity, 'Individual');
-  }
+  private readonly individuals = this.db.scoped(IndividualEntity, 'Individual');
 
-  private organizations(ctx: RequestContext) {
-    return this.db.repo(ctx, OrganizationEntity, 'Department');
-  }
+  private readonly organizations = this.db.scoped(OrganizationEntity, 'Department');
 
   // ------------------------------------------------------------------ reads
 

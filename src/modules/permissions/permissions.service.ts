@@ -59,9 +59,7 @@ export class PermissionsService {
     private readonly access: AccessService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, PermissionEntity, LABEL);
-  }
+  private readonly repo = this.db.scoped(PermissionEntity, LABEL);
 
   // ------------------------------------------------------------------ reads
 
@@ -217,9 +215,7 @@ export class PermissionsService {
 
   // ------------------------------------------------------------------ helpers
 
-  private individuals(ctx: RequestContext) {
-    return this.db.repo(ctx, IndividualEntity, 'Individual');
-  }
+  private readonly individuals = this.db.scoped(IndividualEntity, 'Individual');
 
   /** The secured row `id` names (optionally only of these types), with its facts; null when none. */
   private async row(ctx: RequestContext, id: string, types?: readonly RowType[]): Promise<RowFacts | null> {

@@ -31,13 +31,9 @@ const LABEL = 'SecurityGroup';
 export class SecurityGroupsService {
   constructor(private readonly db: TenantDb) {}
 
-  private groups(ctx: RequestContext) {
-    return this.db.repo(ctx, SecurityGroupEntity, LABEL);
-  }
+  private readonly groups = this.db.scoped(SecurityGroupEntity, LABEL);
 
-  private members(ctx: RequestContext) {
-    return this.db.repo(ctx, SecurityGroupMemberEntity, 'SecurityGroupMember');
-  }
+  private readonly members = this.db.scoped(SecurityGroupMemberEntity, 'SecurityGroupMember');
 
   async list(ctx: RequestContext, q: SecurityGroupQuery): Promise<Page<SecurityGroupDto>> {
     const [rows, total] = await this.groups(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, ...pageOf(q) });
