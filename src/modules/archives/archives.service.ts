@@ -19,7 +19,7 @@ const LIST_ORDER = { periodId: 'DESC', name: 'ASC', id: 'ASC' } as const;
 
 /**
  * Archives (docs/metrics-archives.md): snapshots written by closing a period
- * (archive-writers.ts), read here and never changed. Archives filed under an individual are read
+ * (src/database/archive-writers.ts), read here and never changed. Archives filed under an individual are read
  * by the individual, anyone above them in the reporting chain, and administrators; the others
  * (projects, organizations, departments) by every member of the site.
  */

@@ -29,7 +29,7 @@ type Owned = Pick<MetricEntity, 'kind' | 'ancestorId'>;
  *
  * - An individual's metrics are read and changed by the individual, anyone above them in the
  *   reporting chain, and administrators; a project's metrics are read by every member of the
- *   site and changed by whoever may change the project (AccessService, project-access.ts).
+ *   site and changed by whoever may change the project (AccessService, src/authorization/project-access.ts).
  * - Values are their own rows, unique per (metric, period): `PUT /metrics/{id}/values/{periodid}`
  *   creates or replaces one with the metric and the period locked, so concurrent writes of the same
  *   value leave one row, and a period being closed either archives the value or refuses it (409
