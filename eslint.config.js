@@ -13,5 +13,6 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  { files: ['bench/**/*.ts', 'test/**/*.ts'], rules: { 'no-console': 'off' } },
+  { files: ['bench/**/*.ts', 'test/**/*.ts', 'scripts/**/*.mjs'], rules: { 'no-console': 'off' } },
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
 );

@@ -10,13 +10,13 @@ import { hashPassword } from '../src/common/auth/password.js';
 import { RequestContext } from '../src/common/context/request-context.js';
 import { refreshLastComments } from '../src/database/queries/last-comment.js';
 import { TenantDb } from '../src/database/tenant-db.js';
-import { UserEntity } from '../src/modules/auth/user.entity.js';
-import { CommentEntity } from '../src/modules/comments/comment.entity.js';
-import { IndividualEntity } from '../src/modules/individuals/individual.entity.js';
-import { OrganizationMemberEntity } from '../src/modules/organizations/organization-member.entity.js';
-import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../src/modules/organizations/organization.entity.js';
-import { PeriodEntity } from '../src/modules/periods/period.entity.js';
-import { SiteEntity } from '../src/modules/sites/site.entity.js';
+import { UserEntity } from '../src/database/entities/user.entity.js';
+import { CommentEntity } from '../src/database/entities/comment.entity.js';
+import { IndividualEntity } from '../src/database/entities/individual.entity.js';
+import { OrganizationMemberEntity } from '../src/database/entities/organization-member.entity.js';
+import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../src/database/entities/organization.entity.js';
+import { PeriodEntity } from '../src/database/entities/period.entity.js';
+import { SiteEntity } from '../src/database/entities/site.entity.js';
 
 export interface SeededSite {
   siteId: string;

@@ -1,11 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from './config/config.js';
-import { CoreModule } from './common/core.module.js';
+import { AuthorizationModule } from './authorization/authorization.module.js';
+import { CoreModule } from './core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
-import { isDatabaseUnavailable } from './database/db-errors.js';
+import { isDatabaseUnavailable } from './common/errors/db-errors.js';
 import { dataSourceOptions, detectMysqlFlavor, initializeChecked, prepareMysqlDatabase } from './database/data-source.js';
-import { FEATURE_MODULES } from './modules/index.js';
+import { FEATURE_MODULES } from './feature-modules.js';
 
 @Module({})
 export class AppModule {
@@ -28,6 +29,7 @@ export class AppModule {
           dataSourceFactory: initializeChecked,
         }),
         CoreModule.forRoot(config, logger),
+        AuthorizationModule,
         ...FEATURE_MODULES,
       ],
     };

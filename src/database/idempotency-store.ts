@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { LessThan, LessThanOrEqual, Repository } from 'typeorm';
 import { RequestContext } from '../common/context/request-context.js';
+import { LIMITS } from '../common/limits.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
-import { IdempotencyKeyColumns, IdempotencyKeyEntity, IdempotencyKeyMysqlEntity } from './idempotency-key.entity.js';
+import { IdempotencyKeyColumns, IdempotencyKeyEntity, IdempotencyKeyMysqlEntity } from './entities/idempotency-key.entity.js';
 import { TenantDb } from './tenant-db.js';
 
 /** What a key already stands for. */
@@ -62,7 +63,7 @@ export class IdempotencyStore {
     await this.table(ctx).insert({
       ...this.scope(ctx, key.keyHash),
       fingerprint: key.fingerprint,
-      request: key.request.slice(0, 255),
+      request: key.request.slice(0, LIMITS.name),
       status: key.status,
       answer: key.answer,
       created: now,

@@ -1,8 +1,8 @@
 import { In, type EntityTarget, type FindOptionsWhere, type ObjectLiteral } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ConflictError } from '../common/errors/errors.js';
-import type { TenantEntity } from './base.entity.js';
-import type { TenantDb, TenantTx } from './tenant-db.js';
+import type { TenantEntity } from './entities/base.entity.js';
+import type { ScopedRepository, TenantDb, TenantTx } from './tenant-db.js';
 
 /**
  * Soft delete, one small helper every soft-deletable resource uses (docs/architecture.md, "Soft
@@ -110,6 +110,37 @@ export async function lockLive<T extends SoftDeletable>(tx: TenantTx, entity: En
   const row = await tx.repo(entity, label).lock(id);
   assertLive(row, label);
   return row;
+}
+
+/**
+ * The two directions of a change by reference: a take-down marks the live rows Deleted and
+ * DeletedByRef (rows deleted before stay as they were); a restore brings back exactly the rows a
+ * take-down marked.
+ */
+const BY_REF = {
+  takeDown: { rows: { deleted: false }, set: { deleted: true, deletedByRef: true } },
+  restore: { rows: { deletedByRef: true }, set: { deleted: false, deletedByRef: false } },
+} as const;
+export type ByRefChange = keyof typeof BY_REF;
+
+/** The owned rows matching `where`, taken down or restored by reference in one UPDATE; answers how many changed. */
+export function markByRef<T extends SoftDeletable>(repo: ScopedRepository<T>, where: FindOptionsWhere<T>, change: ByRefChange): Promise<number> {
+  return repo.updateWhere({ ...where, ...BY_REF[change].rows } as FindOptionsWhere<T>, BY_REF[change].set);
+}
+
+/**
+ * The same for rows read first (their ids are what the change hands on: what those rows own in
+ * turn follows them), changed in chunks; answers the ids changed.
+ */
+export async function markFoundByRef<T extends SoftDeletable & { id: string }>(
+  repo: ScopedRepository<T>,
+  where: FindOptionsWhere<T>,
+  change: ByRefChange,
+): Promise<string[]> {
+  const rows = await repo.find({ where: { ...where, ...BY_REF[change].rows } as FindOptionsWhere<T>, select: { id: true } as never });
+  const ids = rows.map((r) => r.id);
+  await inChunks(ids, (chunk) => repo.updateWhere(idIn<T>(chunk), BY_REF[change].set));
+  return ids;
 }
 
 function idIn<T>(ids: readonly string[]): FindOptionsWhere<T> {

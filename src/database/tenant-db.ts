@@ -17,14 +17,13 @@ import {
 } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailableError } from '../common/errors/errors.js';
-import { ifMatchVersions } from '../common/http/etag.js';
-import { isPrimaryKeyViolation, isRetryableConflict } from './db-errors.js';
+import { isPrimaryKeyViolation, isRetryableConflict } from '../common/errors/db-errors.js';
 import { pingDatabase } from './ping.js';
 import { RawReader } from './raw-reader.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './list-totals.js';
-import type { TenantEntity } from './base.entity.js';
+import type { TenantEntity } from './entities/base.entity.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
 type Patch = Record<string, unknown>;
@@ -260,7 +259,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   async update(id: string | number, patch: DeepPartial<T> | Patch, opts: { ifMatch?: boolean } = {}): Promise<T> {
     return this.db.transaction(this.ctx, async () => {
       const where: Patch = { siteId: this.siteId, id };
-      const versions = opts.ifMatch ? ifMatchVersions(this.ctx) : null;
+      const versions = opts.ifMatch ? this.ctx.ifMatchVersions : null;
       if (versions) where.version = In(versions.length ? versions : [-1]);
       const affected = await this.write(where, patch);
       if (affected === 0) {
@@ -299,7 +298,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   async remove(id: string | number, opts: { ifMatch?: boolean } = {}): Promise<void> {
     await this.db.transaction(this.ctx, async () => {
       const where: Patch = { siteId: this.siteId, id };
-      const versions = opts.ifMatch ? ifMatchVersions(this.ctx) : null;
+      const versions = opts.ifMatch ? this.ctx.ifMatchVersions : null;
       if (versions) where.version = In(versions.length ? versions : [-1]);
       const res = await this.repo.delete(where as FindOptionsWhere<T>);
       if (!res.affected) {
@@ -382,6 +381,14 @@ export class TenantDb {
     this.isSqlite = dataSource.options.type === 'better-sqlite3';
     this.isolation = this.isSqlite ? 'SERIALIZABLE' : 'READ COMMITTED';
     this.totals = new ListTotals(() => this.config?.listTotalCacheMs ?? DEFAULT_LIST_TOTAL_CACHE_MS);
+  }
+
+  /**
+   * The site-scoped repository of one entity, for whichever context a service method is given:
+   * `private readonly goals = this.db.scoped(GoalEntity, 'Goal')`, then `this.goals(ctx)`.
+   */
+  scoped<T extends TenantEntity & ObjectLiteral>(entity: EntityTarget<T>, label?: string): (ctx: RequestContext) => ScopedRepository<T> {
+    return (ctx) => this.repo(ctx, entity, label);
   }
 
   repo<T extends TenantEntity & ObjectLiteral>(ctx: RequestContext, entity: EntityTarget<T>, label?: string): ScopedRepository<T> {

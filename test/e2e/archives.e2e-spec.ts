@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ArchiveEntity } from '../../src/modules/archives/archive.entity.js';
-import { MetricValueEntity } from '../../src/modules/performance-metrics/metric-value.entity.js';
-import { PeriodEntity } from '../../src/modules/periods/period.entity.js';
+import { ArchiveEntity } from '../../src/database/entities/archive.entity.js';
+import { MetricValueEntity } from '../../src/database/entities/metric-value.entity.js';
+import { PeriodEntity } from '../../src/database/entities/period.entity.js';
 import { createPeriod, createUnit, DAY } from '../factories/goals.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { archiveRows, createMetric, MetricJson, putValue } from '../factories/metrics.js';

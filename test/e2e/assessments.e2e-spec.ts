@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AssessmentRatingEntity } from '../../src/modules/assessments/assessment-rating.entity.js';
-import { AssessmentEntity } from '../../src/modules/assessments/assessment.entity.js';
+import { AssessmentRatingEntity } from '../../src/database/entities/assessment-rating.entity.js';
+import { AssessmentEntity } from '../../src/database/entities/assessment.entity.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { createAssessment, createBasicRole, Json } from '../factories/dialogs.js';
 import { createPeriods } from '../factories/goals.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FindOptionsWhere } from 'typeorm';
-import { BasicRoleDialogEntity } from '../../src/modules/basic-roles/basic-role-dialog.entity.js';
+import { BasicRoleDialogEntity } from '../../src/database/entities/basic-role-dialog.entity.js';
 import { bearer, DB_KIND, startApp, TestApp, WireCodec } from './harness.js';
 import { createBasicRole, createDialog, Json } from '../factories/dialogs.js';
 import { createPeriods } from '../factories/goals.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BasicRoleEntity } from '../../src/modules/basic-roles/basic-role.entity.js';
+import { BasicRoleEntity } from '../../src/database/entities/basic-role.entity.js';
 import { bearer, DB_KIND, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson } from '../factories/index.js';
 import { createTeamSite, TeamSite } from '../factories/performance.js';

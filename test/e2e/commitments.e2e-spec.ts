@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { OrganizationEntity } from '../../src/modules/organizations/organization.entity.js';
+import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createPeriods, createUnit } from '../factories/goals.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ArchiveEntity } from '../../src/modules/archives/archive.entity.js';
-import { OrganizationEntity } from '../../src/modules/organizations/organization.entity.js';
-import type { PeriodEntity } from '../../src/modules/periods/period.entity.js';
+import { ArchiveEntity } from '../../src/database/entities/archive.entity.js';
+import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
+import type { PeriodEntity } from '../../src/database/entities/period.entity.js';
 import { DashboardData } from '../factories/dashboards.js';
 import { createPeriod, createUnit, DAY } from '../factories/goals.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { ConflictError } from '../../src/common/errors/errors.js';
-import { isDatabaseUnavailable, isUniqueViolation } from '../../src/database/db-errors.js';
+import { isDatabaseUnavailable, isUniqueViolation } from '../../src/common/errors/db-errors.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { OrganizationMemberEntity } from '../../src/modules/organizations/organization-member.entity.js';
+import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import { createPerson, createSite } from '../factories/index.js';
 import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
-import { OrganizationMemberEntity } from '../../src/modules/organizations/organization-member.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
+import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { addMember, createOrg, readMember, tenant } from '../factories/organizations.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
-import { DialogEntity } from '../../src/modules/dialogs/dialog.entity.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { DialogEntity } from '../../src/database/entities/dialog.entity.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { createComment } from '../factories/comments.js';
 import { createDialog, Json } from '../factories/dialogs.js';

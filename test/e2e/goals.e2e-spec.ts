@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { GoalEntity } from '../../src/modules/goals/goal.entity.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
+import { GoalEntity } from '../../src/database/entities/goal.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createPeriod, createPeriods, DAY } from '../factories/goals.js';

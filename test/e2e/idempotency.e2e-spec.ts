@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { ServiceUnavailableError } from '../../src/common/errors/errors.js';
 import { WireCodec } from '../../src/common/http/codec.js';
 import { IdempotencyStore, IdempotencySweeper } from '../../src/database/idempotency-store.js';
-import { ProjectEntity } from '../../src/modules/projects/project.entity.js';
+import { ProjectEntity } from '../../src/database/entities/project.entity.js';
 import { bearer, createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 

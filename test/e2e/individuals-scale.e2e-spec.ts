@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { UserEntity } from '../../src/modules/auth/user.entity.js';
-import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
+import { UserEntity } from '../../src/database/entities/user.entity.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { bearer, startApp, TestApp, countStatements } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { refreshNewestComments } from '../factories/individuals.js';
@@ -144,7 +144,7 @@ describe('/v4/individuals on a large site', () => {
   });
 
   it('answers a page after an offset exactly as the same rows of one longer first page, decorations and rights included', async () => {
-    // The first page and the later ones are read by two statement shapes (src/database/queries/individual-read.ts).
+    // The first page and the later ones are read by two statement shapes (src/modules/individuals/individual-read.ts).
     for (const who of [site.admin, manager]) {
       const get = async (q: string) => (await t.http().get(`/v4/individuals?${q}`).set('Authorization', bearer(who.token)).expect(200)).body as unknown[];
       const whole = await get('limit=1500');

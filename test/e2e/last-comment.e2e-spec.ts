@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
-import { INDIVIDUAL_READ_SQL } from '../../src/database/queries/individual-read.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { INDIVIDUAL_READ_SQL } from '../../src/modules/individuals/individual-read.js';
 import { REFRESH_LAST_COMMENT } from '../../src/database/queries/last-comment.js';
 import { bearer, DB_KIND, startApp, TestApp, countStatements } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';

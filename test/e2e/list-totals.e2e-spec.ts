@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { createPerson, createSite, TestSite } from '../factories/index.js';
 import { denyRead } from '../factories/permissions.js';
 import { bearer, DB_KIND, startApp, TestApp } from './harness.js';

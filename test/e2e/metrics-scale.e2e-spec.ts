@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ArchiveEntity } from '../../src/modules/archives/archive.entity.js';
-import { MetricValueEntity } from '../../src/modules/performance-metrics/metric-value.entity.js';
-import { MetricEntity } from '../../src/modules/performance-metrics/metric.entity.js';
+import { ArchiveEntity } from '../../src/database/entities/archive.entity.js';
+import { MetricValueEntity } from '../../src/database/entities/metric-value.entity.js';
+import { MetricEntity } from '../../src/database/entities/metric.entity.js';
 import { createPeriod, DAY } from '../factories/goals.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { MetricJson } from '../factories/metrics.js';

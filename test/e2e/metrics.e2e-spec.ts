@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MetricValueEntity } from '../../src/modules/performance-metrics/metric-value.entity.js';
+import { MetricValueEntity } from '../../src/database/entities/metric-value.entity.js';
 import { commentRow, createComment } from '../factories/comments.js';
 import { createPeriod, DAY } from '../factories/goals.js';
 import { createPerson, createSite, TestSite } from '../factories/index.js';

@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { COUNTER_STORE, type CounterStore } from '../../src/common/auth/counter-store.js';
-import { CallerResolver } from '../../src/modules/auth/caller.resolver.js';
+import { CallerResolver } from '../../src/common/auth/caller-resolver.js';
 import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
-import { OrganizationMemberEntity } from '../../src/modules/organizations/organization-member.entity.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
+import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { addMember, createOrg, readMember, readOrg, tenant } from '../factories/organizations.js';

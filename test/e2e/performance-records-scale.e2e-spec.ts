@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { AssessmentRatingEntity } from '../../src/modules/assessments/assessment-rating.entity.js';
-import { AssessmentEntity } from '../../src/modules/assessments/assessment.entity.js';
-import { BasicRoleDialogEntity } from '../../src/modules/basic-roles/basic-role-dialog.entity.js';
-import { BasicRoleEntity } from '../../src/modules/basic-roles/basic-role.entity.js';
-import { DialogEntity } from '../../src/modules/dialogs/dialog.entity.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
-import { TaskEntity } from '../../src/modules/tasks/task.entity.js';
+import { AssessmentRatingEntity } from '../../src/database/entities/assessment-rating.entity.js';
+import { AssessmentEntity } from '../../src/database/entities/assessment.entity.js';
+import { BasicRoleDialogEntity } from '../../src/database/entities/basic-role-dialog.entity.js';
+import { BasicRoleEntity } from '../../src/database/entities/basic-role.entity.js';
+import { DialogEntity } from '../../src/database/entities/dialog.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
+import { TaskEntity } from '../../src/database/entities/task.entity.js';
 import { bearer, startApp, TestApp } from './harness.js';
 import { createPeriods } from '../factories/goals.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';

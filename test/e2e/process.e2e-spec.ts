@@ -212,7 +212,7 @@ describe('the service process', () => {
       JWT_SECRET: 'd'.repeat(40),
       DEMO_PASSWORD: 'demo-pass-123',
     };
-    const seedScript = join(root, 'dist/src/database/seed-demo.js');
+    const seedScript = join(root, 'dist/src/demo/seed-demo.js');
     const first = execFileSync(process.execPath, [seedScript], { cwd: dir, env, encoding: 'utf8' });
     expect(first).toContain('"individuals":50');
     const second = execFileSync(process.execPath, [seedScript], { cwd: dir, env, encoding: 'utf8' });

@@ -3,9 +3,9 @@ import { createItem, createProject, createTeamSite, deleteIndividual, TeamSite }
 import { createPerson } from '../factories/index.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
-import { OrganizationEntity } from '../../src/modules/organizations/organization.entity.js';
-import { ProjectDueDateChangeEntity } from '../../src/modules/projects/project-due-date-change.entity.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
+import { ProjectDueDateChangeEntity } from '../../src/database/entities/project-due-date-change.entity.js';
 
 const codec = new WireCodec('urn:pms:v4');
 const UNKNOWN = '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b';

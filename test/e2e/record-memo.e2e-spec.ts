@@ -1,5 +1,5 @@
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { INDIVIDUAL_MEMO } from '../../src/database/queries/individual-read.js';
+import { INDIVIDUAL_MEMO } from '../../src/modules/individuals/individual-read.js';
 import type { RecordMemo } from '../../src/database/record-memo.js';
 import { bearer, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
-import { TaskEntity } from '../../src/modules/tasks/task.entity.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { TaskEntity } from '../../src/database/entities/task.entity.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { createComment } from '../factories/comments.js';
 import { createDialog, createTask, Json } from '../factories/dialogs.js';

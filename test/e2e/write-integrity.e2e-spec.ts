@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { GoalEntity } from '../../src/modules/goals/goal.entity.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
-import { OrganizationEntity } from '../../src/modules/organizations/organization.entity.js';
-import { PeriodEntity } from '../../src/modules/periods/period.entity.js';
+import { GoalEntity } from '../../src/database/entities/goal.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
+import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
+import { PeriodEntity } from '../../src/database/entities/period.entity.js';
 import { bearer, createPerson, createSite, TestSite } from '../factories/index.js';
 import { createPeriod, createUnit, DAY } from '../factories/goals.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';

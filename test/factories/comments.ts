@@ -1,4 +1,4 @@
-import { CommentEntity, CommentKind } from '../../src/modules/comments/comment.entity.js';
+import { CommentEntity, CommentKind } from '../../src/database/entities/comment.entity.js';
 import { bearer, TestApp } from '../e2e/harness.js';
 import { refreshNewestComments } from './individuals.js';
 

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
-import { AssessmentRatingEntity, type RatingItemKind } from '../../src/modules/assessments/assessment-rating.entity.js';
-import { AssessmentEntity, type AssessmentKind } from '../../src/modules/assessments/assessment.entity.js';
-import { BasicRoleDialogEntity } from '../../src/modules/basic-roles/basic-role-dialog.entity.js';
-import { BasicRoleEntity } from '../../src/modules/basic-roles/basic-role.entity.js';
-import { CommitmentEntity, type CommitmentType } from '../../src/modules/commitments/commitment.entity.js';
-import { DialogEntity, type RecordKind } from '../../src/modules/dialogs/dialog.entity.js';
-import { GoalEntity } from '../../src/modules/goals/goal.entity.js';
-import { MetricValueEntity } from '../../src/modules/performance-metrics/metric-value.entity.js';
-import { MetricEntity } from '../../src/modules/performance-metrics/metric.entity.js';
-import { ProjectDueDateChangeEntity } from '../../src/modules/projects/project-due-date-change.entity.js';
-import { ProjectEntity } from '../../src/modules/projects/project.entity.js';
-import { TaskEntity } from '../../src/modules/tasks/task.entity.js';
+import { AssessmentRatingEntity, type RatingItemKind } from '../../src/database/entities/assessment-rating.entity.js';
+import { AssessmentEntity, type AssessmentKind } from '../../src/database/entities/assessment.entity.js';
+import { BasicRoleDialogEntity } from '../../src/database/entities/basic-role-dialog.entity.js';
+import { BasicRoleEntity } from '../../src/database/entities/basic-role.entity.js';
+import { CommitmentEntity, type CommitmentType } from '../../src/database/entities/commitment.entity.js';
+import { DialogEntity, type RecordKind } from '../../src/database/entities/dialog.entity.js';
+import { GoalEntity } from '../../src/database/entities/goal.entity.js';
+import { MetricValueEntity } from '../../src/database/entities/metric-value.entity.js';
+import { MetricEntity } from '../../src/database/entities/metric.entity.js';
+import { ProjectDueDateChangeEntity } from '../../src/database/entities/project-due-date-change.entity.js';
+import { ProjectEntity } from '../../src/database/entities/project.entity.js';
+import { TaskEntity } from '../../src/database/entities/task.entity.js';
 import type { TestApp } from '../e2e/harness.js';
 
 /**

@@ -1,7 +1,7 @@
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../src/modules/organizations/organization.entity.js';
-import { PeriodEntity } from '../../src/modules/periods/period.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../src/database/entities/organization.entity.js';
+import { PeriodEntity } from '../../src/database/entities/period.entity.js';
 import type { TestApp } from '../e2e/harness.js';
 
 const DAY = 24 * 3600 * 1000;

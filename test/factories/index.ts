@@ -3,11 +3,11 @@ import { hashPassword } from '../../src/common/auth/password.js';
 import { userNameKey } from '../../src/common/auth/user-name.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { UserEntity } from '../../src/modules/auth/user.entity.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../src/modules/organizations/organization.entity.js';
-import { OrganizationMemberEntity } from '../../src/modules/organizations/organization-member.entity.js';
-import { SiteEntity } from '../../src/modules/sites/site.entity.js';
+import { UserEntity } from '../../src/database/entities/user.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../src/database/entities/organization.entity.js';
+import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
+import { SiteEntity } from '../../src/database/entities/site.entity.js';
 import { bearer, TestApp } from '../e2e/harness.js';
 
 /**

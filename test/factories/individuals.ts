@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { refreshLastComments } from '../../src/database/queries/last-comment.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { UserEntity } from '../../src/modules/auth/user.entity.js';
-import { CommentEntity } from '../../src/modules/comments/comment.entity.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT } from '../../src/modules/organizations/organization.entity.js';
-import { OrganizationMemberEntity } from '../../src/modules/organizations/organization-member.entity.js';
+import { UserEntity } from '../../src/database/entities/user.entity.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT } from '../../src/database/entities/organization.entity.js';
+import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import type { TestApp } from '../e2e/harness.js';
 
 /** A department of the site, written around the API. */

@@ -1,6 +1,6 @@
-import { MetricValueEntity } from '../../src/modules/performance-metrics/metric-value.entity.js';
-import { MetricEntity } from '../../src/modules/performance-metrics/metric.entity.js';
-import { ArchiveEntity } from '../../src/modules/archives/archive.entity.js';
+import { MetricValueEntity } from '../../src/database/entities/metric-value.entity.js';
+import { MetricEntity } from '../../src/database/entities/metric.entity.js';
+import { ArchiveEntity } from '../../src/database/entities/archive.entity.js';
 import { bearer, TestApp } from '../e2e/harness.js';
 
 /** The JSON shape of a Metric answer. */

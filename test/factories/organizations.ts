@@ -1,8 +1,8 @@
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT } from '../../src/modules/organizations/organization.entity.js';
-import { OrganizationMemberEntity } from '../../src/modules/organizations/organization-member.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT } from '../../src/database/entities/organization.entity.js';
+import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import type { TestApp } from '../e2e/harness.js';
 
 /** Data builders for organization and membership tests, straight through the data layer. */

@@ -1,6 +1,6 @@
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { IndividualEntity } from '../../src/modules/individuals/individual.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { bearer, TestApp } from '../e2e/harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from './index.js';
 

@@ -1,5 +1,5 @@
 import { PLACEHOLDERS, REQUEST_EXAMPLES } from '../../src/common/http/openapi-examples.js';
-import { ArchiveEntity } from '../../src/modules/archives/archive.entity.js';
+import { ArchiveEntity } from '../../src/database/entities/archive.entity.js';
 import { bearer, TestApp } from '../e2e/harness.js';
 import { createPeriods } from './goals.js';
 import { createTeamSite, TeamSite } from './performance.js';

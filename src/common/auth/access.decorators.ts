@@ -24,10 +24,10 @@ export const Public = () => SetMetadata(ACCESS_KEY, 'public' satisfies AccessRul
 /** Any authenticated caller of the site (the default; use it to be explicit). */
 export const Authenticated = () => secured('authenticated');
 
-/** The spec's Admin label: a site administrator (Individual.IsAdmin) or a global administrator. */
+/** The Admin label (docs/identity-and-tenancy.md): a site administrator (Individual.IsAdmin) or a global administrator. */
 export const Admin = () => secured('admin', 'The caller is not an administrator (problem type urn:pms:problem:admin-required)');
 
-/** The spec's PM label: the caller's site has PerformanceManagement switched on. */
+/** The PM label (docs/identity-and-tenancy.md): the caller's site has PerformanceManagement switched on. */
 export const Pm = () => secured('pm', 'Performance management is disabled for the site (problem type urn:pms:problem:pm-disabled)');
 
 /** Both labels: PM site and administrator. */

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import { CallerResolver } from '../../modules/auth/caller.resolver.js';
+import { CallerResolver } from './caller-resolver.js';
 import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
 import { AdminRequiredError, AppError, ForbiddenError, PmDisabledError, UnauthorizedError, ValidationError } from '../errors/errors.js';
 import { parseTimeZone, TimeZone, UnknownTimeZoneError, UTC } from '../http/dates.js';

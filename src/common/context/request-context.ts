@@ -1,6 +1,22 @@
 import { UnauthorizedError } from '../errors/errors.js';
 import { TimeZone, UTC } from '../http/dates.js';
-import type { Grant } from '../../database/queries/grants.js';
+import { ifMatchVersions } from '../http/etag.js';
+
+/**
+ * One Permission record as the evaluation reads it (docs/authorization.md): read by
+ * src/authorization/grants.ts, carried with the caller.
+ */
+export interface Grant {
+  id: string;
+  rowId: string;
+  rowType: number;
+  /** 0: the row itself; else a ChildType (the rows of that type below RowID; docs/authorization.md). */
+  childType: number;
+  principalId: string;
+  principalType: number;
+  /** Create, Read, Update, Delete, Delegate: 0 Not Set, 1 Allow, 2 Deny. */
+  states: readonly [number, number, number, number, number];
+}
 
 /** Who is calling, resolved once per request by the AuthGuard from the bearer token. */
 export interface Caller {
@@ -49,6 +65,14 @@ export class RequestContext {
 
   get siteId(): string {
     return this.user.siteId;
+  }
+
+  /**
+   * The record versions the If-Match header names, as the HTTP layer reads them (etag.ts): `null`
+   * for no condition. What the data layer compares in a conditional UPDATE or DELETE.
+   */
+  get ifMatchVersions(): number[] | null {
+    return ifMatchVersions(this.ifMatch);
   }
 
   /** A context for work the service does on its own (bootstrap, seeding, tests). */

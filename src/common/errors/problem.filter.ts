@@ -19,7 +19,7 @@ import {
 } from './errors.js';
 import { APP_LOGGER } from '../logging/logger.token.js';
 import { RouteIndex } from '../http/route-index.js';
-import { dbErrorCode, isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from '../../database/db-errors.js';
+import { dbErrorCode, isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './db-errors.js';
 
 /**
  * Translates anything thrown into a typed AppError. Unknown errors become a generic 500 whose

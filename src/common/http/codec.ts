@@ -298,7 +298,7 @@ export class WireCodec {
    * a record memo, src/database/record-memo.ts) as bytes: each kept record's UTF-8 bytes, encoded
    * once, copied with the list's own into one buffer. Byte for byte `Buffer.from(encode(…))`, at a
    * fraction of the cost: joining 500 texts into one string, measuring it and encoding it again for
-   * the socket took about 1.5 ms of a page (docs/performance.md, "Kept bytes"). Undefined for any
+   * the socket took about 1.5 ms of a page (docs/performance.md, "Record memo"). Undefined for any
    * other value: `encode` it.
    */
   encodeBytes(value: unknown, format: WireFormat, tz: TimeZone = UTC, meta?: WireResultMeta): Buffer | undefined {

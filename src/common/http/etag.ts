@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { RequestContext } from '../context/request-context.js';
 import { jsonText, keptRendersOf } from './codec.js';
 
 /**
@@ -36,13 +35,14 @@ export function etagOfJson(json: string, record: unknown): string {
 }
 
 /**
- * The record versions the request's If-Match names: `null` when there is no If-Match or it is
- * `*` (no condition); otherwise the versions of the listed ETags (an empty list when none is one
- * of ours, which then matches no row: 412).
+ * The record versions an If-Match header names: `null` when there is none or it is `*` (no
+ * condition); otherwise the versions of the listed ETags (an empty list when none is one of ours,
+ * which then matches no row: 412). The request context hands them to the data layer
+ * (`RequestContext.ifMatchVersions`), which compares them in the UPDATE.
  */
-export function ifMatchVersions(ctx: RequestContext): number[] | null {
-  if (!ctx.ifMatch) return null;
-  const tags = ctx.ifMatch.split(',').map((s) => s.trim().replace(/^W\//, ''));
+export function ifMatchVersions(ifMatch: string | null): number[] | null {
+  if (!ifMatch) return null;
+  const tags = ifMatch.split(',').map((s) => s.trim().replace(/^W\//, ''));
   if (tags.includes('*')) return null;
   const out: number[] = [];
   for (const tag of tags) {

@@ -15,8 +15,10 @@ import { WireWriter } from './wire.interceptor.js';
 
 /**
  * One hot read: a GET route of a controller whose successful answer is served before Nest's router
- * (docs/performance.md, "Hot reads"). `answer` runs the route's own pipes and handler on the
- * context; it throws for anything but a success.
+ * (docs/performance.md, "Hot reads"). `answer` calls the route's own handler on the context, its
+ * arguments first put through the pipes the route's decorators name — which the hot read's
+ * definition names again itself (individuals.hot-reads.ts: GuidPipe for the id, AppValidationPipe
+ * for the query); it throws for anything but a success.
  */
 export interface HotRoute {
   /** The controller and handler the route belongs to: its access rule, wire metadata and metrics label come from them. */
@@ -39,8 +41,8 @@ export type HotReq = IncomingMessage & Req & { originalUrl?: string; query?: Rec
  * Serves the success path of the hot reads from the server's front door (front-door.ts), before
  * Express and Nest's per-request pipeline (router layers, guard, interceptor and pipe chains
  * through rxjs), which cost more CPU than the read itself. It runs the very code that route runs:
- * the guard's RequestAuthenticator under the handler's own access rule, the handler with its
- * pipes, the interceptor's WireWriter; the request's query and client address come from
+ * the guard's RequestAuthenticator under the handler's own access rule, the handler (its
+ * arguments through the pipes the hot read's definition names), the interceptor's WireWriter; the request's query and client address come from
  * Express's own settings (`query parser fn`, `trust proxy fn`), and the answer is sent as
  * Express's `res.send` sends it (send() below), on Node's request and response. Request id,
  * access log, metrics, deadline and shutdown tracking are the front door's, the same for every

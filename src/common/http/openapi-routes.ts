@@ -1,9 +1,9 @@
 import { RequestMethod, type Type } from '@nestjs/common';
-import { HEADERS_METADATA, METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { HEADERS_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import type { ModulesContainer } from '@nestjs/core';
 import { ACCESS_KEY, type AccessRule } from '../auth/access.decorators.js';
-import { routeTemplate } from './route-index.js';
+import { routeHandlers, routeTemplate } from './route-index.js';
 import { WIRE_RESULT, type WireResultMeta } from './wire.js';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete';
@@ -30,31 +30,22 @@ const METHODS: Partial<Record<RequestMethod, HttpMethod>> = {
   [RequestMethod.DELETE]: 'delete',
 };
 
-/** Every route of the application's controllers (the same walk the RouteIndex makes). */
+/** Every route of the application's controllers (routeHandlers, the walk the RouteIndex makes too). */
 export function collectRoutes(modules: ModulesContainer): RouteInfo[] {
   const routes: RouteInfo[] = [];
-  for (const mod of modules.values()) {
-    for (const wrapper of mod.controllers.values()) {
-      const ctrl = wrapper.metatype as Function | null;
-      if (!ctrl?.prototype) continue;
-      for (const name of Object.getOwnPropertyNames(ctrl.prototype)) {
-        const handler = (ctrl.prototype as Record<string, unknown>)[name];
-        if (name === 'constructor' || typeof handler !== 'function') continue;
-        const verb = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-        const method = verb === undefined ? undefined : METHODS[verb];
-        if (!method) continue;
-        routes.push({
-          method,
-          path: routeTemplate(ctrl, handler).replace(/:([A-Za-z0-9_]+)/g, '{$1}'),
-          rule: ((Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, ctrl)) as AccessRule | undefined) ?? 'authenticated',
-          result: Reflect.getMetadata(WIRE_RESULT, handler) as WireResultMeta | undefined,
-          body: bodyType(ctrl, name),
-          headers: ((Reflect.getMetadata(HEADERS_METADATA, handler) as { name: string; value: unknown }[] | undefined) ?? [])
-            .filter((h) => typeof h.value === 'string')
-            .map((h) => ({ name: h.name, value: h.value as string })),
-        });
-      }
-    }
+  for (const { ctrl, name, handler, method: verb } of routeHandlers(modules)) {
+    const method = METHODS[verb];
+    if (!method) continue;
+    routes.push({
+      method,
+      path: routeTemplate(ctrl, handler).replace(/:([A-Za-z0-9_]+)/g, '{$1}'),
+      rule: ((Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, ctrl)) as AccessRule | undefined) ?? 'authenticated',
+      result: Reflect.getMetadata(WIRE_RESULT, handler) as WireResultMeta | undefined,
+      body: bodyType(ctrl, name),
+      headers: ((Reflect.getMetadata(HEADERS_METADATA, handler) as { name: string; value: unknown }[] | undefined) ?? [])
+        .filter((h) => typeof h.value === 'string')
+        .map((h) => ({ name: h.name, value: h.value as string })),
+    });
   }
   return routes;
 }

@@ -36,6 +36,30 @@ export function routeTemplate(ctrl: Function, handler: Function): string {
   return t;
 }
 
+/** A route handler of the application's controllers, with its HTTP method. */
+export interface RouteHandler {
+  ctrl: Function;
+  name: string;
+  handler: Function;
+  method: RequestMethod;
+}
+
+/** Every route handler of the controllers of these modules, in registration order. */
+export function* routeHandlers(modules: ModulesContainer): Generator<RouteHandler> {
+  for (const mod of modules.values()) {
+    for (const wrapper of mod.controllers.values()) {
+      const ctrl = wrapper.metatype as Function | null;
+      if (!ctrl?.prototype) continue;
+      for (const name of Object.getOwnPropertyNames(ctrl.prototype)) {
+        const handler = (ctrl.prototype as Record<string, unknown>)[name];
+        if (name === 'constructor' || typeof handler !== 'function') continue;
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (method !== undefined) yield { ctrl, name, handler, method };
+      }
+    }
+  }
+}
+
 /**
  * Every route's method and path pattern, collected once at start-up from the controllers'
  * metadata, so a request to a known path with the wrong method can be answered 405 with Allow
@@ -49,21 +73,11 @@ export class RouteIndex implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     const routes: RouteEntry[] = [];
-    for (const mod of this.modules.values()) {
-      for (const wrapper of mod.controllers.values()) {
-        const ctrl = wrapper.metatype as Function | null;
-        if (!ctrl?.prototype) continue;
-        for (const name of Object.getOwnPropertyNames(ctrl.prototype)) {
-          const handler = (ctrl.prototype as Record<string, unknown>)[name];
-          if (name === 'constructor' || typeof handler !== 'function') continue;
-          const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-          if (method === undefined) continue;
-          const source = routeTemplate(ctrl, handler)
-            .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-            .replace(/:[A-Za-z0-9_]+/g, '[^/]+');
-          routes.push({ method: RequestMethod[method], pattern: new RegExp(`^${source}/?$`, 'i') });
-        }
-      }
+    for (const { ctrl, handler, method } of routeHandlers(this.modules)) {
+      const source = routeTemplate(ctrl, handler)
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/:[A-Za-z0-9_]+/g, '[^/]+');
+      routes.push({ method: RequestMethod[method], pattern: new RegExp(`^${source}/?$`, 'i') });
     }
     this.routes = routes;
   }

@@ -3,7 +3,7 @@ import { WireField } from './wire.js';
 /**
  * The members every audited record ends with, declared once: `@WireAudit()` appends Created,
  * CreatedBy, Updated, UpdatedBy (preceded by Deleted and DeletedByRef with `softDelete`) after
- * the class's own fields, so JSON keeps the spec's order (audit last) and XML sorts them as
+ * the class's own fields, so JSON keeps the documented order (audit last; docs/adding-a-resource.md) and XML sorts them as
  * usual. Extend AuditedWire / SoftDeletedWire for their types; map them with auditOf /
  * softDeleteOf.
  */

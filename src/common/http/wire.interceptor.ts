@@ -12,13 +12,15 @@ import { WIRE_RESULT, WireResultMeta } from './wire.js';
 
 /**
  * Writes every handler's answer in the negotiated format (Accept, q-values; JSON by default)
- * with the matching Content-Type, dates in the request's time zone, an ETag on single records,
- * and X-Total-Count / Link on pages. Headers are set on Node's response (`setHeader`, which
+ * with the matching Content-Type, dates in the request's time zone, an ETag on single records
+ * and on List-of-one reads, and X-Total-Count / Link on pages. Headers are set on Node's response (`setHeader`, which
  * Express's response inherits), so the hot reads, which answer below Express, write them alike.
  *
- * Conditional GET: the ETag is set before the body is sent, and Express's `res.send` answers
- * `304 Not Modified` (no body) when the request's `If-None-Match` names it (weak comparison,
- * `*` included) — see docs/http-caching.md; test/e2e/http-details.e2e-spec.ts holds it to that.
+ * Conditional GET: the ETag is set before the body is sent, and whoever sends the body decides
+ * `304 Not Modified` (no body) with `fresh`, the module Express uses: Express's `res.send` for the
+ * Nest routes, `send()` of hot-route.ts for the hot reads. So an `If-None-Match` naming the tag
+ * (weak comparison, several tags, `*`) is a 304, unless `Cache-Control: no-cache` asks for the
+ * body — docs/http-caching.md; test/e2e/http-details.e2e-spec.ts holds it to that.
  */
 type WireRequest = Record<string, unknown> & { headers: Record<string, string | string[] | undefined>; url?: string; originalUrl?: string };
 /** Where the headers go: Node's ServerResponse, or Express's, which inherits its setHeader. */
@@ -95,7 +97,7 @@ export class WireInterceptor implements NestInterceptor {
 
 /**
  * A GET whose route ends with an id (`…/{id}`) but whose answer is a collection holding one
- * record: the spec's List-of-one reads. Collections read by a path ending in a word are not.
+ * record: the List-of-one reads (docs/list-items.md). Collections read by a path ending in a word are not.
  */
 function isOneRecordRead(req: Record<string, unknown>, result: unknown, meta: WireResultMeta | undefined): result is [object] {
   if (!meta?.collection || req.method !== 'GET' || !Array.isArray(result) || result.length !== 1) return false;

@@ -7,13 +7,16 @@ import { Type as TransformType } from 'class-transformer';
 import { parseInputDate } from './dates.js';
 
 /**
- * The wire model. Response classes declare their fields with @WireField, input DTOs with
- * @InputField. From that one declaration come: the JSON and XML shapes (XML in ordinal element
- * order, docs/http-and-xml.md), the OpenAPI schema, validation, and the coercion of XML's text values.
+ * The wire model underneath the resource declarations. A resource declares its fields once, with
+ * `resource<Entity>()(WireName, { fields })` (resource.ts, docs/adding-a-resource.md), which builds
+ * its response class with @WireType/@WireField and its create and update classes with
+ * @InputField; the few bodies that are no resource (the token request, query classes) use
+ * @InputField directly. From those come: the JSON and XML shapes (XML in ordinal element order,
+ * docs/http-and-xml.md), the OpenAPI schema, validation, and the coercion of XML's text values.
  */
 export type WireKind = 'string' | 'guid' | 'int' | 'decimal' | 'bool' | 'date' | 'dateTimeOffset' | 'object' | 'array';
 
-/** The spec's Access column. */
+/** A field's Access column (docs/adding-a-resource.md). */
 export type Access = 'Req' | 'ReqUpd' | 'ReqCre' | 'RO' | '-';
 
 export interface WireFieldMeta {
@@ -29,7 +32,7 @@ const sortedCache = new WeakMap<object, WireFieldMeta[]>();
 
 /**
  * Names a response class on the wire: its XML root element (`ArrayOf{Name}` for collections) and
- * its OpenAPI schema, so Swagger shows the spec's type names (ListItem, Individual, …).
+ * its OpenAPI schema, so Swagger shows the wire's type names (ListItem, Individual, …; docs/openapi.md).
  */
 export function WireType(name: string): ClassDecorator {
   return (target) => {
@@ -400,7 +403,7 @@ export const WIRE_RESULT = 'wire:result';
 export interface WireResultMeta {
   type: Type<unknown> | null;
   collection: boolean;
-  /** XML root of a collection: `ArrayOf{Type}` unless the spec names it (List, Dashboards). */
+  /** XML root of a collection: `ArrayOf{Type}` unless the route names another (List, Dashboards; docs/http-and-xml.md). */
   root: string;
 }
 

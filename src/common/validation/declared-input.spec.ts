@@ -1,7 +1,28 @@
 import { AppValidationPipe } from './app-validation.pipe.js';
 import { keepDeclared } from './declared-input.js';
-import { TokenRequestDto } from '../../modules/auth/dto/token.dto.js';
-import { CreateAssessmentDto } from '../../modules/assessments/dto/assessment.dto.js';
+import { InputField } from '../http/wire.js';
+
+// Input classes as the resources declare them: a flat one, and one with a nested list.
+class TokenRequestDto {
+  @InputField('string', { required: true })
+  UserName!: string;
+  @InputField('string', { required: true })
+  Password!: string;
+}
+class RatingInput {
+  @InputField('string', { required: true })
+  ItemKind!: string;
+  @InputField('guid')
+  ItemID?: string | null;
+  @InputField('int', { required: true })
+  Rating!: number;
+}
+class CreateAssessmentDto {
+  @InputField('string', { required: true })
+  Kind!: string;
+  @InputField('array', { nested: () => RatingInput })
+  Ratings?: RatingInput[];
+}
 
 describe('keepDeclared', () => {
   it('keeps only the fields the input class declares, in one walk over the keys', () => {

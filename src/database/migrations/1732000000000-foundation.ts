@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { MIGRATED_LIMITS } from '../../common/limits.js';
 import { m } from './schema-helpers.js';
 
 /** Sites, login accounts, individuals, organizations, memberships and periods. */
@@ -11,7 +12,7 @@ export class Foundation1732000000000 implements MigrationInterface {
         name: 'sites',
         columns: [
           m.guidPk(),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.bool('performance_management', true),
           m.date('created', false),
           m.guid('created_by', true),
@@ -26,10 +27,10 @@ export class Foundation1732000000000 implements MigrationInterface {
         columns: [
           m.guidPk(),
           m.guid('site_id'),
-          m.str('user_name', 255, false),
-          m.str('user_name_key', 255, false),
-          m.str('email', 255),
-          m.str('password_hash', 255),
+          m.str('user_name', MIGRATED_LIMITS.name, false),
+          m.str('user_name_key', MIGRATED_LIMITS.name, false),
+          m.str('email', MIGRATED_LIMITS.name),
+          m.str('password_hash', MIGRATED_LIMITS.name),
           m.bool('is_global_admin'),
           m.date('created', false),
           m.date('updated', false),
@@ -45,17 +46,17 @@ export class Foundation1732000000000 implements MigrationInterface {
           ...m.tenant(),
           m.guid('user_id', true),
           m.bool('is_admin'),
-          m.str('prefix', 25),
-          m.str('suffix', 25),
-          m.str('first_name', 50, false),
-          m.str('last_name', 50, false),
-          m.str('user_defined1', 255),
-          m.str('user_defined2', 255),
-          m.str('user_defined3', 255),
-          m.str('user_defined4', 255),
-          m.str('email', 255),
+          m.str('prefix', MIGRATED_LIMITS.affix),
+          m.str('suffix', MIGRATED_LIMITS.affix),
+          m.str('first_name', MIGRATED_LIMITS.personName, false),
+          m.str('last_name', MIGRATED_LIMITS.personName, false),
+          m.str('user_defined1', MIGRATED_LIMITS.name),
+          m.str('user_defined2', MIGRATED_LIMITS.name),
+          m.str('user_defined3', MIGRATED_LIMITS.name),
+          m.str('user_defined4', MIGRATED_LIMITS.name),
+          m.str('email', MIGRATED_LIMITS.name),
           m.guid('primary_organization_id', true),
-          m.str('primary_title', 255),
+          m.str('primary_title', MIGRATED_LIMITS.name),
           m.guid('primary_reports_to', true),
           m.date('hire_date'),
           m.bool('send_eval_survey'),
@@ -77,7 +78,7 @@ export class Foundation1732000000000 implements MigrationInterface {
           m.guidPk(),
           ...m.tenant(),
           m.guid('parent_id', true),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.text('description'),
           m.int('row_type', { default: 56 }),
           m.guid('manager_id', true),
@@ -94,7 +95,14 @@ export class Foundation1732000000000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'organization_members',
-        columns: [m.guidPk(), ...m.tenant(), m.guid('individual_id'), m.guid('organization_id'), m.str('title', 255), m.bool('deleted_by_ref')],
+        columns: [
+          m.guidPk(),
+          ...m.tenant(),
+          m.guid('individual_id'),
+          m.guid('organization_id'),
+          m.str('title', MIGRATED_LIMITS.name),
+          m.bool('deleted_by_ref'),
+        ],
         indices: [
           m.index('ux_members_site_individual_org', ['site_id', 'individual_id', 'organization_id'], true),
           m.index('ix_members_site_org', ['site_id', 'organization_id']),
@@ -104,7 +112,14 @@ export class Foundation1732000000000 implements MigrationInterface {
     await q.createTable(
       new Table({
         name: 'periods',
-        columns: [m.intPk(), ...m.tenant(), m.str('name', 255, false), m.date('start_date', false), m.date('end_date', false), m.bool('closed')],
+        columns: [
+          m.intPk(),
+          ...m.tenant(),
+          m.str('name', MIGRATED_LIMITS.name, false),
+          m.date('start_date', false),
+          m.date('end_date', false),
+          m.bool('closed'),
+        ],
         indices: [m.index('ix_periods_site_dates', ['site_id', 'start_date', 'end_date'])],
       }),
     );

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { MIGRATED_LIMITS } from '../../common/limits.js';
 import { m } from './schema-helpers.js';
 
 /** ListItem kinds (accountability, evaluation criteria, project scope, supervisory scope) and projects. */
@@ -15,7 +16,7 @@ export class ListItemsProjects1732000000400 implements MigrationInterface {
           m.str('kind', 20, false),
           m.guid('ancestor_id'),
           m.int('rank', { default: 0 }),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.text('description'),
           m.bool('deleted'),
           m.bool('deleted_by_ref'),
@@ -29,7 +30,7 @@ export class ListItemsProjects1732000000400 implements MigrationInterface {
         columns: [
           m.guidPk(),
           ...m.tenant(),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.text('description'),
           m.guid('owner_id'),
           m.guid('organization_id', true),

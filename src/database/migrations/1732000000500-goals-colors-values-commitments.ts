@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableColumnOptions } from 'typeorm';
+import { MIGRATED_LIMITS } from '../../common/limits.js';
 import { m } from './schema-helpers.js';
 
 const measureColumns = (): TableColumnOptions[] =>
@@ -17,7 +18,7 @@ export class GoalsColorsValuesCommitments1732000000500 implements MigrationInter
           ...m.tenant(),
           m.guid('individual_id'),
           m.int('period_id'),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.bool('completed'),
           m.text('comment'),
           m.text('why'),
@@ -36,7 +37,7 @@ export class GoalsColorsValuesCommitments1732000000500 implements MigrationInter
         columns: [
           m.intPk(),
           ...m.tenant(),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.int('color_value'),
           m.decimal('min_percent', false),
           m.decimal('max_percent', false),
@@ -51,7 +52,7 @@ export class GoalsColorsValuesCommitments1732000000500 implements MigrationInter
         columns: [
           m.guidPk(),
           ...m.tenant(),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.text('description'),
           m.int('rank', { default: 0 }),
           m.bool('deleted'),
@@ -69,7 +70,7 @@ export class GoalsColorsValuesCommitments1732000000500 implements MigrationInter
           m.str('type', 20, false),
           m.guid('ancestor_id'),
           m.int('period_id'),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.text('description'),
           m.date('due_date'),
           m.bool('completed'),

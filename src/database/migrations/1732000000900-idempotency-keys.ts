@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
-import { answerColumnType } from '../idempotency-key.entity.js';
+import { MIGRATED_LIMITS } from '../../common/limits.js';
+import { answerColumnType } from '../entities/idempotency-key.entity.js';
 import { m } from './schema-helpers.js';
 
 /**
@@ -20,7 +21,7 @@ export class IdempotencyKeys1732000000900 implements MigrationInterface {
           { ...m.guid('user_id'), isPrimary: true },
           { ...m.str('key_hash', 64, false), isPrimary: true },
           m.str('fingerprint', 64, false),
-          m.str('request', 255, false),
+          m.str('request', MIGRATED_LIMITS.name, false),
           m.int('status'),
           { name: 'answer', type: answerColumnType(sqlite), isNullable: false },
           m.date('created', false),

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { MIGRATED_LIMITS } from '../../common/limits.js';
 import { m } from './schema-helpers.js';
 
 /**
@@ -17,7 +18,7 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
           ...m.tenant(),
           m.version(),
           m.guid('individual_id'),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.text('description'),
           m.int('rank', { default: 0 }),
           m.int('dialogs_per_period', { default: 1 }),
@@ -78,7 +79,7 @@ export class DialogsRolesAssessments1732000001000 implements MigrationInterface 
           m.str('kind', 20, false),
           m.guid('ancestor_id'),
           m.guid('assigned_to_id'),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.date('due_date'),
           m.bool('completed'),
           m.date('completed_date'),

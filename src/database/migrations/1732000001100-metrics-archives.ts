@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { MIGRATED_LIMITS } from '../../common/limits.js';
 import { m } from './schema-helpers.js';
 
 /** Metrics with their values per period, and the archives written when a period closes (docs/metrics-archives.md). */
@@ -15,7 +16,7 @@ export class MetricsArchives1732000001100 implements MigrationInterface {
           m.version(),
           m.str('kind', 20, false),
           m.guid('ancestor_id'),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.bool('is_8020'),
           m.decimal('target'),
           m.bool('higher_is_better', true),
@@ -51,7 +52,7 @@ export class MetricsArchives1732000001100 implements MigrationInterface {
           m.guid('item_id'),
           m.str('item_type', 20, false),
           m.int('period_id'),
-          m.str('name', 255, false),
+          m.str('name', MIGRATED_LIMITS.name, false),
           m.text('snapshot', false),
         ],
         indices: [

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { MIGRATED_LIMITS } from '../../common/limits.js';
 import { m } from './schema-helpers.js';
 
 /**
@@ -13,7 +14,7 @@ export class PermissionsSecurityGroups1732000001200 implements MigrationInterfac
     await q.createTable(
       new Table({
         name: 'security_groups',
-        columns: [m.guidPk(), ...m.tenant(), m.version(), m.str('name', 255, false), m.text('description')],
+        columns: [m.guidPk(), ...m.tenant(), m.version(), m.str('name', MIGRATED_LIMITS.name, false), m.text('description')],
         indices: [m.index('ix_security_groups_site_name', ['site_id', 'name'])],
       }),
     );

@@ -1,5 +1,5 @@
 import type { TenantDb } from '../tenant-db.js';
-import { UserEntity } from '../../modules/auth/user.entity.js';
+import { UserEntity } from '../entities/user.entity.js';
 
 /** What the AuthGuard needs to know of a token's account, its individual and the acting site. */
 export interface CallerRow {

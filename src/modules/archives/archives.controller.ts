@@ -15,7 +15,7 @@ const LIST_NOTE =
 const UNSUPPORTED =
   'Unsupported, as the spec says: archives are written only by closing a period (PUT /periods/{id}/close). The path answers 200 with an empty object and changes nothing; any body is ignored.';
 
-/** The spec's Archive table: six reads and three unsupported writes (docs/metrics-archives.md). */
+/** The Archive routes: six reads and three unsupported writes (docs/metrics-archives.md). */
 @ApiTags('Archive')
 @Controller()
 export class ArchivesController {

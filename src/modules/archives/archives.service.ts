@@ -3,15 +3,15 @@ import type { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity } from '../organizations/organization.entity.js';
-import { MetricEntity } from '../performance-metrics/metric.entity.js';
-import { PeriodEntity } from '../periods/period.entity.js';
-import { AccessService, Row } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
-import { ProjectEntity } from '../projects/project.entity.js';
-import { ArchiveEntity } from './archive.entity.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
+import { MetricEntity } from '../../database/entities/metric.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
+import { AccessService, Row } from '../../authorization/access.service.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
+import { ArchiveEntity } from '../../database/entities/archive.entity.js';
 import { Archive, ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
 
 /** Newest period first; within a period by Name; the id keeps paging stable. */
@@ -19,7 +19,7 @@ const LIST_ORDER = { periodId: 'DESC', name: 'ASC', id: 'ASC' } as const;
 
 /**
  * Archives (docs/metrics-archives.md): snapshots written by closing a period
- * (archive-writers.ts), read here and never changed. Archives filed under an individual are read
+ * (src/database/archive-writers.ts), read here and never changed. Archives filed under an individual are read
  * by the individual, anyone above them in the reporting chain, and administrators; the others
  * (projects, organizations, departments) by every member of the site.
  */
@@ -30,9 +30,7 @@ export class ArchivesService {
     private readonly access: AccessService,
   ) {}
 
-  private archives(ctx: RequestContext): ScopedRepository<ArchiveEntity> {
-    return this.db.repo(ctx, ArchiveEntity, 'Archive');
-  }
+  private readonly archives = this.db.scoped(ArchiveEntity, 'Archive');
 
   /**
    * An individual's archives: the engine on their records (docs/authorization.md). A unit's or a

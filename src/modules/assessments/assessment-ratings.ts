@@ -2,10 +2,10 @@ import { In } from 'typeorm';
 import type { RequestContext } from '../../common/context/request-context.js';
 import type { FieldError } from '../../common/errors/errors.js';
 import type { TenantDb } from '../../database/tenant-db.js';
-import { BasicRoleEntity } from '../basic-roles/basic-role.entity.js';
-import { CoreValueEntity } from '../core-values/core-value.entity.js';
-import { ListItemEntity } from '../list-items/list-item.entity.js';
-import type { AssessmentRatingEntity, RatingItemKind } from './assessment-rating.entity.js';
+import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
+import { CoreValueEntity } from '../../database/entities/core-value.entity.js';
+import { ListItemEntity } from '../../database/entities/list-item.entity.js';
+import type { AssessmentRatingEntity, RatingItemKind } from '../../database/entities/assessment-rating.entity.js';
 import { RATINGS_MAX, type AssessmentRatingInput } from './dto/assessment.dto.js';
 
 /** The rated items of one kind that exist in the site, with what the check needs of them. */

@@ -4,16 +4,15 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { liveIndividualErrors } from '../dialogs/record-kinds.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { liveIndividualErrors } from '../../database/queries/record-kinds.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService, Row, type Operation } from '../permissions/access.service.js';
-import { AssessmentRatingEntity } from './assessment-rating.entity.js';
+import { AccessService, Row, type Operation } from '../../authorization/access.service.js';
+import { AssessmentRatingEntity } from '../../database/entities/assessment-rating.entity.js';
 import { ratingErrors } from './assessment-ratings.js';
-import { AssessmentEntity } from './assessment.entity.js';
+import { AssessmentEntity } from '../../database/entities/assessment.entity.js';
 import { Assessment, AssessmentDto, AssessmentQuery, AssessmentRatingInput, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
-import { periodErrors, periodGone } from '../periods/period-reference.js';
+import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
 
 /** Lists run in creation order; the id keeps paging stable. */
 const LIST_ORDER = { created: 'ASC', id: 'ASC' } as const;
@@ -37,13 +36,9 @@ export class AssessmentsService {
     private readonly access: AccessService,
   ) {}
 
-  private assessments(ctx: RequestContext): ScopedRepository<AssessmentEntity> {
-    return this.db.repo(ctx, AssessmentEntity, 'Assessment');
-  }
+  private readonly assessments = this.db.scoped(AssessmentEntity, 'Assessment');
 
-  private ratings(ctx: RequestContext): ScopedRepository<AssessmentRatingEntity> {
-    return this.db.repo(ctx, AssessmentRatingEntity, 'AssessmentRating');
-  }
+  private readonly ratings = this.db.scoped(AssessmentRatingEntity, 'AssessmentRating');
 
   // ------------------------------------------------------------------ reads
 
@@ -64,13 +59,7 @@ export class AssessmentsService {
    * 403); the subject themselves does not see the team assessments of them.
    */
   async listForIndividual(ctx: RequestContext, subjectId: string, q: AssessmentQuery): Promise<Page<AssessmentDto>> {
-    await this.db.repo(ctx, IndividualEntity, 'Individual').get(subjectId);
-    await this.access.assertCanManageIndividual(
-      ctx,
-      subjectId,
-      'read',
-      'Only the individual, someone they report to, or an administrator may list their assessments',
-    );
+    await this.access.assertCanReadRecordsOf(ctx, subjectId, 'list their assessments');
     const ownOnly = !ctx.user.isAdmin && ctx.user.individualId === subjectId;
     return this.page(ctx, q, { subjectId, ...(ownOnly ? { kind: In(['leader', 'self']) } : {}) });
   }

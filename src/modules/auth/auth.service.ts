@@ -5,10 +5,10 @@ import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
 import { TokenService } from '../../common/auth/token.service.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ForbiddenError, InvalidCredentialsError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { SiteEntity } from '../sites/site.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { SiteEntity } from '../../database/entities/site.entity.js';
 import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
-import { UserEntity } from './user.entity.js';
+import { UserEntity } from '../../database/entities/user.entity.js';
 import { TenantDb } from '../../database/tenant-db.js';
 
 @Injectable()

@@ -7,11 +7,11 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { JsonLogger } from '../../common/logging/json-logger.js';
 import { APP_LOGGER } from '../../common/logging/logger.token.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
-import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
-import { SiteEntity } from '../sites/site.entity.js';
-import { UserEntity } from './user.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
+import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
+import { SiteEntity } from '../../database/entities/site.entity.js';
+import { UserEntity } from '../../database/entities/user.entity.js';
 
 /**
  * First start with an empty database (docs/identity-and-tenancy.md): site "Default", its root organization, and the

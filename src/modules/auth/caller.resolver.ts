@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { CallerResolver } from '../../common/auth/caller-resolver.js';
 import type { Caller } from '../../common/context/request-context.js';
 import { UnauthorizedError } from '../../common/errors/errors.js';
 import type { TokenClaims } from '../../common/auth/token.service.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { callerRow } from '../../database/queries/caller.js';
-import { grantsOfUser } from '../../database/queries/grants.js';
+import { grantsOfUser } from '../../authorization/grants.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { CallerCache } from '../../database/caller-cache.js';
 
@@ -15,11 +16,13 @@ import { CallerCache } from '../../database/caller-cache.js';
  * individual, a removed account or a site that is no longer there make the token unusable (401).
  */
 @Injectable()
-export class CallerResolver {
+export class AccountCallerResolver extends CallerResolver {
   constructor(
     private readonly db: TenantDb,
     private readonly cache: CallerCache,
-  ) {}
+  ) {
+    super();
+  }
 
   resolve(claims: TokenClaims): Promise<Caller> {
     return this.cache.get(claims.sub, claims.sid, () => this.load(claims));

@@ -1,20 +1,22 @@
 import { In } from 'typeorm';
+import { markByRef, type ByRefChange, type OwnedRows } from '../../database/soft-delete.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import { BasicRoleEntity } from './basic-role.entity.js';
+import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 
 /**
- * Soft delete by reference for the individuals who own basic roles (the by-reference registry,
- * `by-reference.ts`): deleting individuals marks their live roles Deleted and DeletedByRef (roles
- * deleted before stay as they were); undeleting them restores exactly the roles so marked.
+ * Soft delete by reference for the individuals who own basic roles (an entry of the by-reference
+ * registry, src/database/by-reference.ts, registered by BasicRolesModule): deleting individuals
+ * marks their live roles Deleted and DeletedByRef (roles deleted before stay as they were);
+ * undeleting them restores exactly the roles so marked.
  */
-export function deleteBasicRolesByRef(tx: TenantTx, individualIds: readonly string[]): Promise<number> {
+function markBasicRolesByRef(tx: TenantTx, individualIds: readonly string[], change: ByRefChange): Promise<number> {
   if (individualIds.length === 0) return Promise.resolve(0);
-  return tx.repo(BasicRoleEntity, 'BasicRole').updateWhere({ individualId: In([...individualIds]), deleted: false }, { deleted: true, deletedByRef: true });
+  return markByRef(tx.repo(BasicRoleEntity, 'BasicRole'), { individualId: In([...individualIds]) }, change);
 }
 
-export function undeleteBasicRolesByRef(tx: TenantTx, individualIds: readonly string[]): Promise<number> {
-  if (individualIds.length === 0) return Promise.resolve(0);
-  return tx
-    .repo(BasicRoleEntity, 'BasicRole')
-    .updateWhere({ individualId: In([...individualIds]), deletedByRef: true }, { deleted: false, deletedByRef: false });
-}
+/** The basic roles of the owning individuals, as an entry of the by-reference registry. */
+export const basicRolesOf: OwnedRows = {
+  name: 'basic roles',
+  takeDown: (tx, ids) => markBasicRolesByRef(tx, ids, 'takeDown'),
+  restore: (tx, ids) => markBasicRolesByRef(tx, ids, 'restore'),
+};

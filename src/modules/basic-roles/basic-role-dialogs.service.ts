@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
-import { ifMatchVersions } from '../../common/http/etag.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
-import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { DialogAccess } from '../dialogs/dialog-access.js';
-import { DialogEntity } from '../dialogs/dialog.entity.js';
-import { BasicRoleDialogEntity } from './basic-role-dialog.entity.js';
-import { BasicRoleEntity } from './basic-role.entity.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
+import { TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { DialogAccess } from '../../authorization/dialog-access.js';
+import { DialogEntity } from '../../database/entities/dialog.entity.js';
+import { BasicRoleDialogEntity } from '../../database/entities/basic-role-dialog.entity.js';
+import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 import { BasicRoleDialog, BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
 
 /**
@@ -23,9 +22,7 @@ export class BasicRoleDialogsService {
     private readonly dialogAccess: DialogAccess,
   ) {}
 
-  private records(ctx: RequestContext): ScopedRepository<BasicRoleDialogEntity> {
-    return this.db.repo(ctx, BasicRoleDialogEntity, 'BasicRoleDialog');
-  }
+  private readonly records = this.db.scoped(BasicRoleDialogEntity, 'BasicRoleDialog');
 
   /** `GET /dialogs/{dialogid}/basicroledialogs`: the dialog's records, oldest first. */
   async listForDialog(ctx: RequestContext, dialogId: string, q: PageQuery): Promise<Page<BasicRoleDialogDto>> {
@@ -73,7 +70,7 @@ export class BasicRoleDialogsService {
       const existing = await this.records(ctx).findOne({ basicRoleId, dialogId });
       if (existing) return BasicRoleDialog.toWire(await this.records(ctx).update(existing.id, values, { ifMatch: true }));
       // If-Match names a version of a record that does not exist (yet): nothing can match.
-      if (ifMatchVersions(ctx) !== null) throw new PreconditionFailedError();
+      if (ctx.ifMatchVersions !== null) throw new PreconditionFailedError();
       return BasicRoleDialog.toWire(await this.insert(tx, { basicRoleId, dialogId, ...values }));
     });
   }

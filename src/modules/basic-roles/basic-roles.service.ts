@@ -5,11 +5,11 @@ import { deletedFilter, Page, PageQuery, pageOf } from '../../common/pagination/
 import { assertBodyId } from '../../common/validation/ids.js';
 import { basicRolesCounts } from '../../database/queries/basic-roles.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { AccessService, hiddenIndividuals, type Operation } from '../permissions/access.service.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { AccessService, hiddenIndividuals, type Operation } from '../../authorization/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
-import { BasicRoleEntity } from './basic-role.entity.js';
+import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 import {
   BasicRole,
   BasicRoleDto,
@@ -38,9 +38,7 @@ export class BasicRolesService {
     private readonly sites: SitesService,
   ) {}
 
-  private roles(ctx: RequestContext): ScopedRepository<BasicRoleEntity> {
-    return this.db.repo(ctx, BasicRoleEntity, 'BasicRole');
-  }
+  private readonly roles = this.db.scoped(BasicRoleEntity, 'BasicRole');
 
   private assertCanManage(ctx: RequestContext, individualId: string, op: Operation, notFound?: [string, string]): Promise<void> {
     const message = 'Only the individual, someone they report to, or an administrator may see or change their basic roles';

@@ -6,8 +6,11 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
 import { DEFAULT_COLOR_BANDS } from './color-band.js';
-import { ColorEntity } from './color.entity.js';
+import { ColorEntity } from '../../database/entities/color.entity.js';
 import { Color, ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
+
+/** The band rule other features color their figures with (dashboards): the colors feature's to say. */
+export { colorFor, DEFAULT_COLOR_BANDS, type ColorBand } from './color-band.js';
 
 /**
  * Site colors (docs/goals-colors-values-commitments.md). A site without colors of its own shows the built-in defaults,
@@ -20,9 +23,7 @@ export class ColorsService {
     private readonly sites: SitesService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, ColorEntity, 'Color');
-  }
+  private readonly repo = this.db.scoped(ColorEntity, 'Color');
 
   /** The built-in colors, as shown for the context's site. */
   defaultColors(ctx: RequestContext): ColorDto[] {

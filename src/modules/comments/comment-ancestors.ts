@@ -1,15 +1,15 @@
 import type { EntityTarget, FindOptionsWhere } from 'typeorm';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import type { TenantEntity } from '../../database/base.entity.js';
+import type { TenantEntity } from '../../database/entities/base.entity.js';
 import type { TenantDb } from '../../database/tenant-db.js';
-import { DialogEntity } from '../dialogs/dialog.entity.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
-import { MetricEntity } from '../performance-metrics/metric.entity.js';
-import { ProjectEntity } from '../projects/project.entity.js';
-import { TaskEntity } from '../tasks/task.entity.js';
-import { COMMENT_KINDS, type CommentKind } from './comment.entity.js';
+import { DialogEntity } from '../../database/entities/dialog.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
+import { MetricEntity } from '../../database/entities/metric.entity.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
+import { TaskEntity } from '../../database/entities/task.entity.js';
+import { COMMENT_KINDS, type CommentKind } from '../../database/entities/comment.entity.js';
 
 /** A soft-deletable tenant record a comment can hang on. */
 type AncestorRow = TenantEntity & { id: string; deleted: boolean };
@@ -23,8 +23,8 @@ interface AncestorTable {
 }
 
 /**
- * Where the ancestor of each comment kind lives. A kind without an entry (a resource of a later
- * issue) accepts any well-formed guid until its resource exists: adding its entity here is all it
+ * Where the ancestor of each comment kind lives (docs/comments.md). A kind without an entry (a
+ * resource not built yet) accepts any well-formed guid until its resource exists: adding its entity here is all it
  * takes to check it.
  */
 const ANCESTOR_TABLES: Partial<Record<CommentKind, AncestorTable>> = {

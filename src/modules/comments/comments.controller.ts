@@ -7,7 +7,7 @@ import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from './comment-ancestors.js';
-import type { CommentKind } from './comment.entity.js';
+import type { CommentKind } from '../../database/entities/comment.entity.js';
 import { CommentsService } from './comments.service.js';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 
@@ -20,93 +20,84 @@ const TZ = ApiQuery({
 const LIST_NOTE =
   'Newest first (Created, then ID, descending), paged with limit/offset (X-Total-Count, Link). `deleted`: 0 live (default), 1 deleted, 2 all. Any member of the site may read comments.';
 
-function listOperation(kind: CommentKind): MethodDecorator {
+const ANCESTOR = ApiParam({ name: 'ancestorid', description: 'Id of the record the comments are about.', format: 'uuid' });
+
+/** The seven `/{kind}/{ancestorid}/comments` lists: each kind with its handler's name, in route order. */
+const COMMENT_LISTS: readonly (readonly [kind: CommentKind, handler: string])[] = [
+  ['departments', 'listForDepartment'],
+  ['individuals', 'listForIndividual'],
+  ['metrics', 'listForMetric'],
+  ['organizations', 'listForOrganization'],
+  ['projects', 'listForProject'],
+  ['tasks', 'listForTask'],
+  ['dialogs', 'listForDialog'],
+];
+
+/** The documentation of one comment list; the operation id is the one the document has always had. */
+function listOperation(kind: CommentKind, handler: string): MethodDecorator {
   const check = CHECKED_KINDS.includes(kind)
     ? `The ${kind} record must exist in the caller’s site (404 otherwise; a deleted one still lists its comments).`
     : `Any well-formed id is accepted: the existence check of ${kind} records comes with that resource.`;
-  return ApiOperation({ summary: `List the comments on one of the ${kind}`, description: `${check} ${LIST_NOTE}` });
+  return ApiOperation({
+    summary: `List the comments on one of the ${kind}`,
+    description: `${check} ${LIST_NOTE}`,
+    operationId: `CommentsController_${handler}`,
+  });
 }
 
-const ANCESTOR = ApiParam({ name: 'ancestorid', description: 'Id of the record the comments are about.', format: 'uuid' });
+const param =
+  (index: number, decorator: ParameterDecorator): MethodDecorator =>
+  (target, key) =>
+    decorator(target, key, index);
 
 /**
- * The Comment group of the spec. The seven `/{kind}/{ancestorid}/comments` paths are explicit
- * routes (an unknown kind simply has no route: 404), each one documented on its own.
+ * The comment lists of the Comment group, declared once: `GET /{kind}/{ancestorid}/comments` for
+ * each row of COMMENT_LISTS is an explicit route of its own (an unknown kind simply has no route:
+ * 404), authenticated, documented for its kind, its ancestor id a guid, answered by
+ * `CommentsService.listFor(ctx, kind, id, query)`. Registered before CommentsController, so the
+ * routes keep their order.
  */
+@ApiTags('Comment')
+@Controller()
+export class CommentListsController {
+  constructor(readonly comments: CommentsService) {}
+}
+for (const [kind, handler] of COMMENT_LISTS) {
+  const proto = CommentListsController.prototype;
+  // A method of the handler's name (Swagger reads a handler's metadata under its function's name).
+  const methods = {
+    [handler](this: CommentListsController, ctx: RequestContext, id: string, q: DeletedQuery) {
+      return this.comments.listFor(ctx, kind, id, q);
+    },
+  };
+  Object.defineProperty(proto, handler, { configurable: true, writable: true, value: methods[handler] });
+  // The decorators a handler written out in the class would carry, applied the same way (last first).
+  Reflect.decorate(
+    [
+      Get(`${kind}/:ancestorid/comments`),
+      Authenticated(),
+      listOperation(kind, handler),
+      ANCESTOR,
+      TZ,
+      ApiResult(CommentDto, { collection: true }),
+      param(0, Ctx()),
+      param(1, Param('ancestorid', GuidPipe)),
+      param(2, Query()),
+      Reflect.metadata('design:type', Function),
+      Reflect.metadata('design:paramtypes', [RequestContext, String, DeletedQuery]),
+      Reflect.metadata('design:returntype', undefined),
+    ],
+    proto,
+    handler,
+    Object.getOwnPropertyDescriptor(proto, handler),
+  );
+}
+
+/** The rest of the Comment group: the caller's own comments, and the writes. */
 @ApiTags('Comment')
 @Controller()
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
-
-  @Get('departments/:ancestorid/comments')
-  @Authenticated()
-  @listOperation('departments')
-  @ANCESTOR
-  @TZ
-  @ApiResult(CommentDto, { collection: true })
-  listForDepartment(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
-    return this.comments.listFor(ctx, 'departments', id, q);
-  }
-
-  @Get('individuals/:ancestorid/comments')
-  @Authenticated()
-  @listOperation('individuals')
-  @ANCESTOR
-  @TZ
-  @ApiResult(CommentDto, { collection: true })
-  listForIndividual(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
-    return this.comments.listFor(ctx, 'individuals', id, q);
-  }
-
-  @Get('metrics/:ancestorid/comments')
-  @Authenticated()
-  @listOperation('metrics')
-  @ANCESTOR
-  @TZ
-  @ApiResult(CommentDto, { collection: true })
-  listForMetric(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
-    return this.comments.listFor(ctx, 'metrics', id, q);
-  }
-
-  @Get('organizations/:ancestorid/comments')
-  @Authenticated()
-  @listOperation('organizations')
-  @ANCESTOR
-  @TZ
-  @ApiResult(CommentDto, { collection: true })
-  listForOrganization(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
-    return this.comments.listFor(ctx, 'organizations', id, q);
-  }
-
-  @Get('projects/:ancestorid/comments')
-  @Authenticated()
-  @listOperation('projects')
-  @ANCESTOR
-  @TZ
-  @ApiResult(CommentDto, { collection: true })
-  listForProject(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
-    return this.comments.listFor(ctx, 'projects', id, q);
-  }
-
-  @Get('tasks/:ancestorid/comments')
-  @Authenticated()
-  @listOperation('tasks')
-  @ANCESTOR
-  @TZ
-  @ApiResult(CommentDto, { collection: true })
-  listForTask(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
-    return this.comments.listFor(ctx, 'tasks', id, q);
-  }
-
-  @Get('dialogs/:ancestorid/comments')
-  @Authenticated()
-  @listOperation('dialogs')
-  @ANCESTOR
-  @TZ
-  @ApiResult(CommentDto, { collection: true })
-  listForDialog(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) id: string, @Query() q: DeletedQuery) {
-    return this.comments.listFor(ctx, 'dialogs', id, q);
-  }
 
   @Get('me/comments')
   @Authenticated()

@@ -6,13 +6,13 @@ import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/paginati
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { refreshLastComments } from '../../database/queries/last-comment.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { AccessService, Row, type RowFacts } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
-import { TaskEntity } from '../tasks/task.entity.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { AccessService, Row, type RowFacts } from '../../authorization/access.service.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
+import { TaskEntity } from '../../database/entities/task.entity.js';
 import { AncestorState, assertAncestorExists } from './comment-ancestors.js';
-import { CommentEntity, CommentKind } from './comment.entity.js';
+import { CommentEntity, CommentKind } from '../../database/entities/comment.entity.js';
 import { Comment, CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 
 /** Lists are newest first; equal instants fall back to the id so paging is stable. */
@@ -30,9 +30,7 @@ export class CommentsService {
     private readonly access: AccessService,
   ) {}
 
-  private comments(ctx: RequestContext): ScopedRepository<CommentEntity> {
-    return this.db.repo(ctx, CommentEntity, 'Comment');
-  }
+  private readonly comments = this.db.scoped(CommentEntity, 'Comment');
 
   /**
    * The record `kind`/`id` must exist in the caller's site: 404 when named by a path, 400 naming

@@ -5,7 +5,7 @@ import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { GuidPipe, IntIdPipe } from '../../common/validation/ids.js';
-import { COMMITMENT_TYPES } from './commitment.entity.js';
+import { COMMITMENT_TYPES } from '../../database/entities/commitment.entity.js';
 import { CommitmentsService } from './commitments.service.js';
 import { CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 

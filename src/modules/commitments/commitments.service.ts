@@ -6,13 +6,13 @@ import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { liveMemberIds, nearestAncestorOfType, organizationSubtree } from '../../database/queries/trees.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService, Row, type Operation } from '../permissions/access.service.js';
-import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from './commitment.entity.js';
+import { AccessService, Row, type Operation } from '../../authorization/access.service.js';
+import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from '../../database/entities/commitment.entity.js';
 import { Commitment, CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
-import { periodErrors, periodGone } from '../periods/period-reference.js';
+import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
 
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
 
@@ -30,9 +30,7 @@ export class CommitmentsService {
     private readonly access: AccessService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, CommitmentEntity, 'Commitment');
-  }
+  private readonly repo = this.db.scoped(CommitmentEntity, 'Commitment');
 
   /** `GET /{individuals|organizations|departments}/{id}/commitments`: the row's own commitments. */
   async listFor(ctx: RequestContext, type: CommitmentType, id: string, q: CommitmentQuery): Promise<Page<CommitmentDto>> {

@@ -6,7 +6,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { lockLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
-import { CoreValueEntity } from './core-value.entity.js';
+import { CoreValueEntity } from '../../database/entities/core-value.entity.js';
 import { CoreValue, CoreValueDto, CoreValueQuery, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
 
 /**
@@ -20,9 +20,7 @@ export class CoreValuesService {
     private readonly sites: SitesService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, CoreValueEntity, 'CoreValue');
-  }
+  private readonly repo = this.db.scoped(CoreValueEntity, 'CoreValue');
 
   async list(ctx: RequestContext, q: CoreValueQuery): Promise<Page<CoreValueDto>> {
     const { take, skip } = pageOf(q);

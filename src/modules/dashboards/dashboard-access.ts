@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
-import { AccessService, hiddenIndividuals } from '../permissions/access.service.js';
+import { AccessService, hiddenIndividuals } from '../../authorization/access.service.js';
 import type { RowType } from './dashboard-engine.js';
 
 /** A row whose dashboard may be shown: its RowType and id. */

@@ -1,10 +1,10 @@
 import { In } from 'typeorm';
 import { toJsonValue } from '../../common/http/codec.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import type { ArchiveDraft, ArchiveWriter } from '../archives/archive-writers.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
-import type { PeriodEntity } from '../periods/period.entity.js';
+import type { ArchiveDraft, ArchiveWriter } from '../../database/archive-writers.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
+import type { PeriodEntity } from '../../database/entities/period.entity.js';
 import { BATCH, computeMany, loadBasis, loadRows, type RowType } from './dashboard-engine.js';
 
 const ANCESTOR_TYPE = { 4: 'organization', 56: 'department', 39: 'individual' } as const;

@@ -1,5 +1,5 @@
 import type { AggregateRow } from '../../database/queries/dashboards.js';
-import { DEFAULT_COLOR_BANDS } from '../colors/color-band.js';
+import { DEFAULT_COLOR_BANDS } from '../colors/colors.service.js';
 import { computeFigures, round2, type FigureSettings } from './dashboard-figures.js';
 import { FIGURE_FORMULAS } from './dashboard-formulas.js';
 import { SAMPLE_METRICS, sampleAggregates } from './dashboard-sample.js';

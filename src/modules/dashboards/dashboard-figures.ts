@@ -1,5 +1,5 @@
 import type { AggregateRow } from '../../database/queries/dashboards.js';
-import { colorFor, type ColorBand } from '../colors/color-band.js';
+import { colorFor, type ColorBand } from '../colors/colors.service.js';
 import { FIGURE_FORMULAS, type FigureName } from './dashboard-formulas.js';
 
 /**

@@ -2,15 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
-import { ifMatchVersions } from '../../common/http/etag.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { dashboardRecords, ROW_TYPE, type ExplainRow } from '../../database/queries/dashboards.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../organizations/organization.entity.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { DashboardAccess, type DashboardCandidate } from './dashboard-access.js';
 import {
@@ -28,7 +27,7 @@ import {
 import { computeFigures } from './dashboard-figures.js';
 import { FIGURE_FORMULAS, recordTypeOf, type FigureName } from './dashboard-formulas.js';
 import { SAMPLE_NAME, sampleAggregates } from './dashboard-sample.js';
-import { DashboardSettingsEntity } from './dashboard-settings.entity.js';
+import { DashboardSettingsEntity } from '../../database/entities/dashboard-settings.entity.js';
 import { DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery } from './dto/dashboard.dto.js';
 import { DashboardExplanationDto, DashboardFigureDto, DashboardRecordDto } from './dto/dashboard-explanation.dto.js';
 import { DashboardSettings, DashboardSettingsDto, UpdateDashboardSettingsDto } from './dto/dashboard-settings.dto.js';
@@ -214,7 +213,7 @@ export class DashboardsService {
       const repo = tx.repo(DashboardSettingsEntity, 'DashboardSettings');
       const existing = await repo.findOne({});
       if (existing) return DashboardSettings.toWire(await repo.update(existing.id, columns, { ifMatch: true }));
-      if (ifMatchVersions(ctx) !== null) throw new PreconditionFailedError();
+      if (ctx.ifMatchVersions !== null) throw new PreconditionFailedError();
       try {
         return DashboardSettings.toWire(await repo.insert(columns));
       } catch (e) {

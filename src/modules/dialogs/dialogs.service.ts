@@ -5,17 +5,16 @@ import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { ByReference } from '../../database/by-reference.js';
+import { TenantDb } from '../../database/tenant-db.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService, notHidden } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
-import { DialogAccess } from './dialog-access.js';
-import { DialogEntity } from './dialog.entity.js';
+import { AccessService, notHidden } from '../../authorization/access.service.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
+import { DialogAccess } from '../../authorization/dialog-access.js';
+import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { CreateDialogDto, Dialog, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
-import { liveIndividualErrors, liveRecordErrors } from './record-kinds.js';
-import { periodErrors, periodGone } from '../periods/period-reference.js';
+import { liveIndividualErrors, liveRecordErrors } from '../../database/queries/record-kinds.js';
+import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
 
 /** Lists run in schedule order; the id keeps paging stable. */
 const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;
@@ -29,14 +28,13 @@ const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;
 export class DialogsService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly periods: PeriodsService,
     private readonly access: AccessService,
     private readonly dialogAccess: DialogAccess,
   ) {}
 
-  private dialogs(ctx: RequestContext): ScopedRepository<DialogEntity> {
-    return this.db.repo(ctx, DialogEntity, 'Dialog');
-  }
+  private readonly dialogs = this.db.scoped(DialogEntity, 'Dialog');
 
   private async page(ctx: RequestContext, q: DialogQuery, who?: string): Promise<Page<DialogDto>> {
     const period = await this.periods.resolve(ctx, q.period);
@@ -65,13 +63,7 @@ export class DialogsService {
 
   /** The dialogs an individual leads or that are about them; for them, their managers and administrators. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: DialogQuery): Promise<Page<DialogDto>> {
-    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.access.assertCanManageIndividual(
-      ctx,
-      individualId,
-      'read',
-      'Only the individual, someone they report to, or an administrator may list their dialogs',
-    );
+    await this.access.assertCanReadRecordsOf(ctx, individualId, 'list their dialogs');
     return this.page(ctx, q, individualId);
   }
 
@@ -122,7 +114,7 @@ export class DialogsService {
   remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     return softDelete(this.db, ctx, DialogEntity, id, {
       label: 'Dialog',
-      owned: ownedBy('dialog'),
+      owned: this.byReference.ownedBy('dialog'),
       authorize: (row) => this.dialogAccess.assertCanManage(ctx, row, 'delete'),
     });
   }
@@ -131,7 +123,7 @@ export class DialogsService {
   async undelete(ctx: RequestContext, id: string): Promise<DialogDto> {
     const saved = await softUndelete(this.db, ctx, DialogEntity, id, {
       label: 'Dialog',
-      owned: ownedBy('dialog'),
+      owned: this.byReference.ownedBy('dialog'),
       authorize: (row) => this.dialogAccess.assertCanManage(ctx, row),
     });
     return Dialog.toWire(saved);

@@ -5,14 +5,14 @@ import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService } from '../permissions/access.service.js';
+import { AccessService } from '../../authorization/access.service.js';
 import { CreateGoalDto, Goal, GoalDto, GoalQuery, UpdateGoalDto } from './dto/goal.dto.js';
-import { GoalEntity } from './goal.entity.js';
+import { GoalEntity } from '../../database/entities/goal.entity.js';
 import { MEASURES } from './goal-measures.js';
-import { periodErrors, periodGone } from '../periods/period-reference.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
 
 /**
  * Personal goals (spec "Goal", docs/goals-colors-values-commitments.md). Goals are personal performance data: they are read and
@@ -27,9 +27,7 @@ export class GoalsService {
     private readonly access: AccessService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, GoalEntity, 'Goal');
-  }
+  private readonly repo = this.db.scoped(GoalEntity, 'Goal');
 
   private assertCanRead(ctx: RequestContext, individualId: string, notFound?: [string, number]): Promise<void> {
     return this.access.assertCanManageIndividual(

@@ -11,7 +11,8 @@ const MAX_LIST_QUERIES = 256;
 /**
  * `GET /v4/individuals/{id}` and `GET /v4/individuals`, the reads integrators poll most, served as
  * hot reads (src/common/http/hot-route.ts, docs/performance.md): the controller's own handlers,
- * with the pipes their decorators name.
+ * their arguments put through the pipes their decorators name (GuidPipe, AppValidationPipe),
+ * called here by hand: a pipe added to the route must be added here too.
  */
 @Injectable()
 export class IndividualsHotReads implements OnModuleInit {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isUniqueViolation } from '../../database/db-errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js';
@@ -9,16 +9,16 @@ import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationErr
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ByReference } from '../../database/by-reference.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
-import { UserEntity } from '../auth/user.entity.js';
-import { OrganizationMemberEntity } from '../organizations/organization-member.entity.js';
-import { OrganizationEntity } from '../organizations/organization.entity.js';
-import { AccessService, Row } from '../permissions/access.service.js';
+import { UserEntity } from '../../database/entities/user.entity.js';
+import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
+import { AccessService, Row } from '../../authorization/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, Individual, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
-import { readIndividual, readIndividualPage } from '../../database/queries/individual-read.js';
-import { IndividualEntity } from './individual.entity.js';
+import { readIndividual, readIndividualPage } from './individual-read.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
 
 const LABEL = 'Individual';
 
@@ -28,12 +28,13 @@ const duplicateUserName = (userName: string) => new ConflictError(`The user name
  * Individuals (spec "Individual", docs/individuals.md). The login data (UserName, password, UserEmail)
  * live on the linked account (`users`); the primary organization is mirrored by a membership
  * row. Reads build every answer with a fixed number of batched queries, whatever the page size.
- * The decisions the spec leaves open are in docs/individuals.md.
+ * The rules and the decisions behind them are in docs/individuals.md.
  */
 @Injectable()
 export class IndividualsService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly access: AccessService,
     private readonly sites: SitesService,
   ) {}
@@ -50,7 +51,7 @@ export class IndividualsService {
     return this.list(await this.sites.scopeTo(ctx, siteId), q);
   }
 
-  /** One individual of the caller's site, deleted ones included (docs/individuals.md); one statement (src/database/queries/individual-read.ts). */
+  /** One individual of the caller's site, deleted ones included (docs/individuals.md); one statement (src/modules/individuals/individual-read.ts). */
   async get(ctx: RequestContext, id: string): Promise<IndividualDto> {
     const dto = await readIndividual(this.db, ctx, id, await this.access.keptReports(ctx));
     if (!dto) throw new NotFoundError(LABEL, id);
@@ -173,7 +174,7 @@ export class IndividualsService {
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     return softDelete(this.db, ctx, IndividualEntity, id, {
       label: LABEL,
-      owned: ownedBy('individual'),
+      owned: this.byReference.ownedBy('individual'),
       guard: () => {
         if (ctx.user.individualId === id) throw new ForbiddenError('An administrator cannot delete their own individual (it would lock them out)');
       },
@@ -183,7 +184,7 @@ export class IndividualsService {
   /** Restores the individual and what its deletion took down by reference; idempotent. */
   async undelete(ctx: RequestContext, id: string): Promise<IndividualDto> {
     return this.db.transaction(ctx, async () => {
-      await softUndelete(this.db, ctx, IndividualEntity, id, { label: LABEL, owned: ownedBy('individual') });
+      await softUndelete(this.db, ctx, IndividualEntity, id, { label: LABEL, owned: this.byReference.ownedBy('individual') });
       return this.get(ctx, id);
     });
   }

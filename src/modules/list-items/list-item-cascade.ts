@@ -1,6 +1,7 @@
 import { In } from 'typeorm';
+import { markByRef, type ByRefChange, type OwnedRows } from '../../database/soft-delete.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import { ListItemEntity, ListItemKind } from './list-item.entity.js';
+import { ListItemEntity, ListItemKind } from '../../database/entities/list-item.entity.js';
 
 /**
  * Soft delete by reference (docs/architecture.md) for the modules that own list items (individuals,
@@ -11,15 +12,23 @@ import { ListItemEntity, ListItemKind } from './list-item.entity.js';
  * the number of items changed.
  */
 export function deleteListItemsByRef(tx: TenantTx, kinds: readonly ListItemKind[], ancestorIds: readonly string[]): Promise<number> {
-  if (ancestorIds.length === 0 || kinds.length === 0) return Promise.resolve(0);
-  return tx
-    .repo(ListItemEntity, 'ListItem')
-    .updateWhere({ kind: In([...kinds]), ancestorId: In([...ancestorIds]), deleted: false }, { deleted: true, deletedByRef: true });
+  return markListItemsByRef(tx, kinds, ancestorIds, 'takeDown');
 }
 
 export function undeleteListItemsByRef(tx: TenantTx, kinds: readonly ListItemKind[], ancestorIds: readonly string[]): Promise<number> {
+  return markListItemsByRef(tx, kinds, ancestorIds, 'restore');
+}
+
+function markListItemsByRef(tx: TenantTx, kinds: readonly ListItemKind[], ancestorIds: readonly string[], change: ByRefChange): Promise<number> {
   if (ancestorIds.length === 0 || kinds.length === 0) return Promise.resolve(0);
-  return tx
-    .repo(ListItemEntity, 'ListItem')
-    .updateWhere({ kind: In([...kinds]), ancestorId: In([...ancestorIds]), deletedByRef: true }, { deleted: false, deletedByRef: false });
+  return markByRef(tx.repo(ListItemEntity, 'ListItem'), { kind: In([...kinds]), ancestorId: In([...ancestorIds]) }, change);
+}
+
+/** The list items of these kinds whose AncestorID is the owner, as an entry of the by-reference registry. */
+export function listItemsOf(kinds: readonly ListItemKind[]): OwnedRows {
+  return {
+    name: `list items (${kinds.join(', ')})`,
+    takeDown: (tx, ids) => deleteListItemsByRef(tx, kinds, ids),
+    restore: (tx, ids) => undeleteListItemsByRef(tx, kinds, ids),
+  };
 }

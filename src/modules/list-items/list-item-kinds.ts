@@ -1,4 +1,4 @@
-import type { ListItemKind } from './list-item.entity.js';
+import type { ListItemKind } from '../../database/entities/list-item.entity.js';
 
 /** What differs between the four ListItem kinds: names for messages and docs, and the ancestor. */
 export interface ListItemKindInfo {

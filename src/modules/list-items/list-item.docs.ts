@@ -59,7 +59,7 @@ const texts = {
   }),
 };
 
-/** A List of ListItems (XML root List), as the spec answers reads and undelete. */
+/** A List of ListItems (XML root List), as reads and undelete answer (docs/list-items.md). */
 const AS_LIST = { collection: true, root: 'List' } as const;
 
 /**

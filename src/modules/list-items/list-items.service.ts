@@ -6,13 +6,13 @@ import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/paginati
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { AccessService, type Operation } from '../permissions/access.service.js';
-import { assertCanManageProject } from '../projects/project-access.js';
-import { ProjectEntity } from '../projects/project.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { AccessService, type Operation } from '../../authorization/access.service.js';
+import { assertCanManageProject } from '../../authorization/project-access.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { CreateListItemDto, ListItem, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
 import type { ListItemKindInfo } from './list-item-kinds.js';
-import { ListItemEntity } from './list-item.entity.js';
+import { ListItemEntity } from '../../database/entities/list-item.entity.js';
 
 /** Lists are ordered by Rank, then Name; the id keeps paging stable. */
 const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;

@@ -4,8 +4,8 @@ import { ConflictError, FieldError, NotFoundError, ValidationError } from '../..
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { AccessService, hiddenIndividuals, Row } from '../permissions/access.service.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
+import { AccessService, hiddenIndividuals, Row } from '../../authorization/access.service.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import {
   CreateOrganizationMemberDto,
   CreatePairMemberDto,
@@ -14,13 +14,13 @@ import {
   UpdateOrganizationMemberDto,
 } from './dto/organization-member.dto.js';
 import { fullName } from '../../common/names.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
-import { OrganizationEntity } from './organization.entity.js';
-import { OrganizationMemberEntity } from './organization-member.entity.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
+import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 import { kindOf } from './organizations.service.js';
 
 /**
- * Department membership (the spec's DepartmentMember group, OrganizationMember records). A
+ * Department membership (the DepartmentMember routes, OrganizationMember records; docs/organizations.md). A
  * membership is one row per (individual, organization); removing it deletes the row. Rows marked
  * `deleted_by_ref` (their department or their individual is deleted) are invisible here.
  * The primary membership (OrganizationID = the individual's PrimaryOrganizationID) cannot be
@@ -33,17 +33,11 @@ export class OrganizationMembersService {
     private readonly access: AccessService,
   ) {}
 
-  private members(ctx: RequestContext) {
-    return this.db.repo(ctx, OrganizationMemberEntity, 'OrganizationMember');
-  }
+  private readonly members = this.db.scoped(OrganizationMemberEntity, 'OrganizationMember');
 
-  private individuals(ctx: RequestContext) {
-    return this.db.repo(ctx, IndividualEntity, 'Individual');
-  }
+  private readonly individuals = this.db.scoped(IndividualEntity, 'Individual');
 
-  private organizations(ctx: RequestContext) {
-    return this.db.repo(ctx, OrganizationEntity, 'Department');
-  }
+  private readonly organizations = this.db.scoped(OrganizationEntity, 'Department');
 
   // ------------------------------------------------------------------ reads
 
@@ -51,40 +45,58 @@ export class OrganizationMembersService {
   async listForDepartment(ctx: RequestContext, organizationId: string, q: PageQuery): Promise<Page<OrganizationMemberDto>> {
     const unit = await this.organizations(ctx).get(organizationId);
     await this.access.assertVisible(ctx, Row.unit(unit));
-    const { take, skip } = pageOf(q);
     // Individuals a Deny on Read hides from the caller are left out (docs/authorization.md).
-    const hidden = hiddenIndividuals(ctx.user);
-    const qb = this.members(ctx)
-      .qb('m')
-      .innerJoin(IndividualEntity, 'i', 'i.id = m.individualId AND i.siteId = m.siteId AND i.deleted = :no')
-      .andWhere('m.organizationId = :organizationId', { organizationId });
-    if (hidden.length) qb.andWhere('m.individualId NOT IN (:...hidden)', { hidden });
-    const [rows, total] = await qb
-      .andWhere('m.deletedByRef = :no', { no: false })
-      .orderBy('i.lastName', 'ASC')
-      .addOrderBy('i.firstName', 'ASC')
-      .addOrderBy('m.id', 'ASC')
-      .limit(take)
-      .offset(skip)
-      .getManyAndCount();
-    return Page.of(await this.toDtos(ctx, rows), total, q);
+    return this.pageOfMembers(ctx, q, 'organizationId', organizationId, {
+      entity: IndividualEntity,
+      alias: 'i',
+      key: 'individualId',
+      hidden: hiddenIndividuals(ctx.user),
+      order: ['lastName', 'firstName'],
+    });
   }
 
   /** GET /individuals/{id}/departmentmembers, ordered like department lists (Rank, then Name). */
   async listForIndividual(ctx: RequestContext, individualId: string, q: PageQuery): Promise<Page<OrganizationMemberDto>> {
     await this.individuals(ctx).get(individualId);
     await this.access.assertVisible(ctx, Row.individual(individualId));
+    return this.pageOfMembers(ctx, q, 'individualId', individualId, {
+      entity: OrganizationEntity,
+      alias: 'o',
+      key: 'organizationId',
+      hidden: await this.access.hiddenUnits(ctx),
+      order: ['rank', 'name'],
+    });
+  }
+
+  /**
+   * A page of the memberships of one end (`own` = `id`), each joined to its live other end, leaving
+   * out the other ends hidden from the caller and the memberships taken down by reference, in the
+   * other end's order, then the membership's id.
+   */
+  private async pageOfMembers(
+    ctx: RequestContext,
+    q: PageQuery,
+    own: 'organizationId' | 'individualId',
+    id: string,
+    other: {
+      entity: typeof IndividualEntity | typeof OrganizationEntity;
+      alias: 'i' | 'o';
+      key: 'individualId' | 'organizationId';
+      hidden: string[];
+      order: [string, string];
+    },
+  ): Promise<Page<OrganizationMemberDto>> {
     const { take, skip } = pageOf(q);
-    const hidden = await this.access.hiddenUnits(ctx);
+    const o = other.alias;
     const qb = this.members(ctx)
       .qb('m')
-      .innerJoin(OrganizationEntity, 'o', 'o.id = m.organizationId AND o.siteId = m.siteId AND o.deleted = :no')
-      .andWhere('m.individualId = :individualId', { individualId });
-    if (hidden.length) qb.andWhere('m.organizationId NOT IN (:...hidden)', { hidden });
+      .innerJoin(other.entity, o, `${o}.id = m.${other.key} AND ${o}.siteId = m.siteId AND ${o}.deleted = :no`)
+      .andWhere(`m.${own} = :${own}`, { [own]: id });
+    if (other.hidden.length) qb.andWhere(`m.${other.key} NOT IN (:...hidden)`, { hidden: other.hidden });
     const [rows, total] = await qb
       .andWhere('m.deletedByRef = :no', { no: false })
-      .orderBy('o.rank', 'ASC')
-      .addOrderBy('o.name', 'ASC')
+      .orderBy(`${o}.${other.order[0]}`, 'ASC')
+      .addOrderBy(`${o}.${other.order[1]}`, 'ASC')
       .addOrderBy('m.id', 'ASC')
       .limit(take)
       .offset(skip)

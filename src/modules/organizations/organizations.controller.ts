@@ -7,7 +7,7 @@ import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateOrganizationDto, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
-import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './organization.entity.js';
+import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import { OrganizationsService } from './organizations.service.js';
 
 const ORDER = 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all; `limit`/`offset` page the list (X-Total-Count, Link).';

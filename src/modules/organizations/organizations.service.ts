@@ -6,15 +6,15 @@ import { DeletedQuery, Page, deletedFilter, pageOf } from '../../common/paginati
 import { assertBodyId } from '../../common/validation/ids.js';
 import { organizationAncestorIds, organizationDescendantIds } from '../../database/queries/trees.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
+import { ByReference } from '../../database/by-reference.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { AccessService, notHidden, Row } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { AccessService, notHidden, Row } from '../../authorization/access.service.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateOrganizationDto, Organization, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
-import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from './organization.entity.js';
-import { OrganizationMemberEntity } from './organization-member.entity.js';
+import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
+import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 
 /** Lists of organizations are ordered by Rank, then Name (id breaks ties so pages are stable). */
 const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
@@ -29,6 +29,7 @@ const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
 export class OrganizationsService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly sites: SitesService,
     private readonly access: AccessService,
   ) {}
@@ -153,7 +154,7 @@ export class OrganizationsService {
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     return softDelete(this.db, ctx, OrganizationEntity, id, {
       label: 'Department',
-      owned: ownedBy('organization'),
+      owned: this.byReference.ownedBy('organization'),
       subtree: this.subtree(ctx),
       guard: async (tx, org) => {
         const subtree = await organizationDescendantIds(this.db, ctx, org.id, 'live');
@@ -177,7 +178,7 @@ export class OrganizationsService {
   async undelete(ctx: RequestContext, id: string): Promise<OrganizationDto> {
     const saved = await softUndelete(this.db, ctx, OrganizationEntity, id, {
       label: 'Department',
-      owned: ownedBy('organization'),
+      owned: this.byReference.ownedBy('organization'),
       subtree: this.subtree(ctx),
       guard: async (tx, org) => {
         const parent = org.parentId ? await tx.repo(OrganizationEntity, 'Department').findById(org.parentId) : null;

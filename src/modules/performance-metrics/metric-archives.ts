@@ -1,11 +1,11 @@
 import { In } from 'typeorm';
 import { toJsonValue } from '../../common/http/codec.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import type { ArchiveDraft, ArchiveWriter } from '../archives/archive-writers.js';
-import type { PeriodEntity } from '../periods/period.entity.js';
+import type { ArchiveDraft, ArchiveWriter } from '../../database/archive-writers.js';
+import type { PeriodEntity } from '../../database/entities/period.entity.js';
 import { Metric } from './dto/metric.dto.js';
-import { MetricValueEntity } from './metric-value.entity.js';
-import { MetricEntity } from './metric.entity.js';
+import { MetricValueEntity } from '../../database/entities/metric-value.entity.js';
+import { MetricEntity } from '../../database/entities/metric.entity.js';
 import { valuesByMetric } from './metric-values.js';
 
 /** Metrics read per query when a period closes (a bound-parameter list well inside every driver's limit). */

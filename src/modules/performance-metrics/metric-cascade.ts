@@ -1,29 +1,32 @@
 import { In } from 'typeorm';
-import { inChunks } from '../../database/soft-delete.js';
+import type { ByReference } from '../../database/by-reference.js';
+import { inChunks, markFoundByRef, type ByRefChange, type OwnedRows } from '../../database/soft-delete.js';
 import type { TenantTx } from '../../database/tenant-db.js';
-import { MetricEntity, MetricKind } from './metric.entity.js';
+import { MetricEntity, MetricKind } from '../../database/entities/metric.entity.js';
 
 /**
- * Soft delete by reference for the owners of metrics (individuals, projects): called through the
- * by-reference registry (src/modules/by-reference.ts) in the transaction of the owner's own
- * delete / undelete. Each answers the ids of the metrics it changed, so what those metrics own
- * (their comments) can follow them.
+ * Soft delete by reference for the owners of metrics (individuals, projects), in the transaction
+ * of the owner's own delete / undelete (an entry of the by-reference registry,
+ * src/database/by-reference.ts, registered by PerformanceMetricsModule). Answers the ids of the
+ * metrics it changed, so what those metrics own (their comments) can follow them.
  */
-export async function deleteMetricsByRef(tx: TenantTx, kind: MetricKind, ancestorIds: readonly string[]): Promise<string[]> {
-  if (ancestorIds.length === 0) return [];
-  const repo = tx.repo(MetricEntity, 'Metric');
-  const live = await repo.find({ where: { kind, ancestorId: In([...ancestorIds]), deleted: false }, select: { id: true } });
-  const ids = live.map((m) => m.id);
-  await inChunks(ids, (chunk) => repo.updateWhere({ id: In(chunk) }, { deleted: true, deletedByRef: true }));
-  return ids;
+function markMetricsByRef(tx: TenantTx, kind: MetricKind, ancestorIds: readonly string[], change: ByRefChange): Promise<string[]> {
+  if (ancestorIds.length === 0) return Promise.resolve([]);
+  return markFoundByRef(tx.repo(MetricEntity, 'Metric'), { kind, ancestorId: In([...ancestorIds]) }, change);
 }
 
-/** Restores exactly the metrics of these owners that a take-down marked (DeletedByRef). */
-export async function undeleteMetricsByRef(tx: TenantTx, kind: MetricKind, ancestorIds: readonly string[]): Promise<string[]> {
-  if (ancestorIds.length === 0) return [];
-  const repo = tx.repo(MetricEntity, 'Metric');
-  const taken = await repo.find({ where: { kind, ancestorId: In([...ancestorIds]), deletedByRef: true }, select: { id: true } });
-  const ids = taken.map((m) => m.id);
-  await inChunks(ids, (chunk) => repo.updateWhere({ id: In(chunk) }, { deleted: false, deletedByRef: false }));
-  return ids;
+/**
+ * The metrics whose AncestorID is the owner, and what each of those metrics owns in turn
+ * (`ownedBy('metric')` of the registry), restored together.
+ */
+export function metricsOf(kind: MetricKind, byReference: ByReference): OwnedRows {
+  const mark = async (tx: TenantTx, ids: readonly string[], change: ByRefChange) => {
+    const metricIds = await markMetricsByRef(tx, kind, ids, change);
+    for (const owned of byReference.ownedBy('metric')) await inChunks(metricIds, (chunk) => owned[change](tx, chunk));
+  };
+  return {
+    name: `metrics (${kind}) and what they own`,
+    takeDown: (tx, ids) => mark(tx, ids, 'takeDown'),
+    restore: (tx, ids) => mark(tx, ids, 'restore'),
+  };
 }

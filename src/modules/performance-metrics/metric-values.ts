@@ -1,8 +1,8 @@
 import { MAX_LIMIT } from '../../common/pagination/pagination.js';
 import type { ScopedRepository } from '../../database/tenant-db.js';
-import { PeriodEntity } from '../periods/period.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { MetricValue, MetricValueDto } from './dto/metric.dto.js';
-import type { MetricValueEntity } from './metric-value.entity.js';
+import type { MetricValueEntity } from '../../database/entities/metric-value.entity.js';
 
 /**
  * The values of these metrics, by metric id, each list ordered by its period's StartDate (then

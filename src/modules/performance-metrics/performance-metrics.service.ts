@@ -5,18 +5,18 @@ import { ConflictError, PmDisabledError, ValidationError } from '../../common/er
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
-import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { PeriodEntity } from '../periods/period.entity.js';
-import { AccessService, notHidden, Row, type Operation } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
-import { assertCanManageProject } from '../projects/project-access.js';
-import { ProjectEntity } from '../projects/project.entity.js';
+import { ByReference } from '../../database/by-reference.js';
+import { TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
+import { AccessService, notHidden, Row, type Operation } from '../../authorization/access.service.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
+import { assertCanManageProject } from '../../authorization/project-access.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateMetricDto, Metric, MetricDto, MetricQuery, MetricValue, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
-import { MetricValueEntity } from './metric-value.entity.js';
-import { MetricEntity, MetricKind } from './metric.entity.js';
+import { MetricValueEntity } from '../../database/entities/metric-value.entity.js';
+import { MetricEntity, MetricKind } from '../../database/entities/metric.entity.js';
 import { valuesByMetric } from './metric-values.js';
 
 /** Lists are ordered by Name; the id keeps paging stable. */
@@ -29,7 +29,7 @@ type Owned = Pick<MetricEntity, 'kind' | 'ancestorId'>;
  *
  * - An individual's metrics are read and changed by the individual, anyone above them in the
  *   reporting chain, and administrators; a project's metrics are read by every member of the
- *   site and changed by whoever may change the project (AccessService, project-access.ts).
+ *   site and changed by whoever may change the project (AccessService, src/authorization/project-access.ts).
  * - Values are their own rows, unique per (metric, period): `PUT /metrics/{id}/values/{periodid}`
  *   creates or replaces one with the metric and the period locked, so concurrent writes of the same
  *   value leave one row, and a period being closed either archives the value or refuses it (409
@@ -41,17 +41,14 @@ type Owned = Pick<MetricEntity, 'kind' | 'ancestorId'>;
 export class PerformanceMetricsService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly access: AccessService,
     private readonly sites: SitesService,
   ) {}
 
-  private metrics(ctx: RequestContext): ScopedRepository<MetricEntity> {
-    return this.db.repo(ctx, MetricEntity, 'Metric');
-  }
+  private readonly metrics = this.db.scoped(MetricEntity, 'Metric');
 
-  private values(ctx: RequestContext): ScopedRepository<MetricValueEntity> {
-    return this.db.repo(ctx, MetricValueEntity, 'MetricValue');
-  }
+  private readonly values = this.db.scoped(MetricValueEntity, 'MetricValue');
 
   /** The wire form of these rows with their values (one query for the values of all of them). */
   private async toWire(ctx: RequestContext, rows: MetricEntity[]): Promise<MetricDto[]> {
@@ -122,13 +119,7 @@ export class PerformanceMetricsService {
 
   /** `GET /individuals/{id}/metrics`: 404 for an individual not of the site, 403 when not readable. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: MetricQuery): Promise<Page<MetricDto>> {
-    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.access.assertCanManageIndividual(
-      ctx,
-      individualId,
-      'read',
-      'Only the individual, someone they report to, or an administrator may read their metrics',
-    );
+    await this.access.assertCanReadRecordsOf(ctx, individualId, 'read their metrics');
     return this.page(ctx, { kind: 'individual', ancestorId: individualId }, q);
   }
 
@@ -177,7 +168,11 @@ export class PerformanceMetricsService {
 
   /** Soft delete (idempotent): the metric's comments go down by reference with it; values stay. */
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    return softDelete(this.db, ctx, MetricEntity, id, { label: 'Metric', owned: ownedBy('metric'), authorize: (row) => this.assertCan(ctx, 'delete', row) });
+    return softDelete(this.db, ctx, MetricEntity, id, {
+      label: 'Metric',
+      owned: this.byReference.ownedBy('metric'),
+      authorize: (row) => this.assertCan(ctx, 'delete', row),
+    });
   }
 
   /**
@@ -188,7 +183,7 @@ export class PerformanceMetricsService {
   async undelete(ctx: RequestContext, id: string): Promise<MetricDto> {
     const saved = await softUndelete(this.db, ctx, MetricEntity, id, {
       label: 'Metric',
-      owned: ownedBy('metric'),
+      owned: this.byReference.ownedBy('metric'),
       authorize: (row) => this.assertCan(ctx, 'update', row),
       guard: (_tx, row) => {
         if (row.deletedByRef) {

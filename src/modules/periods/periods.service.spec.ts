@@ -1,7 +1,8 @@
 import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError } from '../../common/errors/errors.js';
+import { ArchiveWriters } from '../../database/archive-writers.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { PeriodEntity } from './period.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { PeriodsService } from './periods.service.js';
 
 /** Entity metadata as the in-use check reads it: a target, a table and its columns. */
@@ -38,6 +39,9 @@ describe('PeriodsService.remove (in-use check)', () => {
       ],
     };
     const db = {
+      scoped(target: unknown) {
+        return (c: RequestContext) => this.repo(c, target);
+      },
       // The real metadata walk, over the fake metadata above.
       tenantTablesWithColumn: (column: string) => TenantDb.prototype.tenantTablesWithColumn.call({ dataSource } as unknown as TenantDb, column),
       transaction: (c: RequestContext, fn: (tx: unknown) => Promise<unknown>) => fn({ ctx: c }),
@@ -52,7 +56,7 @@ describe('PeriodsService.remove (in-use check)', () => {
         },
       }),
     };
-    return { sut: new PeriodsService(db as unknown as TenantDb), asked, deleted };
+    return { sut: new PeriodsService(db as unknown as TenantDb, new ArchiveWriters()), asked, deleted };
   }
 
   it('asks every tenant table with a period_id column, by its property name, and deletes an unused period', async () => {

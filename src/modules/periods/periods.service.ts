@@ -4,12 +4,12 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { ConflictError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import type { TenantEntity } from '../../database/base.entity.js';
-import { isForeignKeyViolation } from '../../database/db-errors.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { writePeriodArchives } from '../archives/archive-writers.js';
+import type { TenantEntity } from '../../database/entities/base.entity.js';
+import { ArchiveWriters } from '../../database/archive-writers.js';
+import { isForeignKeyViolation } from '../../common/errors/db-errors.js';
+import { TenantDb } from '../../database/tenant-db.js';
 import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
-import { PeriodEntity } from './period.entity.js';
+import { PeriodEntity } from '../../database/entities/period.entity.js';
 
 /** The column every period-scoped table uses for its period (goals, commitments, dialogs, …). */
 const PERIOD_REF_COLUMN = 'period_id';
@@ -27,11 +27,12 @@ const PERIOD_REF_COLUMN = 'period_id';
  */
 @Injectable()
 export class PeriodsService {
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly archiveWriters: ArchiveWriters,
+  ) {}
 
-  private periods(ctx: RequestContext): ScopedRepository<PeriodEntity> {
-    return this.db.repo(ctx, PeriodEntity, 'Period');
-  }
+  private readonly periods = this.db.scoped(PeriodEntity, 'Period');
 
   async resolve(ctx: RequestContext, periodId?: number | null): Promise<PeriodEntity | null> {
     const periods = this.db.repo(ctx, PeriodEntity, 'Period');
@@ -100,15 +101,15 @@ export class PeriodsService {
   }
 
   /**
-   * Sets Closed and, in the same transaction, writes the period's archives (the writers of
-   * archives/archive-writers.ts). Idempotent: closing a closed period writes nothing.
+   * Sets Closed and, in the same transaction, writes the period's archives (the writers
+   * registered with src/database/archive-writers.ts). Idempotent: closing a closed period writes nothing.
    */
   async close(ctx: RequestContext, id: number): Promise<PeriodDto> {
     return this.db.transaction(ctx, async (tx) => {
       const periods = this.periods(ctx);
       const row = await periods.lock(id);
       if (row.closed) return Period.toWire(row);
-      await writePeriodArchives(tx, row);
+      await this.archiveWriters.write(tx, row);
       return Period.toWire(await periods.update(id, { closed: true }, { ifMatch: true }));
     });
   }

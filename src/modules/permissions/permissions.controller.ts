@@ -16,7 +16,7 @@ const ROW_LIST = (what: string) => ({
 });
 
 /**
- * The spec's Permission resource (docs/authorization.md). `effective` is declared before `:id`
+ * The Permission resource (docs/authorization.md). `effective` is declared before `:id`
  * so the static segment is not taken for an id.
  */
 @ApiTags('Permission')

@@ -1,9 +1,7 @@
-import { Global, Module } from '@nestjs/common';
-import { AccessService } from './access.service.js';
+import { Module } from '@nestjs/common';
 import { PermissionsController } from './permissions.controller.js';
 import { PermissionsService } from './permissions.service.js';
 
-/** Global so every resource module can ask AccessService (the authorization engine) without importing this module. */
-@Global()
-@Module({ controllers: [PermissionsController], providers: [AccessService, PermissionsService], exports: [AccessService] })
+/** The Permission resource and the effective-rights view; the engine itself is src/authorization/. */
+@Module({ controllers: [PermissionsController], providers: [PermissionsService] })
 export class PermissionsModule {}

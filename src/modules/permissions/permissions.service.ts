@@ -5,16 +5,16 @@ import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationErr
 import { fullName } from '../../common/names.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
-import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../database/queries/grants.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
+import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../authorization/grants.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { DialogEntity } from '../dialogs/dialog.entity.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity } from '../organizations/organization.entity.js';
-import { MetricEntity } from '../performance-metrics/metric.entity.js';
-import { ProjectEntity } from '../projects/project.entity.js';
-import { SecurityGroupEntity } from '../security-groups/security-group.entity.js';
-import { AccessService, OPERATIONS, type Decision, type RowFacts, type Subject } from './access.service.js';
+import { DialogEntity } from '../../database/entities/dialog.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
+import { MetricEntity } from '../../database/entities/metric.entity.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
+import { SecurityGroupEntity } from '../../database/entities/security-group.entity.js';
+import { AccessService, OPERATIONS, type Decision, type RowFacts, type Subject } from '../../authorization/access.service.js';
 import {
   CreatePermissionDto,
   EffectivePermissions,
@@ -26,7 +26,7 @@ import {
   UpdatePermissionDto,
   type DecisionRow,
 } from './dto/permission.dto.js';
-import { PermissionEntity, PRINCIPAL_GROUP, PRINCIPAL_USER, ROW_TYPE, type RowType } from './permission.entity.js';
+import { PermissionEntity, PRINCIPAL_GROUP, PRINCIPAL_USER, ROW_TYPE, type RowType } from '../../database/entities/permission.entity.js';
 
 const LABEL = 'Permission';
 const ORDER = { rowType: 'ASC', rowId: 'ASC', principalType: 'ASC', principalId: 'ASC', childType: 'ASC', id: 'ASC' } as const;
@@ -59,9 +59,7 @@ export class PermissionsService {
     private readonly access: AccessService,
   ) {}
 
-  private repo(ctx: RequestContext) {
-    return this.db.repo(ctx, PermissionEntity, LABEL);
-  }
+  private readonly repo = this.db.scoped(PermissionEntity, LABEL);
 
   // ------------------------------------------------------------------ reads
 
@@ -217,9 +215,7 @@ export class PermissionsService {
 
   // ------------------------------------------------------------------ helpers
 
-  private individuals(ctx: RequestContext) {
-    return this.db.repo(ctx, IndividualEntity, 'Individual');
-  }
+  private readonly individuals = this.db.scoped(IndividualEntity, 'Individual');
 
   /** The secured row `id` names (optionally only of these types), with its facts; null when none. */
   private async row(ctx: RequestContext, id: string, types?: readonly RowType[]): Promise<RowFacts | null> {

@@ -4,16 +4,16 @@ import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
-import { ScopedRepository, TenantDb, TenantTx } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { OrganizationEntity } from '../organizations/organization.entity.js';
-import { AccessService, notHidden, Row } from '../permissions/access.service.js';
-import { ROW_TYPE } from '../permissions/permission.entity.js';
+import { ByReference } from '../../database/by-reference.js';
+import { TenantDb, TenantTx } from '../../database/tenant-db.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { OrganizationEntity } from '../../database/entities/organization.entity.js';
+import { AccessService, notHidden, Row } from '../../authorization/access.service.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { CreateProjectDto, Project, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
-import { assertCanGiveProjectTo, assertCanManageProject } from './project-access.js';
-import { ProjectDueDateChangeEntity } from './project-due-date-change.entity.js';
-import { ProjectEntity } from './project.entity.js';
+import { assertCanGiveProjectTo, assertCanManageProject } from '../../authorization/project-access.js';
+import { ProjectDueDateChangeEntity } from '../../database/entities/project-due-date-change.entity.js';
+import { ProjectEntity } from '../../database/entities/project.entity.js';
 
 /** Lists are ordered by Name; the id keeps paging stable. */
 const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;
@@ -28,12 +28,11 @@ const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;
 export class ProjectsService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly access: AccessService,
   ) {}
 
-  private projects(ctx: RequestContext): ScopedRepository<ProjectEntity> {
-    return this.db.repo(ctx, ProjectEntity, 'Project');
-  }
+  private readonly projects = this.db.scoped(ProjectEntity, 'Project');
 
   private async page(ctx: RequestContext, q: DeletedQuery, ownerId?: string): Promise<Page<ProjectDto>> {
     const hidden = await this.access.hidden(ctx, ROW_TYPE.project);
@@ -132,7 +131,7 @@ export class ProjectsService {
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     return softDelete(this.db, ctx, ProjectEntity, id, {
       label: 'Project',
-      owned: ownedBy('project'),
+      owned: this.byReference.ownedBy('project'),
       authorize: (row) => assertCanManageProject(this.access, ctx, row, 'delete'),
     });
   }
@@ -141,7 +140,7 @@ export class ProjectsService {
   async undelete(ctx: RequestContext, id: string): Promise<ProjectDto> {
     const saved = await softUndelete(this.db, ctx, ProjectEntity, id, {
       label: 'Project',
-      owned: ownedBy('project'),
+      owned: this.byReference.ownedBy('project'),
       authorize: (row) => assertCanManageProject(this.access, ctx, row),
     });
     return Project.toWire(saved);

@@ -5,10 +5,10 @@ import { ConflictError } from '../../common/errors/errors.js';
 import { fullName } from '../../common/names.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
-import { isUniqueViolation } from '../../database/db-errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { PermissionEntity } from '../permissions/permission.entity.js';
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { PermissionEntity } from '../../database/entities/permission.entity.js';
 import {
   CreateSecurityGroupDto,
   SecurityGroup,
@@ -17,7 +17,7 @@ import {
   UpdateSecurityGroupDto,
   type MemberRow,
 } from './dto/security-group.dto.js';
-import { SecurityGroupEntity, SecurityGroupMemberEntity } from './security-group.entity.js';
+import { SecurityGroupEntity, SecurityGroupMemberEntity } from '../../database/entities/security-group.entity.js';
 
 const LABEL = 'SecurityGroup';
 
@@ -31,13 +31,9 @@ const LABEL = 'SecurityGroup';
 export class SecurityGroupsService {
   constructor(private readonly db: TenantDb) {}
 
-  private groups(ctx: RequestContext) {
-    return this.db.repo(ctx, SecurityGroupEntity, LABEL);
-  }
+  private readonly groups = this.db.scoped(SecurityGroupEntity, LABEL);
 
-  private members(ctx: RequestContext) {
-    return this.db.repo(ctx, SecurityGroupMemberEntity, 'SecurityGroupMember');
-  }
+  private readonly members = this.db.scoped(SecurityGroupMemberEntity, 'SecurityGroupMember');
 
   async list(ctx: RequestContext, q: SecurityGroupQuery): Promise<Page<SecurityGroupDto>> {
     const [rows, total] = await this.groups(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, ...pageOf(q) });

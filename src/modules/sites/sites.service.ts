@@ -6,11 +6,10 @@ import { ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { PreconditionFailedError } from '../../common/errors/errors.js';
-import { ifMatchVersions } from '../../common/http/etag.js';
 import { idTaken, TenantDb } from '../../database/tenant-db.js';
-import { isPrimaryKeyViolation } from '../../database/db-errors.js';
+import { isPrimaryKeyViolation } from '../../common/errors/db-errors.js';
 import { CreateSiteDto, Site, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
-import { SiteEntity } from './site.entity.js';
+import { SiteEntity } from '../../database/entities/site.entity.js';
 
 /**
  * Sites are the tenants themselves, so they are not read through TenantDb: a caller sees their
@@ -88,7 +87,7 @@ export class SitesService {
     assertBodyId(siteId, dto.ID);
     // One UPDATE of the columns the request sets, with If-Match's version in its WHERE.
     const sites = this.sitesOf(ctx);
-    const versions = ifMatchVersions(ctx);
+    const versions = ctx.ifMatchVersions;
     // The key is not a column to set: the body's ID equals the path's (checked above).
     const { id: _bodyId, ...columns } = Site.toColumns(dto, 'update');
     const res = await sites

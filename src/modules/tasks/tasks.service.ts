@@ -4,15 +4,14 @@ import { FieldError, ForbiddenError, ValidationError } from '../../common/errors
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
-import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
-import { ownedBy } from '../by-reference.js';
-import { DialogAccess } from '../dialogs/dialog-access.js';
-import { DialogEntity } from '../dialogs/dialog.entity.js';
-import { liveIndividualErrors, liveRecordErrors } from '../dialogs/record-kinds.js';
-import { IndividualEntity } from '../individuals/individual.entity.js';
-import { AccessService, type Operation } from '../permissions/access.service.js';
+import { ByReference } from '../../database/by-reference.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { DialogAccess } from '../../authorization/dialog-access.js';
+import { DialogEntity } from '../../database/entities/dialog.entity.js';
+import { liveIndividualErrors, liveRecordErrors } from '../../database/queries/record-kinds.js';
+import { AccessService, type Operation } from '../../authorization/access.service.js';
 import { CreateTaskDto, Task, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';
-import { TaskEntity } from './task.entity.js';
+import { TaskEntity } from '../../database/entities/task.entity.js';
 
 /** Lists run by due date (tasks without one first), then creation; the id keeps paging stable. */
 const LIST_ORDER = { dueDate: 'ASC', created: 'ASC', id: 'ASC' } as const;
@@ -28,13 +27,12 @@ const LIST_ORDER = { dueDate: 'ASC', created: 'ASC', id: 'ASC' } as const;
 export class TasksService {
   constructor(
     private readonly db: TenantDb,
+    private readonly byReference: ByReference,
     private readonly access: AccessService,
     private readonly dialogAccess: DialogAccess,
   ) {}
 
-  private tasks(ctx: RequestContext): ScopedRepository<TaskEntity> {
-    return this.db.repo(ctx, TaskEntity, 'Task');
-  }
+  private readonly tasks = this.db.scoped(TaskEntity, 'Task');
 
   private async page(ctx: RequestContext, q: TaskQuery, assignedToId?: string): Promise<Page<TaskDto>> {
     const [rows, total] = await this.tasks(ctx).findAndCount({
@@ -56,13 +54,7 @@ export class TasksService {
 
   /** The tasks assigned to an individual; for them, their managers and administrators. */
   async listForIndividual(ctx: RequestContext, individualId: string, q: TaskQuery): Promise<Page<TaskDto>> {
-    await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.access.assertCanManageIndividual(
-      ctx,
-      individualId,
-      'read',
-      'Only the individual, someone they report to, or an administrator may list their tasks',
-    );
+    await this.access.assertCanReadRecordsOf(ctx, individualId, 'list their tasks');
     return this.page(ctx, q, individualId);
   }
 
@@ -125,22 +117,24 @@ export class TasksService {
 
   /** Soft delete (idempotent): the task's comments go down by reference with it. */
   remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
-    return softDelete(this.db, ctx, TaskEntity, id, { label: 'Task', owned: ownedBy('task'), authorize: (row) => this.assertCanManage(ctx, row, 'delete') });
+    return softDelete(this.db, ctx, TaskEntity, id, {
+      label: 'Task',
+      owned: this.byReference.ownedBy('task'),
+      authorize: (row) => this.assertCanManage(ctx, row, 'delete'),
+    });
   }
 
   /** Undelete (idempotent): restores the task and exactly the comments its delete took down. */
   async undelete(ctx: RequestContext, id: string): Promise<TaskDto> {
     const saved = await softUndelete(this.db, ctx, TaskEntity, id, {
       label: 'Task',
-      owned: ownedBy('task'),
+      owned: this.byReference.ownedBy('task'),
       authorize: (row) => this.assertCanManage(ctx, row, 'update'),
     });
     return Task.toWire(saved);
   }
 
-  private dialogs(ctx: RequestContext): ScopedRepository<DialogEntity> {
-    return this.db.repo(ctx, DialogEntity, 'Dialog');
-  }
+  private readonly dialogs = this.db.scoped(DialogEntity, 'Dialog');
 
   /** Administrators, whoever may manage the assignee, or whoever may manage the task's dialog. */
   private async assertCanManage(

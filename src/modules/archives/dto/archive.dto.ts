@@ -1,7 +1,7 @@
 import { InputField } from '../../../common/http/wire.js';
 import { LIMITS, field, resource } from '../../../common/http/resource.js';
 import { PageQuery } from '../../../common/pagination/pagination.js';
-import { ARCHIVE_ANCESTOR_TYPES, type ArchiveEntity } from '../archive.entity.js';
+import { ARCHIVE_ANCESTOR_TYPES, type ArchiveEntity } from '../../../database/entities/archive.entity.js';
 
 /**
  * The Archive resource (docs/metrics-archives.md): a snapshot written by closing a period, read

@@ -1,8 +1,8 @@
 import { ID_DOC, field, resource } from '../../../common/http/resource.js';
 import { InputField } from '../../../common/http/wire.js';
 import { PeriodQuery } from '../../../common/pagination/period-query.js';
-import { RATING_ITEM_KINDS, type AssessmentRatingEntity, type RatingItemKind } from '../assessment-rating.entity.js';
-import { ASSESSMENT_KINDS, type AssessmentEntity, type AssessmentKind } from '../assessment.entity.js';
+import { RATING_ITEM_KINDS, type AssessmentRatingEntity, type RatingItemKind } from '../../../database/entities/assessment-rating.entity.js';
+import { ASSESSMENT_KINDS, type AssessmentEntity, type AssessmentKind } from '../../../database/entities/assessment.entity.js';
 
 /** More ratings than this in one assessment is not an assessment but an import gone wrong. */
 export const RATINGS_MAX = 200;

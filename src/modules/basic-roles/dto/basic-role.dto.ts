@@ -2,8 +2,8 @@ import { fullName } from '../../../common/names.js';
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import type { BasicRolesCountRow } from '../../../database/queries/basic-roles.js';
-import type { BasicRoleDialogEntity } from '../basic-role-dialog.entity.js';
-import type { BasicRoleEntity } from '../basic-role.entity.js';
+import type { BasicRoleDialogEntity } from '../../../database/entities/basic-role-dialog.entity.js';
+import type { BasicRoleEntity } from '../../../database/entities/basic-role.entity.js';
 
 export const BASIC_ROLE_DESCRIPTION_MAX = 4000;
 /** A role reviewed in more dialogs than this per period is a data-entry error (a daily review is ~260). */

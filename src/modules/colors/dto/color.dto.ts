@@ -1,10 +1,10 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { ColorEntity } from '../color.entity.js';
+import type { ColorEntity } from '../../../database/entities/color.entity.js';
 
 export const MAX_COLOR_VALUE = 0xffffff;
 export const MAX_PERCENT = 1000;
 
-/** The spec's Color: every field declared once (docs/adding-a-resource.md). */
+/** Color (docs/goals-colors-values-commitments.md): every field declared once (docs/adding-a-resource.md). */
 export const Color = resource<ColorEntity>()('Color', {
   fields: {
     ID: field.int('ReqUpd', {

@@ -1,6 +1,6 @@
 import { field, resource } from '../../../common/http/resource.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from '../comment-ancestors.js';
-import { COMMENT_KINDS, type CommentEntity, type CommentKind } from '../comment.entity.js';
+import { COMMENT_KINDS, type CommentEntity, type CommentKind } from '../../../database/entities/comment.entity.js';
 
 const ANCESTOR_RULE = `Must name a record of that kind in the caller’s site for ${CHECKED_KINDS.join(', ')}; ${UNCHECKED_KINDS.join(', ')} accept any id until their resource exists.`;
 
@@ -14,7 +14,7 @@ export interface CommentExtras {
 }
 
 /**
- * The spec's Comment, every field declared once (docs/adding-a-resource.md). Only Body changes on
+ * Comment (docs/comments.md): every field declared once (docs/adding-a-resource.md). Only Body changes on
  * update: AncestorID and AncestorType are not update inputs, so an update ignores them.
  */
 export const Comment = resource<CommentEntity, CommentExtras>()('Comment', {

@@ -1,6 +1,6 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { PeriodQuery } from '../../../common/pagination/period-query.js';
-import { COMMITMENT_TYPES, type CommitmentEntity, type CommitmentType } from '../commitment.entity.js';
+import { COMMITMENT_TYPES, type CommitmentEntity, type CommitmentType } from '../../../database/entities/commitment.entity.js';
 
 export const COMMITMENT_DESCRIPTION_MAX = 4000;
 
@@ -8,7 +8,7 @@ const PERIOD_DOC = 'A period of the site.';
 const KEEP_OR_CLEAR = 'Absent keeps the current value; null clears it.';
 
 /**
- * The spec's Commitment, every field declared once (docs/adding-a-resource.md). Type and
+ * Commitment (docs/goals-colors-values-commitments.md): every field declared once (docs/adding-a-resource.md). Type and
  * AncestorID are not update inputs (a commitment does not move). The service sets Completed and
  * CompletedDate together: CompletedDate lives only while Completed is true.
  */

@@ -1,10 +1,10 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
-import type { CoreValueEntity } from '../core-value.entity.js';
+import type { CoreValueEntity } from '../../../database/entities/core-value.entity.js';
 
 export const CORE_VALUE_DESCRIPTION_MAX = 4000;
 
-/** The spec's CoreValue: every field declared once (docs/adding-a-resource.md). */
+/** CoreValue (docs/goals-colors-values-commitments.md): every field declared once (docs/adding-a-resource.md). */
 export const CoreValue = resource<CoreValueEntity>()('CoreValue', {
   audit: 'softDelete',
   fields: {

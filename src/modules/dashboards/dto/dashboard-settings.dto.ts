@@ -1,5 +1,5 @@
 import { field, resource } from '../../../common/http/resource.js';
-import type { DashboardSettingsEntity } from '../dashboard-settings.entity.js';
+import type { DashboardSettingsEntity } from '../../../database/entities/dashboard-settings.entity.js';
 import { SWITCH_DOCS } from './dashboard.dto.js';
 
 /** The bounds of a threshold (percent of target). */
@@ -12,7 +12,7 @@ const show = (description: string) => field.bool('Req', { description });
 /**
  * A site's dashboard settings (docs/dashboards.md): the thresholds of the metric shares and the
  * display switches, which every Dashboard of the site carries. GET answers the defaults (70, 90,
- * 110, every switch true) until an administrator PUTs them; PUT requires every field (the spec
+ * 110, every switch true) until an administrator PUTs them; PUT requires every field (docs/dashboards.md
  * marks them Req) and Threshold1 ≤ Threshold2 ≤ Threshold3.
  */
 export const DashboardSettings = resource<DashboardSettingsEntity>()('DashboardSettings', {

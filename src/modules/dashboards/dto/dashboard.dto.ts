@@ -20,7 +20,7 @@ const SWITCH = (what: string, score?: string) =>
   `Site display switch (GET|PUT /dashboards/settings, default true): whether clients show ${what}.` +
   (score ? ` When false, ${score} is left out of IndividualPerformancePercent.` : ' It does not change any figure.');
 
-/** The display switches of a site, in the spec's order, with what each governs. */
+/** The display switches of a site, in the documented order (docs/dashboards.md), with what each governs. */
 export const SWITCH_DOCS = {
   ShowMetrics: SWITCH('the metric shares (Metrics…Percent)'),
   ShowDialogs: SWITCH('the dialog counts and DialogsCompletedPercent', 'DialogsCompletedPercent'),
@@ -39,10 +39,10 @@ export type SwitchName = keyof typeof SWITCH_DOCS;
 export const SWITCH_NAMES = Object.keys(SWITCH_DOCS) as SwitchName[];
 
 /**
- * The Dashboard (docs/dashboards.md): every figure of the spec's table, in its order, computed for
+ * The Dashboard (docs/dashboards.md): every figure of its table there, in its order, computed for
  * a row (organization, department or individual) over a period. Read-only; the Threshold and Show
  * fields are the site's settings, which every dashboard carries (written with PUT
- * /dashboards/settings, hence Req as the spec marks them). Not a stored record: no audit fields.
+ * /dashboards/settings, hence Req as docs/dashboards.md marks them). Not a stored record: no audit fields.
  */
 export const Dashboard = resource<never>()('Dashboard', {
   fields: {

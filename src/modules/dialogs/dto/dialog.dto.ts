@@ -1,7 +1,7 @@
 import { ID_DOC, field, resource } from '../../../common/http/resource.js';
 import { InputField } from '../../../common/http/wire.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
-import { RECORD_KINDS, type DialogEntity, type RecordKind } from '../dialog.entity.js';
+import { RECORD_KINDS, type DialogEntity, type RecordKind } from '../../../database/entities/dialog.entity.js';
 
 export const DIALOG_NOTES_MAX = 10000;
 

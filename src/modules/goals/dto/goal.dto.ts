@@ -1,8 +1,8 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { PeriodQuery } from '../../../common/pagination/period-query.js';
 import { nameOf } from '../../../common/names.js';
-import type { IndividualEntity } from '../../individuals/individual.entity.js';
-import type { GoalEntity } from '../goal.entity.js';
+import type { IndividualEntity } from '../../../database/entities/individual.entity.js';
+import type { GoalEntity } from '../../../database/entities/goal.entity.js';
 import { MeasureNo, measureCounts } from '../goal-measures.js';
 
 export const GOAL_TEXT_MAX = 4000;
@@ -27,8 +27,8 @@ const measure = (n: MeasureNo) =>
 const endDate = (n: MeasureNo) => field.date('Req', { nullable: true, description: `Not before Measure${n}StartDate.` });
 
 /**
- * The spec's Goal: every field declared once (docs/adding-a-resource.md). The Access of each
- * measure's flags and dates is the spec's, odd as it is: Measure2Completed and Measure3EndDate
+ * Goal (docs/goals-colors-values-commitments.md): every field declared once (docs/adding-a-resource.md). The Access of each
+ * measure's flags and dates is as documented there, odd as it is: Measure2Completed and Measure3EndDate
  * are optional, every other measure field is required.
  */
 export const Goal = resource<GoalEntity, GoalOwner>()('Goal', {

@@ -7,12 +7,12 @@ import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/reso
 import { isGuid, ZERO_GUID } from '../../../common/http/wire.js';
 import { formalName, fullName, fullOrderedName } from '../../../common/names.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
-import type { Rights } from '../../permissions/access.service.js';
+import type { Rights } from '../../../authorization/access.service.js';
 import type { LastComment } from '../../../database/queries/last-comment.js';
-import type { UserEntity } from '../../auth/user.entity.js';
-import type { IndividualEntity } from '../individual.entity.js';
+import type { UserEntity } from '../../../database/entities/user.entity.js';
+import type { IndividualEntity } from '../../../database/entities/individual.entity.js';
 
-/** Not in the spec: a bound so a huge body cannot make scrypt work on megabytes. */
+/** A bound of this service (docs/operations.md, input limits) so a huge body cannot make scrypt work on megabytes. */
 export const PASSWORD_MAX = 256;
 
 /** What the derived members need beyond the row itself, loaded in batches by the service. */
@@ -71,7 +71,7 @@ const PARENT_INPUT = ApiProperty({
 });
 
 /**
- * The spec's Individual: every field declared once (docs/adding-a-resource.md). The login data
+ * Individual (docs/individuals.md): every field declared once (docs/adding-a-resource.md). The login data
  * (UserName, Password, UserEmail) live on the account, not in a column: the service writes them.
  */
 export const Individual = resource<E, X>()('Individual', {
@@ -229,5 +229,5 @@ export type IndividualDto = InstanceType<typeof IndividualDto>;
 export type CreateIndividualDto = InstanceType<typeof CreateIndividualDto>;
 export type UpdateIndividualDto = InstanceType<typeof UpdateIndividualDto>;
 
-/** `deleted` (typed byte in the spec: 0 not deleted, the default; 1 deleted; 2 all), `limit`, `offset`. */
+/** `deleted` (a byte, docs/http-and-xml.md: 0 not deleted, the default; 1 deleted; 2 all), `limit`, `offset`. */
 export class IndividualListQuery extends DeletedQuery {}

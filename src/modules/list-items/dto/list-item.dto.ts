@@ -1,11 +1,11 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { ListItemEntity } from '../list-item.entity.js';
+import type { ListItemEntity } from '../../../database/entities/list-item.entity.js';
 
-/** Description has no limit in the spec; 10,000 characters keeps it inside a MySQL TEXT column. */
+/** Description has no documented limit (docs/list-items.md); 10,000 characters keeps it inside a MySQL TEXT column. */
 export const LIST_ITEM_DESCRIPTION_MAX = 10000;
 
 /**
- * The spec's ListItem: accountability, evaluation criterion, project scope and supervisory scope,
+ * ListItem (docs/list-items.md): accountability, evaluation criterion, project scope and supervisory scope,
  * every field declared once (docs/adding-a-resource.md). AncestorID is not an update input:
  * changing it would move the item, so an update ignores it.
  */

@@ -1,8 +1,8 @@
 import { LIMITS, field, inputVariant, resource } from '../../../common/http/resource.js';
 import { nameOf } from '../../../common/names.js';
-import type { IndividualEntity } from '../../individuals/individual.entity.js';
-import type { OrganizationEntity } from '../organization.entity.js';
-import type { OrganizationMemberEntity } from '../organization-member.entity.js';
+import type { IndividualEntity } from '../../../database/entities/individual.entity.js';
+import type { OrganizationEntity } from '../../../database/entities/organization.entity.js';
+import type { OrganizationMemberEntity } from '../../../database/entities/organization-member.entity.js';
 import { OPTIONAL_ID_DOC } from './organization.dto.js';
 
 /** The two ends of a membership, loaded in batches by the service: IsPrimary and the names come from them. */
@@ -12,7 +12,7 @@ export interface MembershipEnds {
 }
 
 /**
- * The spec's OrganizationMember (department membership): every field declared once
+ * OrganizationMember, a department membership (docs/organizations.md): every field declared once
  * (docs/adding-a-resource.md). A membership never moves: update takes only Title (and ID).
  */
 export const OrganizationMember = resource<OrganizationMemberEntity, MembershipEnds>()('OrganizationMember', {

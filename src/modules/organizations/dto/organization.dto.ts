@@ -1,5 +1,5 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION, type OrganizationEntity } from '../organization.entity.js';
+import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION, type OrganizationEntity } from '../../../database/entities/organization.entity.js';
 
 /** The row types an Organization record takes (spec: organization 4, department 56). */
 export const ORGANIZATION_ROW_TYPES = [ROW_TYPE_ORGANIZATION, ROW_TYPE_DEPARTMENT] as const;
@@ -10,7 +10,7 @@ export const DESCRIPTION_MAX = 10_000;
 /** Input description of an optional guid ID on create (organizations and memberships). */
 export const OPTIONAL_ID_DOC = 'Optional; generated when absent or all zeros. 409 (id-taken) when already used.';
 
-/** The spec's Organization (organizations and departments): every field declared once (docs/adding-a-resource.md). */
+/** Organization, for organizations and departments (docs/organizations.md): every field declared once (docs/adding-a-resource.md). */
 export const Organization = resource<OrganizationEntity>()('Organization', {
   audit: 'softDelete',
   fields: {

@@ -1,7 +1,7 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
-import { METRIC_KINDS, type MetricEntity } from '../metric.entity.js';
-import type { MetricValueEntity } from '../metric-value.entity.js';
+import { METRIC_KINDS, type MetricEntity } from '../../../database/entities/metric.entity.js';
+import type { MetricValueEntity } from '../../../database/entities/metric-value.entity.js';
 
 /** DECIMAL(18,4) columns hold 14 digits before the point: larger numbers are 400, never a database error. */
 export const METRIC_NUMBER_MAX = 99_999_999_999_999;
@@ -11,7 +11,7 @@ export const toScale4 = (v: number): number => Number(v.toFixed(4));
 
 const NUMBER_LIMITS = { minValue: -METRIC_NUMBER_MAX, maxValue: METRIC_NUMBER_MAX, write: toScale4 } as const;
 
-/** One actual value of a metric: the spec's `{PeriodID, Actual}`, nested in Metric.Values. */
+/** One actual value of a metric: `{PeriodID, Actual}`, nested in Metric.Values (docs/metrics-archives.md). */
 export const MetricValue = resource<MetricValueEntity>()('MetricValue', {
   createName: 'PutMetricValueDto',
   fields: {

@@ -1,8 +1,8 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { PeriodEntity } from '../period.entity.js';
+import type { PeriodEntity } from '../../../database/entities/period.entity.js';
 
 /**
- * The spec's Period, the span goals, commitments and dashboards are counted in: every field
+ * Period (docs/periods-projects.md), the span goals, commitments and dashboards are counted in: every field
  * declared once (docs/adding-a-resource.md). Integer ids are always generated: create does not
  * take ID (a supplied one is ignored).
  */

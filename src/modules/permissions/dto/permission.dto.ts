@@ -1,7 +1,7 @@
 import { ID_DOC, field, resource } from '../../../common/http/resource.js';
 import { InputField } from '../../../common/http/wire.js';
 import { PageQuery } from '../../../common/pagination/pagination.js';
-import { CHILD_TYPE_COVERS, STATE_TEXT, type PermissionEntity } from '../permission.entity.js';
+import { CHILD_TYPE_COVERS, STATE_TEXT, type PermissionEntity } from '../../../database/entities/permission.entity.js';
 
 /** What the wire form of a permission needs beyond its row: the names of its principal and row. */
 export interface PermissionExtras {
@@ -13,7 +13,7 @@ const STATE_DOC = '0 Not Set, 1 Allow, 2 Deny (any other value is 400).';
 const CHILD_TYPE_DOC =
   'null: the row itself. 19: the departments below the row; 4: the organizations below it; 15: the projects of the row’s units; 9, 25, 38: the dialogs about the row or about what lies below it; 7, 16, 58: the metrics likewise. Any other number is stored as null.';
 
-/** A stored ChildType: one of the spec's values, or 0 (the wire's null) for anything else. */
+/** A stored ChildType: one of the values docs/authorization.md lists, or 0 (the wire's null) for anything else. */
 export const childTypeOf = (v: number | null | undefined): number => (v !== null && v !== undefined && CHILD_TYPE_COVERS[v] !== undefined ? v : 0);
 
 const state = (name: string) =>
@@ -30,7 +30,7 @@ const text = (column: keyof PermissionEntity, name: string) =>
     from: (p: PermissionEntity) => STATE_TEXT[p[column] as 0 | 1 | 2] ?? 'Not Set',
   });
 
-/** The spec's Permission, every field declared once (docs/authorization.md). */
+/** Permission (docs/authorization.md): every field declared once. */
 export const Permission = resource<PermissionEntity, PermissionExtras>()('Permission', {
   audit: 'audit',
   fields: {

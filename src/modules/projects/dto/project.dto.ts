@@ -1,11 +1,11 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { ProjectEntity } from '../project.entity.js';
+import type { ProjectEntity } from '../../../database/entities/project.entity.js';
 
-/** Description has no limit in the spec; 10,000 characters keeps it inside a MySQL TEXT column. */
+/** Description has no documented limit (docs/periods-projects.md); 10,000 characters keeps it inside a MySQL TEXT column. */
 export const PROJECT_DESCRIPTION_MAX = 10000;
 
 /**
- * The spec's Project: every field declared once (docs/adding-a-resource.md). On update absent
+ * Project (docs/periods-projects.md): every field declared once (docs/adding-a-resource.md). On update absent
  * optional fields keep their value and an explicit null clears them.
  */
 export const Project = resource<ProjectEntity>()('Project', {

@@ -1,6 +1,6 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { PageQuery } from '../../../common/pagination/pagination.js';
-import type { SecurityGroupEntity } from '../security-group.entity.js';
+import type { SecurityGroupEntity } from '../../../database/entities/security-group.entity.js';
 
 export const SECURITY_GROUP_DESCRIPTION_MAX = 4000;
 

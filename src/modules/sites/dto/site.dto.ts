@@ -1,7 +1,7 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import type { SiteEntity } from '../site.entity.js';
+import type { SiteEntity } from '../../../database/entities/site.entity.js';
 
-/** The spec's Site (a tenant): every field declared once (docs/adding-a-resource.md). */
+/** Site, a tenant (docs/identity-and-tenancy.md): every field declared once (docs/adding-a-resource.md). */
 export const Site = resource<SiteEntity>()('Site', {
   fields: {
     ID: field.guid('ReqUpd', {

@@ -1,7 +1,7 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
-import { RECORD_KINDS, type RecordKind } from '../../dialogs/dialog.entity.js';
-import type { TaskEntity } from '../task.entity.js';
+import { RECORD_KINDS, type RecordKind } from '../../../database/entities/dialog.entity.js';
+import type { TaskEntity } from '../../../database/entities/task.entity.js';
 
 /**
  * The follow-up Task, every field declared once

@@ -1,0 +1,28 @@
+import { Entity, ForeignKey, Index } from 'typeorm';
+import { GuidTenantEntity } from './base.entity.js';
+import { GuidCol, IntCol, TextCol } from '../columns.js';
+import { DialogEntity } from './dialog.entity.js';
+import { BasicRoleEntity } from './basic-role.entity.js';
+
+/**
+ * How a basic role fared in one dialog: a rating 1–5 (or none yet) and a comment. One record per
+ * (basic role, dialog) — the unique index makes concurrent PUTs of one pair leave one row.
+ */
+@Entity('basic_role_dialogs')
+@Index('ux_basic_role_dialogs_pair', ['siteId', 'basicRoleId', 'dialogId'], { unique: true })
+@Index('ix_basic_role_dialogs_site_dialog', ['siteId', 'dialogId'])
+export class BasicRoleDialogEntity extends GuidTenantEntity {
+  @ForeignKey(() => BasicRoleEntity, { name: 'fk_basic_role_dialogs_role', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
+  @GuidCol('basic_role_id')
+  basicRoleId: string;
+
+  @ForeignKey(() => DialogEntity, { name: 'fk_basic_role_dialogs_dialog', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
+  @GuidCol('dialog_id')
+  dialogId: string;
+
+  @IntCol('rating', { nullable: true })
+  rating: number | null;
+
+  @TextCol('comment')
+  comment: string | null;
+}

@@ -1,0 +1,30 @@
+import { Entity, Index } from 'typeorm';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, GuidCol, StrCol, TextCol } from '../columns.js';
+
+/** The `{kind}` words of the comment paths (docs/comments.md), stored as Comment.AncestorType. */
+export const COMMENT_KINDS = ['departments', 'individuals', 'metrics', 'organizations', 'projects', 'tasks', 'dialogs'] as const;
+export type CommentKind = (typeof COMMENT_KINDS)[number];
+
+@Entity('comments')
+@Index('ix_comments_site_ancestor_last', ['siteId', 'ancestorType', 'ancestorId', 'deleted', 'created', 'id'])
+@Index('ix_comments_site_author', ['siteId', 'authorId', 'created'])
+export class CommentEntity extends GuidTenantEntity {
+  @GuidCol('ancestor_id')
+  ancestorId: string;
+
+  @StrCol('ancestor_type', 20, { nullable: false })
+  ancestorType: CommentKind;
+
+  @TextCol('body', { nullable: false })
+  body: string;
+
+  @GuidCol('author_id', { nullable: true })
+  authorId: string | null;
+
+  @BoolCol('deleted', false)
+  deleted: boolean;
+
+  @BoolCol('deleted_by_ref', false)
+  deletedByRef: boolean;
+}

@@ -1,0 +1,26 @@
+import { Entity, ForeignKey, Index } from 'typeorm';
+import { GuidTenantEntity } from './base.entity.js';
+import { BoolCol, GuidCol, StrCol } from '../columns.js';
+import { IndividualEntity } from './individual.entity.js';
+import { OrganizationEntity } from './organization.entity.js';
+import { LIMITS } from '../../common/limits.js';
+
+/** Department membership (OrganizationMember, docs/organizations.md). IsPrimary is derived from the individual. */
+@Entity('organization_members')
+@Index('ux_members_site_individual_org', ['siteId', 'individualId', 'organizationId'], { unique: true })
+@Index('ix_members_site_org', ['siteId', 'organizationId'])
+export class OrganizationMemberEntity extends GuidTenantEntity {
+  @ForeignKey(() => IndividualEntity, { name: 'fk_members_individual', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
+  @GuidCol('individual_id')
+  individualId: string;
+
+  @ForeignKey(() => OrganizationEntity, { name: 'fk_members_organization', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
+  @GuidCol('organization_id')
+  organizationId: string;
+
+  @StrCol('title', LIMITS.name)
+  title: string | null;
+
+  @BoolCol('deleted_by_ref', false)
+  deletedByRef: boolean;
+}

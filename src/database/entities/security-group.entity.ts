@@ -1,0 +1,30 @@
+import { Entity, ForeignKey, Index } from 'typeorm';
+import { GuidTenantEntity } from './base.entity.js';
+import { GuidCol, StrCol, TextCol } from '../columns.js';
+import { LIMITS } from '../../common/limits.js';
+import { IndividualEntity } from './individual.entity.js';
+
+/** A named set of individuals that Permission records can name as their principal (docs/authorization.md). */
+@Entity('security_groups')
+@Index('ix_security_groups_site_name', ['siteId', 'name'])
+export class SecurityGroupEntity extends GuidTenantEntity {
+  @StrCol('name', LIMITS.name, { nullable: false })
+  name: string;
+
+  @TextCol('description')
+  description: string | null;
+}
+
+/** One individual's membership of a security group; one row per pair (unique index). */
+@Entity('security_group_members')
+@Index('ux_security_group_members_pair', ['siteId', 'groupId', 'individualId'], { unique: true })
+@Index('ix_security_group_members_individual', ['siteId', 'individualId'])
+export class SecurityGroupMemberEntity extends GuidTenantEntity {
+  @ForeignKey(() => SecurityGroupEntity, { name: 'fk_security_group_members_group', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
+  @GuidCol('group_id')
+  groupId: string;
+
+  @ForeignKey(() => IndividualEntity, { name: 'fk_security_group_members_individual', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
+  @GuidCol('individual_id')
+  individualId: string;
+}

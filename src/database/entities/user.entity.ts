@@ -1,0 +1,41 @@
+import { Entity, Index } from 'typeorm';
+import { BoolCol, DateCol, GuidCol, GuidPk, StrCol } from '../columns.js';
+import { LIMITS } from '../../common/limits.js';
+
+/**
+ * A login account. `user_name_key` (the lower-cased user name) is unique across all sites
+ * (docs/identity-and-tenancy.md). The account of an individual is `Individual.UserID`.
+ */
+@Entity('users')
+@Index('ux_users_user_name_key', ['userNameKey'], { unique: true })
+@Index('ix_users_site', ['siteId'])
+export class UserEntity {
+  @GuidPk()
+  id: string;
+
+  /** Home site of the account. */
+  @GuidCol('site_id')
+  siteId: string;
+
+  @StrCol('user_name', LIMITS.name, { nullable: false })
+  userName: string;
+
+  @StrCol('user_name_key', LIMITS.name, { nullable: false })
+  userNameKey: string;
+
+  @StrCol('email', LIMITS.name)
+  email: string | null;
+
+  /** scrypt$N$r$p$salt$hash; null means the account cannot log in with a password. */
+  @StrCol('password_hash', LIMITS.name)
+  passwordHash: string | null;
+
+  @BoolCol('is_global_admin', false)
+  isGlobalAdmin: boolean;
+
+  @DateCol('created', { nullable: false })
+  created: Date;
+
+  @DateCol('updated', { nullable: false })
+  updated: Date;
+}

@@ -1,0 +1,128 @@
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
+import { HttpAdapterHost, Reflector } from '@nestjs/core';
+import { defer, lastValueFrom, map, Observable } from 'rxjs';
+import { isUniqueViolation } from '../common/errors/db-errors.js';
+import { IdempotencyStore, StoredKey } from './idempotency-store.js';
+import { TenantDb } from './tenant-db.js';
+import { CONTEXT_KEY, RequestContext } from '../common/context/request-context.js';
+import { ConflictError } from '../common/errors/errors.js';
+import { IDEMPOTENCY_REPLAYED_HEADER, parseIdempotencyKey, requestFingerprint, sha256Hex } from '../common/http/idempotency.js';
+import { isRevivable, reviveAnswer, storeAnswer } from '../common/http/stored-answer.js';
+import { WIRE_RESULT, WireResultMeta } from '../common/http/wire.js';
+
+type Req = Record<string, unknown> & {
+  method: string;
+  url: string;
+  originalUrl?: string;
+  headers: Record<string, string | string[] | undefined>;
+  body?: unknown;
+};
+
+interface KeyedRequest {
+  keyHash: string;
+  fingerprint: string;
+  /** `POST /v4/goals`: named in the 409 of a key reused for another request. */
+  request: string;
+  /** The route's success status. */
+  status: number;
+  meta: WireResultMeta | undefined;
+}
+
+interface Outcome {
+  value: unknown;
+  replayed: boolean;
+}
+
+/**
+ * Safe retries of writes (docs/idempotency.md). A POST or PUT of an authenticated caller that
+ * carries `Idempotency-Key` runs in one request-level transaction: the key is looked up, claimed,
+ * the handler runs (its own transactions join this one), and the answer is stored with the key
+ * before the single commit. So the key exists exactly when the write does, and a retry with the
+ * same key and request replays the stored answer — through the response interceptor, in the
+ * format and time zone the retry asks for — without writing again. A request without the header
+ * passes through untouched.
+ *
+ * Registered after the WireInterceptor, so it runs inside it: it sees the handler's objects, not
+ * the encoded text.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger('Idempotency');
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly db: TenantDb,
+    private readonly store: IdempotencyStore,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const req = context.switchToHttp().getRequest<Req>();
+    if (req.method !== 'POST' && req.method !== 'PUT') return next.handle();
+    const header = req.headers['idempotency-key'];
+    const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
+    // Public routes (logging in) have no caller to scope a key to: the header is ignored there.
+    if (header === undefined || !ctx?.caller) return next.handle();
+
+    const key = parseIdempotencyKey(header);
+    const handler = context.getHandler();
+    const path = String(req.originalUrl ?? req.url).split('?')[0];
+    const keyed: KeyedRequest = {
+      keyHash: sha256Hex(key),
+      fingerprint: requestFingerprint(req.method, path, req.body),
+      request: `${req.method} ${path}`,
+      status: (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (req.method === 'POST' ? 201 : 200),
+      meta: this.reflector.get<WireResultMeta | undefined>(WIRE_RESULT, handler),
+    };
+    const res = context.switchToHttp().getResponse<unknown>();
+    return defer(() => this.run(ctx, keyed, () => lastValueFrom(next.handle(), { defaultValue: undefined }))).pipe(
+      map((outcome) => {
+        if (outcome.replayed) this.adapterHost.httpAdapter.setHeader(res, IDEMPOTENCY_REPLAYED_HEADER, 'true');
+        return outcome.value;
+      }),
+    );
+  }
+
+  /**
+   * Looks the key up, or claims it, runs the handler and stores its answer, all in one
+   * transaction. TenantDb runs the callback again after a deadlock: everything it did was rolled
+   * back, and `handle()` subscribes to the handler anew. Errors are not stored: a failed write rolls
+   * the claim back with everything else, so the same key can be used again.
+   */
+  private async run(ctx: RequestContext, keyed: KeyedRequest, handle: () => Promise<unknown>): Promise<Outcome> {
+    for (let attempt = 1; ; attempt++) {
+      let claimed = false;
+      try {
+        return await this.db.transaction(ctx, async () => {
+          claimed = false;
+          const found = await this.store.find(ctx, keyed.keyHash);
+          if (found) return this.replay(found, keyed);
+          await this.store.claim(ctx, { keyHash: keyed.keyHash, fingerprint: keyed.fingerprint, request: keyed.request, status: 0, answer: '' });
+          claimed = true;
+          const value = await handle();
+          if (!isRevivable(value, keyed.meta)) {
+            this.logger.warn(`${keyed.request}: the answer is not of the route's wire type; its replay may be written differently (request ${ctx.requestId})`);
+          }
+          await this.store.complete(ctx, keyed.keyHash, keyed.status, storeAnswer(value));
+          return { value, replayed: false };
+        });
+      } catch (e) {
+        // The claim lost to a concurrent request with the same key, which has committed (MySQL/
+        // MariaDB make the INSERT wait for it): look again, and answer as that request did.
+        if (claimed || attempt >= 2 || !isUniqueViolation(e)) throw e;
+      }
+    }
+  }
+
+  private replay(found: StoredKey, keyed: KeyedRequest): Outcome {
+    if (found.fingerprint !== keyed.fingerprint) {
+      throw new ConflictError(
+        `This Idempotency-Key was used for a different request (${found.request}, or another body) within its retention; use a new key for a new request`,
+        'idempotency-key-reused',
+      );
+    }
+    return { value: reviveAnswer(found.answer, keyed.meta), replayed: true };
+  }
+}

@@ -1,0 +1,50 @@
+import { AssessmentsModule } from './modules/assessments/assessments.module.js';
+import { AuthModule } from './modules/auth/auth.module.js';
+import { BasicRolesModule } from './modules/basic-roles/basic-roles.module.js';
+import { ColorsModule } from './modules/colors/colors.module.js';
+import { CommitmentsModule } from './modules/commitments/commitments.module.js';
+import { CoreValuesModule } from './modules/core-values/core-values.module.js';
+import { DashboardsModule } from './modules/dashboards/dashboards.module.js';
+import { DialogsModule } from './modules/dialogs/dialogs.module.js';
+import { GoalsModule } from './modules/goals/goals.module.js';
+import { CommentsModule } from './modules/comments/comments.module.js';
+import { HealthModule } from './modules/health/health.module.js';
+import { MetricsModule } from './modules/metrics/metrics.module.js';
+import { ListItemsModule } from './modules/list-items/list-items.module.js';
+import { ProjectsModule } from './modules/projects/projects.module.js';
+import { IndividualsModule } from './modules/individuals/individuals.module.js';
+import { OrganizationsModule } from './modules/organizations/organizations.module.js';
+import { PeriodsModule } from './modules/periods/periods.module.js';
+import { PermissionsModule } from './modules/permissions/permissions.module.js';
+import { PerformanceMetricsModule } from './modules/performance-metrics/performance-metrics.module.js';
+import { ArchivesModule } from './modules/archives/archives.module.js';
+import { SecurityGroupsModule } from './modules/security-groups/security-groups.module.js';
+import { SitesModule } from './modules/sites/sites.module.js';
+import { TasksModule } from './modules/tasks/tasks.module.js';
+
+/** Every feature module. A new resource module is added here (and its entities in src/database/registry.ts). */
+export const FEATURE_MODULES = [
+  AuthModule,
+  SitesModule,
+  HealthModule,
+  MetricsModule,
+  PeriodsModule,
+  PermissionsModule,
+  SecurityGroupsModule,
+  CommentsModule,
+  IndividualsModule,
+  OrganizationsModule,
+  ListItemsModule,
+  ProjectsModule,
+  GoalsModule,
+  ColorsModule,
+  CoreValuesModule,
+  CommitmentsModule,
+  PerformanceMetricsModule,
+  ArchivesModule,
+  DialogsModule,
+  TasksModule,
+  BasicRolesModule,
+  AssessmentsModule,
+  DashboardsModule,
+];
