@@ -49,9 +49,13 @@ export class CallerCache implements EntitySubscriberInterface {
     dataSource.subscribers.push(this);
   }
 
-  /** The cached caller for these claims, or the one `load` reads (stored if nothing changed meanwhile). */
-  async get(sub: string, sid: string, load: () => Promise<Caller>): Promise<Caller> {
-    const key = `${sub} ${sid}`;
+  /**
+   * The cached caller for these claims, or the one `load` reads (stored if nothing changed
+   * meanwhile). The token generation is part of the key: a token of a newer generation (issued
+   * after a password change through another instance) is never answered from an older one.
+   */
+  async get(sub: string, sid: string, gen: number, load: () => Promise<Caller>): Promise<Caller> {
+    const key = `${sub} ${sid} ${gen}`;
     const hit = this.entries?.get(key);
     if (hit) return hit;
     const generation = this.generation;

@@ -39,6 +39,7 @@ import { DashboardSettings1732000001300 } from './migrations/1732000001300-dashb
 import { IndividualsCountIndex1732000001400 } from './migrations/1732000001400-individuals-count-index.js';
 import { IndividualsLastComment1732000001500 } from './migrations/1732000001500-individuals-last-comment.js';
 import { Utf8mb4UserNameKeys1732000001600 } from './migrations/1732000001600-utf8mb4-user-name-keys.js';
+import { TokenGeneration1732000001700 } from './migrations/1732000001700-token-generation.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
@@ -97,4 +98,5 @@ export const MIGRATIONS = [
   IndividualsCountIndex1732000001400,
   IndividualsLastComment1732000001500,
   Utf8mb4UserNameKeys1732000001600,
+  TokenGeneration1732000001700,
 ];

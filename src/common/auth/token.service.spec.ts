@@ -32,14 +32,21 @@ function refusal(token: string): string {
 const good = () => ({ sub: 'user-1', sid: 'site-1', iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, iat: now(), exp: now() + 600 });
 
 describe('TokenService', () => {
-  it('issues tokens with sub, sid, iss, aud, iat and exp that it then accepts', () => {
-    const { access_token, expires_in } = service.issue({ sub: 'user-1', sid: 'site-1' });
+  it('issues tokens with sub, sid, gen, iss, aud, iat and exp that it then accepts', () => {
+    const { access_token, expires_in } = service.issue({ sub: 'user-1', sid: 'site-1', gen: 3 });
     expect(expires_in).toBe(600);
     const claims = jwt.decode(access_token) as Record<string, unknown>;
-    expect(claims).toMatchObject({ sub: 'user-1', sid: 'site-1', iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE });
+    expect(claims).toMatchObject({ sub: 'user-1', sid: 'site-1', gen: 3, iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE });
     expect(claims.exp).toBe((claims.iat as number) + 600);
-    expect(service.verify(access_token)).toEqual({ sub: 'user-1', sid: 'site-1', exp: claims.exp });
-    expect(service.verify(signed(good()))).toMatchObject({ sub: 'user-1', sid: 'site-1' });
+    expect(service.verify(access_token)).toEqual({ sub: 'user-1', sid: 'site-1', exp: claims.exp, gen: 3 });
+    // A token from before generations existed is of generation 0.
+    expect(service.verify(signed(good()))).toMatchObject({ sub: 'user-1', sid: 'site-1', gen: 0 });
+  });
+
+  it('refuses a generation that is not a whole number from 0', () => {
+    expect(refusal(signed({ ...good(), gen: -1 }))).toMatch(/not valid/);
+    expect(refusal(signed({ ...good(), gen: '1' }))).toMatch(/not valid/);
+    expect(refusal(signed({ ...good(), gen: 1.5 }))).toMatch(/not valid/);
   });
 
   it('refuses a token signed with the real secret but without exp or iat', () => {

@@ -11,6 +11,12 @@ export interface TokenClaims {
   sub: string;
   /** Site the token acts in. */
   sid: string;
+  /**
+   * The account's token generation when the token was issued (claim `gen`; absent in tokens issued
+   * before generations existed, read as 0). A token of an earlier generation than the account's
+   * is refused by the caller resolver.
+   */
+  gen: number;
 }
 
 export const TOKEN_ISSUER = 'pms-api';
@@ -45,7 +51,7 @@ export class TokenService {
   }
 
   issue(claims: TokenClaims): { access_token: string; expires_in: number } {
-    const access_token = jwt.sign({ sid: claims.sid }, this.key, {
+    const access_token = jwt.sign({ sid: claims.sid, gen: claims.gen }, this.key, {
       algorithm: 'HS256',
       subject: claims.sub,
       expiresIn: this.config.tokenTtlSeconds,
@@ -80,7 +86,7 @@ export class TokenService {
       if ((e as Error).name === 'TokenExpiredError') throw expired();
       throw new UnauthorizedError('The bearer token is not valid');
     }
-    const { sub, sid, exp, iat } = payload as { sub?: unknown; sid?: unknown; exp?: unknown; iat?: unknown };
+    const { sub, sid, exp, iat, gen = 0 } = payload as { sub?: unknown; sid?: unknown; exp?: unknown; iat?: unknown; gen?: unknown };
     const now = Math.floor(Date.now() / 1000);
     if (
       typeof sub !== 'string' ||
@@ -90,11 +96,13 @@ export class TokenService {
       !Number.isFinite(exp) ||
       !Number.isFinite(iat) ||
       iat > now + CLOCK_TOLERANCE_S ||
-      exp <= iat
+      exp <= iat ||
+      !Number.isSafeInteger(gen) ||
+      (gen as number) < 0
     ) {
       throw new UnauthorizedError('The bearer token is not valid');
     }
-    return Object.freeze({ sub, sid, exp });
+    return Object.freeze({ sub, sid, exp, gen: gen as number });
   }
 }
 

@@ -1,9 +1,9 @@
 import { Entity, Index } from 'typeorm';
-import { BoolCol, DateCol, GuidCol, GuidPk, StrCol } from '../columns.js';
+import { BoolCol, DateCol, GuidCol, GuidPk, IntCol, StrCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /**
- * A login account. `user_name_key` (the lower-cased user name) is unique across all sites
+ * A login account. `user_name_key` (the name's key: NFKC, case-folded) is unique across all sites
  * (docs/identity-and-tenancy.md). The account of an individual is `Individual.UserID`.
  */
 @Entity('users')
@@ -32,6 +32,13 @@ export class UserEntity {
 
   @BoolCol('is_global_admin', false)
   isGlobalAdmin: boolean;
+
+  /**
+   * Every token carries the generation it was issued in; a password change moves it on, and a
+   * token of an earlier generation is refused (docs/identity-and-tenancy.md, "Tokens").
+   */
+  @IntCol('token_generation', { default: 0 })
+  tokenGeneration: number;
 
   @DateCol('created', { nullable: false })
   created: Date;

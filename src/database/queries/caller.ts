@@ -7,6 +7,7 @@ export interface CallerRow {
   userName: string;
   homeSiteId: string;
   isGlobalAdmin: number | boolean;
+  tokenGeneration: number | string;
   individualId: string | null;
   individualIsAdmin: number | boolean | null;
   individualDeleted: number | boolean | null;
@@ -27,6 +28,7 @@ export function callerRow(db: TenantDb, userId: string, siteId: string): Promise
     .addSelect('u.user_name', 'userName')
     .addSelect('u.site_id', 'homeSiteId')
     .addSelect('u.is_global_admin', 'isGlobalAdmin')
+    .addSelect('u.token_generation', 'tokenGeneration')
     .addSelect('i.id', 'individualId')
     .addSelect('i.is_admin', 'individualIsAdmin')
     .addSelect('i.deleted', 'individualDeleted')

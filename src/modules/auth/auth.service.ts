@@ -62,7 +62,7 @@ export class AuthService {
       if (!(await this.db.global(null, SiteEntity).existsBy({ id: dto.SiteID }))) throw new NotFoundError('Site', dto.SiteID);
       siteId = dto.SiteID;
     }
-    const issued = this.tokens.issue({ sub: user.id, sid: siteId });
+    const issued = this.tokens.issue({ sub: user.id, sid: siteId, gen: user.tokenGeneration });
     return Object.assign(new TokenResponseDto(), { access_token: issued.access_token, token_type: 'Bearer', expires_in: issued.expires_in });
   }
 }

@@ -13,7 +13,8 @@ import { CallerCache } from '../../database/caller-cache.js';
  * Turns verified token claims into the Caller of the request with one query — the account, its
  * individual and the acting site — and, for a non-administrator, a second for the Permission
  * records that apply to them (docs/authorization.md), kept for a few seconds by the CallerCache. A deleted
- * individual, a removed account or a site that is no longer there make the token unusable (401).
+ * individual, a removed account, a site that is no longer there, or a password changed since the
+ * token was issued (its generation, docs/identity-and-tenancy.md "Tokens") make it unusable (401).
  */
 @Injectable()
 export class AccountCallerResolver extends CallerResolver {
@@ -25,13 +26,16 @@ export class AccountCallerResolver extends CallerResolver {
   }
 
   resolve(claims: TokenClaims): Promise<Caller> {
-    return this.cache.get(claims.sub, claims.sid, () => this.load(claims));
+    return this.cache.get(claims.sub, claims.sid, claims.gen, () => this.load(claims));
   }
 
   private async load(claims: TokenClaims): Promise<Caller> {
     const row = await callerRow(this.db, claims.sub, claims.sid);
     if (!row || !row.siteId) throw new UnauthorizedError('The bearer token names an account or site that no longer exists');
     if (row.individualDeleted) throw new UnauthorizedError('The account of this token has been deleted');
+    if (Number(row.tokenGeneration) !== claims.gen) {
+      throw new UnauthorizedError('The bearer token was issued before the password changed; log in again');
+    }
     const isGlobalAdmin = !!Number(row.isGlobalAdmin);
     if (row.siteId !== row.homeSiteId && !isGlobalAdmin) throw new UnauthorizedError('The bearer token is not valid');
     const isAdmin = isGlobalAdmin || !!Number(row.individualIsAdmin ?? 0);

@@ -258,7 +258,8 @@ export class IndividualsService {
           userName: change.userName,
           userNameKey: userNameKey(change.userName),
           ...(change.email !== undefined ? { email: change.email } : {}),
-          ...(change.passwordHash !== undefined ? { passwordHash: change.passwordHash } : {}),
+          // A new password ends every token issued before it (docs/identity-and-tenancy.md, "Tokens").
+          ...(change.passwordHash !== undefined ? { passwordHash: change.passwordHash, tokenGeneration: () => 'token_generation + 1' } : {}),
           updated: now,
         },
       );
