@@ -1,11 +1,24 @@
 // Jest runs in its ESM mode (node --experimental-vm-modules, see package.json).
-// ts-jest transpiles each file on its own (isolatedModules); `npm test` type-checks the whole
-// project with tsc first, so type errors still fail the run.
-const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.json' }];
+// SWC transpiles each file on its own (legacy decorators with their metadata, class fields
+// without define semantics, as tsconfig.json says); `npm test` type-checks the whole project with
+// tsc first, so type errors still fail the run.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      target: 'es2023',
+      keepClassNames: true,
+    },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': tsJest },
+  transform: { '^.+\\.ts$': swc },
   testEnvironment: 'node',
   rootDir: '.',
 };

@@ -42,7 +42,7 @@ import { Utf8mb4UserNameKeys1732000001600 } from './migrations/1732000001600-utf
 import { TokenGeneration1732000001700 } from './migrations/1732000001700-token-generation.js';
 
 /**
- * Every entity and migration, listed as classes (no globs: the same list works under ts-jest,
+ * Every entity and migration, listed as classes (no globs: the same list works under jest,
  * the compiled build and the migration CLI). A new module adds its entities and migration here.
  */
 export const ENTITIES = [
