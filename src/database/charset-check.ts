@@ -7,7 +7,10 @@ import type { DataSource } from 'typeorm';
  * hand, or a schema the migration could not convert, stops the service with one line that says
  * what to run, instead of answering 500 to the first emoji.
  */
-export class SchemaCharsetError extends Error {}
+export class SchemaCharsetError extends Error {
+  /** Logged without a stack trace (json-logger.ts): the message says what to run. */
+  readonly expected = true;
+}
 
 export async function assertUtf8mb4(ds: DataSource): Promise<void> {
   const type = ds.options.type;

@@ -79,7 +79,10 @@ export async function detectMysqlFlavor(config: Pick<AppConfig, 'database'>): Pr
 }
 
 /** Why the database cannot be used at all; its message is the one line the start prints. */
-export class DatabaseSetupError extends Error {}
+export class DatabaseSetupError extends Error {
+  /** Logged without a stack trace (json-logger.ts): the message says what to run. */
+  readonly expected = true;
+}
 
 /**
  * Before the first connection to a MySQL/MariaDB database (docs/operations.md, "Character set"):

@@ -60,7 +60,9 @@ export class JsonLogger implements LoggerService {
     if (context) entry.context = context;
     if (message instanceof Error) {
       entry.msg = message.message;
-      entry.err = { name: message.name, stack: message.stack };
+      // An error an operator is expected to meet (a database that cannot be set up, say) is a
+      // sentence saying what to do: its stack trace would only bury it.
+      entry.err = isExpected(message) ? { name: message.name } : { name: message.name, stack: message.stack };
     } else if (typeof message === 'object' && message !== null) {
       Object.assign(entry, message);
     } else {
@@ -85,7 +87,7 @@ export class JsonLogger implements LoggerService {
   }
   error(message: unknown, ...params: unknown[]): void {
     const { context, stack } = this.split(params);
-    this.emit('error', message, context, stack ? { stack } : undefined);
+    this.emit('error', message, context, stack && !isExpected(message) ? { stack } : undefined);
   }
   warn(message: unknown, ...params: unknown[]): void {
     this.emit('warn', message, this.split(params).context);
@@ -128,4 +130,9 @@ function stdoutSink(): LineChunker {
   process.prependListener('beforeExit', () => sink.pass());
   process.prependListener('exit', () => sink.flushSync());
   return sink;
+}
+
+/** Errors marked `expected: true` are conditions an operator meets and fixes, not bugs. */
+function isExpected(e: unknown): boolean {
+  return e instanceof Error && (e as { expected?: unknown }).expected === true;
 }
