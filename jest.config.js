@@ -22,13 +22,38 @@ const common = {
   testEnvironment: 'node',
   rootDir: '.',
 };
+/**
+ * e2e suites that take longest and guard what changes least: the full roles matrix, the service
+ * as a process, the generated client compiled with tsc, the scale and migration suites. `npm test`
+ * leaves them out so it stays a few minutes; `npm run test:slow` runs them, and `.ci/run` runs them
+ * on SQLite and (with every other e2e suite, `npm run test:e2e`) on MariaDB.
+ */
+const SLOW = [
+  'roles-matrix',
+  'process',
+  'generated-client',
+  'individuals-scale',
+  'metrics-scale',
+  'performance-records-scale',
+  'migration-last-comment',
+  'migration-utf8mb4-user-names',
+].map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`);
+
 export default {
   // A global option (ignored inside a project): e2e hooks start a whole app and create users
   // (scrypt), so be generous on a loaded 2-core machine.
   testTimeout: 60_000,
+  // Two workers even on two cores: an e2e suite waits on scrypt and the database part of its time.
+  maxWorkers: 2,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: SLOW.map((p) => p.replace('<rootDir>/', '/')),
+    },
+    { ...common, displayName: 'slow', testMatch: SLOW },
     // Needs Mono (mcs, mono): run by `npm run test:interop` and CI, not by `npm test`.
     { ...common, displayName: 'interop', testMatch: ['<rootDir>/test/interop/**/*.interop-spec.ts'] },
     // Starts MariaDB servers of its own and kills them: run by `npm run test:faults` and CI.
