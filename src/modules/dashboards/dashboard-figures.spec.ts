@@ -90,6 +90,47 @@ describe('computeFigures', () => {
     expect(sut2({ ShowTeamAssessment: false, ShowDialogs: false, ShowEvaluationCriteria: false, ShowLeaderAssessment: false }).value).toBeNull();
   });
 
+  it('writes the calculations in the singular for one record and in the plural otherwise', () => {
+    const one = sut(
+      [
+        row('goals', '', '', 1, 1),
+        row('ratings', 'leader', '0', 1, 4),
+        row('dialogs', 'individual', '', 1, 1),
+        row('commitments', 'individual', '', 1, 1),
+        row('metrics', '', '', 1, 1, 0, 0, 1, 1, 100),
+        row('projects', '', '', 1, 1, 1, 1),
+        row('changes', '', '', 1),
+      ],
+      undefined,
+      SETTINGS,
+      colors,
+    );
+    expect(one.PersonalGoalsTotal.calculation).toBe('1 goal');
+    expect(one.PersonalGoalsCompleted.calculation).toBe('1 goal completed');
+    expect(one.LeaderAssessmentPercent.calculation).toBe('1 rating summing to 4 of at most 5 = 80 %');
+    expect(one.IndDialogsExpected.calculation).toBe('1 dialog');
+    expect(one.DialogsCompletedPercent.calculation).toMatch(/^1 of 1 dialog held = 100 %/);
+    expect(one.IndividualCommitmentsTotal.calculation).toBe('1 commitment');
+    expect(one.MetricsExceedsPercent.calculation).toBe('1 of 1 measured metric at ≥ 110 = 100 %');
+    expect(one.Metrics8020CompositePercent.calculation).toBe('attainments capped at 100 summing to 100 over 1 80/20 metric = 100 %');
+    expect(one.ProjectsActive.calculation).toBe('1 active project');
+    expect(one.ProjectsDateChanges.calculation).toBe('1 due-date move in the period');
+    const two = sut(
+      [row('goals', '', '', 2, 0), row('ratings', 'leader', '0', 2, 9), row('dialogs', 'individual', '', 2, 1), row('metrics', '', '', 2, 0, 0, 0, 2, 0, 150)],
+      undefined,
+      SETTINGS,
+      colors,
+    );
+    expect(two.PersonalGoalsTotal.calculation).toBe('2 goals');
+    expect(two.PersonalGoalsCompleted.calculation).toBe('0 goals completed');
+    expect(two.LeaderAssessmentPercent.calculation).toBe('2 ratings summing to 9 of at most 10 = 90 %');
+    expect(two.IndDialogsExpected.calculation).toBe('2 dialogs');
+    expect(two.IndDialogsOccurred.calculation).toBe('1 dialog held');
+    expect(two.DialogsCompletedPercent.calculation).toMatch(/^1 of 2 dialogs held = 50 %/);
+    expect(two.Metrics8020CompositePercent.calculation).toBe('attainments capped at 100 summing to 150 over 2 80/20 metrics = 75 %');
+    expect(two.FollowUpsCompletedPercent.calculation).toMatch(/^no follow-ups/);
+  });
+
   it('turns the fixed sample into figures under the given thresholds', () => {
     const { own, dept } = sampleAggregates({ Threshold1: 70, Threshold2: 90, Threshold3: 110 });
     const f = sut(own, dept, SETTINGS, colors);
