@@ -253,7 +253,7 @@ describe('/v4/…/dashboards', () => {
     ids.orgDialog = (await data.dialog('organization', O, site.admin.individualId, P, { held: true })).id;
     await data.dialog('project', J1.id, bobId, P);
     await data.dialog('project', J8.id, bobId, P, { held: true });
-    // Bob: 7 expected, 4 held → 57.14. A: 8, 5 → 62.5. O: 9, 5 → 55.56.
+    // The rates count the levels a row answers for: Bob his own 3, 2 held → 66.67; A (not O above it) 7, 4 → 57.14; O all 9, 5 → 55.56.
 
     // Basic-role ratings of Bob: 4 and 3 count (7/10 = 70); a missing rating, a deleted dialog and another period do not.
     const R1 = await data.basicRole(bobId);
@@ -264,7 +264,7 @@ describe('/v4/…/dashboards', () => {
     await data.roleRating(R1.id, Dx.id, 1);
     void D3;
 
-    // Follow-ups: Bob's 3 created in the period (1 completed in it); A1 1 of 1; J1 1 of 1 → Bob, A, O: 5 created, 3 completed = 60.
+    // Follow-ups: Bob's 3 created in the period (1 completed in it) → 33.33; A1 1 of 1; J1 1 of 1 → A, O: 5 created, 3 completed = 60.
     await data.task('individual', bobId, bobId, d('2025-02-01Z'), { completed: d('2025-03-01Z') });
     await data.task('individual', bobId, bobId, d('2025-05-01Z'), { completed: d('2026-01-15Z') }); // completed after the period
     await data.task('individual', bobId, bobId, d('2024-12-01Z'), { completed: d('2025-01-15Z') }); // created before it
@@ -319,9 +319,9 @@ describe('/v4/…/dashboards', () => {
     EvaluationCriteriaPercent: 60,
     LeaderAssessmentPercent: 70,
     TeamAssessmentPercent: 90,
-    DialogsCompletedPercent: 57.14,
-    FollowUpsCompletedPercent: 60,
-    IndividualPerformancePercent: 71.02, // (60 + 70 + 90 + 57.142857 + 60 + 90 + 70) / 7
+    DialogsCompletedPercent: 66.67, // his own dialogs only: 2 of 3 (not the organization's, department's or project's)
+    FollowUpsCompletedPercent: 33.33, // his own follow-ups only: 1 of 3
+    IndividualPerformancePercent: 68.57, // (60 + 70 + 90 + 66.666667 + 33.333333 + 90 + 70) / 7
     IndividualCoreValuesPercent: 90,
     IndividualBasicRolePercent: 70,
     PersonalGoalsCompleted: 1,
@@ -370,8 +370,9 @@ describe('/v4/…/dashboards', () => {
     DeptProjectsOnTime: 4,
     DeptProjectsCompleted: 3,
     DeptProjectsDateChanges: 2,
-    DialogsCompletedPercent: 62.5,
-    IndividualPerformancePercent: 71.79, // (60 + 70 + 90 + 62.5 + 60 + 90 + 70) / 7
+    DialogsCompletedPercent: 57.14, // department A1 1/2, A 1/1, project J1 0/1, Bob 2/3: not Root Org's above it
+    FollowUpsCompletedPercent: 60, // A1 1/1, J1 1/1, Bob 1/3
+    IndividualPerformancePercent: 71.02, // (60 + 70 + 90 + 57.142857 + 60 + 90 + 70) / 7
     PersonalGoalsCompleted: 3, // Bob 1/3, Ann 2/2, Cid 0/105
     PersonalGoalsTotal: 110,
     DeptDialogsExpected: 3,
@@ -387,7 +388,7 @@ describe('/v4/…/dashboards', () => {
     DepartmentCommitmentsCompleted: 2, // A 1/1, A1 1/2, B 0/1
     DepartmentCommitmentsTotal: 4,
     DepartmentCommitmentsColorValue: RED,
-    DialogsCompletedPercent: 55.56,
+    DialogsCompletedPercent: 55.56, // every level lies within it: + Root Org 1/1, B 0/1
     IndividualPerformancePercent: 70.79, // (60 + 70 + 90 + 55.555556 + 60 + 90 + 70) / 7
     DeptDialogsExpected: 4,
     DeptDialogsOccurred: 2,
@@ -405,8 +406,8 @@ describe('/v4/…/dashboards', () => {
       expect(res.text).toMatch(/^<\?xml[^>]+\?><Dashboard xmlns="urn:pms:v4"/);
       const order = [...res.text.matchAll(/<([A-Za-z0-9]+)[ >/]/g)].map((m) => m[1]).slice(1);
       expect(order).toEqual([...FIELDS].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-      expect(res.text).toContain('<DialogsCompletedPercent>57.14</DialogsCompletedPercent>');
-      expect(res.text).toContain('<IndividualPerformancePercent>71.02</IndividualPerformancePercent>');
+      expect(res.text).toContain('<DialogsCompletedPercent>66.67</DialogsCompletedPercent>');
+      expect(res.text).toContain('<IndividualPerformancePercent>68.57</IndividualPerformancePercent>');
       const decoded = (await codec.decodeXml(res.text)) as Row;
       expect(decoded).toEqual(Object.fromEntries(Object.entries(bobExpected()).map(([k, v]) => [k, asXml(v)])));
     });
@@ -440,7 +441,7 @@ describe('/v4/…/dashboards', () => {
         ProjectsDateChanges: 0,
         DeptDialogsExpected: 1,
         DeptDialogsOccurred: 0,
-        DialogsCompletedPercent: 50, // B 0 of 1, Root Org 1 of 1
+        DialogsCompletedPercent: 0, // B 0 of 1 (Root Org's 1 of 1 is above Beta)
       });
     });
 
@@ -454,14 +455,13 @@ describe('/v4/…/dashboards', () => {
         Name: 'Lou Lonely',
         FromDate: '2025-01-01T00:00:00.000+00:00',
         ToDate: '2025-12-31T23:59:59.999+00:00',
-        // Lou's primary unit is Root Org: the organization level is Root Org's.
+        // Lou's primary unit is Root Org: the organization level is Root Org's. Its dialog is
+        // counted, but it is not Lou's: his DialogsCompletedPercent (and so every score) is null.
         OrganizationCommitmentsCompleted: 3,
         OrganizationCommitmentsTotal: 4,
         OrganizationCommitmentsColorValue: YELLOW,
         OrgDialogsExpected: 1,
         OrgDialogsOccurred: 1,
-        DialogsCompletedPercent: 100,
-        IndividualPerformancePercent: 100,
         ...SETTINGS_DEFAULT,
       });
       const xml = await get(`individuals/${lonely.individualId}/dashboards?period=${fy.id}`, lonely, 'application/xml').expect(200);
@@ -512,15 +512,13 @@ describe('/v4/…/dashboards', () => {
       expect(exceeds).toMatchObject({ RecordType: 'metric', RecordCount: 6, Numerator: 1, Denominator: 6 });
       expect((exceeds.Records as Row[]).map((r) => r.ID)).toEqual([...ids.bobMetrics].sort());
       expect((exceeds.Records as Row[]).map((r) => r.Value).sort((a, b) => Number(a) - Number(b))).toEqual([50, 70, 80, 90, 95, 120]);
-      expect(figure(body, 'DialogsCompletedPercent')).toMatchObject({
-        RecordCount: 7,
-        Numerator: 4,
-        Denominator: 7,
-        Calculation: '4 of 7 dialogs held = 57.14 %',
-      });
+      // The rate lists Bob's own dialogs only, each with 1 (held) or 0.
+      const rate = figure(body, 'DialogsCompletedPercent');
+      expect(rate).toMatchObject({ RecordCount: 3, Numerator: 2, Denominator: 3, Calculation: '2 of 3 dialogs held = 66.67 % (individual level)' });
+      expect((rate.Records as Row[]).map((r) => r.ID)).toEqual([...ids.bobIndDialogs].sort());
       const ipp = figure(body, 'IndividualPerformancePercent');
       expect(ipp).toMatchObject({ RecordType: null, RecordCount: 0, Records: [], Denominator: 7 });
-      expect(ipp.Calculation).toContain('DialogsCompletedPercent 57.14');
+      expect(ipp.Calculation).toContain('DialogsCompletedPercent 66.67');
       expect(figure(body, 'ProjectsDateChanges')).toMatchObject({ RecordType: 'projectduedatechange', RecordCount: 2 });
       expect(figure(body, 'IndividualCommitmentsColorValue')).toMatchObject({ Numerator: 2, Denominator: 3, RecordCount: 3 });
     });
@@ -598,7 +596,7 @@ describe('/v4/…/dashboards', () => {
         MetricsBelowPercent: 20, // 64, 40
         Metrics8020Percent: 50, // 112, 97 of 112, 97, 88, 64
         Metrics8020CompositePercent: 87.25, // (100 + 97 + 88 + 64) / 4
-        DialogsCompletedPercent: 84.62, // 11 of 13
+        DialogsCompletedPercent: 83.33, // the individual's own: 5 of 6
         ...SETTINGS_DEFAULT,
       });
       const none = await get('dashboards/sample', bob).expect(200);
@@ -625,7 +623,7 @@ describe('/v4/…/dashboards', () => {
           MetricsMinimumPercent: 83.33,
           MetricsBelowPercent: 0,
           Metrics8020Percent: 25,
-          IndividualPerformancePercent: 70, // (60 + 70 + 60 + 90 + 70) / 5: team and dialogs switched off
+          IndividualPerformancePercent: 64.67, // (60 + 70 + 33.333333 + 90 + 70) / 5: team and dialogs switched off
         });
         const again = await http().put('/v4/dashboards/settings').set('Authorization', as(site.admin)).set('If-Match', put.headers.etag).send(body).expect(200);
         await http().put('/v4/dashboards/settings').set('Authorization', as(site.admin)).set('If-Match', put.headers.etag).send(body).expect(412);
@@ -715,6 +713,58 @@ describe('/v4/…/dashboards', () => {
 
     it('answers 401 without a token', async () => {
       await http().get(`/v4/individuals/${bob.individualId}/dashboards`).expect(401);
+    });
+  });
+
+  /**
+   * The decisions of docs/dashboards.md on the figures an HR user questions, each on a small data
+   * set of its own site: Root Org ← Dept D; Pat (primary D) owns project Pj (in D).
+   */
+  describe('what the completion rates and assessment scores count', () => {
+    let hr: TestSite;
+    let D: OrganizationEntity;
+    let pat: TestPerson;
+    let fy25: PeriodEntity;
+    let hrData: DashboardData;
+    const dash = async (kind: string, id: string, period: PeriodEntity) =>
+      (await get(`${kind}/${id}/dashboards?period=${period.id}`, hr.admin).expect(200)).body as Row;
+    const explain = async (kind: string, id: string, period: PeriodEntity) =>
+      ((await get(`${kind}/${id}/dashboards/explain?period=${period.id}`, hr.admin).expect(200)).body as { Figures: Row[] }).Figures;
+
+    beforeAll(async () => {
+      hr = await createSite(t, { name: 'HR Co' });
+      fy25 = await createPeriod(t, hr.siteId, { name: 'FY 2025', start: d('2025-01-01T00:00:00Z'), end: d('2025-12-31T23:59:59.999Z') });
+      D = await createUnit(t, hr.siteId, { name: 'Delivery', department: true, parentId: hr.orgId });
+      pat = await createPerson(t, { siteId: hr.siteId, orgId: D.id }, { firstName: 'Pat', lastName: 'Price' });
+      hrData = new DashboardData(t, hr.siteId);
+      const Pj = await hrData.project(pat.individualId, { organizationId: D.id, start: d('2025-01-01Z') });
+      // Dialogs held / expected: Root Org 1/2, D 3/4, Pat 3/4 (the 7 of 10 of the issue), Pj 0/1.
+      const dialogs = async (kind: 'organization' | 'department' | 'individual' | 'project', id: string, held: number, expected: number) => {
+        for (let k = 0; k < expected; k++) await hrData.dialog(kind, id, hr.admin.individualId, fy25.id, { held: k < held });
+      };
+      await dialogs('organization', hr.orgId, 1, 2);
+      await dialogs('department', D.id, 3, 4);
+      await dialogs('individual', pat.individualId, 3, 4);
+      await dialogs('project', Pj.id, 0, 1);
+    }, SLOW);
+
+    it('counts an individual’s own dialogs only, a department’s without the organization above it, an organization’s at every level', async () => {
+      const own = await dash('individuals', pat.individualId, fy25);
+      expect(own).toMatchObject({
+        OrgDialogsExpected: 2,
+        OrgDialogsOccurred: 1,
+        DeptDialogsExpected: 4,
+        DeptDialogsOccurred: 3,
+        ProjDialogsExpected: 1,
+        ProjDialogsOccurred: 0,
+        IndDialogsExpected: 4,
+        IndDialogsOccurred: 3,
+        DialogsCompletedPercent: 75, // 3 of 4, not 7 of 10 (nor 7 of 11 with the project's)
+      });
+      expect((await dash('departments', D.id, fy25)).DialogsCompletedPercent).toBe(66.67); // D 3/4 + Pj 0/1 + Pat 3/4 = 6 of 9
+      expect((await dash('organizations', hr.orgId, fy25)).DialogsCompletedPercent).toBe(63.64); // + Root Org 1/2 = 7 of 11
+      const rate = (await explain('individuals', pat.individualId, fy25)).find((f) => f.Name === 'DialogsCompletedPercent')!;
+      expect(rate).toMatchObject({ RecordCount: 4, Numerator: 3, Denominator: 4, Calculation: '3 of 4 dialogs held = 75 % (individual level)' });
     });
   });
 

@@ -86,6 +86,23 @@ export function sqlInstant(d: Date): string {
   return d.toISOString().replace('T', ' ').replace('Z', '');
 }
 
+/** The four levels dialogs, follow-ups and commitments are about (their Kind). */
+export type Level = 'organization' | 'department' | 'project' | 'individual';
+
+/**
+ * The levels whose dialogs and follow-ups count in a row's completion rates
+ * (DialogsCompletedPercent, FollowUpsCompletedPercent; docs/dashboards.md): what the row answers
+ * for — the row itself and what is below it, never a level above it. An individual's rates are
+ * their own records only (not their organization's or department's, nor their projects'); a
+ * department's leave out the organization above it; an organization's take every level, all of
+ * which lie within it.
+ */
+export const RATE_LEVELS: Readonly<Record<DashboardBatchKind, readonly Level[]>> = {
+  individual: ['individual'],
+  department: ['department', 'project', 'individual'],
+  organization: ['organization', 'department', 'project', 'individual'],
+};
+
 const LEVEL_SOURCES = [
   ['people', 'individual'],
   ['depts', 'department'],
@@ -338,7 +355,7 @@ export async function dashboardAggregates(
 const LEVEL_PREFIX = { organization: 'Org', department: 'Dept', project: 'Proj', individual: 'Ind' } as const;
 const COMMITMENT_PREFIX = { organization: 'Organization', department: 'Department', individual: 'Individual' } as const;
 
-function explainBranches(b: Params, site: string, w: DashboardWindow): string[] {
+function explainBranches(b: Params, site: string, kind: DashboardBatchKind, w: DashboardWindow): string[] {
   const out: string[] = [];
   const branch = (fig: string, source: string, val: string, where = '') =>
     out.push(`SELECT '${fig}' AS fig, x.id AS rid, ${val} AS val FROM (${source}) x${where}`);
@@ -362,8 +379,9 @@ function explainBranches(b: Params, site: string, w: DashboardWindow): string[] 
   branch('TeamAssessmentPercent', rows.ratings(b, site, w), 'x.rating', " WHERE x.akind = 'team'");
   branch('IndividualCoreValuesPercent', rows.ratings(b, site, w), 'x.rating', ' WHERE x.ikind = 2');
   branch('IndividualBasicRolePercent', rows.roleratings(b, site, w), 'x.rating');
-  branch('DialogsCompletedPercent', rows.dialogs(b, site, w), 'x.done');
-  branch('FollowUpsCompletedPercent', rows.tasks(b, site, w), 'x.done');
+  const rated = ` WHERE x.lvl IN (${RATE_LEVELS[kind].map((lvl) => `'${lvl}'`).join(', ')})`;
+  branch('DialogsCompletedPercent', rows.dialogs(b, site, w), 'x.done', rated);
+  branch('FollowUpsCompletedPercent', rows.tasks(b, site, w), 'x.done', rated);
   branch('PersonalGoalsTotal', rows.goals(b, site, w), 'NULL');
   branch('PersonalGoalsCompleted', rows.goals(b, site, w), 'NULL', ' WHERE x.done = 1');
   for (const lvl of ['organization', 'department', 'project', 'individual'] as const) {
@@ -386,7 +404,7 @@ export async function dashboardRecords(db: TenantDb, ctx: RequestContext, kind: 
   const b = new Params();
   const site = ctx.siteId;
   const cte = scopeCte(b, site, kind, [root]);
-  const body = explainBranches(b, site, w).join(' UNION ALL ');
+  const body = explainBranches(b, site, kind, w).join(' UNION ALL ');
   const statement =
     `${cte} SELECT w.fig AS fig, w.rid AS rid, w.val AS val, w.total AS total FROM (` +
     `SELECT u.fig, u.rid, u.val, COUNT(*) OVER (PARTITION BY u.fig) AS total, ROW_NUMBER() OVER (PARTITION BY u.fig ORDER BY u.rid) AS rn FROM (${body}) u` +

@@ -1,4 +1,4 @@
-import type { AggregateRow } from '../../database/queries/dashboards.js';
+import { RATE_LEVELS, type AggregateRow, type DashboardBatchKind, type Level } from '../../database/queries/dashboards.js';
 import { colorFor, type ColorBand } from '../colors/colors.service.js';
 import { FIGURE_FORMULAS, type FigureName } from './dashboard-formulas.js';
 
@@ -77,6 +77,11 @@ function ratingMean(sum: number, n: number): FigureDetail & { raw: number | null
   };
 }
 
+/** A figure's calculation with a note after it. */
+function withNote<F extends FigureDetail>(f: F, note: string): F {
+  return { ...f, calculation: `${f.calculation}${note}` };
+}
+
 /** Sums of the rows of one source, by group. */
 class Totals {
   constructor(private readonly rows: readonly AggregateRow[]) {}
@@ -113,12 +118,19 @@ function projectFigures(t: Totals): { active: number; onTime: number; completed:
   return { active: p.a, onTime: p.b, completed: p.c, changes: t.of('changes').n };
 }
 
+/** "(individual level)", "(department, project and individual levels)": what a completion rate counts. */
+function levelsNote(levels: readonly Level[]): string {
+  const list = levels.length === 1 ? levels[0] : `${levels.slice(0, -1).join(', ')} and ${levels[levels.length - 1]}`;
+  return ` (${list} level${levels.length === 1 ? '' : 's'})`;
+}
+
 /**
- * Every computed figure of one row. `own` are the row's aggregate rows; `dept` those of the
+ * Every computed figure of one row of the given kind. `own` are the row's aggregate rows; `dept` those of the
  * department level's project figures (an individual's primary department), `undefined` when the
  * department level is the row itself (a department or organization), `null` when there is none.
  */
 export function computeFigures(
+  kind: DashboardBatchKind,
   own: readonly AggregateRow[],
   dept: readonly AggregateRow[] | null | undefined,
   settings: FigureSettings,
@@ -178,14 +190,18 @@ export function computeFigures(
   const criteria = t.of('ratings', (r) => r.grp2 === '1');
   const values = t.of('ratings', (r) => r.grp2 === '2');
   const roles = t.of('roleratings');
+  // The completion rates count the levels the row answers for (RATE_LEVELS), the counts every level.
+  const levels: readonly string[] = RATE_LEVELS[kind];
+  const rated = (src: 'dialogs' | 'tasks') => t.of(src, (r) => levels.includes(r.grp));
+  const note = levelsNote(RATE_LEVELS[kind]);
   const scores = {
     EvaluationCriteriaPercent: ratingMean(criteria.a, criteria.n),
     LeaderAssessmentPercent: ratingMean(leader.a, leader.n),
     TeamAssessmentPercent: ratingMean(team.a, team.n),
     IndividualCoreValuesPercent: ratingMean(values.a, values.n),
     IndividualBasicRolePercent: ratingMean(roles.a, roles.n),
-    DialogsCompletedPercent: share(t.of('dialogs').a, t.of('dialogs').n, 'dialog{s} held'),
-    FollowUpsCompletedPercent: share(t.of('tasks').a, t.of('tasks').n, 'follow-up{s} completed'),
+    DialogsCompletedPercent: withNote(share(rated('dialogs').a, rated('dialogs').n, 'dialog{s} held'), note),
+    FollowUpsCompletedPercent: withNote(share(rated('tasks').a, rated('tasks').n, 'follow-up{s} completed'), note),
   };
   Object.assign(f, scores);
 

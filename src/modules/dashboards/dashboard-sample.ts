@@ -25,7 +25,7 @@ export const SAMPLE_METRICS: readonly { attainment: number; is8020: boolean }[] 
 /** [count, completed or held, …] per level, ratings as [count, sum]. */
 export const SAMPLE_RECORDS = {
   commitments: { organization: [4, 3], department: [8, 5], individual: [2, 2] },
-  dialogs: { organization: [2, 2], department: [4, 3], project: [3, 2], individual: [4, 4] },
+  dialogs: { organization: [2, 2], department: [4, 3], project: [3, 2], individual: [6, 5] },
   tasks: { organization: [1, 1], department: [3, 2], project: [4, 3], individual: [6, 5] },
   goals: [5, 3],
   /** active, on time, completed, due-date moves */
