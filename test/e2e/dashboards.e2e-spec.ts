@@ -597,6 +597,7 @@ describe('/v4/…/dashboards', () => {
         Metrics8020Percent: 50, // 112, 97 of 112, 97, 88, 64
         Metrics8020CompositePercent: 87.25, // (100 + 97 + 88 + 64) / 4
         DialogsCompletedPercent: 83.33, // the individual's own: 5 of 6
+        FollowUpsCompletedPercent: 80, // the individual's own: 4 of 5 completed or overdue (1 open, not yet due)
         ...SETTINGS_DEFAULT,
       });
       const none = await get('dashboards/sample', bob).expect(200);
@@ -725,6 +726,7 @@ describe('/v4/…/dashboards', () => {
     let D: OrganizationEntity;
     let pat: TestPerson;
     let fy25: PeriodEntity;
+    let running: PeriodEntity;
     let hrData: DashboardData;
     const dash = async (kind: string, id: string, period: PeriodEntity) =>
       (await get(`${kind}/${id}/dashboards?period=${period.id}`, hr.admin).expect(200)).body as Row;
@@ -734,6 +736,7 @@ describe('/v4/…/dashboards', () => {
     beforeAll(async () => {
       hr = await createSite(t, { name: 'HR Co' });
       fy25 = await createPeriod(t, hr.siteId, { name: 'FY 2025', start: d('2025-01-01T00:00:00Z'), end: d('2025-12-31T23:59:59.999Z') });
+      running = await createPeriod(t, hr.siteId, { name: 'Now', start: new Date(Date.now() - 10 * DAY), end: new Date(Date.now() + 10 * DAY) });
       D = await createUnit(t, hr.siteId, { name: 'Delivery', department: true, parentId: hr.orgId });
       pat = await createPerson(t, { siteId: hr.siteId, orgId: D.id }, { firstName: 'Pat', lastName: 'Price' });
       hrData = new DashboardData(t, hr.siteId);
@@ -765,6 +768,50 @@ describe('/v4/…/dashboards', () => {
       expect((await dash('organizations', hr.orgId, fy25)).DialogsCompletedPercent).toBe(63.64); // + Root Org 1/2 = 7 of 11
       const rate = (await explain('individuals', pat.individualId, fy25)).find((f) => f.Name === 'DialogsCompletedPercent')!;
       expect(rate).toMatchObject({ RecordCount: 4, Numerator: 3, Denominator: 4, Calculation: '3 of 4 dialogs held = 75 % (individual level)' });
+    });
+
+    it('leaves an open follow-up not yet due out of the completion rate, in a running period', async () => {
+      const ago = (days: number) => new Date(Date.now() - days * DAY);
+      const me = pat.individualId;
+      const done = await hrData.task('individual', me, me, ago(5), { due: ago(2), completed: ago(3) });
+      const overdue = await hrData.task('individual', me, me, ago(5), { due: ago(1) });
+      // Another level's follow-ups are not Pat's: an overdue one of D does not move his rate.
+      await hrData.task('department', D.id, me, ago(5), { due: ago(1) });
+      const before = await dash('individuals', me, running);
+      expect(before).toMatchObject({ IndFollowUpsCreated: 2, IndFollowUpsCompleted: 1, DeptFollowUpsCreated: 1, FollowUpsCompletedPercent: 50 });
+      // Open and not yet due: one due next week, one without a due date while the period runs.
+      await hrData.task('individual', me, me, ago(1), { due: ago(-7) });
+      await hrData.task('individual', me, me, ago(1));
+      const after = await dash('individuals', me, running);
+      expect(after).toMatchObject({ IndFollowUpsCreated: 4, IndFollowUpsCompleted: 1, FollowUpsCompletedPercent: 50 }); // not 1 of 4 = 25
+      expect(after.IndividualPerformancePercent).toBe(before.IndividualPerformancePercent);
+      const rate = (await explain('individuals', me, running)).find((f) => f.Name === 'FollowUpsCompletedPercent')!;
+      expect(rate).toMatchObject({
+        Numerator: 1,
+        Denominator: 2,
+        RecordCount: 2,
+        Calculation: '1 completed of 2 follow-ups completed or overdue = 50 % (individual level); left out: 2 open follow-ups not yet due',
+      });
+      expect((rate.Records as Row[]).map((r) => [r.ID, r.Value]).sort()).toEqual(
+        [
+          [done.id, 1],
+          [overdue.id, 0],
+        ].sort(),
+      );
+      // The department's rate counts its own and its people's: 1 of 3 (D's overdue one, Pat's two that count).
+      expect((await dash('departments', D.id, running)).FollowUpsCompletedPercent).toBe(33.33);
+    });
+
+    it('judges a past period’s follow-ups at its end: done by then, or due by then (the end when there is no due date)', async () => {
+      const me = pat.individualId;
+      await hrData.task('individual', me, me, d('2025-02-01Z'), { due: d('2025-03-01Z'), completed: d('2025-02-20Z') }); // done
+      await hrData.task('individual', me, me, d('2025-03-01Z'), { due: d('2025-04-01Z') }); // overdue
+      await hrData.task('individual', me, me, d('2025-05-01Z')); // no due date: due at the period's end, open → overdue
+      await hrData.task('individual', me, me, d('2025-06-01Z'), { due: d('2025-07-01Z'), completed: d('2026-01-05Z') }); // done after the end, due in it → overdue
+      await hrData.task('individual', me, me, d('2025-11-01Z'), { due: d('2026-02-01Z') }); // due after the end → left out
+      await hrData.task('individual', me, me, d('2025-10-01Z'), { due: d('2026-01-31Z'), completed: d('2026-01-10Z') }); // left out too
+      const fy = await dash('individuals', me, fy25);
+      expect(fy).toMatchObject({ IndFollowUpsCreated: 6, IndFollowUpsCompleted: 1, FollowUpsCompletedPercent: 25 }); // 1 of 4
     });
   });
 

@@ -183,15 +183,25 @@ const rows = {
         `SELECT s.root AS root, CAST(d.id AS CHAR(36)) AS id, '${lvl}' AS lvl, CASE WHEN d.occurred_date IS NOT NULL THEN 1 ELSE 0 END AS done` +
         ` FROM ${set} s JOIN dialogs d ON d.site_id = ${b.p(site)} AND d.kind = '${lvl}' AND d.ancestor_id = s.id AND d.period_id = ${b.p(w.periodId)} AND d.deleted = 0`,
     ).join(' UNION ALL '),
-  /** Live follow-ups created in the period per level: lvl, done (completed by the period's end). */
-  tasks: (b: Params, site: string, w: DashboardWindow) =>
-    LEVEL_SOURCES.map(
+  /**
+   * Live follow-ups created in the period per level: lvl, done (completed by the period's end),
+   * rated (counted in the completion rate: done, or its due date — the period's end when it has
+   * none — come by the period's end or, in a running period, by now; an open follow-up not yet due
+   * counts in neither).
+   */
+  tasks: (b: Params, site: string, w: DashboardWindow) => {
+    const asOf = w.now < w.to ? w.now : w.to;
+    const done = (p: string) => `t.completed = 1 AND t.completed_date <= ${p}`;
+    return LEVEL_SOURCES.map(
       ([set, lvl]) =>
         `SELECT s.root AS root, CAST(t.id AS CHAR(36)) AS id, '${lvl}' AS lvl,` +
-        ` CASE WHEN t.completed = 1 AND t.completed_date <= ${b.p(sqlInstant(w.to))} THEN 1 ELSE 0 END AS done` +
+        ` CASE WHEN ${done(b.p(sqlInstant(w.to)))} THEN 1 ELSE 0 END AS done,` +
+        ` CASE WHEN (${done(b.p(sqlInstant(w.to)))}) OR t.due_date <= ${b.p(sqlInstant(asOf))}` +
+        ` OR (t.due_date IS NULL AND ${asOf === w.to ? 1 : 0} = 1) THEN 1 ELSE 0 END AS rated` +
         ` FROM ${set} s JOIN tasks t ON t.site_id = ${b.p(site)} AND t.kind = '${lvl}' AND t.ancestor_id = s.id AND t.deleted = 0` +
         ` AND t.created >= ${b.p(sqlInstant(w.from))} AND t.created <= ${b.p(sqlInstant(w.to))}`,
-    ).join(' UNION ALL '),
+    ).join(' UNION ALL ');
+  },
   /** Goals of the period of the people: done. */
   goals: (b: Params, site: string, w: DashboardWindow) =>
     `SELECT s.root AS root, CAST(g.id AS CHAR(36)) AS id, CASE WHEN g.completed = 1 THEN 1 ELSE 0 END AS done` +
@@ -270,7 +280,8 @@ const aggregates: Record<SourceName, (b: Params, site: string, w: DashboardWindo
     agg(['x.root', "'commitments'", 'x.lvl', "''", 'COUNT(*)', 'SUM(x.done)', '0', '0', '0', '0', '0'], rows.commitments(b, site, w), 'x.root, x.lvl'),
   dialogs: (b, site, w) =>
     agg(['x.root', "'dialogs'", 'x.lvl', "''", 'COUNT(*)', 'SUM(x.done)', '0', '0', '0', '0', '0'], rows.dialogs(b, site, w), 'x.root, x.lvl'),
-  tasks: (b, site, w) => agg(['x.root', "'tasks'", 'x.lvl', "''", 'COUNT(*)', 'SUM(x.done)', '0', '0', '0', '0', '0'], rows.tasks(b, site, w), 'x.root, x.lvl'),
+  tasks: (b, site, w) =>
+    agg(['x.root', "'tasks'", 'x.lvl', "''", 'COUNT(*)', 'SUM(x.done)', 'SUM(x.rated)', '0', '0', '0', '0'], rows.tasks(b, site, w), 'x.root, x.lvl'),
   goals: (b, site, w) => agg(['x.root', "'goals'", "''", "''", 'COUNT(*)', 'SUM(x.done)', '0', '0', '0', '0', '0'], rows.goals(b, site, w), 'x.root'),
   metrics: (b, site, w) => {
     const [t1, t2, t3] = w.thresholds;
@@ -381,7 +392,7 @@ function explainBranches(b: Params, site: string, kind: DashboardBatchKind, w: D
   branch('IndividualBasicRolePercent', rows.roleratings(b, site, w), 'x.rating');
   const rated = ` WHERE x.lvl IN (${RATE_LEVELS[kind].map((lvl) => `'${lvl}'`).join(', ')})`;
   branch('DialogsCompletedPercent', rows.dialogs(b, site, w), 'x.done', rated);
-  branch('FollowUpsCompletedPercent', rows.tasks(b, site, w), 'x.done', rated);
+  branch('FollowUpsCompletedPercent', rows.tasks(b, site, w), 'x.done', `${rated} AND x.rated = 1`);
   branch('PersonalGoalsTotal', rows.goals(b, site, w), 'NULL');
   branch('PersonalGoalsCompleted', rows.goals(b, site, w), 'NULL', ' WHERE x.done = 1');
   for (const lvl of ['organization', 'department', 'project', 'individual'] as const) {

@@ -50,7 +50,7 @@ describe('computeFigures', () => {
         row('commitments', 'organization', '', 4, 4),
         row('dialogs', 'individual', '', 3, 2),
         row('dialogs', 'project', '', 1, 0),
-        row('tasks', 'department', '', 2, 1),
+        row('tasks', 'department', '', 2, 1, 2),
         row('metrics', '', '', 4, 1, 1, 1, 2, 1, 150),
         row('ratings', 'leader', '1', 2, 6),
         row('ratings', 'leader', '0', 1, 3),
@@ -105,6 +105,22 @@ describe('computeFigures', () => {
     const org = of('organization'); // every level lies within it
     expect(org.DialogsCompletedPercent).toMatchObject({ numerator: 7, denominator: 11 });
     expect(org.FollowUpsCompletedPercent).toMatchObject({ numerator: 2, denominator: 4 });
+  });
+
+  it('leaves the open follow-ups not yet due out of the completion rate', () => {
+    // 5 created: 2 completed, 1 overdue (3 count), 2 open and not yet due.
+    const f = sut('individual', [row('tasks', 'individual', '', 5, 2, 3)], null, SETTINGS, colors);
+    expect(f.FollowUpsCompletedPercent).toMatchObject({ value: 66.67, numerator: 2, denominator: 3 });
+    expect(f.FollowUpsCompletedPercent.calculation).toBe(
+      '2 completed of 3 follow-ups completed or overdue = 66.67 % (individual level); left out: 2 open follow-ups not yet due',
+    );
+    expect([f.IndFollowUpsCreated.value, f.IndFollowUpsCompleted.value]).toEqual([5, 2]);
+    const none = sut('individual', [row('tasks', 'individual', '', 1, 0, 0)], null, SETTINGS, colors);
+    expect(none.FollowUpsCompletedPercent.value).toBeNull(); // not 0 %: nothing was due yet
+    expect(none.FollowUpsCompletedPercent.calculation).toBe(
+      'no follow-ups completed or overdue: null (individual level); left out: 1 open follow-up not yet due',
+    );
+    expect(none.IndividualPerformancePercent.value).toBeNull();
   });
 
   it('leaves the switched-off scores out of IndividualPerformancePercent', () => {

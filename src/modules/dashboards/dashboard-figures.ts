@@ -77,6 +77,25 @@ function ratingMean(sum: number, n: number): FigureDetail & { raw: number | null
   };
 }
 
+/**
+ * Follow-ups completed ÷ (completed + overdue): `a` completed by the period's end, `b` those that
+ * count (completed, or open past their due date), `n` all created; the open ones not yet due
+ * (n − b) are left out and named in the calculation.
+ */
+function followUpRate(x: { n: number; a: number; b: number }, note: string): FigureDetail & { raw: number | null } {
+  const open = x.n - x.b;
+  const leftOut = open ? `; left out: ${counted(open, 'open follow-up{s}')} not yet due` : '';
+  if (x.b === 0) return { value: null, raw: null, numerator: 0, denominator: 0, calculation: `no follow-ups completed or overdue: null${note}${leftOut}` };
+  const raw = (x.a * 100) / x.b;
+  return {
+    value: round2(raw),
+    raw,
+    numerator: x.a,
+    denominator: x.b,
+    calculation: `${x.a} completed of ${counted(x.b, 'follow-up{s}')} completed or overdue = ${fmt(raw)} %${note}${leftOut}`,
+  };
+}
+
 /** A figure's calculation with a note after it. */
 function withNote<F extends FigureDetail>(f: F, note: string): F {
   return { ...f, calculation: `${f.calculation}${note}` };
@@ -201,7 +220,7 @@ export function computeFigures(
     IndividualCoreValuesPercent: ratingMean(values.a, values.n),
     IndividualBasicRolePercent: ratingMean(roles.a, roles.n),
     DialogsCompletedPercent: withNote(share(rated('dialogs').a, rated('dialogs').n, 'dialog{s} held'), note),
-    FollowUpsCompletedPercent: withNote(share(rated('tasks').a, rated('tasks').n, 'follow-up{s} completed'), note),
+    FollowUpsCompletedPercent: followUpRate(rated('tasks'), note),
   };
   Object.assign(f, scores);
 
