@@ -19,7 +19,7 @@ const YELLOW = 0xffff00;
 const GREEN = 0x00ff00;
 const d = (iso: string) => new Date(iso);
 
-/** The Dashboard's fields in the spec's table order (70). */
+/** The Dashboard's fields in the spec's table order (70), with SelfAssessmentPercent (beyond the spec) after TeamAssessmentPercent. */
 const FIELDS = [
   'ID',
   'SiteID',
@@ -53,6 +53,7 @@ const FIELDS = [
   'EvaluationCriteriaPercent',
   'LeaderAssessmentPercent',
   'TeamAssessmentPercent',
+  'SelfAssessmentPercent',
   'DialogsCompletedPercent',
   'FollowUpsCompletedPercent',
   'IndividualPerformancePercent',
@@ -111,7 +112,7 @@ const SETTINGS_DEFAULT = {
 };
 
 /** An empty dashboard: counts 0, percentages and colors null. */
-const EMPTY = Object.fromEntries(FIELDS.slice(6, 55).map((f) => [f, /Percent$|ColorValue$/.test(f) ? null : 0]));
+const EMPTY = Object.fromEntries(FIELDS.slice(6, 56).map((f) => [f, /Percent$|ColorValue$/.test(f) ? null : 0]));
 
 /** What the XML decoder gives back for a JSON value: text, or null for i:nil. */
 const asXml = (v: unknown) => (v === null ? null : String(v));
@@ -235,9 +236,10 @@ describe('/v4/…/dashboards', () => {
     await data.assessment('self', bobId, bobId, P, [
       ['evaluationcriteria', 5],
       ['corevalue', 5],
+      ['general', 3],
     ]);
     await data.assessment('leader', bobId, annId, nextYear.id, [['evaluationcriteria', 1]]);
-    // Criteria 6/10 = 60; leader 14/20 = 70; team 9/10 = 90; core values 9/10 = 90.
+    // Criteria 6/10 = 60; leader 14/20 = 70; team 9/10 = 90; core values 9/10 = 90; self 13/15 = 86.67 (in no other figure).
 
     // Dialogs. Bob: 3 of his (2 held; a deleted one not counted); A1 2 (1 held); A 1 held; B 1 not held; O 1 held; J1 1 not held; J8 (deleted project) 1.
     const D1 = await data.dialog('individual', bobId, annId, P, { held: true });
@@ -319,6 +321,7 @@ describe('/v4/…/dashboards', () => {
     EvaluationCriteriaPercent: 60,
     LeaderAssessmentPercent: 70,
     TeamAssessmentPercent: 90,
+    SelfAssessmentPercent: 86.67, // beside the leader's and the team's; in no score
     DialogsCompletedPercent: 66.67, // his own dialogs only: 2 of 3 (not the organization's, department's or project's)
     FollowUpsCompletedPercent: 33.33, // his own follow-ups only: 1 of 3
     IndividualPerformancePercent: 68.57, // (60 + 70 + 90 + 66.666667 + 33.333333 + 90 + 70) / 7
@@ -488,7 +491,7 @@ describe('/v4/…/dashboards', () => {
       const body = res.body as { Figures: Row[] } & Row;
       expect(body).toMatchObject({ ID: bob.individualId, RowType: 39, Name: 'Bob Baker', PeriodID: fy.id, SiteID: site.siteId });
       const expected = bobExpected() as Row;
-      expect(body.Figures.map((f) => f.Name)).toEqual(FIELDS.slice(6, 55));
+      expect(body.Figures.map((f) => f.Name)).toEqual(FIELDS.slice(6, 56));
       for (const f of body.Figures) {
         expect(f.Value).toBe(expected[f.Name as string]);
         expect(typeof f.Formula).toBe('string');
@@ -534,7 +537,7 @@ describe('/v4/…/dashboards', () => {
       expect(xml.text).toContain('<Figures><DashboardFigure>');
       const decoded = (await codec.decodeXml(xml.text)) as Row;
       const figures = (decoded.Figures as { DashboardFigure: Row[] }).DashboardFigure;
-      expect(figures).toHaveLength(49);
+      expect(figures).toHaveLength(50);
       const xmlGoals = figures.find((f) => f.Name === 'PersonalGoalsTotal')!;
       expect(xmlGoals.RecordCount).toBe('110');
       expect((xmlGoals.Records as { DashboardRecord: Row[] }).DashboardRecord).toHaveLength(100);
@@ -597,6 +600,7 @@ describe('/v4/…/dashboards', () => {
         Metrics8020Percent: 50, // 112, 97 of 112, 97, 88, 64
         Metrics8020CompositePercent: 87.25, // (100 + 97 + 88 + 64) / 4
         DialogsCompletedPercent: 83.33, // the individual's own: 5 of 6
+        SelfAssessmentPercent: 84, // 21 of 25
         FollowUpsCompletedPercent: 80, // the individual's own: 4 of 5 completed or overdue (1 open, not yet due)
         ...SETTINGS_DEFAULT,
       });
@@ -812,6 +816,50 @@ describe('/v4/…/dashboards', () => {
       await hrData.task('individual', me, me, d('2025-10-01Z'), { due: d('2026-01-31Z'), completed: d('2026-01-10Z') }); // left out too
       const fy = await dash('individuals', me, fy25);
       expect(fy).toMatchObject({ IndFollowUpsCreated: 6, IndFollowUpsCompleted: 1, FollowUpsCompletedPercent: 25 }); // 1 of 4
+    });
+
+    it('shows a self-assessment beside the leader’s and the team’s, and counts it in no other figure', async () => {
+      const me = pat.individualId;
+      await hrData.assessment('leader', me, hr.admin.individualId, fy25.id, [['evaluationcriteria', 3]]);
+      const before = await dash('individuals', me, fy25);
+      expect(before).toMatchObject({ LeaderAssessmentPercent: 60, EvaluationCriteriaPercent: 60, SelfAssessmentPercent: null });
+      await hrData.assessment('self', me, me, fy25.id, [
+        ['evaluationcriteria', 5],
+        ['corevalue', 4],
+      ]);
+      const after = await dash('individuals', me, fy25);
+      expect(after).toEqual({ ...before, SelfAssessmentPercent: 90 }); // 9 of 10; criteria, core values and the mean unmoved
+      expect((await dash('departments', D.id, fy25)).SelfAssessmentPercent).toBe(90); // the people in scope
+      const figures = await explain('individuals', me, fy25);
+      expect(figures.map((f) => f.Name).indexOf('SelfAssessmentPercent')).toBe(figures.map((f) => f.Name).indexOf('TeamAssessmentPercent') + 1);
+      expect(figures.find((f) => f.Name === 'SelfAssessmentPercent')).toMatchObject({
+        Value: 90,
+        RecordType: 'assessmentrating',
+        RecordCount: 2,
+        Calculation: '2 ratings summing to 9 of at most 10 = 90 %',
+      });
+      expect(figures.find((f) => f.Name === 'LeaderAssessmentPercent')!.Calculation).toBe('1 rating summing to 3 of at most 5 = 60 %');
+      const xml = await get(`individuals/${me}/dashboards?period=${fy25.id}`, hr.admin, 'application/xml').expect(200);
+      expect(xml.text).toContain('<SelfAssessmentPercent>90</SelfAssessmentPercent>');
+    });
+
+    it('writes the explain texts in the singular for one record and in the plural for two', async () => {
+      const calc = async (name: string) => (await explain('individuals', pat.individualId, fy25)).find((f) => f.Name === name)!.Calculation;
+      await hrData.goal(pat.individualId, fy25.id, true);
+      expect(await calc('PersonalGoalsTotal')).toBe('1 goal');
+      expect(await calc('PersonalGoalsCompleted')).toBe('1 goal completed');
+      await hrData.goal(pat.individualId, fy25.id, false);
+      expect(await calc('PersonalGoalsTotal')).toBe('2 goals');
+      await hrData.commitment('individual', pat.individualId, fy25.id, true);
+      expect(await calc('IndividualCommitmentsTotal')).toBe('1 commitment');
+      const figures = await explain('individuals', pat.individualId, fy25);
+      const of = (name: string) => figures.find((f) => f.Name === name)!.Calculation;
+      expect([of('ProjDialogsExpected'), of('ProjDialogsOccurred'), of('OrgDialogsOccurred'), of('OrgDialogsExpected')]).toEqual([
+        '1 dialog',
+        '0 dialogs held',
+        '1 dialog held',
+        '2 dialogs',
+      ]);
     });
   });
 

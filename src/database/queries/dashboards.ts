@@ -13,7 +13,7 @@ import type { TenantDb } from '../tenant-db.js';
  *   organization tree (`tree`), the organization above a department or an individual from one
  *   recursive walk up (`up`);
  * - each source (commitments, dialogs, follow-ups, goals, metrics, projects, due-date changes,
- *   assessment ratings, basic-role ratings) is joined to those sets through its (site, kind,
+ *   assessment ratings, self-assessment ratings, basic-role ratings) is joined to those sets through its (site, kind,
  *   ancestor, period) index and grouped by row: counts and sums only, no row is sent back;
  * - the explain view runs the same row sources, unpivoted per figure, and answers the first 100
  *   record ids of each figure with the figure's total count (window functions: SQLite 3.25+,
@@ -55,7 +55,7 @@ export interface AggregateRow {
   s: number;
 }
 
-export type SourceName = 'commitments' | 'dialogs' | 'tasks' | 'goals' | 'metrics' | 'projects' | 'changes' | 'ratings' | 'roleratings';
+export type SourceName = 'commitments' | 'dialogs' | 'tasks' | 'goals' | 'metrics' | 'projects' | 'changes' | 'ratings' | 'selfratings' | 'roleratings';
 
 /** One record of the explain view: the figure it is counted in, its id and what it contributes. */
 export interface ExplainRow {
@@ -257,6 +257,11 @@ const rows = {
           ` JOIN assessment_ratings r ON r.site_id = ${b.p(site)} AND r.assessment_id = a.id`,
       )
       .join(' UNION ALL '),
+  /** Ratings of the people's self assessments of the period (kept apart: they count in no score but their own): rating. */
+  selfratings: (b: Params, site: string, w: DashboardWindow) =>
+    `SELECT s.root AS root, CAST(r.id AS CHAR(36)) AS id, r.rating AS rating` +
+    ` FROM people s JOIN assessments a ON a.site_id = ${b.p(site)} AND a.subject_id = s.id AND a.period_id = ${b.p(w.periodId)} AND a.kind = 'self'` +
+    ` JOIN assessment_ratings r ON r.site_id = ${b.p(site)} AND r.assessment_id = a.id`,
   /** Ratings of the people's basic roles in live dialogs of the period: rating. */
   roleratings: (b: Params, site: string, w: DashboardWindow) =>
     `SELECT s.root AS root, CAST(x.id AS CHAR(36)) AS id, x.rating AS rating FROM people s` +
@@ -311,6 +316,8 @@ const aggregates: Record<SourceName, (b: Params, site: string, w: DashboardWindo
       rows.ratings(b, site, w),
       'x.root, x.akind, x.ikind',
     ),
+  selfratings: (b, site, w) =>
+    agg(['x.root', "'selfratings'", "''", "''", 'COUNT(*)', 'SUM(x.rating)', '0', '0', '0', '0', '0'], rows.selfratings(b, site, w), 'x.root'),
   roleratings: (b, site, w) =>
     agg(['x.root', "'roleratings'", "''", "''", 'COUNT(*)', 'SUM(x.rating)', '0', '0', '0', '0', '0'], rows.roleratings(b, site, w), 'x.root'),
 };
@@ -388,6 +395,7 @@ function explainBranches(b: Params, site: string, kind: DashboardBatchKind, w: D
   branch('EvaluationCriteriaPercent', rows.ratings(b, site, w), 'x.rating', ' WHERE x.ikind = 1');
   branch('LeaderAssessmentPercent', rows.ratings(b, site, w), 'x.rating', " WHERE x.akind = 'leader'");
   branch('TeamAssessmentPercent', rows.ratings(b, site, w), 'x.rating', " WHERE x.akind = 'team'");
+  branch('SelfAssessmentPercent', rows.selfratings(b, site, w), 'x.rating');
   branch('IndividualCoreValuesPercent', rows.ratings(b, site, w), 'x.rating', ' WHERE x.ikind = 2');
   branch('IndividualBasicRolePercent', rows.roleratings(b, site, w), 'x.rating');
   const rated = ` WHERE x.lvl IN (${RATE_LEVELS[kind].map((lvl) => `'${lvl}'`).join(', ')})`;

@@ -56,6 +56,7 @@ describe('computeFigures', () => {
         row('ratings', 'leader', '0', 1, 3),
         row('ratings', 'team', '2', 2, 9),
         row('roleratings', '', '', 2, 7),
+        row('selfratings', '', '', 2, 9),
         row('goals', '', '', 3, 1),
       ],
       null,
@@ -73,6 +74,7 @@ describe('computeFigures', () => {
     expect(f.TeamAssessmentPercent.value).toBe(90);
     expect(f.IndividualCoreValuesPercent.value).toBe(90);
     expect(f.IndividualBasicRolePercent.value).toBe(70);
+    expect(f.SelfAssessmentPercent.value).toBe(90); // shown, and counted in no score below
     expect(f.DialogsCompletedPercent.value).toBe(50); // 2 of 4: an organization counts every level
     expect(f.FollowUpsCompletedPercent.value).toBe(50);
     expect(f.IndividualPerformancePercent.value).toBe(round2((60 + 60 + 90 + 50 + 50 + 90 + 70) / 7));

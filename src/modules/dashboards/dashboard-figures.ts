@@ -223,6 +223,9 @@ export function computeFigures(
     FollowUpsCompletedPercent: followUpRate(rated('tasks'), note),
   };
   Object.assign(f, scores);
+  // Beside the leader's and the team's view, in no score (docs/dashboards.md).
+  const self = t.of('selfratings');
+  f.SelfAssessmentPercent = ratingMean(self.a, self.n);
 
   const switches: Record<keyof typeof scores, boolean> = {
     EvaluationCriteriaPercent: settings.ShowEvaluationCriteria,

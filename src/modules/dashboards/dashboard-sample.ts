@@ -35,6 +35,7 @@ export const SAMPLE_RECORDS = {
   /** [count, sum of ratings 1–5] */
   leader: { evaluationcriteria: [4, 16], corevalue: [3, 12], other: [2, 8] },
   team: { corevalue: [3, 13], other: [2, 8] },
+  self: [5, 21],
   basicRoles: [2, 7],
 } as const;
 
@@ -87,6 +88,7 @@ export function sampleAggregates(settings: Pick<DashboardSettingsDto, 'Threshold
     row('ratings', 'leader', '0', r.leader.other[0], r.leader.other[1]),
     row('ratings', 'team', '2', r.team.corevalue[0], r.team.corevalue[1]),
     row('ratings', 'team', '0', r.team.other[0], r.team.other[1]),
+    row('selfratings', '', '', r.self[0], r.self[1]),
     row('roleratings', '', '', r.basicRoles[0], r.basicRoles[1]),
   );
   const [dActive, dOnTime, dCompleted, dChanges] = r.departmentProjects;
