@@ -19,7 +19,7 @@ const YELLOW = 0xffff00;
 const GREEN = 0x00ff00;
 const d = (iso: string) => new Date(iso);
 
-/** The Dashboard's fields in the spec's table order (70). */
+/** The Dashboard's fields in the spec's table order (70), with SelfAssessmentPercent (beyond the spec) after TeamAssessmentPercent. */
 const FIELDS = [
   'ID',
   'SiteID',
@@ -53,6 +53,7 @@ const FIELDS = [
   'EvaluationCriteriaPercent',
   'LeaderAssessmentPercent',
   'TeamAssessmentPercent',
+  'SelfAssessmentPercent',
   'DialogsCompletedPercent',
   'FollowUpsCompletedPercent',
   'IndividualPerformancePercent',
@@ -111,7 +112,7 @@ const SETTINGS_DEFAULT = {
 };
 
 /** An empty dashboard: counts 0, percentages and colors null. */
-const EMPTY = Object.fromEntries(FIELDS.slice(6, 55).map((f) => [f, /Percent$|ColorValue$/.test(f) ? null : 0]));
+const EMPTY = Object.fromEntries(FIELDS.slice(6, 56).map((f) => [f, /Percent$|ColorValue$/.test(f) ? null : 0]));
 
 /** What the XML decoder gives back for a JSON value: text, or null for i:nil. */
 const asXml = (v: unknown) => (v === null ? null : String(v));
@@ -235,9 +236,10 @@ describe('/v4/…/dashboards', () => {
     await data.assessment('self', bobId, bobId, P, [
       ['evaluationcriteria', 5],
       ['corevalue', 5],
+      ['general', 3],
     ]);
     await data.assessment('leader', bobId, annId, nextYear.id, [['evaluationcriteria', 1]]);
-    // Criteria 6/10 = 60; leader 14/20 = 70; team 9/10 = 90; core values 9/10 = 90.
+    // Criteria 6/10 = 60; leader 14/20 = 70; team 9/10 = 90; core values 9/10 = 90; self 13/15 = 86.67 (in no other figure).
 
     // Dialogs. Bob: 3 of his (2 held; a deleted one not counted); A1 2 (1 held); A 1 held; B 1 not held; O 1 held; J1 1 not held; J8 (deleted project) 1.
     const D1 = await data.dialog('individual', bobId, annId, P, { held: true });
@@ -253,7 +255,7 @@ describe('/v4/…/dashboards', () => {
     ids.orgDialog = (await data.dialog('organization', O, site.admin.individualId, P, { held: true })).id;
     await data.dialog('project', J1.id, bobId, P);
     await data.dialog('project', J8.id, bobId, P, { held: true });
-    // Bob: 7 expected, 4 held → 57.14. A: 8, 5 → 62.5. O: 9, 5 → 55.56.
+    // The rates count the levels a row answers for: Bob his own 3, 2 held → 66.67; A (not O above it) 7, 4 → 57.14; O all 9, 5 → 55.56.
 
     // Basic-role ratings of Bob: 4 and 3 count (7/10 = 70); a missing rating, a deleted dialog and another period do not.
     const R1 = await data.basicRole(bobId);
@@ -264,7 +266,7 @@ describe('/v4/…/dashboards', () => {
     await data.roleRating(R1.id, Dx.id, 1);
     void D3;
 
-    // Follow-ups: Bob's 3 created in the period (1 completed in it); A1 1 of 1; J1 1 of 1 → Bob, A, O: 5 created, 3 completed = 60.
+    // Follow-ups: Bob's 3 created in the period (1 completed in it) → 33.33; A1 1 of 1; J1 1 of 1 → A, O: 5 created, 3 completed = 60.
     await data.task('individual', bobId, bobId, d('2025-02-01Z'), { completed: d('2025-03-01Z') });
     await data.task('individual', bobId, bobId, d('2025-05-01Z'), { completed: d('2026-01-15Z') }); // completed after the period
     await data.task('individual', bobId, bobId, d('2024-12-01Z'), { completed: d('2025-01-15Z') }); // created before it
@@ -319,9 +321,10 @@ describe('/v4/…/dashboards', () => {
     EvaluationCriteriaPercent: 60,
     LeaderAssessmentPercent: 70,
     TeamAssessmentPercent: 90,
-    DialogsCompletedPercent: 57.14,
-    FollowUpsCompletedPercent: 60,
-    IndividualPerformancePercent: 71.02, // (60 + 70 + 90 + 57.142857 + 60 + 90 + 70) / 7
+    SelfAssessmentPercent: 86.67, // beside the leader's and the team's; in no score
+    DialogsCompletedPercent: 66.67, // his own dialogs only: 2 of 3 (not the organization's, department's or project's)
+    FollowUpsCompletedPercent: 33.33, // his own follow-ups only: 1 of 3
+    IndividualPerformancePercent: 68.57, // (60 + 70 + 90 + 66.666667 + 33.333333 + 90 + 70) / 7
     IndividualCoreValuesPercent: 90,
     IndividualBasicRolePercent: 70,
     PersonalGoalsCompleted: 1,
@@ -370,8 +373,9 @@ describe('/v4/…/dashboards', () => {
     DeptProjectsOnTime: 4,
     DeptProjectsCompleted: 3,
     DeptProjectsDateChanges: 2,
-    DialogsCompletedPercent: 62.5,
-    IndividualPerformancePercent: 71.79, // (60 + 70 + 90 + 62.5 + 60 + 90 + 70) / 7
+    DialogsCompletedPercent: 57.14, // department A1 1/2, A 1/1, project J1 0/1, Bob 2/3: not Root Org's above it
+    FollowUpsCompletedPercent: 60, // A1 1/1, J1 1/1, Bob 1/3
+    IndividualPerformancePercent: 71.02, // (60 + 70 + 90 + 57.142857 + 60 + 90 + 70) / 7
     PersonalGoalsCompleted: 3, // Bob 1/3, Ann 2/2, Cid 0/105
     PersonalGoalsTotal: 110,
     DeptDialogsExpected: 3,
@@ -387,7 +391,7 @@ describe('/v4/…/dashboards', () => {
     DepartmentCommitmentsCompleted: 2, // A 1/1, A1 1/2, B 0/1
     DepartmentCommitmentsTotal: 4,
     DepartmentCommitmentsColorValue: RED,
-    DialogsCompletedPercent: 55.56,
+    DialogsCompletedPercent: 55.56, // every level lies within it: + Root Org 1/1, B 0/1
     IndividualPerformancePercent: 70.79, // (60 + 70 + 90 + 55.555556 + 60 + 90 + 70) / 7
     DeptDialogsExpected: 4,
     DeptDialogsOccurred: 2,
@@ -405,8 +409,8 @@ describe('/v4/…/dashboards', () => {
       expect(res.text).toMatch(/^<\?xml[^>]+\?><Dashboard xmlns="urn:pms:v4"/);
       const order = [...res.text.matchAll(/<([A-Za-z0-9]+)[ >/]/g)].map((m) => m[1]).slice(1);
       expect(order).toEqual([...FIELDS].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-      expect(res.text).toContain('<DialogsCompletedPercent>57.14</DialogsCompletedPercent>');
-      expect(res.text).toContain('<IndividualPerformancePercent>71.02</IndividualPerformancePercent>');
+      expect(res.text).toContain('<DialogsCompletedPercent>66.67</DialogsCompletedPercent>');
+      expect(res.text).toContain('<IndividualPerformancePercent>68.57</IndividualPerformancePercent>');
       const decoded = (await codec.decodeXml(res.text)) as Row;
       expect(decoded).toEqual(Object.fromEntries(Object.entries(bobExpected()).map(([k, v]) => [k, asXml(v)])));
     });
@@ -440,7 +444,7 @@ describe('/v4/…/dashboards', () => {
         ProjectsDateChanges: 0,
         DeptDialogsExpected: 1,
         DeptDialogsOccurred: 0,
-        DialogsCompletedPercent: 50, // B 0 of 1, Root Org 1 of 1
+        DialogsCompletedPercent: 0, // B 0 of 1 (Root Org's 1 of 1 is above Beta)
       });
     });
 
@@ -454,14 +458,13 @@ describe('/v4/…/dashboards', () => {
         Name: 'Lou Lonely',
         FromDate: '2025-01-01T00:00:00.000+00:00',
         ToDate: '2025-12-31T23:59:59.999+00:00',
-        // Lou's primary unit is Root Org: the organization level is Root Org's.
+        // Lou's primary unit is Root Org: the organization level is Root Org's. Its dialog is
+        // counted, but it is not Lou's: his DialogsCompletedPercent (and so every score) is null.
         OrganizationCommitmentsCompleted: 3,
         OrganizationCommitmentsTotal: 4,
         OrganizationCommitmentsColorValue: YELLOW,
         OrgDialogsExpected: 1,
         OrgDialogsOccurred: 1,
-        DialogsCompletedPercent: 100,
-        IndividualPerformancePercent: 100,
         ...SETTINGS_DEFAULT,
       });
       const xml = await get(`individuals/${lonely.individualId}/dashboards?period=${fy.id}`, lonely, 'application/xml').expect(200);
@@ -488,7 +491,7 @@ describe('/v4/…/dashboards', () => {
       const body = res.body as { Figures: Row[] } & Row;
       expect(body).toMatchObject({ ID: bob.individualId, RowType: 39, Name: 'Bob Baker', PeriodID: fy.id, SiteID: site.siteId });
       const expected = bobExpected() as Row;
-      expect(body.Figures.map((f) => f.Name)).toEqual(FIELDS.slice(6, 55));
+      expect(body.Figures.map((f) => f.Name)).toEqual(FIELDS.slice(6, 56));
       for (const f of body.Figures) {
         expect(f.Value).toBe(expected[f.Name as string]);
         expect(typeof f.Formula).toBe('string');
@@ -512,15 +515,13 @@ describe('/v4/…/dashboards', () => {
       expect(exceeds).toMatchObject({ RecordType: 'metric', RecordCount: 6, Numerator: 1, Denominator: 6 });
       expect((exceeds.Records as Row[]).map((r) => r.ID)).toEqual([...ids.bobMetrics].sort());
       expect((exceeds.Records as Row[]).map((r) => r.Value).sort((a, b) => Number(a) - Number(b))).toEqual([50, 70, 80, 90, 95, 120]);
-      expect(figure(body, 'DialogsCompletedPercent')).toMatchObject({
-        RecordCount: 7,
-        Numerator: 4,
-        Denominator: 7,
-        Calculation: '4 of 7 dialogs held = 57.14 %',
-      });
+      // The rate lists Bob's own dialogs only, each with 1 (held) or 0.
+      const rate = figure(body, 'DialogsCompletedPercent');
+      expect(rate).toMatchObject({ RecordCount: 3, Numerator: 2, Denominator: 3, Calculation: '2 of 3 dialogs held = 66.67 % (individual level)' });
+      expect((rate.Records as Row[]).map((r) => r.ID)).toEqual([...ids.bobIndDialogs].sort());
       const ipp = figure(body, 'IndividualPerformancePercent');
       expect(ipp).toMatchObject({ RecordType: null, RecordCount: 0, Records: [], Denominator: 7 });
-      expect(ipp.Calculation).toContain('DialogsCompletedPercent 57.14');
+      expect(ipp.Calculation).toContain('DialogsCompletedPercent 66.67');
       expect(figure(body, 'ProjectsDateChanges')).toMatchObject({ RecordType: 'projectduedatechange', RecordCount: 2 });
       expect(figure(body, 'IndividualCommitmentsColorValue')).toMatchObject({ Numerator: 2, Denominator: 3, RecordCount: 3 });
     });
@@ -536,7 +537,7 @@ describe('/v4/…/dashboards', () => {
       expect(xml.text).toContain('<Figures><DashboardFigure>');
       const decoded = (await codec.decodeXml(xml.text)) as Row;
       const figures = (decoded.Figures as { DashboardFigure: Row[] }).DashboardFigure;
-      expect(figures).toHaveLength(49);
+      expect(figures).toHaveLength(50);
       const xmlGoals = figures.find((f) => f.Name === 'PersonalGoalsTotal')!;
       expect(xmlGoals.RecordCount).toBe('110');
       expect((xmlGoals.Records as { DashboardRecord: Row[] }).DashboardRecord).toHaveLength(100);
@@ -598,7 +599,9 @@ describe('/v4/…/dashboards', () => {
         MetricsBelowPercent: 20, // 64, 40
         Metrics8020Percent: 50, // 112, 97 of 112, 97, 88, 64
         Metrics8020CompositePercent: 87.25, // (100 + 97 + 88 + 64) / 4
-        DialogsCompletedPercent: 84.62, // 11 of 13
+        DialogsCompletedPercent: 83.33, // the individual's own: 5 of 6
+        SelfAssessmentPercent: 84, // 21 of 25
+        FollowUpsCompletedPercent: 80, // the individual's own: 4 of 5 completed or overdue (1 open, not yet due)
         ...SETTINGS_DEFAULT,
       });
       const none = await get('dashboards/sample', bob).expect(200);
@@ -625,7 +628,7 @@ describe('/v4/…/dashboards', () => {
           MetricsMinimumPercent: 83.33,
           MetricsBelowPercent: 0,
           Metrics8020Percent: 25,
-          IndividualPerformancePercent: 70, // (60 + 70 + 60 + 90 + 70) / 5: team and dialogs switched off
+          IndividualPerformancePercent: 64.67, // (60 + 70 + 33.333333 + 90 + 70) / 5: team and dialogs switched off
         });
         const again = await http().put('/v4/dashboards/settings').set('Authorization', as(site.admin)).set('If-Match', put.headers.etag).send(body).expect(200);
         await http().put('/v4/dashboards/settings').set('Authorization', as(site.admin)).set('If-Match', put.headers.etag).send(body).expect(412);
@@ -715,6 +718,148 @@ describe('/v4/…/dashboards', () => {
 
     it('answers 401 without a token', async () => {
       await http().get(`/v4/individuals/${bob.individualId}/dashboards`).expect(401);
+    });
+  });
+
+  /**
+   * The decisions of docs/dashboards.md on the figures an HR user questions, each on a small data
+   * set of its own site: Root Org ← Dept D; Pat (primary D) owns project Pj (in D).
+   */
+  describe('what the completion rates and assessment scores count', () => {
+    let hr: TestSite;
+    let D: OrganizationEntity;
+    let pat: TestPerson;
+    let fy25: PeriodEntity;
+    let running: PeriodEntity;
+    let hrData: DashboardData;
+    const dash = async (kind: string, id: string, period: PeriodEntity) =>
+      (await get(`${kind}/${id}/dashboards?period=${period.id}`, hr.admin).expect(200)).body as Row;
+    const explain = async (kind: string, id: string, period: PeriodEntity) =>
+      ((await get(`${kind}/${id}/dashboards/explain?period=${period.id}`, hr.admin).expect(200)).body as { Figures: Row[] }).Figures;
+
+    beforeAll(async () => {
+      hr = await createSite(t, { name: 'HR Co' });
+      fy25 = await createPeriod(t, hr.siteId, { name: 'FY 2025', start: d('2025-01-01T00:00:00Z'), end: d('2025-12-31T23:59:59.999Z') });
+      running = await createPeriod(t, hr.siteId, { name: 'Now', start: new Date(Date.now() - 10 * DAY), end: new Date(Date.now() + 10 * DAY) });
+      D = await createUnit(t, hr.siteId, { name: 'Delivery', department: true, parentId: hr.orgId });
+      pat = await createPerson(t, { siteId: hr.siteId, orgId: D.id }, { firstName: 'Pat', lastName: 'Price' });
+      hrData = new DashboardData(t, hr.siteId);
+      const Pj = await hrData.project(pat.individualId, { organizationId: D.id, start: d('2025-01-01Z') });
+      // Dialogs held / expected: Root Org 1/2, D 3/4, Pat 3/4 (the 7 of 10 of the issue), Pj 0/1.
+      const dialogs = async (kind: 'organization' | 'department' | 'individual' | 'project', id: string, held: number, expected: number) => {
+        for (let k = 0; k < expected; k++) await hrData.dialog(kind, id, hr.admin.individualId, fy25.id, { held: k < held });
+      };
+      await dialogs('organization', hr.orgId, 1, 2);
+      await dialogs('department', D.id, 3, 4);
+      await dialogs('individual', pat.individualId, 3, 4);
+      await dialogs('project', Pj.id, 0, 1);
+    }, SLOW);
+
+    it('counts an individual’s own dialogs only, a department’s without the organization above it, an organization’s at every level', async () => {
+      const own = await dash('individuals', pat.individualId, fy25);
+      expect(own).toMatchObject({
+        OrgDialogsExpected: 2,
+        OrgDialogsOccurred: 1,
+        DeptDialogsExpected: 4,
+        DeptDialogsOccurred: 3,
+        ProjDialogsExpected: 1,
+        ProjDialogsOccurred: 0,
+        IndDialogsExpected: 4,
+        IndDialogsOccurred: 3,
+        DialogsCompletedPercent: 75, // 3 of 4, not 7 of 10 (nor 7 of 11 with the project's)
+      });
+      expect((await dash('departments', D.id, fy25)).DialogsCompletedPercent).toBe(66.67); // D 3/4 + Pj 0/1 + Pat 3/4 = 6 of 9
+      expect((await dash('organizations', hr.orgId, fy25)).DialogsCompletedPercent).toBe(63.64); // + Root Org 1/2 = 7 of 11
+      const rate = (await explain('individuals', pat.individualId, fy25)).find((f) => f.Name === 'DialogsCompletedPercent')!;
+      expect(rate).toMatchObject({ RecordCount: 4, Numerator: 3, Denominator: 4, Calculation: '3 of 4 dialogs held = 75 % (individual level)' });
+    });
+
+    it('leaves an open follow-up not yet due out of the completion rate, in a running period', async () => {
+      const ago = (days: number) => new Date(Date.now() - days * DAY);
+      const me = pat.individualId;
+      const done = await hrData.task('individual', me, me, ago(5), { due: ago(2), completed: ago(3) });
+      const overdue = await hrData.task('individual', me, me, ago(5), { due: ago(1) });
+      // Another level's follow-ups are not Pat's: an overdue one of D does not move his rate.
+      await hrData.task('department', D.id, me, ago(5), { due: ago(1) });
+      const before = await dash('individuals', me, running);
+      expect(before).toMatchObject({ IndFollowUpsCreated: 2, IndFollowUpsCompleted: 1, DeptFollowUpsCreated: 1, FollowUpsCompletedPercent: 50 });
+      // Open and not yet due: one due next week, one without a due date while the period runs.
+      await hrData.task('individual', me, me, ago(1), { due: ago(-7) });
+      await hrData.task('individual', me, me, ago(1));
+      const after = await dash('individuals', me, running);
+      expect(after).toMatchObject({ IndFollowUpsCreated: 4, IndFollowUpsCompleted: 1, FollowUpsCompletedPercent: 50 }); // not 1 of 4 = 25
+      expect(after.IndividualPerformancePercent).toBe(before.IndividualPerformancePercent);
+      const rate = (await explain('individuals', me, running)).find((f) => f.Name === 'FollowUpsCompletedPercent')!;
+      expect(rate).toMatchObject({
+        Numerator: 1,
+        Denominator: 2,
+        RecordCount: 2,
+        Calculation: '1 completed of 2 follow-ups completed or overdue = 50 % (individual level); left out: 2 open follow-ups not yet due',
+      });
+      expect((rate.Records as Row[]).map((r) => [r.ID, r.Value]).sort()).toEqual(
+        [
+          [done.id, 1],
+          [overdue.id, 0],
+        ].sort(),
+      );
+      // The department's rate counts its own and its people's: 1 of 3 (D's overdue one, Pat's two that count).
+      expect((await dash('departments', D.id, running)).FollowUpsCompletedPercent).toBe(33.33);
+    });
+
+    it('judges a past period’s follow-ups at its end: done by then, or due by then (the end when there is no due date)', async () => {
+      const me = pat.individualId;
+      await hrData.task('individual', me, me, d('2025-02-01Z'), { due: d('2025-03-01Z'), completed: d('2025-02-20Z') }); // done
+      await hrData.task('individual', me, me, d('2025-03-01Z'), { due: d('2025-04-01Z') }); // overdue
+      await hrData.task('individual', me, me, d('2025-05-01Z')); // no due date: due at the period's end, open → overdue
+      await hrData.task('individual', me, me, d('2025-06-01Z'), { due: d('2025-07-01Z'), completed: d('2026-01-05Z') }); // done after the end, due in it → overdue
+      await hrData.task('individual', me, me, d('2025-11-01Z'), { due: d('2026-02-01Z') }); // due after the end → left out
+      await hrData.task('individual', me, me, d('2025-10-01Z'), { due: d('2026-01-31Z'), completed: d('2026-01-10Z') }); // left out too
+      const fy = await dash('individuals', me, fy25);
+      expect(fy).toMatchObject({ IndFollowUpsCreated: 6, IndFollowUpsCompleted: 1, FollowUpsCompletedPercent: 25 }); // 1 of 4
+    });
+
+    it('shows a self-assessment beside the leader’s and the team’s, and counts it in no other figure', async () => {
+      const me = pat.individualId;
+      await hrData.assessment('leader', me, hr.admin.individualId, fy25.id, [['evaluationcriteria', 3]]);
+      const before = await dash('individuals', me, fy25);
+      expect(before).toMatchObject({ LeaderAssessmentPercent: 60, EvaluationCriteriaPercent: 60, SelfAssessmentPercent: null });
+      await hrData.assessment('self', me, me, fy25.id, [
+        ['evaluationcriteria', 5],
+        ['corevalue', 4],
+      ]);
+      const after = await dash('individuals', me, fy25);
+      expect(after).toEqual({ ...before, SelfAssessmentPercent: 90 }); // 9 of 10; criteria, core values and the mean unmoved
+      expect((await dash('departments', D.id, fy25)).SelfAssessmentPercent).toBe(90); // the people in scope
+      const figures = await explain('individuals', me, fy25);
+      expect(figures.map((f) => f.Name).indexOf('SelfAssessmentPercent')).toBe(figures.map((f) => f.Name).indexOf('TeamAssessmentPercent') + 1);
+      expect(figures.find((f) => f.Name === 'SelfAssessmentPercent')).toMatchObject({
+        Value: 90,
+        RecordType: 'assessmentrating',
+        RecordCount: 2,
+        Calculation: '2 ratings summing to 9 of at most 10 = 90 %',
+      });
+      expect(figures.find((f) => f.Name === 'LeaderAssessmentPercent')!.Calculation).toBe('1 rating summing to 3 of at most 5 = 60 %');
+      const xml = await get(`individuals/${me}/dashboards?period=${fy25.id}`, hr.admin, 'application/xml').expect(200);
+      expect(xml.text).toContain('<SelfAssessmentPercent>90</SelfAssessmentPercent>');
+    });
+
+    it('writes the explain texts in the singular for one record and in the plural for two', async () => {
+      const calc = async (name: string) => (await explain('individuals', pat.individualId, fy25)).find((f) => f.Name === name)!.Calculation;
+      await hrData.goal(pat.individualId, fy25.id, true);
+      expect(await calc('PersonalGoalsTotal')).toBe('1 goal');
+      expect(await calc('PersonalGoalsCompleted')).toBe('1 goal completed');
+      await hrData.goal(pat.individualId, fy25.id, false);
+      expect(await calc('PersonalGoalsTotal')).toBe('2 goals');
+      await hrData.commitment('individual', pat.individualId, fy25.id, true);
+      expect(await calc('IndividualCommitmentsTotal')).toBe('1 commitment');
+      const figures = await explain('individuals', pat.individualId, fy25);
+      const of = (name: string) => figures.find((f) => f.Name === name)!.Calculation;
+      expect([of('ProjDialogsExpected'), of('ProjDialogsOccurred'), of('OrgDialogsOccurred'), of('OrgDialogsExpected')]).toEqual([
+        '1 dialog',
+        '0 dialogs held',
+        '1 dialog held',
+        '2 dialogs',
+      ]);
     });
   });
 

@@ -463,6 +463,44 @@ describe('/v4/metrics', () => {
       await http().delete(`/v4/metrics/${v.ID}/values/999999`).set('Authorization', as(team.worker)).expect(404);
     });
 
+    it('marks the metric changed when a value is set, replaced or removed: Updated, UpdatedBy, version and ETag', async () => {
+      const tracked = await createMetric(t, team.worker.token, { Kind: 'individual', AncestorID: team.worker.individualId, Name: 'Tracked' });
+      const read = async () => {
+        const res = await http().get(`/v4/metrics/${tracked.ID}`).set('Authorization', as(team.worker)).expect(200);
+        return { body: res.body as Row, etag: res.headers.etag as string };
+      };
+      // Updated has milliseconds: let the clock move between writes.
+      const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+      const created = await read();
+      expect(created.etag).toMatch(/^"1-/);
+      await tick();
+      const set = await putJson(team.manager, fy2026, { Actual: 7 }, tracked.ID).expect(200);
+      expect(set.headers.etag).toMatch(/^"2-/);
+      expect(set.body.UpdatedBy).toBe(team.manager.individualId);
+      expect(Date.parse(set.body.Updated)).toBeGreaterThan(Date.parse(created.body.Updated as string));
+      expect(await read()).toEqual({ body: set.body, etag: set.headers.etag });
+      // An If-Match from before the value is stale.
+      const rename = (etag: string) =>
+        http().put(`/v4/metrics/${tracked.ID}`).set('Authorization', as(team.worker)).set('If-Match', etag).send({ ID: tracked.ID, Name: 'Tracked' });
+      await rename(created.etag).expect(412);
+      await tick();
+      const replaced = await putJson(team.worker, fy2026, { Actual: 8 }, tracked.ID).expect(200);
+      expect(replaced.headers.etag).toMatch(/^"3-/);
+      expect(replaced.body.UpdatedBy).toBe(team.worker.individualId);
+      expect(Date.parse(replaced.body.Updated)).toBeGreaterThan(Date.parse(set.body.Updated));
+      await tick();
+      await http().delete(`/v4/metrics/${tracked.ID}/values/${fy2026}`).set('Authorization', as(team.manager)).expect(200);
+      const removed = await read();
+      expect(removed.etag).toMatch(/^"4-/);
+      expect(removed.body.UpdatedBy).toBe(team.manager.individualId);
+      expect(Date.parse(removed.body.Updated as string)).toBeGreaterThan(Date.parse(replaced.body.Updated));
+      // Removing a value that is not there, or a refused write, changes nothing.
+      await http().delete(`/v4/metrics/${tracked.ID}/values/${fy2026}`).set('Authorization', as(team.manager)).expect(200);
+      await putJson(team.worker, closed, { Actual: 1 }, tracked.ID).expect(409);
+      expect(await read()).toEqual(removed);
+      await rename(removed.etag).expect(200);
+    });
+
     it('leaves exactly one row when many PUTs of the same value race', async () => {
       const race = await createMetric(t, team.worker.token, { Kind: 'individual', AncestorID: team.worker.individualId, Name: 'Raced' });
       for (let round = 0; round < 5; round++) {

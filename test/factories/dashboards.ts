@@ -113,7 +113,7 @@ export class DashboardData {
     ancestorId: string,
     assignedToId: string,
     created: Date,
-    opts: { completed?: Date | null; deleted?: boolean } = {},
+    opts: { completed?: Date | null; due?: Date | null; deleted?: boolean } = {},
   ): Promise<TaskEntity> {
     return this.row(TaskEntity, {
       dialogId: null,
@@ -121,7 +121,7 @@ export class DashboardData {
       ancestorId,
       assignedToId,
       name: 'Follow up',
-      dueDate: null,
+      dueDate: opts.due ?? null,
       completed: !!opts.completed,
       completedDate: opts.completed ?? null,
       deleted: opts.deleted ?? false,

@@ -218,6 +218,7 @@ public class Dashboard {
   [DataMember] public decimal? EvaluationCriteriaPercent;
   [DataMember] public decimal? LeaderAssessmentPercent;
   [DataMember] public decimal? TeamAssessmentPercent;
+  [DataMember] public decimal? SelfAssessmentPercent;
   [DataMember] public decimal? DialogsCompletedPercent;
   [DataMember] public decimal? FollowUpsCompletedPercent;
   [DataMember] public decimal? IndividualPerformancePercent;

@@ -13,7 +13,7 @@ import type { TenantDb } from '../tenant-db.js';
  *   organization tree (`tree`), the organization above a department or an individual from one
  *   recursive walk up (`up`);
  * - each source (commitments, dialogs, follow-ups, goals, metrics, projects, due-date changes,
- *   assessment ratings, basic-role ratings) is joined to those sets through its (site, kind,
+ *   assessment ratings, self-assessment ratings, basic-role ratings) is joined to those sets through its (site, kind,
  *   ancestor, period) index and grouped by row: counts and sums only, no row is sent back;
  * - the explain view runs the same row sources, unpivoted per figure, and answers the first 100
  *   record ids of each figure with the figure's total count (window functions: SQLite 3.25+,
@@ -55,7 +55,7 @@ export interface AggregateRow {
   s: number;
 }
 
-export type SourceName = 'commitments' | 'dialogs' | 'tasks' | 'goals' | 'metrics' | 'projects' | 'changes' | 'ratings' | 'roleratings';
+export type SourceName = 'commitments' | 'dialogs' | 'tasks' | 'goals' | 'metrics' | 'projects' | 'changes' | 'ratings' | 'selfratings' | 'roleratings';
 
 /** One record of the explain view: the figure it is counted in, its id and what it contributes. */
 export interface ExplainRow {
@@ -85,6 +85,23 @@ class Params {
 export function sqlInstant(d: Date): string {
   return d.toISOString().replace('T', ' ').replace('Z', '');
 }
+
+/** The four levels dialogs, follow-ups and commitments are about (their Kind). */
+export type Level = 'organization' | 'department' | 'project' | 'individual';
+
+/**
+ * The levels whose dialogs and follow-ups count in a row's completion rates
+ * (DialogsCompletedPercent, FollowUpsCompletedPercent; docs/dashboards.md): what the row answers
+ * for — the row itself and what is below it, never a level above it. An individual's rates are
+ * their own records only (not their organization's or department's, nor their projects'); a
+ * department's leave out the organization above it; an organization's take every level, all of
+ * which lie within it.
+ */
+export const RATE_LEVELS: Readonly<Record<DashboardBatchKind, readonly Level[]>> = {
+  individual: ['individual'],
+  department: ['department', 'project', 'individual'],
+  organization: ['organization', 'department', 'project', 'individual'],
+};
 
 const LEVEL_SOURCES = [
   ['people', 'individual'],
@@ -166,15 +183,25 @@ const rows = {
         `SELECT s.root AS root, CAST(d.id AS CHAR(36)) AS id, '${lvl}' AS lvl, CASE WHEN d.occurred_date IS NOT NULL THEN 1 ELSE 0 END AS done` +
         ` FROM ${set} s JOIN dialogs d ON d.site_id = ${b.p(site)} AND d.kind = '${lvl}' AND d.ancestor_id = s.id AND d.period_id = ${b.p(w.periodId)} AND d.deleted = 0`,
     ).join(' UNION ALL '),
-  /** Live follow-ups created in the period per level: lvl, done (completed by the period's end). */
-  tasks: (b: Params, site: string, w: DashboardWindow) =>
-    LEVEL_SOURCES.map(
+  /**
+   * Live follow-ups created in the period per level: lvl, done (completed by the period's end),
+   * rated (counted in the completion rate: done, or its due date — the period's end when it has
+   * none — come by the period's end or, in a running period, by now; an open follow-up not yet due
+   * counts in neither).
+   */
+  tasks: (b: Params, site: string, w: DashboardWindow) => {
+    const asOf = w.now < w.to ? w.now : w.to;
+    const done = (p: string) => `t.completed = 1 AND t.completed_date <= ${p}`;
+    return LEVEL_SOURCES.map(
       ([set, lvl]) =>
         `SELECT s.root AS root, CAST(t.id AS CHAR(36)) AS id, '${lvl}' AS lvl,` +
-        ` CASE WHEN t.completed = 1 AND t.completed_date <= ${b.p(sqlInstant(w.to))} THEN 1 ELSE 0 END AS done` +
+        ` CASE WHEN ${done(b.p(sqlInstant(w.to)))} THEN 1 ELSE 0 END AS done,` +
+        ` CASE WHEN (${done(b.p(sqlInstant(w.to)))}) OR t.due_date <= ${b.p(sqlInstant(asOf))}` +
+        ` OR (t.due_date IS NULL AND ${asOf === w.to ? 1 : 0} = 1) THEN 1 ELSE 0 END AS rated` +
         ` FROM ${set} s JOIN tasks t ON t.site_id = ${b.p(site)} AND t.kind = '${lvl}' AND t.ancestor_id = s.id AND t.deleted = 0` +
         ` AND t.created >= ${b.p(sqlInstant(w.from))} AND t.created <= ${b.p(sqlInstant(w.to))}`,
-    ).join(' UNION ALL '),
+    ).join(' UNION ALL ');
+  },
   /** Goals of the period of the people: done. */
   goals: (b: Params, site: string, w: DashboardWindow) =>
     `SELECT s.root AS root, CAST(g.id AS CHAR(36)) AS id, CASE WHEN g.completed = 1 THEN 1 ELSE 0 END AS done` +
@@ -230,6 +257,11 @@ const rows = {
           ` JOIN assessment_ratings r ON r.site_id = ${b.p(site)} AND r.assessment_id = a.id`,
       )
       .join(' UNION ALL '),
+  /** Ratings of the people's self assessments of the period (kept apart: they count in no score but their own): rating. */
+  selfratings: (b: Params, site: string, w: DashboardWindow) =>
+    `SELECT s.root AS root, CAST(r.id AS CHAR(36)) AS id, r.rating AS rating` +
+    ` FROM people s JOIN assessments a ON a.site_id = ${b.p(site)} AND a.subject_id = s.id AND a.period_id = ${b.p(w.periodId)} AND a.kind = 'self'` +
+    ` JOIN assessment_ratings r ON r.site_id = ${b.p(site)} AND r.assessment_id = a.id`,
   /** Ratings of the people's basic roles in live dialogs of the period: rating. */
   roleratings: (b: Params, site: string, w: DashboardWindow) =>
     `SELECT s.root AS root, CAST(x.id AS CHAR(36)) AS id, x.rating AS rating FROM people s` +
@@ -253,7 +285,8 @@ const aggregates: Record<SourceName, (b: Params, site: string, w: DashboardWindo
     agg(['x.root', "'commitments'", 'x.lvl', "''", 'COUNT(*)', 'SUM(x.done)', '0', '0', '0', '0', '0'], rows.commitments(b, site, w), 'x.root, x.lvl'),
   dialogs: (b, site, w) =>
     agg(['x.root', "'dialogs'", 'x.lvl', "''", 'COUNT(*)', 'SUM(x.done)', '0', '0', '0', '0', '0'], rows.dialogs(b, site, w), 'x.root, x.lvl'),
-  tasks: (b, site, w) => agg(['x.root', "'tasks'", 'x.lvl', "''", 'COUNT(*)', 'SUM(x.done)', '0', '0', '0', '0', '0'], rows.tasks(b, site, w), 'x.root, x.lvl'),
+  tasks: (b, site, w) =>
+    agg(['x.root', "'tasks'", 'x.lvl', "''", 'COUNT(*)', 'SUM(x.done)', 'SUM(x.rated)', '0', '0', '0', '0'], rows.tasks(b, site, w), 'x.root, x.lvl'),
   goals: (b, site, w) => agg(['x.root', "'goals'", "''", "''", 'COUNT(*)', 'SUM(x.done)', '0', '0', '0', '0', '0'], rows.goals(b, site, w), 'x.root'),
   metrics: (b, site, w) => {
     const [t1, t2, t3] = w.thresholds;
@@ -283,6 +316,8 @@ const aggregates: Record<SourceName, (b: Params, site: string, w: DashboardWindo
       rows.ratings(b, site, w),
       'x.root, x.akind, x.ikind',
     ),
+  selfratings: (b, site, w) =>
+    agg(['x.root', "'selfratings'", "''", "''", 'COUNT(*)', 'SUM(x.rating)', '0', '0', '0', '0', '0'], rows.selfratings(b, site, w), 'x.root'),
   roleratings: (b, site, w) =>
     agg(['x.root', "'roleratings'", "''", "''", 'COUNT(*)', 'SUM(x.rating)', '0', '0', '0', '0', '0'], rows.roleratings(b, site, w), 'x.root'),
 };
@@ -338,7 +373,7 @@ export async function dashboardAggregates(
 const LEVEL_PREFIX = { organization: 'Org', department: 'Dept', project: 'Proj', individual: 'Ind' } as const;
 const COMMITMENT_PREFIX = { organization: 'Organization', department: 'Department', individual: 'Individual' } as const;
 
-function explainBranches(b: Params, site: string, w: DashboardWindow): string[] {
+function explainBranches(b: Params, site: string, kind: DashboardBatchKind, w: DashboardWindow): string[] {
   const out: string[] = [];
   const branch = (fig: string, source: string, val: string, where = '') =>
     out.push(`SELECT '${fig}' AS fig, x.id AS rid, ${val} AS val FROM (${source}) x${where}`);
@@ -360,10 +395,12 @@ function explainBranches(b: Params, site: string, w: DashboardWindow): string[] 
   branch('EvaluationCriteriaPercent', rows.ratings(b, site, w), 'x.rating', ' WHERE x.ikind = 1');
   branch('LeaderAssessmentPercent', rows.ratings(b, site, w), 'x.rating', " WHERE x.akind = 'leader'");
   branch('TeamAssessmentPercent', rows.ratings(b, site, w), 'x.rating', " WHERE x.akind = 'team'");
+  branch('SelfAssessmentPercent', rows.selfratings(b, site, w), 'x.rating');
   branch('IndividualCoreValuesPercent', rows.ratings(b, site, w), 'x.rating', ' WHERE x.ikind = 2');
   branch('IndividualBasicRolePercent', rows.roleratings(b, site, w), 'x.rating');
-  branch('DialogsCompletedPercent', rows.dialogs(b, site, w), 'x.done');
-  branch('FollowUpsCompletedPercent', rows.tasks(b, site, w), 'x.done');
+  const rated = ` WHERE x.lvl IN (${RATE_LEVELS[kind].map((lvl) => `'${lvl}'`).join(', ')})`;
+  branch('DialogsCompletedPercent', rows.dialogs(b, site, w), 'x.done', rated);
+  branch('FollowUpsCompletedPercent', rows.tasks(b, site, w), 'x.done', `${rated} AND x.rated = 1`);
   branch('PersonalGoalsTotal', rows.goals(b, site, w), 'NULL');
   branch('PersonalGoalsCompleted', rows.goals(b, site, w), 'NULL', ' WHERE x.done = 1');
   for (const lvl of ['organization', 'department', 'project', 'individual'] as const) {
@@ -386,7 +423,7 @@ export async function dashboardRecords(db: TenantDb, ctx: RequestContext, kind: 
   const b = new Params();
   const site = ctx.siteId;
   const cte = scopeCte(b, site, kind, [root]);
-  const body = explainBranches(b, site, w).join(' UNION ALL ');
+  const body = explainBranches(b, site, kind, w).join(' UNION ALL ');
   const statement =
     `${cte} SELECT w.fig AS fig, w.rid AS rid, w.val AS val, w.total AS total FROM (` +
     `SELECT u.fig, u.rid, u.val, COUNT(*) OVER (PARTITION BY u.fig) AS total, ROW_NUMBER() OVER (PARTITION BY u.fig ORDER BY u.rid) AS rn FROM (${body}) u` +

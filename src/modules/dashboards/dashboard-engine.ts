@@ -181,7 +181,7 @@ export async function computeBatch(
   const deptByRoot = groupByRoot(dept);
   for (const r of rows) {
     const deptRows = rowType !== ROW_TYPE.individual ? undefined : r.departmentId ? (deptByRoot.get(r.departmentId) ?? []) : null;
-    out.set(r.id, computeFigures(ownByRoot.get(r.id) ?? [], deptRows, basis.settings, basis.colors));
+    out.set(r.id, computeFigures(KIND_OF[rowType], ownByRoot.get(r.id) ?? [], deptRows, basis.settings, basis.colors));
   }
   return out;
 }

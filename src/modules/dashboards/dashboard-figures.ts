@@ -1,4 +1,4 @@
-import type { AggregateRow } from '../../database/queries/dashboards.js';
+import { RATE_LEVELS, type AggregateRow, type DashboardBatchKind, type Level } from '../../database/queries/dashboards.js';
 import { colorFor, type ColorBand } from '../colors/colors.service.js';
 import { FIGURE_FORMULAS, type FigureName } from './dashboard-formulas.js';
 
@@ -40,22 +40,65 @@ export function round2(x: number): number {
 
 const fmt = (x: number) => String(round2(x));
 
-function count(n: number, what: string): FigureDetail {
-  return { value: n, numerator: n, denominator: null, calculation: `${n} ${what}` };
+/**
+ * A count and the words that follow it, singular for 1 and plural otherwise: `{s}` marks the
+ * plural ending ("1 goal", "2 goals", "1 of 1 dialog held", "0 ratings").
+ */
+function counted(n: number, words: string): string {
+  return `${n} ${inflect(n, words)}`;
 }
 
-/** num of den as a percentage; null (never NaN) when den is 0. */
+/** The words with `{s}` resolved for the count n. */
+function inflect(n: number, words: string): string {
+  return words.replace(/\{s\}/g, n === 1 ? '' : 's');
+}
+
+function count(n: number, what: string): FigureDetail {
+  return { value: n, numerator: n, denominator: null, calculation: counted(n, what) };
+}
+
+/** num of den as a percentage; null (never NaN) when den is 0. The words agree with den. */
 function share(num: number, den: number, what: string): FigureDetail & { raw: number | null } {
-  if (den === 0) return { value: null, raw: null, numerator: num, denominator: den, calculation: `no ${what}: null` };
+  if (den === 0) return { value: null, raw: null, numerator: num, denominator: den, calculation: `no ${inflect(0, what)}: null` };
   const raw = (num * 100) / den;
-  return { value: round2(raw), raw, numerator: num, denominator: den, calculation: `${num} of ${den} ${what} = ${fmt(raw)} %` };
+  return { value: round2(raw), raw, numerator: num, denominator: den, calculation: `${num} of ${counted(den, what)} = ${fmt(raw)} %` };
 }
 
 /** The mean of `n` ratings 1–5 summing to `sum`, as sum ÷ (n × 5) × 100; null without ratings. */
 function ratingMean(sum: number, n: number): FigureDetail & { raw: number | null } {
   if (n === 0) return { value: null, raw: null, numerator: 0, denominator: 0, calculation: 'no ratings: null' };
   const raw = (sum * 100) / (n * 5);
-  return { value: round2(raw), raw, numerator: sum, denominator: n * 5, calculation: `${n} ratings summing to ${sum} of at most ${n * 5} = ${fmt(raw)} %` };
+  return {
+    value: round2(raw),
+    raw,
+    numerator: sum,
+    denominator: n * 5,
+    calculation: `${counted(n, 'rating{s}')} summing to ${sum} of at most ${n * 5} = ${fmt(raw)} %`,
+  };
+}
+
+/**
+ * Follow-ups completed ÷ (completed + overdue): `a` completed by the period's end, `b` those that
+ * count (completed, or open past their due date), `n` all created; the open ones not yet due
+ * (n − b) are left out and named in the calculation.
+ */
+function followUpRate(x: { n: number; a: number; b: number }, note: string): FigureDetail & { raw: number | null } {
+  const open = x.n - x.b;
+  const leftOut = open ? `; left out: ${counted(open, 'open follow-up{s}')} not yet due` : '';
+  if (x.b === 0) return { value: null, raw: null, numerator: 0, denominator: 0, calculation: `no follow-ups completed or overdue: null${note}${leftOut}` };
+  const raw = (x.a * 100) / x.b;
+  return {
+    value: round2(raw),
+    raw,
+    numerator: x.a,
+    denominator: x.b,
+    calculation: `${x.a} completed of ${counted(x.b, 'follow-up{s}')} completed or overdue = ${fmt(raw)} %${note}${leftOut}`,
+  };
+}
+
+/** A figure's calculation with a note after it. */
+function withNote<F extends FigureDetail>(f: F, note: string): F {
+  return { ...f, calculation: `${f.calculation}${note}` };
 }
 
 /** Sums of the rows of one source, by group. */
@@ -94,12 +137,19 @@ function projectFigures(t: Totals): { active: number; onTime: number; completed:
   return { active: p.a, onTime: p.b, completed: p.c, changes: t.of('changes').n };
 }
 
+/** "(individual level)", "(department, project and individual levels)": what a completion rate counts. */
+function levelsNote(levels: readonly Level[]): string {
+  const list = levels.length === 1 ? levels[0] : `${levels.slice(0, -1).join(', ')} and ${levels[levels.length - 1]}`;
+  return ` (${list} level${levels.length === 1 ? '' : 's'})`;
+}
+
 /**
- * Every computed figure of one row. `own` are the row's aggregate rows; `dept` those of the
+ * Every computed figure of one row of the given kind. `own` are the row's aggregate rows; `dept` those of the
  * department level's project figures (an individual's primary department), `undefined` when the
  * department level is the row itself (a department or organization), `null` when there is none.
  */
 export function computeFigures(
+  kind: DashboardBatchKind,
   own: readonly AggregateRow[],
   dept: readonly AggregateRow[] | null | undefined,
   settings: FigureSettings,
@@ -110,9 +160,9 @@ export function computeFigures(
 
   for (const [prefix, lvl] of COMMITMENT_LEVELS) {
     const c = t.of('commitments', (r) => r.grp === lvl);
-    f[`${prefix}CommitmentsCompleted`] = count(c.a, 'completed');
-    f[`${prefix}CommitmentsTotal`] = count(c.n, 'commitments');
-    const pct = share(c.a, c.n, 'commitments completed');
+    f[`${prefix}CommitmentsCompleted`] = count(c.a, 'commitment{s} completed');
+    f[`${prefix}CommitmentsTotal`] = count(c.n, 'commitment{s}');
+    const pct = share(c.a, c.n, 'commitment{s} completed');
     const band = colorFor(colors, pct.raw);
     f[`${prefix}CommitmentsColorValue`] = {
       value: band ? band.ColorValue : null,
@@ -127,11 +177,11 @@ export function computeFigures(
 
   const m = t.of('metrics');
   const below = m.n - m.a - m.b - m.c;
-  f.MetricsExceedsPercent = share(m.a, m.n, `measured metrics at ≥ ${settings.Threshold3}`);
-  f.MetricsMeetsPercent = share(m.b, m.n, `measured metrics at ≥ ${settings.Threshold2} and < ${settings.Threshold3}`);
-  f.MetricsMinimumPercent = share(m.c, m.n, `measured metrics at ≥ ${settings.Threshold1} and < ${settings.Threshold2}`);
-  f.MetricsBelowPercent = share(below, m.n, `measured metrics below ${settings.Threshold1}`);
-  f.Metrics8020Percent = share(m.e, m.d, `measured 80/20 metrics at ≥ ${settings.Threshold2}`);
+  f.MetricsExceedsPercent = share(m.a, m.n, `measured metric{s} at ≥ ${settings.Threshold3}`);
+  f.MetricsMeetsPercent = share(m.b, m.n, `measured metric{s} at ≥ ${settings.Threshold2} and < ${settings.Threshold3}`);
+  f.MetricsMinimumPercent = share(m.c, m.n, `measured metric{s} at ≥ ${settings.Threshold1} and < ${settings.Threshold2}`);
+  f.MetricsBelowPercent = share(below, m.n, `measured metric{s} below ${settings.Threshold1}`);
+  f.Metrics8020Percent = share(m.e, m.d, `measured 80/20 metric{s} at ≥ ${settings.Threshold2}`);
   f.Metrics8020CompositePercent =
     m.d === 0
       ? { value: null, numerator: 0, denominator: 0, calculation: 'no measured 80/20 metrics: null' }
@@ -139,36 +189,43 @@ export function computeFigures(
           value: round2(m.s / m.d),
           numerator: round2(m.s),
           denominator: m.d,
-          calculation: `attainments capped at 100 summing to ${fmt(m.s)} over ${m.d} 80/20 metrics = ${fmt(m.s / m.d)} %`,
+          calculation: `attainments capped at 100 summing to ${fmt(m.s)} over ${counted(m.d, '80/20 metric{s}')} = ${fmt(m.s / m.d)} %`,
         };
 
   const p = projectFigures(t);
-  f.ProjectsActive = count(p.active, 'active projects');
-  f.ProjectsOnTime = count(p.onTime, 'projects on time');
-  f.ProjectsCompleted = count(p.completed, 'projects completed in the period');
-  f.ProjectsDateChanges = count(p.changes, 'due-date moves in the period');
+  f.ProjectsActive = count(p.active, 'active project{s}');
+  f.ProjectsOnTime = count(p.onTime, 'project{s} on time');
+  f.ProjectsCompleted = count(p.completed, 'project{s} completed in the period');
+  f.ProjectsDateChanges = count(p.changes, 'due-date move{s} in the period');
   const d = dept === undefined ? p : dept === null ? null : projectFigures(new Totals(dept));
   const deptNote = dept === undefined ? ' (the row itself)' : dept === null ? ' (no department level: 0)' : ' (the primary department)';
-  f.DeptProjectsActive = count(d?.active ?? 0, `active projects${deptNote}`);
-  f.DeptProjectsOnTime = count(d?.onTime ?? 0, `projects on time${deptNote}`);
-  f.DeptProjectsCompleted = count(d?.completed ?? 0, `projects completed in the period${deptNote}`);
-  f.DeptProjectsDateChanges = count(d?.changes ?? 0, `due-date moves in the period${deptNote}`);
+  f.DeptProjectsActive = count(d?.active ?? 0, `active project{s}${deptNote}`);
+  f.DeptProjectsOnTime = count(d?.onTime ?? 0, `project{s} on time${deptNote}`);
+  f.DeptProjectsCompleted = count(d?.completed ?? 0, `project{s} completed in the period${deptNote}`);
+  f.DeptProjectsDateChanges = count(d?.changes ?? 0, `due-date move{s} in the period${deptNote}`);
 
   const leader = t.of('ratings', (r) => r.grp === 'leader');
   const team = t.of('ratings', (r) => r.grp === 'team');
   const criteria = t.of('ratings', (r) => r.grp2 === '1');
   const values = t.of('ratings', (r) => r.grp2 === '2');
   const roles = t.of('roleratings');
+  // The completion rates count the levels the row answers for (RATE_LEVELS), the counts every level.
+  const levels: readonly string[] = RATE_LEVELS[kind];
+  const rated = (src: 'dialogs' | 'tasks') => t.of(src, (r) => levels.includes(r.grp));
+  const note = levelsNote(RATE_LEVELS[kind]);
   const scores = {
     EvaluationCriteriaPercent: ratingMean(criteria.a, criteria.n),
     LeaderAssessmentPercent: ratingMean(leader.a, leader.n),
     TeamAssessmentPercent: ratingMean(team.a, team.n),
     IndividualCoreValuesPercent: ratingMean(values.a, values.n),
     IndividualBasicRolePercent: ratingMean(roles.a, roles.n),
-    DialogsCompletedPercent: share(t.of('dialogs').a, t.of('dialogs').n, 'dialogs held'),
-    FollowUpsCompletedPercent: share(t.of('tasks').a, t.of('tasks').n, 'follow-ups completed'),
+    DialogsCompletedPercent: withNote(share(rated('dialogs').a, rated('dialogs').n, 'dialog{s} held'), note),
+    FollowUpsCompletedPercent: followUpRate(rated('tasks'), note),
   };
   Object.assign(f, scores);
+  // Beside the leader's and the team's view, in no score (docs/dashboards.md).
+  const self = t.of('selfratings');
+  f.SelfAssessmentPercent = ratingMean(self.a, self.n);
 
   const switches: Record<keyof typeof scores, boolean> = {
     EvaluationCriteriaPercent: settings.ShowEvaluationCriteria,
@@ -201,16 +258,16 @@ export function computeFigures(
     : { value: null, numerator: 0, denominator: 0, calculation: `no score qualifies: null${leftOut}` };
 
   const g = t.of('goals');
-  f.PersonalGoalsCompleted = count(g.a, 'goals completed');
-  f.PersonalGoalsTotal = count(g.n, 'goals');
+  f.PersonalGoalsCompleted = count(g.a, 'goal{s} completed');
+  f.PersonalGoalsTotal = count(g.n, 'goal{s}');
 
   for (const [prefix, lvl] of LEVELS) {
     const dl = t.of('dialogs', (r) => r.grp === lvl);
     const tk = t.of('tasks', (r) => r.grp === lvl);
-    f[`${prefix}DialogsExpected`] = count(dl.n, 'dialogs');
-    f[`${prefix}DialogsOccurred`] = count(dl.a, 'dialogs held');
-    f[`${prefix}FollowUpsCreated`] = count(tk.n, 'follow-ups created');
-    f[`${prefix}FollowUpsCompleted`] = count(tk.a, 'follow-ups completed');
+    f[`${prefix}DialogsExpected`] = count(dl.n, 'dialog{s}');
+    f[`${prefix}DialogsOccurred`] = count(dl.a, 'dialog{s} held');
+    f[`${prefix}FollowUpsCreated`] = count(tk.n, 'follow-up{s} created');
+    f[`${prefix}FollowUpsCompleted`] = count(tk.a, 'follow-up{s} completed');
   }
 
   // Only the detail members leave this function (the raw values were for the mean above).

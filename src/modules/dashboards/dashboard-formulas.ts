@@ -18,6 +18,8 @@ const LEVEL = {
 const MEASURED =
   'Measured metrics: the live metrics of the people and projects in scope with a value in the period and a Target above 0 (and, when lower is better, an Actual above 0). Attainment = Actual ÷ Target × 100, or Target ÷ Actual × 100 when lower is better.';
 const RATING = 'Each rating r (1–5) counts as r ÷ 5 × 100.';
+const RATED =
+  'for an individual their own records only, the Ind level — not the organization’s, department’s or projects’; for a department the Dept, Proj and Ind levels — not the organization above it; for an organization every level';
 const PERCENT = 'Rounded to 2 fraction digits; null when there is nothing to divide by.';
 
 function commitments<L extends 'Organization' | 'Department' | 'Individual'>(level: L) {
@@ -70,8 +72,9 @@ export const FIGURE_FORMULAS = {
   EvaluationCriteriaPercent: `Mean of the evaluationcriteria ratings in the period’s leader and team assessments of the people in scope. ${RATING} Self assessments do not count. ${PEOPLE} ${PERCENT}`,
   LeaderAssessmentPercent: `Mean of all ratings (every ItemKind) of the period’s leader assessments of the people in scope. ${RATING} ${PEOPLE} ${PERCENT}`,
   TeamAssessmentPercent: `Mean of all ratings of the period’s team assessments of the people in scope (their team members rating them as a leader). ${RATING} ${PEOPLE} ${PERCENT}`,
-  DialogsCompletedPercent: `All levels’ dialogs occurred ÷ expected × 100 (the sums of the Org, Dept, Proj and Ind …DialogsOccurred and …DialogsExpected). ${PERCENT}`,
-  FollowUpsCompletedPercent: `All levels’ follow-ups completed ÷ created × 100 (the sums of the Org, Dept, Proj and Ind …FollowUpsCompleted and …FollowUpsCreated). ${PERCENT}`,
+  SelfAssessmentPercent: `Mean of all ratings (every ItemKind) of the period’s self assessments of the people in scope (each rating themselves), beside LeaderAssessmentPercent and TeamAssessmentPercent for comparison. Beyond the spec. It counts in no other figure — not in EvaluationCriteriaPercent, IndividualCoreValuesPercent or IndividualPerformancePercent — so that what people write about themselves does not move their own scores. ${RATING} ${PEOPLE} ${PERCENT}`,
+  DialogsCompletedPercent: `Dialogs occurred ÷ expected × 100 over the levels the row answers for (${RATED}): the sums of their …DialogsOccurred and …DialogsExpected. ${PERCENT}`,
+  FollowUpsCompletedPercent: `Follow-ups completed ÷ (completed + overdue) × 100 over the levels the row answers for (${RATED}). Completed: the sum of their …FollowUpsCompleted. Overdue: of their …FollowUpsCreated, those not completed by the period’s end whose DueDate (the period’s ToDate when they have none) has come by the period’s end — by now while the period runs. An open follow-up not yet due counts in neither. ${PERCENT}`,
   IndividualPerformancePercent:
     'Mean of the percent scores that are not null and whose switch is on: EvaluationCriteriaPercent (ShowEvaluationCriteria), LeaderAssessmentPercent (ShowLeaderAssessment), TeamAssessmentPercent (ShowTeamAssessment), DialogsCompletedPercent (ShowDialogs), FollowUpsCompletedPercent (ShowFollowUps), IndividualCoreValuesPercent and IndividualBasicRolePercent (no switch: always on). Computed from the unrounded scores, rounded to 2 fraction digits; null when no score qualifies.',
   IndividualCoreValuesPercent: `Mean of the corevalue ratings in the period’s leader and team assessments of the people in scope. ${RATING} Self assessments do not count. ${PEOPLE} ${PERCENT}`,

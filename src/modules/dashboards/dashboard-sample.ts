@@ -25,8 +25,9 @@ export const SAMPLE_METRICS: readonly { attainment: number; is8020: boolean }[] 
 /** [count, completed or held, …] per level, ratings as [count, sum]. */
 export const SAMPLE_RECORDS = {
   commitments: { organization: [4, 3], department: [8, 5], individual: [2, 2] },
-  dialogs: { organization: [2, 2], department: [4, 3], project: [3, 2], individual: [4, 4] },
-  tasks: { organization: [1, 1], department: [3, 2], project: [4, 3], individual: [6, 5] },
+  dialogs: { organization: [2, 2], department: [4, 3], project: [3, 2], individual: [6, 5] },
+  /** [created, completed, completed or overdue]: the rest are open and not yet due */
+  tasks: { organization: [1, 1, 1], department: [3, 2, 3], project: [4, 3, 4], individual: [6, 4, 5] },
   goals: [5, 3],
   /** active, on time, completed, due-date moves */
   projects: [6, 5, 2, 3],
@@ -34,6 +35,7 @@ export const SAMPLE_RECORDS = {
   /** [count, sum of ratings 1–5] */
   leader: { evaluationcriteria: [4, 16], corevalue: [3, 12], other: [2, 8] },
   team: { corevalue: [3, 13], other: [2, 8] },
+  self: [5, 21],
   basicRoles: [2, 7],
 } as const;
 
@@ -60,7 +62,7 @@ export function sampleAggregates(settings: Pick<DashboardSettingsDto, 'Threshold
   const own: AggregateRow[] = [];
   for (const [lvl, [n, a]] of Object.entries(r.commitments)) own.push(row('commitments', lvl, '', n, a));
   for (const [lvl, [n, a]] of Object.entries(r.dialogs)) own.push(row('dialogs', lvl, '', n, a));
-  for (const [lvl, [n, a]] of Object.entries(r.tasks)) own.push(row('tasks', lvl, '', n, a));
+  for (const [lvl, [n, a, b]] of Object.entries(r.tasks)) own.push(row('tasks', lvl, '', n, a, b));
   own.push(row('goals', '', '', r.goals[0], r.goals[1]));
   const { Threshold1: t1, Threshold2: t2, Threshold3: t3 } = settings;
   const ms = SAMPLE_METRICS;
@@ -86,6 +88,7 @@ export function sampleAggregates(settings: Pick<DashboardSettingsDto, 'Threshold
     row('ratings', 'leader', '0', r.leader.other[0], r.leader.other[1]),
     row('ratings', 'team', '2', r.team.corevalue[0], r.team.corevalue[1]),
     row('ratings', 'team', '0', r.team.other[0], r.team.other[1]),
+    row('selfratings', '', '', r.self[0], r.self[1]),
     row('roleratings', '', '', r.basicRoles[0], r.basicRoles[1]),
   );
   const [dActive, dOnTime, dCompleted, dChanges] = r.departmentProjects;

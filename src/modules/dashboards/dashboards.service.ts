@@ -189,7 +189,7 @@ export class DashboardsService {
     const basis: DashboardBasis = await loadBasis(this.db, ctx, period);
     const { own, dept } = sampleAggregates(basis.settings);
     const row: DashboardRow = { rowType: 39, id: q.id ?? ZERO_GUID, name: SAMPLE_NAME, departmentId: null };
-    return toDashboard(ctx.siteId, row, basis, computeFigures(own, dept, basis.settings, basis.colors));
+    return toDashboard(ctx.siteId, row, basis, computeFigures('individual', own, dept, basis.settings, basis.colors));
   }
 
   /** `GET /dashboards/settings`: the site's settings, or the defaults. */

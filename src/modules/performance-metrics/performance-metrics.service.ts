@@ -196,27 +196,40 @@ export class PerformanceMetricsService {
 
   /**
    * `PUT /metrics/{id}/values/{periodid}`: creates or replaces the metric's value of that period
-   * and answers the metric with all its values.
+   * and answers the metric with all its values, marked changed (`touch`).
    */
   async setValue(ctx: RequestContext, id: string, periodId: number, dto: PutMetricValueDto): Promise<MetricDto> {
     const { actual } = MetricValue.toColumns(dto, 'create');
     return this.db.transaction(ctx, async (tx) => {
-      const metric = await this.lockForValues(ctx, tx, id, periodId);
+      await this.lockForValues(ctx, tx, id, periodId);
       const values = tx.repo(MetricValueEntity, 'MetricValue');
       const existing = await values.findOne({ metricId: id, periodId });
       if (existing) await values.update(existing.id, { actual });
       else await values.insert({ metricId: id, periodId, actual });
-      return this.one(ctx, metric);
+      return this.one(ctx, await this.touch(tx, id));
     });
   }
 
-  /** `DELETE /metrics/{id}/values/{periodid}`: removes that period's value (idempotent). */
+  /**
+   * `DELETE /metrics/{id}/values/{periodid}`: removes that period's value (idempotent); the metric
+   * is marked changed only when there was a value to remove.
+   */
   async removeValue(ctx: RequestContext, id: string, periodId: number): Promise<Record<string, never>> {
     await this.db.transaction(ctx, async (tx) => {
       await this.lockForValues(ctx, tx, id, periodId);
-      await tx.repo(MetricValueEntity, 'MetricValue').deleteWhere({ metricId: id, periodId });
+      const removed = await tx.repo(MetricValueEntity, 'MetricValue').deleteWhere({ metricId: id, periodId });
+      if (removed > 0) await this.touch(tx, id);
     });
     return {};
+  }
+
+  /**
+   * Values are part of their metric (its `Values`): a value written or removed is a change of the
+   * metric, which gets Updated, UpdatedBy and a new version — and so a new ETag, against which an
+   * If-Match from before the value write is 412. The metric is already locked (`lockForValues`).
+   */
+  private touch(tx: TenantTx, id: string): Promise<MetricEntity> {
+    return tx.repo(MetricEntity, 'Metric').update(id, {});
   }
 
   /**

@@ -81,6 +81,7 @@ export const Dashboard = resource<never>()('Dashboard', {
     EvaluationCriteriaPercent: percent('EvaluationCriteriaPercent'),
     LeaderAssessmentPercent: percent('LeaderAssessmentPercent'),
     TeamAssessmentPercent: percent('TeamAssessmentPercent'),
+    SelfAssessmentPercent: percent('SelfAssessmentPercent'),
     DialogsCompletedPercent: percent('DialogsCompletedPercent'),
     FollowUpsCompletedPercent: percent('FollowUpsCompletedPercent'),
     IndividualPerformancePercent: percent('IndividualPerformancePercent'),
