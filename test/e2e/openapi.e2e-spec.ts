@@ -101,7 +101,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.components.headers).sort()).toEqual(['ETag', 'Link', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count']);
     expect(headers('get', '/v4/departments', '200')).toEqual(['Link', 'X-Request-Id', 'X-Total-Count']);
     expect(headers('get', '/v4/departments/{id}', '200')).toEqual(['ETag', 'X-Request-Id']);
-    expect(headers('get', '/v4/accountabilities/{accountabilityid}', '200')).toEqual(['ETag', 'X-Request-Id']);
+    expect(headers('get', '/v4/accountabilities/{id}', '200')).toEqual(['ETag', 'X-Request-Id']);
     expect(headers('get', '/v4/departments/{id}', '304')).toEqual(['ETag', 'X-Request-Id']);
     expect(headers('get', '/v4/departments', '503')).toEqual(['Retry-After', 'X-Request-Id']);
     expect(headers('post', '/v4/auth/token', '429')).toEqual(['Retry-After', 'X-Request-Id']);
@@ -148,7 +148,7 @@ describe('the OpenAPI document', () => {
       xml: { name: 'ArrayOfSite', wrapped: true, namespace: 'urn:example:pms' },
     });
     expect(doc.components.schemas.Site.xml).toEqual({ name: 'Site', namespace: 'urn:example:pms' });
-    expect(op('get', '/v4/accountabilities/{accountabilityid}').responses['200'].content['application/xml'].schema.xml.name).toBe('List');
+    expect(op('get', '/v4/accountabilities/{id}').responses['200'].content['application/xml'].schema.xml.name).toBe('List');
     expect(doc.components.schemas.ListItem.xml).toEqual({ name: 'ListItem', namespace: 'urn:example:pms' });
   });
 
