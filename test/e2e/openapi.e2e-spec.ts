@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { startApp, TestApp } from './harness.js';
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string };
 
 /**
  * The OpenAPI document as a generator and a Swagger UI user read it (docs/openapi.md). What the
@@ -175,5 +178,21 @@ describe('the OpenAPI document', () => {
     expect(departments.content['application/xml'].example).toMatch(/^<Organization xmlns="urn:example:pms">\n {2}<Description>/);
     expect(departments.description).toMatch(/works unchanged on a fresh server/);
     expect(op('post', '/v4/goals').requestBody.description).toMatch(/\*\*INDIVIDUAL_ID\*\*.*\*\*PERIOD_ID\*\*/);
+  });
+
+  it('declares every tag with a description, the license, and no security on the public operations', () => {
+    const used = [...new Set(ops().flatMap(({ op }) => op.tags as string[]))];
+    expect((doc.tags as Json[]).map((t) => t.name)).toEqual(used);
+    for (const tag of doc.tags as Json[]) expect({ tag: tag.name, description: typeof tag.description }).toEqual({ tag: tag.name, description: 'string' });
+    expect(doc.info.license).toEqual({ name: packageJson.license, identifier: packageJson.license });
+    for (const [method, path] of [
+      ['post', '/v4/auth/token'],
+      ['get', '/health/live'],
+      ['get', '/health/ready'],
+      ['get', '/metrics'],
+    ])
+      expect({ method, path, security: op(method, path).security }).toEqual({ method, path, security: [] });
+    expect(op('get', '/v4/departments').security).toEqual([{ bearer: [] }]);
+    for (const { path, method, op } of ops()) expect({ path, method, description: typeof op.description }).toEqual({ path, method, description: 'string' });
   });
 });

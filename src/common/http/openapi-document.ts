@@ -259,6 +259,9 @@ function refineOperation(document: OpenAPIObject, route: RouteInfo, op: Operatio
     refineResultSchemas(document, route, ok, opts);
   }
 
+  // A public operation says so (`security: []`): no bearer token is needed or read.
+  if (route.rule === 'public') op.security = [];
+
   // Conditional requests.
   op.parameters ??= [];
   if (single && route.method === 'get') {
