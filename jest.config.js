@@ -1,24 +1,13 @@
 // Jest runs in its ESM mode (node --experimental-vm-modules, see package.json).
-// SWC transpiles each file on its own (legacy decorators with their metadata, class fields
-// without define semantics, as tsconfig.json says); `npm test` type-checks the whole project with
-// tsc first, so type errors still fail the run.
-const swc = [
-  '@swc/jest',
-  {
-    jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-      target: 'es2023',
-      keepClassNames: true,
-    },
-    module: { type: 'es6' },
-    sourceMaps: 'inline',
-  },
-];
+// ts-jest transpiles each file on its own (isolatedModules); `npm test` type-checks the whole
+// project with tsc first, so type errors still fail the run. (SWC would spend a fifth less CPU,
+// but the npm registry this project installs from lacks @swc/core's binaries for other platforms,
+// so its lock file would not install with npm ci: docs/decisions.md.)
+const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.json' }];
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  transform: { '^.+\\.ts$': swc },
+  transform: { '^.+\\.ts$': tsJest },
   testEnvironment: 'node',
   rootDir: '.',
 };

@@ -382,7 +382,7 @@ describe('/v4/accountabilities', () => {
       const criterion = await createItem(t, 'evaluationcriteria', acme.worker.token, { AncestorID: acme.worker.individualId });
       await getOne(criterion.ID).expect(404);
       const bad = await getOne('123').expect(400);
-      expect(bad.body.errors[0].field).toBe('accountabilityid');
+      expect(bad.body.errors[0].field).toBe('id');
     });
 
     it('refuses a peer with 403', async () => {

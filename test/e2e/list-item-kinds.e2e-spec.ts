@@ -122,7 +122,7 @@ describe('ListItem kinds', () => {
       expect((await t.http().get(`/v4/me/${path}`).set('Authorization', as(acme.manager)).expect(200)).body).toEqual([]);
     });
 
-    it(`GET /${path}/{${param}} answers a List of one; 404 for another kind or site`, async () => {
+    it(`GET /${path}/{id} answers a List of one; 404 for another kind or site`, async () => {
       const res = await t.http().get(`/v4/${path}/${items[0].ID}`).set('Authorization', as(acme.worker)).expect(200);
       expect(res.body).toEqual([items[0]]);
       const xml = await t.http().get(`/v4/${path}/${items[0].ID}`).set('Authorization', as(acme.worker)).set('Accept', 'text/xml').expect(200);
@@ -288,7 +288,7 @@ describe('ListItem kinds', () => {
       expect((await t.http().get('/v4/me/projectscopes').set('Authorization', as(acme.peer)).expect(200)).body).toEqual([]);
     });
 
-    it('GET /projectscopes/{projectscopeid} answers a List of one; 404 for another site', async () => {
+    it('GET /projectscopes/{id} answers a List of one; 404 for another site', async () => {
       const res = await t.http().get(`/v4/projectscopes/${scopes[1].ID}`).set('Authorization', as(acme.peer)).expect(200);
       expect(res.body).toEqual([scopes[1]]);
       const theirProject = await createProject(t, globex.worker.token, { OwnerID: globex.worker.individualId });

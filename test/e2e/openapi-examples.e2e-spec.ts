@@ -1,20 +1,25 @@
+import { placeholderOf, xmlExample } from '../../src/common/http/openapi-examples.js';
 import { ADMIN_PASSWORD, bearer, startApp, TestApp, WireCodec } from './harness.js';
 
 /**
  * Every request-body example of the OpenAPI document is sent to a fresh server, in JSON and in
  * XML, and must answer 200. Examples without placeholders go as they are; in the others each
- * placeholder (named in the request body's description) is replaced by what it says: the
- * caller's individual, its organization, a period or project created by an earlier example, the
- * id of the record an earlier POST example created. Then each PUT example is sent again with a
- * stale If-Match, which the document says answers 412.
+ * placeholder — an example id, or an upper-case token, that the request body's description tells
+ * to replace — is replaced by what it says: the caller's individual, its organization, a period or
+ * project created by an earlier example, the id of the record an earlier POST example created.
+ * The XML example is data, as the JSON one: it is sent written as XML with the names its schema
+ * gives (root, namespace). Then each PUT example is sent again with a stale If-Match, which the
+ * document says answers 412.
  */
 type Json = Record<string, unknown>;
 interface Operation {
-  requestBody?: { description?: string; content: Record<string, { example?: unknown }> };
+  requestBody?: { description?: string; content: Record<string, { example?: unknown; schema?: { $ref?: string } }> };
   parameters?: ({ name: string; in: string } | { $ref: string })[];
 }
-
-const PLACEHOLDER = /^[A-Z][A-Z0-9_]*_(ID|PASSWORD|NAME)$/;
+interface Doc {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { xml?: { name: string; namespace: string } }> };
+}
 
 /** Examples that create what later ones name run first (a period before goals, a project before its scopes). */
 const FIRST = ['/v4/periods', '/v4/departments', '/v4/individuals', '/v4/projects'];
@@ -22,7 +27,7 @@ const FIRST = ['/v4/periods', '/v4/departments', '/v4/individuals', '/v4/project
 for (const format of ['json', 'xml'] as const) {
   describe(`request-body examples of the OpenAPI document, sent as ${format.toUpperCase()}`, () => {
     let t: TestApp;
-    let doc: { paths: Record<string, Record<string, Operation>> };
+    let doc: Doc;
     beforeAll(async () => {
       t = await startApp();
       doc = (await t.http().get('/docs/openapi.json').expect(200)).body;
@@ -88,17 +93,19 @@ for (const format of ['json', 'xml'] as const) {
         values.ANCESTOR_ID = path.includes('projectscopes') ? created.get('/v4/projects')?.body.ID : me.ID;
 
         const description = op.requestBody!.description ?? '';
+        const body = substitute(example as Json, values, description);
+        const xmlName = doc.components.schemas[content[mediaType].schema!.$ref!.split('/').pop()!].xml!;
         const send = (ifMatch?: string) => {
           let req = (method === 'post' ? t.http().post(url) : t.http().put(url)).set('Authorization', bearer(t.adminToken)).set('Accept', mediaType);
           if (ifMatch) req = req.set('If-Match', ifMatch);
-          if (format === 'json') return req.set('Content-Type', mediaType).send(JSON.stringify(substituteJson(example as Json, values, description)));
-          return req.set('Content-Type', mediaType).send(substituteXml(example as string, values, description));
+          if (format === 'json') return req.set('Content-Type', mediaType).send(JSON.stringify(body));
+          return req.set('Content-Type', mediaType).send(xmlExample(xmlName.name, xmlName.namespace, body));
         };
         const res = await send();
         results.push(`${res.status} ${method.toUpperCase()} ${path}${res.status === 200 ? '' : ` ${res.text}`}`);
         if (res.status !== 200) continue;
-        const body = format === 'json' ? (res.body as Json) : ((await new WireCodec('urn:pms:v4').decodeXml(res.text)) as Json);
-        const record = (Array.isArray(body) ? body[0] : body) as Json;
+        const answer = format === 'json' ? (res.body as Json) : ((await new WireCodec('urn:pms:v4').decodeXml(res.text)) as Json);
+        const record = (Array.isArray(answer) ? answer[0] : answer) as Json;
         if (path === '/v4/periods' && method === 'post') values.PERIOD_ID = record.ID;
         if (path === '/v4/departments' && method === 'post') values.DEPARTMENT_ID = record.ID;
         if (method === 'post' && path !== '/v4/auth/token') created.set(path, { body: record, pathValues });
@@ -152,23 +159,23 @@ async function freshRecordFor(t: TestApp, name: string): Promise<string> {
   return ind.body.ID;
 }
 
-/** Replaces placeholder values; each one used must be explained by the request body's description. */
-function substituteJson(example: Json, values: Record<string, unknown>, description: string): Json {
+/**
+ * Replaces the placeholders of an example (src/common/http/openapi-examples.ts: an example id, or
+ * an upper-case token); each must be explained by the request body's description: "`Field` …
+ * (**value**) with …".
+ */
+function substitute(example: Json, values: Record<string, unknown>, description: string): Json {
   const out: Json = {};
   for (const [k, v] of Object.entries(example)) {
-    if (typeof v === 'string' && PLACEHOLDER.test(v)) {
-      if (!description.includes(`**${v}**`)) throw new Error(`placeholder ${v} is not explained in the description: ${description}`);
-      if (values[v] === undefined) throw new Error(`no value for placeholder ${v}`);
-      out[k] = values[v];
-    } else out[k] = v;
+    const token = placeholderOf(k, v);
+    if (token === undefined) {
+      out[k] = v;
+      continue;
+    }
+    const explained = description.split('; ').some((c) => c.includes(`\`${k}\``) && c.includes(`(**${String(v)}**) with`));
+    if (!explained) throw new Error(`placeholder ${k}: ${String(v)} is not explained in the description: ${description}`);
+    if (values[token] === undefined) throw new Error(`no value for placeholder ${token}`);
+    out[k] = values[token];
   }
   return out;
-}
-
-function substituteXml(example: string, values: Record<string, unknown>, description: string): string {
-  return example.replace(/>([A-Z][A-Z0-9_]*_(?:ID|PASSWORD|NAME))</g, (_m, token: string) => {
-    if (!description.includes(`**${token}**`)) throw new Error(`placeholder ${token} is not explained in the description: ${description}`);
-    if (values[token] === undefined) throw new Error(`no value for placeholder ${token}`);
-    return `>${String(values[token])}<`;
-  });
 }

@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { ordinalCompare } from '../../src/common/http/wire.js';
 import { startApp, TestApp } from './harness.js';
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string };
 
 /**
  * The OpenAPI document as a generator and a Swagger UI user read it (docs/openapi.md). What the
@@ -101,7 +105,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.components.headers).sort()).toEqual(['ETag', 'Link', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count']);
     expect(headers('get', '/v4/departments', '200')).toEqual(['Link', 'X-Request-Id', 'X-Total-Count']);
     expect(headers('get', '/v4/departments/{id}', '200')).toEqual(['ETag', 'X-Request-Id']);
-    expect(headers('get', '/v4/accountabilities/{accountabilityid}', '200')).toEqual(['ETag', 'X-Request-Id']);
+    expect(headers('get', '/v4/accountabilities/{id}', '200')).toEqual(['ETag', 'X-Request-Id']);
     expect(headers('get', '/v4/departments/{id}', '304')).toEqual(['ETag', 'X-Request-Id']);
     expect(headers('get', '/v4/departments', '503')).toEqual(['Retry-After', 'X-Request-Id']);
     expect(headers('post', '/v4/auth/token', '429')).toEqual(['Retry-After', 'X-Request-Id']);
@@ -148,32 +152,76 @@ describe('the OpenAPI document', () => {
       xml: { name: 'ArrayOfSite', wrapped: true, namespace: 'urn:example:pms' },
     });
     expect(doc.components.schemas.Site.xml).toEqual({ name: 'Site', namespace: 'urn:example:pms' });
-    expect(op('get', '/v4/accountabilities/{accountabilityid}').responses['200'].content['application/xml'].schema.xml.name).toBe('List');
+    expect(op('get', '/v4/accountabilities/{id}').responses['200'].content['application/xml'].schema.xml.name).toBe('List');
     expect(doc.components.schemas.ListItem.xml).toEqual({ name: 'ListItem', namespace: 'urn:example:pms' });
   });
 
-  it('gives every request body one example per media type, the XML one rooted and namespaced as the service reads it', () => {
+  it('gives every request body one example per media type: the XML one the same data, rooted and namespaced by its schema', () => {
     let count = 0;
     for (const { path, method, op } of ops()) {
       if (!op.requestBody) continue;
       count++;
       const content = op.requestBody.content as Record<string, Json>;
-      const root = method === 'post' && path === '/v4/auth/token' ? 'TokenRequest' : null;
-      expect({ path, method, json: typeof content['application/json'].example }).toEqual({ path, method, json: 'object' });
-      expect(content['text/json'].example).toEqual(content['application/json'].example);
-      const xml = content['application/xml'].example as string;
-      expect(xml).toMatch(/^<([A-Za-z]+) xmlns="urn:example:pms"[ >]/);
-      expect(content['text/xml'].example).toBe(xml);
-      // The root is the type the operation answers (Organization for /departments), never a DTO class name.
-      expect(xml).not.toMatch(/^<[A-Za-z]*Dto/);
-      if (root) expect(xml.startsWith(`<${root}`)).toBe(true);
-      expect(op.requestBody.description).toMatch(/works unchanged|replace \*\*/);
+      const json = content['application/json'].example;
+      expect({ path, method, json: typeof json }).toEqual({ path, method, json: 'object' });
+      expect(content['text/json'].example).toEqual(json);
+      // XML: the same members (an optional null left out), in ordinal order; a tool writes them with the schema's xml names.
+      const xml = content['application/xml'].example as Json;
+      expect(Object.keys(xml)).toEqual(Object.keys(xml).sort(ordinalCompare));
+      expect({ path, method, extra: Object.keys(xml).filter((k) => !(k in (json as Json))) }).toEqual({ path, method, extra: [] });
+      for (const [k, v] of Object.entries(json as Json)) if (v !== null && !Array.isArray(v)) expect({ path, k, v: xml[k] }).toEqual({ path, k, v });
+      expect(content['text/xml'].example).toEqual(xml);
+      const schema = doc.components.schemas[content['application/xml'].schema.$ref.split('/').pop()];
+      // The root is the type the operation answers or the input is for (Organization for /departments), never a DTO class name.
+      expect({ path, method, xml: schema.xml }).toEqual({ path, method, xml: { name: expect.stringMatching(/^[A-Za-z]+$/), namespace: 'urn:example:pms' } });
+      expect(schema.xml.name).not.toMatch(/Dto$/);
+      expect(op.requestBody.description).toContain(`root \`${schema.xml.name}\``);
+      expect(op.requestBody.description).toMatch(/works unchanged|replace `/);
     }
     expect(count).toBeGreaterThanOrEqual(35);
+    const root = (method: string, path: string) =>
+      doc.components.schemas[op(method, path).requestBody.content['application/xml'].schema.$ref.split('/').pop()].xml.name;
+    expect(root('post', '/v4/auth/token')).toBe('TokenRequest');
+    expect(root('post', '/v4/departments')).toBe('Organization');
+    expect(root('put', '/v4/metrics/{id}/values/{periodid}')).toBe('MetricValue');
+    // A nested list's items are named as the service writes them: <Ratings><AssessmentRating>.
+    expect(doc.components.schemas.AssessmentRatingInput.xml).toEqual({ name: 'AssessmentRating' });
     const departments = op('post', '/v4/departments').requestBody;
     expect(departments.content['application/json'].example).not.toHaveProperty('ParentID');
-    expect(departments.content['application/xml'].example).toMatch(/^<Organization xmlns="urn:example:pms">\n {2}<Description>/);
+    expect(departments.content['application/xml'].example).toEqual({ Description: 'New business and renewals', Name: 'Sales', Rank: 1, RowType: 56 });
     expect(departments.description).toMatch(/works unchanged on a fresh server/);
-    expect(op('post', '/v4/goals').requestBody.description).toMatch(/\*\*INDIVIDUAL_ID\*\*.*\*\*PERIOD_ID\*\*/);
+    // A required null stays (an empty element, read as null); an optional one is left out of the XML example.
+    expect(op('post', '/v4/individuals').requestBody.content['application/xml'].example.PrimaryReportsTo).toBeNull();
+    expect(op('post', '/v4/permissions').requestBody.content['application/xml'].example).not.toHaveProperty('ChildType');
+  });
+
+  it('shows real ids in the examples, and says what to replace them with', () => {
+    const goals = op('post', '/v4/goals').requestBody;
+    const example = goals.content['application/json'].example;
+    expect(example.IndividualID).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(example.PeriodID).toEqual(expect.any(Number));
+    expect(goals.description).toContain(`replace \`IndividualID\` (**${example.IndividualID}**) with the ID of an individual`);
+    expect(goals.description).toContain(`\`PeriodID\` (**${example.PeriodID}**) with the ID of a period`);
+    // The body ID of a PUT is the path's: a UUID or an integer, as the resource's ids are.
+    expect(typeof op('put', '/v4/departments/{id}').requestBody.content['application/json'].example.ID).toBe('string');
+    expect(typeof op('put', '/v4/goals/{id}').requestBody.content['application/json'].example.ID).toBe('number');
+    expect(op('put', '/v4/goals/{id}').requestBody.description).toMatch(/replace `ID` \(\*\*\d+\*\*\) with the id of the path/);
+    expect(JSON.stringify(doc)).not.toMatch(/"(PATH|PERIOD|INDIVIDUAL|ORGANIZATION|DEPARTMENT|ANCESTOR|USER)_ID"/);
+  });
+
+  it('declares every tag with a description, the license, and no security on the public operations', () => {
+    const used = [...new Set(ops().flatMap(({ op }) => op.tags as string[]))];
+    expect((doc.tags as Json[]).map((t) => t.name)).toEqual(used);
+    for (const tag of doc.tags as Json[]) expect({ tag: tag.name, description: typeof tag.description }).toEqual({ tag: tag.name, description: 'string' });
+    expect(doc.info.license).toEqual({ name: packageJson.license, identifier: packageJson.license });
+    for (const [method, path] of [
+      ['post', '/v4/auth/token'],
+      ['get', '/health/live'],
+      ['get', '/health/ready'],
+      ['get', '/metrics'],
+    ])
+      expect({ method, path, security: op(method, path).security }).toEqual({ method, path, security: [] });
+    expect(op('get', '/v4/departments').security).toEqual([{ bearer: [] }]);
+    for (const { path, method, op } of ops()) expect({ path, method, description: typeof op.description }).toEqual({ path, method, description: 'string' });
   });
 });

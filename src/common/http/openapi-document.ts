@@ -1,8 +1,8 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, RequestBodyObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
 import { PROBLEM_XML_NS } from './codec.js';
-import { OPERATION_EXAMPLES, PLACEHOLDERS, placeholdersOf, REQUEST_EXAMPLES, xmlExample } from './openapi-examples.js';
+import { exampleValue, LIST_ITEM_ELEMENT, OPERATION_EXAMPLES, PLACEHOLDERS, REQUEST_EXAMPLES, type BodyExample } from './openapi-examples.js';
 import type { RouteInfo } from './openapi-routes.js';
-import { wireTypeName } from './wire.js';
+import { ordinalCompare, wireInputOf, wireTypeName } from './wire.js';
 
 /**
  * Completes the document @nestjs/swagger builds from the decorators so that a generator can trust
@@ -259,6 +259,9 @@ function refineOperation(document: OpenAPIObject, route: RouteInfo, op: Operatio
     refineResultSchemas(document, route, ok, opts);
   }
 
+  // A public operation says so (`security: []`): no bearer token is needed or read.
+  if (route.rule === 'public') op.security = [];
+
   // Conditional requests.
   op.parameters ??= [];
   if (single && route.method === 'get') {
@@ -314,31 +317,107 @@ function refineRequestBody(document: OpenAPIObject, route: RouteInfo, body: Requ
   const json = body.content['application/json']?.schema as ReferenceObject | undefined;
   const schemaName = json?.$ref?.split('/').pop();
   if (!schemaName) return;
-  // The XML root of a body: the input's own wire name (TokenRequest), else the type the
-  // operation answers (a CreateOrganizationDto is sent as <Organization>).
+  // The XML root of a body: the input's own wire name (TokenRequest), else the type it is an
+  // input of (a CreateOrganizationDto is sent as <Organization>, a PutMetricValueDto as
+  // <MetricValue>), else the type the operation answers.
   const type = route.result?.type;
-  const root = (route.body && wireTypeName(route.body)) ?? (type ? (wireTypeName(type) ?? type.name) : schemaName);
-  const component = document.components?.schemas?.[schemaName] as SchemaObject | undefined;
-  if (component) component.xml = { name: root, namespace: opts.xmlNamespace };
+  const root = (route.body && (wireTypeName(route.body) ?? wireInputOf(route.body))) ?? (type ? (wireTypeName(type) ?? type.name) : schemaName);
+  const schemas = document.components?.schemas ?? {};
+  const component = schemas[schemaName] as SchemaObject | undefined;
+  if (component) {
+    component.xml = { name: root, namespace: opts.xmlNamespace };
+    nameListItems(schemas, component);
+  }
 
   const example = OPERATION_EXAMPLES[`${route.method.toUpperCase()} ${route.path}`] ?? REQUEST_EXAMPLES[schemaName];
   if (!example) return;
-  for (const mt of JSON_TYPES) if (body.content[mt]) body.content[mt].example = example.body;
-  for (const mt of XML_TYPES) if (body.content[mt]) body.content[mt].example = xmlExample(root, opts.xmlNamespace, example.body);
+  const { value, replace } = documentedExample(example, component);
+  for (const mt of JSON_TYPES) if (body.content[mt]) body.content[mt].example = value;
+  for (const mt of XML_TYPES) if (body.content[mt]) body.content[mt].example = xmlExampleData(value, component, schemas);
   if (example.form && body.content['application/x-www-form-urlencoded']) body.content['application/x-www-form-urlencoded'].example = example.form;
 
-  const used = placeholdersOf(example);
   body.description = [
     body.description,
     `JSON or XML (root \`${root}\` in the namespace \`${opts.xmlNamespace}\`, children in ordinal order).`,
-    used.length === 0
+    replace.length === 0
       ? /\{[^/]+\}/.test(route.path)
         ? 'The example body works unchanged; the path names the records.'
         : 'The example works unchanged on a fresh server.'
-      : `In the example, replace ${used.map((p) => `**${p}** with ${PLACEHOLDERS[p]}`).join('; ')}.`,
+      : `In the example, replace ${replace.join('; ')}.`,
   ]
     .filter(Boolean)
     .join(' ');
+}
+
+/**
+ * The example as the document shows it: each placeholder as the example value of its field's type
+ * (a UUID, or an integer for an integer id), so the example is valid against the schema; and what
+ * the description tells the reader to replace: "`AncestorID`, `LeaderID` (**…0002**) with …".
+ */
+function documentedExample(example: BodyExample, component: SchemaObject | undefined): { value: Record<string, unknown>; replace: string[] } {
+  const value: Record<string, unknown> = {};
+  const fields = new Map<string, { shown: unknown; names: string[] }>();
+  for (const [name, v] of Object.entries(example.body)) {
+    if (typeof v !== 'string' || !(v in PLACEHOLDERS)) {
+      value[name] = v;
+      continue;
+    }
+    const type = (component?.properties?.[name] as SchemaObject | undefined)?.type as string | string[] | undefined;
+    const shown = exampleValue(v, type === 'integer' || (Array.isArray(type) && type.includes('integer')));
+    value[name] = shown;
+    const key = `${v} ${String(shown)}`;
+    if (!fields.has(key)) fields.set(key, { shown, names: [] });
+    fields.get(key)!.names.push(name);
+  }
+  for (const v of Object.values(example.form ?? {})) {
+    if (v in PLACEHOLDERS && ![...fields.keys()].some((k) => k.startsWith(`${v} `))) fields.set(`${v} ${v}`, { shown: v, names: [] });
+  }
+  const replace = [...fields.entries()].map(([key, { shown, names }]) => {
+    const token = key.split(' ')[0];
+    const quoted = names.map((n) => `\`${n}\``);
+    const where = quoted.length ? `${quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}` : quoted[0]} ` : '';
+    return `${where}(**${String(shown)}**) with ${PLACEHOLDERS[token].means}`;
+  });
+  return { value, replace };
+}
+
+/**
+ * The XML media types' example: the same data as the JSON one, which a tool writes as XML with the
+ * schema's `xml` names (root and namespace, list items): members in ordinal order (the order
+ * Swagger UI writes them in, and DataContractSerializer's), and a null only where the member is
+ * required (an empty element, which the service reads as null); an optional null is left out, as
+ * absent reads as null on input.
+ */
+function xmlExampleData(
+  value: Record<string, unknown>,
+  schema: SchemaObject | undefined,
+  schemas: Record<string, SchemaObject | ReferenceObject>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort(ordinalCompare)) {
+    const v = value[key];
+    if (v === null && !schema?.required?.includes(key)) continue;
+    if (!Array.isArray(v)) {
+      out[key] = v;
+      continue;
+    }
+    const items = ((schema?.properties?.[key] as SchemaObject | undefined)?.items as ReferenceObject | undefined)?.$ref;
+    const item = items ? (schemas[items.split('/').pop()!] as SchemaObject | undefined) : undefined;
+    out[key] = v.map((x) => (x && typeof x === 'object' ? xmlExampleData(x as Record<string, unknown>, item, schemas) : x));
+  }
+  return out;
+}
+
+/**
+ * The items of a nested list of a body (an assessment's Ratings) are named in XML as the service
+ * writes them (`LIST_ITEM_ELEMENT`), so a tool writing the XML example names them right.
+ */
+function nameListItems(schemas: Record<string, SchemaObject | ReferenceObject>, component: SchemaObject): void {
+  for (const [name, element] of Object.entries(LIST_ITEM_ELEMENT)) {
+    const items = (component.properties?.[name] as SchemaObject | undefined)?.items as ReferenceObject | undefined;
+    const item = items?.$ref ? (schemas[items.$ref.split('/').pop()!] as SchemaObject | undefined) : undefined;
+    if (item && !item.xml) item.xml = { name: element };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

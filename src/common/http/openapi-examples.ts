@@ -4,30 +4,81 @@ import { XSI_NS } from './codec.js';
 /**
  * One request-body example per input type, shown by Swagger UI and executed by
  * test/e2e/openapi-examples.e2e-spec.ts. An example without placeholders answers 200 when sent
- * unchanged to a fresh server; a placeholder is an upper-case token standing for a whole value
- * (an id the server generated, a password), and the request body's description says what to put
- * there (see docs/openapi.md).
+ * unchanged to a fresh server. A placeholder is an upper-case token standing for a whole value
+ * that only the reader knows (an id the server generated, a password); the document shows an id
+ * placeholder as a fixed example id of the field's type (`exampleValue`), so every example is valid
+ * against its schema, and the request body's description says what to put there (docs/openapi.md).
  */
 export interface BodyExample {
-  /** The JSON body; the XML example is written from it. */
+  /** The JSON body, with placeholder tokens; the XML example is the same data (`xmlExampleValue`). */
   body: Record<string, unknown>;
   /** Form-encoded body, for the login only. */
   form?: Record<string, string>;
 }
 
-/** What each placeholder stands for (the request body description quotes the ones it uses). */
-export const PLACEHOLDERS: Record<string, string> = {
-  PATH_ID: 'the id of the path (read the record first and send it back changed: the body ID must equal the path id)',
-  ADMIN_PASSWORD: 'the administrator password (ADMIN_PASSWORD, or the one printed at the first start)',
-  INDIVIDUAL_ID: 'the ID of an individual of the site (GET /v4/me answers yours)',
-  ORGANIZATION_ID: 'the ID of an organization or department of the site (GET /v4/organizations lists the organizations)',
-  DEPARTMENT_ID: 'the ID of a department (or organization) the individual is not yet a member of (POST /v4/departments creates one)',
-  PERIOD_ID: 'the ID of a period (create one with POST /v4/periods, list them with GET /v4/periods)',
-  ANCESTOR_ID:
-    'the ID of the owner: for accountabilities, evaluation criteria and supervisory scopes an individual (GET /v4/me answers yours), for project scopes a project',
-  USER_ID: 'the UserID of an individual of the site, or the ID of a security group (GET /v4/me answers your UserID)',
-  USER_NAME: 'the UserName the individual keeps (its current one, from GET /v4/individuals/{id}) or a new one',
+/** What a placeholder stands for, and for an id the example value the document shows in its place. */
+export interface Placeholder {
+  /** Quoted by the request body's description: "replace `Field` (**value**) with <means>". */
+  means: string;
+  /** The example id shown in a UUID field, and in an integer field. A placeholder with neither is shown as its token (a string field). */
+  uuid?: string;
+  integer?: number;
+}
+
+/** Example UUIDs: recognisably made up, of version 4 as the service's own, one per placeholder. */
+const exampleUuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+export const PLACEHOLDERS: Record<string, Placeholder> = {
+  PATH_ID: {
+    means: 'the id of the path (read the record first and send it back changed: the body ID must equal the path id)',
+    uuid: exampleUuid(1),
+    integer: 1,
+  },
+  ADMIN_PASSWORD: { means: 'the administrator password (ADMIN_PASSWORD, or the one printed at the first start)' },
+  INDIVIDUAL_ID: { means: 'the ID of an individual of the site (GET /v4/me answers yours)', uuid: exampleUuid(2) },
+  ORGANIZATION_ID: {
+    means: 'the ID of an organization or department of the site (GET /v4/organizations lists the organizations)',
+    uuid: exampleUuid(3),
+  },
+  DEPARTMENT_ID: {
+    means: 'the ID of a department (or organization) the individual is not yet a member of (POST /v4/departments creates one)',
+    uuid: exampleUuid(4),
+  },
+  PERIOD_ID: { means: 'the ID of a period (create one with POST /v4/periods, list them with GET /v4/periods)', integer: 1 },
+  ANCESTOR_ID: {
+    means:
+      'the ID of the owner: for accountabilities, evaluation criteria and supervisory scopes an individual (GET /v4/me answers yours), for project scopes a project',
+    uuid: exampleUuid(5),
+  },
+  USER_ID: { means: 'the UserID of an individual of the site, or the ID of a security group (GET /v4/me answers your UserID)', uuid: exampleUuid(6) },
+  USER_NAME: { means: 'the UserName the individual keeps (its current one, from GET /v4/individuals/{id}) or a new one' },
 };
+
+/**
+ * What the document shows for a placeholder in a field: its example UUID, or its example integer
+ * when the field is an integer (the ids of periods, goals, colors…), or the token itself.
+ */
+export function exampleValue(token: string, integerField: boolean): unknown {
+  const p = PLACEHOLDERS[token];
+  if (integerField && p.integer !== undefined) return p.integer;
+  return p.uuid ?? p.integer ?? token;
+}
+
+/**
+ * The placeholder a value of a documented example stands for, if it is one: an example id in an id
+ * field (`…ID`; `ID` itself only ever holds the path's id, other id fields the other placeholders,
+ * whose example values differ), or a token (a password, a user name) in any field.
+ */
+export function placeholderOf(field: string, value: unknown): string | undefined {
+  const idField = field.endsWith('ID');
+  const shows = (token: string) => {
+    const p = PLACEHOLDERS[token];
+    if (p.uuid === undefined && p.integer === undefined) return value === token;
+    return idField && (value === p.uuid || value === p.integer);
+  };
+  if (field === 'ID') return shows('PATH_ID') ? 'PATH_ID' : undefined;
+  return Object.keys(PLACEHOLDERS).find((token) => token !== 'PATH_ID' && shows(token));
+}
 
 const date = (d: string) => `${d}T00:00:00.000+00:00`;
 
@@ -197,22 +248,16 @@ function goal(): Record<string, unknown> {
   };
 }
 
-/** The placeholders a body uses, in the order they appear. */
-export function placeholdersOf(example: BodyExample): string[] {
-  const values = [...Object.values(example.body), ...Object.values(example.form ?? {})];
-  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v in PLACEHOLDERS))];
-}
-
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The element name of the items of a nested list member, as DataContractSerializer writes it. */
+export const LIST_ITEM_ELEMENT: Record<string, string> = { Ratings: 'AssessmentRating', Values: 'MetricValue' };
 
 /**
  * The XML form of a JSON example, as the service reads it and as .NET's DataContractSerializer
  * writes it: root named after the type in the service's namespace, children in ordinal order,
  * nulls as i:nil.
  */
-/** The element name of the items of a nested list member, as DataContractSerializer writes it. */
-const LIST_ITEM_ELEMENT: Record<string, string> = { Ratings: 'AssessmentRating', Values: 'MetricValue' };
-
 export function xmlExample(root: string, namespace: string, body: Record<string, unknown>): string {
   const nil = JSON.stringify(body).includes(':null');
   return `<${root} xmlns="${namespace}"${nil ? ` xmlns:i="${XSI_NS}"` : ''}>\n${xmlChildren(body, '  ')}\n</${root}>`;

@@ -5,6 +5,7 @@ import type { AppConfig } from '../../config/config.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER, KEY_MAX_LENGTH, KEY_RE, KEY_RULE } from './idempotency.js';
 import { refineDocument } from './openapi-document.js';
 import { collectRoutes } from './openapi-routes.js';
+import { declareTags } from './openapi-tags.js';
 
 const DESCRIPTION = `
 Multi-tenant REST API for organizational performance management (spec v4). Every body is JSON or XML.
@@ -31,6 +32,9 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token from POST /v4/auth/token' }, 'bearer')
     .build();
   const document = SwaggerModule.createDocument(app, options);
+  // The project's license (package.json), by its SPDX identifier as OpenAPI 3.1 allows.
+  document.info.license = { name: 'MIT', identifier: 'MIT' } as OpenAPIObject['info']['license'];
+  declareTags(document);
   addTimeZoneParameter(document);
   refineDocument(document, collectRoutes(app.get(ModulesContainer)), { xmlNamespace: config.xmlNamespace });
   addIdempotencyKeyHeader(document, config);

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { Type } from '@nestjs/common';
 import { RECORD_VERSION } from './etag.js';
 import { WireAudit } from './wire-audit.js';
-import { Access, InputField, InputFieldOptions, WireField, WireFieldOptions, WireKind, WireType } from './wire.js';
+import { Access, InputField, InputFieldOptions, WireField, WireFieldOptions, WireInputOf, WireKind, WireType } from './wire.js';
 
 /**
  * One declaration per resource field (docs/adding-a-resource.md). A field is declared once, with
@@ -268,6 +268,8 @@ function defineResource<E, X, Fs extends Fields, A extends Audit>(name: string, 
   const Response = responseClass(name, options.responseName ?? `${name}Dto`, fields, audit);
   const Create = inputClass(options.createName ?? `Create${name}Dto`, fields, 'create');
   const Update = inputClass(options.updateName ?? `Update${name}Dto`, fields, 'update');
+  WireInputOf(name)(Create);
+  WireInputOf(name)(Update);
   // Each field's column resolved once here, not for every row written or answered.
   const entries = Object.entries(fields).map(([wireName, f]) => ({ wireName, f, column: f.column === undefined ? columnOf(wireName) : f.column }));
 
@@ -308,7 +310,7 @@ type InputOf<Fs extends Fields, M extends 'create' | 'update'> = M extends 'crea
  * here; limits and kinds stay in the one declaration. Every member is typed optional.
  */
 export function inputVariant<Fs extends Fields, M extends 'create' | 'update'>(
-  res: { readonly fields: Fs },
+  res: { readonly name: string; readonly fields: Fs },
   className: string,
   mode: M,
   changes: { [P in keyof Fs]?: InputSide | false },
@@ -321,7 +323,9 @@ export function inputVariant<Fs extends Fields, M extends 'create' | 'update'>(
       return [name, { ...f, [mode]: change === false ? false : { ...(side || {}), ...change } }];
     }),
   );
-  return inputClass(className, fields, mode) as Type<{ [P in keyof InputOf<Fs, M>]?: InputOf<Fs, M>[P] | null }>;
+  const cls = inputClass(className, fields, mode);
+  WireInputOf(res.name)(cls);
+  return cls as Type<{ [P in keyof InputOf<Fs, M>]?: InputOf<Fs, M>[P] | null }>;
 }
 
 export { LIMITS } from '../limits.js';

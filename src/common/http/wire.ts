@@ -28,6 +28,7 @@ export interface WireFieldMeta {
 
 const WIRE_FIELDS = Symbol('wire:fields');
 const WIRE_TYPE = Symbol('wire:type');
+const WIRE_INPUT_OF = Symbol('wire:input-of');
 const sortedCache = new WeakMap<object, WireFieldMeta[]>();
 
 /**
@@ -43,6 +44,18 @@ export function WireType(name: string): ClassDecorator {
 
 export function wireTypeName(cls: Function): string | undefined {
   return Reflect.getMetadata(WIRE_TYPE, cls) as string | undefined;
+}
+
+/**
+ * Marks an input class as a body of the wire type `name` (what `resource()` declares it for): in
+ * XML it is sent with that root, e.g. a PutMetricValueDto as `<MetricValue>` (docs/openapi.md).
+ */
+export function WireInputOf(name: string): ClassDecorator {
+  return (target) => Reflect.defineMetadata(WIRE_INPUT_OF, name, target);
+}
+
+export function wireInputOf(cls: Function): string | undefined {
+  return Reflect.getMetadata(WIRE_INPUT_OF, cls) as string | undefined;
 }
 
 function addField(target: object, meta: WireFieldMeta): void {

@@ -37,7 +37,10 @@ export class CoreValuesController {
 
   @Post('corevalues')
   @PmAdmin()
-  @ApiOperation({ summary: 'Create a core value (PM, Admin)' })
+  @ApiOperation({
+    summary: 'Create a core value (PM, Admin)',
+    description: 'Name is required; Rank orders the list (default 0). ID is optional (used if free, else 409 id-taken).',
+  })
   @ApiBodyTypes()
   @ApiResult(CoreValueDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateCoreValueDto) {

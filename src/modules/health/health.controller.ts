@@ -17,7 +17,10 @@ export class HealthController {
 
   @Get('live')
   @Public()
-  @ApiOperation({ summary: 'Liveness: the process is up and answering' })
+  @ApiOperation({
+    summary: 'Liveness: the process is up and answering',
+    description: 'Always { "status": "ok" } while the process serves requests; it does not touch the database. No token.',
+  })
   @ApiResult(null, { description: '{ "status": "ok" }' })
   live() {
     return { status: 'ok' };
@@ -27,6 +30,7 @@ export class HealthController {
   @Public()
   @ApiOperation({
     summary: 'Readiness: the database answers within 1 s; 503 with Retry-After when it does not, or once the process is shutting down',
+    description: 'An orchestrator routes traffic to the instance only while this answers 200 { "status": "ok", "database": "up" }. No token.',
   })
   @ApiResult(null, { description: '{ "status": "ok", "database": "up" }' })
   async ready() {

@@ -19,7 +19,7 @@ interface ListItemPaths {
   /** The owner's collection and path parameter: `individuals/:individualid`. */
   owner: 'individuals' | 'projects';
   ownerParam: 'individualid' | 'projectid';
-  /** The kind's collection and the id parameter of its single-item reads. */
+  /** The kind's collection, and the item's id parameter under its owner (`/individuals/{individualid}/accountabilities/{accountabilityid}`). */
   items: string;
   itemParam: string;
 }
@@ -52,10 +52,11 @@ function listItemController(p: ListItemPaths): Type {
       return this.items.listMine(ctx, kind, q);
     }
 
-    @Get(`${p.items}/:${p.itemParam}`)
+    // `:id`, as PUT and DELETE of the same path: one path template per resource path (docs/openapi.md).
+    @Get(`${p.items}/:id`)
     @Authenticated()
     @route.get(kind)
-    get(@Ctx() ctx: RequestContext, @Param(p.itemParam, GuidPipe) id: string) {
+    get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
       return this.items.getAsList(ctx, kind, id);
     }
 

@@ -27,7 +27,7 @@ export class PeriodsController {
 
   @Get(':id')
   @Authenticated()
-  @ApiOperation({ summary: 'Read a period' })
+  @ApiOperation({ summary: 'Read a period', description: 'Every member reads the periods; an id that is not one of the site’s is 404. Answers an ETag.' })
   @ApiResult(PeriodDto)
   get(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number) {
     return this.periods.get(ctx, id);

@@ -29,7 +29,10 @@ export class SecurityGroupsController {
 
   @Get('securitygroups/:id')
   @Admin()
-  @ApiOperation({ summary: 'Read a security group with its members (Admin)' })
+  @ApiOperation({
+    summary: 'Read a security group with its members (Admin)',
+    description: `The group with its Members, ordered by last and first name; a group of another site is 404. ${PRINCIPAL}`,
+  })
   @ApiResult(SecurityGroupDto)
   get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
     return this.groups.get(ctx, id);

@@ -16,7 +16,11 @@ export class SitesController {
 
   @Get()
   @Authenticated()
-  @ApiOperation({ summary: 'List sites: the caller’s own site, or every site for a global administrator' })
+  @ApiOperation({
+    summary: 'List sites: the caller’s own site, or every site for a global administrator',
+    description:
+      'Anyone else gets a list of one: their own site. A global administrator gets every site, ordered by Name. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfSite.',
+  })
   @ApiResult(SiteDto, { collection: true })
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.sites.list(ctx, q);
@@ -24,7 +28,11 @@ export class SitesController {
 
   @Get(':siteid')
   @Authenticated()
-  @ApiOperation({ summary: 'Read a site (own site; any site for a global administrator, else 403)' })
+  @ApiOperation({
+    summary: 'Read a site (own site; any site for a global administrator, else 403)',
+    description:
+      'Another site than the caller’s is 403 for anyone but a global administrator, whether it exists or not; for a global administrator an unknown site is 404.',
+  })
   @ApiResult(SiteDto)
   get(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string) {
     return this.sites.get(ctx, siteId);
@@ -32,7 +40,11 @@ export class SitesController {
 
   @Post()
   @GlobalAdmin()
-  @ApiOperation({ summary: 'Create a site (global administrator)' })
+  @ApiOperation({
+    summary: 'Create a site (global administrator)',
+    description:
+      'Name is required; PerformanceManagement defaults to true. ID is optional (used if free, else 409 id-taken; generated when absent). A global administrator acts in the new site by logging in with its SiteID.',
+  })
   @ApiBodyTypes()
   @ApiResult(SiteDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateSiteDto) {
@@ -41,7 +53,10 @@ export class SitesController {
 
   @Put(':siteid')
   @GlobalAdmin()
-  @ApiOperation({ summary: 'Update a site (global administrator)' })
+  @ApiOperation({
+    summary: 'Update a site (global administrator)',
+    description: 'ID (equal to the path siteid) and Name are required; absent PerformanceManagement keeps its value. If-Match is honoured (412).',
+  })
   @ApiBodyTypes()
   @ApiResult(SiteDto)
   update(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string, @Body() dto: UpdateSiteDto) {
