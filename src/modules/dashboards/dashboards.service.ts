@@ -211,7 +211,12 @@ export class DashboardsService {
     const columns = DashboardSettings.toColumns(dto, 'update');
     return this.db.transaction(ctx, async (tx) => {
       const repo = tx.repo(DashboardSettingsEntity, 'DashboardSettings');
-      const existing = await repo.findOne({});
+      // No row yet: the site's row is locked before the insert, as PATCH locks it before its read.
+      let existing = await repo.findOne({});
+      if (!existing) {
+        await this.db.lockSite(ctx);
+        existing = await repo.findOne({});
+      }
       if (existing) return DashboardSettings.toWire(await repo.update(existing.id, columns, { ifMatch: true }));
       if (ctx.ifMatchVersions !== null) throw new PreconditionFailedError();
       try {
