@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
@@ -195,6 +197,26 @@ export class DashboardsService {
   /** `GET /dashboards/settings`: the site's settings, or the defaults. */
   getSettings(ctx: RequestContext): Promise<DashboardSettingsDto> {
     return loadSettings(this.db, ctx);
+  }
+
+  /**
+   * `PATCH /dashboards/settings` (Admin): the site's settings (or the defaults while it has none),
+   * merged with the patch, then `putSettings`. The site's row is locked first (as `putSettings`
+   * locks it before the first write), then the settings row, so no concurrent write is merged
+   * over stale values (src/database/patch-record.ts).
+   */
+  patchSettings(ctx: RequestContext, patch: MergePatch): Promise<DashboardSettingsDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => {
+        await this.db.lockSite(ctx);
+        const repo = this.db.repo(ctx, DashboardSettingsEntity, 'DashboardSettings');
+        const existing = await repo.findOne({});
+        if (existing) await repo.lockMany([existing.id]);
+        return loadSettings(this.db, ctx);
+      },
+      input: UpdateDashboardSettingsDto,
+      update: (dto) => this.putSettings(ctx, dto),
+    });
   }
 
   /**
