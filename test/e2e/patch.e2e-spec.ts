@@ -298,6 +298,120 @@ describe(`PATCH on every resource that has PUT (${DB_KIND})`, () => {
     expect(patches.length).toBe(26);
   });
 
+  describe('the wire', () => {
+    const goal = () => `/v4/goals/${A.ids.goal}`;
+    const send = (method: 'patch' | 'put', path: string, contentType: string, body: string) =>
+      t.http()[method](path).set('Authorization', bearer(A.admin.token)).set('Content-Type', contentType).send(body);
+
+    it('reads a merge patch as application/merge-patch+json, application/json, text/json, application/merge-patch+xml, application/xml or text/xml', async () => {
+      const json = JSON.stringify({ Why: 'Any of the six' });
+      const xml = '<Goal xmlns="urn:pms:v4"><Why>Any of the six</Why></Goal>';
+      for (const [type, body] of [
+        ['application/merge-patch+json', json],
+        ['application/json; charset=utf-8', json],
+        ['text/json', json],
+        ['application/merge-patch+xml', xml],
+        ['application/xml', xml],
+        ['text/xml; charset=utf-8', xml],
+      ]) {
+        const res = await send('patch', goal(), type, body);
+        expect({ type, status: res.status, Why: res.body.Why }).toEqual({ type, status: 200, Why: 'Any of the six' });
+      }
+    });
+
+    it('answers 415 to a JSON Patch (RFC 6902) and to the merge-patch types on PUT, whose body is a whole record', async () => {
+      const jsonPatch = await send('patch', goal(), 'application/json-patch+json', '[{"op":"replace","path":"/Why","value":"x"}]');
+      const onPut = await send('put', goal(), 'application/merge-patch+json', '{"Why":"x"}');
+      for (const res of [jsonPatch, onPut]) {
+        expect({ status: res.status, type: res.body.type }).toEqual({ status: 415, type: 'urn:pms:problem:unsupported-media-type' });
+      }
+      expect(jsonPatch.body.detail).toContain('application/merge-patch+json');
+    });
+
+    it('answers 400 to a patch that is not an object (a list, a value, an XML list), writing nothing', async () => {
+      const before = (await t.http().get(goal()).set('Authorization', bearer(A.admin.token))).body;
+      for (const [type, body] of [
+        ['application/merge-patch+json', '[{"Why":"x"}]'],
+        ['application/merge-patch+json', '"Why"'],
+        ['application/merge-patch+xml', '<ArrayOfGoal xmlns="urn:pms:v4"><Goal><Why>x</Why></Goal></ArrayOfGoal>'],
+      ]) {
+        const res = await send('patch', goal(), type, body);
+        expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      }
+      expect((await t.http().get(goal()).set('Authorization', bearer(A.admin.token))).body).toEqual(before);
+    });
+
+    it('ignores read-only and unknown fields, and a field the PUT ignores, as the PUT does', async () => {
+      const before = (await t.http().get(goal()).set('Authorization', bearer(A.admin.token))).body;
+      const res = await send(
+        'patch',
+        goal(),
+        'application/merge-patch+json',
+        JSON.stringify({ SiteID: B.siteId, FullName: 'Someone Else', MeasuresTotal: 99, IndividualID: A.manager.individualId, Nonsense: 1, Why: 'Only this' }),
+      );
+      expect(res.status).toBe(200);
+      expect(without(res.body, [...AUDIT, 'Why'])).toEqual(without(before, [...AUDIT, 'Why']));
+      expect(res.body.Why).toBe('Only this');
+    });
+
+    it('answers an empty patch with the record as it was (an empty body too), and 400 for an ID other than the path’s', async () => {
+      const before = (await t.http().get(goal()).set('Authorization', bearer(A.admin.token))).body;
+      const empty = await send('patch', goal(), 'application/merge-patch+json', '{}');
+      const none = await t.http().patch(goal()).set('Authorization', bearer(A.admin.token));
+      for (const res of [empty, none]) expect(without(res.body, AUDIT)).toEqual(without(before, AUDIT));
+      const otherId = await send('patch', goal(), 'application/merge-patch+json', JSON.stringify({ ID: A.ids.goal + 1 }));
+      expect(otherId.status).toBe(400);
+      expect(otherId.body.errors).toEqual([expect.objectContaining({ field: 'ID' })]);
+    });
+
+    it('creates the record of a basic role in a dialog from the patch when the pair has none, as its PUT does', async () => {
+      const role = (
+        await t
+          .http()
+          .post('/v4/basicroles')
+          .set('Authorization', bearer(A.admin.token))
+          .send({ IndividualID: A.ids.individual, Name: 'Mentor', Description: 'Onboards new hires', Rank: 2 })
+      ).body.ID as string;
+      const path = `/v4/basicroles/${role}/dialogs/${A.ids.dialog}`;
+      expect((await t.http().get(path).set('Authorization', bearer(A.admin.token))).status).toBe(404);
+      const stale = await send('patch', path, 'application/merge-patch+json', '{"Rating":4}').set('If-Match', '"1-abc"');
+      expect(stale.status).toBe(412);
+      const res = await send('patch', path, 'application/merge-patch+json', '{"Rating":4}');
+      expect({ status: res.status, Rating: res.body.Rating, Comment: res.body.Comment }).toEqual({ status: 200, Rating: 4, Comment: null });
+      expect((await t.http().get(path).set('Authorization', bearer(A.admin.token))).body).toEqual(res.body);
+    });
+
+    it('declares each PATCH in the OpenAPI document: the merge-patch media types, a schema with every member optional, an example, If-Match and the errors of its PUT', async () => {
+      const doc = (await t.http().get('/docs/openapi.json')).body as {
+        paths: Record<string, Record<string, Json>>;
+        components: { schemas: Record<string, Json> };
+      };
+      const wrong: string[] = [];
+      for (const c of CASES) {
+        const path = keyPath(c.route).replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+        const op = doc.paths[path].patch as {
+          requestBody: { content: Record<string, { schema: { $ref: string }; example?: unknown; examples?: unknown }> };
+          responses: Json;
+          parameters: Json[];
+        };
+        const put = doc.paths[path].put as { responses: Json };
+        const content = op.requestBody.content;
+        const types = Object.keys(content).sort();
+        if (types.join() !== 'application/json,application/merge-patch+json,application/merge-patch+xml,application/xml,text/json,text/xml')
+          wrong.push(`${c.route}: ${types}`);
+        const schema = doc.components.schemas[content['application/merge-patch+json'].schema.$ref.split('/').pop()!];
+        if (schema.required) wrong.push(`${c.route}: required ${JSON.stringify(schema.required)}`);
+        // An example of each format, as `example` or as named `examples`.
+        const exampled = (type: string) => content[type].example !== undefined || content[type].examples !== undefined;
+        if (!exampled('application/merge-patch+json') || !exampled('application/merge-patch+xml')) wrong.push(`${c.route}: no example`);
+        if (Object.keys(op.responses).sort().join() !== Object.keys(put.responses).sort().join())
+          wrong.push(`${c.route}: answers ${Object.keys(op.responses)} but PUT ${Object.keys(put.responses)}`);
+        if (!op.parameters.some((p) => p.$ref === '#/components/parameters/If-Match')) wrong.push(`${c.route}: no If-Match`);
+      }
+      expect(wrong).toEqual([]);
+    });
+  });
+
   describe.each(CASES)('$route', (c) => {
     const path = keyPath(c.route);
     const params = (w: World): Params => ROUTE_CASES[c.route].params?.(w) ?? {};
