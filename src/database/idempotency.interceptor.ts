@@ -35,7 +35,7 @@ interface Outcome {
 }
 
 /**
- * Safe retries of writes (docs/idempotency.md). A POST or PUT of an authenticated caller that
+ * Safe retries of writes (docs/idempotency.md). A POST, PUT or PATCH of an authenticated caller that
  * carries `Idempotency-Key` runs in one request-level transaction: the key is looked up, claimed,
  * the handler runs (its own transactions join this one), and the answer is stored with the key
  * before the single commit. So the key exists exactly when the write does, and a retry with the
@@ -60,7 +60,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const req = context.switchToHttp().getRequest<Req>();
-    if (req.method !== 'POST' && req.method !== 'PUT') return next.handle();
+    if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') return next.handle();
     const header = req.headers['idempotency-key'];
     const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
     // Public routes (logging in) have no caller to scope a key to: the header is ignored there.

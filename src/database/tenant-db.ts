@@ -520,7 +520,16 @@ export class TenantDb {
    * anyway.
    */
   async lockSiteTrees(ctx: RequestContext): Promise<void> {
-    this.assertInTransaction(ctx, 'lockSiteTrees');
+    await this.lockSite(ctx);
+  }
+
+  /**
+   * Locks the context's site row until the transaction ends (MySQL/MariaDB; SQLite runs one
+   * transaction at a time anyway): serializes the writes of what a site has at most one of and
+   * may not have yet, such as its dashboard settings, whose first write is an insert.
+   */
+  async lockSite(ctx: RequestContext): Promise<void> {
+    this.assertInTransaction(ctx, 'lockSite');
     if (this.isSqlite) return;
     await this.sql(ctx, 'SELECT id FROM sites WHERE id = ? FOR UPDATE', [ctx.siteId]);
   }

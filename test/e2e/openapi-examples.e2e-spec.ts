@@ -8,8 +8,9 @@ import { ADMIN_PASSWORD, bearer, startApp, TestApp, WireCodec } from './harness.
  * to replace — is replaced by what it says: the caller's individual, its organization, a period or
  * project created by an earlier example, the id of the record an earlier POST example created.
  * The XML example is data, as the JSON one: it is sent written as XML with the names its schema
- * gives (root, namespace). Then each PUT example is sent again with a stale If-Match, which the
- * document says answers 412.
+ * gives (root, namespace). Then each PUT and PATCH example is sent again with a stale If-Match,
+ * which the document says answers 412. PATCH examples go as merge patches
+ * (application/merge-patch+json, application/merge-patch+xml).
  */
 type Json = Record<string, unknown>;
 interface Operation {
@@ -36,7 +37,7 @@ for (const format of ['json', 'xml'] as const) {
       await t.close();
     });
 
-    it('answers 200 to every example (placeholders replaced), and 412 to each PUT example with a stale If-Match', async () => {
+    it('answers 200 to every example (placeholders replaced), and 412 to each PUT and PATCH example with a stale If-Match', async () => {
       const me = (await t.http().get('/v4/me').set('Authorization', bearer(t.adminToken)).expect(200)).body as Json;
       const created = new Map<string, { body: Json; pathValues: Record<string, string> }>();
       const values: Record<string, unknown> = {
@@ -57,11 +58,11 @@ for (const format of ['json', 'xml'] as const) {
       const results: string[] = [];
       for (const { path, method, op } of ops) {
         const content = op.requestBody!.content;
-        const mediaType = format === 'json' ? 'application/json' : 'application/xml';
+        const mediaType = method === 'patch' ? `application/merge-patch+${format}` : format === 'json' ? 'application/json' : 'application/xml';
         const example = content[mediaType]?.example;
         expect({ op: `${method} ${path}`, hasExample: example !== undefined }).toEqual({ op: `${method} ${path}`, hasExample: true });
 
-        // Path: a POST with ids in its path gets a fresh pair; a PUT reuses what its POST created.
+        // Path: a POST with ids in its path gets a fresh pair; a PUT or PATCH reuses what its POST created.
         const pathValues: Record<string, string> = {};
         let url = path;
         if (method === 'post') {
@@ -96,7 +97,10 @@ for (const format of ['json', 'xml'] as const) {
         const body = substitute(example as Json, values, description);
         const xmlName = doc.components.schemas[content[mediaType].schema!.$ref!.split('/').pop()!].xml!;
         const send = (ifMatch?: string) => {
-          let req = (method === 'post' ? t.http().post(url) : t.http().put(url)).set('Authorization', bearer(t.adminToken)).set('Accept', mediaType);
+          const agent = t.http();
+          let req = agent[method as 'post' | 'put' | 'patch'](url)
+            .set('Authorization', bearer(t.adminToken))
+            .set('Accept', format === 'json' ? 'application/json' : 'application/xml');
           if (ifMatch) req = req.set('If-Match', ifMatch);
           if (format === 'json') return req.set('Content-Type', mediaType).send(JSON.stringify(body));
           return req.set('Content-Type', mediaType).send(xmlExample(xmlName.name, xmlName.namespace, body));
@@ -109,7 +113,7 @@ for (const format of ['json', 'xml'] as const) {
         if (path === '/v4/periods' && method === 'post') values.PERIOD_ID = record.ID;
         if (path === '/v4/departments' && method === 'post') values.DEPARTMENT_ID = record.ID;
         if (method === 'post' && path !== '/v4/auth/token') created.set(path, { body: record, pathValues });
-        if (method === 'put' && (op.parameters ?? []).some((p) => '$ref' in p && p.$ref.endsWith('/If-Match'))) {
+        if ((method === 'put' || method === 'patch') && (op.parameters ?? []).some((p) => '$ref' in p && p.$ref.endsWith('/If-Match'))) {
           const stale = await send('"an-etag-of-another-version"');
           results.push(
             `${stale.status === 412 ? 200 : stale.status} ${method.toUpperCase()} ${path} with a stale If-Match (412 expected, got ${stale.status})`,

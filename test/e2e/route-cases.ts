@@ -17,7 +17,7 @@ export interface RouteCase {
   params?: (w: World) => Params;
   /** For a call that uses up its record (DELETE, close, a POST of a pair): parameters of records made for the call, over `params`. */
   fresh?: (t: TestApp, w: World) => Promise<Params>;
-  /** The body of a PUT or POST, valid in the world for the records of `p` (the path's or, with another site's ids, that site's). */
+  /** The body of a PUT, PATCH or POST, valid in the world for the records of `p` (the path's or, with another site's ids, that site's). */
   body?: (w: World, p: Params) => Json;
   /** The answer with another site's ids when it is not 404 (403 under /sites/{siteid}), and why. */
   foreign?: { status: number; why: string };
@@ -43,6 +43,8 @@ const updates = (kind: IdKind, dto: string, values: (w: World) => Json = () => (
   ...on(kind),
   body: (w, p) => example(dto, { PATH_ID: typeof w.ids[kind] === 'number' ? Number(p.id) : p.id, ...values(w) }),
 });
+/** PATCH of a record: the OpenAPI example of its merge patch (it names no record). */
+const patches = (kind: IdKind, dto: string): RouteCase => ({ ...on(kind), body: () => example(dto, {}) });
 /** The two path forms of a membership: the subject in the world's department. */
 const pair: RouteCase = { params: (w) => ({ departmentId: w.ids.department, individualId: w.ids.individual }) };
 const period = (w: World) => ({ PERIOD_ID: w.ids.period });
@@ -61,6 +63,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/sites': { body: () => example('CreateSiteDto', {}) },
   'GET /v4/sites/:siteid': site(),
   'PUT /v4/sites/:siteid': { ...site(), body: (w, p) => ({ ...example('UpdateSiteDto', { PATH_ID: p.siteid }), Name: `${w.tag} site` }) },
+  'PATCH /v4/sites/:siteid': { ...site(), body: (w) => ({ Name: `${w.tag} site` }) },
   'GET /v4/sites/:siteid/colors': site(),
   'GET /v4/sites/:siteid/colors/defaults': site(),
   'GET /v4/sites/:siteId/corevalues': site('siteId'),
@@ -86,6 +89,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/individuals': creates('individual'),
   'GET /v4/individuals/:id': on('individual'),
   'PUT /v4/individuals/:id': updates('individual', 'UpdateIndividualDto', (w) => ({ USER_NAME: w.worker.userName })),
+  'PATCH /v4/individuals/:id': patches('individual', 'PatchIndividualDto'),
   'DELETE /v4/individuals/:id': usedUp('individual'),
   'PUT /v4/individuals/:id/undelete': on('individual'),
   'GET /v4/individuals/:id/assessments': on('individual'),
@@ -120,6 +124,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
     body: () => example('CreatePairMemberDto', {}),
   },
   'PUT /v4/individuals/:individualId/departments/:departmentId/departmentmembers': { ...pair, body: () => example('UpdateOrganizationMemberDto', {}) },
+  'PATCH /v4/individuals/:individualId/departments/:departmentId/departmentmembers': { ...pair, body: () => example('PatchOrganizationMemberDto', {}) },
   'DELETE /v4/individuals/:individualId/departments/:departmentId/departmentmembers': { ...pair, fresh: (t, w) => makeMembership(t, w) },
 
   'GET /v4/organizations': {},
@@ -132,6 +137,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/departments': creates('department'),
   'GET /v4/departments/:id': on('department'),
   'PUT /v4/departments/:id': updates('department', 'UpdateOrganizationDto'),
+  'PATCH /v4/departments/:id': patches('department', 'PatchOrganizationDto'),
   'DELETE /v4/departments/:id': usedUp('department'),
   'PUT /v4/departments/:id/undelete': on('department'),
   'GET /v4/departments/:id/commitments': on('department'),
@@ -144,6 +150,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
     body: () => example('CreatePairMemberDto', {}),
   },
   'PUT /v4/departments/:departmentId/individuals/:individualId/departmentmembers': { ...pair, body: () => example('UpdateOrganizationMemberDto', {}) },
+  'PATCH /v4/departments/:departmentId/individuals/:individualId/departmentmembers': { ...pair, body: () => example('PatchOrganizationMemberDto', {}) },
   'DELETE /v4/departments/:departmentId/individuals/:individualId/departmentmembers': { ...pair, fresh: (t, w) => makeMembership(t, w) },
 
   'POST /v4/departmentmembers': {
@@ -151,33 +158,39 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
     body: (w, p) => example('CreateOrganizationMemberDto', { INDIVIDUAL_ID: w.ids.individual, DEPARTMENT_ID: p.departmentId }),
   },
   'PUT /v4/departmentmembers/:id': { ...on('membership'), body: (w, p) => ({ ...OPERATION_EXAMPLES['PUT /v4/departmentmembers/{id}'].body, ID: p.id }) },
+  'PATCH /v4/departmentmembers/:id': patches('membership', 'PatchOrganizationMemberDto'),
   'DELETE /v4/departmentmembers/:id': { ...on('membership'), fresh: async (t, w) => ({ id: (await makeMembership(t, w)).id }) },
 
   'GET /v4/periods': {},
   'POST /v4/periods': creates('period'),
   'GET /v4/periods/:id': on('period'),
   'PUT /v4/periods/:id': { ...updates('period', 'UpdatePeriodDto'), fresh: async (t, w) => ({ id: await make(t, w, 'period') }) },
+  'PATCH /v4/periods/:id': { ...patches('period', 'PatchPeriodDto'), fresh: async (t, w) => ({ id: await make(t, w, 'period') }) },
   'DELETE /v4/periods/:id': usedUp('period'),
   'PUT /v4/periods/:id/close': usedUp('period'),
 
   'POST /v4/accountabilities': creates('accountability'),
   'GET /v4/accountabilities/:id': on('accountability'),
   'PUT /v4/accountabilities/:id': updates('accountability', 'UpdateListItemDto'),
+  'PATCH /v4/accountabilities/:id': patches('accountability', 'PatchListItemDto'),
   'DELETE /v4/accountabilities/:id': usedUp('accountability'),
   'PUT /v4/accountabilities/:id/undelete': on('accountability'),
   'POST /v4/evaluationcriteria': creates('evaluationcriteria'),
   'GET /v4/evaluationcriteria/:id': on('evaluationcriteria'),
   'PUT /v4/evaluationcriteria/:id': updates('evaluationcriteria', 'UpdateListItemDto'),
+  'PATCH /v4/evaluationcriteria/:id': patches('evaluationcriteria', 'PatchListItemDto'),
   'DELETE /v4/evaluationcriteria/:id': usedUp('evaluationcriteria'),
   'PUT /v4/evaluationcriteria/:id/undelete': on('evaluationcriteria'),
   'POST /v4/supervisoryscopes': creates('supervisoryscope'),
   'GET /v4/supervisoryscopes/:id': on('supervisoryscope'),
   'PUT /v4/supervisoryscopes/:id': updates('supervisoryscope', 'UpdateListItemDto'),
+  'PATCH /v4/supervisoryscopes/:id': patches('supervisoryscope', 'PatchListItemDto'),
   'DELETE /v4/supervisoryscopes/:id': usedUp('supervisoryscope'),
   'PUT /v4/supervisoryscopes/:id/undelete': on('supervisoryscope'),
   'POST /v4/projectscopes': creates('projectscope'),
   'GET /v4/projectscopes/:id': on('projectscope'),
   'PUT /v4/projectscopes/:id': updates('projectscope', 'UpdateListItemDto'),
+  'PATCH /v4/projectscopes/:id': patches('projectscope', 'PatchListItemDto'),
   'DELETE /v4/projectscopes/:id': usedUp('projectscope'),
   'PUT /v4/projectscopes/:id/undelete': on('projectscope'),
 
@@ -185,6 +198,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/projects': creates('project'),
   'GET /v4/projects/:id': on('project'),
   'PUT /v4/projects/:id': updates('project', 'UpdateProjectDto'),
+  'PATCH /v4/projects/:id': patches('project', 'PatchProjectDto'),
   'DELETE /v4/projects/:id': usedUp('project'),
   'PUT /v4/projects/:id/undelete': on('project'),
   'GET /v4/projects/:id/metrics': on('project'),
@@ -197,6 +211,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/goals': creates('goal'),
   'GET /v4/goals/:id': on('goal'),
   'PUT /v4/goals/:id': updates('goal', 'UpdateGoalDto', period),
+  'PATCH /v4/goals/:id': patches('goal', 'PatchGoalDto'),
   'DELETE /v4/goals/:id': usedUp('goal'),
 
   'GET /v4/colors': {},
@@ -204,21 +219,25 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/colors': creates('color'),
   'GET /v4/colors/:id': on('color'),
   'PUT /v4/colors/:id': updates('color', 'UpdateColorDto'),
+  'PATCH /v4/colors/:id': patches('color', 'PatchColorDto'),
   'DELETE /v4/colors/:id': usedUp('color'),
 
   'GET /v4/corevalues': {},
   'POST /v4/corevalues': creates('corevalue'),
   'PUT /v4/corevalues/:id': updates('corevalue', 'UpdateCoreValueDto'),
+  'PATCH /v4/corevalues/:id': patches('corevalue', 'PatchCoreValueDto'),
   'DELETE /v4/corevalues/:id': usedUp('corevalue'),
   'PUT /v4/corevalues/:id/undelete': on('corevalue'),
 
   'POST /v4/commitments': creates('commitment'),
   'PUT /v4/commitments/:id': updates('commitment', 'UpdateCommitmentDto', period),
+  'PATCH /v4/commitments/:id': patches('commitment', 'PatchCommitmentDto'),
   'DELETE /v4/commitments/:id': usedUp('commitment'),
   'GET /v4/dashboards/:ancestorId/commitments/:type': { params: (w) => ({ ancestorId: w.ids.individual, type: 'individual' }) },
 
   'POST /v4/comments': creates('comment'),
   'PUT /v4/comments/:id': updates('comment', 'UpdateCommentDto'),
+  'PATCH /v4/comments/:id': patches('comment', 'PatchCommentDto'),
   'DELETE /v4/comments/:id': usedUp('comment'),
   'PUT /v4/comments/:id/undelete': on('comment'),
 
@@ -226,6 +245,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/dialogs': creates('dialog'),
   'GET /v4/dialogs/:id': on('dialog'),
   'PUT /v4/dialogs/:id': updates('dialog', 'UpdateDialogDto', (w) => ({ INDIVIDUAL_ID: w.manager.individualId, ...period(w) })),
+  'PATCH /v4/dialogs/:id': patches('dialog', 'PatchDialogDto'),
   'DELETE /v4/dialogs/:id': usedUp('dialog'),
   'PUT /v4/dialogs/:id/undelete': on('dialog'),
   'GET /v4/dialogs/:ancestorid/comments': on('dialog', 'ancestorid'),
@@ -235,6 +255,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/tasks': creates('task'),
   'GET /v4/tasks/:id': on('task'),
   'PUT /v4/tasks/:id': updates('task', 'UpdateTaskDto'),
+  'PATCH /v4/tasks/:id': patches('task', 'PatchTaskDto'),
   'DELETE /v4/tasks/:id': usedUp('task'),
   'PUT /v4/tasks/:id/undelete': on('task'),
   'GET /v4/tasks/:ancestorid/comments': on('task', 'ancestorid'),
@@ -242,6 +263,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/basicroles': creates('basicrole'),
   'GET /v4/basicroles/:id': on('basicrole'),
   'PUT /v4/basicroles/:id': updates('basicrole', 'UpdateBasicRoleDto'),
+  'PATCH /v4/basicroles/:id': patches('basicrole', 'PatchBasicRoleDto'),
   'DELETE /v4/basicroles/:id': usedUp('basicrole'),
   'PUT /v4/basicroles/:id/undelete': on('basicrole'),
   'GET /v4/basicroles/:basicRoleid/dialogs/:dialogid': { params: (w) => ({ basicRoleid: w.ids.basicrole, dialogid: w.ids.dialog }) },
@@ -249,16 +271,22 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
     params: (w) => ({ basicRoleid: w.ids.basicrole, dialogid: w.ids.dialog }),
     body: () => example('PutBasicRoleDialogDto', {}),
   },
+  'PATCH /v4/basicroles/:basicRoleid/dialogs/:dialogid': {
+    params: (w) => ({ basicRoleid: w.ids.basicrole, dialogid: w.ids.dialog }),
+    body: () => example('PatchBasicRoleDialogDto', {}),
+  },
 
   'GET /v4/assessments': {},
   'POST /v4/assessments': creates('assessment'),
   'GET /v4/assessments/:id': on('assessment'),
   'PUT /v4/assessments/:id': updates('assessment', 'UpdateAssessmentDto'),
+  'PATCH /v4/assessments/:id': patches('assessment', 'PatchAssessmentDto'),
   'DELETE /v4/assessments/:id': usedUp('assessment'),
 
   'POST /v4/metrics': creates('metric'),
   'GET /v4/metrics/:id': on('metric'),
   'PUT /v4/metrics/:id': updates('metric', 'UpdateMetricDto'),
+  'PATCH /v4/metrics/:id': patches('metric', 'PatchMetricDto'),
   'DELETE /v4/metrics/:id': usedUp('metric'),
   'PUT /v4/metrics/:id/undelete': on('metric'),
   'GET /v4/metrics/:ancestorid/comments': on('metric', 'ancestorid'),
@@ -281,6 +309,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v4/dashboards/sample': {},
   'GET /v4/dashboards/settings': {},
   'PUT /v4/dashboards/settings': { body: () => example('UpdateDashboardSettingsDto', {}) },
+  'PATCH /v4/dashboards/settings': { body: () => example('PatchDashboardSettingsDto', {}) },
   'GET /v4/individuals/:id/dashboards': on('individual'),
   'GET /v4/individuals/:id/dashboards/explain': on('individual'),
   'GET /v4/departments/:id/dashboards': on('department'),
@@ -293,6 +322,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v4/permissions/effective': { params: (w) => ({ rowid: w.ids.individual }), query: (p) => ({ rowid: p.rowid }) },
   'GET /v4/permissions/:id': on('permission'),
   'PUT /v4/permissions/:id': updates('permission', 'UpdatePermissionDto'),
+  'PATCH /v4/permissions/:id': patches('permission', 'PatchPermissionDto'),
   'DELETE /v4/permissions/:id': usedUp('permission'),
   'GET /v4/individuals/:rowid/permissions': on('individual', 'rowid'),
   'GET /v4/organizations/:rowid/permissions': on('organization', 'rowid'),
@@ -305,6 +335,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/securitygroups': creates('securitygroup'),
   'GET /v4/securitygroups/:id': on('securitygroup'),
   'PUT /v4/securitygroups/:id': updates('securitygroup', 'UpdateSecurityGroupDto'),
+  'PATCH /v4/securitygroups/:id': patches('securitygroup', 'PatchSecurityGroupDto'),
   'DELETE /v4/securitygroups/:id': usedUp('securitygroup'),
   // The member is the administrator: no one else's rights change while the matrices run.
   'PUT /v4/securitygroups/:id/members/:individualid': { params: (w) => ({ id: w.ids.securitygroup, individualid: w.admin.individualId }) },
@@ -316,18 +347,20 @@ export async function paramsFor(t: TestApp, c: RouteCase, w: World): Promise<Par
   return { ...(c.params?.(w) ?? {}), ...((await c.fresh?.(t, w)) ?? {}) };
 }
 
-/** The body of a call of the route (PUT and POST only; `{}` where the case needs none). */
+/** The body of a call of the route (PUT, PATCH and POST only; `{}` where the case needs none). */
 export function bodyFor(r: AppRoute, w: World, p: Params): Json | undefined {
-  return r.method === 'PUT' || r.method === 'POST' ? (ROUTE_CASES[r.key].body?.(w, p) ?? {}) : undefined;
+  return r.method === 'PUT' || r.method === 'PATCH' || r.method === 'POST' ? (ROUTE_CASES[r.key].body?.(w, p) ?? {}) : undefined;
 }
 
-/** Sends one call of the route: as the holder of `token` (anonymous without), JSON unless `accept` says otherwise. */
+/** Sends one call of the route: as the holder of `token` (anonymous without), JSON unless `accept` says otherwise; a PATCH body as a merge patch. */
 export function callRoute(t: TestApp, r: AppRoute, p: Params, opts: { token?: string; body?: object; accept?: string } = {}) {
   const agent = t.http();
-  const send = { GET: agent.get, PUT: agent.put, POST: agent.post, DELETE: agent.delete }[r.method as 'GET' | 'PUT' | 'POST' | 'DELETE'].bind(agent);
+  const methods = { GET: agent.get, PUT: agent.put, PATCH: agent.patch, POST: agent.post, DELETE: agent.delete };
+  const send = methods[r.method as keyof typeof methods].bind(agent);
   let req = send(fillPath(r.path, p)).set('Accept', opts.accept ?? 'application/json');
   const query = ROUTE_CASES[r.key]?.query?.(p);
   if (query) req = req.query(query);
   if (opts.token) req = req.set('Authorization', bearer(opts.token));
-  return opts.body === undefined ? req : req.send(opts.body);
+  if (opts.body === undefined) return req;
+  return r.method === 'PATCH' ? req.set('Content-Type', 'application/merge-patch+json').send(JSON.stringify(opts.body)) : req.send(opts.body);
 }

@@ -62,19 +62,19 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): vo
   instance.set('etag', false);
   instance.disable('x-powered-by');
   const json = express.json({
-    type: (req) => requestFormat(req.headers['content-type']) === 'json',
+    type: (req) => requestFormat(req.headers['content-type'], req.method) === 'json',
     limit: MAX_BODY_BYTES,
     strict: true,
     verify: verifyBytes(true),
   });
   const text = express.text({
-    type: (req) => requestFormat(req.headers['content-type']) === 'xml',
+    type: (req) => requestFormat(req.headers['content-type'], req.method) === 'xml',
     limit: MAX_BODY_BYTES,
     defaultCharset: 'utf-8',
     verify: verifyBytes(false),
   });
   const form = express.urlencoded({
-    type: (req) => requestFormat(req.headers['content-type']) === 'form',
+    type: (req) => requestFormat(req.headers['content-type'], req.method) === 'form',
     limit: MAX_BODY_BYTES,
     extended: false,
     parameterLimit: 100,
@@ -83,7 +83,7 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): vo
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
-    const fmt = requestFormat(req.headers['content-type']);
+    const fmt = requestFormat(req.headers['content-type'], req.method);
     const charset = charsetOf(req.headers['content-type']);
     if (fmt !== null && !isAcceptedCharset(charset)) {
       recordError(req, new UnsupportedMediaTypeError(`Request bodies must be UTF-8; charset "${charset}" is not accepted (send charset=utf-8 or none)`));
@@ -128,7 +128,8 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): vo
     recordError(
       req,
       new UnsupportedMediaTypeError(
-        `Content-Type "${req.headers['content-type'] ?? '(none)'}" is not supported; use application/json, text/json, application/xml or text/xml`,
+        `Content-Type "${req.headers['content-type'] ?? '(none)'}" is not supported; use application/json, text/json, application/xml or text/xml` +
+          (req.method === 'PATCH' ? ' (on PATCH also application/merge-patch+json or application/merge-patch+xml)' : ''),
       ),
     );
     // Drain the unread body so the connection can be reused.

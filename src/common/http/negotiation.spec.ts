@@ -31,4 +31,17 @@ describe('requestFormat', () => {
   ])('%s is %s', (ct, expected) => {
     expect(requestFormat(ct)).toBe(expected);
   });
+
+  it.each([
+    ['application/merge-patch+json', 'PATCH', 'json'],
+    ['application/merge-patch+xml; charset=utf-8', 'PATCH', 'xml'],
+    ['application/json', 'PATCH', 'json'],
+    ['text/xml', 'PATCH', 'xml'],
+    ['application/merge-patch+json', 'PUT', null],
+    ['application/merge-patch+xml', 'POST', null],
+    ['application/json-patch+json', 'PATCH', null],
+    ['application/vnd.api+json', 'PATCH', null],
+  ])('%s on %s is %s (the merge-patch types only on PATCH)', (ct, method, expected) => {
+    expect(requestFormat(ct, method)).toBe(expected);
+  });
 });

@@ -4,6 +4,11 @@ import type { WireFormat } from './codec.js';
 export const JSON_TYPES = ['application/json', 'text/json'] as const;
 export const XML_TYPES = ['application/xml', 'text/xml'] as const;
 export const FORM_TYPE = 'application/x-www-form-urlencoded';
+/** JSON Merge Patch (RFC 7396): read only on PATCH (docs/http-and-xml.md, "PATCH"). */
+export const MERGE_PATCH_JSON = 'application/merge-patch+json';
+/** Not registered with IANA: the XML counterpart of application/merge-patch+json, read by the same rules, only on PATCH. */
+export const MERGE_PATCH_XML = 'application/merge-patch+xml';
+const MERGE_PATCH_TYPES: Readonly<Record<string, WireFormat>> = { [MERGE_PATCH_JSON]: 'json', [MERGE_PATCH_XML]: 'xml' };
 
 export interface Negotiated {
   format: WireFormat;
@@ -19,15 +24,18 @@ export function mediaTypeOf(contentType: string | undefined): string {
 }
 
 /**
- * The format of a request body by its media type: exactly the types above (a `+json` or `+xml`
- * type such as `application/vnd.api+json` or `application/problem+json` names a different
- * document format, so it is 415 like any other type).
+ * The format of a request body by its media type and the request's method: exactly the types
+ * above, and on PATCH the merge-patch types too (any other `+json` or `+xml` type, such as
+ * `application/vnd.api+json`, `application/problem+json` or `application/json-patch+json`, names
+ * a different document format, so it is 415 like any other type; so are the merge-patch types on
+ * POST and PUT, whose bodies are whole records).
  */
-export function requestFormat(contentType: string | undefined): WireFormat | 'form' | null {
+export function requestFormat(contentType: string | undefined, method?: string): WireFormat | 'form' | null {
   const t = mediaTypeOf(contentType);
   if ((JSON_TYPES as readonly string[]).includes(t)) return 'json';
   if ((XML_TYPES as readonly string[]).includes(t)) return 'xml';
   if (t === FORM_TYPE) return 'form';
+  if (method === 'PATCH' && Object.hasOwn(MERGE_PATCH_TYPES, t)) return MERGE_PATCH_TYPES[t];
   return null;
 }
 

@@ -15,8 +15,9 @@ export interface RefineOptions {
   xmlNamespace: string;
 }
 
-const JSON_TYPES = ['application/json', 'text/json'];
-const XML_TYPES = ['application/xml', 'text/xml'];
+/** The media types of request bodies, by format (the merge-patch types are PATCH's: merge-patch.ts). */
+const JSON_TYPES = ['application/json', 'text/json', 'application/merge-patch+json'];
+const XML_TYPES = ['application/xml', 'text/xml', 'application/merge-patch+xml'];
 
 const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: string): ReferenceObject => ({ $ref: `#/components/${kind}/${name}` });
 
@@ -139,12 +140,13 @@ function isSingleRecord(route: RouteInfo): boolean {
 }
 
 /**
- * PUT and DELETE of a record honour If-Match (412); the undelete actions do not read it.
- * (The services call assertIfMatch; openapi-examples.e2e-spec.ts sends a stale one with every PUT example.)
+ * PUT, PATCH and DELETE of a record honour If-Match (412); the undelete actions do not read it.
+ * (The services call assertIfMatch; openapi-examples.e2e-spec.ts sends a stale one with every PUT and PATCH example.)
  */
 export function honoursIfMatch(route: RouteInfo): boolean {
-  if (route.method === 'put' && SINGLETONS.has(route.path)) return true;
-  return (route.method === 'put' || route.method === 'delete') && /\{[^/]+\}/.test(route.path) && !route.path.endsWith('/undelete');
+  const writes = route.method === 'put' || route.method === 'patch';
+  if (writes && SINGLETONS.has(route.path)) return true;
+  return (writes || route.method === 'delete') && /\{[^/]+\}/.test(route.path) && !route.path.endsWith('/undelete');
 }
 
 /** Records the path names without an id (one per site), whose PUT honours If-Match too. */
@@ -176,7 +178,8 @@ const SHARED_RESPONSES: Record<string, { status: number; description: string; he
   PayloadTooLarge: { status: 413, description: 'The body is larger than 1 MiB (payload-too-large).' },
   UnsupportedMediaType: {
     status: 415,
-    description: 'The Content-Type is not application/json, text/json, application/xml or text/xml (unsupported-media-type).',
+    description:
+      'The Content-Type is not application/json, text/json, application/xml or text/xml, nor on PATCH application/merge-patch+json or application/merge-patch+xml (unsupported-media-type).',
   },
   TooManyRequests: {
     status: 429,

@@ -82,8 +82,38 @@ export function placeholderOf(field: string, value: unknown): string | undefined
 
 const date = (d: string) => `${d}T00:00:00.000+00:00`;
 
+/**
+ * The PATCH bodies (merge patches, src/common/http/merge-patch.ts), keyed like REQUEST_EXAMPLES by
+ * their schema's name: a change of a field or two, and a null where the field may be cleared.
+ * They name no record, so they work unchanged on any record of the kind.
+ */
+const PATCH_EXAMPLES: Record<string, BodyExample> = {
+  PatchSiteDto: { body: { Name: 'Initech Worldwide' } },
+  PatchPeriodDto: { body: { Name: 'FY 2027 (audited)' } },
+  PatchOrganizationDto: { body: { Description: 'New business, renewals and partner sales' } },
+  PatchIndividualDto: { body: { PrimaryTitle: 'Team lead', UserDefined1: null } },
+  PatchOrganizationMemberDto: { body: { Title: 'Interim project lead' } },
+  PatchListItemDto: { body: { Description: 'Keep the yearly CSAT above 4.7' } },
+  PatchProjectDto: { body: { DueDate: date('2027-08-31'), CompletedDate: null } },
+  PatchGoalDto: { body: { Measure1Completed: true, Comment: 'Interviews done' } },
+  PatchColorDto: { body: { MaxPercent: 140 } },
+  PatchPermissionDto: { body: { UpdateState: 2 } },
+  PatchSecurityGroupDto: { body: { Description: 'Read the records of the individuals they support.' } },
+  PatchCoreValueDto: { body: { Description: 'We do what we say, and we say so when we cannot.' } },
+  PatchCommentDto: { body: { Body: 'Great progress this quarter (edited).' } },
+  PatchCommitmentDto: { body: { Completed: true } },
+  PatchMetricDto: { body: { Target: 115 } },
+  PatchBasicRoleDto: { body: { DialogsPerPeriod: 3 } },
+  PatchDashboardSettingsDto: { body: { Threshold3: 120, ShowTeamAssessment: true } },
+  PatchBasicRoleDialogDto: { body: { Rating: 5 } },
+  PatchDialogDto: { body: { OccurredDate: date('2027-03-17'), Notes: 'Held, one day late' } },
+  PatchTaskDto: { body: { Completed: true } },
+  PatchAssessmentDto: { body: { Ratings: [{ ItemKind: 'general', ItemID: null, Rating: 3 }] } },
+};
+
 /** Keyed by the OpenAPI schema name of the request body (the input DTO's class name). */
 export const REQUEST_EXAMPLES: Record<string, BodyExample> = {
+  ...PATCH_EXAMPLES,
   TokenRequest: {
     body: { UserName: 'admin', Password: 'ADMIN_PASSWORD' },
     form: { grant_type: 'password', username: 'admin', password: 'ADMIN_PASSWORD' },

@@ -6,7 +6,7 @@ import { ACCESS_KEY, type AccessRule } from '../auth/access.decorators.js';
 import { routeHandlers, routeTemplate } from './route-index.js';
 import { WIRE_RESULT, type WireResultMeta } from './wire.js';
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'delete';
+export type HttpMethod = 'get' | 'put' | 'patch' | 'post' | 'delete';
 
 /** What the OpenAPI document needs to know of one route, read from its decorators' metadata. */
 export interface RouteInfo {
@@ -26,6 +26,7 @@ export interface RouteInfo {
 const METHODS: Partial<Record<RequestMethod, HttpMethod>> = {
   [RequestMethod.GET]: 'get',
   [RequestMethod.PUT]: 'put',
+  [RequestMethod.PATCH]: 'patch',
   [RequestMethod.POST]: 'post',
   [RequestMethod.DELETE]: 'delete',
 };

@@ -16,10 +16,11 @@ Multi-tenant REST API for organizational performance management (spec v4). Every
 * **Dates**: \`YYYY-MM-DDTHH:mm:ss.SSS±HH:MM\`, in UTC unless \`tz\` names an IANA zone, a Windows zone id or an offset (\`?tz=+02:00\` may be typed as is: the space a query string makes of \`+\` is read as the sign).
 * **Errors**: RFC 9457 problem details (\`application/problem+json\` or \`application/problem+xml\`), with \`errors: [{ field, message }]\` on validation failures. 400 invalid input, 401 no or bad token, 403 not allowed (\`admin-required\`, \`pm-disabled\`), 404 unknown id or another site's record, 409 conflict, 412 If-Match mismatch, 413 body over 1 MiB, 415 media type, 429 throttled, 503 database unavailable.
 * **Lists** take \`limit\` (default 500, max 5000) and \`offset\` and answer \`X-Total-Count\` and \`Link: <…>; rel="next"\`.
-* **Safe retries**: send \`Idempotency-Key\` on a POST or PUT; a retry with the same key, method, path and body within {retention} answers the first success again (\`Idempotency-Replayed: true\`, in the format and \`tz\` the retry asks for) without writing again; the same key with another request is 409 \`idempotency-key-reused\`. Errors are not stored, so a corrected retry may reuse the key.
+* **Safe retries**: send \`Idempotency-Key\` on a POST, PUT or PATCH; a retry with the same key, method, path and body within {retention} answers the first success again (\`Idempotency-Replayed: true\`, in the format and \`tz\` the retry asks for) without writing again; the same key with another request is 409 \`idempotency-key-reused\`. Errors are not stored, so a corrected retry may reuse the key.
 * **Headers**: every answer carries \`X-Request-Id\` (a well-formed one sent with the request is kept); single records carry an \`ETag\` (\`If-None-Match\` with it answers 304); token answers carry \`Cache-Control: no-store\`; 429 and 503 carry \`Retry-After\`.
 * **Authorization**: administrators may do everything in their site; for anyone else a Permission record decides first — any Deny that applies (to the user or a security group of theirs, on the row or, through \`ChildType\`, on a row above it) wins, then any Allow — and the defaults after that (every member reads individuals, organizations and departments; an individual and everyone above them in the reporting chain read and change their records). States: \`0\` Not Set, \`1\` Allow, \`2\` Deny. ChildType: null the row itself, \`19\` departments, \`4\` organizations, \`15\` projects, \`9\`/\`25\`/\`38\` dialogs, \`7\`/\`16\`/\`58\` metrics below the row; any other number is stored as null. A row hidden by a Deny on Read answers 404 and is left out of lists. \`GET /v4/permissions/effective\` explains any decision.
-* **Writes**: read-only (RO) fields are ignored on input; on update the body \`ID\` must equal the path id; single records carry an \`ETag\`, and PUT/DELETE with \`If-Match\` answer 412 when the record changed meanwhile. Every success is 200.
+* **Writes**: read-only (RO) fields are ignored on input; on update the body \`ID\` must equal the path id; single records carry an \`ETag\`, and PUT/PATCH/DELETE with \`If-Match\` answer 412 when the record changed meanwhile. Every success is 200.
+* **Partial updates**: every record with a PUT also takes PATCH on the same path, a JSON Merge Patch (RFC 7396): \`application/merge-patch+json\` (or \`application/json\`), or in XML \`application/merge-patch+xml\` (or \`application/xml\`) where an absent element keeps the value and \`i:nil="true"\` sets null. The merged record must pass every rule of the PUT.
 `.trim();
 
 export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIObject {
@@ -49,7 +50,7 @@ function retention(seconds: number): string {
 }
 
 /**
- * Every POST and PUT of an authenticated caller honours Idempotency-Key (the global
+ * Every POST, PUT and PATCH of an authenticated caller honours Idempotency-Key (the global
  * IdempotencyInterceptor; docs/idempotency.md): declare the header, the replay marker of the
  * answer and the 409 on each, rather than on every controller.
  */
@@ -66,7 +67,7 @@ function addIdempotencyKeyHeader(document: OpenAPIObject, config: AppConfig): vo
   };
   for (const [path, item] of Object.entries(document.paths)) {
     if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
-    for (const method of ['put', 'post'] as const) {
+    for (const method of ['put', 'patch', 'post'] as const) {
       const op = item[method];
       if (!op) continue;
       op.parameters ??= [];
@@ -107,7 +108,7 @@ const TZ_PARAMETER = {
 function addTimeZoneParameter(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
     if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
-    for (const method of ['get', 'put', 'post', 'delete'] as const) {
+    for (const method of ['get', 'put', 'patch', 'post', 'delete'] as const) {
       const op = item[method];
       if (!op) continue;
       // One definition for all: some controllers declare their own (@ApiQuery without a type).

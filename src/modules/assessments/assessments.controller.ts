@@ -4,6 +4,7 @@ import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { AssessmentsService } from './assessments.service.js';
 import { AssessmentDto, AssessmentQuery, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
@@ -69,6 +70,16 @@ export class AssessmentsController {
   @ApiResult(AssessmentDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateAssessmentDto) {
     return this.assessments.update(ctx, id, dto);
+  }
+
+  @PatchRoute('assessments/:id', UpdateAssessmentDto, {
+    summary: 'Change some fields of an assessment (PM)',
+    description: `Ratings, when sent, replace all ratings (an empty list or null removes them); absent, they stay. PeriodID cannot be cleared (400). Kind, SubjectID and AssessorID are ignored. ${WRITE_RULE}`,
+  })
+  @Pm()
+  @ApiResult(AssessmentDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateAssessmentDto>) {
+    return this.assessments.patch(ctx, id, patch);
   }
 
   @Delete('assessments/:id')

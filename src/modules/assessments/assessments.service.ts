@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -112,6 +114,15 @@ export class AssessmentsService {
       if (dto.Ratings === undefined) return this.toDto(ctx, saved, stored);
       await this.ratings(ctx).deleteWhere({ assessmentId: id });
       return this.toDto(ctx, saved, await this.writeRatings(tx, id, dto.Ratings ?? []));
+    });
+  }
+
+  /** PATCH: the assessment with its ratings, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<AssessmentDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => this.toDto(ctx, await this.assessments(ctx).lock(id)),
+      input: UpdateAssessmentDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

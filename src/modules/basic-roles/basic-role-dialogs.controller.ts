@@ -4,6 +4,7 @@ import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { BasicRoleDialogsService } from './basic-role-dialogs.service.js';
@@ -54,5 +55,19 @@ export class BasicRoleDialogsController {
     @Body() dto: PutBasicRoleDialogDto,
   ) {
     return this.records.put(ctx, basicRoleId, dialogId, dto);
+  }
+  @PatchRoute('basicroles/:basicRoleid/dialogs/:dialogid', PutBasicRoleDialogDto, {
+    summary: 'Change the rating of a basic role in a dialog',
+    description: `Merges into the pair's record (null clears Rating or Comment; absent keeps it), or, when the pair has none yet, creates it from the patch. BasicRoleID and DialogID in the body are optional and must equal the path (400). 404 when the basic role or the dialog is not of the site; 409 (code deleted) when either is deleted. ${WHO}`,
+  })
+  @Authenticated()
+  @ApiResult(BasicRoleDialogDto)
+  patch(
+    @Ctx() ctx: RequestContext,
+    @Param('basicRoleid', GuidPipe) basicRoleId: string,
+    @Param('dialogid', GuidPipe) dialogId: string,
+    @Body() patch: MergePatch<PutBasicRoleDialogDto>,
+  ) {
+    return this.records.patch(ctx, basicRoleId, dialogId, patch);
   }
 }

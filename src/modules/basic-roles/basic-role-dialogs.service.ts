@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
@@ -72,6 +74,25 @@ export class BasicRoleDialogsService {
       // If-Match names a version of a record that does not exist (yet): nothing can match.
       if (ctx.ifMatchVersions !== null) throw new PreconditionFailedError();
       return BasicRoleDialog.toWire(await this.insert(tx, { basicRoleId, dialogId, ...values }));
+    });
+  }
+
+  /**
+   * PATCH of the pair: the basic role and the dialog locked in the order `put` locks them, the
+   * pair's record (none yet: the patch alone) merged with the patch, then `put`. The PUT replaces
+   * the record, so every merged member is passed on (src/database/patch-record.ts).
+   */
+  patch(ctx: RequestContext, basicRoleId: string, dialogId: string, patch: MergePatch): Promise<BasicRoleDialogDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => {
+        await this.db.repo(ctx, BasicRoleEntity, 'BasicRole').lock(basicRoleId);
+        await this.db.repo(ctx, DialogEntity, 'Dialog').lock(dialogId);
+        const row = await this.records(ctx).findOne({ basicRoleId, dialogId });
+        return row && BasicRoleDialog.toWire(row);
+      },
+      input: PutBasicRoleDialogDto,
+      update: (dto) => this.put(ctx, basicRoleId, dialogId, dto),
+      replaces: true,
     });
   }
 

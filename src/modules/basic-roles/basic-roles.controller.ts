@@ -4,6 +4,7 @@ import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { BasicRolesService } from './basic-roles.service.js';
@@ -84,6 +85,16 @@ export class BasicRolesController {
   @ApiResult(BasicRoleDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateBasicRoleDto) {
     return this.roles.update(ctx, id, dto);
+  }
+
+  @PatchRoute('basicroles/:id', UpdateBasicRoleDto, {
+    summary: 'Change some fields of a basic role',
+    description: `IndividualID is ignored. A deleted role is 409 (code deleted). ${WHO}`,
+  })
+  @Authenticated()
+  @ApiResult(BasicRoleDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateBasicRoleDto>) {
+    return this.roles.patch(ctx, id, patch);
   }
 
   @Delete('basicroles/:id')

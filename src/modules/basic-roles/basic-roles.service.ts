@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -117,6 +119,15 @@ export class BasicRolesService {
       await this.assertCanManage(ctx, row.individualId, 'update', ['BasicRole', id]);
       assertLive(row, 'BasicRole');
       return BasicRole.toWire(await this.roles(ctx).update(id, BasicRole.toColumns(dto, 'update'), { ifMatch: true }));
+    });
+  }
+
+  /** PATCH: the role, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<BasicRoleDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => BasicRole.toWire(await this.roles(ctx).lock(id)),
+      input: UpdateBasicRoleDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

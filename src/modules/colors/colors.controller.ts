@@ -4,6 +4,7 @@ import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe, IntIdPipe } from '../../common/validation/ids.js';
 import { ColorsService } from './colors.service.js';
@@ -83,6 +84,16 @@ export class ColorsController {
   @ApiResult(ColorDto)
   update(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number, @Body() dto: UpdateColorDto) {
     return this.colors.update(ctx, id, dto);
+  }
+
+  @PatchRoute('colors/:id', UpdateColorDto, {
+    summary: 'Change some fields of a color (Admin)',
+    description: 'MaxPercent must stay greater than MinPercent (400). The default colors (negative IDs) cannot be changed: 409 default-color.',
+  })
+  @Admin()
+  @ApiResult(ColorDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number, @Body() patch: MergePatch<UpdateColorDto>) {
+    return this.colors.patch(ctx, id, patch);
   }
 
   @Delete('colors/:id')

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -85,6 +87,16 @@ export class ColorsService {
     assertRange(dto);
     const row = await this.repo(ctx).update(id, Color.toColumns(dto, 'update'), { ifMatch: true });
     return Color.toWire(row);
+  }
+
+  /** PATCH: the color, locked, merged with the patch, then `update` (src/database/patch-record.ts); a default color is 409 as on PUT. */
+  patch(ctx: RequestContext, id: number, patch: MergePatch): Promise<ColorDto> {
+    assertNotDefault(id);
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => Color.toWire(await this.repo(ctx).lock(id)),
+      input: UpdateColorDto,
+      update: (dto) => this.update(ctx, id, dto),
+    });
   }
 
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {

@@ -4,6 +4,7 @@ import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from './comment-ancestors.js';
@@ -141,6 +142,17 @@ export class CommentsController {
   @ApiResult(CommentDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateCommentDto) {
     return this.comments.update(ctx, id, dto);
+  }
+
+  @PatchRoute('comments/:id', UpdateCommentDto, {
+    summary: 'Change the Body of a comment (author or administrator)',
+    description: 'Only Body changes. Someone else than the author or an administrator: 403. A deleted comment: 409 `deleted`.',
+  })
+  @Authenticated()
+  @TZ
+  @ApiResult(CommentDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateCommentDto>) {
+    return this.comments.patch(ctx, id, patch);
   }
 
   @Delete('comments/:id')

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, ForbiddenError } from '../../common/errors/errors.js';
 import { nameOf } from '../../common/names.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
@@ -127,6 +129,15 @@ export class CommentsService {
       this.assertMayChange(ctx, row);
       assertLive(row, 'Comment');
       return this.toDto(ctx, await comments.update(id, Comment.toColumns(dto, 'update'), { ifMatch: true }));
+    });
+  }
+
+  /** PATCH: the comment, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<CommentDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => this.toDto(ctx, await this.comments(ctx).lock(id)),
+      input: UpdateCommentDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

@@ -4,6 +4,7 @@ import { Pm } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe, IntIdPipe } from '../../common/validation/ids.js';
 import { COMMITMENT_TYPES } from '../../database/entities/commitment.entity.js';
 import { CommitmentsService } from './commitments.service.js';
@@ -77,6 +78,16 @@ export class CommitmentsController {
   @ApiResult(CommitmentDto)
   update(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number, @Body() dto: UpdateCommitmentDto) {
     return this.commitments.update(ctx, id, dto);
+  }
+
+  @PatchRoute('commitments/:id', UpdateCommitmentDto, {
+    summary: 'Change some fields of a commitment (PM)',
+    description: `Type and AncestorID are ignored (a commitment does not move). ${WRITE}`,
+  })
+  @Pm()
+  @ApiResult(CommitmentDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number, @Body() patch: MergePatch<UpdateCommitmentDto>) {
+    return this.commitments.patch(ctx, id, patch);
   }
 
   @Delete('commitments/:id')

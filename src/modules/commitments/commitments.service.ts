@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -145,6 +147,15 @@ export class CommitmentsService {
         .update(id, { ...Commitment.toColumns(dto, 'update'), completed, completedDate }, { ifMatch: true })
         .catch(periodGone(dto.PeriodID));
       return Commitment.toWire(row);
+    });
+  }
+
+  /** PATCH: the commitment, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: number, patch: MergePatch): Promise<CommitmentDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => Commitment.toWire(await this.repo(ctx).lock(id)),
+      input: UpdateCommitmentDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

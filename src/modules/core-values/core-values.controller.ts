@@ -4,6 +4,7 @@ import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CoreValuesService } from './core-values.service.js';
 import { CoreValueDto, CoreValueQuery, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
@@ -54,6 +55,16 @@ export class CoreValuesController {
   @ApiResult(CoreValueDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateCoreValueDto) {
     return this.values.update(ctx, id, dto);
+  }
+
+  @PatchRoute('corevalues/:id', UpdateCoreValueDto, {
+    summary: 'Change some fields of a core value (PM, Admin)',
+    description: 'A deleted core value cannot be changed (409 deleted).',
+  })
+  @PmAdmin()
+  @ApiResult(CoreValueDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateCoreValueDto>) {
+    return this.values.patch(ctx, id, patch);
   }
 
   @Delete('corevalues/:id')

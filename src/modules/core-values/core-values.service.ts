@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { PmDisabledError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -54,6 +56,15 @@ export class CoreValuesService {
       await lockLive(tx, CoreValueEntity, id, 'CoreValue');
       const row = await this.repo(ctx).update(id, CoreValue.toColumns(dto, 'update'), { ifMatch: true });
       return CoreValue.toWire(row);
+    });
+  }
+
+  /** PATCH: the core value, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<CoreValueDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => CoreValue.toWire(await this.repo(ctx).lock(id)),
+      input: UpdateCoreValueDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

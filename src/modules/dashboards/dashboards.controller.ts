@@ -4,6 +4,7 @@ import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { DashboardsService } from './dashboards.service.js';
 import { DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery } from './dto/dashboard.dto.js';
@@ -69,6 +70,17 @@ export class DashboardsController {
   @ApiResult(DashboardSettingsDto)
   putSettings(@Ctx() ctx: RequestContext, @Body() dto: UpdateDashboardSettingsDto) {
     return this.dashboards.putSettings(ctx, dto);
+  }
+
+  @PatchRoute('dashboards/settings', UpdateDashboardSettingsDto, {
+    summary: 'Change some of the site’s dashboard settings (PM, Admin)',
+    description:
+      'Merged over the site’s settings (or the defaults while it has none): Threshold1 ≤ Threshold2 ≤ Threshold3 must hold afterwards (else 400 naming the field); null on any field is 400 (every field is required). SiteID is read-only. Any If-Match tag is 412 while the site still uses the defaults.',
+  })
+  @PmAdmin()
+  @ApiResult(DashboardSettingsDto)
+  patchSettings(@Ctx() ctx: RequestContext, @Body() patch: MergePatch<UpdateDashboardSettingsDto>) {
+    return this.dashboards.patchSettings(ctx, patch);
   }
 
   @Get('organizations/:id/dashboards')

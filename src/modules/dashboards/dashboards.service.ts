@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
@@ -198,6 +200,26 @@ export class DashboardsService {
   }
 
   /**
+   * `PATCH /dashboards/settings` (Admin): the site's settings (or the defaults while it has none),
+   * merged with the patch, then `putSettings`. The site's row is locked first (as `putSettings`
+   * locks it before the first write), then the settings row, so no concurrent write is merged
+   * over stale values (src/database/patch-record.ts).
+   */
+  patchSettings(ctx: RequestContext, patch: MergePatch): Promise<DashboardSettingsDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => {
+        await this.db.lockSite(ctx);
+        const repo = this.db.repo(ctx, DashboardSettingsEntity, 'DashboardSettings');
+        const existing = await repo.findOne({});
+        if (existing) await repo.lockMany([existing.id]);
+        return loadSettings(this.db, ctx);
+      },
+      input: UpdateDashboardSettingsDto,
+      update: (dto) => this.putSettings(ctx, dto),
+    });
+  }
+
+  /**
    * `PUT /dashboards/settings` (Admin): every field required; Threshold1 ≤ Threshold2 ≤
    * Threshold3 (else 400). The site's one row is updated, or written by the first PUT (a
    * concurrent first PUT that loses the insert race updates the winner's row). If-Match is
@@ -211,7 +233,12 @@ export class DashboardsService {
     const columns = DashboardSettings.toColumns(dto, 'update');
     return this.db.transaction(ctx, async (tx) => {
       const repo = tx.repo(DashboardSettingsEntity, 'DashboardSettings');
-      const existing = await repo.findOne({});
+      // No row yet: the site's row is locked before the insert, as PATCH locks it before its read.
+      let existing = await repo.findOne({});
+      if (!existing) {
+        await this.db.lockSite(ctx);
+        existing = await repo.findOne({});
+      }
       if (existing) return DashboardSettings.toWire(await repo.update(existing.id, columns, { ifMatch: true }));
       if (ctx.ifMatchVersions !== null) throw new PreconditionFailedError();
       try {

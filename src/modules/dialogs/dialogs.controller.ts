@@ -4,6 +4,7 @@ import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { DialogsService } from './dialogs.service.js';
 import { CreateDialogDto, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
@@ -68,6 +69,16 @@ export class DialogsController {
   @ApiResult(DialogDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateDialogDto) {
     return this.dialogs.update(ctx, id, dto);
+  }
+
+  @PatchRoute('dialogs/:id', UpdateDialogDto, {
+    summary: 'Change some fields of a dialog (PM)',
+    description: `LeaderID, PeriodID and ScheduledDate cannot be cleared (400); set OccurredDate when the dialog is held. Kind and AncestorID are ignored (a dialog does not move). A deleted dialog is 409 (code deleted). ${WHO}`,
+  })
+  @Pm()
+  @ApiResult(DialogDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateDialogDto>) {
+    return this.dialogs.patch(ctx, id, patch);
   }
 
   @Delete('dialogs/:id')

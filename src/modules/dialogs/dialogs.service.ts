@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -107,6 +109,15 @@ export class DialogsService {
       if (errors.length) throw new ValidationError(errors);
       const saved = await this.dialogs(ctx).update(id, patch, { ifMatch: true }).catch(periodGone(next.periodId));
       return Dialog.toWire(saved);
+    });
+  }
+
+  /** PATCH: the dialog, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<DialogDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => Dialog.toWire(await this.dialogs(ctx).lock(id)),
+      input: UpdateDialogDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

@@ -4,6 +4,7 @@ import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe, IntIdPipe } from '../../common/validation/ids.js';
 import { CreateGoalDto, GoalDto, GoalQuery, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalsService } from './goals.service.js';
@@ -63,6 +64,13 @@ export class GoalsController {
   @ApiResult(GoalDto)
   update(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number, @Body() dto: UpdateGoalDto) {
     return this.goals.update(ctx, id, dto);
+  }
+
+  @PatchRoute('goals/:id', UpdateGoalDto, { summary: 'Change some fields of a goal', description: WHO })
+  @Authenticated()
+  @ApiResult(GoalDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number, @Body() patch: MergePatch<UpdateGoalDto>) {
+    return this.goals.patch(ctx, id, patch);
   }
 
   @Delete('goals/:id')

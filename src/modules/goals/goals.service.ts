@@ -4,6 +4,8 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
@@ -95,6 +97,15 @@ export class GoalsService {
       if (errors.length) throw new ValidationError(errors);
       const row = await repo.update(id, Goal.toColumns(dto, 'update'), { ifMatch: true }).catch(periodGone(dto.PeriodID));
       return this.toDto(ctx, row);
+    });
+  }
+
+  /** PATCH: the goal, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: number, patch: MergePatch): Promise<GoalDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => Goal.toWire(await this.repo(ctx).lock(id), null),
+      input: UpdateGoalDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

@@ -4,6 +4,7 @@ import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateIndividualDto, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
 import { IndividualsService } from './individuals.service.js';
@@ -102,6 +103,19 @@ export class IndividualsController {
   @ApiResult(IndividualDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateIndividualDto) {
     return this.individuals.update(ctx, id, dto);
+  }
+
+  @PatchRoute('individuals/:id', UpdateIndividualDto, {
+    summary: 'Change some fields of an individual (administrators, the individual, or anyone above them in the reporting chain)',
+    description:
+      'Who may change what is as on PUT: IsAdmin only an administrator (403), UserName, UserEmail and Password only the individual or an administrator (403); PrimaryOrganizationID: null keeps it, another id moves the primary membership; a reporting cycle is 409 cycle; a deleted individual is 409 deleted.',
+  })
+  @Authenticated()
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @TZ()
+  @ApiResult(IndividualDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateIndividualDto>) {
+    return this.individuals.patch(ctx, id, patch);
   }
 
   @Delete('individuals/:id')

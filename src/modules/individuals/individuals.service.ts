@@ -5,6 +5,8 @@ import { In } from 'typeorm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js';
 import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -171,6 +173,18 @@ export class IndividualsService {
   }
 
   /** Soft delete: idempotent; memberships and other owned rows follow by reference. */
+  /** PATCH: the individual, locked and read as a GET answers it, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<IndividualDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => {
+        await this.db.repo(ctx, IndividualEntity, LABEL).lock(id);
+        return this.get(ctx, id);
+      },
+      input: UpdateIndividualDto,
+      update: (dto) => this.update(ctx, id, dto),
+    });
+  }
+
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     return softDelete(this.db, ctx, IndividualEntity, id, {
       label: LABEL,

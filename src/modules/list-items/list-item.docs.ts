@@ -59,6 +59,12 @@ const texts = {
   }),
 };
 
+/** The texts of a kind's PATCH, for its PatchRoute (which declares the method, path, body types and shared rules). */
+export const listItemPatchDoc = (k: ListItemKindInfo): { summary: string; description: string } => ({
+  summary: `Change some fields of a ${k.label.toLowerCase()}`,
+  description: `Rank, Name and Description as on PUT (Name not blank); AncestorID is ignored. A deleted item is 409 (code deleted). ${WRITE_RULE(k)}`,
+});
+
 /** A List of ListItems (XML root List), as reads and undelete answer (docs/list-items.md). */
 const AS_LIST = { collection: true, root: 'List' } as const;
 

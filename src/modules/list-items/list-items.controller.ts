@@ -5,9 +5,11 @@ import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
-import { CreateListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
+import { ApiResult } from '../../common/http/wire.js';
+import { CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
 import { ACCOUNTABILITY, EVALUATION_CRITERION, PROJECT_SCOPE, SUPERVISORY_SCOPE, type ListItemKindInfo } from './list-item-kinds.js';
-import { listItemRoute as route } from './list-item.docs.js';
+import { listItemPatchDoc, listItemRoute as route } from './list-item.docs.js';
 import { ListItemsService } from './list-items.service.js';
 
 /** How one ListItem kind is reached: its controller's name and OpenAPI tag, and the words of its paths. */
@@ -26,7 +28,7 @@ interface ListItemPaths {
 
 /**
  * The four ListItem kinds' routes (docs/list-items.md), declared once: every kind has the same
- * eight routes, with the same access rule, documentation and service call, on its own paths. Each
+ * nine routes, with the same access rule, documentation and service call, on its own paths. Each
  * row of `LIST_ITEM_ROUTES` below makes one controller class of this declaration (no base class:
  * every route and its decorators stand here).
  */
@@ -79,6 +81,13 @@ function listItemController(p: ListItemPaths): Type {
     @route.update(kind)
     update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateListItemDto) {
       return this.items.update(ctx, kind, id, dto);
+    }
+
+    @PatchRoute(`${p.items}/:id`, UpdateListItemDto, listItemPatchDoc(kind))
+    @Authenticated()
+    @ApiResult(ListItemDto)
+    patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateListItemDto>) {
+      return this.items.patch(ctx, kind, id, patch);
     }
 
     @Delete(`${p.items}/:id`)

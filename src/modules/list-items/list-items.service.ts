@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -168,6 +170,15 @@ export class ListItemsService {
       assertLive(row, k.label);
       const saved = await this.items(ctx, k).update(id, ListItem.toColumns(dto, 'update'), { ifMatch: true });
       return ListItem.toWire(saved);
+    });
+  }
+
+  /** PATCH: the item, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, k: ListItemKindInfo, id: string, patch: MergePatch): Promise<ListItemDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => ListItem.toWire(await this.load(ctx, k, id, true)),
+      input: UpdateListItemDto,
+      update: (dto) => this.update(ctx, k, id, dto),
     });
   }
 

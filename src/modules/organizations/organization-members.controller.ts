@@ -4,6 +4,7 @@ import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateOrganizationMemberDto, CreatePairMemberDto, OrganizationMemberDto, UpdateOrganizationMemberDto } from './dto/organization-member.dto.js';
@@ -26,6 +27,9 @@ const PUT_PAIR = {
   summary: 'Change the title of a membership (Admin)',
   description: `Only Title changes; IndividualID and OrganizationID are ignored. The primary membership’s title is also the individual’s PrimaryTitle. Honours If-Match (412). ${PAIR}`,
 };
+const TITLE_ONLY =
+  'Only Title changes (null clears it); IndividualID and OrganizationID are ignored. The primary membership’s title is also the individual’s PrimaryTitle.';
+const PATCH_PAIR = { summary: 'Change the title of a membership (Admin)', description: `${TITLE_ONLY} ${PAIR}` };
 const DELETE_PAIR = {
   summary: 'Remove an individual from a department (Admin)',
   description: `Deletes the membership. 409 primary-membership when the department is the individual’s primary department (change PrimaryOrganizationID first). Honours If-Match (412). ${PAIR}`,
@@ -127,6 +131,30 @@ export class OrganizationMembersController {
     return this.members.updatePair(ctx, individualId, departmentId, dto);
   }
 
+  @PatchRoute(BY_INDIVIDUAL, UpdateOrganizationMemberDto, PATCH_PAIR)
+  @Admin()
+  @ApiResult(OrganizationMemberDto)
+  patchByIndividual(
+    @Ctx() ctx: RequestContext,
+    @Param('individualId', GuidPipe) individualId: string,
+    @Param('departmentId', GuidPipe) departmentId: string,
+    @Body() patch: MergePatch<UpdateOrganizationMemberDto>,
+  ) {
+    return this.members.patchPair(ctx, individualId, departmentId, patch);
+  }
+
+  @PatchRoute(BY_DEPARTMENT, UpdateOrganizationMemberDto, PATCH_PAIR)
+  @Admin()
+  @ApiResult(OrganizationMemberDto)
+  patchByDepartment(
+    @Ctx() ctx: RequestContext,
+    @Param('departmentId', GuidPipe) departmentId: string,
+    @Param('individualId', GuidPipe) individualId: string,
+    @Body() patch: MergePatch<UpdateOrganizationMemberDto>,
+  ) {
+    return this.members.patchPair(ctx, individualId, departmentId, patch);
+  }
+
   @Delete(BY_INDIVIDUAL)
   @Admin()
   @ApiOperation(DELETE_PAIR)
@@ -167,6 +195,16 @@ export class OrganizationMembersController {
   @ApiResult(OrganizationMemberDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateOrganizationMemberDto) {
     return this.members.update(ctx, id, dto);
+  }
+
+  @PatchRoute('departmentmembers/:id', UpdateOrganizationMemberDto, {
+    summary: 'Change the title of a membership by its id (Admin)',
+    description: `An ID in the body must equal the path id (400). ${TITLE_ONLY}`,
+  })
+  @Admin()
+  @ApiResult(OrganizationMemberDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateOrganizationMemberDto>) {
+    return this.members.patch(ctx, id, patch);
   }
 
   @Delete('departmentmembers/:id')

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -169,6 +171,27 @@ export class OrganizationMembersService {
         throw new ValidationError([{ field: 'ID', message: `ID ${dto.ID} is not the id of this membership (${membership.id})` }]);
       }
       return this.applyUpdate(ctx, membership, dto);
+    });
+  }
+
+  /** PATCH /departmentmembers/{id}: the membership (its ends locked, as `update` locks them), merged with the patch, then `update`. */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<OrganizationMemberDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => (await this.toDtos(ctx, [await this.live(ctx, id, true)]))[0],
+      input: UpdateOrganizationMemberDto,
+      update: (dto) => this.update(ctx, id, dto),
+    });
+  }
+
+  /** PATCH {pair}: the same, through `updatePair`. */
+  patchPair(ctx: RequestContext, individualId: string, organizationId: string, patch: MergePatch): Promise<OrganizationMemberDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => {
+        await this.lockEnds(ctx, individualId, organizationId);
+        return this.getPair(ctx, individualId, organizationId);
+      },
+      input: UpdateOrganizationMemberDto,
+      update: (dto) => this.updatePair(ctx, individualId, organizationId, dto),
     });
   }
 

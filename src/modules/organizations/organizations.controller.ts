@@ -4,6 +4,7 @@ import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateOrganizationDto, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
@@ -74,6 +75,17 @@ export class OrganizationsController {
   @ApiResult(OrganizationDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateOrganizationDto) {
     return this.organizations.update(ctx, id, dto);
+  }
+
+  @PatchRoute('departments/:id', UpdateOrganizationDto, {
+    summary: 'Change some fields of a department or organization',
+    description:
+      'By an administrator, or by the manager of the record or of one above it (else 403 forbidden); only an administrator may change ParentID, ManagerID or RowType (403 admin-required). A deleted record is 409 deleted; a ParentID that is the record or lies under it is 409 cycle.',
+  })
+  @Authenticated()
+  @ApiResult(OrganizationDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateOrganizationDto>) {
+    return this.organizations.patch(ctx, id, patch);
   }
 
   @Delete('departments/:id')

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { AdminRequiredError, ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, Page, deletedFilter, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -141,6 +143,15 @@ export class OrganizationsService {
       if (parentChanges && dto.ParentID) await this.assertNoCycle(ctx, org.id, dto.ParentID);
       const saved = await repo.update(id, Organization.toColumns(dto, 'update'), { ifMatch: true });
       return Organization.toWire(saved);
+    });
+  }
+
+  /** PATCH: the record, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<OrganizationDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => Organization.toWire(await this.repo(ctx).lock(id)),
+      input: UpdateOrganizationDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

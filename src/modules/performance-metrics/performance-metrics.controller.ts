@@ -4,6 +4,7 @@ import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe, IntIdPipe } from '../../common/validation/ids.js';
 import { CreateMetricDto, MetricDto, MetricQuery, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
 import { PerformanceMetricsService } from './performance-metrics.service.js';
@@ -93,6 +94,16 @@ export class PerformanceMetricsController {
   @ApiResult(MetricDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateMetricDto) {
     return this.metrics.update(ctx, id, dto);
+  }
+
+  @PatchRoute('metrics/:id', UpdateMetricDto, {
+    summary: 'Change some fields of a metric (PM)',
+    description: `Kind, AncestorID, Values and the read-only fields are ignored (values are set with PUT /metrics/{id}/values/{periodid}). A deleted metric is 409 (code deleted). ${WRITE_RULE}`,
+  })
+  @Pm()
+  @ApiResult(MetricDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateMetricDto>) {
+    return this.metrics.patch(ctx, id, patch);
   }
 
   @Delete('metrics/:id')

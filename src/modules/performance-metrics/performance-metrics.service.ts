@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, PmDisabledError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -163,6 +165,15 @@ export class PerformanceMetricsService {
       await this.assertCan(ctx, 'update', row);
       assertLive(row, 'Metric');
       return this.one(ctx, await this.metrics(ctx).update(id, Metric.toColumns(dto, 'update'), { ifMatch: true }));
+    });
+  }
+
+  /** PATCH: the metric, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<MetricDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => this.one(ctx, await this.metrics(ctx).lock(id)),
+      input: UpdateMetricDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

@@ -4,6 +4,7 @@ import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { PageQuery } from '../../common/pagination/pagination.js';
 import { IntIdPipe } from '../../common/validation/ids.js';
 import { CreatePeriodDto, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
@@ -56,6 +57,16 @@ export class PeriodsController {
   @ApiResult(PeriodDto)
   update(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number, @Body() dto: UpdatePeriodDto) {
     return this.periods.update(ctx, id, dto);
+  }
+
+  @PatchRoute(':id', UpdatePeriodDto, {
+    summary: 'Change some fields of a period (administrator)',
+    description: 'StartDate must not be after EndDate (400). A closed period is 409 (code closed).',
+  })
+  @Admin()
+  @ApiResult(PeriodDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', IntIdPipe) id: number, @Body() patch: MergePatch<UpdatePeriodDto>) {
+    return this.periods.patch(ctx, id, patch);
   }
 
   @Delete(':id')

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, LessThanOrEqual, MoreThanOrEqual, ObjectLiteral } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -79,6 +81,15 @@ export class PeriodsService {
   }
 
   /** Hard delete (periods are not soft-deletable): refused for closed and referenced periods. */
+  /** PATCH: the period, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: number, patch: MergePatch): Promise<PeriodDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => Period.toWire(await this.periods(ctx).lock(id)),
+      input: UpdatePeriodDto,
+      update: (dto) => this.update(ctx, id, dto),
+    });
+  }
+
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {
     // The check and the delete run in one transaction with the period locked; the foreign keys of
     // goals and commitments stop a record created in between from pointing at a deleted period.

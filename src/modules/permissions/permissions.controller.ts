@@ -4,6 +4,7 @@ import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreatePermissionDto, EffectivePermissionsDto, EffectiveQuery, PermissionDto, PermissionQuery, UpdatePermissionDto } from './dto/permission.dto.js';
 import { PermissionsService } from './permissions.service.js';
@@ -81,6 +82,16 @@ export class PermissionsController {
   @ApiResult(PermissionDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdatePermissionDto) {
     return this.permissions.update(ctx, id, dto);
+  }
+
+  @PatchRoute('permissions/:id', UpdatePermissionDto, {
+    summary: 'Change some of the states of a permission',
+    description: `RowID, PrincipalID and ChildType are ignored: a permission does not move. ${STATES} ${WHO_WRITES}`,
+  })
+  @Authenticated()
+  @ApiResult(PermissionDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdatePermissionDto>) {
+    return this.permissions.patch(ctx, id, patch);
   }
 
   @Delete('permissions/:id')

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { fullName } from '../../common/names.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
@@ -174,6 +176,15 @@ export class PermissionsService {
       await this.assertMayDelegateOnRecord(ctx, current);
       const saved = await this.repo(ctx).update(id, Permission.toColumns(dto, 'update'), { ifMatch: true });
       return (await this.toDtos(ctx, [saved]))[0];
+    });
+  }
+
+  /** PATCH: the permission, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<PermissionDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => (await this.toDtos(ctx, [await this.repo(ctx).lock(id)]))[0],
+      input: UpdatePermissionDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

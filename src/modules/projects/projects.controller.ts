@@ -4,6 +4,7 @@ import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
@@ -75,6 +76,16 @@ export class ProjectsController {
   @ApiResult(ProjectDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateProjectDto) {
     return this.projects.update(ctx, id, dto);
+  }
+
+  @PatchRoute('projects/:id', UpdateProjectDto, {
+    summary: 'Change some fields of a project',
+    description: `OwnerID cannot be cleared (400). Moving a set DueDate (or clearing it) adds one to DueDateChanges and records the move with its time. A deleted project is 409 (code deleted). Changing OwnerID needs the right to manage the new owner as well. ${WRITE_RULE}`,
+  })
+  @Authenticated()
+  @ApiResult(ProjectDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateProjectDto>) {
+    return this.projects.patch(ctx, id, patch);
   }
 
   @Delete('projects/:id')

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -125,6 +127,15 @@ export class ProjectsService {
       { ifMatch: true },
     );
     return Project.toWire(saved);
+  }
+
+  /** PATCH: the project, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<ProjectDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => Project.toWire(await this.db.repo(ctx, ProjectEntity, 'Project').lock(id)),
+      input: UpdateProjectDto,
+      update: (dto) => this.update(ctx, id, dto),
+    });
   }
 
   /** Soft delete (idempotent): the project's scopes and comments go down by reference with it. */

@@ -4,6 +4,7 @@ import { Admin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateSecurityGroupDto, SecurityGroupDto, SecurityGroupQuery, UpdateSecurityGroupDto } from './dto/security-group.dto.js';
 import { SecurityGroupsService } from './security-groups.service.js';
@@ -60,6 +61,16 @@ export class SecurityGroupsController {
   @ApiResult(SecurityGroupDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateSecurityGroupDto) {
     return this.groups.update(ctx, id, dto);
+  }
+
+  @PatchRoute('securitygroups/:id', UpdateSecurityGroupDto, {
+    summary: 'Change the name or description of a security group (Admin)',
+    description: 'Members are changed through their own paths.',
+  })
+  @Admin()
+  @ApiResult(SecurityGroupDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateSecurityGroupDto>) {
+    return this.groups.patch(ctx, id, patch);
   }
 
   @Delete('securitygroups/:id')

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError } from '../../common/errors/errors.js';
 import { fullName } from '../../common/names.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
@@ -54,6 +56,15 @@ export class SecurityGroupsService {
     return this.db.transaction(ctx, async () => {
       await this.groups(ctx).lock(id);
       return this.one(ctx, await this.groups(ctx).update(id, SecurityGroup.toColumns(dto, 'update'), { ifMatch: true }));
+    });
+  }
+
+  /** PATCH: the group, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<SecurityGroupDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => this.one(ctx, await this.groups(ctx).lock(id)),
+      input: UpdateSecurityGroupDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 

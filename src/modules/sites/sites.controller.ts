@@ -4,6 +4,7 @@ import { Authenticated, GlobalAdmin } from '../../common/auth/access.decorators.
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateSiteDto, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
@@ -61,5 +62,11 @@ export class SitesController {
   @ApiResult(SiteDto)
   update(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string, @Body() dto: UpdateSiteDto) {
     return this.sites.update(ctx, siteId, dto);
+  }
+  @PatchRoute(':siteid', UpdateSiteDto, { summary: 'Change some fields of a site (global administrator)' })
+  @GlobalAdmin()
+  @ApiResult(SiteDto)
+  patch(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string, @Body() patch: MergePatch<UpdateSiteDto>) {
+    return this.sites.patch(ctx, siteId, patch);
   }
 }

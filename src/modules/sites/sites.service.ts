@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -106,5 +108,22 @@ export class SitesService {
       throw new PreconditionFailedError();
     }
     return Site.toWire((await sites.findOneBy({ id: siteId }))!);
+  }
+  /** PATCH: the site, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, siteId: string, patch: MergePatch): Promise<SiteDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => Site.toWire(await this.lock(ctx, siteId)),
+      input: UpdateSiteDto,
+      update: (dto) => this.update(ctx, siteId, dto),
+    });
+  }
+
+  /** The site's row, locked until the transaction ends (MySQL/MariaDB; SQLite runs one transaction at a time), or a 404. */
+  private async lock(ctx: RequestContext, siteId: string): Promise<SiteEntity> {
+    const qb = this.sitesOf(ctx).createQueryBuilder('s').where('s.id = :id', { id: siteId });
+    if (!this.db.isSqlite) qb.setLock('pessimistic_write');
+    const site = await qb.getOne();
+    if (!site) throw new NotFoundError('Site', siteId);
+    return site;
   }
 }

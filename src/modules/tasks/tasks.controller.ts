@@ -4,6 +4,7 @@ import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateTaskDto, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';
 import { TasksService } from './tasks.service.js';
@@ -77,6 +78,16 @@ export class TasksController {
   @ApiResult(TaskDto)
   update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateTaskDto) {
     return this.tasks.update(ctx, id, dto);
+  }
+
+  @PatchRoute('tasks/:id', UpdateTaskDto, {
+    summary: 'Change some fields of a task (PM)',
+    description: `AssignedToID cannot be cleared (400). Completed turning true sets CompletedDate to now, turning false clears it. Kind and AncestorID are ignored. Reassigning needs the right to manage the new assignee too. A deleted task is 409 (code deleted). ${WHO}`,
+  })
+  @Pm()
+  @ApiResult(TaskDto)
+  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateTaskDto>) {
+    return this.tasks.patch(ctx, id, patch);
   }
 
   @Delete('tasks/:id')

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
+import type { MergePatch } from '../../common/http/merge-patch.js';
+import { patchRecord } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -112,6 +114,15 @@ export class TasksService {
       const completedDate = next.completed === row.completed ? undefined : next.completed ? new Date() : null;
       const saved = await this.tasks(ctx).update(id, { ...patch, completedDate }, { ifMatch: true });
       return Task.toWire(saved);
+    });
+  }
+
+  /** PATCH: the task, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
+  patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<TaskDto> {
+    return patchRecord(this.db, ctx, patch, {
+      current: async () => Task.toWire(await this.tasks(ctx).lock(id)),
+      input: UpdateTaskDto,
+      update: (dto) => this.update(ctx, id, dto),
     });
   }
 
