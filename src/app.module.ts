@@ -5,7 +5,7 @@ import { AuthorizationModule } from './authorization/authorization.module.js';
 import { CoreModule } from './core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { isDatabaseUnavailable } from './common/errors/db-errors.js';
-import { dataSourceOptions, detectMysqlFlavor, initializeChecked, prepareMysqlDatabase } from './database/data-source.js';
+import { dataSourceOptions, initializeChecked, prepareMysqlDatabase } from './database/data-source.js';
 import { FEATURE_MODULES } from './feature-modules.js';
 
 @Module({})
@@ -16,7 +16,7 @@ export class AppModule {
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: async () => ({
-            ...dataSourceOptions(config, await prepareMysqlDatabase(config).then(() => detectMysqlFlavor(config))),
+            ...dataSourceOptions(config, await prepareMysqlDatabase(config)),
             // Pending migrations run at start-up, each in its own transaction.
             migrationsRun: true,
             migrationsTransactionMode: 'each',

@@ -89,11 +89,12 @@ export class DatabaseSetupError extends Error {
  * the database is created when it does not exist and the user may create it, in utf8mb4; a
  * database that exists but holds no table yet gets utf8mb4 as its default, so the migrations
  * create every table in it whatever the server's default charset (latin1 on an upstream
- * MariaDB). A database that holds tables is left to migration 1732000001600.
+ * MariaDB). A database that holds tables is left to migration 1732000001600. Answers the
+ * server's flavor, as detectMysqlFlavor does, from the same connection.
  */
-export async function prepareMysqlDatabase(config: Pick<AppConfig, 'database'>): Promise<void> {
+export async function prepareMysqlDatabase(config: Pick<AppConfig, 'database'>): Promise<'mysql' | 'mariadb'> {
   const db = config.database;
-  if (db.kind !== 'mysql') return;
+  if (db.kind !== 'mysql') return 'mysql';
   const mysql = await import('mysql2/promise');
   const conn = await mysql.createConnection({ host: db.host, port: db.port, user: db.username, password: db.password, connectTimeout: 10000 });
   const name = `\`${db.database.replace(/`/g, '``')}\``;
@@ -120,14 +121,16 @@ export async function prepareMysqlDatabase(config: Pick<AppConfig, 'database'>):
       const [tables] = await conn.query('SELECT COUNT(*) AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?', [db.database]);
       if (Number((tables as { n: number }[])[0].n) === 0) await conn.query(`ALTER DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     }
+    // The flavor, asked on this same connection (detectMysqlFlavor says why TypeORM needs it).
+    const [rows] = await conn.query('SELECT VERSION() AS v');
+    return /mariadb/i.test(String((rows as { v: string }[])[0]?.v)) ? 'mariadb' : 'mysql';
   } finally {
     await conn.end();
   }
 }
 
 export async function createDataSource(config: DbTimeouts): Promise<DataSource> {
-  await prepareMysqlDatabase(config);
-  return new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));
+  return new DataSource(dataSourceOptions(config, await prepareMysqlDatabase(config)));
 }
 
 /**

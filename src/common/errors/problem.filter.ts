@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WireCodec } from '../http/codec.js';
@@ -54,6 +55,22 @@ export function problemOf(error: AppError, requestId?: string, instance?: string
   const errors = (error as { errors?: ProblemDetails['errors'] }).errors;
   if (errors) p.errors = errors;
   return p;
+}
+
+/**
+ * Writes an error as problem details straight on Node's response, for the answers given outside
+ * Nest's pipeline (the request deadline, a body refused at shutdown, a path no route took): the
+ * same body, type and headers the filter writes.
+ */
+export function writeProblem(req: IncomingMessage & Record<string, unknown>, res: ServerResponse, error: AppError, codec: WireCodec): void {
+  const path = String(req.originalUrl ?? req.url ?? '').split('?')[0];
+  const neg = negotiate(req.headers.accept);
+  const body = codec.encodeProblem(problemOf(error, req.__pmsRequestId as string | undefined, path), neg.format);
+  res.statusCode = error.status;
+  for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
+  res.setHeader('Content-Type', `application/problem+${neg.format}; charset=utf-8`);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /** The one global filter: every error leaves as RFC 9457 problem details, JSON or XML. */

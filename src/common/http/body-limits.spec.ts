@@ -1,13 +1,9 @@
-import {
-  charsetOf,
-  checkJsonBody,
-  checkXmlBody,
-  isAcceptedCharset,
-  jsonDepthExceeds,
-  MAX_BODY_DEPTH,
-  xmlDepthExceeds,
-  xmlRootNamespace,
-} from './body-limits.js';
+import { charsetOf, checkJsonBody, checkXmlBody, isAcceptedCharset, MAX_BODY_DEPTH, xmlRootNamespace } from './body-limits.js';
+
+// The depth part of the checks alone (every other limit lifted).
+const depthOnly = (limit: number) => ({ depth: limit, membersPerObject: Infinity, totalMembers: Infinity, stringBytes: Infinity });
+const jsonDepthExceeds = (text: Uint8Array | string, limit = MAX_BODY_DEPTH) => checkJsonBody(text, depthOnly(limit))?.code === 'body-too-deep';
+const xmlDepthExceeds = (text: string, limit = MAX_BODY_DEPTH) => checkXmlBody(text, depthOnly(limit))?.code === 'body-too-deep';
 
 const nestedJson = (depth: number) => '{"X":' + '['.repeat(depth - 1) + ']'.repeat(depth - 1) + '}';
 const nestedXml = (depth: number) => '<a>'.repeat(depth) + '</a>'.repeat(depth);

@@ -41,7 +41,7 @@ export interface BodyLimitBreach {
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-export const tooDeep = (limits: BodyLimits = BODY_LIMITS): BodyLimitBreach => ({
+const tooDeep = (limits: BodyLimits = BODY_LIMITS): BodyLimitBreach => ({
   code: 'body-too-deep',
   detail: `The body is nested deeper than ${limits.depth} levels`,
 });
@@ -113,11 +113,6 @@ export function checkJsonBody(text: Uint8Array | string, limits: BodyLimits = BO
   }
   if (inString && text.length - stringStart > limits.stringBytes) return stringTooLong(limits);
   return null;
-}
-
-/** Whether JSON text nests objects/arrays deeper than `limit` (the depth part of checkJsonBody). */
-export function jsonDepthExceeds(text: Uint8Array | string, limit = MAX_BODY_DEPTH): boolean {
-  return checkJsonBody(text, { depth: limit, membersPerObject: Infinity, totalMembers: Infinity, stringBytes: Infinity })?.code === 'body-too-deep';
 }
 
 /** Characters XML 1.0 does not allow in a document, raw or as a character reference. */
@@ -213,11 +208,6 @@ export function checkXmlBody(text: string, limits: BodyLimits = BODY_LIMITS): Bo
     if (i - end - 1 > limits.stringBytes || (i === -1 && text.length - end - 1 > limits.stringBytes)) return stringTooLong(limits);
   }
   return null;
-}
-
-/** Whether XML text nests elements deeper than `limit` (the depth part of checkXmlBody). */
-export function xmlDepthExceeds(text: string, limit = MAX_BODY_DEPTH): boolean {
-  return checkXmlBody(text, { depth: limit, membersPerObject: Infinity, totalMembers: Infinity, stringBytes: Infinity })?.code === 'body-too-deep';
 }
 
 /**

@@ -2,8 +2,9 @@ import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { INestApplication } from '@nestjs/common';
 import { WireCodec, XmlInputError } from './codec.js';
-import { negotiate, requestFormat } from './negotiation.js';
-import { problemOf } from '../errors/problem.filter.js';
+import { requestFormat } from './negotiation.js';
+import { writeProblem } from '../errors/problem.filter.js';
+import type { IncomingMessage } from 'node:http';
 import { AppError, BadRequestError, PayloadTooLargeError, RouteNotFoundError, UnsupportedMediaTypeError } from '../errors/errors.js';
 import type { TrustProxy } from '../../config/config.js';
 import { isUtf8 } from 'node:buffer';
@@ -156,11 +157,7 @@ export function applyTrustProxy(app: INestApplication, trustProxy: TrustProxy): 
 export function registerFallback(app: INestApplication, codec: WireCodec): void {
   const instance = app.getHttpAdapter().getInstance() as express.Express;
   const answer = (req: Request, res: Response, error: AppError) => {
-    if (res.headersSent) return;
-    const neg = negotiate(req.headers.accept);
-    const path = req.originalUrl.split('?')[0];
-    const body = codec.encodeProblem(problemOf(error, (req as unknown as Record<string, unknown>).__pmsRequestId as string | undefined, path), neg.format);
-    res.status(error.status).type(`application/problem+${neg.format}; charset=utf-8`).send(body);
+    if (!res.headersSent) writeProblem(req as unknown as IncomingMessage & Record<string, unknown>, res, error, codec);
   };
   instance.use((req: Request, res: Response) => {
     if ((req.method === 'GET' || req.method === 'HEAD') && req.path === '/') return res.redirect(302, '/docs');

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServiceUnavailableError } from '../errors/errors.js';
-import { problemOf } from '../errors/problem.filter.js';
+import { writeProblem } from '../errors/problem.filter.js';
 import type { JsonLogger } from '../logging/json-logger.js';
 import type { WireCodec } from './codec.js';
-import { negotiate } from './negotiation.js';
 
 const DEADLINE_STARTED = '__pmsDeadlineStarted';
 
@@ -27,18 +26,15 @@ export function requestDeadline(ms: number, codec: WireCodec, logger: JsonLogger
     req[DEADLINE_STARTED] = true;
     const timer = setTimeout(() => {
       if (res.headersSent || res.writableEnded || res.destroyed) return;
-      const path = String(req.originalUrl ?? req.url ?? '').split('?')[0];
-      const requestId = req.__pmsRequestId as string | undefined;
       const error = new ServiceUnavailableError(`The request did not complete within ${ms} ms; retry shortly`, DEADLINE_RETRY_AFTER_SECONDS);
-      const neg = negotiate(req.headers.accept);
-      const body = codec.encodeProblem(problemOf(error, requestId, path), neg.format);
-      res.statusCode = 503;
-      for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
-      res.setHeader('Content-Type', `application/problem+${neg.format}; charset=utf-8`);
-      res.setHeader('Content-Length', Buffer.byteLength(body));
-      res.end(body);
+      writeProblem(req, res, error, codec);
       discardLaterWrites(res);
-      logger.event('warn', 'RequestDeadline', { msg: `no answer within ${ms} ms: answered 503`, method: req.method, path, requestId });
+      logger.event('warn', 'RequestDeadline', {
+        msg: `no answer within ${ms} ms: answered 503`,
+        method: req.method,
+        path: String(req.originalUrl ?? req.url ?? '').split('?')[0],
+        requestId: req.__pmsRequestId,
+      });
     }, ms);
     const clear = () => clearTimeout(timer);
     res.once('finish', clear);

@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ServiceUnavailableError } from '../errors/errors.js';
+import { writeProblem } from '../errors/problem.filter.js';
+import { WireCodec } from './codec.js';
 
 /** Seconds a client whose unfinished request was refused at shutdown is told to wait. */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
@@ -40,6 +43,8 @@ export function applyServerTimeouts(server: Server, requestTimeoutMs: number): v
  */
 @Injectable()
 export class ServerLifecycle {
+  constructor(private readonly codec: WireCodec) {}
+
   private server: Server | null = null;
   private readonly inFlight = new Map<ServerResponse, IncomingMessage>();
   private drainingSince: number | null = null;
@@ -79,7 +84,7 @@ export class ServerLifecycle {
       res.setHeader('Connection', 'close');
       if (!req.complete) {
         setTimeout(() => {
-          if (!req.complete && !res.headersSent) refuseUnfinished(req, res);
+          if (!req.complete && !res.headersSent) this.refuseUnfinished(req, res);
         }, SHUTDOWN_BODY_WAIT_MS).unref();
       }
     }
@@ -91,24 +96,19 @@ export class ServerLifecycle {
     });
   }
 
+  /** A request still sending its body at shutdown: 503 + Retry-After, then its connection closes. */
+  private refuseUnfinished(req: IncomingMessage, res: ServerResponse): void {
+    res.setHeader('Connection', 'close');
+    res.once('finish', () => req.socket.destroy());
+    const error = new ServiceUnavailableError(
+      'The service is shutting down and the request body had not arrived; send the request again',
+      SHUTDOWN_RETRY_AFTER_SECONDS,
+    );
+    writeProblem(req as IncomingMessage & Record<string, unknown>, res, error, this.codec);
+  }
+
   private closeQuietConnections(): void {
     this.server?.closeIdleConnections();
     if (this.inFlight.size === 0) this.server?.closeAllConnections();
   }
-}
-
-/** A request still sending its body at shutdown: 503 + Retry-After, then its connection closes. */
-function refuseUnfinished(req: IncomingMessage, res: ServerResponse): void {
-  const body = JSON.stringify({
-    type: 'urn:pms:problem:service-unavailable',
-    title: 'The service is unavailable',
-    status: 503,
-    detail: 'The service is shutting down and the request body had not arrived; send the request again',
-  });
-  res.statusCode = 503;
-  res.setHeader('Connection', 'close');
-  res.setHeader('Retry-After', String(SHUTDOWN_RETRY_AFTER_SECONDS));
-  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body, () => req.socket.destroy());
 }

@@ -42,9 +42,8 @@ export function keepDeclared(value: unknown, cls: Function): unknown {
 function keepNested(value: unknown, cls: Function): unknown {
   if (Array.isArray(value)) return value.map((item) => keepDeclared(item, cls));
   if (!isPlainObject(value)) return value;
-  if (declaredFields(cls).size && Object.keys(value).some((k) => declaredFields(cls).has(k))) return keepDeclared(value, cls);
+  const names = declaredFields(cls);
+  if (Object.keys(value).some((k) => names.has(k))) return keepDeclared(value, cls);
   // An XML list: one wrapper element whose children are the items.
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = Array.isArray(v) ? v.map((item) => keepDeclared(item, cls)) : keepDeclared(v, cls);
-  return out;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, keepNested(v, cls)]));
 }
