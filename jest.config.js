@@ -47,6 +47,8 @@ export default {
     { ...common, displayName: 'interop', testMatch: ['<rootDir>/test/interop/**/*.interop-spec.ts'] },
     // Starts MariaDB servers of its own and kills them: run by `npm run test:faults` and CI.
     { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'] },
+    // Starts a whole cluster of its own (scripts/cluster.mjs: Galera, HAProxy, Redis, replicas): `npm run test:cluster` and CI.
+    { ...common, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.cluster-spec.ts'] },
     // Needs a Redis server (127.0.0.1:6379 or TEST_REDIS_URL): run by `npm run test:redis` and CI, not by `npm test`.
     { ...common, displayName: 'redis', testMatch: ['<rootDir>/test/redis/**/*.redis-spec.ts'] },
     // Starts the service with `npm start` and runs the README's shell examples (bash, curl): `npm run test:readme` and CI.

@@ -16,7 +16,8 @@
  *
  * Knobs (environment): AB_ROUNDS (4), AB_DURATION seconds per build and round (5),
  * AB_CONNECTIONS (50), AB_ROW: `byid` (GET /v4/individuals/{id} JSON as administrator, default),
- * `byid-xml`, `page` (GET /v4/individuals?limit=500) or `live` (GET /health/live).
+ * `byid-xml`, `page` (GET /v4/individuals?limit=500), `live` (GET /health/live) or `write`
+ * (POST /v4/colors JSON as administrator: a write, with whatever each build records with it).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -111,9 +112,18 @@ async function main(): Promise<void> {
       r.requests =
         ROW === 'live'
           ? [{ path: '/health/live' }]
-          : ROW === 'page'
-            ? [{ path: '/v4/individuals?limit=500', headers }]
-            : site.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
+          : ROW === 'write'
+            ? [
+                {
+                  path: '/v4/colors',
+                  method: 'POST',
+                  headers: { ...headers, 'Content-Type': 'application/json' },
+                  body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }),
+                },
+              ]
+            : ROW === 'page'
+              ? [{ path: '/v4/individuals?limit=500', headers }]
+              : site.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
       await load({ origin: r.origin, requests: r.requests, connections: CONNECTIONS, duration: 2 });
     }
 

@@ -15,6 +15,7 @@
  *   npm run bench -- --sqlite              # embedded SQLite
  *   npm run bench -- --profile             # also a --cpu-prof breakdown of by-id reads
  *   npm run bench -- --profile=page        # … of pages of 500 instead (--profile=page-xml: in XML)
+ *   npm run bench -- --profile="POST /v4/comments"   # … of the first row whose name contains this
  *   BENCH_DURATION=8 BENCH_ROUNDS=2 BENCH_SOAK=200000 npm run bench
  *
  * Knobs (environment): BENCH_DATABASE_URL (server URL, the database name is ignored),
@@ -29,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
-import type { LoadRequest, LoadResult } from './load.js';
+import type { LoadJob, LoadRequest, LoadResult } from './load.js';
 import { summarise } from './profile.js';
 import { SeededSite, seedSite } from './seed.js';
 import {
@@ -67,19 +68,38 @@ const ONLY = process.env.BENCH_ROWS ? new RegExp(process.env.BENCH_ROWS, 'i') : 
 const SQLITE = process.argv.includes('--sqlite');
 const PROFILE_ARG = process.argv.find((a) => a === '--profile' || a.startsWith('--profile='));
 const PROFILE = !!PROFILE_ARG;
-/** `--profile` profiles by-id reads; `--profile=page` pages of 500 (`--profile=page-xml`: in XML). */
-const PROFILE_PAGE = PROFILE_ARG === '--profile=page' || PROFILE_ARG === '--profile=page-xml';
-const PROFILE_ACCEPT = PROFILE_ARG === '--profile=page-xml' ? 'application/xml' : 'application/json';
+/**
+ * Which row `--profile` profiles: by-id reads; `--profile=page` pages of 500 (`--profile=page-xml`:
+ * in XML); `--profile=<pattern>` the first row whose name matches the pattern (e.g. `POST /v4/comments`).
+ */
+const PROFILE_ROW =
+  PROFILE_ARG === '--profile'
+    ? /^`GET \/v4\/individuals\/\{id\}` JSON, administrator$/
+    : PROFILE_ARG === '--profile=page'
+      ? /limit=500` JSON/
+      : PROFILE_ARG === '--profile=page-xml'
+        ? /limit=500` XML/
+        : PROFILE_ARG
+          ? new RegExp(PROFILE_ARG.slice('--profile='.length).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i')
+          : null;
 const PASSWORD = 'bench-password-1';
 /** The yardstick's name in the table. */
 const RAW = SQLITE ? 'node:http + better-sqlite3' : 'node:http + mysql2';
 const RAW_PAGE = `${RAW} page of 500 (the page limit)`;
+const RAW_WRITE = `${RAW} one comment inserted in a transaction (the write limit)`;
+const DELETABLE = num('BENCH_DELETABLE', 60000);
+/** Records of the short lists (a list of 20, as the targets say). */
+const SHORT = 20;
 
 interface Row {
   name: string;
   /** Which process answers: the service or the yardstick. */
   target: 'service' | 'raw';
   requests: LoadRequest[];
+  /** How the load uses the requests (bench/load.ts): in turn, each once, or one per connection with If-Match. */
+  mode?: LoadJob['mode'];
+  /** `if-match` rows: the requests with their current If-Match, fetched anew before every run. */
+  refresh?: () => Promise<LoadRequest[]>;
   /** The row this one is compared with (default: the by-id yardstick). */
   versus?: string;
   /** Fewer for the 500-record pages, so that latency stays well inside a round. */
@@ -149,7 +169,7 @@ async function main(): Promise<void> {
     const config = loadConfig({ ...env, NODE_ENV: 'production' });
     ds = new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));
     await ds.initialize();
-    const small = await seedSite(ds, { name: 'Bench small', size: SMALL, busyComments: BUSY_COMMENTS, password: PASSWORD });
+    const small = await seedSite(ds, { name: 'Bench small', size: SMALL, busyComments: BUSY_COMMENTS, password: PASSWORD, deletable: DELETABLE });
     const large = await seedSite(ds, { name: 'Bench large', size: LARGE, busyComments: 0, password: PASSWORD });
     // The statistics InnoDB recalculates by itself some seconds after a bulk load, now: until then
     // the newest-comment lookup may scan instead of seek (docs/performance.md, "Record memo").
@@ -167,6 +187,31 @@ async function main(): Promise<void> {
     const rawById = (site: SeededSite) => site.ids.map((id) => ({ path: `/individuals/${id}?site=${site.siteId}` }));
 
     await checkAnswers(origin, rawOrigin, small, large, admin.small, manager);
+
+    // The records of a user's mix: a short list of goals and of comments on one individual, and
+    // one goal per connection for the conditional PUTs.
+    const listed = small.ids[9];
+    const goalIds: number[] = [];
+    for (let k = 0; k < SHORT; k++)
+      goalIds.push((await post<{ ID: number }>(origin, '/v4/goals', JSON.parse(goalBody(listed, small.periodId)), admin.small)).ID);
+    for (let k = 0; k < SHORT; k++) await post(origin, '/v4/comments', { AncestorType: 'individuals', AncestorID: listed, Body: `Listed ${k}` }, admin.small);
+    const putGoals: number[] = [];
+    for (let k = 0; k < CONNECTIONS; k++)
+      putGoals.push((await post<{ ID: number }>(origin, '/v4/goals', JSON.parse(goalBody(small.ids[100 + k], small.periodId)), admin.small)).ID);
+    const json = (token: string) => ({ ...h(token), 'Content-Type': 'application/json' });
+    const putRequests = async (): Promise<LoadRequest[]> =>
+      Promise.all(
+        putGoals.map(async (id, k) => {
+          const res = await fetch(`${origin}/v4/goals/${id}`, { headers: h(admin.small) });
+          const body = (await res.json()) as Record<string, unknown>;
+          return {
+            path: `/v4/goals/${id}`,
+            method: 'PUT' as const,
+            headers: { ...json(admin.small), 'If-Match': res.headers.get('etag') ?? '*' },
+            body: JSON.stringify({ ...JSON.parse(goalBody(small.ids[100 + k], small.periodId)), ID: id, Comment: `Reviewed ${String(body.Updated)}` }),
+          };
+        }),
+      );
 
     const allRows: Row[] = [
       { name: `${RAW} \`SELECT * … WHERE id = ?\` (the limit)`, target: 'raw', requests: rawById(small) },
@@ -207,6 +252,52 @@ async function main(): Promise<void> {
         connections: PAGE_CONNECTIONS,
         versus: RAW_PAGE,
       },
+      { name: '`GET /v4/me` (a manager)', target: 'service', requests: [{ path: '/v4/me', headers: h(manager) }] },
+      { name: '`GET /v4/organizations/{id}`', target: 'service', requests: [{ path: `/v4/organizations/${small.orgId}`, headers: h(admin.small) }] },
+      { name: '`GET /v4/goals/{id}`', target: 'service', requests: goalIds.map((id) => ({ path: `/v4/goals/${id}`, headers: h(admin.small) })) },
+      { name: '`GET /v4/periods/{id}`', target: 'service', requests: [{ path: `/v4/periods/${small.periodId}`, headers: h(admin.small) }] },
+      { name: '`GET /v4/sites/{id}`', target: 'service', requests: [{ path: `/v4/sites/${small.siteId}`, headers: h(admin.small) }] },
+      {
+        name: `\`GET /v4/individuals/{id}/goals\` (${SHORT})`,
+        target: 'service',
+        requests: [{ path: `/v4/individuals/${listed}/goals`, headers: h(admin.small) }],
+      },
+      {
+        name: `\`GET /v4/individuals/{id}/comments\` (${SHORT + 1})`,
+        target: 'service',
+        requests: [{ path: `/v4/individuals/${listed}/comments`, headers: h(admin.small) }],
+      },
+      {
+        name: RAW_WRITE,
+        target: 'raw',
+        requests: small.ids.map((id) => ({ path: `/comments?site=${small.siteId}&on=${id}`, method: 'POST' as const })),
+      },
+      {
+        name: '`POST /v4/comments` JSON',
+        target: 'service',
+        requests: small.ids.map((id, k) => ({
+          path: '/v4/comments',
+          method: 'POST' as const,
+          headers: json(admin.small),
+          body: JSON.stringify({ AncestorType: 'individuals', AncestorID: id, Body: `Bench comment ${k}` }),
+        })),
+        versus: RAW_WRITE,
+      },
+      {
+        name: '`PUT /v4/goals/{id}` JSON with If-Match',
+        target: 'service',
+        requests: [],
+        mode: 'if-match',
+        refresh: putRequests,
+        versus: RAW_WRITE,
+      },
+      {
+        name: '`DELETE /v4/comments/{id}`',
+        target: 'service',
+        requests: small.deletable.map((id) => ({ path: `/v4/comments/${id}`, method: 'DELETE' as const, headers: h(admin.small) })),
+        mode: 'once',
+        versus: RAW_WRITE,
+      },
       {
         name: '`POST /v4/goals` JSON, administrator',
         target: 'service',
@@ -218,6 +309,7 @@ async function main(): Promise<void> {
             body: goalBody(small.ids[7], small.periodId),
           },
         ],
+        versus: RAW_WRITE,
       },
     ];
 
@@ -229,10 +321,21 @@ async function main(): Promise<void> {
       await settle(service!.pid, `${origin}/health/ready`);
       await settle(raw!.pid);
     };
+    // A `once` row's next unused request, across warm-up and rounds.
+    const offsets = new Map<Row, number>();
+    const jobOf = async (r: Row, duration: number): Promise<LoadJob> => ({
+      origin: originOf(r),
+      requests: r.refresh ? await r.refresh() : r.requests,
+      connections: r.connections ?? CONNECTIONS,
+      duration,
+      mode: r.mode,
+      offset: offsets.get(r) ?? 0,
+    });
+    const used = (r: Row, result: LoadResult) => r.mode === 'once' && offsets.set(r, (offsets.get(r) ?? 0) + result.used);
     log('warm-up');
     for (const r of rows) {
       await settleAll();
-      await load({ origin: originOf(r), requests: r.requests, connections: r.connections ?? CONNECTIONS, duration: 1 });
+      used(r, await load(await jobOf(r, 1)));
     }
 
     const measured: Measured[] = rows.map((row) => ({ row, rounds: [] }));
@@ -240,12 +343,8 @@ async function main(): Promise<void> {
       for (const m of measured) {
         const pid = pidOf(m.row);
         await settleAll();
-        const { result, cpuMs: cpu } = await loadMeasured(pid, {
-          origin: originOf(m.row),
-          requests: m.row.requests,
-          connections: m.row.connections ?? CONNECTIONS,
-          duration: DURATION,
-        });
+        const { result, cpuMs: cpu } = await loadMeasured(pid, await jobOf(m.row, DURATION));
+        used(m.row, result);
         if (result.non2xx || result.errors) {
           const tail = (m.row.target === 'raw' ? raw! : service!).tail();
           throw new Error(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}\n${tail.slice(-3000)}`);
@@ -258,7 +357,11 @@ async function main(): Promise<void> {
     const soak = await runSoak(origin, service.pid, small, admin.small, manager);
 
     let profileText = '';
-    if (PROFILE) profileText = await profile(origin, service, PROFILE_PAGE ? large : small, PROFILE_PAGE ? admin.large : admin.small, profileDir);
+    if (PROFILE) {
+      const row = rows.find((r) => r.target === 'service' && PROFILE_ROW!.test(r.name));
+      if (!row) throw new Error(`--profile: no row matches ${String(PROFILE_ROW)}`);
+      profileText = await profile(row, await jobOf(row, 0), service, profileDir);
+    }
 
     printResults(measured, soak, started);
     if (profileText) console.log(profileText);
@@ -326,13 +429,11 @@ async function runSoak(origin: string, pid: number, small: SeededSite, adminToke
   }
 }
 
-/** A --cpu-prof profile of by-id reads: the service is stopped to write it, so this runs last. */
-async function profile(origin: string, service: Proc, small: SeededSite, adminToken: string, dir: string): Promise<string> {
-  const headers = { Authorization: `Bearer ${adminToken}`, Accept: PROFILE_ACCEPT };
-  const requests = PROFILE_PAGE ? [{ path: '/v4/individuals?limit=500', headers }] : small.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
+/** A --cpu-prof profile of one row's requests: the service is stopped to write it, so this runs last. */
+async function profile(row: Row, job: LoadJob, service: Proc, dir: string): Promise<string> {
   const fromUs = Number(process.hrtime.bigint() / 1000n);
-  const amount = PROFILE_PAGE ? Math.ceil(PROFILE_REQUESTS / 10) : PROFILE_REQUESTS;
-  const r = await load({ origin, requests, connections: PROFILE_PAGE ? PAGE_CONNECTIONS : CONNECTIONS, duration: 0, amount });
+  const amount = row.connections ? Math.ceil(PROFILE_REQUESTS / 10) : PROFILE_REQUESTS;
+  const r = await load({ ...job, duration: 0, amount });
   const toUs = Number(process.hrtime.bigint() / 1000n);
   await stopProcess(service, 'SIGTERM');
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
@@ -346,7 +447,7 @@ async function profile(origin: string, service: Proc, small: SeededSite, adminTo
   const per = (ms: number) => ((ms * 1000) / r.requests).toFixed(1);
   const lines = [
     '',
-    `### CPU profile: ${fmt(r.requests)} \`${PROFILE_PAGE ? 'GET /v4/individuals?limit=500' : 'GET /v4/individuals/{id}'}\` ${PROFILE_ACCEPT === 'application/xml' ? 'XML' : 'JSON'} reads as administrator (${scope})`,
+    `### CPU profile: ${fmt(r.requests)} requests of the row ${row.name} (${scope})`,
     '',
     `Busy CPU ${fmt(b.busyMs)} ms = **${per(b.busyMs)} µs per request**.`,
     '',
@@ -376,10 +477,18 @@ function printResults(measured: Measured[], soak: Soak | null, started: number):
   console.log('|---|---:|---:|---|---:|---:|---:|');
   for (const m of measured) {
     const versus = m.row.versus ? byName.get(m.row.versus)! : limit;
-    const isBase = m === limit || m.row.name === RAW_PAGE || m.row.name.includes('without comments');
+    const isBase = m === limit || m.row.name === RAW_PAGE || m.row.name === RAW_WRITE || m.row.name.includes('without comments');
     const total = m.rounds.reduce((s, r) => s + r.result.requests, 0);
     const cpu = m.rounds.reduce((s, r) => s + r.cpuMs, 0) / total;
-    const to = m.row.versus ? (versus === limit ? 'limit' : versus.row.name.includes('page') ? 'raw page' : 'no comments') : 'limit';
+    const to = m.row.versus
+      ? versus === limit
+        ? 'limit'
+        : versus.row.name === RAW_WRITE
+          ? 'write limit'
+          : versus.row.name.includes('page')
+            ? 'raw page'
+            : 'no comments'
+      : 'limit';
     console.log(
       `| ${m.row.name} | ${fmt(rps(m))} | ${isBase ? '1.00' : ratio(m, versus).toFixed(2)} | ${isBase ? '' : to} | ` +
         `${median(m.rounds.map((r) => r.result.p50)).toFixed(1)} | ${median(m.rounds.map((r) => r.result.p99)).toFixed(1)} | ${cpu.toFixed(2)} ms |`,
@@ -388,8 +497,20 @@ function printResults(measured: Measured[], soak: Soak | null, started: number):
   const find = (prefix: string) => measured.find((m) => m.row.name.startsWith(prefix));
   const adminJson = find('`GET /v4/individuals/{id}` JSON, administrator');
   const ratioOf = (a: Measured | undefined, b: Measured | undefined) => (a && b ? ratio(a, b) : NaN);
+  const write = find(RAW_WRITE);
   const checks: [string, number, number][] = [
-    ['by-id JSON as administrator ÷ the limit', ratioOf(adminJson, limit), 0.35],
+    ['`GET /health/live` ÷ the limit', ratioOf(find('`GET /health/live`'), limit), 0.8],
+    ['by-id JSON as administrator ÷ the limit', ratioOf(adminJson, limit), 0.5],
+    ...['`GET /v4/me`', '`GET /v4/organizations/{id}`', '`GET /v4/goals/{id}`', '`GET /v4/periods/{id}`', '`GET /v4/sites/{id}`'].map(
+      (name): [string, number, number] => [`${name} ÷ the limit`, ratioOf(find(name), limit), 0.4],
+    ),
+    ...['`GET /v4/individuals/{id}/goals`', '`GET /v4/individuals/{id}/comments`'].map((name): [string, number, number] => [
+      `${name} ÷ the limit`,
+      ratioOf(find(name), limit),
+      0.3,
+    ]),
+    ['`POST /v4/comments` ÷ the write limit', ratioOf(find('`POST /v4/comments`'), write), 0.2],
+    ['`PUT /v4/goals/{id}` with If-Match ÷ the write limit', ratioOf(find('`PUT /v4/goals/{id}`'), write), 0.2],
     ['by-id JSON as manager ÷ as administrator', ratioOf(find('`GET /v4/individuals/{id}` JSON, manager'), adminJson), 0.9],
     ['by-id XML ÷ JSON (administrator)', ratioOf(find('`GET /v4/individuals/{id}` XML, administrator'), adminJson), 0.9],
     ['page of 500 JSON ÷ raw page', ratioOf(find('`GET /v4/individuals?limit=500` JSON'), find(RAW_PAGE)), 0.8],

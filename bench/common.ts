@@ -201,14 +201,17 @@ export async function startService(
   databaseUrl: string,
   password: string,
   node: string[] = [process.execPath, 'dist/src/main.js'],
+  extraEnv: Record<string, string> = {},
 ): Promise<{ service: Proc; origin: string; env: Record<string, string> }> {
   const env = {
     NODE_ENV: 'production',
     PORT: '0',
+    METRICS_PORT: '0',
     DATABASE_URL: databaseUrl,
     JWT_SECRET: randomBytes(32).toString('hex'),
     ADMIN_PASSWORD: password,
     LOG_LEVEL: 'info',
+    ...extraEnv,
   };
   const service = await startProcess('service', pinned(0, node), env, /listening on http:\/\/[^:/\s]+:(\d+)/);
   const origin = `http://127.0.0.1:${service.port}`;

@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 
 export interface LoadRequest {
   path: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
 }
@@ -20,6 +20,15 @@ export interface LoadJob {
   /** Seconds; ignored when `amount` is set. */
   duration: number;
   amount?: number;
+  /**
+   * `cycle` (default): the requests in turn, over and over. `once`: each request at most once,
+   * from `offset` on (e.g. a DELETE of a different record each time); the result says how many
+   * were used. `if-match`: a request is sent by one connection at a time, with the ETag its previous
+   * answer carried as If-Match (at first the request's own), so concurrent conditional writes
+   * never conflict with each other (give as many requests as connections).
+   */
+  mode?: 'cycle' | 'once' | 'if-match';
+  offset?: number;
 }
 
 export interface LoadResult {
@@ -31,13 +40,21 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   statuses: Record<string, number>;
+  /** Requests taken from the list (mode `once`). */
+  used: number;
 }
 
 async function main(): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   const job = JSON.parse(Buffer.concat(chunks).toString('utf8')) as LoadJob;
-  let next = 0;
+  const mode = job.mode ?? 'cycle';
+  let next = mode === 'once' ? (job.offset ?? 0) : 0;
+  // `if-match`: the requests not in flight, and the ETag each one's last answer carried. (autocannon
+  // clears a connection's context each time it wraps around its list, so the state lives here;
+  // a request's context lasts from its setupRequest to its onResponse.)
+  const free = job.requests.map((_, i) => i).reverse();
+  const etags = job.requests.map((r) => r.headers?.['If-Match']);
   const started = process.hrtime.bigint();
   const result = await autocannon({
     url: job.origin,
@@ -47,9 +64,27 @@ async function main(): Promise<void> {
     timeout: 30,
     requests: [
       {
-        setupRequest: (req) => {
-          const r = job.requests[next++ % job.requests.length];
-          return { ...req, method: r.method ?? 'GET', path: r.path, headers: r.headers ?? {}, body: r.body };
+        setupRequest: (req, context: Record<string, unknown>) => {
+          let r: LoadRequest;
+          let headers: Record<string, string>;
+          if (mode === 'if-match') {
+            const i = free.pop() ?? 0;
+            context.index = i;
+            r = job.requests[i];
+            headers = { ...r.headers, ...(etags[i] ? { 'If-Match': etags[i] } : {}) };
+          } else {
+            // Once-only requests that ran out repeat the last one, whose 404 fails the row.
+            r = job.requests[mode === 'once' ? Math.min(next++, job.requests.length - 1) : next++ % job.requests.length];
+            headers = r.headers ?? {};
+          }
+          return { ...req, method: r.method ?? 'GET', path: r.path, headers, body: r.body };
+        },
+        onResponse: (_status: number, _body: string, context: Record<string, unknown>, headers?: Record<string, string>) => {
+          if (mode !== 'if-match' || typeof context.index !== 'number') return;
+          // Raw header names, as the server wrote them.
+          const etag = headers ? Object.entries(headers).find(([k]) => k.toLowerCase() === 'etag')?.[1] : undefined;
+          if (etag) etags[context.index] = etag;
+          free.push(context.index);
         },
       },
     ],
@@ -65,6 +100,7 @@ async function main(): Promise<void> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     statuses,
+    used: mode === 'once' ? next - (job.offset ?? 0) : result.requests.total,
   };
   process.stdout.write(JSON.stringify(out) + '\n');
 }

@@ -29,6 +29,9 @@ export interface SeededSite {
   busyId: string;
   quietId: string;
   periodId: number;
+  orgId: string;
+  /** Comments spread over the individuals, each deleted once by the DELETE row (`deletable` of the options). */
+  deletable: string[];
 }
 
 const CHUNK = 1000;
@@ -46,7 +49,10 @@ export async function insertChunked<T extends ObjectLiteral>(ds: DataSource, ent
       .execute();
 }
 
-export async function seedSite(ds: DataSource, opts: { name: string; size: number; busyComments: number; password: string }): Promise<SeededSite> {
+export async function seedSite(
+  ds: DataSource,
+  opts: { name: string; size: number; busyComments: number; password: string; deletable?: number },
+): Promise<SeededSite> {
   const now = Date.now();
   const siteId = randomUUID();
   await ds.getRepository(SiteEntity).insert({ id: siteId, name: opts.name, performanceManagement: true, created: new Date(now), updated: new Date(now) });
@@ -133,6 +139,9 @@ export async function seedSite(ds: DataSource, opts: { name: string; size: numbe
       Array.from({ length: n }, (_, j) => comment(busyId, k + j, now - (opts.busyComments - k - j) * 1000)) as CommentEntity[],
     );
   }
+  const commented = ids.filter((id) => id !== quietId && id !== busyId);
+  const deletable = Array.from({ length: opts.deletable ?? 0 }, (_, k) => comment(commented[(k * 7) % commented.length], k, now - 10_000_000 + k));
+  for (let k = 0; k < deletable.length; k += CHUNK) await insertChunked(ds, CommentEntity, deletable.slice(k, k + CHUNK) as CommentEntity[]);
   // Comments written around the API, as an import would: then each individual's kept newest comment (docs/operations.md).
   await db.transaction(sys, (tx) => refreshLastComments(tx.db, tx.ctx, ids));
   return {
@@ -143,5 +152,7 @@ export async function seedSite(ds: DataSource, opts: { name: string; size: numbe
     busyId,
     quietId,
     periodId: period.id,
+    orgId: org.id,
+    deletable: deletable.map((c) => c.id),
   };
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { INestApplication, RequestMethod } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/config.js';
@@ -7,7 +7,8 @@ import { WireCodec } from './common/http/codec.js';
 import { applyTrustProxy, registerBodyParsers, registerFallback } from './common/http/express-body.js';
 import { setupOpenApi } from './common/http/openapi.js';
 import { requestDeadline } from './common/http/request-deadline.js';
-import { installFrontDoor } from './common/http/front-door.js';
+import { installFrontDoor, type Middleware } from './common/http/front-door.js';
+import { RecordingExpressAdapter, RouteTable } from './common/http/route-table.js';
 import { applyServerTimeouts } from './common/http/server-lifecycle.js';
 import type { Server } from 'node:http';
 import { JsonLogger } from './common/logging/json-logger.js';
@@ -17,23 +18,26 @@ import { JsonLogger } from './common/logging/json-logger.js';
  * this one function, so tests exercise exactly what runs in production.
  */
 export async function createApp(config: AppConfig, logger: JsonLogger = new JsonLogger(config.logLevel)): Promise<INestApplication> {
-  const app = await NestFactory.create(AppModule.forRoot(config, logger), {
+  const adapter = new RecordingExpressAdapter();
+  const app = await NestFactory.create(AppModule.forRoot(config, logger), adapter, {
     bodyParser: false,
     logger,
     abortOnError: false,
   });
   // Shutdown tracking and the request log run first, in the server's front door (installed below);
-  // then Express: the deadline starts once the body is read.
+  // then the middleware — the deadline starts once the body is read — then the route.
   applyTrustProxy(app, config.trustProxy);
-  registerBodyParsers(app, app.get(WireCodec));
+  const parseBody = registerBodyParsers(app, app.get(WireCodec));
   const deadline = requestDeadline(config.requestTimeoutMs, app.get(WireCodec), logger);
   app.use(deadline);
-  // GET /metrics only: POST /v4/metrics (the Metric resource) keeps its prefix (route-index.ts).
-  app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready', { path: 'metrics', method: RequestMethod.GET }] });
+  const middleware = [parseBody, deadline] as Middleware[];
+  // The Prometheus scrape has a port of its own (METRICS_PORT, main.ts), so /v4/metrics is the Metric resource.
+  app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready'] });
   setupOpenApi(app, config);
   await app.init();
   registerFallback(app, app.get(WireCodec));
-  installFrontDoor(app, deadline);
+  adapter.table = new RouteTable(adapter.recorded);
+  installFrontDoor(app, config, adapter.table, middleware);
   applyServerTimeouts(app.getHttpServer() as Server, config.requestTimeoutMs);
   return app;
 }

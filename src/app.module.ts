@@ -6,6 +6,7 @@ import { CoreModule } from './core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { isDatabaseUnavailable } from './common/errors/db-errors.js';
 import { dataSourceOptions, initializeChecked, prepareMysqlDatabase } from './database/data-source.js';
+import { runMigrationsLocked } from './database/migration-lock.js';
 import { FEATURE_MODULES } from './feature-modules.js';
 
 @Module({})
@@ -17,16 +18,15 @@ export class AppModule {
         TypeOrmModule.forRootAsync({
           useFactory: async () => ({
             ...dataSourceOptions(config, await prepareMysqlDatabase(config)),
-            // Pending migrations run at start-up, each in its own transaction.
-            migrationsRun: true,
-            migrationsTransactionMode: 'each',
             retryAttempts: 3,
             retryDelay: 2000,
             // Only a database that cannot be reached may answer a second try; a failed migration
             // or a schema in the wrong charset stays as it is: say so once.
             toRetry: (err: unknown) => isDatabaseUnavailable(err),
           }),
-          dataSourceFactory: initializeChecked,
+          // Pending migrations run at start-up, each in its own transaction, under the cluster-wide
+          // migration lock: replicas starting together run each one once (docs/scaling.md).
+          dataSourceFactory: (options) => initializeChecked(options!, (ds) => runMigrationsLocked(ds, logger, { timeoutMs: config.migrationLockTimeoutMs })),
         }),
         CoreModule.forRoot(config, logger),
         AuthorizationModule,

@@ -7,15 +7,17 @@ import { ArchiveWriters } from './database/archive-writers.js';
 import { ByReference } from './database/by-reference.js';
 import { CallerResolver } from './common/auth/caller-resolver.js';
 import { AccountCallerResolver } from './modules/auth/caller.resolver.js';
+import { ApiTokenUses } from './modules/auth/api-token-uses.js';
+import { OidcVerifier } from './common/auth/oidc-verifier.js';
 import { AuthGuard, RequestAuthenticator } from './common/auth/auth.guard.js';
 import { CallerCache } from './database/caller-cache.js';
 import { LoginThrottle } from './common/auth/login-throttle.js';
 import { COUNTER_STORE, MemoryCounterStore, RedisCounterStore } from './common/auth/counter-store.js';
 import { TokenService } from './common/auth/token.service.js';
+import { InvalidationBus, RedisInvalidationTransport } from './common/invalidation/invalidation-bus.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { WireCodec } from './common/http/codec.js';
 import { WireInterceptor, WireWriter } from './common/http/wire.interceptor.js';
-import { HotRoutes } from './common/http/hot-route.js';
 import { IdempotencyInterceptor } from './database/idempotency.interceptor.js';
 import { RouteIndex } from './common/http/route-index.js';
 import { ServerLifecycle } from './common/http/server-lifecycle.js';
@@ -42,6 +44,11 @@ export class CoreModule {
         provide: COUNTER_STORE,
         useFactory: async () => (config.redisUrl ? new RedisCounterStore(config.redisUrl, config.redisPrefix, logger).connect() : new MemoryCounterStore()),
       },
+      {
+        // Cross-replica cache invalidation (docs/scaling.md): through Redis pub/sub when REDIS_URL is set.
+        provide: InvalidationBus,
+        useFactory: () => new InvalidationBus(config.redisUrl ? new RedisInvalidationTransport(config.redisUrl, config.redisPrefix, logger) : null).start(),
+      },
       TenantDb,
       ByReference,
       ArchiveWriters,
@@ -49,10 +56,11 @@ export class CoreModule {
       TokenService,
       LoginThrottle,
       CallerCache,
+      OidcVerifier,
+      ApiTokenUses,
       { provide: CallerResolver, useClass: AccountCallerResolver },
       RequestAuthenticator,
       WireWriter,
-      HotRoutes,
       RouteIndex,
       ServerLifecycle,
       RequestLogMiddleware,

@@ -1,3 +1,7 @@
+import { AuditModule } from './modules/audit/audit.module.js';
+import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
+import { ApiTokensModule } from './modules/api-tokens/api-tokens.module.js';
+import { IdentityProvidersModule } from './modules/identity-providers/identity-providers.module.js';
 import { AssessmentsModule } from './modules/assessments/assessments.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { BasicRolesModule } from './modules/basic-roles/basic-roles.module.js';
@@ -9,7 +13,6 @@ import { DialogsModule } from './modules/dialogs/dialogs.module.js';
 import { GoalsModule } from './modules/goals/goals.module.js';
 import { CommentsModule } from './modules/comments/comments.module.js';
 import { HealthModule } from './modules/health/health.module.js';
-import { MetricsModule } from './modules/metrics/metrics.module.js';
 import { ListItemsModule } from './modules/list-items/list-items.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
 import { IndividualsModule } from './modules/individuals/individuals.module.js';
@@ -27,7 +30,6 @@ export const FEATURE_MODULES = [
   AuthModule,
   SitesModule,
   HealthModule,
-  MetricsModule,
   PeriodsModule,
   PermissionsModule,
   SecurityGroupsModule,
@@ -47,4 +49,8 @@ export const FEATURE_MODULES = [
   BasicRolesModule,
   AssessmentsModule,
   DashboardsModule,
+  AuditModule,
+  WebhooksModule,
+  ApiTokensModule,
+  IdentityProvidersModule,
 ];

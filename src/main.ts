@@ -6,6 +6,8 @@ import { dirname, join, resolve } from 'node:path';
 import { type AppConfig, ConfigError, loadConfig } from './config/config.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { ServerLifecycle } from './common/http/server-lifecycle.js';
+import { HttpMetrics } from './common/logging/http-metrics.js';
+import { metricsPortOf, startMetricsServer } from './common/logging/metrics-server.js';
 import { BootstrapService } from './modules/auth/bootstrap.service.js';
 
 /** Once every request is answered, how long closing the database pool and Redis may take. */
@@ -28,6 +30,16 @@ async function main(): Promise<void> {
   await app.listen(config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  let metricsServer: Server | null = null;
+  if (config.metricsPort !== null) {
+    try {
+      metricsServer = await startMetricsServer(app.get(HttpMetrics), config.host, config.metricsPort);
+    } catch (e) {
+      process.stderr.write(`pms-api: ${e instanceof Error ? e.message : String(e)}\n`);
+      await app.close();
+      process.exit(2);
+    }
+  }
   const everywhere = config.host === '0.0.0.0' || config.host === '::';
   const url = `http://${everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const first = app.get(BootstrapService).firstStart;
@@ -38,9 +50,10 @@ async function main(): Promise<void> {
       ? ` First start: log in as "${first.userName}" with ADMIN_PASSWORD.`
       : '';
   logger.event(first?.generatedPassword ? 'warn' : 'info', 'Main', {
-    msg: `pms-api is listening on ${url}${everywhere ? ` (every interface, ${config.host})` : ''} — API ${url}/v4, Swagger UI ${url}/docs, OpenAPI ${url}/docs/openapi.json.${login}`,
+    msg: `pms-api is listening on ${url}${everywhere ? ` (every interface, ${config.host})` : ''} — API ${url}/v4, Swagger UI ${url}/docs, OpenAPI ${url}/docs/openapi.json${metricsServer ? `; Prometheus metrics on port ${metricsPortOf(metricsServer)} (/metrics)` : ''}.${login}`,
     host: config.host,
     port,
+    metricsPort: metricsServer ? metricsPortOf(metricsServer) : null,
     database:
       config.database.kind === 'sqlite'
         ? `sqlite:${config.database.file}`
@@ -65,7 +78,9 @@ async function main(): Promise<void> {
       logger.event('warn', 'Main', { msg: `requests still open after ${config.shutdownGraceMs} ms; exiting anyway`, inFlight: lifecycle.inFlightCount });
       process.exit(1);
     }, config.shutdownGraceMs).unref();
+    // The scrape stays up while requests drain, so the last figures can still be collected.
     void lifecycle.drain(server).then(async () => {
+      metricsServer?.close();
       logger.event('info', 'Main', { msg: 'every request answered; closing', ms: Date.now() - started });
       const cleanup = app.close().catch((err: unknown) => logger.error(err instanceof Error ? err : String(err), 'Main'));
       const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), CLEANUP_MS).unref());

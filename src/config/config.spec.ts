@@ -18,7 +18,7 @@ describe('loadConfig', () => {
       jwtSecretSource: 'env',
       idempotencyTtlSeconds: 86400,
       idempotencySweepSeconds: 600,
-      hotReads: true,
+      routeTable: true,
       recordMemo: 5000,
       demoPassword: 'demo-password',
     });
@@ -49,7 +49,7 @@ describe('loadConfig', () => {
     [{ DEMO_PASSWORD: 'short' }, 'DEMO_PASSWORD'],
     [{ RECORD_MEMO: '-1' }, 'RECORD_MEMO'],
     [{ RECORD_MEMO: 'lots' }, 'RECORD_MEMO'],
-    [{ HOT_READS: 'maybe' }, 'HOT_READS'],
+    [{ ROUTE_TABLE: 'maybe' }, 'ROUTE_TABLE'],
     [{ LIST_TOTAL_CACHE_MS: '-5' }, 'LIST_TOTAL_CACHE_MS'],
     [{ LIST_TOTAL_CACHE_MS: '60001' }, 'LIST_TOTAL_CACHE_MS'],
   ])('refuses %j with a ConfigError naming %s', (env, variable) => {
@@ -70,13 +70,23 @@ describe('loadConfig', () => {
     expect(sut.requestTimeoutMs).toBeLessThan(30000);
   });
 
-  it('reads RECORD_MEMO=0 as keeping no answers, and HOT_READS=off', () => {
-    expect(loadConfig({ JWT_SECRET: SECRET, RECORD_MEMO: '0', HOT_READS: 'off' })).toMatchObject({ recordMemo: 0, hotReads: false });
+  it('reads RECORD_MEMO=0 as keeping no answers, and ROUTE_TABLE=off', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, RECORD_MEMO: '0', ROUTE_TABLE: 'off' })).toMatchObject({ recordMemo: 0, routeTable: false });
   });
 
   it('reuses list totals for 2 s unless LIST_TOTAL_CACHE_MS says otherwise (0: count every page)', () => {
     expect(loadConfig({ JWT_SECRET: SECRET })).toMatchObject({ listTotalCacheMs: 2000 });
     expect(loadConfig({ JWT_SECRET: SECRET, LIST_TOTAL_CACHE_MS: '0' })).toMatchObject({ listTotalCacheMs: 0 });
+  });
+
+  it('serves the Prometheus scrape on METRICS_PORT 9464 unless set; off serves none; never the API port', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET }).metricsPort).toBe(9464);
+    expect(loadConfig({ JWT_SECRET: SECRET, METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+    expect(loadConfig({ JWT_SECRET: SECRET, METRICS_PORT: '0' }).metricsPort).toBe(0);
+    expect(loadConfig({ JWT_SECRET: SECRET, METRICS_PORT: 'Off' }).metricsPort).toBeNull();
+    expect(() => loadConfig({ JWT_SECRET: SECRET, METRICS_PORT: 'nine' })).toThrow('METRICS_PORT: must be a whole number');
+    expect(() => loadConfig({ JWT_SECRET: SECRET, METRICS_PORT: '70000' })).toThrow('METRICS_PORT: must be between 0 and 65535');
+    expect(() => loadConfig({ JWT_SECRET: SECRET, PORT: '8080', METRICS_PORT: '8080' })).toThrow('METRICS_PORT: must differ from PORT (8080)');
   });
 
   it('listens on 127.0.0.1 unless HOST names an address, and refuses a host name', () => {

@@ -19,6 +19,12 @@ export interface AppConfig {
   port: number;
   /** The address to listen on (HOST): 127.0.0.1 unless set; the container image sets 0.0.0.0. */
   host: string;
+  /**
+   * METRICS_PORT (9464): the port of the Prometheus scrape (`GET /metrics`), apart from the API so
+   * it is never public by accident and `/v4/metrics` stays the Metric resource; `off` serves none,
+   * 0 an ephemeral port (docs/operations.md, "Metrics"). Listens on HOST.
+   */
+  metricsPort: number | null;
   nodeEnv: string;
   database: DatabaseConfig;
   databaseUrl: string;
@@ -35,6 +41,17 @@ export interface AppConfig {
   redisPrefix: string;
   /** Milliseconds a MySQL statement may run: the server stops it, the request answers 503. */
   dbQueryTimeoutMs: number;
+  /**
+   * DB_SYNC_WAIT (1): MariaDB's `wsrep_sync_wait` set on every connection, so on a Galera cluster
+   * a read sees every transaction committed on any node before it (docs/scaling.md); 0 leaves the
+   * server's default. No effect without Galera.
+   */
+  dbSyncWait: number;
+  /**
+   * MIGRATION_LOCK_TIMEOUT_MS (300000): how long a start waits for migrations another process is
+   * running (the migration Job, another replica) before it stops with a clear line (docs/scaling.md).
+   */
+  migrationLockTimeoutMs: number;
   /** Milliseconds a request may wait for a MySQL pool connection before it answers 503. */
   dbAcquireTimeoutMs: number;
   /** Milliseconds after which a request still unanswered is answered 503 (docs/operations.md). */
@@ -47,14 +64,29 @@ export interface AppConfig {
   idempotencyTtlSeconds: number;
   /** How often expired Idempotency-Keys are deleted, in seconds. */
   idempotencySweepSeconds: number;
+  /** AUDIT_RETENTION_DAYS (365): audit entries older than this are pruned (docs/audit.md, "Retention"). */
+  auditRetentionDays: number;
+  /** AUDIT_PRUNE_SECONDS (3600): how often the retention sweep runs. */
+  auditPruneSeconds: number;
+  /** The webhook delivery settings (docs/events.md). */
+  webhooks: WebhookConfig;
   /** Milliseconds a resolved caller (account, individual, site) is reused for the same token claims; 0 = never. */
   callerCacheMs: number;
+  /** Bound on one fetch of an identity provider's discovery document or JWKS (docs/identity.md). */
+  oidcFetchTimeoutMs: number;
+  /** How long a fetched JWKS is used before it is fetched again (an unknown `kid` refetches sooner). */
+  oidcJwksCacheMs: number;
+  /** Clock skew tolerated on an identity provider's `exp`, `nbf` and `iat`. */
+  oidcClockSkewSeconds: number;
+  /** An API token's last use is written at most this often per token (docs/identity.md). */
+  apiTokenLastUseSeconds: number;
   /**
-   * HOT_READS (on by default): the hottest reads are answered below Nest's route pipeline by the
-   * same guard, service and writer code (docs/performance.md "Hot reads"); `off` sends them
-   * through the ordinary route like every other request.
+   * ROUTE_TABLE (on by default): the front door finds each request's route in a radix tree of the
+   * controllers' routes and runs the handler Nest built for it (docs/architecture.md, "How a
+   * request runs"); `off` leaves the finding to Express's router, which walks every route. The
+   * answers are the same either way.
    */
-  hotReads: boolean;
+  routeTable: boolean;
   /**
    * RECORD_MEMO (5000): how many records of each memoized kind keep their built answer and its
    * rendered texts, reused while a read brings back the very same row (docs/performance.md,
@@ -182,6 +214,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const host = (env.HOST ?? '').trim() || '127.0.0.1';
   if (host !== 'localhost' && !isIP(host))
     throw new ConfigError('HOST', `must be an IP address (0.0.0.0 or :: for every interface) or localhost, got "${host}"`);
+  const metricsRaw = (env.METRICS_PORT ?? '').trim().toLowerCase();
+  const metricsPort = metricsRaw === 'off' ? null : intVar(env, 'METRICS_PORT', 9464, 0, 65535);
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${port})`);
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/pms.sqlite';
   const database = parseDatabaseUrl(databaseUrl);
 
@@ -222,14 +257,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (dbQueryTimeoutMs > requestTimeoutMs) {
     throw new ConfigError('DB_QUERY_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${dbQueryTimeoutMs}`);
   }
-  const hotReadsRaw = (env.HOT_READS ?? '').trim().toLowerCase();
-  if (!['', 'on', 'off'].includes(hotReadsRaw)) throw new ConfigError('HOT_READS', `must be on or off, got "${env.HOT_READS}"`);
+  const routeTableRaw = (env.ROUTE_TABLE ?? '').trim().toLowerCase();
+  if (!['', 'on', 'off'].includes(routeTableRaw)) throw new ConfigError('ROUTE_TABLE', `must be on or off, got "${env.ROUTE_TABLE}"`);
   const demoPassword = env.DEMO_PASSWORD || 'demo-password';
   if (demoPassword.length < 8) throw new ConfigError('DEMO_PASSWORD', 'must be at least 8 characters long');
 
   return {
     port,
     host,
+    metricsPort,
     nodeEnv,
     database,
     databaseUrl,
@@ -243,17 +279,70 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisPrefix: env.REDIS_PREFIX || 'pms:',
     dbQueryTimeoutMs,
     dbAcquireTimeoutMs,
+    migrationLockTimeoutMs: intVar(env, 'MIGRATION_LOCK_TIMEOUT_MS', 300_000, 1000, 3_600_000),
+    dbSyncWait: intVar(env, 'DB_SYNC_WAIT', DEFAULT_DB_SYNC_WAIT, 0, 15),
     requestTimeoutMs,
     shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 20000, 1000, 600000),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     idempotencyTtlSeconds: intVar(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
     idempotencySweepSeconds: intVar(env, 'IDEMPOTENCY_SWEEP_SECONDS', 600, 1, 24 * 3600),
     callerCacheMs: intVar(env, 'CALLER_CACHE_MS', 5000, 0, 60000),
-    hotReads: hotReadsRaw !== 'off',
+    routeTable: routeTableRaw !== 'off',
+    auditRetentionDays: intVar(env, 'AUDIT_RETENTION_DAYS', 365, 1, 100 * 365),
+    auditPruneSeconds: intVar(env, 'AUDIT_PRUNE_SECONDS', 3600, 1, 7 * 24 * 3600),
+    webhooks: webhookConfig(env),
+    oidcFetchTimeoutMs: intVar(env, 'OIDC_FETCH_TIMEOUT_MS', 3000, 100, 30_000),
+    oidcJwksCacheMs: intVar(env, 'OIDC_JWKS_CACHE_MS', 600_000, 1000, 24 * 3600_000),
+    oidcClockSkewSeconds: intVar(env, 'OIDC_CLOCK_SKEW_SECONDS', 60, 0, 300),
+    apiTokenLastUseSeconds: intVar(env, 'API_TOKEN_LAST_USE_SECONDS', 60, 1, 3600),
     recordMemo: intVar(env, 'RECORD_MEMO', DEFAULT_RECORD_MEMO, 0, 1_000_000),
     listTotalCacheMs: intVar(env, 'LIST_TOTAL_CACHE_MS', DEFAULT_LIST_TOTAL_CACHE_MS, 0, 60_000),
     logLevel,
     demoPassword,
+  };
+}
+
+/** MariaDB `wsrep_sync_wait` when DB_SYNC_WAIT is not set: reads wait for the cluster's earlier commits. */
+export const DEFAULT_DB_SYNC_WAIT = 1;
+
+/** How webhooks are delivered (docs/events.md, "Retries" and "Where deliveries may go"). */
+export interface WebhookConfig {
+  /** WEBHOOK_ALLOW_PRIVATE (false): allow targets on loopback, private, link-local and metadata addresses. */
+  allowPrivate: boolean;
+  /** WEBHOOK_RETRY_BASE_MS (30000): the delay after the first failure; each further failure doubles it (with ±25 % jitter). */
+  retryBaseMs: number;
+  /** WEBHOOK_RETRY_MAX_MS (3600000): the longest delay between two attempts. */
+  retryMaxMs: number;
+  /** WEBHOOK_RETRY_WINDOW_MS (86400000, 24 h): an event still failing this long after its first failure disables the endpoint. */
+  retryWindowMs: number;
+  /** WEBHOOK_TIMEOUT_MS (10000): how long a receiver has to answer. */
+  timeoutMs: number;
+  /** WEBHOOK_POLL_MS (1000): how often a replica looks for events written by other replicas (its own wake it at once). */
+  pollMs: number;
+  /** WEBHOOK_SECRET_OVERLAP_HOURS (24): after a rotation, the old secret signs too for this long. */
+  secretOverlapHours: number;
+  /** WEBHOOKS (on): off stops this replica from delivering (another replica still may). */
+  deliver: boolean;
+}
+
+function boolVar(env: Env, name: string, def: boolean): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return def;
+  if (['true', '1', 'on', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'off', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
+}
+
+function webhookConfig(env: Env): WebhookConfig {
+  return {
+    allowPrivate: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    retryBaseMs: intVar(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1, 24 * 3600_000),
+    retryMaxMs: intVar(env, 'WEBHOOK_RETRY_MAX_MS', 3600_000, 1, 24 * 3600_000),
+    retryWindowMs: intVar(env, 'WEBHOOK_RETRY_WINDOW_MS', 24 * 3600_000, 1, 30 * 24 * 3600_000),
+    timeoutMs: intVar(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    pollMs: intVar(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
+    secretOverlapHours: intVar(env, 'WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 30 * 24),
+    deliver: boolVar(env, 'WEBHOOKS', true),
   };
 }
 

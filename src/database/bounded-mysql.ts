@@ -16,6 +16,11 @@ import mysql2 from 'mysql2';
  * - **No reuse after a client-side timeout.** When mysql2's own query timeout fires (the server
  *   did not answer even its own limit), the connection's state is unknown and later commands
  *   would queue behind the lost one: it is destroyed instead of going back to the pool.
+ * - **Read-your-writes on Galera.** On MariaDB every connection also sets `wsrep_sync_wait`
+ *   (DB_SYNC_WAIT, 1 by default): on a Galera node a read first waits until the node has applied
+ *   every transaction the cluster committed before it, so a request (or the next one) reads what
+ *   it just wrote through another node, and a replica told of a change by the InvalidationBus
+ *   reads the new row. Without Galera the setting has no effect (docs/scaling.md).
  * - The pool's "Queue limit reached." error gets a code (`POOL_QUEUE_LIMIT`), so it is recognised
  *   as unavailability like the others (db-errors.ts).
  */
@@ -23,6 +28,8 @@ export interface BoundedMysqlOptions {
   flavor: 'mysql' | 'mariadb';
   acquireTimeoutMs: number;
   statementTimeoutMs: number;
+  /** MariaDB's `wsrep_sync_wait` for every session (0 leaves the server's default). */
+  syncWait?: number;
 }
 
 type Callback = (err: Error | null, conn?: PoolConnectionLike) => void;
@@ -48,13 +55,23 @@ export class PoolAcquireTimeoutError extends Error {
   }
 }
 
-/** The session statements that make the server stop a statement at the limit. */
-export function statementLimitSql(flavor: 'mysql' | 'mariadb', statementTimeoutMs: number): string {
-  if (flavor === 'mariadb') return `SET SESSION max_statement_time = ${(statementTimeoutMs / 1000).toFixed(3)}`;
+/**
+ * The session settings of every new connection, in one statement: the server stops a statement
+ * at the limit, and transactions read committed data (READ COMMITTED, docs/architecture.md "How
+ * a write runs") — set once here instead of before every transaction.
+ */
+export function statementLimitSql(flavor: 'mysql' | 'mariadb', statementTimeoutMs: number, syncWait = 0): string {
+  if (flavor === 'mariadb') {
+    const causal = syncWait > 0 ? `, SESSION wsrep_sync_wait = ${Math.trunc(syncWait)}` : '';
+    return `SET SESSION max_statement_time = ${(statementTimeoutMs / 1000).toFixed(3)}, SESSION tx_isolation = 'READ-COMMITTED'${causal}`;
+  }
   // MySQL's max_execution_time covers read-only SELECTs only; writes are mostly slow because they
   // wait for locks, which the two lock-wait limits bound (whole seconds, at least 1).
   const seconds = Math.max(1, Math.ceil(statementTimeoutMs / 1000));
-  return `SET SESSION max_execution_time = ${Math.round(statementTimeoutMs)}, SESSION innodb_lock_wait_timeout = ${seconds}, SESSION lock_wait_timeout = ${seconds}`;
+  return (
+    `SET SESSION max_execution_time = ${Math.round(statementTimeoutMs)}, SESSION innodb_lock_wait_timeout = ${seconds}, SESSION lock_wait_timeout = ${seconds}, ` +
+    `SESSION transaction_isolation = 'READ-COMMITTED'`
+  );
 }
 
 function boundGetConnection(pool: PoolLike, acquireTimeoutMs: number): void {
@@ -102,7 +119,7 @@ function prepareConnection(conn: PoolConnectionLike, setup: string): void {
 
 /** Applies the bounds described above to a mysql2 pool (exported for tests). */
 export function boundPool<P extends PoolLike>(pool: P, options: BoundedMysqlOptions): P {
-  const setup = statementLimitSql(options.flavor, options.statementTimeoutMs);
+  const setup = statementLimitSql(options.flavor, options.statementTimeoutMs, options.syncWait);
   pool.on('connection', (conn) => prepareConnection(conn, setup));
   boundGetConnection(pool, options.acquireTimeoutMs);
   return pool;

@@ -56,3 +56,26 @@ describe('CallerCache.reportsOf (a manager’s reports, kept like the caller)', 
     expect(loads).toBe(2);
   });
 });
+
+describe('CallerCache across replicas (InvalidationBus)', () => {
+  it('drops what it keeps when another replica invalidates, and tells the others when it does', async () => {
+    const { InvalidationBus } = await import('../common/invalidation/invalidation-bus.js');
+    let deliver: (b: readonly { t: string; k?: string }[]) => void = () => undefined;
+    const sent: unknown[] = [];
+    const bus = await new InvalidationBus({
+      send: (b) => sent.push(b),
+      start: async (receive) => void (deliver = receive),
+      close: async () => undefined,
+    }).start();
+    const sut = new CallerCache({ callerCacheMs: 5000 } as AppConfig, { subscribers: [] } as unknown as DataSource, bus);
+    let loads = 0;
+    const load = () => Promise.resolve((loads++, ids(1)));
+    await sut.reportsOf('site', 'boss', load);
+    deliver([{ t: 'callers' }]);
+    await sut.reportsOf('site', 'boss', load);
+    expect(loads).toBe(2);
+    sut.invalidate();
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([[{ t: 'callers' }]]);
+  });
+});

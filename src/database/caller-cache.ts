@@ -1,12 +1,28 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import type { DataSource, EntityMetadata, EntitySubscriberInterface, QueryRunner, TransactionCommitEvent } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
 import type { Caller } from '../common/context/request-context.js';
+import { InvalidationBus } from '../common/invalidation/invalidation-bus.js';
 
-/** The tables a Caller is read from (its Permission records included): a write to any of them may change someone's rights. */
-const CALLER_TABLES = new Set(['users', 'individuals', 'sites', 'permissions', 'security_groups', 'security_group_members']);
+/** The InvalidationBus topic of callers: published by `invalidate()`, applied by every replica. */
+export const CALLERS_TOPIC = 'callers';
+
+/**
+ * The tables a Caller is read from (its Permission records, API tokens and identity provider
+ * configurations included): a write to any of them may change someone's rights or end a credential.
+ */
+const CALLER_TABLES = new Set([
+  'users',
+  'individuals',
+  'sites',
+  'permissions',
+  'security_groups',
+  'security_group_members',
+  'api_tokens',
+  'identity_providers',
+]);
 const DIRTY = '__pmsCallerTablesWritten';
 const MAX_ENTRIES = 10_000;
 /** A manager with more people below them than this is not kept (their reads join the chain instead). */
@@ -21,8 +37,10 @@ const MAX_KEPT_REPORT_IDS = 200_000;
  *
  * Writes through this process's data layer to `users`, `individuals` or `sites` (a deletion, a
  * demotion, a site's PM switch…) empty the cache at once, and again when their transaction
- * commits, so on the instance that made the change it applies to the very next request. Other
- * instances behind the same load balancer see it within CALLER_CACHE_MS.
+ * commits, so on the instance that made the change it applies to the very next request. Every
+ * invalidation goes through the InvalidationBus: with REDIS_URL set, the other replicas drop
+ * theirs within milliseconds of the commit (docs/scaling.md, "Cross-replica freshness"); without
+ * it, or while Redis is away, they see the change within CALLER_CACHE_MS.
  *
  * The same holds for the second thing it keeps: who reports to an individual, at any depth
  * (`reportsOf`), which decides a manager's rights over those records (Individual.CanUpdate) on
@@ -36,7 +54,11 @@ export class CallerCache implements EntitySubscriberInterface {
   /** Bumped by every invalidation: a caller read before it is not stored after it. */
   private generation = 0;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectDataSource() dataSource: DataSource) {
+  private readonly bus: InvalidationBus;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectDataSource() dataSource: DataSource, @Optional() bus?: InvalidationBus) {
+    this.bus = bus ?? new InvalidationBus();
+    this.bus.on(CALLERS_TOPIC, () => this.clear());
     this.entries = config.callerCacheMs > 0 ? new LRUCache<string, Caller>({ max: MAX_ENTRIES, ttl: config.callerCacheMs }) : null;
     this.reports =
       config.callerCacheMs > 0
@@ -81,7 +103,16 @@ export class CallerCache implements EntitySubscriberInterface {
     return kept === 'many' ? null : kept;
   }
 
+  /**
+   * Drops every kept caller and chain, here at once and on every other replica (InvalidationBus).
+   * Anything that changes who a caller is or what they may do calls it after its commit (writes
+   * through the data layer to the CALLER_TABLES do so by themselves).
+   */
   invalidate(): void {
+    this.bus.publish(CALLERS_TOPIC);
+  }
+
+  private clear(): void {
     this.generation++;
     this.entries?.clear();
     this.reports?.clear();

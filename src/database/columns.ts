@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, ForeignKey, type ObjectType, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * Column helpers so every entity maps types the same way on SQLite and MySQL/MariaDB:
@@ -18,8 +18,8 @@ export const StrCol = (name: string, length: number, opts: { nullable?: boolean 
 
 export const TextCol = (name: string, opts: { nullable?: boolean } = {}) => Column({ type: 'text', name, nullable: opts.nullable ?? true });
 
-export const IntCol = (name: string, opts: { nullable?: boolean; default?: number } = {}) =>
-  Column({ type: 'integer', name, nullable: opts.nullable ?? false, default: opts.default });
+export const IntCol = (name: string, opts: { nullable?: boolean; default?: number; select?: boolean } = {}) =>
+  Column({ type: 'integer', name, nullable: opts.nullable ?? false, default: opts.default, select: opts.select });
 
 export const DecimalCol = (name: string, opts: { nullable?: boolean } = {}) =>
   Column({
@@ -30,6 +30,25 @@ export const DecimalCol = (name: string, opts: { nullable?: boolean } = {}) =>
     nullable: opts.nullable ?? true,
     transformer: { to: (v: number | null) => v, from: (v: string | number | null) => (v === null || v === undefined ? null : Number(v)) },
   });
+
+/**
+ * A column holding the id of another table's row, with its foreign key: RESTRICT both ways, so the
+ * referenced row cannot be deleted or re-keyed while a row points at it. `@GuidRef(() => DialogEntity,
+ * 'fk_tasks_dialog', 'dialog_id')` stands for `@ForeignKey(…)` over `@GuidCol('dialog_id')`.
+ */
+export const GuidRef = <T>(target: () => ObjectType<T>, fk: string, name: string): PropertyDecorator => references(GuidCol(name), target, fk);
+
+/** The same for an integer id (a period). */
+export const IntRef = <T>(target: () => ObjectType<T>, fk: string, name: string): PropertyDecorator => references(IntCol(name), target, fk);
+
+function references<T>(column: PropertyDecorator, target: () => ObjectType<T>, fk: string): PropertyDecorator {
+  const key = ForeignKey(target, { name: fk, onDelete: 'RESTRICT', onUpdate: 'RESTRICT' });
+  // In the order the stacked decorators applied: the column, then its key.
+  return (prototype, property) => {
+    column(prototype, property);
+    key(prototype, property);
+  };
+}
 
 /** The row version (docs/architecture.md): set to 1 on insert, bumped by every UPDATE statement. */
 export const VersionCol = () => Column({ type: 'integer', name: 'version', nullable: false, default: 1 });

@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import type { AppConfig } from '../config/config.js';
+import { DEFAULT_DB_SYNC_WAIT, type AppConfig } from '../config/config.js';
 import { boundedMysql2 } from './bounded-mysql.js';
 import { assertUtf8mb4 } from './charset-check.js';
 import { entitiesFor, MIGRATIONS } from './registry.js';
 
-type DbTimeouts = Pick<AppConfig, 'database' | 'dbQueryTimeoutMs' | 'dbAcquireTimeoutMs'>;
+type DbTimeouts = Pick<AppConfig, 'database' | 'dbQueryTimeoutMs' | 'dbAcquireTimeoutMs'> & Partial<Pick<AppConfig, 'dbSyncWait'>>;
 
 /** How much longer than the server's statement limit the client waits before it gives up itself. */
 const CLIENT_TIMEOUT_MARGIN_MS = 1000;
@@ -51,7 +51,12 @@ export function dataSourceOptions(config: DbTimeouts, flavor: 'mysql' | 'mariadb
     database: db.database,
     timezone: 'Z',
     charset: 'utf8mb4_unicode_ci',
-    driver: boundedMysql2({ flavor, acquireTimeoutMs: config.dbAcquireTimeoutMs, statementTimeoutMs: config.dbQueryTimeoutMs }),
+    driver: boundedMysql2({
+      flavor,
+      acquireTimeoutMs: config.dbAcquireTimeoutMs,
+      statementTimeoutMs: config.dbQueryTimeoutMs,
+      syncWait: config.dbSyncWait ?? DEFAULT_DB_SYNC_WAIT,
+    }),
     connectTimeout: Math.min(10000, config.dbAcquireTimeoutMs),
     enableQueryTimeout: true,
     maxQueryExecutionTime: config.dbQueryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
@@ -134,13 +139,14 @@ export async function createDataSource(config: DbTimeouts): Promise<DataSource> 
 }
 
 /**
- * Connects (running pending migrations when the options say so), then checks the schema they
- * leave: on MySQL/MariaDB every text column utf8mb4 (charset-check.ts). A failed check closes the
- * connection again and stops the start with its one line.
+ * Connects, runs `migrate` (the pending migrations under the cluster-wide lock: migration-lock.ts),
+ * then checks the schema they leave: on MySQL/MariaDB every text column utf8mb4
+ * (charset-check.ts). A failure closes the connection again and stops the start with its one line.
  */
-export async function initializeChecked(options?: DataSourceOptions): Promise<DataSource> {
-  const ds = await new DataSource(options!).initialize();
+export async function initializeChecked(options: DataSourceOptions, migrate?: (ds: DataSource) => Promise<unknown>): Promise<DataSource> {
+  const ds = await new DataSource(options).initialize();
   try {
+    await migrate?.(ds);
     await assertUtf8mb4(ds);
   } catch (e) {
     await ds.destroy();

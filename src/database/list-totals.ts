@@ -1,12 +1,18 @@
+import { InvalidationBus } from '../common/invalidation/invalidation-bus.js';
+
+/** The InvalidationBus topic of list totals; the key is the site id. */
+export const LIST_TOTALS_TOPIC = 'list-totals';
+
 /**
  * The totals of lists (`X-Total-Count`), each reused for a short time (docs/performance.md, "List
  * totals"). Counting a site's individuals reads every entry of an index: on 10,000 individuals it
  * cost a page of 500 a third of its database time. A total counted less than `ttlMs()` ago is
  * answered again, unless this process committed a write in that site since the count began: every
  * transaction of TenantDb moves its site's generation on commit (`written`), and a total counted
- * in an older generation is counted again. So a client sees the totals of its own writes at once;
- * writes made through another instance, or straight in SQL, show within `ttlMs()` (0 counts every
- * time).
+ * in an older generation is counted again. So a client sees the totals of its own writes at once.
+ * The generation moves through the InvalidationBus: with REDIS_URL set, writes made through
+ * another replica reach this one's totals within milliseconds (docs/scaling.md); without it, and
+ * for writes made straight in SQL, they show within `ttlMs()` (0 counts every time).
  *
  * Bounded: at most MAX_TOTALS totals and MAX_SITES site generations; the oldest leave first.
  */
@@ -22,10 +28,22 @@ export class ListTotals {
   constructor(
     private readonly ttlMs: () => number,
     private readonly now: () => number = Date.now,
-  ) {}
+    private readonly bus: InvalidationBus = new InvalidationBus(),
+  ) {
+    bus.on(LIST_TOTALS_TOPIC, (siteId) => (siteId === undefined ? this.forgetAll() : this.moveOn(siteId)));
+  }
 
-  /** A transaction of `siteId` committed: its totals counted before now are not reused. */
+  /** A transaction of `siteId` committed: its totals counted before now are not reused, here or on any replica. */
   written(siteId: string): void {
+    this.bus.publish(LIST_TOTALS_TOPIC, siteId);
+  }
+
+  /** Every total counted before now is stale (invalidations may have been missed). */
+  private forgetAll(): void {
+    this.totals.clear();
+  }
+
+  private moveOn(siteId: string): void {
     this.generations.delete(siteId);
     this.generations.set(siteId, this.nextGeneration++);
     if (this.generations.size > MAX_SITES) {

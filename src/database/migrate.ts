@@ -2,11 +2,13 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { createDataSource } from './data-source.js';
+import { runMigrationsLocked } from './migration-lock.js';
 
 /**
  * Runs pending migrations and exits: the Kubernetes migration Job and `npm run migrate`. The
- * service also runs them at start-up; running them first as a Job keeps a slow migration out of
- * the pods' readiness window.
+ * service also runs them at start-up, under the same cluster-wide lock (migration-lock.ts), so a
+ * replica starting while the Job runs waits for it and finds nothing left to do; running them
+ * first as a Job keeps a slow migration out of the pods' readiness window.
  */
 async function migrate(): Promise<void> {
   let config;
@@ -23,11 +25,7 @@ async function migrate(): Promise<void> {
   const ds = await createDataSource(config);
   await ds.initialize();
   try {
-    const applied = await ds.runMigrations({ transaction: 'each' });
-    logger.event('info', 'Migrate', {
-      msg: applied.length ? `applied ${applied.length} migration(s)` : 'schema is up to date',
-      applied: applied.map((m) => m.name),
-    });
+    await runMigrationsLocked(ds, logger, { timeoutMs: config.migrationLockTimeoutMs });
   } finally {
     await ds.destroy();
   }

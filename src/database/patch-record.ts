@@ -31,3 +31,22 @@ export function patchRecord<D extends object, R>(db: TenantDb, ctx: RequestConte
   const body = patchBody(patch);
   return db.transaction(ctx, async () => plan.update(await mergedInput(await plan.current(), body, plan.input, { replaces: plan.replaces })));
 }
+
+/**
+ * The PATCH of a resource whose PUT takes its declared update input: the record `repo` locks by
+ * `id`, answered as the resource answers it (or as `show` answers it, where the service adds what
+ * the row lacks), is the current state (see `patchRecord`). The scoped repository joins the
+ * transaction when it is called, inside it.
+ */
+export function patchResource<E, D extends object, R>(
+  db: TenantDb,
+  ctx: RequestContext,
+  patch: unknown,
+  resource: { toWire(row: E): object; readonly Update: Type<D> },
+  repo: { lock(id: string | number): Promise<E> },
+  id: string | number,
+  update: (dto: D) => Promise<R>,
+  show: (row: E) => object | Promise<object> = (row) => resource.toWire(row),
+): Promise<R> {
+  return patchRecord(db, ctx, patch, { current: async () => show(await repo.lock(id)), input: resource.Update, update });
+}

@@ -25,6 +25,11 @@ import { ArchiveEntity } from './entities/archive.entity.js';
 import { PermissionEntity } from './entities/permission.entity.js';
 import { SecurityGroupEntity, SecurityGroupMemberEntity } from './entities/security-group.entity.js';
 import { DashboardSettingsEntity } from './entities/dashboard-settings.entity.js';
+import { WebhookEntity } from './entities/webhook.entity.js';
+import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from './entities/webhook-delivery.entity.js';
+import { HistoryEvents1732000001900 } from './migrations/1732000001900-history-events.js';
+import { ApiTokenEntity } from './entities/api-token.entity.js';
+import { IdentityProviderEntity } from './entities/identity-provider.entity.js';
 import { Foundation1732000000000 } from './migrations/1732000000000-foundation.js';
 import { Comments1732000000100 } from './migrations/1732000000100-comments.js';
 import { ListItemsProjects1732000000400 } from './migrations/1732000000400-list-items-projects.js';
@@ -40,6 +45,8 @@ import { IndividualsCountIndex1732000001400 } from './migrations/1732000001400-i
 import { IndividualsLastComment1732000001500 } from './migrations/1732000001500-individuals-last-comment.js';
 import { Utf8mb4UserNameKeys1732000001600 } from './migrations/1732000001600-utf8mb4-user-name-keys.js';
 import { TokenGeneration1732000001700 } from './migrations/1732000001700-token-generation.js';
+import { SiteLockSeq1732000001800 } from './migrations/1732000001800-site-lock-seq.js';
+import { EnterpriseIdentity1732000002000 } from './migrations/1732000002000-enterprise-identity.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under jest,
@@ -73,14 +80,17 @@ export const ENTITIES = [
   SecurityGroupMemberEntity,
   PermissionEntity,
   DashboardSettingsEntity,
+  WebhookEntity,
+  ApiTokenEntity,
+  IdentityProviderEntity,
 ];
 
 /**
- * The entities of a dialect: ENTITIES plus the idempotency-key table, whose answer column is
- * `text` on SQLite and `longtext` on MySQL/MariaDB (see idempotency-key.entity.ts).
+ * The entities of a dialect: ENTITIES plus the idempotency-key and webhook-delivery tables, whose
+ * long column is `text` on SQLite and `longtext` on MySQL/MariaDB (see idempotency-key.entity.ts).
  */
 export function entitiesFor(sqlite: boolean): Function[] {
-  return [...ENTITIES, sqlite ? IdempotencyKeyEntity : IdempotencyKeyMysqlEntity];
+  return [...ENTITIES, sqlite ? IdempotencyKeyEntity : IdempotencyKeyMysqlEntity, sqlite ? WebhookDeliveryEntity : WebhookDeliveryMysqlEntity];
 }
 
 export const MIGRATIONS = [
@@ -99,4 +109,7 @@ export const MIGRATIONS = [
   IndividualsLastComment1732000001500,
   Utf8mb4UserNameKeys1732000001600,
   TokenGeneration1732000001700,
+  SiteLockSeq1732000001800,
+  HistoryEvents1732000001900,
+  EnterpriseIdentity1732000002000,
 ];

@@ -8,19 +8,42 @@ const deadlock = () => Object.assign(new Error('Deadlock found when trying to ge
 
 function fakeDataSource(type: 'mysql' | 'better-sqlite3', failures: unknown[] = []) {
   const managers: EntityManager[] = [];
+  /** One pooled connection, as the pool hands it out again and again. */
+  const connection = { id: 'conn-1' };
+  const statements: string[] = [];
+  const transaction = jest.fn((m: EntityManager) => m);
   const ds = {
     options: { type },
     manager: { name: 'pool' } as unknown as EntityManager,
-    transaction: jest.fn(async (_isolation: string, fn: (m: EntityManager) => Promise<unknown>) => {
-      const m = { name: `tx${managers.length}` } as unknown as EntityManager;
-      managers.push(m);
-      const failure = failures.shift();
-      const result = await fn(m);
-      if (failure) throw failure; // fails at commit, after the callback ran
-      return result;
-    }),
+    createQueryRunner: () => {
+      const manager = { name: `tx${managers.length}` } as unknown as EntityManager;
+      managers.push(manager);
+      const runner = {
+        manager,
+        isTransactionActive: false,
+        connect: async () => connection,
+        query: async (sql: string) => void statements.push(sql),
+        startTransaction: async () => {
+          transaction(manager);
+          runner.isTransactionActive = true;
+          statements.push('START TRANSACTION');
+        },
+        commitTransaction: async () => {
+          const failure = failures.shift();
+          if (failure) throw failure; // fails at commit, after the callback ran
+          runner.isTransactionActive = false;
+          statements.push('COMMIT');
+        },
+        rollbackTransaction: async () => {
+          runner.isTransactionActive = false;
+          statements.push('ROLLBACK');
+        },
+        release: async () => undefined,
+      };
+      return runner;
+    },
   };
-  return { ds: ds as unknown as DataSource, transaction: ds.transaction, managers };
+  return { ds: ds as unknown as DataSource, transaction, managers, statements };
 }
 
 describe('TenantDb.transaction', () => {
@@ -69,6 +92,21 @@ describe('TenantDb.transaction', () => {
       }),
     ).rejects.toThrow('validation');
     expect(transaction).toHaveBeenCalledTimes(1);
+  });
+
+  it('starts a transaction without a statement before it (the isolation level is the connection’s, bounded-mysql.ts)', async () => {
+    const { ds, statements } = fakeDataSource('mysql');
+    const sut = new TenantDb(ds);
+    await sut.transaction(ctx(), async () => 'one');
+    await sut.transaction(ctx(), async () => 'two');
+    expect(statements).toEqual(['START TRANSACTION', 'COMMIT', 'START TRANSACTION', 'COMMIT']);
+  });
+
+  it('rolls back a transaction whose callback fails', async () => {
+    const { ds, statements } = fakeDataSource('better-sqlite3');
+    const sut = new TenantDb(ds);
+    await expect(sut.transaction(ctx(), () => Promise.reject(new Error('no')))).rejects.toThrow('no');
+    expect(statements).toEqual(['START TRANSACTION', 'ROLLBACK']);
   });
 
   it('runs SQLite transactions one at a time (one connection cannot hold two)', async () => {

@@ -7,6 +7,7 @@ import {
   DataSource,
   DeepPartial,
   EntityManager,
+  EntityMetadata,
   EntityTarget,
   FindManyOptions,
   FindOptionsWhere,
@@ -15,7 +16,7 @@ import {
   Repository,
   SelectQueryBuilder,
 } from 'typeorm';
-import type { RequestContext } from '../common/context/request-context.js';
+import { actorIdOf, type RequestContext } from '../common/context/request-context.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailableError } from '../common/errors/errors.js';
 import { isPrimaryKeyViolation, isRetryableConflict } from '../common/errors/db-errors.js';
 import { pingDatabase } from './ping.js';
@@ -24,6 +25,8 @@ import { RecordMemo, type MemoKind } from './record-memo.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './list-totals.js';
 import type { TenantEntity } from './entities/base.entity.js';
+import { InvalidationBus } from '../common/invalidation/invalidation-bus.js';
+import { actionOf, diffRow, flushJournal, kindOf, type RowChange } from './journal.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
 type Patch = Record<string, unknown>;
@@ -47,6 +50,35 @@ export const idTaken = (id: unknown) => new ConflictError(`The ID ${String(id)} 
  * This is not ambient tenant state: the key is the explicit context object itself.
  */
 const BOUND = new WeakMap<RequestContext, EntityManager>();
+
+const BY_ID = new WeakMap<EntityMetadata, { read: string; lock: string }>();
+
+/** `SELECT <every column> FROM <table> WHERE site_id = ? AND id = ?` (and `FOR UPDATE`), per entity. */
+function byIdStatement(metadata: EntityMetadata, forUpdate: boolean): string {
+  let s = BY_ID.get(metadata);
+  if (!s) {
+    const driver = metadata.connection.driver;
+    const columns = metadata.columns.map((c) => driver.escape(c.databaseName)).join(', ');
+    const read = `SELECT ${columns} FROM ${driver.escape(metadata.tableName)} WHERE ${driver.escape('site_id')} = ? AND ${driver.escape('id')} = ? LIMIT 1`;
+    s = { read, lock: `${read} FOR UPDATE` };
+    BY_ID.set(metadata, s);
+  }
+  return forUpdate ? s.lock : s.read;
+}
+
+/**
+ * The journal of the transaction a context runs in (src/database/journal.ts): the rows changed so
+ * far, written as audit rows before commit, and the rows the transaction has locked or written, as
+ * they stand now (the "before" of its next change of them, without reading them again).
+ */
+interface TxJournal {
+  changes: RowChange[];
+  rows: Map<string, Record<string, unknown>>;
+}
+const JOURNALS = new WeakMap<RequestContext, TxJournal>();
+
+/** Told after every commit that recorded changes: the site and its newest change sequence number. */
+export type CommitListener = (siteId: string, seq: number) => void;
 
 /** Marks the async flow that holds the SQLite writer lock, so a nested transaction joins it. */
 const SQLITE_LOCK_HELD = new AsyncLocalStorage<true>();
@@ -95,8 +127,25 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     return this.repo.findOne({ where: this.scope(where) });
   }
 
-  findById(id: string | number): Promise<T | null> {
-    return this.findOne({ id } as unknown as FindOptionsWhere<T>);
+  /**
+   * The record with this id in the caller's site, or null: one prepared statement per entity
+   * (built once from its metadata), its row hydrated as TypeORM hydrates it — the read every
+   * by-id route and every write's check makes, without building the query anew each time.
+   */
+  async findById(id: string | number): Promise<T | null> {
+    return this.byId(id, false);
+  }
+
+  private async byId(id: string | number, forUpdate: boolean): Promise<T | null> {
+    const manager = this.db.managerOf(this.ctx);
+    const metadata = manager.connection.getMetadata(this.target);
+    const statement = byIdStatement(metadata, forUpdate && !this.db.isSqlite);
+    const rows = (await manager.query(statement, [this.siteId, id])) as Record<string, unknown>[];
+    if (rows.length === 0) return null;
+    const driver = manager.connection.driver;
+    const entity = metadata.create() as T;
+    for (const column of metadata.columns) column.setEntityValue(entity, driver.prepareHydratedValue(rows[0][column.databaseName], column));
+    return entity;
   }
 
   /** The record with this id in the caller's site, or a 404. */
@@ -113,10 +162,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    */
   async lock(id: string | number): Promise<T> {
     this.db.assertInTransaction(this.ctx, 'lock');
-    const qb = this.qb('t').andWhere('t.id = :__id', { __id: id });
-    if (!this.db.isSqlite) qb.setLock('pessimistic_write');
-    const row = await qb.getOne();
+    const row = await this.byId(id, true);
     if (!row) throw new NotFoundError(this.label, id);
+    this.remember(row);
     return row;
   }
 
@@ -126,7 +174,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     if (ids.length === 0) return [];
     const qb = this.qb('t').andWhere('t.id IN (:...__ids)', { __ids: [...new Set(ids)] });
     if (!this.db.isSqlite) qb.setLock('pessimistic_write');
-    return qb.getMany();
+    const rows = await qb.getMany();
+    for (const row of rows) this.remember(row);
+    return rows;
   }
 
   /** The records with these ids in the caller's site (one query, any order). */
@@ -175,9 +225,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
         ...clean,
         siteId: this.siteId,
         created: now,
-        createdBy: this.ctx.caller?.individualId ?? null,
+        createdBy: actorIdOf(this.ctx.caller),
         updated: now,
-        updatedBy: this.ctx.caller?.individualId ?? null,
+        updatedBy: actorIdOf(this.ctx.caller),
         version: 1,
       } as DeepPartial<T>);
       const rec = entity as Record<string, unknown>;
@@ -196,19 +246,23 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
         else if (col.isNullable) rec[col.propertyName] = null;
       }
       try {
-        await repo.insert(entity as never);
+        // One statement: the entity is not read back (every column is set above), only a
+        // generated id is taken from the insert's own result.
+        const result = await repo
+          .createQueryBuilder()
+          .insert()
+          .into(repo.metadata.target)
+          .values(entity as never)
+          .updateEntity(false)
+          .execute();
+        const generated = this.db.generatedKeys(repo.metadata, result.raw);
+        if (generated) Object.assign(rec, generated);
       } catch (e) {
         // Another unique index is the caller's to interpret (e.g. a duplicate membership).
         if (isPrimaryKeyViolation(e)) throw idTaken(rec.id);
         throw e;
       }
-      // On MySQL, insert() reads columns with defaults back and merges their raw values (tinyint
-      // 0/1) into the entity: give booleans their type again.
-      for (const col of repo.metadata.columns) {
-        const v = rec[col.propertyName];
-        if ((col.type === 'boolean' || col.type === Boolean) && (typeof v === 'number' || typeof v === 'string'))
-          rec[col.propertyName] = typedDefault(col.type, v);
-      }
+      this.journal(null, rec);
       return entity;
     });
   }
@@ -224,7 +278,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     return this.db.transaction(this.ctx, async () => {
       const repo = this.repo;
       const now = new Date();
-      const by = this.ctx.caller?.individualId ?? null;
+      const by = actorIdOf(this.ctx.caller);
       const generated = repo.metadata.primaryColumns[0]?.isGenerated ?? false;
       const rows = values.map((v) => ({
         ...Object.fromEntries(Object.entries(v as object).filter(([k]) => !PROTECTED.has(k))),
@@ -244,6 +298,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
           .updateEntity(false)
           .execute();
       }
+      for (const row of rows) this.journal(null, row);
       return rows.length;
     });
   }
@@ -258,15 +313,15 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    */
   async update(id: string | number, patch: DeepPartial<T> | Patch, opts: { ifMatch?: boolean } = {}): Promise<T> {
     return this.db.transaction(this.ctx, async () => {
+      const before = await this.before(id);
       const where: Patch = { siteId: this.siteId, id };
       const versions = opts.ifMatch ? this.ctx.ifMatchVersions : null;
       if (versions) where.version = In(versions.length ? versions : [-1]);
       const affected = await this.write(where, patch);
-      if (affected === 0) {
-        if (!(await this.findById(id))) throw new NotFoundError(this.label, id);
-        throw new PreconditionFailedError();
-      }
-      return this.get(id);
+      if (affected === 0) throw new PreconditionFailedError();
+      const after = await this.get(id);
+      this.journal(before, after);
+      return after;
     });
   }
 
@@ -275,7 +330,16 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * version bumped, in one UPDATE. Answers the number of rows changed.
    */
   async updateWhere(where: FindOptionsWhere<T>, patch: Patch): Promise<number> {
-    return this.db.transaction(this.ctx, () => this.write({ ...where, siteId: this.siteId }, patch));
+    return this.db.transaction(this.ctx, async () => {
+      // The rows are read (and locked) first and changed by id: the trail records exactly them.
+      const before = await this.lockedWhere(where);
+      const ids = before.map((r) => r.id as string | number);
+      let affected = 0;
+      for (let i = 0; i < ids.length; i += 500) affected += await this.write({ siteId: this.siteId, id: In(ids.slice(i, i + 500)) }, patch);
+      const after = new Map((await this.findByIdsChunked(ids)).map((r) => [String(r.id), r]));
+      for (const row of before) this.journal(row, after.get(String(row.id)) ?? null);
+      return affected;
+    });
   }
 
   /**
@@ -297,23 +361,79 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    */
   async remove(id: string | number, opts: { ifMatch?: boolean } = {}): Promise<void> {
     await this.db.transaction(this.ctx, async () => {
+      const before = await this.before(id);
       const where: Patch = { siteId: this.siteId, id };
       const versions = opts.ifMatch ? this.ctx.ifMatchVersions : null;
       if (versions) where.version = In(versions.length ? versions : [-1]);
       const res = await this.repo.delete(where as FindOptionsWhere<T>);
-      if (!res.affected) {
-        if (!(await this.findById(id))) throw new NotFoundError(this.label, id);
-        throw new PreconditionFailedError();
-      }
+      if (!res.affected) throw new PreconditionFailedError();
+      this.journal(before, null);
     });
   }
 
   /** Removes matching rows of the caller's site (for records without soft delete). */
   async deleteWhere(where: FindOptionsWhere<T>): Promise<number> {
     return this.db.transaction(this.ctx, async () => {
-      const res = await this.repo.delete(this.scope(where) as FindOptionsWhere<T>);
-      return res.affected ?? 0;
+      const before = await this.lockedWhere(where);
+      const ids = before.map((r) => r.id as string | number);
+      let affected = 0;
+      for (let i = 0; i < ids.length; i += 500) {
+        const res = await this.repo.delete({ siteId: this.siteId, id: In(ids.slice(i, i + 500)) } as unknown as FindOptionsWhere<T>);
+        affected += res.affected ?? 0;
+      }
+      for (const row of before) this.journal(row, null);
+      return affected;
     });
+  }
+
+  // ------------------------------------------------------------------ the journal (src/database/journal.ts)
+
+  private key(id: unknown): string {
+    return `${this.repo.metadata.tableName}:${String(id)}`;
+  }
+
+  /** Keeps a copy of a row the transaction locked or wrote: the "before" of its next change. */
+  private remember(row: T): void {
+    JOURNALS.get(this.ctx)?.rows.set(this.key(row.id), { ...row });
+  }
+
+  /**
+   * The row as it stands before a change: as this transaction last locked or wrote it, else read
+   * and locked now (MySQL/MariaDB; the UPDATE would take the same lock a moment later). 404 when
+   * the record is not in the site.
+   */
+  private async before(id: string | number): Promise<Record<string, unknown>> {
+    const kept = JOURNALS.get(this.ctx)?.rows.get(this.key(id));
+    if (kept) return kept;
+    const qb = this.qb('t').andWhere('t.id = :__id', { __id: id });
+    if (!this.db.isSqlite) qb.setLock('pessimistic_write');
+    const row = await qb.getOne();
+    if (!row) throw new NotFoundError(this.label, id);
+    return { ...row };
+  }
+
+  /** The rows of the site matching `where`, locked (MySQL/MariaDB) for the bulk change that follows. */
+  private lockedWhere(where: FindOptionsWhere<T>): Promise<T[]> {
+    return this.repo.find({ where: this.scope(where), ...(this.db.isSqlite ? {} : { lock: { mode: 'pessimistic_write' as const } }) });
+  }
+
+  private async findByIdsChunked(ids: readonly (string | number)[]): Promise<T[]> {
+    const out: T[] = [];
+    for (let i = 0; i < ids.length; i += 500) out.push(...(await this.findByIds(ids.slice(i, i + 500))));
+    return out;
+  }
+
+  /** Reports one changed row to the transaction's journal (a row before and after; null: none). */
+  private journal(before: Record<string, unknown> | null, after: Record<string, unknown> | null): void {
+    const tx = JOURNALS.get(this.ctx);
+    if (!tx) return;
+    const meta = this.repo.metadata;
+    const row = (after ?? before)!;
+    const fields = diffRow(meta, before, after);
+    const action = !before ? 'create' : !after ? 'delete' : actionOf(fields);
+    tx.changes.push({ kind: kindOf(meta), rowId: String(row.id), action, gone: !after, fields });
+    if (after) tx.rows.set(this.key(row.id), { ...after });
+    else tx.rows.delete(this.key(row.id));
   }
 
   private async write(where: Patch, patch: DeepPartial<T> | Patch): Promise<number> {
@@ -323,7 +443,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     const res = await this.repo
       .createQueryBuilder()
       .update()
-      .set({ ...set, updated: new Date(), updatedBy: this.ctx.caller?.individualId ?? null, version: () => `${version} + 1` } as never)
+      .set({ ...set, updated: new Date(), updatedBy: actorIdOf(this.ctx.caller), version: () => `${version} + 1` } as never)
       .where(where as FindOptionsWhere<T>)
       .execute();
     return res.affected ?? 0;
@@ -358,12 +478,6 @@ export class TenantDb {
   /** SQLite has one connection: transactions run one at a time (see `transaction`). */
   private sqliteQueue: Promise<unknown> = Promise.resolve();
   readonly isSqlite: boolean;
-  /**
-   * MySQL/MariaDB transactions read committed data at every statement, so a check made after
-   * taking a lock sees what the previous holder committed (with REPEATABLE READ a check could read
-   * a snapshot older than the lock). SQLite transactions are serialized.
-   */
-  private readonly isolation: 'READ COMMITTED' | 'SERIALIZABLE';
 
   /**
    * The totals of lists (X-Total-Count) of this database, reused for LIST_TOTAL_CACHE_MS unless a
@@ -371,16 +485,19 @@ export class TenantDb {
    */
   readonly totals: ListTotals;
 
+  /** Told after each commit that recorded changes (the webhook dispatcher wakes on it). */
+  private readonly commitListeners: CommitListener[] = [];
+
   /** The record memos of this database, by kind (see `memo`). */
   private readonly memos = new Map<MemoKind, RecordMemo<object>>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig,
+    @Optional() bus?: InvalidationBus,
   ) {
     this.isSqlite = dataSource.options.type === 'better-sqlite3';
-    this.isolation = this.isSqlite ? 'SERIALIZABLE' : 'READ COMMITTED';
-    this.totals = new ListTotals(() => this.config?.listTotalCacheMs ?? DEFAULT_LIST_TOTAL_CACHE_MS);
+    this.totals = new ListTotals(() => this.config?.listTotalCacheMs ?? DEFAULT_LIST_TOTAL_CACHE_MS, Date.now, bus);
   }
 
   /**
@@ -403,6 +520,11 @@ export class TenantDb {
    */
   global<T extends ObjectLiteral>(ctx: RequestContext | null, entity: EntityTarget<T>): Repository<T> {
     return (ctx ? this.managerOf(ctx) : this.dataSource.manager).getRepository(entity);
+  }
+
+  /** Calls `listener` after every commit that recorded changes (docs/events.md, "Delivery"). */
+  onCommit(listener: CommitListener): void {
+    this.commitListeners.push(listener);
   }
 
   /** The manager the context reads and writes with: its transaction's, or the pool's. */
@@ -428,6 +550,8 @@ export class TenantDb {
    * are given; modules use those functions (a test holds the boundary).
    */
   sql<R = Record<string, unknown>>(ctx: RequestContext, statement: string, params: unknown[]): Promise<R[]> {
+    // A raw write may change rows the transaction keeps as "before" states: read them again.
+    if (!/^\s*SELECT/i.test(statement)) JOURNALS.get(ctx)?.rows.clear();
     return this.managerOf(ctx).query(statement, params) as Promise<R[]>;
   }
 
@@ -489,18 +613,26 @@ export class TenantDb {
     if (BOUND.has(ctx)) return fn(this.view(ctx));
     for (let attempt = 1; ; attempt++) {
       try {
+        let seq = 0;
         const result = await this.exclusive(() =>
-          this.dataSource.transaction(this.isolation, async (manager) => {
+          this.run(async (manager) => {
+            const journal: TxJournal = { changes: [], rows: new Map() };
             BOUND.set(ctx, manager);
+            JOURNALS.set(ctx, journal);
             try {
-              return await fn(this.view(ctx));
+              const answer = await fn(this.view(ctx));
+              // The audit rows (and so the outbox and the change log) commit with the write.
+              seq = await flushJournal(manager, this.isSqlite, ctx, journal.changes);
+              return answer;
             } finally {
               BOUND.delete(ctx);
+              JOURNALS.delete(ctx);
             }
           }),
         );
         // Committed: totals of the site's lists counted before now are not reused (list-totals.ts).
         if (ctx.siteId) this.totals.written(ctx.siteId);
+        if (seq > 0) for (const listener of this.commitListeners) listener(ctx.siteId, seq);
         return result;
       } catch (e) {
         if (!isRetryableConflict(e)) throw e;
@@ -514,6 +646,42 @@ export class TenantDb {
   }
 
   /**
+   * One transaction on a connection of the pool, as DataSource.transaction runs it, but without
+   * a `SET TRANSACTION ISOLATION LEVEL` before it: every MySQL/MariaDB connection is READ
+   * COMMITTED from its first statement (bounded-mysql.ts) — so a check made after taking a lock
+   * sees what the previous holder committed, where REPEATABLE READ could read a snapshot older
+   * than the lock — and SQLite transactions are serializable as they are. One round trip less per
+   * write.
+   */
+  private async run<R>(fn: (manager: EntityManager) => Promise<R>): Promise<R> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      try {
+        const result = await fn(runner.manager);
+        await runner.commitTransaction();
+        return result;
+      } catch (e) {
+        if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+        throw e;
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /**
+   * Housekeeping of the service's own tables across sites (the webhook dispatcher's claims and
+   * results, the audit retention sweep): one short transaction with no request context and no
+   * journal. On SQLite it waits its turn with the request transactions, as its single connection
+   * must not mix two transactions: it always waits for the queue, even when started from inside a
+   * request's transaction (so never await it there). Only src/database/queries call it.
+   */
+  housekeeping<R>(fn: (manager: EntityManager) => Promise<R>): Promise<R> {
+    return SQLITE_LOCK_HELD.exit(() => this.exclusive(() => this.run(fn)));
+  }
+
+  /**
    * Serializes structural changes of one site's trees (reporting lines, organization parents) on
    * MySQL/MariaDB by locking the site's row until the transaction ends, so two concurrent moves
    * cannot each pass a cycle check the other invalidates. SQLite runs one transaction at a time
@@ -524,14 +692,22 @@ export class TenantDb {
   }
 
   /**
-   * Locks the context's site row until the transaction ends (MySQL/MariaDB; SQLite runs one
+   * Locks the context's site row until the transaction ends, cluster-wide on Galera (MySQL/MariaDB; SQLite runs one
    * transaction at a time anyway): serializes the writes of what a site has at most one of and
    * may not have yet, such as its dashboard settings, whose first write is an insert.
    */
   async lockSite(ctx: RequestContext): Promise<void> {
     this.assertInTransaction(ctx, 'lockSite');
     if (this.isSqlite) return;
-    await this.sql(ctx, 'SELECT id FROM sites WHERE id = ? FOR UPDATE', [ctx.siteId]);
+    // A write, not SELECT … FOR UPDATE: on Galera only a written row is certified on every node
+    // (migration 1732000001800), so the lock holds across nodes; on one server it locks the same.
+    await this.sql(ctx, 'UPDATE sites SET lock_seq = lock_seq + 1 WHERE id = ?', [ctx.siteId]);
+  }
+
+  /** The generated primary key of a row just inserted, from the driver's insert result (MySQL's insertId, SQLite's last row id). */
+  generatedKeys(metadata: EntityMetadata, raw: unknown): ObjectLiteral | undefined {
+    if (!metadata.primaryColumns.some((c) => c.isGenerated)) return undefined;
+    return this.dataSource.driver.createGeneratedMap(metadata, raw, 0, 1);
   }
 
   private view(ctx: RequestContext): TenantTx {

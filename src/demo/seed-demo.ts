@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { UserEntity } from '../database/entities/user.entity.js';
 import { CommentEntity } from '../database/entities/comment.entity.js';
 import { refreshLastComments } from '../database/queries/last-comment.js';
+import { runMigrationsLocked } from '../database/migration-lock.js';
 import { CommitmentEntity } from '../database/entities/commitment.entity.js';
 import { CoreValueEntity } from '../database/entities/core-value.entity.js';
 import { GoalEntity } from '../database/entities/goal.entity.js';
@@ -177,7 +178,7 @@ async function seed(): Promise<void> {
   const ds = await createDataSource(config);
   await ds.initialize();
   try {
-    await ds.runMigrations({ transaction: 'each' });
+    await runMigrationsLocked(ds, logger, { timeoutMs: config.migrationLockTimeoutMs });
     const db = new TenantDb(ds);
     if (await db.global(null, SiteEntity).existsBy({ id: DEMO_SITE_ID })) {
       logger.event('info', 'SeedDemo', { msg: `The demo site already exists (${DEMO_SITE_ID}); nothing to do.` });

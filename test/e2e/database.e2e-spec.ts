@@ -66,5 +66,14 @@ describe(`database connection (${DB_KIND})`, () => {
       // The pool recovers: the next query answers.
       expect(await t.ds.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     });
+
+    it('reads committed data in every transaction: each pooled connection is READ COMMITTED from its first statement', async () => {
+      const ctx = RequestContext.system(t.defaultSiteId);
+      const db = t.app.get(TenantDb);
+      const levels = await Promise.all(
+        Array.from({ length: 12 }, () => db.transaction(ctx, async () => (await db.sql(ctx, 'SELECT @@tx_isolation AS level', [])) as { level: string }[])),
+      );
+      expect(new Set(levels.map(([r]) => r.level))).toEqual(new Set(['READ-COMMITTED']));
+    });
   }
 });

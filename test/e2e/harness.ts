@@ -116,8 +116,14 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
 }
 
 /**
+ * For tests that count statements: no webhook delivery rounds (they poll every WEBHOOK_POLL_MS on
+ * the same data source), so every statement counted is the request's own.
+ */
+export const NO_BACKGROUND_ROUNDS = { WEBHOOKS: 'off' } as const;
+
+/**
  * Runs `fn` and counts the SQL statements the app's data source sends meanwhile: every statement,
- * through TypeORM's query runners or the raw reader of hot reads, goes through its query logger.
+ * through TypeORM's query runners or the raw reader, goes through its query logger.
  */
 export async function countStatements<R>(t: TestApp, fn: () => Promise<R>): Promise<{ result: R; statements: number }> {
   const logger = t.ds.logger;

@@ -1,4 +1,6 @@
 import { bearer, startApp, TestApp } from './harness.js';
+import { HttpMetrics } from '../../src/common/logging/http-metrics.js';
+import { metricsPortOf, startMetricsServer } from '../../src/common/logging/metrics-server.js';
 
 describe('HTTP conventions (docs/http-and-xml.md)', () => {
   let t: TestApp;
@@ -134,11 +136,24 @@ describe('HTTP conventions (docs/http-and-xml.md)', () => {
   });
 
   describe('metrics', () => {
-    it('serves Prometheus metrics without a token, labelled by route template (never by id)', async () => {
+    it('serves Prometheus metrics on the metrics port without a token, labelled by route template (never by id)', async () => {
       await t.http().get(`/v4/sites/${t.defaultSiteId}`).set('Authorization', auth()).expect(200);
       await t.http().get('/v4/no-such-thing').set('Authorization', auth()).expect(404);
-      const res = await t.http().get('/metrics').expect(200);
-      expect(res.headers['content-type']).toMatch(/^text\/plain/);
+      const server = await startMetricsServer(t.app.get(HttpMetrics), '127.0.0.1', 0);
+      const origin = `http://127.0.0.1:${metricsPortOf(server)}`;
+      let res: { status: number; type: string | null; text: string };
+      try {
+        const scrape = await fetch(`${origin}/metrics`);
+        res = { status: scrape.status, type: scrape.headers.get('content-type'), text: await scrape.text() };
+        const other = await fetch(`${origin}/v4/individuals`);
+        const post = await fetch(`${origin}/metrics`, { method: 'POST' });
+        expect([other.status, post.status, post.headers.get('allow')]).toEqual([404, 405, 'GET, HEAD']);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+      expect(res.status).toBe(200);
+      expect(res.type).toMatch(/^text\/plain/);
       expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/v4\/sites\/:siteid",status="200"\} [1-9]/);
       expect(res.text).toMatch(/http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]/);
       expect(res.text).toContain('http_request_duration_seconds_bucket');

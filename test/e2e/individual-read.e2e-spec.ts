@@ -1,4 +1,4 @@
-import { bearer, countStatements, startApp, TestApp } from './harness.js';
+import { bearer, countStatements, NO_BACKGROUND_ROUNDS, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
 /**
@@ -21,7 +21,7 @@ describe.each<{ name: string; env: Record<string, string>; kept: boolean }>([
   let callerStatements = 0;
 
   beforeAll(async () => {
-    t = await startApp(env);
+    t = await startApp({ ...NO_BACKGROUND_ROUNDS, ...env });
     site = await createSite(t);
     chain.length = 0;
     for (let k = 0; k < 12; k++) chain.push(await createPerson(t, site, { reportsTo: k === 0 ? null : chain[k - 1].individualId }));

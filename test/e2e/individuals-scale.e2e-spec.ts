@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UserEntity } from '../../src/database/entities/user.entity.js';
 import { CommentEntity } from '../../src/database/entities/comment.entity.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
-import { bearer, startApp, TestApp, countStatements } from './harness.js';
+import { bearer, countStatements, NO_BACKGROUND_ROUNDS, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { refreshNewestComments } from '../factories/individuals.js';
 
@@ -28,7 +28,7 @@ describe('/v4/individuals on a large site', () => {
   };
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp(NO_BACKGROUND_ROUNDS);
     site = await createSite(t, { name: 'Large' });
     manager = await createPerson(t, site, { firstName: 'Many', lastName: 'Reports' });
     const now = new Date();

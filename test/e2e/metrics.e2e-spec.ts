@@ -207,12 +207,11 @@ describe('/v4/metrics', () => {
       expect(res.body.type).toBe('urn:pms:problem:pm-disabled');
     });
 
-    it('is POST only at /v4/metrics (no site-wide GET there), and GET /metrics stays the Prometheus scrape', async () => {
-      const res = await http().get('/v4/metrics').set('Authorization', as(team.admin)).expect(405);
-      expect(res.headers.allow).toBe('POST');
-      const scrape = await http().get('/metrics').expect(200);
-      expect(scrape.headers['content-type']).toMatch(/^text\/plain/);
-      expect(scrape.text).toContain('route="/v4/metrics",status="200"');
+    it('is the Metric resource at /v4/metrics; the API port serves no Prometheus scrape (it has a port of its own)', async () => {
+      const res = await http().delete('/v4/metrics').set('Authorization', as(team.admin)).expect(405);
+      expect(res.headers.allow).toBe('GET, POST');
+      const scrape = await http().get('/metrics').expect(404);
+      expect(scrape.body.type).toBe('urn:pms:problem:not-found');
     });
   });
 
@@ -594,6 +593,40 @@ describe('/v4/metrics', () => {
       expect(ga.body.every((x: MetricJson) => x.SiteID === globex.siteId)).toBe(true);
       const noPm = await http().get(`/v4/sites/${off.siteId}/metrics`).set('Authorization', bearer(t.adminToken)).expect(403);
       expect(noPm.body.type).toBe('urn:pms:problem:pm-disabled');
+    });
+  });
+
+  describe('GET /v4/metrics (the site-wide list)', () => {
+    it('lists every metric of the caller’s site for administrators, as /v4/sites/{siteid}/metrics does, in JSON and XML', async () => {
+      const res = await http().get('/v4/metrics?limit=5000').set('Authorization', as(team.admin)).expect(200);
+      const bySite = await http().get(`/v4/sites/${team.siteId}/metrics?limit=5000`).set('Authorization', as(team.admin)).expect(200);
+      expect(res.body.length).toBeGreaterThan(10);
+      expect(res.body).toEqual(bySite.body);
+      expect(res.headers['x-total-count']).toBe(String(res.body.length));
+      expect(res.body.every((x: MetricJson) => x.SiteID === team.siteId && !x.Deleted)).toBe(true);
+      const names = res.body.map((x: MetricJson) => x.Name);
+      expect([...names].sort((a: string, b: string) => a.localeCompare(b))).toEqual(names.slice().sort((a: string, b: string) => a.localeCompare(b)));
+      const page = await http().get('/v4/metrics?limit=2&offset=1').set('Authorization', as(team.admin)).expect(200);
+      expect(page.body.map((x: MetricJson) => x.ID)).toEqual(res.body.slice(1, 3).map((x: MetricJson) => x.ID));
+      expect(page.headers.link).toContain('offset=3');
+      const deleted = await http().get('/v4/metrics?deleted=1&limit=5000').set('Authorization', as(team.admin)).expect(200);
+      expect(deleted.body.length).toBeGreaterThan(0);
+      expect(deleted.body.every((x: MetricJson) => x.Deleted)).toBe(true);
+      const xml = await http().get('/v4/metrics?limit=2').set('Authorization', as(team.admin)).set('Accept', 'application/xml').expect(200);
+      expect(xml.text).toMatch(/^<\?xml[^>]+\?><ArrayOfMetric xmlns="urn:pms:v4"/);
+      expect(((await codec.decodeXml(xml.text)) as Row[]).map((x) => x.ID)).toEqual(res.body.slice(0, 2).map((x: MetricJson) => x.ID));
+    });
+
+    it('never shows another site’s metrics, refuses non-administrators (403) and PM-less sites, and checks its query (400)', async () => {
+      const globexList = await http().get('/v4/metrics?limit=5000').set('Authorization', as(globex.admin)).expect(200);
+      expect(globexList.body.length).toBeGreaterThan(0);
+      expect(globexList.body.every((x: MetricJson) => x.SiteID === globex.siteId)).toBe(true);
+      const plain = await http().get('/v4/metrics').set('Authorization', as(team.manager)).expect(403);
+      expect(plain.body.type).toBe('urn:pms:problem:admin-required');
+      const noPm = await http().get('/v4/metrics').set('Authorization', as(off.admin)).expect(403);
+      expect(noPm.body.type).toBe('urn:pms:problem:pm-disabled');
+      await http().get('/v4/metrics?deleted=3').set('Authorization', as(team.admin)).expect(400);
+      await http().get('/v4/metrics').expect(401);
     });
   });
 

@@ -153,6 +153,15 @@ const CASES: PatchCase[] = [
     concurrent: ['Name', text('Color'), 'ColorValue', (round) => 1000 + round],
   },
   {
+    route: 'PATCH /v4/webhooks/:id',
+    root: 'Webhook',
+    read: samePath,
+    change: ['EventTypes', 'dialog.held', 'task.completed'],
+    clears: ['Description', 'To be cleared'],
+    required: 'URL',
+    concurrent: ['Description', text('Hook'), 'EventTypes', (round) => `period.closed task.r${round}`],
+  },
+  {
     route: 'PATCH /v4/corevalues/:id',
     root: 'CoreValue',
     read: inList(() => '/v4/corevalues'),
@@ -253,6 +262,15 @@ const CASES: PatchCase[] = [
     concurrent: ['ReadState', (round) => round % 3, 'DeleteState', (round) => (round + 1) % 3],
   },
   {
+    route: 'PATCH /v4/identityproviders/:id',
+    root: 'IdentityProvider',
+    read: samePath,
+    change: ['Name', 'Named in JSON', 'Named in XML'],
+    clears: ['GroupsClaim', 'groups'],
+    required: 'Name',
+    concurrent: ['Name', text('IdP'), 'UserClaim', text('claim')],
+  },
+  {
     route: 'PATCH /v4/securitygroups/:id',
     root: 'SecurityGroup',
     read: samePath,
@@ -295,7 +313,7 @@ describe(`PATCH on every resource that has PUT (${DB_KIND})`, () => {
     const patches = routes.filter((r) => r.method === 'PATCH').map((r) => r.key);
     expect(CASES.map((c) => c.route).sort()).toEqual([...patches].sort());
     expect(patches.filter((key) => !routes.some((r) => r.key === key.replace(/^PATCH/, 'PUT')))).toEqual([]);
-    expect(patches.length).toBe(26);
+    expect(patches.length).toBe(28);
   });
 
   describe('the wire', () => {

@@ -6,7 +6,7 @@ import { BasicRoleEntity } from '../../src/database/entities/basic-role.entity.j
 import { DialogEntity } from '../../src/database/entities/dialog.entity.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { TaskEntity } from '../../src/database/entities/task.entity.js';
-import { bearer, startApp, TestApp } from './harness.js';
+import { bearer, NO_BACKGROUND_ROUNDS, startApp, TestApp } from './harness.js';
 import { createPeriods } from '../factories/goals.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
@@ -54,7 +54,7 @@ describe('lists of the records of a period at scale', () => {
   }
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp(NO_BACKGROUND_ROUNDS);
     site = await createSite(t, { name: 'Scale' });
     manager = await createPerson(t, site, { firstName: 'Max', lastName: 'Manager' });
     subject = await createPerson(t, site, { firstName: 'Sam', lastName: 'Subject', reportsTo: manager.individualId });

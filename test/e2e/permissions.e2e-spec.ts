@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { bearer, countStatements, startApp, TestApp, WireCodec } from './harness.js';
+import { bearer, countStatements, NO_BACKGROUND_ROUNDS, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createPeriods, createUnit } from '../factories/goals.js';
 
@@ -58,7 +58,7 @@ describe('/v4 permissions and security groups', () => {
   };
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp(NO_BACKGROUND_ROUNDS);
     acme = await createSite(t, { name: 'Acme' });
     globex = await createSite(t, { name: 'Globex' });
     boss = await createPerson(t, acme, { firstName: 'Bea', lastName: 'Boss' });

@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -42,6 +42,7 @@ function start(env: Record<string, string>): Promise<Running> {
       JWT_SECRET: 'p'.repeat(40),
       ADMIN_PASSWORD: 'process-pass-1',
       PORT: '0',
+      METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -103,6 +104,46 @@ describe('the service process', () => {
       await everywhere.exited;
     }
   }, 30_000);
+
+  it('serves the Prometheus scrape on METRICS_PORT only, refuses a port in use in one line, and serves none with METRICS_PORT=off', async () => {
+    const p = await start({});
+    let taken: number;
+    try {
+      const m = /Prometheus metrics on port (\d+) \(\/metrics\)/.exec(p.output());
+      expect(m).not.toBeNull();
+      taken = Number(m![1]);
+      expect(taken).not.toBe(p.port);
+      await fetch(`http://127.0.0.1:${p.port}/health/live`);
+      const scrape = await fetch(`http://127.0.0.1:${taken}/metrics`);
+      expect(scrape.status).toBe(200);
+      expect(await scrape.text()).toContain('http_requests_total');
+      expect((await fetch(`http://127.0.0.1:${p.port}/metrics`)).status).toBe(404);
+      const clash = spawnSync(process.execPath, [main], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`,
+          JWT_SECRET: 'p'.repeat(40),
+          PORT: '0',
+          METRICS_PORT: String(taken),
+        },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(clash.status).toBe(2);
+      expect(clash.stderr).toContain(`pms-api: METRICS_PORT ${taken} on 127.0.0.1: the port is in use`);
+    } finally {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+    const off = await start({ METRICS_PORT: 'off' });
+    try {
+      expect(off.output()).not.toContain('Prometheus metrics on port');
+    } finally {
+      off.child.kill('SIGKILL');
+      await off.exited;
+    }
+  }, 40_000);
 
   it('on a first start writes the generated password to a 0600 file beside the database, never into the log, and says so', async () => {
     const sub = mkdtempSync(join(dir, 'first-'));

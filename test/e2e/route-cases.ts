@@ -1,5 +1,6 @@
 import { OPERATION_EXAMPLES } from '../../src/common/http/openapi-examples.js';
 import { CREATES, example, make, MadeKind, makeMembership, World, WorldIds } from '../factories/world.js';
+import { UserEntity } from '../../src/database/entities/user.entity.js';
 import { bearer, type TestApp } from './harness.js';
 import { type AppRoute, fillPath } from './routes.js';
 
@@ -25,6 +26,11 @@ export interface RouteCase {
   foreignSiteId?: { status: number; why: string };
   /** Query parameters of the call, from its parameters (for routes that name records in the query). */
   query?: (p: Params) => Params;
+  /**
+   * The call ends every token of the caller's account (logout everywhere): the accounts are put
+   * back as they were after it, so the matrices can go on calling as the same people.
+   */
+  endsCallerTokens?: true;
 }
 
 type IdKind = keyof WorldIds;
@@ -53,7 +59,7 @@ const UNSUPPORTED = { status: 200, why: 'unsupported archive write: answers {} f
 export const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /health/live': {},
   'GET /health/ready': {},
-  'GET /metrics': {},
+  'GET /v4/metrics': {},
   'POST /v4/auth/token': {
     body: (w) => ({ UserName: w.worker.userName, Password: w.worker.password }),
     foreignSiteId: { status: 403, why: 'SiteID of a login names the site to act in: only a global administrator may name another' },
@@ -214,6 +220,23 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'PATCH /v4/goals/:id': patches('goal', 'PatchGoalDto'),
   'DELETE /v4/goals/:id': usedUp('goal'),
 
+  'GET /v4/audit': {},
+  'GET /v4/:kind/:id/history': { params: (w) => ({ kind: 'individuals', id: w.ids.individual }) },
+  'GET /v4/sync/:kind': {
+    params: () => ({ kind: 'colors' }),
+    query: () => ({ updatedSince: 'seq-0' }),
+    foreign: { status: 200, why: 'names a collection, not a record: answers the changes of the caller’s own site' },
+  },
+  'GET /v4/webhooks': {},
+  'POST /v4/webhooks': creates('webhook'),
+  'GET /v4/webhooks/:id': on('webhook'),
+  'PUT /v4/webhooks/:id': updates('webhook', 'UpdateWebhookDto'),
+  'PATCH /v4/webhooks/:id': patches('webhook', 'PatchWebhookDto'),
+  'DELETE /v4/webhooks/:id': usedUp('webhook'),
+  'GET /v4/webhooks/:id/deliveries': on('webhook'),
+  'POST /v4/webhooks/:id/deliveries/:deliveryid/redeliver': { params: (w) => ({ id: w.ids.webhook, deliveryid: w.ids.delivery }) },
+  'POST /v4/webhooks/:id/ping': on('webhook'),
+  'POST /v4/webhooks/:id/rotate-secret': on('webhook'),
   'GET /v4/colors': {},
   'GET /v4/colors/defaults': {},
   'POST /v4/colors': creates('color'),
@@ -317,6 +340,20 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v4/organizations/:id/dashboards': on('organization'),
   'GET /v4/organizations/:id/dashboards/explain': on('organization'),
 
+  'POST /v4/auth/logout-everywhere': { endsCallerTokens: true },
+  'GET /v4/apitokens': {},
+  'POST /v4/apitokens': { body: () => ({ Name: 'Matrix token', Scopes: '*:read' }) },
+  'GET /v4/apitokens/:id': on('apitoken'),
+  'DELETE /v4/apitokens/:id': usedUp('apitoken'),
+  'GET /v4/identityproviders': {},
+  'POST /v4/identityproviders': creates('identityprovider'),
+  'GET /v4/identityproviders/:id': on('identityprovider'),
+  'PUT /v4/identityproviders/:id': {
+    ...on('identityprovider'),
+    body: (_w, p) => ({ ID: p.id, Name: 'Renamed IdP', Issuer: `https://idp.example.com/${p.id}`, ClientID: 'pms' }),
+  },
+  'PATCH /v4/identityproviders/:id': { ...on('identityprovider'), body: () => ({ Name: 'Patched IdP' }) },
+  'DELETE /v4/identityproviders/:id': usedUp('identityprovider'),
   'GET /v4/permissions': {},
   'POST /v4/permissions': creates('permission'),
   'GET /v4/permissions/effective': { params: (w) => ({ rowid: w.ids.individual }), query: (p) => ({ rowid: p.rowid }) },
@@ -354,6 +391,21 @@ export function bodyFor(r: AppRoute, w: World, p: Params): Json | undefined {
 
 /** Sends one call of the route: as the holder of `token` (anonymous without), JSON unless `accept` says otherwise; a PATCH body as a merge patch. */
 export function callRoute(t: TestApp, r: AppRoute, p: Params, opts: { token?: string; body?: object; accept?: string } = {}) {
+  if (ROUTE_CASES[r.key]?.endsCallerTokens) return restoringAccounts(t, () => sendRoute(t, r, p, opts));
+  return sendRoute(t, r, p, opts);
+}
+
+/** Runs a call that ends the caller's tokens, then puts every account back as it was. */
+export async function restoringAccounts<R>(t: TestApp, call: () => PromiseLike<R>): Promise<R> {
+  const users = t.ds.getRepository(UserEntity);
+  const before = await users.find();
+  const res = await call();
+  // Through the data layer, so the caller cache forgets the ended generation.
+  await users.save(before);
+  return res;
+}
+
+function sendRoute(t: TestApp, r: AppRoute, p: Params, opts: { token?: string; body?: object; accept?: string }) {
   const agent = t.http();
   const methods = { GET: agent.get, PUT: agent.put, PATCH: agent.patch, POST: agent.post, DELETE: agent.delete };
   const send = methods[r.method as keyof typeof methods].bind(agent);

@@ -35,7 +35,7 @@ describe(`tokens end at a password change (${DB_KIND})`, () => {
     for (const old of [person.token, second]) {
       const res = await me(old);
       expect(res.status).toBe(401);
-      expect(res.body.detail).toBe('The bearer token was issued before the password changed; log in again');
+      expect(res.body.detail).toBe('The bearer token was issued before the account’s tokens were ended (password change, logout everywhere); log in again');
     }
     expect((await login(person, 'first-password-1')).status).toBe(401);
     const fresh = await login(person, 'second-password-2');

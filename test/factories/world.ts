@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PLACEHOLDERS, REQUEST_EXAMPLES } from '../../src/common/http/openapi-examples.js';
 import { ArchiveEntity } from '../../src/database/entities/archive.entity.js';
 import { bearer, TestApp } from '../e2e/harness.js';
@@ -50,6 +51,11 @@ export interface WorldIds {
   /** A security group whose only member is the administrator, and a Permission record naming it (so no one else's rights change). */
   securitygroup: string;
   permission: string;
+  /** A webhook of the site, and one logged delivery attempt of it (a ping). */
+  webhook: string;
+  delivery: string;
+  apitoken: string;
+  identityprovider: string;
 }
 
 type Json = Record<string, unknown>;
@@ -109,6 +115,10 @@ export const CREATES = {
   },
   securitygroup: { path: 'securitygroups', body: () => example('CreateSecurityGroupDto', {}) },
   permission: { path: 'permissions', body: (w: World) => permissionBody(w) },
+  webhook: { path: 'webhooks', body: () => example('CreateWebhookDto', {}) },
+  apitoken: { path: 'apitokens', body: () => ({ Name: 'World token', Scopes: '*:read' }) },
+  // Issuer and client id are unique across sites: each identity provider of a world gets its own issuer.
+  identityprovider: { path: 'identityproviders', body: () => ({ Name: 'World IdP', Issuer: `https://idp.example.com/${randomUUID()}`, ClientID: 'pms' }) },
 } satisfies Record<string, { path: string; body: (w: World) => Json }>;
 
 export type MadeKind = keyof typeof CREATES;
@@ -222,5 +232,9 @@ export async function buildWorld(t: TestApp, tag: string): Promise<World> {
   ids.securitygroup = await make(t, w, 'securitygroup');
   await call(t, w, 'put', `securitygroups/${w.ids.securitygroup}/members/${w.admin.individualId}`, {});
   ids.permission = await make(t, w, 'permission');
+  ids.webhook = await make(t, w, 'webhook');
+  ids.delivery = String((await call(t, w, 'post', `webhooks/${w.ids.webhook}/ping`, {})).ID);
+  ids.apitoken = await make(t, w, 'apitoken');
+  ids.identityprovider = await make(t, w, 'identityprovider');
   return w;
 }

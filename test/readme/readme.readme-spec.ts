@@ -67,7 +67,13 @@ describe('README.md', () => {
   let dir: string;
   let server: ChildProcess | undefined;
   let serverLog = '';
-  const env = () => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'pms.sqlite')}` });
+  const env = () => ({
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    PORT: String(port),
+    METRICS_PORT: '0',
+    DATABASE_URL: `sqlite:${join(dir, 'pms.sqlite')}`,
+  });
 
   beforeAll(async () => {
     port = await freePort();

@@ -3,16 +3,22 @@ import { Reflector } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { CallerResolver } from './caller-resolver.js';
 import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
-import { AdminRequiredError, AppError, ForbiddenError, PmDisabledError, UnauthorizedError, ValidationError } from '../errors/errors.js';
+import { AdminRequiredError, AppError, ForbiddenError, PmDisabledError, ScopeMissingError, UnauthorizedError, ValidationError } from '../errors/errors.js';
+import type { Caller } from '../context/request-context.js';
+import { isApiTokenSecret, scopeFor, scopeGranted } from './api-token.js';
+import { OidcVerifier } from './oidc-verifier.js';
 import { parseTimeZone, TimeZone, UnknownTimeZoneError, UTC } from '../http/dates.js';
 import { BODY_ERROR } from '../http/express-body.js';
 import { routeTemplate } from '../http/route-index.js';
 import { ROUTE_KEY } from '../logging/http-metrics.js';
 import { ACCESS_KEY, AccessRule } from './access.decorators.js';
-import { TokenService } from './token.service.js';
+import { TOKEN_ISSUER, TokenService } from './token.service.js';
 
 export type Req = Record<string, unknown> & {
   headers: Record<string, string | string[] | undefined>;
+  method?: string;
+  url?: string;
+  originalUrl?: string;
   query?: Record<string, unknown>;
   ip?: string;
   socket?: { remoteAddress?: string };
@@ -25,9 +31,11 @@ export function requestIdOf(req: Req): string {
 
 /**
  * Builds a request's RequestContext under an access rule: parses `tz`, verifies the bearer token,
- * resolves the caller once and applies the rule (Public, Admin, PM, global admin), throwing the
- * typed error of the first check that fails. The global guard and the hot reads
- * (src/common/http/hot-route.ts) share it, so both authenticate a request in exactly one way.
+ * resolves the caller once and applies the rule (Public, Admin, PM, global admin), throwing
+ * the typed error of the first check that fails. Three kinds of bearer are told apart by their
+ * shape (docs/identity.md, "Token formats"): an API token (`pms_…`), this service's own HS256 JWT
+ * (issuer `pms-api`), and an identity provider's JWT (any other issuer). An API token's service
+ * principal must also hold the route’s scope. Used by the global guard.
  */
 @Injectable()
 export class RequestAuthenticator {
@@ -47,7 +55,11 @@ export class RequestAuthenticator {
     const header = req.headers.authorization;
     const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new UnauthorizedError('A bearer token is required: Authorization: Bearer <token> (get one at POST /v4/auth/token)');
-    const caller = await this.callers.resolve(this.tokens.verify(m[1]));
+    const caller = await this.callerOf(m[1]);
+    if (caller.kind === 'service') {
+      const needed = scopeFor(req.method ?? 'GET', req.originalUrl ?? req.url ?? '');
+      if (!needed || !scopeGranted(caller.scopes ?? [], needed)) throw new ScopeMissingError(needed);
+    }
     const ctx = new RequestContext(requestId, tz, caller, ifMatch, ip);
 
     switch (rule) {
@@ -67,6 +79,13 @@ export class RequestAuthenticator {
         if (!caller.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may do this');
         return ctx;
     }
+  }
+
+  private callerOf(token: string): Promise<Caller> {
+    if (isApiTokenSecret(token)) return this.callers.resolveApiToken(token);
+    const issuer = OidcVerifier.issuerOf(token);
+    if (issuer !== null && issuer !== TOKEN_ISSUER) return this.callers.resolveExternal(token, issuer);
+    return this.callers.resolve(this.tokens.verify(token));
   }
 
   private timeZone(req: Req): TimeZone {

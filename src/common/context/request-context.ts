@@ -18,10 +18,24 @@ export interface Grant {
   states: readonly [number, number, number, number, number];
 }
 
+/**
+ * What kind of principal calls (docs/identity.md): a person (password or single sign-on token) or
+ * the service principal of an API token.
+ */
+export type PrincipalKind = 'user' | 'service';
+
 /** Who is calling, resolved once per request by the AuthGuard from the bearer token. */
 export interface Caller {
+  /** Absent means 'user'. */
+  kind?: PrincipalKind;
+  /** The account id; for a service principal the API token's id. */
   userId: string;
+  /** The account's user name; for a service principal `apitoken:<token name>`. */
   userName: string;
+  /** A service principal's scopes (docs/identity.md, "Scopes"); absent for people. */
+  scopes?: readonly string[];
+  /** When the credential stops being valid on its own (an API token's expiry), in epoch ms. */
+  validUntil?: number;
   individualId: string | null;
   /** The site the token acts in (a global administrator may act in any site). */
   siteId: string;
@@ -35,6 +49,15 @@ export interface Caller {
    * with the caller; empty for administrators, whom no record restricts (docs/authorization.md).
    */
   grants?: readonly Grant[];
+}
+
+/**
+ * Who a write is recorded as (Created/UpdatedBy, the audit trail): the individual of a person, the
+ * API token's id for a service principal; null for an account without an individual.
+ */
+export function actorIdOf(caller: Caller | null | undefined): string | null {
+  if (!caller) return null;
+  return caller.kind === 'service' ? caller.userId : caller.individualId;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable, isPrimaryKeyViolation, isUniqueViolation } from './db-errors.js';
+import { isDatabaseUnavailable, isPrimaryKeyViolation, isRetryableConflict, isUniqueViolation } from './db-errors.js';
 
 const driver = (code: string, message: string) => new QueryFailedError('INSERT …', [], Object.assign(new Error(message), { code }));
 
@@ -38,6 +38,13 @@ describe('database unavailability', () => {
     const acquire = Object.assign(new Error('No database connection became available within 5000 ms'), { code: 'POOL_ACQUIRE_TIMEOUT' });
     const lost = driver('PROTOCOL_CONNECTION_LOST', 'Connection lost: The server closed the connection.');
     expect([mariaDbTimeout, mysqlTimeout, queueFull, acquire, lost].map(isDatabaseUnavailable)).toEqual([true, true, true, true, true]);
+  });
+
+  it('counts a Galera node outside the primary component as unavailable, and a certification failure as a retryable conflict', () => {
+    const notReady = driver('ER_UNKNOWN_COM_ERROR', 'WSREP has not yet prepared node for application use');
+    const certification = driver('ER_LOCK_DEADLOCK', 'Deadlock found when trying to get lock; try restarting transaction');
+    expect(isDatabaseUnavailable(notReady)).toBe(true);
+    expect(isRetryableConflict(certification)).toBe(true);
   });
 
   it('leaves programming and data errors alone', () => {

@@ -32,7 +32,9 @@ export function isPrimaryKeyViolation(e: unknown): boolean {
 
 /**
  * A transaction lost to a concurrent one and may simply be run again: a MySQL/MariaDB deadlock or
- * lock-wait timeout, or SQLite's busy answer.
+ * lock-wait timeout (on a Galera cluster also a certification failure: a conflicting write
+ * committed first through another node, reported at commit as the same deadlock, 1213), or
+ * SQLite's busy answer.
  */
 const RETRYABLE_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED']);
 
@@ -81,6 +83,9 @@ const UNAVAILABLE_CODES = new Set([
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
+  // Galera: the node is not part of the primary component, or not synced yet ("WSREP has not yet
+  // prepared node for application use", 1047): another node will answer the retry.
+  'ER_UNKNOWN_COM_ERROR',
   'ER_LOCK_WAIT_TIMEOUT',
   'ER_LOCK_DEADLOCK',
   // MySQL: max_execution_time exceeded; a statement stopped by KILL QUERY.
@@ -95,7 +100,7 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /** MariaDB's max_statement_time error (1969), which mysql2 has no code name for. */
-const UNAVAILABLE_ERRNOS = new Set([1969]);
+const UNAVAILABLE_ERRNOS = new Set([1969, 1047]);
 
 /** Drivers that report a lost connection or a full pool without a code. */
 const UNAVAILABLE_MESSAGE =

@@ -21,10 +21,20 @@ export abstract class AppError extends Error {
   }
 }
 
-export class ValidationError extends AppError {
-  readonly status = 400;
-  readonly code = 'validation-failed';
-  readonly title = 'The request is not valid';
+/**
+ * The base of the errors of one answer: its HTTP status, stable code and title, stated once in
+ * the class line (`class PayloadTooLargeError extends problemOf(413, 'payload-too-large', '…') {}`).
+ */
+export function problemOf(status: number, code: string, title: string) {
+  abstract class Problem extends AppError {
+    readonly status: number = status;
+    readonly code: string = code;
+    readonly title: string = title;
+  }
+  return Problem;
+}
+
+export class ValidationError extends problemOf(400, 'validation-failed', 'The request is not valid') {
   constructor(
     readonly errors: FieldError[],
     detail?: string,
@@ -34,42 +44,40 @@ export class ValidationError extends AppError {
 }
 
 /** A request that cannot be read at all (malformed JSON/XML, forbidden XML constructs). */
-export class BadRequestError extends AppError {
-  readonly status = 400;
-  readonly title = 'The request cannot be read';
+export class BadRequestError extends problemOf(400, 'bad-request', 'The request cannot be read') {
   constructor(
     detail: string,
-    readonly code = 'bad-request',
+    override readonly code = 'bad-request',
   ) {
     super(detail);
   }
 }
 
-export class UnauthorizedError extends AppError {
-  readonly status = 401;
-  readonly code = 'unauthorized';
-  readonly title = 'Authentication is required';
+export class UnauthorizedError extends problemOf(401, 'unauthorized', 'Authentication is required') {
   constructor(detail = 'A valid bearer token is required') {
     super(detail);
     this.headers['WWW-Authenticate'] = 'Bearer realm="pms-api"';
   }
 }
 
-export class InvalidCredentialsError extends AppError {
-  readonly status = 401;
-  readonly code = 'invalid-credentials';
-  readonly title = 'The user name or password is not correct';
-}
+export class InvalidCredentialsError extends problemOf(401, 'invalid-credentials', 'The user name or password is not correct') {}
 
-export class ForbiddenError extends AppError {
-  readonly status = 403;
-  readonly code: string = 'forbidden';
-  readonly title: string = 'This operation is not allowed for the caller';
-}
+export class ForbiddenError extends problemOf(403, 'forbidden', 'This operation is not allowed for the caller') {}
 
 export class AdminRequiredError extends ForbiddenError {
   override readonly code = 'admin-required';
   override readonly title = 'This operation requires an administrator';
+}
+
+/** An API token without the scope a route needs (docs/identity.md, "Scopes"); `scope` names it. */
+export class ScopeMissingError extends ForbiddenError {
+  override readonly code = 'insufficient-scope';
+  override readonly title = 'The API token lacks the scope this operation needs';
+  constructor(readonly scope: string | null) {
+    super(scope ? `The API token lacks the scope ${scope}` : 'API tokens cannot manage credentials (API tokens, identity providers, sign-in)');
+    // RFC 6750 §3.1: the challenge names the missing scope.
+    if (scope) this.headers['WWW-Authenticate'] = `Bearer realm="pms-api", error="insufficient_scope", scope="${scope}"`;
+  }
 }
 
 export class PmDisabledError extends ForbiddenError {
@@ -77,67 +85,41 @@ export class PmDisabledError extends ForbiddenError {
   override readonly title = 'Performance management is disabled for this site';
 }
 
-export class NotFoundError extends AppError {
-  readonly status = 404;
-  readonly code = 'not-found';
-  readonly title = 'The resource was not found';
+export class NotFoundError extends problemOf(404, 'not-found', 'The resource was not found') {
   constructor(resource: string, id?: string | number) {
     super(id === undefined ? `${resource} was not found` : `${resource} ${id} was not found`);
   }
 }
 
-export class RouteNotFoundError extends AppError {
-  readonly status = 404;
-  readonly code = 'not-found';
-  readonly title = 'The resource was not found';
-}
+export class RouteNotFoundError extends problemOf(404, 'not-found', 'The resource was not found') {}
 
-export class MethodNotAllowedError extends AppError {
-  readonly status = 405;
-  readonly code = 'method-not-allowed';
-  readonly title = 'The method is not allowed on this resource';
+export class MethodNotAllowedError extends problemOf(405, 'method-not-allowed', 'The method is not allowed on this resource') {
   constructor(method: string, allowed: string[]) {
     super(`${method} is not allowed here; allowed: ${allowed.join(', ')}`);
     this.headers['Allow'] = allowed.join(', ');
   }
 }
 
-export class ConflictError extends AppError {
-  readonly status = 409;
-  readonly title = 'The request conflicts with the current state';
+export class ConflictError extends problemOf(409, 'conflict', 'The request conflicts with the current state') {
   constructor(
     detail: string,
-    readonly code = 'conflict',
+    override readonly code = 'conflict',
   ) {
     super(detail);
   }
 }
 
-export class PreconditionFailedError extends AppError {
-  readonly status = 412;
-  readonly code = 'precondition-failed';
-  readonly title = 'The record changed since it was read';
+export class PreconditionFailedError extends problemOf(412, 'precondition-failed', 'The record changed since it was read') {
   constructor() {
     super('If-Match does not match the current ETag of the record; read it again and retry');
   }
 }
 
-export class PayloadTooLargeError extends AppError {
-  readonly status = 413;
-  readonly code = 'payload-too-large';
-  readonly title = 'The request body is too large';
-}
+export class PayloadTooLargeError extends problemOf(413, 'payload-too-large', 'The request body is too large') {}
 
-export class UnsupportedMediaTypeError extends AppError {
-  readonly status = 415;
-  readonly code = 'unsupported-media-type';
-  readonly title = 'The request media type is not supported';
-}
+export class UnsupportedMediaTypeError extends problemOf(415, 'unsupported-media-type', 'The request media type is not supported') {}
 
-export class TooManyRequestsError extends AppError {
-  readonly status = 429;
-  readonly code = 'too-many-requests';
-  readonly title = 'Too many requests';
+export class TooManyRequestsError extends problemOf(429, 'too-many-requests', 'Too many requests') {
   constructor(
     detail: string,
     readonly retryAfterSeconds: number,
@@ -147,21 +129,14 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
-export class ServiceUnavailableError extends AppError {
-  readonly status = 503;
-  readonly code = 'service-unavailable';
-  readonly title = 'The service is temporarily unavailable';
+export class ServiceUnavailableError extends problemOf(503, 'service-unavailable', 'The service is temporarily unavailable') {
   constructor(detail = 'The database is not reachable; retry shortly', retryAfterSeconds = 5) {
     super(detail);
     this.headers['Retry-After'] = String(retryAfterSeconds);
   }
 }
 
-export class InternalError extends AppError {
-  readonly status = 500;
-  readonly code = 'internal-error';
-  readonly title = 'An unexpected error occurred';
-}
+export class InternalError extends problemOf(500, 'internal-error', 'An unexpected error occurred') {}
 
 /** The RFC 9457 body written for every error. */
 export interface ProblemDetails {
@@ -172,4 +147,11 @@ export interface ProblemDetails {
   instance?: string;
   requestId?: string;
   errors?: FieldError[];
+}
+
+/** A sync cursor or `updatedSince` instant older than the retained change log (docs/delta-sync.md). */
+export class GoneError extends AppError {
+  readonly status = 410;
+  readonly code = 'sync-expired';
+  readonly title = 'The change log no longer reaches back that far';
 }

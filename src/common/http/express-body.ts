@@ -57,7 +57,11 @@ function translate(err: { type?: string; status?: number; message?: string; brea
   return new BadRequestError(err.message ?? 'The body cannot be read', 'malformed-body');
 }
 
-export function registerBodyParsers(app: INestApplication, codec: WireCodec): void {
+/**
+ * The request body parsers, as one middleware (registered on the Express application, and run by
+ * the front door for the routes it dispatches): JSON, XML and the login's form.
+ */
+export function registerBodyParsers(app: INestApplication, codec: WireCodec): (req: Request, res: Response, next: NextFunction) => void {
   const instance = app.getHttpAdapter().getInstance() as express.Express;
   // Our own ETag (of the record, not of the bytes) is set by the WireInterceptor.
   instance.set('etag', false);
@@ -82,7 +86,7 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): vo
     verify: verifyBytes(false),
   });
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  const parse = (req: Request, res: Response, next: NextFunction): void => {
     if (!hasBody(req)) return next();
     const fmt = requestFormat(req.headers['content-type'], req.method);
     const charset = charsetOf(req.headers['content-type']);
@@ -136,7 +140,9 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): vo
     // Drain the unread body so the connection can be reused.
     req.resume();
     next();
-  });
+  };
+  app.use(parse);
+  return parse;
 }
 
 /**

@@ -1,28 +1,48 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Express } from 'express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AppConfig } from '../../config/config.js';
 import { RequestLogMiddleware } from '../logging/request-log.middleware.js';
-import { HotRoutes, type HotReq } from './hot-route.js';
+import type { RouteTable } from './route-table.js';
 import { ServerLifecycle } from './server-lifecycle.js';
 
-type Middleware = (req: IncomingMessage & Record<string, unknown>, res: ServerResponse, next: () => void) => void;
+type Req = IncomingMessage & Record<string, unknown>;
+/** A middleware of the Express application, in the order it was registered (body parsers, deadline). */
+export type Middleware = (req: Req, res: ServerResponse, next: () => void) => void;
+
+/** Runs the middleware in order, then `done`. */
+function run(chain: readonly Middleware[], req: Req, res: ServerResponse, done: () => void): void {
+  let i = 0;
+  const next = (): void => {
+    const m = chain[i++];
+    if (m) m(req, res, next);
+    else done();
+  };
+  next();
+}
 
 /**
- * The HTTP server's request listener (docs/performance.md, "Front door"): what every request
- * meets before Express.
+ * The HTTP server's request listener (docs/architecture.md, "How a request runs"): one path for
+ * every request.
  *
- * 1. Shutdown tracking (ServerLifecycle).
- * 2. The request id, log scope and access-log line (RequestLogMiddleware).
- * 3. A hot read (src/common/http/hot-route.ts) is tried here, with the request deadline
- *    started for it, and answered without Express when it succeeds.
- * 4. Everything else, and every hot read that does not succeed, goes to the Express application
- *    (body parsers, the deadline, Nest's routes) exactly as it would without this door; the
- *    deadline does not start twice.
+ * 1. Shutdown tracking (ServerLifecycle), then the request id, log scope and access-log line
+ *    (RequestLogMiddleware).
+ * 2. The route is looked up in the RouteTable (a radix tree of every controller route). A request
+ *    that finds one gets what Express gives a request (its request and response prototypes, the
+ *    circular references, `originalUrl`, `params`), then the application's middleware in their
+ *    order — the same functions Express runs (`middleware`: body parsers, request deadline) —
+ *    then the very handler Nest registered for that route: guards, interceptors, pipes, the
+ *    controller method and the exception filters.
+ * 3. Anything the table does not find (another method, Swagger UI, an unknown path) goes to the
+ *    Express application as it is, which answers it as before (405 with Allow, the problem 404).
+ *
+ * ROUTE_TABLE=off sends every request to Express, whose router then finds the same handlers:
+ * the differential test (test/e2e/route-table.e2e-spec.ts) holds the two to the same answers.
  *
  * Installed by createApp once the application is initialised; nothing else changes the server's
  * listeners.
  */
-export function installFrontDoor(app: INestApplication, deadline: Middleware): void {
+export function installFrontDoor(app: INestApplication, config: AppConfig, table: RouteTable, middleware: readonly Middleware[]): void {
   const server = app.getHttpServer() as Server;
   const express = app.getHttpAdapter().getInstance() as Express;
   const listeners = server.listeners('request');
@@ -30,19 +50,29 @@ export function installFrontDoor(app: INestApplication, deadline: Middleware): v
     throw new Error('front door: the HTTP server must have the Express application as its only request listener');
   const lifecycle = app.get(ServerLifecycle).middleware;
   const requestLog = app.get(RequestLogMiddleware);
-  const hot = app.get(HotRoutes);
+  const toExpress = (req: Req, res: ServerResponse) => express(req as never, res as never);
 
-  const door = (req: IncomingMessage & Record<string, unknown>, res: ServerResponse): void => {
+  const door = (req: Req, res: ServerResponse): void => {
     lifecycle(req, res, () =>
       requestLog.use(req, res, () => {
-        const toExpress = () => express(req as never, res as never);
-        let served = false;
-        try {
-          served = hot.tryServe(req as HotReq, res, toExpress, () => deadline(req, res, () => undefined));
-        } catch {
-          // A hot read that fails before it starts is the route's, like any failing hot read.
-        }
-        if (!served) toExpress();
+        const hit = config.routeTable ? table.find(req.method, req.url) : null;
+        if (!hit) return toExpress(req, res);
+        table.routed++;
+        // What Express's app.handle and router do before a route runs.
+        const r = req as Req & { res?: ServerResponse; originalUrl?: string; baseUrl?: string; params?: unknown };
+        const s = res as ServerResponse & { req?: Req; locals?: object };
+        r.res = res;
+        s.req = req;
+        // Born with Express's prototypes (RecordingExpressAdapter.initHttpServer); set only if not.
+        if (!Object.prototype.isPrototypeOf.call(express.request, req)) Object.setPrototypeOf(req, express.request);
+        if (!Object.prototype.isPrototypeOf.call(express.response, res)) Object.setPrototypeOf(res, express.response);
+        s.locals ??= Object.create(null) as object;
+        r.originalUrl ??= req.url;
+        r.baseUrl = '';
+        r.params = hit.params;
+        run(middleware, req, res, () => {
+          void hit.handler(req, res, () => toExpress(req, res));
+        });
       }),
     );
   };

@@ -5,6 +5,7 @@ import { ValidationError } from '../errors/errors.js';
 import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { keepDeclared } from '../validation/declared-input.js';
 import { toJsonValue } from './codec.js';
+import { ApiResult } from './wire.js';
 import { UTC } from './dates.js';
 import { MERGE_PATCH_JSON, MERGE_PATCH_XML } from './negotiation.js';
 
@@ -132,14 +133,23 @@ export const MERGE_PATCH_RULES =
   'The record as merged must pass every rule of the PUT on this path, in the same transaction with the record locked; the answer is the record, as the PUT answers it. If-Match is honoured (412) and Idempotency-Key works as on PUT.';
 
 /**
- * Declares a PATCH route: the method and path, its OpenAPI operation (summary; the shared rules
- * followed by what the route adds), the body media types and the body schema derived from the
- * resource's update input. The access rule and `@ApiResult` stand beside it on the handler, as
- * on every route.
+ * Declares a PATCH route as `common/http/routes.ts` declares the others: the access rule, the
+ * method and path, its OpenAPI operation (summary; the shared rules followed by what the route
+ * adds), the body media types, the body schema derived from the resource's update input, and
+ * what it answers (the record, as the PUT answers it).
  */
-export function PatchRoute(path: string, input: Type<unknown>, doc: { summary: string; description?: string }): MethodDecorator {
+export function PatchRoute(
+  access: () => MethodDecorator,
+  path: string,
+  input: Type<unknown>,
+  answer: Type<unknown>,
+  doc: { summary: string; description?: string },
+): MethodDecorator {
   const schema = patchSchemaOf(input);
+  // In the order the stacked decorators applied (bottom-up), so the OpenAPI document stays the same.
   return applyDecorators(
+    ApiResult(answer),
+    access(),
     Patch(path),
     ApiOperation({ summary: doc.summary, description: [MERGE_PATCH_RULES, doc.description].filter(Boolean).join(' ') }),
     ApiConsumes(...PATCH_MEDIA_TYPES),

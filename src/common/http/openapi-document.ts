@@ -25,7 +25,7 @@ const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: str
 const ROLE_RULES = new Set(['admin', 'pm', 'pm+admin', 'global-admin']);
 
 /** Outside /v4: answered without the database (live, metrics) or with it (ready). */
-const NO_DATABASE = new Set(['/health/live', '/metrics']);
+const NO_DATABASE = new Set(['/health/live']);
 
 export function refineDocument(document: OpenAPIObject, routes: RouteInfo[], opts: RefineOptions): void {
   document.openapi = '3.1.0';
@@ -216,6 +216,12 @@ export function errorStatuses(route: RouteInfo, op: OperationObject): Map<number
         ? 'Another site than the caller’s, for anyone but a global administrator; or the caller’s rights on the record do not allow it (forbidden).'
         : 'The caller’s rights on the record do not allow it (forbidden, admin-required).',
     });
+  }
+  // Any operation behind a bearer token: an API token without the operation's scope (docs/identity.md).
+  if (route.rule !== 'public' && !login) {
+    const scope = 'An API token without the scope the operation needs (insufficient-scope).';
+    const own = out.get(403);
+    out.set(403, { description: own && 'description' in own ? `${own.description.replace(/\.$/, '')}; or ${scope[0].toLowerCase()}${scope.slice(1)}` : scope });
   }
   if (login) out.set(404, { description: 'SiteID names no site (not-found).' });
   else if (ids) out.set(404, { shared: 'NotFound' });

@@ -98,6 +98,7 @@ const PATCH_EXAMPLES: Record<string, BodyExample> = {
   PatchGoalDto: { body: { Measure1Completed: true, Comment: 'Interviews done' } },
   PatchColorDto: { body: { MaxPercent: 140 } },
   PatchPermissionDto: { body: { UpdateState: 2 } },
+  PatchIdentityProviderDto: { body: { Enabled: false } },
   PatchSecurityGroupDto: { body: { Description: 'Read the records of the individuals they support.' } },
   PatchCoreValueDto: { body: { Description: 'We do what we say, and we say so when we cannot.' } },
   PatchCommentDto: { body: { Body: 'Great progress this quarter (edited).' } },
@@ -109,6 +110,7 @@ const PATCH_EXAMPLES: Record<string, BodyExample> = {
   PatchDialogDto: { body: { OccurredDate: date('2027-03-17'), Notes: 'Held, one day late' } },
   PatchTaskDto: { body: { Completed: true } },
   PatchAssessmentDto: { body: { Ratings: [{ ItemKind: 'general', ItemID: null, Rating: 3 }] } },
+  PatchWebhookDto: { body: { EventTypes: 'dialog.held period.closed task.completed' } },
 };
 
 /** Keyed by the OpenAPI schema name of the request body (the input DTO's class name). */
@@ -119,6 +121,8 @@ export const REQUEST_EXAMPLES: Record<string, BodyExample> = {
     form: { grant_type: 'password', username: 'admin', password: 'ADMIN_PASSWORD' },
   },
   CreateSiteDto: { body: { Name: 'Initech', PerformanceManagement: true } },
+  CreateWebhookDto: { body: { URL: 'https://hooks.example.com/pms', EventTypes: 'dialog.held period.closed', Description: 'HRIS sync' } },
+  UpdateWebhookDto: { body: { ID: 'PATH_ID', URL: 'https://hooks.example.com/pms/v2', EventTypes: 'dialog.held period.closed individual.*', Active: true } },
   UpdateSiteDto: { body: { ID: 'PATH_ID', Name: 'Initech Europe', PerformanceManagement: true } },
   CreatePeriodDto: { body: { Name: 'FY 2027', StartDate: date('2027-01-01'), EndDate: '2027-12-31T23:59:59.999+00:00' } },
   UpdatePeriodDto: { body: { ID: 'PATH_ID', Name: 'Fiscal year 2027', StartDate: date('2027-01-01'), EndDate: '2027-12-31T23:59:59.999+00:00' } },
@@ -157,6 +161,26 @@ export const REQUEST_EXAMPLES: Record<string, BodyExample> = {
     body: { RowID: 'INDIVIDUAL_ID', PrincipalID: 'USER_ID', ChildType: null, CreateState: 0, ReadState: 1, UpdateState: 2, DeleteState: 0, DelegateState: 0 },
   },
   UpdatePermissionDto: { body: { ID: 'PATH_ID', CreateState: 0, ReadState: 1, UpdateState: 1, DeleteState: 2, DelegateState: 0 } },
+  CreateApiTokenDto: { body: { Name: 'Payroll sync', Scopes: 'individuals:read goals:write' } },
+  CreateIdentityProviderDto: {
+    body: {
+      Name: 'Okta',
+      Issuer: 'https://example.okta.com/oauth2/default',
+      ClientID: '0oa1b2c3d4e5f6g7h8i9',
+      Audiences: 'api://pms',
+      UserClaim: 'email',
+      GroupsClaim: 'groups',
+    },
+  },
+  UpdateIdentityProviderDto: {
+    body: {
+      ID: 'PATH_ID',
+      Name: 'Okta (production)',
+      Issuer: 'https://example.okta.com/oauth2/default',
+      ClientID: '0oa1b2c3d4e5f6g7h8i9',
+      JitProvisioning: true,
+    },
+  },
   CreateSecurityGroupDto: { body: { Name: 'HR partners', Description: 'Read the records of every individual they support.' } },
   UpdateSecurityGroupDto: {
     body: { ID: 'PATH_ID', Name: 'HR business partners', Description: 'Read and update the records of the individuals they support.' },

@@ -7,12 +7,17 @@ import type { OpenAPIObject } from '@nestjs/swagger';
  * document test (test/e2e/openapi.e2e-spec.ts) and the linters report.
  */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
-  Authentication: 'Log in: a user name and password for a bearer token (JWT), sent as `Authorization: Bearer <token>` on every other /v4 call.',
+  Authentication:
+    'Log in: a user name and password for a bearer token (JWT), sent as `Authorization: Bearer <token>` on every other /v4 call; an identity provider’s token or an API token is sent the same way (docs/identity.md). Logout everywhere ends every earlier token of the account.',
   Site: 'The tenants. Every record belongs to one site; a caller acts in the site of their token, a global administrator in any.',
   Operations: 'For orchestrators and monitoring, outside /v4 and without a token: the liveness and readiness probes and the Prometheus metrics.',
   Period: 'The time spans that goals, commitments, dialogs, assessments and metric values belong to; closing a period archives its figures.',
   Permission:
     'Permission records: Allow or Deny on create, read, update, delete and delegate for a user or security group on a row (and, through ChildType, the rows below it); and the explanation of any decision.',
+  ApiToken:
+    'Scoped tokens for integrations, acting as a service principal of the site: created and revoked by administrators, the secret shown once (docs/identity.md).',
+  IdentityProvider:
+    'The site’s OpenID Connect identity providers, whose tokens the service accepts as the site’s people (single sign-on; administrators only).',
   SecurityGroup: 'Named groups of individuals that a Permission record can name as its principal (administrators only).',
   Comment: 'Comments on individuals, organizations, departments, projects, tasks, metrics and dialogs; the author or an administrator changes or deletes them.',
   Individual: 'The people of a site: their user account, their primary organization and title, and whom they report to.',
@@ -35,6 +40,10 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   BasicRole: 'The basic roles of an individual, each with the number of dialogs it calls for per period.',
   BasicRoleDialog: 'The rating of a basic role in a dialog.',
   Assessment: 'Self, leader and team assessments of an individual in a period, with their ratings (performance management).',
+  Audit:
+    'Who changed what and when: the audit trail of every write (administrators), the history of one record (whoever may read it), and delta sync of a collection since a cursor.',
+  Webhook:
+    'Endpoints that receive signed events (Standard Webhooks) after each committed change, with their delivery log, redelivery, ping and secret rotation (administrators).',
   Dashboard: 'Figures of an organization, department or individual in a period, the site’s dashboard settings, and how each figure is computed.',
 };
 

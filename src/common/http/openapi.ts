@@ -6,6 +6,7 @@ import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER, KEY_MAX_LENGTH, KE
 import { refineDocument } from './openapi-document.js';
 import { collectRoutes } from './openapi-routes.js';
 import { declareTags } from './openapi-tags.js';
+import { addEventWebhooks } from './openapi-webhooks.js';
 
 const DESCRIPTION = `
 Multi-tenant REST API for organizational performance management (spec v4). Every body is JSON or XML.
@@ -39,6 +40,7 @@ export function buildOpenApi(app: INestApplication, config: AppConfig): OpenAPIO
   addTimeZoneParameter(document);
   refineDocument(document, collectRoutes(app.get(ModulesContainer)), { xmlNamespace: config.xmlNamespace });
   addIdempotencyKeyHeader(document, config);
+  addEventWebhooks(document);
   return document;
 }
 

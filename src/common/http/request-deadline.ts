@@ -21,7 +21,7 @@ export const DEADLINE_RETRY_AFTER_SECONDS = 5;
  */
 export function requestDeadline(ms: number, codec: WireCodec, logger: JsonLogger) {
   return (req: IncomingMessage & Record<string, unknown>, res: ServerResponse, next: () => void): void => {
-    // Started once: a hot read the front door started it for may go on to Express (front-door.ts).
+    // Started once, whether the front door or Express runs the middleware (front-door.ts).
     if (req[DEADLINE_STARTED]) return next();
     req[DEADLINE_STARTED] = true;
     const timer = setTimeout(() => {

@@ -78,6 +78,27 @@ const make =
     ({ ...(opts ?? {}), kind, access }) as FieldSpec<K, A, T> & O;
 
 /**
+ * A field a record is created with and keeps (`ReqCre`: required on create, ignored on update —
+ * the record does not move): `field.fixed.guid(description, createDescription)`.
+ */
+const fixedAs =
+  <K extends WireKind>(kind: K) =>
+  <T = TsOf<K>, const O extends Opts<K, T> = Opts<K, T>>(description: string, create: string, opts?: O): FieldSpec<K, 'ReqCre', T> & O =>
+    ({ ...(opts ?? {}), kind, access: 'ReqCre', description, create: { description: create }, update: false }) as FieldSpec<K, 'ReqCre', T> & O;
+
+/** The update rule of an optional member: absent keeps the value, null clears it. */
+export const KEEP_OR_CLEAR = 'Absent keeps the current value; null clears it.';
+
+/**
+ * An optional member (`-`, nullable) whose update keeps it when absent and clears it on null:
+ * `field.optional.date()`, `field.optional.string({ max: 4000 })`.
+ */
+const optionalAs =
+  <K extends WireKind>(kind: K) =>
+  <T = TsOf<K>, const O extends Opts<K, T> = Opts<K, T>>(opts?: O): FieldSpec<K, '-', T> & O & { nullable: true } =>
+    ({ ...(opts ?? {}), kind, access: '-', nullable: true, update: { description: KEEP_OR_CLEAR } }) as FieldSpec<K, '-', T> & O & { nullable: true };
+
+/**
  * An optional display order: absent on create is 0, an explicit null sets 0, absent on update
  * keeps the value (the shared rule of every `Rank` that is not required).
  */
@@ -93,9 +114,29 @@ function rank(description: string, inputs: { create?: string; update?: string } 
   };
 }
 
-/** Field builders: `field.string('Req', { max: LIMITS.name, min: 1 })`; `field.rank(description)`. */
+/**
+ * An optional flag with a default: absent on create is `value`; on update, absent keeps the value
+ * and an explicit null either keeps it too (`null: 'keeps'`) or sets the default (`null: 'default'`).
+ */
+function flag(value: boolean, description: string, inputs: { null: 'keeps' | 'default'; update?: string }): FieldSpec<'bool', '-', boolean> {
+  const keeps = inputs.null === 'keeps';
+  return {
+    kind: 'bool',
+    access: '-',
+    description,
+    createDefault: value,
+    ...(keeps ? { nullIsAbsent: true } : { nullAs: value }),
+    create: { description: `Default ${value}.` },
+    update: { description: inputs.update ?? (keeps ? 'Absent or null keeps the current value.' : `Absent keeps the current value; null sets ${value}.`) },
+  };
+}
+
+/** Field builders: `field.string('Req', { max: LIMITS.name, min: 1 })`; `field.rank(description)`; `field.flag(false, description, …)`. */
 export const field = {
   rank,
+  flag,
+  fixed: { string: fixedAs('string'), guid: fixedAs('guid'), int: fixedAs('int') },
+  optional: { string: optionalAs('string'), guid: optionalAs('guid'), date: optionalAs('date') },
   string: make('string'),
   guid: make('guid'),
   int: make('int'),

@@ -7,12 +7,9 @@ interface RouteEntry {
   pattern: RegExp;
 }
 
-/**
- * Routes served outside /v4 (see app.factory.ts): the health probes, and GET /metrics (the
- * Prometheus scrape) — only GET, since POST /v4/metrics is the Metric resource's.
- */
-export function servedOutsidePrefix(path: string, method: RequestMethod | undefined): boolean {
-  return /^\/health\//.test(path) || (path === '/metrics' && method === RequestMethod.GET);
+/** Routes served outside /v4 (see app.factory.ts): the health probes. */
+export function servedOutsidePrefix(path: string): boolean {
+  return /^\/health\//.test(path);
 }
 
 const templates = new WeakMap<Function, string>();
@@ -29,8 +26,7 @@ export function routeTemplate(ctrl: Function, handler: Function): string {
         .map((p) => p.replace(/^\/|\/$/g, ''))
         .filter(Boolean)
         .join('/');
-    const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-    t = servedOutsidePrefix(path, method) ? path : `/v4${path === '/' ? '' : path}`;
+    t = servedOutsidePrefix(path) ? path : `/v4${path === '/' ? '' : path}`;
     templates.set(handler, t);
   }
   return t;
@@ -68,18 +64,27 @@ export function* routeHandlers(modules: ModulesContainer): Generator<RouteHandle
 @Injectable()
 export class RouteIndex implements OnApplicationBootstrap {
   private routes: RouteEntry[] = [];
+  private kinds: string[] = [];
 
   constructor(private readonly modules: ModulesContainer) {}
 
   onApplicationBootstrap(): void {
     const routes: RouteEntry[] = [];
+    const kinds = new Set<string>();
     for (const { ctrl, handler, method } of routeHandlers(this.modules)) {
-      const source = routeTemplate(ctrl, handler)
-        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-        .replace(/:[A-Za-z0-9_]+/g, '[^/]+');
+      const template = routeTemplate(ctrl, handler);
+      const kind = /^\/v4\/([a-z0-9-]+)/.exec(template)?.[1];
+      if (kind) kinds.add(kind);
+      const source = template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
       routes.push({ method: RequestMethod[method], pattern: new RegExp(`^${source}/?$`, 'i') });
     }
     this.routes = routes;
+    this.kinds = [...kinds].sort();
+  }
+
+  /** The resource kinds of the API: the first path segments after /v4 (what API token scopes name). */
+  resourceKinds(): readonly string[] {
+    return this.kinds;
   }
 
   /** The methods that exist for this path (empty when no route matches it at all). */

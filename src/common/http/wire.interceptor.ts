@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import { map, Observable } from 'rxjs';
 import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
-import { Page } from '../pagination/pagination.js';
+import { KeysetPage, Page } from '../pagination/pagination.js';
 import { WireCodec } from './codec.js';
 import { UTC } from './dates.js';
 import { etagOf, etagOfJson } from './etag.js';
@@ -13,12 +13,11 @@ import { WIRE_RESULT, WireResultMeta } from './wire.js';
 /**
  * Writes every handler's answer in the negotiated format (Accept, q-values; JSON by default)
  * with the matching Content-Type, dates in the request's time zone, an ETag on single records
- * and on List-of-one reads, and X-Total-Count / Link on pages. Headers are set on Node's response (`setHeader`, which
- * Express's response inherits), so the hot reads, which answer below Express, write them alike.
+ * and on List-of-one reads, and X-Total-Count / Link on pages. Headers are set on Node's response
+ * (`setHeader`, which Express's response inherits).
  *
- * Conditional GET: the ETag is set before the body is sent, and whoever sends the body decides
- * `304 Not Modified` (no body) with `fresh`, the module Express uses: Express's `res.send` for the
- * Nest routes, `send()` of hot-route.ts for the hot reads. So an `If-None-Match` naming the tag
+ * Conditional GET: the ETag is set before the body is sent, and Express's `res.send` decides
+ * `304 Not Modified` (no body) with `fresh`. So an `If-None-Match` naming the tag
  * (weak comparison, several tags, `*`) is a 304, unless `Cache-Control: no-cache` asks for the
  * body — docs/http-caching.md; test/e2e/http-details.e2e-spec.ts holds it to that.
  */
@@ -29,21 +28,15 @@ interface HeaderTarget {
 }
 
 /**
- * The body and headers of an answer (what the WireInterceptor does for every route, and the hot
- * reads of src/common/http/hot-route.ts do below Nest's pipeline): the negotiated format, dates in
- * the request's zone, ETag, X-Total-Count and Link. Returns the body text to send.
+ * The body and headers of an answer (what the WireInterceptor does for every route): the
+ * negotiated format, dates in the request's zone, ETag, X-Total-Count and Link. Returns the body
+ * to send.
  */
 @Injectable()
 export class WireWriter {
   constructor(private readonly codec: WireCodec) {}
 
-  render(req: WireRequest, res: HeaderTarget, result: unknown, meta: WireResultMeta | undefined): string;
-  /**
-   * With `bytes`, a page of kept records is answered as bytes (WireCodec.encodeBytes), for a
-   * writer that sends a Buffer as it is (the hot reads); anything else is still text.
-   */
-  render(req: WireRequest, res: HeaderTarget, result: unknown, meta: WireResultMeta | undefined, bytes: true): string | Buffer;
-  render(req: WireRequest, res: HeaderTarget, result: unknown, meta: WireResultMeta | undefined, bytes = false): string | Buffer {
+  render(req: WireRequest, res: HeaderTarget, result: unknown, meta: WireResultMeta | undefined): string {
     if (result instanceof RawBody) {
       res.setHeader('Content-Type', result.contentType);
       return result.body;
@@ -53,7 +46,15 @@ export class WireWriter {
     const neg = negotiate(req.headers.accept as string | undefined);
     let value = result;
     let single = false;
-    if (result instanceof Page) {
+    if (result instanceof KeysetPage) {
+      value = result.items;
+      for (const [name, v] of Object.entries(result.headers)) res.setHeader(name, v);
+      if (result.next) {
+        const url = new URL(String(req.originalUrl ?? req.url), 'http://placeholder');
+        for (const [name, v] of Object.entries(result.next)) url.searchParams.set(name, v);
+        res.setHeader('Link', `<${url.pathname}${url.search}>; rel="next"`);
+      }
+    } else if (result instanceof Page) {
       value = result.items;
       res.setHeader('X-Total-Count', String(result.total));
       if (result.hasNext) {
@@ -69,7 +70,7 @@ export class WireWriter {
       // record, so the client can send it back in If-Match / If-None-Match.
       res.setHeader('ETag', etagOf(result[0]));
     }
-    const body = (bytes && !single && this.codec.encodeBytes(value, neg.format, tz, meta)) || this.codec.encode(value, neg.format, tz, meta);
+    const body = this.codec.encode(value, neg.format, tz, meta);
     // A JSON answer in UTC is the very text the ETag hashes: do not render the record twice.
     if (single) res.setHeader('ETag', neg.format === 'json' && tz === UTC && typeof body === 'string' ? etagOfJson(body, result) : etagOf(result));
     res.setHeader('Content-Type', `${neg.contentType}; charset=utf-8`);

@@ -8,7 +8,7 @@ import { HttpMetrics, ROUTE_KEY } from './http-metrics.js';
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Paths a platform polls every few seconds (probes, the scrape): their access lines are debug. */
-const PROBE_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
+const PROBE_PATHS = new Set(['/health/live', '/health/ready']);
 
 /**
  * Gives every request an id (a well-formed incoming X-Request-Id is kept), echoes it in the

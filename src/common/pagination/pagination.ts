@@ -53,4 +53,42 @@ export class Page<T> {
     const { take, skip } = pageOf(q);
     return new Page(items, total, take, skip);
   }
+
+  /**
+   * A list of the caller's own records (`me`: the caller's individual in the site): an empty page
+   * for a caller without one (docs/identity-and-tenancy.md).
+   */
+  static mine<T>(me: string | null | undefined, q: PageQuery, list: (me: string) => Promise<Page<T>>): Promise<Page<T>> {
+    return me ? list(me) : Promise.resolve(Page.of([], 0, q));
+  }
+
+  /** A page of rows, each answered as its resource answers it: `Page.wire(rows, total, q, Task)`. */
+  static wire<R, T>(rows: R[], total: number, q: PageQuery, resource: { toWire(row: R): T }): Page<T> {
+    return Page.of(
+      rows.map((r) => resource.toWire(r)),
+      total,
+      q,
+    );
+  }
+}
+
+/**
+ * A page paged by a key instead of an offset (the audit trail newest first, delta sync by change
+ * sequence): `next` holds the query parameters that fetch the next page (the response's
+ * `Link: rel="next"`), null on the last page; `headers` are added to the answer (e.g. the sync
+ * cursor). No X-Total-Count: a keyset page does not count the whole list.
+ */
+export class KeysetPage<T> extends Page<T> {
+  constructor(
+    items: T[],
+    limit: number,
+    readonly next: Record<string, string> | null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(items, -1, limit, 0);
+  }
+
+  override get hasNext(): boolean {
+    return this.next !== null;
+  }
 }

@@ -25,8 +25,19 @@ export function flattenErrors(errors: CvError[], prefix = ''): FieldError[] {
  * so each required field is named. The body is cut to its declared fields first (declared-input.ts),
  * so no later step's cost grows with the number of fields sent.
  */
+/** Distinct query strings whose validated DTO is kept, per DTO class. */
+const MAX_KEPT_QUERIES = 256;
+
 @Injectable()
 export class AppValidationPipe extends ValidationPipe {
+  /**
+   * Validated query DTOs, per DTO class and query (docs/performance.md, "Query validation"):
+   * validating costs ~0.1 ms, the result depends on the query alone, and clients send the same
+   * few queries again and again. Each is kept frozen and answered as a shallow copy; a query that
+   * fails is not kept.
+   */
+  private readonly queries = new WeakMap<Function, Map<string, object>>();
+
   constructor() {
     super({
       whitelist: true,
@@ -53,7 +64,30 @@ export class AppValidationPipe extends ValidationPipe {
         ]);
       }
       value = keepDeclared(value, metadata.metatype as Function);
+      if (metadata.type === 'query') return this.validatedQuery(value as object, metadata);
     }
     return super.transform(value, metadata);
   }
+
+  private async validatedQuery(value: object, metadata: ArgumentMetadata): Promise<unknown> {
+    const type = metadata.metatype as Function;
+    let kept = this.queries.get(type);
+    if (!kept) this.queries.set(type, (kept = new Map()));
+    const key = JSON.stringify(value);
+    let dto = kept.get(key);
+    if (!dto) {
+      dto = deepFreeze((await super.transform(value, metadata)) as object);
+      if (kept.size >= MAX_KEPT_QUERIES) kept.clear();
+      kept.set(key, dto);
+    }
+    return Object.assign(Object.create(Object.getPrototypeOf(dto) as object) as object, dto);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }

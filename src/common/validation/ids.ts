@@ -1,4 +1,4 @@
-import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, Param, PipeTransform } from '@nestjs/common';
 import { ValidationError } from '../errors/errors.js';
 import { isGuid } from '../http/wire.js';
 
@@ -30,3 +30,9 @@ export function assertBodyId(pathId: string | number, bodyId: string | number | 
     throw new ValidationError([{ field: 'ID', message: `ID ${bodyId} does not match the id in the path (${pathId})` }]);
   }
 }
+
+/** A guid path parameter (`id` unless named): `@GuidParam() id: string`, `@GuidParam('siteid') siteId: string`. */
+export const GuidParam = (name = 'id'): ParameterDecorator => Param(name, GuidPipe);
+
+/** An int32 path parameter (`id` unless named): `@IntParam() id: number`. */
+export const IntParam = (name = 'id'): ParameterDecorator => Param(name, IntIdPipe);

@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { GuidCol, StrCol, TextCol, IntRef } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 import { PeriodEntity } from './period.entity.js';
 
@@ -32,8 +32,7 @@ export class ArchiveEntity extends GuidTenantEntity {
   @StrCol('item_type', 20, { nullable: false })
   itemType: ArchiveItemType;
 
-  @ForeignKey(() => PeriodEntity, { name: 'fk_archives_period', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @IntCol('period_id')
+  @IntRef(() => PeriodEntity, 'fk_archives_period', 'period_id')
   periodId: number;
 
   @StrCol('name', LIMITS.name, { nullable: false })

@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { GuidCol, IntCol, StrCol } from '../columns.js';
+import { GuidCol, IntCol, StrCol, GuidRef } from '../columns.js';
 import { AssessmentEntity } from './assessment.entity.js';
 
 /** What a rating rates: an evaluation criterion, a core value or a basic role of the subject, or the whole (general). */
@@ -15,8 +15,7 @@ export type RatingItemKind = (typeof RATING_ITEM_KINDS)[number];
 @Index('ix_assessment_ratings_site_assessment', ['siteId', 'assessmentId', 'position'])
 @Index('ix_assessment_ratings_site_item', ['siteId', 'itemKind', 'itemId'])
 export class AssessmentRatingEntity extends GuidTenantEntity {
-  @ForeignKey(() => AssessmentEntity, { name: 'fk_assessment_ratings_assessment', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('assessment_id')
+  @GuidRef(() => AssessmentEntity, 'fk_assessment_ratings_assessment', 'assessment_id')
   assessmentId: string;
 
   @IntCol('position')

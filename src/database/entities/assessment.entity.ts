@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { GuidCol, IntCol, StrCol } from '../columns.js';
+import { GuidCol, StrCol, IntRef } from '../columns.js';
 import { PeriodEntity } from './period.entity.js';
 
 /** leader: a leader rates someone below them; team: a team member rates their leader; self. */
@@ -22,7 +22,6 @@ export class AssessmentEntity extends GuidTenantEntity {
   @GuidCol('assessor_id')
   assessorId: string;
 
-  @ForeignKey(() => PeriodEntity, { name: 'fk_assessments_period', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @IntCol('period_id')
+  @IntRef(() => PeriodEntity, 'fk_assessments_period', 'period_id')
   periodId: number;
 }

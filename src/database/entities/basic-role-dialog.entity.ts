@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { GuidCol, IntCol, TextCol } from '../columns.js';
+import { IntCol, TextCol, GuidRef } from '../columns.js';
 import { DialogEntity } from './dialog.entity.js';
 import { BasicRoleEntity } from './basic-role.entity.js';
 
@@ -12,12 +12,10 @@ import { BasicRoleEntity } from './basic-role.entity.js';
 @Index('ux_basic_role_dialogs_pair', ['siteId', 'basicRoleId', 'dialogId'], { unique: true })
 @Index('ix_basic_role_dialogs_site_dialog', ['siteId', 'dialogId'])
 export class BasicRoleDialogEntity extends GuidTenantEntity {
-  @ForeignKey(() => BasicRoleEntity, { name: 'fk_basic_role_dialogs_role', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('basic_role_id')
+  @GuidRef(() => BasicRoleEntity, 'fk_basic_role_dialogs_role', 'basic_role_id')
   basicRoleId: string;
 
-  @ForeignKey(() => DialogEntity, { name: 'fk_basic_role_dialogs_dialog', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('dialog_id')
+  @GuidRef(() => DialogEntity, 'fk_basic_role_dialogs_dialog', 'dialog_id')
   dialogId: string;
 
   @IntCol('rating', { nullable: true })

@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { BoolCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { BoolCol, IntCol, StrCol, TextCol, GuidRef } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 import { IndividualEntity } from './individual.entity.js';
 
@@ -11,8 +11,7 @@ import { IndividualEntity } from './individual.entity.js';
 @Entity('basic_roles')
 @Index('ix_basic_roles_site_individual', ['siteId', 'individualId', 'deleted', 'rank', 'name'])
 export class BasicRoleEntity extends GuidTenantEntity {
-  @ForeignKey(() => IndividualEntity, { name: 'fk_basic_roles_individual', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('individual_id')
+  @GuidRef(() => IndividualEntity, 'fk_basic_roles_individual', 'individual_id')
   individualId: string;
 
   @StrCol('name', LIMITS.name, { nullable: false })

@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { IntTenantEntity } from './base.entity.js';
-import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol, IntRef } from '../columns.js';
 import { PeriodEntity } from './period.entity.js';
 import { LIMITS } from '../../common/limits.js';
 
@@ -19,8 +19,7 @@ export class CommitmentEntity extends IntTenantEntity {
   @GuidCol('ancestor_id')
   ancestorId: string;
 
-  @ForeignKey(() => PeriodEntity, { name: 'fk_commitments_period', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @IntCol('period_id')
+  @IntRef(() => PeriodEntity, 'fk_commitments_period', 'period_id')
   periodId: number;
 
   @StrCol('name', LIMITS.name, { nullable: false })

@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { BoolCol, DateCol, GuidCol, IntCol, StrCol, TextCol } from '../columns.js';
+import { BoolCol, DateCol, GuidCol, StrCol, TextCol, IntRef } from '../columns.js';
 import { PeriodEntity } from './period.entity.js';
 
 /** What a dialog or a follow-up task is about (lower-case singular words). */
@@ -26,8 +26,7 @@ export class DialogEntity extends GuidTenantEntity {
   @GuidCol('leader_id')
   leaderId: string;
 
-  @ForeignKey(() => PeriodEntity, { name: 'fk_dialogs_period', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @IntCol('period_id')
+  @IntRef(() => PeriodEntity, 'fk_dialogs_period', 'period_id')
   periodId: number;
 
   @DateCol('scheduled_date', { nullable: false })

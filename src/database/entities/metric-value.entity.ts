@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { DecimalCol, GuidCol, IntCol } from '../columns.js';
+import { DecimalCol, GuidRef, IntRef } from '../columns.js';
 import { PeriodEntity } from './period.entity.js';
 import { MetricEntity } from './metric.entity.js';
 
@@ -12,12 +12,10 @@ import { MetricEntity } from './metric.entity.js';
 @Index('ux_metric_values_site_metric_period', ['siteId', 'metricId', 'periodId'], { unique: true })
 @Index('ix_metric_values_site_period', ['siteId', 'periodId'])
 export class MetricValueEntity extends GuidTenantEntity {
-  @ForeignKey(() => MetricEntity, { name: 'fk_metric_values_metric', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('metric_id')
+  @GuidRef(() => MetricEntity, 'fk_metric_values_metric', 'metric_id')
   metricId: string;
 
-  @ForeignKey(() => PeriodEntity, { name: 'fk_metric_values_period', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @IntCol('period_id')
+  @IntRef(() => PeriodEntity, 'fk_metric_values_period', 'period_id')
   periodId: number;
 
   @DecimalCol('actual', { nullable: false })

@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { BoolCol, GuidCol, StrCol } from '../columns.js';
+import { BoolCol, StrCol, GuidRef } from '../columns.js';
 import { IndividualEntity } from './individual.entity.js';
 import { OrganizationEntity } from './organization.entity.js';
 import { LIMITS } from '../../common/limits.js';
@@ -10,12 +10,10 @@ import { LIMITS } from '../../common/limits.js';
 @Index('ux_members_site_individual_org', ['siteId', 'individualId', 'organizationId'], { unique: true })
 @Index('ix_members_site_org', ['siteId', 'organizationId'])
 export class OrganizationMemberEntity extends GuidTenantEntity {
-  @ForeignKey(() => IndividualEntity, { name: 'fk_members_individual', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('individual_id')
+  @GuidRef(() => IndividualEntity, 'fk_members_individual', 'individual_id')
   individualId: string;
 
-  @ForeignKey(() => OrganizationEntity, { name: 'fk_members_organization', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('organization_id')
+  @GuidRef(() => OrganizationEntity, 'fk_members_organization', 'organization_id')
   organizationId: string;
 
   @StrCol('title', LIMITS.name)

@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { DateCol, GuidCol } from '../columns.js';
+import { DateCol, GuidRef } from '../columns.js';
 import { ProjectEntity } from './project.entity.js';
 
 /**
@@ -11,8 +11,7 @@ import { ProjectEntity } from './project.entity.js';
 @Index('ix_project_due_changes_site_project', ['siteId', 'projectId', 'created'])
 @Index('ix_project_due_changes_site_created', ['siteId', 'created'])
 export class ProjectDueDateChangeEntity extends GuidTenantEntity {
-  @ForeignKey(() => ProjectEntity, { name: 'fk_project_due_changes_project', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('project_id')
+  @GuidRef(() => ProjectEntity, 'fk_project_due_changes_project', 'project_id')
   projectId: string;
 
   @DateCol('previous_due_date')

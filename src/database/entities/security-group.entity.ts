@@ -1,6 +1,6 @@
-import { Entity, ForeignKey, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { GuidCol, StrCol, TextCol } from '../columns.js';
+import { StrCol, TextCol, GuidRef } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 import { IndividualEntity } from './individual.entity.js';
 
@@ -20,11 +20,9 @@ export class SecurityGroupEntity extends GuidTenantEntity {
 @Index('ux_security_group_members_pair', ['siteId', 'groupId', 'individualId'], { unique: true })
 @Index('ix_security_group_members_individual', ['siteId', 'individualId'])
 export class SecurityGroupMemberEntity extends GuidTenantEntity {
-  @ForeignKey(() => SecurityGroupEntity, { name: 'fk_security_group_members_group', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('group_id')
+  @GuidRef(() => SecurityGroupEntity, 'fk_security_group_members_group', 'group_id')
   groupId: string;
 
-  @ForeignKey(() => IndividualEntity, { name: 'fk_security_group_members_individual', onDelete: 'RESTRICT', onUpdate: 'RESTRICT' })
-  @GuidCol('individual_id')
+  @GuidRef(() => IndividualEntity, 'fk_security_group_members_individual', 'individual_id')
   individualId: string;
 }

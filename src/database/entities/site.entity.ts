@@ -1,5 +1,5 @@
 import { Entity } from 'typeorm';
-import { BoolCol, DateCol, GuidCol, GuidPk, StrCol, VersionCol } from '../columns.js';
+import { BoolCol, DateCol, GuidCol, GuidPk, IntCol, StrCol, VersionCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /** A tenant. Not itself a tenant table: its id is the `site_id` of everything else. */
@@ -28,4 +28,11 @@ export class SiteEntity {
 
   @VersionCol()
   version: number;
+
+  /**
+   * Moved on by `TenantDb.lockSite` so that the site lock is a certified write on Galera
+   * (migration 1732000001800); never read, never part of an answer.
+   */
+  @IntCol('lock_seq', { default: 0, select: false })
+  lockSeq?: number;
 }

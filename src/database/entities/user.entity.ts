@@ -40,6 +40,12 @@ export class UserEntity {
   @IntCol('token_generation', { default: 0 })
   tokenGeneration: number;
 
+  /**
+   * When the account's tokens were last ended (password change, deletion, logout everywhere): an identity provider's token issued before it is refused (its `iat`).
+   */
+  @DateCol('tokens_revoked_at', { nullable: true })
+  tokensRevokedAt: Date | null;
+
   @DateCol('created', { nullable: false })
   created: Date;
 

@@ -8,6 +8,7 @@ export interface CallerRow {
   homeSiteId: string;
   isGlobalAdmin: number | boolean;
   tokenGeneration: number | string;
+  tokensRevokedAt: Date | string | null;
   individualId: string | null;
   individualIsAdmin: number | boolean | null;
   individualDeleted: number | boolean | null;
@@ -29,6 +30,7 @@ export function callerRow(db: TenantDb, userId: string, siteId: string): Promise
     .addSelect('u.site_id', 'homeSiteId')
     .addSelect('u.is_global_admin', 'isGlobalAdmin')
     .addSelect('u.token_generation', 'tokenGeneration')
+    .addSelect('u.tokens_revoked_at', 'tokensRevokedAt')
     .addSelect('i.id', 'individualId')
     .addSelect('i.is_admin', 'individualIsAdmin')
     .addSelect('i.deleted', 'individualDeleted')

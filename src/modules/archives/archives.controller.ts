@@ -1,12 +1,12 @@
-import { Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Controller, Query } from '@nestjs/common';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiResult } from '../../common/http/wire.js';
-import { GuidPipe } from '../../common/validation/ids.js';
+import { GuidParam } from '../../common/validation/ids.js';
 import { ArchivesService } from './archives.service.js';
 import { ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
+import { GetRoute, ListRoute, PostAction, PutAction, DeleteRoute } from '../../common/http/routes.js';
 
 const READ_RULE =
   'Archives filed under an individual are read by the individual, anyone above them in the reporting chain and administrators (others 403); the others by every member of the site.';
@@ -21,91 +21,82 @@ const UNSUPPORTED =
 export class ArchivesController {
   constructor(private readonly archives: ArchivesService) {}
 
-  @Get('individuals/:ancestorid/archives')
-  @Authenticated()
-  @ApiOperation({
+  @ListRoute(Authenticated, 'individuals/:ancestorid/archives', ArchiveDto, {
     summary: 'List the archives filed under an individual',
     description: `Their metrics’ and their dashboard’s snapshots of every closed period. 404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
-  @ApiResult(ArchiveDto, { collection: true })
-  listForIndividual(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) ancestorId: string, @Query() q: ArchiveQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam('ancestorid') ancestorId: string, @Query() q: ArchiveQuery) {
     return this.archives.listForIndividual(ctx, ancestorId, q);
   }
 
-  @Get('organizations/:ancestorid/archives')
-  @Authenticated()
-  @ApiOperation({
+  @ListRoute(Authenticated, 'organizations/:ancestorid/archives', ArchiveDto, {
     summary: 'List the archives filed under an organization or department',
     description: `Its dashboard’s snapshots of every closed period. Takes an organization or a department id; 404 when it is neither of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
-  @ApiResult(ArchiveDto, { collection: true })
-  listForOrganization(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) ancestorId: string, @Query() q: ArchiveQuery) {
+  listForOrganization(@Ctx() ctx: RequestContext, @GuidParam('ancestorid') ancestorId: string, @Query() q: ArchiveQuery) {
     return this.archives.listForOrganization(ctx, ancestorId, q);
   }
 
-  @Get('projects/:ancestorid/metricArchives')
-  @Authenticated()
-  @ApiOperation({
+  @ListRoute(Authenticated, 'projects/:ancestorid/metricArchives', ArchiveDto, {
     summary: 'List the archives of a project’s metrics',
     description: `One per metric of the project and closed period in which it had a value. 404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
-  @ApiResult(ArchiveDto, { collection: true })
-  listMetricArchivesForProject(@Ctx() ctx: RequestContext, @Param('ancestorid', GuidPipe) ancestorId: string, @Query() q: ArchiveQuery) {
+  listMetricArchivesForProject(@Ctx() ctx: RequestContext, @GuidParam('ancestorid') ancestorId: string, @Query() q: ArchiveQuery) {
     return this.archives.listMetricArchivesForProject(ctx, ancestorId, q);
   }
 
-  @Get('metric/:itemid/archives/:id')
-  @Authenticated()
-  @ApiOperation({
+  @GetRoute(Authenticated, 'metric/:itemid/archives/:id', ArchiveDto, {
     summary: 'Read an archive of a metric',
     description: `404 when the metric is not one of the site, or the archive is not one of that metric’s. ${READ_RULE}`,
   })
-  @ApiResult(ArchiveDto)
-  getForMetric(@Ctx() ctx: RequestContext, @Param('itemid', GuidPipe) itemId: string, @Param('id', GuidPipe) id: string) {
+  getForMetric(@Ctx() ctx: RequestContext, @GuidParam('itemid') itemId: string, @GuidParam() id: string) {
     return this.archives.getForMetric(ctx, itemId, id);
   }
 
-  @Get('projects/:itemid/archives/:id')
-  @Authenticated()
-  @ApiOperation({
+  @GetRoute(Authenticated, 'projects/:itemid/archives/:id', ArchiveDto, {
     summary: 'Read an archive of a project',
     description: `An archive filed under the project (one of its metrics’) or of the project itself. 404 when the project is not one of the site, or the archive is not the project’s. ${READ_RULE}`,
   })
-  @ApiResult(ArchiveDto)
-  getForProject(@Ctx() ctx: RequestContext, @Param('itemid', GuidPipe) itemId: string, @Param('id', GuidPipe) id: string) {
+  getForProject(@Ctx() ctx: RequestContext, @GuidParam('itemid') itemId: string, @GuidParam() id: string) {
     return this.archives.getForProject(ctx, itemId, id);
   }
 
-  @Get('archives/:id')
-  @Authenticated()
-  @ApiOperation({ summary: 'Read an archive', description: READ_RULE })
-  @ApiResult(ArchiveDto)
-  get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  @GetRoute(Authenticated, 'archives/:id', ArchiveDto, { summary: 'Read an archive', description: READ_RULE })
+  get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.archives.get(ctx, id);
   }
 
-  @Post('archives')
-  @Authenticated()
-  @ApiOperation({ summary: 'Unsupported: create an archive', description: UNSUPPORTED })
-  @ApiResult(null, { description: 'An empty object; nothing was created' })
+  @PostAction(
+    Authenticated,
+    'archives',
+    null,
+    { summary: 'Unsupported: create an archive', description: UNSUPPORTED },
+    { description: 'An empty object; nothing was created' },
+  )
   create(): Record<string, never> {
     return {};
   }
 
-  @Put('archives/:id')
-  @Authenticated()
-  @ApiOperation({ summary: 'Unsupported: update an archive', description: UNSUPPORTED })
+  @PutAction(
+    Authenticated,
+    'archives/:id',
+    null,
+    { summary: 'Unsupported: update an archive', description: UNSUPPORTED },
+    { description: 'An empty object; nothing was changed' },
+  )
   @ApiParam({ name: 'id', type: String, description: 'A plain string (not checked).' })
-  @ApiResult(null, { description: 'An empty object; nothing was changed' })
   update(): Record<string, never> {
     return {};
   }
 
-  @Delete('archives/:id')
-  @Authenticated()
-  @ApiOperation({ summary: 'Unsupported: delete an archive', description: UNSUPPORTED })
+  @DeleteRoute(
+    Authenticated,
+    'archives/:id',
+    null,
+    { summary: 'Unsupported: delete an archive', description: UNSUPPORTED },
+    { description: 'An empty object; nothing was deleted' },
+  )
   @ApiParam({ name: 'id', type: String, description: 'A plain string (not checked).' })
-  @ApiResult(null, { description: 'An empty object; nothing was deleted' })
   remove(): Record<string, never> {
     return {};
   }

@@ -53,11 +53,7 @@ export class ArchivesService {
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.of(
-      rows.map((r) => Archive.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Archive);
   }
 
   /** `GET /individuals/{ancestorid}/archives`: everything archived under the individual. */

@@ -1,13 +1,14 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidPipe } from '../../common/validation/ids.js';
+import { GuidParam } from '../../common/validation/ids.js';
 import { AssessmentsService } from './assessments.service.js';
-import { AssessmentDto, AssessmentQuery, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
+import { AssessmentDto, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
+import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { PeriodQuery } from '../../common/pagination/period-query.js';
 
 const LIST_NOTE =
   'Filtered by `period` (default: the period containing today, else the latest); ordered by creation; paged with limit/offset (X-Total-Count, Link). Each assessment carries its Ratings. XML root ArrayOfAssessment.';
@@ -20,76 +21,54 @@ const WRITE_RULE = 'Allowed for the assessor and administrators; others get 403.
 export class AssessmentsController {
   constructor(private readonly assessments: AssessmentsService) {}
 
-  @Get('assessments')
-  @PmAdmin()
-  @ApiOperation({ summary: 'List the assessments of the site (PM, Admin)', description: LIST_NOTE })
-  @ApiResult(AssessmentDto, { collection: true })
-  list(@Ctx() ctx: RequestContext, @Query() q: AssessmentQuery) {
+  @ListRoute(PmAdmin, 'assessments', AssessmentDto, { summary: 'List the assessments of the site (PM, Admin)', description: LIST_NOTE })
+  list(@Ctx() ctx: RequestContext, @Query() q: PeriodQuery) {
     return this.assessments.list(ctx, q);
   }
 
-  @Get('individuals/:id/assessments')
-  @Pm()
-  @ApiOperation({
+  @ListRoute(Pm, 'individuals/:id/assessments', AssessmentDto, {
     summary: 'List the assessments of an individual (PM)',
     description: `The assessments whose subject is the individual. 404 for an individual not of the site; allowed for the individual (without the team assessments of them), anyone they report to and administrators (else 403). ${LIST_NOTE}`,
   })
-  @ApiResult(AssessmentDto, { collection: true })
-  listForIndividual(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Query() q: AssessmentQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
     return this.assessments.listForIndividual(ctx, id, q);
   }
 
-  @Get('assessments/:id')
-  @Pm()
-  @ApiOperation({ summary: 'Read an assessment (PM)', description: READ_RULE })
-  @ApiResult(AssessmentDto)
-  get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  @GetRoute(Pm, 'assessments/:id', AssessmentDto, { summary: 'Read an assessment (PM)', description: READ_RULE })
+  get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.assessments.get(ctx, id);
   }
 
-  @Post('assessments')
-  @Pm()
-  @ApiOperation({
+  @PostRoute(Pm, 'assessments', AssessmentDto, {
     summary: 'Record an assessment (PM)',
     description:
       'Kind (leader, team, self), SubjectID (a live individual) and PeriodID (a period of the site) are required; AssessorID defaults to the caller and must equal SubjectID for self (and differ for leader and team). Ratings: each with ItemKind, ItemID (a live evaluation criterion or basic role of the subject, or a live core value; null for general) and Rating 1–5, an item at most once; a failing rating is 400 naming Ratings[i].field. A non-administrator records only as the assessor: a self assessment, a leader assessment of someone who reports to them, or a team assessment of someone they report to (else 403). ID is optional (used if free, else 409 id-taken).',
   })
-  @ApiBodyTypes()
-  @ApiResult(AssessmentDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateAssessmentDto) {
     return this.assessments.create(ctx, dto);
   }
 
-  @Put('assessments/:id')
-  @Pm()
-  @ApiOperation({
+  @PutRoute(Pm, 'assessments/:id', AssessmentDto, {
     summary: 'Update an assessment (PM)',
     description: `ID must equal the path id. Absent fields keep their value; Ratings, when sent, replace all ratings (an empty list or null removes them). Kind, SubjectID and AssessorID are ignored. If-Match is honoured (412). ${WRITE_RULE}`,
   })
-  @ApiBodyTypes()
-  @ApiResult(AssessmentDto)
-  update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateAssessmentDto) {
+  update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdateAssessmentDto) {
     return this.assessments.update(ctx, id, dto);
   }
 
-  @PatchRoute('assessments/:id', UpdateAssessmentDto, {
+  @PatchRoute(Pm, 'assessments/:id', UpdateAssessmentDto, AssessmentDto, {
     summary: 'Change some fields of an assessment (PM)',
     description: `Ratings, when sent, replace all ratings (an empty list or null removes them); absent, they stay. PeriodID cannot be cleared (400). Kind, SubjectID and AssessorID are ignored. ${WRITE_RULE}`,
   })
-  @Pm()
-  @ApiResult(AssessmentDto)
-  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateAssessmentDto>) {
+  patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdateAssessmentDto>) {
     return this.assessments.patch(ctx, id, patch);
   }
 
-  @Delete('assessments/:id')
-  @Pm()
-  @ApiOperation({
+  @DeleteRoute(Pm, 'assessments/:id', null, {
     summary: 'Delete an assessment (PM)',
     description: `Removes the assessment and its ratings (assessments are not soft-deleted). Answers an empty object. If-Match is honoured (412). ${WRITE_RULE}`,
   })
-  @ApiResult(null)
-  remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.assessments.remove(ctx, id);
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -13,8 +13,9 @@ import { AccessService, Row, type Operation } from '../../authorization/access.s
 import { AssessmentRatingEntity } from '../../database/entities/assessment-rating.entity.js';
 import { ratingErrors } from './assessment-ratings.js';
 import { AssessmentEntity } from '../../database/entities/assessment.entity.js';
-import { Assessment, AssessmentDto, AssessmentQuery, AssessmentRatingInput, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
+import { Assessment, AssessmentDto, AssessmentRatingInput, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
+import { PeriodQuery } from '../../common/pagination/period-query.js';
 
 /** Lists run in creation order; the id keeps paging stable. */
 const LIST_ORDER = { created: 'ASC', id: 'ASC' } as const;
@@ -44,7 +45,7 @@ export class AssessmentsService {
 
   // ------------------------------------------------------------------ reads
 
-  private async page(ctx: RequestContext, q: AssessmentQuery, where: FindOptionsWhere<AssessmentEntity>): Promise<Page<AssessmentDto>> {
+  private async page(ctx: RequestContext, q: PeriodQuery, where: FindOptionsWhere<AssessmentEntity>): Promise<Page<AssessmentDto>> {
     const period = await this.periods.resolve(ctx, q.period);
     if (period) where.periodId = period.id;
     const [rows, total] = await this.assessments(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
@@ -52,7 +53,7 @@ export class AssessmentsService {
   }
 
   /** Every assessment of the site (the route is for administrators). */
-  list(ctx: RequestContext, q: AssessmentQuery): Promise<Page<AssessmentDto>> {
+  list(ctx: RequestContext, q: PeriodQuery): Promise<Page<AssessmentDto>> {
     return this.page(ctx, q, {});
   }
 
@@ -60,7 +61,7 @@ export class AssessmentsService {
    * The assessments of a subject, for the subject, anyone above them and administrators (else
    * 403); the subject themselves does not see the team assessments of them.
    */
-  async listForIndividual(ctx: RequestContext, subjectId: string, q: AssessmentQuery): Promise<Page<AssessmentDto>> {
+  async listForIndividual(ctx: RequestContext, subjectId: string, q: PeriodQuery): Promise<Page<AssessmentDto>> {
     await this.access.assertCanReadRecordsOf(ctx, subjectId, 'list their assessments');
     const ownOnly = !ctx.user.isAdmin && ctx.user.individualId === subjectId;
     return this.page(ctx, q, { subjectId, ...(ownOnly ? { kind: In(['leader', 'self']) } : {}) });
@@ -119,11 +120,8 @@ export class AssessmentsService {
 
   /** PATCH: the assessment with its ratings, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<AssessmentDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => this.toDto(ctx, await this.assessments(ctx).lock(id)),
-      input: UpdateAssessmentDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    const show = (row: AssessmentEntity) => this.toDto(ctx, row);
+    return patchResource(this.db, ctx, patch, Assessment, this.assessments(ctx), id, (dto) => this.update(ctx, id, dto), show);
   }
 
   /** Removes the assessment and its ratings (assessments are not soft-deleted); answers `{}`. */

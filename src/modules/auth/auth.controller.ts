@@ -1,6 +1,6 @@
 import { Body, Controller, Header, Post } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { Public } from '../../common/auth/access.decorators.js';
+import { Authenticated, Public } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiResult } from '../../common/http/wire.js';
@@ -29,5 +29,18 @@ export class AuthController {
   @ApiResult(TokenResponseDto)
   token(@Ctx() ctx: RequestContext, @Body() dto: TokenRequestDto) {
     return this.auth.issueToken(ctx, dto);
+  }
+
+  @Post('logout-everywhere')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'End every token of the caller’s account',
+    description:
+      'Every bearer token of the caller’s account issued until now — password logins and identity provider tokens, this one included — is refused from the next request on (on other instances within the caller cache time; docs/identity.md). ' +
+      'No body. API tokens cannot call it (403): revoke them with DELETE /v4/apitokens/{id}.',
+  })
+  @ApiResult(null)
+  logoutEverywhere(@Ctx() ctx: RequestContext) {
+    return this.auth.logoutEverywhere(ctx);
   }
 }

@@ -10,6 +10,7 @@ import { SiteEntity } from '../../database/entities/site.entity.js';
 import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { UserEntity } from '../../database/entities/user.entity.js';
 import { TenantDb } from '../../database/tenant-db.js';
+import { endTokens } from '../../database/queries/accounts.js';
 
 @Injectable()
 export class AuthService {
@@ -64,5 +65,15 @@ export class AuthService {
     }
     const issued = this.tokens.issue({ sub: user.id, sid: siteId, gen: user.tokenGeneration });
     return Object.assign(new TokenResponseDto(), { access_token: issued.access_token, token_type: 'Bearer', expires_in: issued.expires_in });
+  }
+
+  /**
+   * `POST /auth/logout-everywhere` (docs/identity.md, "Revocation"): ends every token of the caller's
+   * account issued until now (this one included), whichever way it was obtained. People only.
+   */
+  async logoutEverywhere(ctx: RequestContext): Promise<Record<string, never>> {
+    if (ctx.user.kind === 'service') throw new ForbiddenError('An API token is ended by revoking it (DELETE /v4/apitokens/{id})');
+    await endTokens(this.db, ctx, ctx.user.userId);
+    return {};
   }
 }

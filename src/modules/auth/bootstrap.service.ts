@@ -7,6 +7,7 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { JsonLogger } from '../../common/logging/json-logger.js';
 import { APP_LOGGER } from '../../common/logging/logger.token.js';
 import { TenantDb } from '../../database/tenant-db.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
@@ -53,33 +54,45 @@ export class BootstrapService implements OnApplicationBootstrap {
     const individualId = randomUUID();
     const now = new Date();
     const ctx = RequestContext.system(siteId, { userId, individualId });
-    await this.db.transaction(ctx, async (tx) => {
-      await this.db
-        .global(ctx, SiteEntity)
-        .insert({ id: siteId, name: 'Default', performanceManagement: true, created: now, updated: now, createdBy: null, updatedBy: null, version: 1 });
-      await this.db.global(ctx, UserEntity).insert({
-        id: userId,
-        siteId,
-        userName: this.config.adminUserName,
-        userNameKey: userNameKey(this.config.adminUserName),
-        email: null,
-        passwordHash,
-        isGlobalAdmin: true,
-        created: now,
-        updated: now,
+    const created = await this.db
+      .transaction(ctx, async (tx) => {
+        await this.db
+          .global(ctx, SiteEntity)
+          .insert({ id: siteId, name: 'Default', performanceManagement: true, created: now, updated: now, createdBy: null, updatedBy: null, version: 1 });
+        await this.db.global(ctx, UserEntity).insert({
+          id: userId,
+          siteId,
+          userName: this.config.adminUserName,
+          userNameKey: userNameKey(this.config.adminUserName),
+          email: null,
+          passwordHash,
+          isGlobalAdmin: true,
+          created: now,
+          updated: now,
+        });
+        const org = await tx.repo(OrganizationEntity).insert({ name: 'Default Organization', rowType: ROW_TYPE_ORGANIZATION, rank: 0 });
+        await tx.repo(IndividualEntity).insert({
+          id: individualId,
+          userId,
+          isAdmin: true,
+          firstName: 'System',
+          lastName: 'Administrator',
+          primaryOrganizationId: org.id,
+          primaryTitle: 'Administrator',
+        });
+        await tx.repo(OrganizationMemberEntity).insert({ individualId, organizationId: org.id, title: 'Administrator' });
+        return true;
+      })
+      .catch((e: unknown) => {
+        // Replicas starting together on an empty database (docs/scaling.md): another one created the
+        // administrator first; its whole first site stands, this attempt wrote nothing.
+        if (isUniqueViolation(e)) return false;
+        throw e;
       });
-      const org = await tx.repo(OrganizationEntity).insert({ name: 'Default Organization', rowType: ROW_TYPE_ORGANIZATION, rank: 0 });
-      await tx.repo(IndividualEntity).insert({
-        id: individualId,
-        userId,
-        isAdmin: true,
-        firstName: 'System',
-        lastName: 'Administrator',
-        primaryOrganizationId: org.id,
-        primaryTitle: 'Administrator',
-      });
-      await tx.repo(OrganizationMemberEntity).insert({ individualId, organizationId: org.id, title: 'Administrator' });
-    });
+    if (!created) {
+      this.logger.event('info', 'Bootstrap', { msg: 'Another replica created the first site and administrator at the same time; using those' });
+      return;
+    }
     // The one start-up line (src/main.ts) says it; with the generated password on this first start only.
     this.firstStart = { userName: this.config.adminUserName, generatedPassword: this.config.adminPassword ? null : password };
     this.logger.event('debug', 'Bootstrap', { msg: `Created site "Default" and global administrator "${this.config.adminUserName}"` });

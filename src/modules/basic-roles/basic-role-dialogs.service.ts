@@ -31,11 +31,7 @@ export class BasicRoleDialogsService {
     const dialog = await this.db.repo(ctx, DialogEntity, 'Dialog').get(dialogId);
     await this.dialogAccess.assertCanManage(ctx, dialog, 'read');
     const [rows, total] = await this.records(ctx).findAndCount({ where: { dialogId }, order: { created: 'ASC', id: 'ASC' }, ...pageOf(q) });
-    return Page.of(
-      rows.map((r) => BasicRoleDialog.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, BasicRoleDialog);
   }
 
   /** `GET /basicroles/{basicRoleid}/dialogs/{dialogid}`: the one record of the pair, or 404. */

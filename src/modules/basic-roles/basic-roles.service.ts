@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
+import { deletedFilter, Page, PageQuery, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { basicRolesCounts } from '../../database/queries/basic-roles.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
@@ -15,7 +15,6 @@ import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 import {
   BasicRole,
   BasicRoleDto,
-  BasicRoleQuery,
   CreateBasicRoleDto,
   IndividualBasicRolesCount,
   IndividualBasicRolesCountDto,
@@ -47,13 +46,9 @@ export class BasicRolesService {
     return this.access.assertCanManageIndividual(ctx, individualId, op, message, notFound);
   }
 
-  private async page(ctx: RequestContext, individualId: string, q: BasicRoleQuery): Promise<Page<BasicRoleDto>> {
+  private async page(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<BasicRoleDto>> {
     const [rows, total] = await this.roles(ctx).findAndCount({ where: { individualId, ...deletedFilter(q.deleted) }, order: LIST_ORDER, ...pageOf(q) });
-    return Page.of(
-      rows.map((r) => BasicRole.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, BasicRole);
   }
 
   /** The individual named by a path: 404 when not of the site, 403 when the caller may not see their roles. */
@@ -62,16 +57,14 @@ export class BasicRolesService {
     await this.assertCanManage(ctx, individualId, 'read');
   }
 
-  async listFor(ctx: RequestContext, individualId: string, q: BasicRoleQuery): Promise<Page<BasicRoleDto>> {
+  async listFor(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<BasicRoleDto>> {
     await this.pathIndividual(ctx, individualId);
     return this.page(ctx, individualId, q);
   }
 
   /** The caller's own roles; none for a caller without an individual in this site. */
-  listMine(ctx: RequestContext, q: BasicRoleQuery): Promise<Page<BasicRoleDto>> {
-    const me = ctx.user.individualId;
-    if (!me) return Promise.resolve(Page.of([], 0, q));
-    return this.page(ctx, me, q);
+  listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<BasicRoleDto>> {
+    return Page.mine(ctx.user.individualId, q, (me) => this.page(ctx, me, q));
   }
 
   async get(ctx: RequestContext, id: string): Promise<BasicRoleDto> {
@@ -92,11 +85,7 @@ export class BasicRolesService {
   async countsForSite(ctx: RequestContext, siteId: string, q: PageQuery): Promise<Page<IndividualBasicRolesCountDto>> {
     const scoped = await this.sites.scopeTo(ctx, siteId);
     const { rows, total } = await basicRolesCounts(this.db, scoped, pageOf(q), hiddenIndividuals(ctx.user));
-    return Page.of(
-      rows.map((r) => IndividualBasicRolesCount.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, IndividualBasicRolesCount);
   }
 
   async create(ctx: RequestContext, dto: CreateBasicRoleDto): Promise<BasicRoleDto> {
@@ -124,11 +113,7 @@ export class BasicRolesService {
 
   /** PATCH: the role, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<BasicRoleDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => BasicRole.toWire(await this.roles(ctx).lock(id)),
-      input: UpdateBasicRoleDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, BasicRole, this.roles(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
   /** Soft delete (idempotent); answers `{}`. */

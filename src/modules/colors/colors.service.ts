@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -41,12 +41,7 @@ export class ColorsService {
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<ColorDto>> {
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ order: { rank: 'ASC', minPercent: 'ASC', id: 'ASC' }, take, skip });
-    if (total > 0)
-      return Page.of(
-        rows.map((r) => Color.toWire(r)),
-        total,
-        q,
-      );
+    if (total > 0) return Page.wire(rows, total, q, Color);
     return this.defaults(ctx, q);
   }
 
@@ -92,11 +87,7 @@ export class ColorsService {
   /** PATCH: the color, locked, merged with the patch, then `update` (src/database/patch-record.ts); a default color is 409 as on PUT. */
   patch(ctx: RequestContext, id: number, patch: MergePatch): Promise<ColorDto> {
     assertNotDefault(id);
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => Color.toWire(await this.repo(ctx).lock(id)),
-      input: UpdateColorDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, Color, this.repo(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {

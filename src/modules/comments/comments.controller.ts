@@ -1,16 +1,17 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
+import { ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
-import { GuidPipe } from '../../common/validation/ids.js';
+import { GuidPipe, GuidParam } from '../../common/validation/ids.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from './comment-ancestors.js';
 import type { CommentKind } from '../../database/entities/comment.entity.js';
 import { CommentsService } from './comments.service.js';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
+import { ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 
 const TZ = ApiQuery({
   name: 'tz',
@@ -100,21 +101,16 @@ for (const [kind, handler] of COMMENT_LISTS) {
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
-  @Get('me/comments')
-  @Authenticated()
-  @ApiOperation({
+  @ListRoute(Authenticated, 'me/comments', CommentDto, {
     summary: 'List the comments the caller wrote',
     description: `Comments whose author is the caller, on any record. ${LIST_NOTE}`,
   })
   @TZ
-  @ApiResult(CommentDto, { collection: true })
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.comments.listMine(ctx, q);
   }
 
-  @Post('comments')
-  @Authenticated()
-  @ApiOperation({
+  @PostRoute(Authenticated, 'comments', CommentDto, {
     summary: 'Create a comment; the caller is its author',
     description:
       'Body: AncestorID, AncestorType (departments, individuals, metrics, organizations, projects, tasks, dialogs), Body (1–10,000 characters), optional ID. ' +
@@ -123,60 +119,52 @@ export class CommentsController {
       'Read-only fields are ignored.',
   })
   @TZ
-  @ApiBodyTypes()
-  @ApiResult(CommentDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateCommentDto) {
     return this.comments.create(ctx, dto);
   }
 
-  @Put('comments/:id')
-  @Authenticated()
-  @ApiOperation({
+  @PutRoute(Authenticated, 'comments/:id', CommentDto, {
     summary: 'Change the Body of a comment (author or administrator)',
     description:
       'Only Body changes; AncestorID, AncestorType and read-only fields are ignored, so the whole object read back may be sent. ' +
       'The body ID must equal the path id (400). Someone else than the author or an administrator: 403. A deleted comment: 409 `deleted`. If-Match: 412 when stale.',
   })
   @TZ
-  @ApiBodyTypes()
-  @ApiResult(CommentDto)
-  update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateCommentDto) {
+  update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdateCommentDto) {
     return this.comments.update(ctx, id, dto);
   }
 
-  @PatchRoute('comments/:id', UpdateCommentDto, {
+  @PatchRoute(Authenticated, 'comments/:id', UpdateCommentDto, CommentDto, {
     summary: 'Change the Body of a comment (author or administrator)',
     description: 'Only Body changes. Someone else than the author or an administrator: 403. A deleted comment: 409 `deleted`.',
   })
-  @Authenticated()
   @TZ
-  @ApiResult(CommentDto)
-  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateCommentDto>) {
+  patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdateCommentDto>) {
     return this.comments.patch(ctx, id, patch);
   }
 
-  @Delete('comments/:id')
-  @Authenticated()
-  @ApiOperation({
+  @DeleteRoute(Authenticated, 'comments/:id', null, {
     summary: 'Delete a comment (soft; author or administrator)',
     description: 'Sets Deleted; the comment stays readable with `deleted=1` or `2`. Idempotent: deleting a deleted comment answers `{}` again.',
   })
-  @ApiResult(null)
-  remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.comments.remove(ctx, id);
   }
 
-  @Put('comments/:id/undelete')
-  @Authenticated()
-  @ApiOperation({
-    summary: 'Restore a deleted comment (author or administrator)',
-    description:
-      'Answers a List (XML root `List`) holding the one restored Comment, as the spec’s Returns column says. Idempotent: a live comment is answered as it is. ' +
-      'A comment whose ancestor is deleted stays deleted (409 `deleted`): undeleting the ancestor restores it.',
-  })
+  @PutAction(
+    Authenticated,
+    'comments/:id/undelete',
+    CommentDto,
+    {
+      summary: 'Restore a deleted comment (author or administrator)',
+      description:
+        'Answers a List (XML root `List`) holding the one restored Comment, as the spec’s Returns column says. Idempotent: a live comment is answered as it is. ' +
+        'A comment whose ancestor is deleted stays deleted (409 `deleted`): undeleting the ancestor restores it.',
+    },
+    { collection: true, root: 'List' },
+  )
   @TZ
-  @ApiResult(CommentDto, { collection: true, root: 'List' })
-  undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  undelete(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.comments.undelete(ctx, id);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, ForbiddenError } from '../../common/errors/errors.js';
 import { nameOf } from '../../common/names.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
@@ -134,11 +134,8 @@ export class CommentsService {
 
   /** PATCH: the comment, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<CommentDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => this.toDto(ctx, await this.comments(ctx).lock(id)),
-      input: UpdateCommentDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    const show = (row: CommentEntity) => this.toDto(ctx, row);
+    return patchResource(this.db, ctx, patch, Comment, this.comments(ctx), id, (dto) => this.update(ctx, id, dto), show);
   }
 
   /** Soft delete; deleting a deleted comment answers the same `{}` and changes nothing. */

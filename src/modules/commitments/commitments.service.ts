@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -13,8 +13,9 @@ import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService, Row, type Operation } from '../../authorization/access.service.js';
 import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from '../../database/entities/commitment.entity.js';
-import { Commitment, CommitmentDto, CommitmentQuery, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
+import { Commitment, CommitmentDto, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
+import { PeriodQuery } from '../../common/pagination/period-query.js';
 
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
 
@@ -35,7 +36,7 @@ export class CommitmentsService {
   private readonly repo = this.db.scoped(CommitmentEntity, 'Commitment');
 
   /** `GET /{individuals|organizations|departments}/{id}/commitments`: the row's own commitments. */
-  async listFor(ctx: RequestContext, type: CommitmentType, id: string, q: CommitmentQuery): Promise<Page<CommitmentDto>> {
+  async listFor(ctx: RequestContext, type: CommitmentType, id: string, q: PeriodQuery): Promise<Page<CommitmentDto>> {
     if (type === 'individual') {
       await this.db.repo(ctx, IndividualEntity, 'Individual').get(id);
       await this.access.assertVisible(ctx, Row.individual(id));
@@ -55,7 +56,7 @@ export class CommitmentsService {
    * live sub-units of that level, of their live members (individual), or, for the organization level
    * of a department, of the nearest organization above it.
    */
-  async forDashboard(ctx: RequestContext, ancestorId: string, type: string, q: CommitmentQuery): Promise<Page<CommitmentDto>> {
+  async forDashboard(ctx: RequestContext, ancestorId: string, type: string, q: PeriodQuery): Promise<Page<CommitmentDto>> {
     if (!(COMMITMENT_TYPES as readonly string[]).includes(type)) {
       throw new ValidationError([{ field: 'type', message: `type must be one of ${COMMITMENT_TYPES.join(', ')}` }]);
     }
@@ -101,18 +102,14 @@ export class CommitmentsService {
     return units.filter((u) => u.rowType === ROW_TYPE_OF[level]).map((u) => u.id);
   }
 
-  private async page(ctx: RequestContext, type: CommitmentType, ancestorIds: string[], q: CommitmentQuery): Promise<Page<CommitmentDto>> {
+  private async page(ctx: RequestContext, type: CommitmentType, ancestorIds: string[], q: PeriodQuery): Promise<Page<CommitmentDto>> {
     const period = await this.periods.resolve(ctx, q.period);
     if (ancestorIds.length === 0) return Page.of([], 0, q);
     const where: FindOptionsWhere<CommitmentEntity> = { type, ancestorId: In(ancestorIds) };
     if (period) where.periodId = period.id;
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where, order: { rank: 'ASC', name: 'ASC', id: 'ASC' }, take, skip });
-    return Page.of(
-      rows.map((r) => Commitment.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Commitment);
   }
 
   async create(ctx: RequestContext, dto: CreateCommitmentDto): Promise<CommitmentDto> {
@@ -152,11 +149,7 @@ export class CommitmentsService {
 
   /** PATCH: the commitment, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: number, patch: MergePatch): Promise<CommitmentDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => Commitment.toWire(await this.repo(ctx).lock(id)),
-      input: UpdateCommitmentDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, Commitment, this.repo(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {

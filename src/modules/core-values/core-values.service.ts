@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { PmDisabledError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { deletedFilter, Page, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { lockLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CoreValueEntity } from '../../database/entities/core-value.entity.js';
-import { CoreValue, CoreValueDto, CoreValueQuery, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
+import { CoreValue, CoreValueDto, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
 
 /**
  * Core values of a site. Assessments rate individuals against them (history), so DELETE is a soft
@@ -24,7 +24,7 @@ export class CoreValuesService {
 
   private readonly repo = this.db.scoped(CoreValueEntity, 'CoreValue');
 
-  async list(ctx: RequestContext, q: CoreValueQuery): Promise<Page<CoreValueDto>> {
+  async list(ctx: RequestContext, q: DeletedQuery): Promise<Page<CoreValueDto>> {
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({
       where: deletedFilter(q.deleted),
@@ -32,14 +32,10 @@ export class CoreValuesService {
       take,
       skip,
     });
-    return Page.of(
-      rows.map((r) => CoreValue.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, CoreValue);
   }
 
-  async listForSite(ctx: RequestContext, siteId: string, q: CoreValueQuery): Promise<Page<CoreValueDto>> {
+  async listForSite(ctx: RequestContext, siteId: string, q: DeletedQuery): Promise<Page<CoreValueDto>> {
     const scoped = await this.sites.scopeTo(ctx, siteId);
     if (!scoped.user.pmEnabled) throw new PmDisabledError('Performance management is switched off for that site');
     return this.list(scoped, q);
@@ -61,11 +57,7 @@ export class CoreValuesService {
 
   /** PATCH: the core value, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<CoreValueDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => CoreValue.toWire(await this.repo(ctx).lock(id)),
-      input: UpdateCoreValueDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, CoreValue, this.repo(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {

@@ -1,13 +1,13 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidPipe } from '../../common/validation/ids.js';
+import { GuidParam } from '../../common/validation/ids.js';
 import { DialogsService } from './dialogs.service.js';
 import { CreateDialogDto, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
+import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 
 const WHO =
   'Allowed for administrators, the dialog’s leader and anyone the leader reports to, and whoever manages what the dialog is about (the individual; the unit’s manager; the project’s owner) and anyone they report to; others get 403.';
@@ -19,87 +19,62 @@ const LIST_NOTE =
 export class DialogsController {
   constructor(private readonly dialogs: DialogsService) {}
 
-  @Get('dialogs')
-  @PmAdmin()
-  @ApiOperation({ summary: 'List the dialogs of the site (PM, Admin)', description: LIST_NOTE })
-  @ApiResult(DialogDto, { collection: true })
+  @ListRoute(PmAdmin, 'dialogs', DialogDto, { summary: 'List the dialogs of the site (PM, Admin)', description: LIST_NOTE })
   list(@Ctx() ctx: RequestContext, @Query() q: DialogQuery) {
     return this.dialogs.list(ctx, q);
   }
 
-  @Get('individuals/:id/dialogs')
-  @Pm()
-  @ApiOperation({
+  @ListRoute(Pm, 'individuals/:id/dialogs', DialogDto, {
     summary: 'List the dialogs of an individual (PM)',
     description: `The dialogs the individual leads and the individual dialogs about them. 404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
   })
-  @ApiResult(DialogDto, { collection: true })
-  listForIndividual(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Query() q: DialogQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DialogQuery) {
     return this.dialogs.listForIndividual(ctx, id, q);
   }
 
-  @Get('dialogs/:id')
-  @Pm()
-  @ApiOperation({ summary: 'Read a dialog (PM)', description: `Deleted dialogs are answered too. ${WHO}` })
-  @ApiResult(DialogDto)
-  get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  @GetRoute(Pm, 'dialogs/:id', DialogDto, { summary: 'Read a dialog (PM)', description: `Deleted dialogs are answered too. ${WHO}` })
+  get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.dialogs.get(ctx, id);
   }
 
-  @Post('dialogs')
-  @Pm()
-  @ApiOperation({
+  @PostRoute(Pm, 'dialogs', DialogDto, {
     summary: 'Plan a dialog (PM)',
     description:
       'Kind, AncestorID (a live record of the site matching Kind), LeaderID (a live individual), PeriodID (a period of the site) and ScheduledDate are required; a reference that is not one of the site is 400 naming it. OccurredDate stays null until the dialog is held. ID is optional (used if free, else 409 id-taken). Allowed for whoever manages what the dialog is about (the individual, the unit’s manager, the project’s owner), anyone they report to, and administrators; others get 403.',
   })
-  @ApiBodyTypes()
-  @ApiResult(DialogDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateDialogDto) {
     return this.dialogs.create(ctx, dto);
   }
 
-  @Put('dialogs/:id')
-  @Pm()
-  @ApiOperation({
+  @PutRoute(Pm, 'dialogs/:id', DialogDto, {
     summary: 'Update a dialog (PM)',
     description: `ID must equal the path id. Absent fields keep their value; LeaderID, PeriodID and ScheduledDate cannot be cleared (400); set OccurredDate when the dialog is held. Kind and AncestorID are ignored (a dialog does not move). A deleted dialog is 409 (code deleted); If-Match is honoured (412). ${WHO}`,
   })
-  @ApiBodyTypes()
-  @ApiResult(DialogDto)
-  update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateDialogDto) {
+  update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdateDialogDto) {
     return this.dialogs.update(ctx, id, dto);
   }
 
-  @PatchRoute('dialogs/:id', UpdateDialogDto, {
+  @PatchRoute(Pm, 'dialogs/:id', UpdateDialogDto, DialogDto, {
     summary: 'Change some fields of a dialog (PM)',
     description: `LeaderID, PeriodID and ScheduledDate cannot be cleared (400); set OccurredDate when the dialog is held. Kind and AncestorID are ignored (a dialog does not move). A deleted dialog is 409 (code deleted). ${WHO}`,
   })
-  @Pm()
-  @ApiResult(DialogDto)
-  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateDialogDto>) {
+  patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdateDialogDto>) {
     return this.dialogs.patch(ctx, id, patch);
   }
 
-  @Delete('dialogs/:id')
-  @Pm()
-  @ApiOperation({
+  @DeleteRoute(Pm, 'dialogs/:id', null, {
     summary: 'Delete a dialog (PM; soft delete)',
     description: `Sets Deleted and takes the dialog’s live comments down by reference (Deleted and DeletedByRef); its basic-role ratings and follow-up tasks stay. Idempotent. Answers an empty object. ${WHO}`,
   })
-  @ApiResult(null)
-  remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.dialogs.remove(ctx, id);
   }
 
-  @Put('dialogs/:id/undelete')
-  @Pm()
-  @ApiOperation({
+  @PutAction(Pm, 'dialogs/:id/undelete', DialogDto, {
     summary: 'Undelete a dialog (PM)',
     description: `Beyond the spec, as for every soft-deleted resource: clears Deleted and restores exactly the comments its delete took down. Idempotent. Answers the dialog. ${WHO}`,
   })
-  @ApiResult(DialogDto)
-  undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  undelete(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.dialogs.undelete(ctx, id);
   }
 }

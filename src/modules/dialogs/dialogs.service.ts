@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -51,11 +51,7 @@ export class DialogsService {
         ]
       : common;
     const [rows, total] = await this.dialogs(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
-    return Page.of(
-      rows.map((r) => Dialog.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Dialog);
   }
 
   /** Every dialog of the site (the route is for administrators). */
@@ -114,11 +110,7 @@ export class DialogsService {
 
   /** PATCH: the dialog, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<DialogDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => Dialog.toWire(await this.dialogs(ctx).lock(id)),
-      input: UpdateDialogDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, Dialog, this.dialogs(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
   /** Soft delete (idempotent): the dialog's comments go down by reference with it. */

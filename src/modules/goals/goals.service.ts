@@ -10,11 +10,12 @@ import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService } from '../../authorization/access.service.js';
-import { CreateGoalDto, Goal, GoalDto, GoalQuery, UpdateGoalDto } from './dto/goal.dto.js';
+import { CreateGoalDto, Goal, GoalDto, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalEntity } from '../../database/entities/goal.entity.js';
 import { MEASURES } from './goal-measures.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
+import { PeriodQuery } from '../../common/pagination/period-query.js';
 
 /**
  * Personal goals (spec "Goal", docs/goals-colors-values-commitments.md). Goals are personal performance data: they are read and
@@ -41,20 +42,20 @@ export class GoalsService {
     );
   }
 
-  async listForIndividual(ctx: RequestContext, individualId: string, q: GoalQuery): Promise<Page<GoalDto>> {
+  async listForIndividual(ctx: RequestContext, individualId: string, q: PeriodQuery): Promise<Page<GoalDto>> {
     const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
     await this.assertCanRead(ctx, individual.id);
     return this.page(ctx, individual, q);
   }
 
-  async listMine(ctx: RequestContext, q: GoalQuery): Promise<Page<GoalDto>> {
+  async listMine(ctx: RequestContext, q: PeriodQuery): Promise<Page<GoalDto>> {
     const me = ctx.user.individualId ? await this.db.repo(ctx, IndividualEntity, 'Individual').findById(ctx.user.individualId) : null;
     const period = await this.periods.resolve(ctx, q.period);
     if (!me) return Page.of([], 0, q);
     return this.page(ctx, me, q, period);
   }
 
-  private async page(ctx: RequestContext, individual: IndividualEntity, q: GoalQuery, resolved?: PeriodEntity | null): Promise<Page<GoalDto>> {
+  private async page(ctx: RequestContext, individual: IndividualEntity, q: PeriodQuery, resolved?: PeriodEntity | null): Promise<Page<GoalDto>> {
     const period = resolved !== undefined ? resolved : await this.periods.resolve(ctx, q.period);
     const where: FindOptionsWhere<GoalEntity> = { individualId: individual.id };
     if (period) where.periodId = period.id;

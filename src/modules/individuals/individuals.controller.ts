@@ -1,13 +1,14 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Query } from '@nestjs/common';
+import { ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidPipe } from '../../common/validation/ids.js';
-import { CreateIndividualDto, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
+import { GuidParam } from '../../common/validation/ids.js';
+import { CreateIndividualDto, IndividualDto, UpdateIndividualDto } from './dto/individual.dto.js';
 import { IndividualsService } from './individuals.service.js';
+import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { DeletedQuery } from '../../common/pagination/pagination.js';
 
 const TZ = () =>
   ApiQuery({
@@ -25,56 +26,42 @@ const LIST_NOTES =
 export class IndividualsController {
   constructor(private readonly individuals: IndividualsService) {}
 
-  @Get('individuals')
-  @Authenticated()
-  @ApiOperation({ summary: 'List the individuals of the caller’s site', description: LIST_NOTES })
+  @ListRoute(Authenticated, 'individuals', IndividualDto, { summary: 'List the individuals of the caller’s site', description: LIST_NOTES })
   @TZ()
-  @ApiResult(IndividualDto, { collection: true })
-  list(@Ctx() ctx: RequestContext, @Query() q: IndividualListQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.individuals.list(ctx, q);
   }
 
-  @Get('sites/:siteid/individuals')
-  @Authenticated()
-  @ApiOperation({
+  @ListRoute(Authenticated, 'sites/:siteid/individuals', IndividualDto, {
     summary: 'List the individuals of a site',
     description: `The caller’s own site; another site only for a global administrator (else 403). ${LIST_NOTES}`,
   })
   @TZ()
-  @ApiResult(IndividualDto, { collection: true })
-  listForSite(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string, @Query() q: IndividualListQuery) {
+  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: DeletedQuery) {
     return this.individuals.listForSite(ctx, siteId, q);
   }
 
-  @Get('me')
-  @Authenticated()
-  @ApiOperation({
+  @GetRoute(Authenticated, 'me', IndividualDto, {
     summary: 'Read the caller’s own individual',
     description:
       'The individual of the logged-in account. 404 when the caller has no individual in the acting site (a global administrator acting in another site).',
   })
   @TZ()
-  @ApiResult(IndividualDto)
   me(@Ctx() ctx: RequestContext) {
     return this.individuals.me(ctx);
   }
 
-  @Get('individuals/:id')
-  @Authenticated()
-  @ApiOperation({
+  @GetRoute(Authenticated, 'individuals/:id', IndividualDto, {
     summary: 'Read an individual',
     description: 'Deleted individuals are answered too (Deleted = true). Every member of the site may read every individual.',
   })
   @ApiParam({ name: 'id', format: 'uuid' })
   @TZ()
-  @ApiResult(IndividualDto)
-  get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.individuals.get(ctx, id);
   }
 
-  @Post('individuals')
-  @Admin()
-  @ApiOperation({
+  @PostRoute(Admin, 'individuals', IndividualDto, {
     summary: 'Create an individual (administrators)',
     description:
       'Creates the individual, its login account (UserName, Password, UserEmail) and its primary membership (PrimaryOrganizationID with PrimaryTitle) in one transaction. ' +
@@ -82,15 +69,11 @@ export class IndividualsController {
       'ParentID is accepted and ignored. 409 duplicate-username when the user name is used in any site (case-insensitive); 409 id-taken for a used ID. ' +
       'Without a Password the account cannot log in until one is set.',
   })
-  @ApiBodyTypes()
-  @ApiResult(IndividualDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateIndividualDto) {
     return this.individuals.create(ctx, dto);
   }
 
-  @Put('individuals/:id')
-  @Authenticated()
-  @ApiOperation({
+  @PutRoute(Authenticated, 'individuals/:id', IndividualDto, {
     summary: 'Update an individual (administrators, the individual, or anyone above them in the reporting chain)',
     description:
       'Others get 403. FirstName, LastName and UserName are required; other absent fields keep their value, explicit null clears (PrimaryOrganizationID: null keeps it). ' +
@@ -99,48 +82,38 @@ export class IndividualsController {
       'A new PrimaryOrganizationID moves the primary membership; a reporting cycle is 409 cycle; a deleted individual is 409 deleted. Honours If-Match (412).',
   })
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiBodyTypes()
-  @ApiResult(IndividualDto)
-  update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateIndividualDto) {
+  update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdateIndividualDto) {
     return this.individuals.update(ctx, id, dto);
   }
 
-  @PatchRoute('individuals/:id', UpdateIndividualDto, {
+  @PatchRoute(Authenticated, 'individuals/:id', UpdateIndividualDto, IndividualDto, {
     summary: 'Change some fields of an individual (administrators, the individual, or anyone above them in the reporting chain)',
     description:
       'Who may change what is as on PUT: IsAdmin only an administrator (403), UserName, UserEmail and Password only the individual or an administrator (403); PrimaryOrganizationID: null keeps it, another id moves the primary membership; a reporting cycle is 409 cycle; a deleted individual is 409 deleted.',
   })
-  @Authenticated()
   @ApiParam({ name: 'id', format: 'uuid' })
   @TZ()
-  @ApiResult(IndividualDto)
-  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateIndividualDto>) {
+  patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdateIndividualDto>) {
     return this.individuals.patch(ctx, id, patch);
   }
 
-  @Delete('individuals/:id')
-  @Admin()
-  @ApiOperation({
+  @DeleteRoute(Admin, 'individuals/:id', null, {
     summary: 'Delete an individual (administrators; soft delete)',
     description:
       'Sets Deleted; the individual can no longer log in and their memberships are deleted by reference. Idempotent. An administrator cannot delete their own individual (403). Honours If-Match (412).',
   })
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiResult(null)
-  remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.individuals.remove(ctx, id);
   }
 
-  @Put('individuals/:id/undelete')
-  @Admin()
-  @ApiOperation({
+  @PutAction(Admin, 'individuals/:id/undelete', IndividualDto, {
     summary: 'Undelete an individual (administrators)',
     description: 'Clears Deleted and restores what the deletion took down by reference (memberships). Idempotent. Answers the individual.',
   })
   @ApiParam({ name: 'id', format: 'uuid' })
   @TZ()
-  @ApiResult(IndividualDto)
-  undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  undelete(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.individuals.undelete(ctx, id);
   }
 }

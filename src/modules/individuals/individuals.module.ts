@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { SitesModule } from '../sites/sites.module.js';
 import { IndividualsController } from './individuals.controller.js';
 import { IndividualsService } from './individuals.service.js';
-import { IndividualsHotReads } from './individuals.hot-reads.js';
 
-@Module({ imports: [SitesModule], controllers: [IndividualsController], providers: [IndividualsService, IndividualsHotReads], exports: [IndividualsService] })
+@Module({ imports: [SitesModule], controllers: [IndividualsController], providers: [IndividualsService], exports: [IndividualsService] })
 export class IndividualsModule {}

@@ -8,17 +8,18 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { Page, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
+import { endTokens } from '../../database/queries/accounts.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { UserEntity } from '../../database/entities/user.entity.js';
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { AccessService, Row } from '../../authorization/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
-import { CreateIndividualDto, Individual, IndividualDto, IndividualListQuery, UpdateIndividualDto } from './dto/individual.dto.js';
+import { CreateIndividualDto, Individual, IndividualDto, UpdateIndividualDto } from './dto/individual.dto.js';
 import { readIndividual, readIndividualPage } from './individual-read.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 
@@ -43,13 +44,13 @@ export class IndividualsService {
 
   // ------------------------------------------------------------------ reads
 
-  async list(ctx: RequestContext, q: IndividualListQuery): Promise<Page<IndividualDto>> {
+  async list(ctx: RequestContext, q: DeletedQuery): Promise<Page<IndividualDto>> {
     const { items, total } = await readIndividualPage(this.db, ctx, { deleted: q.deleted, ...pageOf(q) }, await this.access.keptReports(ctx));
     return Page.of(items, total, q);
   }
 
   /** `/sites/{siteid}/individuals`: the own site, or any site for a global administrator. */
-  async listForSite(ctx: RequestContext, siteId: string, q: IndividualListQuery): Promise<Page<IndividualDto>> {
+  async listForSite(ctx: RequestContext, siteId: string, q: DeletedQuery): Promise<Page<IndividualDto>> {
     return this.list(await this.sites.scopeTo(ctx, siteId), q);
   }
 
@@ -189,8 +190,10 @@ export class IndividualsService {
     return softDelete(this.db, ctx, IndividualEntity, id, {
       label: LABEL,
       owned: this.byReference.ownedBy('individual'),
-      guard: () => {
+      guard: async (_tx, row) => {
         if (ctx.user.individualId === id) throw new ForbiddenError('An administrator cannot delete their own individual (it would lock them out)');
+        // A deletion ends the person's tokens for good: an undelete does not bring them back.
+        if (row.userId) await endTokens(this.db, ctx, row.userId);
       },
     });
   }
@@ -273,7 +276,9 @@ export class IndividualsService {
           userNameKey: userNameKey(change.userName),
           ...(change.email !== undefined ? { email: change.email } : {}),
           // A new password ends every token issued before it (docs/identity-and-tenancy.md, "Tokens").
-          ...(change.passwordHash !== undefined ? { passwordHash: change.passwordHash, tokenGeneration: () => 'token_generation + 1' } : {}),
+          ...(change.passwordHash !== undefined
+            ? { passwordHash: change.passwordHash, tokenGeneration: () => 'token_generation + 1', tokensRevokedAt: now }
+            : {}),
           updated: now,
         },
       );

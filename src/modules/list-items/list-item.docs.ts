@@ -1,7 +1,4 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiOperation, type ApiOperationOptions } from '@nestjs/swagger';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
-import { ListItemDto } from './dto/list-item.dto.js';
+import type { RouteDoc } from '../../common/http/routes.js';
 import type { ListItemKindInfo } from './list-item-kinds.js';
 
 /**
@@ -22,38 +19,39 @@ const WRITE_RULE = (k: ListItemKindInfo) =>
 
 const LIST_NOTE = 'Answers a List (XML root List with ListItem children), ordered by Rank, then Name; paged with limit/offset, X-Total-Count and Link.';
 
-const texts = {
-  listFor: (k: ListItemKindInfo): ApiOperationOptions => ({
+/** The operation texts of the ListItem routes, by route, for a kind. */
+export const listItemDoc = {
+  listFor: (k: ListItemKindInfo): RouteDoc => ({
     summary: `List the ${k.plural} of ${k.ancestor === 'individual' ? 'an individual' : 'a project'}`,
     description: `${LIST_NOTE} deleted: 0 live (default), 1 deleted, 2 all. 404 when the ${owner(k)} is not one of the site. ${READ_RULE(k)}`,
   }),
-  listMine: (k: ListItemKindInfo): ApiOperationOptions => ({
+  listMine: (k: ListItemKindInfo): RouteDoc => ({
     summary: k.ancestor === 'individual' ? `List the caller’s own ${k.plural}` : 'List the scopes of every project the caller owns',
     description: `${LIST_NOTE} deleted: 0 live (default), 1 deleted, 2 all. ${
       k.ancestor === 'individual' ? '' : 'Items of several projects come in one list; AncestorID tells them apart. '
     }A caller without an individual record in the site gets an empty List.`,
   }),
-  get: (k: ListItemKindInfo): ApiOperationOptions => ({
+  get: (k: ListItemKindInfo): RouteDoc => ({
     summary: `Read one ${k.label.toLowerCase()} (as a List of one)`,
     description: `As the spec says, the answer is a List holding the one item, deleted or not. An id of another kind or of another site is 404. ${READ_RULE(k)}`,
   }),
-  getFor: (k: ListItemKindInfo): ApiOperationOptions => ({
+  getFor: (k: ListItemKindInfo): RouteDoc => ({
     summary: `Read one ${k.label.toLowerCase()} of ${k.ancestor === 'individual' ? 'an individual' : 'a project'} (as a List of one)`,
     description: `A List holding the one item; 404 when the ${owner(k)} is unknown or the item belongs to another ${owner(k)}. ${READ_RULE(k)}`,
   }),
-  create: (k: ListItemKindInfo): ApiOperationOptions => ({
+  create: (k: ListItemKindInfo): RouteDoc => ({
     summary: `Create a ${k.label.toLowerCase()}`,
     description: `AncestorID, Rank, Name and Description are required; AncestorID must be a live ${owner(k)} of the site (else 400 naming it). ID is optional (used if free, else 409 id-taken). Read-only fields are ignored. ${WRITE_RULE(k)}`,
   }),
-  update: (k: ListItemKindInfo): ApiOperationOptions => ({
+  update: (k: ListItemKindInfo): RouteDoc => ({
     summary: `Update a ${k.label.toLowerCase()}`,
     description: `ID (equal to the path id), Rank, Name and Description are required. AncestorID and read-only fields are ignored, so the whole object a client read back may be sent. A deleted item is 409 (code deleted); If-Match is honoured (412). ${WRITE_RULE(k)}`,
   }),
-  remove: (k: ListItemKindInfo): ApiOperationOptions => ({
+  remove: (k: ListItemKindInfo): RouteDoc => ({
     summary: `Delete a ${k.label.toLowerCase()} (soft delete)`,
     description: `Sets Deleted; the item stays readable by id and with deleted=1 or 2. Idempotent. Answers an empty object. ${WRITE_RULE(k)}`,
   }),
-  undelete: (k: ListItemKindInfo): ApiOperationOptions => ({
+  undelete: (k: ListItemKindInfo): RouteDoc => ({
     summary: `Undelete a ${k.label.toLowerCase()}`,
     description: `Clears Deleted and answers a List holding the restored item. Idempotent. An item taken down with its ${owner(k)} (DeletedByRef) is 409 (code deleted): undelete the ${owner(k)} instead. ${WRITE_RULE(k)}`,
   }),
@@ -66,20 +64,4 @@ export const listItemPatchDoc = (k: ListItemKindInfo): { summary: string; descri
 });
 
 /** A List of ListItems (XML root List), as reads and undelete answer (docs/list-items.md). */
-const AS_LIST = { collection: true, root: 'List' } as const;
-
-/**
- * What a ListItem route documents and answers besides its path and access rule, which each
- * controller declares itself: the operation texts, the body media types of writes and the
- * result shape (a List, one ListItem, or an empty object), the same for the four kinds.
- */
-export const listItemRoute = {
-  listFor: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.listFor(k)), ApiResult(ListItemDto, AS_LIST)),
-  listMine: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.listMine(k)), ApiResult(ListItemDto, AS_LIST)),
-  get: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.get(k)), ApiResult(ListItemDto, AS_LIST)),
-  getFor: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.getFor(k)), ApiResult(ListItemDto, AS_LIST)),
-  create: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.create(k)), ApiBodyTypes(), ApiResult(ListItemDto)),
-  update: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.update(k)), ApiBodyTypes(), ApiResult(ListItemDto)),
-  remove: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.remove(k)), ApiResult(null)),
-  undelete: (k: ListItemKindInfo) => applyDecorators(ApiOperation(texts.undelete(k)), ApiResult(ListItemDto, AS_LIST)),
-};
+export const AS_LIST = { collection: true, root: 'List' } as const;

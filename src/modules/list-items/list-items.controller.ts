@@ -1,15 +1,15 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query, type Type } from '@nestjs/common';
+import { Body, Controller, Query, type Type } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
-import { GuidPipe } from '../../common/validation/ids.js';
+import { GuidParam } from '../../common/validation/ids.js';
+import { DeleteRoute, ListRoute, PostRoute, PutAction, PutRoute } from '../../common/http/routes.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { ApiResult } from '../../common/http/wire.js';
 import { CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
 import { ACCOUNTABILITY, EVALUATION_CRITERION, PROJECT_SCOPE, SUPERVISORY_SCOPE, type ListItemKindInfo } from './list-item-kinds.js';
-import { listItemPatchDoc, listItemRoute as route } from './list-item.docs.js';
+import { AS_LIST, listItemDoc as doc, listItemPatchDoc } from './list-item.docs.js';
 import { ListItemsService } from './list-items.service.js';
 
 /** How one ListItem kind is reached: its controller's name and OpenAPI tag, and the words of its paths. */
@@ -40,67 +40,49 @@ function listItemController(p: ListItemPaths): Type {
   class ListItemController {
     constructor(private readonly items: ListItemsService) {}
 
-    @Get(`${p.owner}/:${p.ownerParam}/${p.items}`)
-    @Authenticated()
-    @route.listFor(kind)
-    listFor(@Ctx() ctx: RequestContext, @Param(p.ownerParam, GuidPipe) ownerId: string, @Query() q: DeletedQuery) {
+    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}`, ListItemDto, doc.listFor(kind), AS_LIST)
+    listFor(@Ctx() ctx: RequestContext, @GuidParam(p.ownerParam) ownerId: string, @Query() q: DeletedQuery) {
       return this.items.listFor(ctx, kind, ownerId, q);
     }
 
-    @Get(`me/${p.items}`)
-    @Authenticated()
-    @route.listMine(kind)
+    @ListRoute(Authenticated, `me/${p.items}`, ListItemDto, doc.listMine(kind), AS_LIST)
     listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
       return this.items.listMine(ctx, kind, q);
     }
 
     // `:id`, as PUT and DELETE of the same path: one path template per resource path (docs/openapi.md).
-    @Get(`${p.items}/:id`)
-    @Authenticated()
-    @route.get(kind)
-    get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+    @ListRoute(Authenticated, `${p.items}/:id`, ListItemDto, doc.get(kind), AS_LIST)
+    get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
       return this.items.getAsList(ctx, kind, id);
     }
 
-    @Get(`${p.owner}/:${p.ownerParam}/${p.items}/:${p.itemParam}`)
-    @Authenticated()
-    @route.getFor(kind)
-    getFor(@Ctx() ctx: RequestContext, @Param(p.ownerParam, GuidPipe) ownerId: string, @Param(p.itemParam, GuidPipe) id: string) {
+    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}/:${p.itemParam}`, ListItemDto, doc.getFor(kind), AS_LIST)
+    getFor(@Ctx() ctx: RequestContext, @GuidParam(p.ownerParam) ownerId: string, @GuidParam(p.itemParam) id: string) {
       return this.items.getForAncestorAsList(ctx, kind, ownerId, id);
     }
 
-    @Post(p.items)
-    @Authenticated()
-    @route.create(kind)
+    @PostRoute(Authenticated, p.items, ListItemDto, doc.create(kind))
     create(@Ctx() ctx: RequestContext, @Body() dto: CreateListItemDto) {
       return this.items.create(ctx, kind, dto);
     }
 
-    @Put(`${p.items}/:id`)
-    @Authenticated()
-    @route.update(kind)
-    update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateListItemDto) {
+    @PutRoute(Authenticated, `${p.items}/:id`, ListItemDto, doc.update(kind))
+    update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdateListItemDto) {
       return this.items.update(ctx, kind, id, dto);
     }
 
-    @PatchRoute(`${p.items}/:id`, UpdateListItemDto, listItemPatchDoc(kind))
-    @Authenticated()
-    @ApiResult(ListItemDto)
-    patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateListItemDto>) {
+    @PatchRoute(Authenticated, `${p.items}/:id`, UpdateListItemDto, ListItemDto, listItemPatchDoc(kind))
+    patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdateListItemDto>) {
       return this.items.patch(ctx, kind, id, patch);
     }
 
-    @Delete(`${p.items}/:id`)
-    @Authenticated()
-    @route.remove(kind)
-    remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+    @DeleteRoute(Authenticated, `${p.items}/:id`, null, doc.remove(kind))
+    remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
       return this.items.remove(ctx, kind, id);
     }
 
-    @Put(`${p.items}/:id/undelete`)
-    @Authenticated()
-    @route.undelete(kind)
-    undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+    @PutAction(Authenticated, `${p.items}/:id/undelete`, ListItemDto, doc.undelete(kind), AS_LIST)
+    undelete(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
       return this.items.undelete(ctx, kind, id);
     }
   }

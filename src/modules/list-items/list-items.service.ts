@@ -63,11 +63,7 @@ export class ListItemsService {
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.of(
-      rows.map((r) => ListItem.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, ListItem);
   }
 
   // ------------------------------------------------------------------ access

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { AdminRequiredError, ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, Page, deletedFilter, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -50,11 +50,7 @@ export class OrganizationsService {
       take,
       skip,
     });
-    return Page.of(
-      rows.map((r) => Organization.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Organization);
   }
 
   /** GET /sites/{siteid}/departments: the caller's own site, any site for a global administrator. */
@@ -92,11 +88,7 @@ export class OrganizationsService {
     if (ids.size === 0) return Page.of([], 0, q);
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where: { id: In([...ids]), ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });
-    return Page.of(
-      rows.map((r) => Organization.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Organization);
   }
 
   /** GET /departments/{id}: either row type; deleted records are answered too. */
@@ -148,11 +140,7 @@ export class OrganizationsService {
 
   /** PATCH: the record, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<OrganizationDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => Organization.toWire(await this.repo(ctx).lock(id)),
-      input: UpdateOrganizationDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, Organization, this.repo(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
   /**

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, PmDisabledError, ValidationError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { deletedFilter, Page, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
@@ -16,7 +16,7 @@ import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { assertCanManageProject } from '../../authorization/project-access.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { SitesService } from '../sites/sites.service.js';
-import { CreateMetricDto, Metric, MetricDto, MetricQuery, MetricValue, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
+import { CreateMetricDto, Metric, MetricDto, MetricValue, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
 import { MetricValueEntity } from '../../database/entities/metric-value.entity.js';
 import { MetricEntity, MetricKind } from '../../database/entities/metric.entity.js';
 import { valuesByMetric } from './metric-values.js';
@@ -65,7 +65,7 @@ export class PerformanceMetricsService {
     return (await this.toWire(ctx, [row]))[0];
   }
 
-  private async page(ctx: RequestContext, where: FindOptionsWhere<MetricEntity>, q: MetricQuery): Promise<Page<MetricDto>> {
+  private async page(ctx: RequestContext, where: FindOptionsWhere<MetricEntity>, q: DeletedQuery): Promise<Page<MetricDto>> {
     const hidden = await this.access.hidden(ctx, ROW_TYPE.metric);
     if (typeof where.ancestorId === 'string' && hidden.ancestors.includes(where.ancestorId)) return Page.of([], 0, q);
     const [rows, total] = await this.metrics(ctx).findAndCount({
@@ -120,27 +120,25 @@ export class PerformanceMetricsService {
   }
 
   /** `GET /individuals/{id}/metrics`: 404 for an individual not of the site, 403 when not readable. */
-  async listForIndividual(ctx: RequestContext, individualId: string, q: MetricQuery): Promise<Page<MetricDto>> {
+  async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<MetricDto>> {
     await this.access.assertCanReadRecordsOf(ctx, individualId, 'read their metrics');
     return this.page(ctx, { kind: 'individual', ancestorId: individualId }, q);
   }
 
   /** `GET /projects/{id}/metrics`: 404 for a project not of the site. */
-  async listForProject(ctx: RequestContext, projectId: string, q: MetricQuery): Promise<Page<MetricDto>> {
+  async listForProject(ctx: RequestContext, projectId: string, q: DeletedQuery): Promise<Page<MetricDto>> {
     const project = await this.db.repo(ctx, ProjectEntity, 'Project').get(projectId);
     await this.access.assertVisible(ctx, Row.project(project));
     return this.page(ctx, { kind: 'project', ancestorId: projectId }, q);
   }
 
   /** `GET /me/metrics`: the caller's own metrics; none for a caller without an individual here. */
-  async listMine(ctx: RequestContext, q: MetricQuery): Promise<Page<MetricDto>> {
-    const me = ctx.user.individualId;
-    if (!me) return Page.of([], 0, q);
-    return this.page(ctx, { kind: 'individual', ancestorId: me }, q);
+  listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<MetricDto>> {
+    return Page.mine(ctx.user.individualId, q, (me) => this.page(ctx, { kind: 'individual', ancestorId: me }, q));
   }
 
   /** `GET /sites/{siteid}/metrics`: every metric of a site, for administrators. */
-  async listForSite(ctx: RequestContext, siteId: string, q: MetricQuery): Promise<Page<MetricDto>> {
+  async listForSite(ctx: RequestContext, siteId: string, q: DeletedQuery): Promise<Page<MetricDto>> {
     const scoped = await this.sites.scopeTo(ctx, siteId);
     if (!scoped.user.pmEnabled) throw new PmDisabledError('Performance management is switched off for that site');
     return this.page(scoped, {}, q);
@@ -170,11 +168,8 @@ export class PerformanceMetricsService {
 
   /** PATCH: the metric, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<MetricDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => this.one(ctx, await this.metrics(ctx).lock(id)),
-      input: UpdateMetricDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    const show = (row: MetricEntity) => this.one(ctx, row);
+    return patchResource(this.db, ctx, patch, Metric, this.metrics(ctx), id, (dto) => this.update(ctx, id, dto), show);
   }
 
   /** Soft delete (idempotent): the metric's comments go down by reference with it; values stay. */

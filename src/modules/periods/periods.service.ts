@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, LessThanOrEqual, MoreThanOrEqual, ObjectLiteral } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, ValidationError } from '../../common/errors/errors.js';
 import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -53,11 +53,7 @@ export class PeriodsService {
   /** Every period of the site, ordered by StartDate (then id), paged. */
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<PeriodDto>> {
     const [rows, total] = await this.periods(ctx).findAndCount({ order: { startDate: 'ASC', id: 'ASC' }, ...pageOf(q) });
-    return Page.of(
-      rows.map((r) => Period.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Period);
   }
 
   async get(ctx: RequestContext, id: number): Promise<PeriodDto> {
@@ -83,11 +79,7 @@ export class PeriodsService {
   /** Hard delete (periods are not soft-deletable): refused for closed and referenced periods. */
   /** PATCH: the period, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: number, patch: MergePatch): Promise<PeriodDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => Period.toWire(await this.periods(ctx).lock(id)),
-      input: UpdatePeriodDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, Period, this.periods(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {

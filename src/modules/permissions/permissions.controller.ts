@@ -1,13 +1,13 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Query } from '@nestjs/common';
+import { ApiForbiddenResponse, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidPipe } from '../../common/validation/ids.js';
+import { GuidParam } from '../../common/validation/ids.js';
 import { CreatePermissionDto, EffectivePermissionsDto, EffectiveQuery, PermissionDto, PermissionQuery, UpdatePermissionDto } from './dto/permission.dto.js';
 import { PermissionsService } from './permissions.service.js';
+import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 
 const STATES = 'States: 0 Not Set, 1 Allow, 2 Deny (CreateText … DelegateText give the words).';
 const WHO_WRITES = 'An administrator, or a holder of Delegate on the row (else 403; 404 when a Deny hides the row from the caller).';
@@ -25,128 +25,91 @@ const ROW_LIST = (what: string) => ({
 export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}
 
-  @Get('permissions')
-  @Authenticated()
-  @ApiOperation({
+  @ListRoute(Authenticated, 'permissions', PermissionDto, {
     summary: 'List permissions, optionally of one row and/or one principal',
     description: `An administrator sees every record of the site; anyone else the records naming them (their UserID) or a security group of theirs, and, with rowid, every record of a row they hold Delegate on. Paged with limit/offset. ${STATES}`,
   })
-  @ApiResult(PermissionDto, { collection: true })
   list(@Ctx() ctx: RequestContext, @Query() q: PermissionQuery) {
     return this.permissions.list(ctx, q);
   }
 
-  @Get('permissions/effective')
-  @Authenticated()
-  @ApiOperation({
+  @GetRoute(Authenticated, 'permissions/effective', EffectivePermissionsDto, {
     summary: 'Explain what a principal may do on a row',
     description:
       'For each of Create, Read, Update, Delete and Delegate: Allowed, and the rule that decided — administrator; the Permission record (and whether it applied through a security group or through a row above via its ChildType); or the default that applied. principalid defaults to the caller. For administrators and holders of Delegate on the row (else 403). See docs/authorization.md for the order of evaluation.',
   })
   @ApiForbiddenResponse({ description: 'The caller is neither an administrator nor a holder of Delegate on the row (forbidden).' })
-  @ApiResult(EffectivePermissionsDto)
   effective(@Ctx() ctx: RequestContext, @Query() q: EffectiveQuery) {
     return this.permissions.effective(ctx, q);
   }
 
-  @Get('permissions/:id')
-  @Authenticated()
-  @ApiOperation({
+  @GetRoute(Authenticated, 'permissions/:id', PermissionDto, {
     summary: 'Read a permission',
     description: `For an administrator, the principal it names (or a member of that group), or a holder of Delegate on its row; anyone else gets 404. ${STATES}`,
   })
-  @ApiResult(PermissionDto)
-  get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.permissions.get(ctx, id);
   }
 
-  @Post('permissions')
-  @Authenticated()
-  @ApiOperation({
+  @PostRoute(Authenticated, 'permissions', PermissionDto, {
     summary: 'Create a permission',
     description: `RowID (an individual, organization, department, project, dialog or metric of the site), PrincipalID (a UserID or a security group of the site) and the five states are required (400 naming the field otherwise). ChildType: null for the row itself, or one of the spec's values (19 department, 9/25/38 dialog, 7/16/58 metric, 4 organization, 15 project) to cover the rows of that type below RowID; any other number is stored as null. (RowID, PrincipalID, ChildType) is unique: 409 duplicate-permission. ${WHO_WRITES}`,
   })
-  @ApiBodyTypes()
-  @ApiResult(PermissionDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreatePermissionDto) {
     return this.permissions.create(ctx, dto);
   }
 
-  @Put('permissions/:id')
-  @Authenticated()
-  @ApiOperation({
+  @PutRoute(Authenticated, 'permissions/:id', PermissionDto, {
     summary: 'Update a permission',
     description: `Changes the five states (all required). RowID, PrincipalID and ChildType are ignored: a permission does not move. ID must equal the path id. ${WHO_WRITES} If-Match is honoured (412).`,
   })
-  @ApiBodyTypes()
-  @ApiResult(PermissionDto)
-  update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdatePermissionDto) {
+  update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdatePermissionDto) {
     return this.permissions.update(ctx, id, dto);
   }
 
-  @PatchRoute('permissions/:id', UpdatePermissionDto, {
+  @PatchRoute(Authenticated, 'permissions/:id', UpdatePermissionDto, PermissionDto, {
     summary: 'Change some of the states of a permission',
     description: `RowID, PrincipalID and ChildType are ignored: a permission does not move. ${STATES} ${WHO_WRITES}`,
   })
-  @Authenticated()
-  @ApiResult(PermissionDto)
-  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdatePermissionDto>) {
+  patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdatePermissionDto>) {
     return this.permissions.patch(ctx, id, patch);
   }
 
-  @Delete('permissions/:id')
-  @Authenticated()
-  @ApiOperation({ summary: 'Delete a permission', description: `Removes the record (its rights are gone at once). ${WHO_WRITES}` })
-  @ApiResult(null)
-  remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  @DeleteRoute(Authenticated, 'permissions/:id', null, {
+    summary: 'Delete a permission',
+    description: `Removes the record (its rights are gone at once). ${WHO_WRITES}`,
+  })
+  remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.permissions.remove(ctx, id);
   }
 
-  @Get('individuals/:rowid/permissions')
-  @Authenticated()
-  @ApiOperation(ROW_LIST('an individual'))
-  @ApiResult(PermissionDto, { collection: true })
-  listForIndividual(@Ctx() ctx: RequestContext, @Param('rowid', GuidPipe) id: string, @Query() q: PermissionQuery) {
+  @ListRoute(Authenticated, 'individuals/:rowid/permissions', PermissionDto, ROW_LIST('an individual'))
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'individuals', id, q);
   }
 
-  @Get('organizations/:rowid/permissions')
-  @Authenticated()
-  @ApiOperation(ROW_LIST('an organization'))
-  @ApiResult(PermissionDto, { collection: true })
-  listForOrganization(@Ctx() ctx: RequestContext, @Param('rowid', GuidPipe) id: string, @Query() q: PermissionQuery) {
+  @ListRoute(Authenticated, 'organizations/:rowid/permissions', PermissionDto, ROW_LIST('an organization'))
+  listForOrganization(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'organizations', id, q);
   }
 
-  @Get('departments/:rowid/permissions')
-  @Authenticated()
-  @ApiOperation(ROW_LIST('a department'))
-  @ApiResult(PermissionDto, { collection: true })
-  listForDepartment(@Ctx() ctx: RequestContext, @Param('rowid', GuidPipe) id: string, @Query() q: PermissionQuery) {
+  @ListRoute(Authenticated, 'departments/:rowid/permissions', PermissionDto, ROW_LIST('a department'))
+  listForDepartment(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'departments', id, q);
   }
 
-  @Get('projects/:rowid/permissions')
-  @Authenticated()
-  @ApiOperation(ROW_LIST('a project'))
-  @ApiResult(PermissionDto, { collection: true })
-  listForProject(@Ctx() ctx: RequestContext, @Param('rowid', GuidPipe) id: string, @Query() q: PermissionQuery) {
+  @ListRoute(Authenticated, 'projects/:rowid/permissions', PermissionDto, ROW_LIST('a project'))
+  listForProject(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'projects', id, q);
   }
 
-  @Get('dialogs/:rowid/permissions')
-  @Authenticated()
-  @ApiOperation(ROW_LIST('a dialog'))
-  @ApiResult(PermissionDto, { collection: true })
-  listForDialog(@Ctx() ctx: RequestContext, @Param('rowid', GuidPipe) id: string, @Query() q: PermissionQuery) {
+  @ListRoute(Authenticated, 'dialogs/:rowid/permissions', PermissionDto, ROW_LIST('a dialog'))
+  listForDialog(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'dialogs', id, q);
   }
 
-  @Get('metrics/:rowid/permissions')
-  @Authenticated()
-  @ApiOperation(ROW_LIST('a metric'))
-  @ApiResult(PermissionDto, { collection: true })
-  listForMetric(@Ctx() ctx: RequestContext, @Param('rowid', GuidPipe) id: string, @Query() q: PermissionQuery) {
+  @ListRoute(Authenticated, 'metrics/:rowid/permissions', PermissionDto, ROW_LIST('a metric'))
+  listForMetric(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'metrics', id, q);
   }
 }

@@ -1,14 +1,14 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
-import { GuidPipe } from '../../common/validation/ids.js';
+import { GuidParam } from '../../common/validation/ids.js';
 import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
 import { ProjectsService } from './projects.service.js';
+import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 
 const READ_RULE = 'Every member of the site reads projects.';
 const WRITE_RULE = 'Allowed for administrators, the owner (OwnerID), and anyone the owner reports to; others get 403.';
@@ -19,94 +19,69 @@ const LIST_NOTE = 'Ordered by Name; deleted: 0 live (default), 1 deleted, 2 all;
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
-  @Get('projects')
-  @Authenticated()
-  @ApiOperation({ summary: 'List the projects of the site', description: `${LIST_NOTE} ${READ_RULE}` })
-  @ApiResult(ProjectDto, { collection: true })
+  @ListRoute(Authenticated, 'projects', ProjectDto, { summary: 'List the projects of the site', description: `${LIST_NOTE} ${READ_RULE}` })
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.projects.list(ctx, q);
   }
 
-  @Get('projects/:id')
-  @Authenticated()
-  @ApiOperation({ summary: 'Read a project', description: `Deleted projects are answered too. ${READ_RULE}` })
-  @ApiResult(ProjectDto)
-  get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  @GetRoute(Authenticated, 'projects/:id', ProjectDto, { summary: 'Read a project', description: `Deleted projects are answered too. ${READ_RULE}` })
+  get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.projects.get(ctx, id);
   }
 
-  @Get('individuals/:id/projects')
-  @Authenticated()
-  @ApiOperation({ summary: 'List the projects an individual owns', description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}` })
-  @ApiResult(ProjectDto, { collection: true })
-  listForIndividual(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) individualId: string, @Query() q: DeletedQuery) {
+  @ListRoute(Authenticated, 'individuals/:id/projects', ProjectDto, {
+    summary: 'List the projects an individual owns',
+    description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
+  })
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() individualId: string, @Query() q: DeletedQuery) {
     return this.projects.listForIndividual(ctx, individualId, q);
   }
 
-  @Get('me/projects')
-  @Authenticated()
-  @ApiOperation({
+  @ListRoute(Authenticated, 'me/projects', ProjectDto, {
     summary: 'List the projects the caller owns',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })
-  @ApiResult(ProjectDto, { collection: true })
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.projects.listMine(ctx, q);
   }
 
-  @Post('projects')
-  @Authenticated()
-  @ApiOperation({
+  @PostRoute(Authenticated, 'projects', ProjectDto, {
     summary: 'Create a project',
     description: `Name and OwnerID are required. OwnerID must be a live individual and OrganizationID a live organization or department of the site (else 400 naming the field); DueDate and CompletedDate must not be before StartDate. ID is optional (used if free, else 409 id-taken). ${WRITE_RULE}`,
   })
-  @ApiBodyTypes()
-  @ApiResult(ProjectDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateProjectDto) {
     return this.projects.create(ctx, dto);
   }
 
-  @Put('projects/:id')
-  @Authenticated()
-  @ApiOperation({
+  @PutRoute(Authenticated, 'projects/:id', ProjectDto, {
     summary: 'Update a project',
     description: `ID (equal to the path id) and Name are required; absent optional fields keep their value, null clears them (OwnerID cannot be cleared: 400). Moving a set DueDate (or clearing it) adds one to DueDateChanges and records the move with its time. Read-only fields are ignored; a deleted project is 409 (code deleted); If-Match is honoured (412). Changing OwnerID needs the right to manage the new owner as well. ${WRITE_RULE}`,
   })
-  @ApiBodyTypes()
-  @ApiResult(ProjectDto)
-  update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateProjectDto) {
+  update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdateProjectDto) {
     return this.projects.update(ctx, id, dto);
   }
 
-  @PatchRoute('projects/:id', UpdateProjectDto, {
+  @PatchRoute(Authenticated, 'projects/:id', UpdateProjectDto, ProjectDto, {
     summary: 'Change some fields of a project',
     description: `OwnerID cannot be cleared (400). Moving a set DueDate (or clearing it) adds one to DueDateChanges and records the move with its time. A deleted project is 409 (code deleted). Changing OwnerID needs the right to manage the new owner as well. ${WRITE_RULE}`,
   })
-  @Authenticated()
-  @ApiResult(ProjectDto)
-  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateProjectDto>) {
+  patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdateProjectDto>) {
     return this.projects.patch(ctx, id, patch);
   }
 
-  @Delete('projects/:id')
-  @Authenticated()
-  @ApiOperation({
+  @DeleteRoute(Authenticated, 'projects/:id', null, {
     summary: 'Delete a project (soft delete)',
     description: `Sets Deleted and takes the project’s live scopes and comments down by reference (Deleted and DeletedByRef). Idempotent. Answers an empty object. ${WRITE_RULE}`,
   })
-  @ApiResult(null)
-  remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.projects.remove(ctx, id);
   }
 
-  @Put('projects/:id/undelete')
-  @Authenticated()
-  @ApiOperation({
+  @PutAction(Authenticated, 'projects/:id/undelete', ProjectDto, {
     summary: 'Undelete a project',
     description: `Clears Deleted and restores exactly the scopes and comments its delete took down (items deleted on their own stay deleted). Idempotent. Answers the project. ${WRITE_RULE}`,
   })
-  @ApiResult(ProjectDto)
-  undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  undelete(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.projects.undelete(ctx, id);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
@@ -43,11 +43,7 @@ export class ProjectsService {
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.of(
-      rows.map((r) => Project.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Project);
   }
 
   async list(ctx: RequestContext, q: DeletedQuery): Promise<Page<ProjectDto>> {
@@ -62,10 +58,8 @@ export class ProjectsService {
   }
 
   /** The projects the caller owns; none for a caller without an individual in this site. */
-  async listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<ProjectDto>> {
-    const me = ctx.user.individualId;
-    if (!me) return Page.of([], 0, q);
-    return this.page(ctx, q, me);
+  listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<ProjectDto>> {
+    return Page.mine(ctx.user.individualId, q, (me) => this.page(ctx, q, me));
   }
 
   async get(ctx: RequestContext, id: string): Promise<ProjectDto> {
@@ -131,11 +125,7 @@ export class ProjectsService {
 
   /** PATCH: the project, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<ProjectDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => Project.toWire(await this.db.repo(ctx, ProjectEntity, 'Project').lock(id)),
-      input: UpdateProjectDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, Project, this.db.repo(ctx, ProjectEntity, 'Project'), id, (dto) => this.update(ctx, id, dto));
   }
 
   /** Soft delete (idempotent): the project's scopes and comments go down by reference with it. */

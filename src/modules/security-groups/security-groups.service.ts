@@ -2,23 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { ConflictError } from '../../common/errors/errors.js';
 import { fullName } from '../../common/names.js';
-import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { Page, pageOf, PageQuery } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PermissionEntity } from '../../database/entities/permission.entity.js';
-import {
-  CreateSecurityGroupDto,
-  SecurityGroup,
-  SecurityGroupDto,
-  SecurityGroupQuery,
-  UpdateSecurityGroupDto,
-  type MemberRow,
-} from './dto/security-group.dto.js';
+import { CreateSecurityGroupDto, SecurityGroup, SecurityGroupDto, UpdateSecurityGroupDto, type MemberRow } from './dto/security-group.dto.js';
 import { SecurityGroupEntity, SecurityGroupMemberEntity } from '../../database/entities/security-group.entity.js';
 
 const LABEL = 'SecurityGroup';
@@ -37,7 +30,7 @@ export class SecurityGroupsService {
 
   private readonly members = this.db.scoped(SecurityGroupMemberEntity, 'SecurityGroupMember');
 
-  async list(ctx: RequestContext, q: SecurityGroupQuery): Promise<Page<SecurityGroupDto>> {
+  async list(ctx: RequestContext, q: PageQuery): Promise<Page<SecurityGroupDto>> {
     const [rows, total] = await this.groups(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, ...pageOf(q) });
     return Page.of(await this.toDtos(ctx, rows), total, q);
   }
@@ -61,11 +54,8 @@ export class SecurityGroupsService {
 
   /** PATCH: the group, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<SecurityGroupDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => this.one(ctx, await this.groups(ctx).lock(id)),
-      input: UpdateSecurityGroupDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    const show = (row: SecurityGroupEntity) => this.one(ctx, row);
+    return patchResource(this.db, ctx, patch, SecurityGroup, this.groups(ctx), id, (dto) => this.update(ctx, id, dto), show);
   }
 
   /** Removes the group, its memberships and the Permission records naming it; answers `{}`. */

@@ -1,72 +1,56 @@
-import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { Authenticated, GlobalAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { PageQuery } from '../../common/pagination/pagination.js';
-import { GuidPipe } from '../../common/validation/ids.js';
+import { GuidParam } from '../../common/validation/ids.js';
 import { CreateSiteDto, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SitesService } from './sites.service.js';
+import { GetRoute, ListRoute, PostRoute, PutRoute } from '../../common/http/routes.js';
 
 @ApiTags('Site')
 @Controller('sites')
 export class SitesController {
   constructor(private readonly sites: SitesService) {}
 
-  @Get()
-  @Authenticated()
-  @ApiOperation({
+  @ListRoute(Authenticated, '/', SiteDto, {
     summary: 'List sites: the caller’s own site, or every site for a global administrator',
     description:
       'Anyone else gets a list of one: their own site. A global administrator gets every site, ordered by Name. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfSite.',
   })
-  @ApiResult(SiteDto, { collection: true })
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.sites.list(ctx, q);
   }
 
-  @Get(':siteid')
-  @Authenticated()
-  @ApiOperation({
+  @GetRoute(Authenticated, ':siteid', SiteDto, {
     summary: 'Read a site (own site; any site for a global administrator, else 403)',
     description:
       'Another site than the caller’s is 403 for anyone but a global administrator, whether it exists or not; for a global administrator an unknown site is 404.',
   })
-  @ApiResult(SiteDto)
-  get(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string) {
+  get(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string) {
     return this.sites.get(ctx, siteId);
   }
 
-  @Post()
-  @GlobalAdmin()
-  @ApiOperation({
+  @PostRoute(GlobalAdmin, '/', SiteDto, {
     summary: 'Create a site (global administrator)',
     description:
       'Name is required; PerformanceManagement defaults to true. ID is optional (used if free, else 409 id-taken; generated when absent). A global administrator acts in the new site by logging in with its SiteID.',
   })
-  @ApiBodyTypes()
-  @ApiResult(SiteDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateSiteDto) {
     return this.sites.create(ctx, dto);
   }
 
-  @Put(':siteid')
-  @GlobalAdmin()
-  @ApiOperation({
+  @PutRoute(GlobalAdmin, ':siteid', SiteDto, {
     summary: 'Update a site (global administrator)',
     description: 'ID (equal to the path siteid) and Name are required; absent PerformanceManagement keeps its value. If-Match is honoured (412).',
   })
-  @ApiBodyTypes()
-  @ApiResult(SiteDto)
-  update(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string, @Body() dto: UpdateSiteDto) {
+  update(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Body() dto: UpdateSiteDto) {
     return this.sites.update(ctx, siteId, dto);
   }
-  @PatchRoute(':siteid', UpdateSiteDto, { summary: 'Change some fields of a site (global administrator)' })
-  @GlobalAdmin()
-  @ApiResult(SiteDto)
-  patch(@Ctx() ctx: RequestContext, @Param('siteid', GuidPipe) siteId: string, @Body() patch: MergePatch<UpdateSiteDto>) {
+  @PatchRoute(GlobalAdmin, ':siteid', UpdateSiteDto, SiteDto, { summary: 'Change some fields of a site (global administrator)' })
+  patch(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Body() patch: MergePatch<UpdateSiteDto>) {
     return this.sites.patch(ctx, siteId, patch);
   }
 }

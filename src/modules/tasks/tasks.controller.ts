@@ -1,13 +1,14 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidPipe } from '../../common/validation/ids.js';
-import { CreateTaskDto, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';
+import { GuidParam } from '../../common/validation/ids.js';
+import { CreateTaskDto, TaskDto, UpdateTaskDto } from './dto/task.dto.js';
 import { TasksService } from './tasks.service.js';
+import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { DeletedQuery } from '../../common/pagination/pagination.js';
 
 const WHO = 'Allowed for administrators, the assignee and anyone they report to, and whoever may manage the dialog the task follows up; others get 403.';
 const LIST_NOTE =
@@ -18,97 +19,69 @@ const LIST_NOTE =
 export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
-  @Get('tasks')
-  @PmAdmin()
-  @ApiOperation({ summary: 'List the follow-up tasks of the site (PM, Admin)', description: LIST_NOTE })
-  @ApiResult(TaskDto, { collection: true })
-  list(@Ctx() ctx: RequestContext, @Query() q: TaskQuery) {
+  @ListRoute(PmAdmin, 'tasks', TaskDto, { summary: 'List the follow-up tasks of the site (PM, Admin)', description: LIST_NOTE })
+  list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.tasks.list(ctx, q);
   }
 
-  @Get('individuals/:id/tasks')
-  @Pm()
-  @ApiOperation({
+  @ListRoute(Pm, 'individuals/:id/tasks', TaskDto, {
     summary: 'List the tasks assigned to an individual (PM)',
     description: `404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
   })
-  @ApiResult(TaskDto, { collection: true })
-  listForIndividual(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Query() q: TaskQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
     return this.tasks.listForIndividual(ctx, id, q);
   }
 
-  @Get('me/tasks')
-  @Pm()
-  @ApiOperation({
+  @ListRoute(Pm, 'me/tasks', TaskDto, {
     summary: 'List the tasks assigned to the caller (PM)',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })
-  @ApiResult(TaskDto, { collection: true })
-  listMine(@Ctx() ctx: RequestContext, @Query() q: TaskQuery) {
+  listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.tasks.listMine(ctx, q);
   }
 
-  @Get('tasks/:id')
-  @Pm()
-  @ApiOperation({ summary: 'Read a task (PM)', description: `Deleted tasks are answered too. ${WHO}` })
-  @ApiResult(TaskDto)
-  get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  @GetRoute(Pm, 'tasks/:id', TaskDto, { summary: 'Read a task (PM)', description: `Deleted tasks are answered too. ${WHO}` })
+  get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.tasks.get(ctx, id);
   }
 
-  @Post('tasks')
-  @Pm()
-  @ApiOperation({
+  @PostRoute(Pm, 'tasks', TaskDto, {
     summary: 'Create a follow-up task (PM)',
     description: `Kind, AncestorID (a live record of the site matching Kind), AssignedToID (a live individual) and Name are required; DialogID, when given, must be a live dialog of the site (400 naming the field otherwise). Completed defaults to false; CompletedDate is set by the service. ID is optional (used if free, else 409 id-taken). ${WHO}`,
   })
-  @ApiBodyTypes()
-  @ApiResult(TaskDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateTaskDto) {
     return this.tasks.create(ctx, dto);
   }
 
-  @Put('tasks/:id')
-  @Pm()
-  @ApiOperation({
+  @PutRoute(Pm, 'tasks/:id', TaskDto, {
     summary: 'Update a task (PM)',
     description: `ID must equal the path id; Name is required. Absent fields keep their value; AssignedToID cannot be cleared. Completed turning true sets CompletedDate to now, turning false clears it. Kind and AncestorID are ignored. Reassigning needs the right to manage the new assignee too. A deleted task is 409 (code deleted); If-Match is honoured (412). ${WHO}`,
   })
-  @ApiBodyTypes()
-  @ApiResult(TaskDto)
-  update(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() dto: UpdateTaskDto) {
+  update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdateTaskDto) {
     return this.tasks.update(ctx, id, dto);
   }
 
-  @PatchRoute('tasks/:id', UpdateTaskDto, {
+  @PatchRoute(Pm, 'tasks/:id', UpdateTaskDto, TaskDto, {
     summary: 'Change some fields of a task (PM)',
     description: `AssignedToID cannot be cleared (400). Completed turning true sets CompletedDate to now, turning false clears it. Kind and AncestorID are ignored. Reassigning needs the right to manage the new assignee too. A deleted task is 409 (code deleted). ${WHO}`,
   })
-  @Pm()
-  @ApiResult(TaskDto)
-  patch(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string, @Body() patch: MergePatch<UpdateTaskDto>) {
+  patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdateTaskDto>) {
     return this.tasks.patch(ctx, id, patch);
   }
 
-  @Delete('tasks/:id')
-  @Pm()
-  @ApiOperation({
+  @DeleteRoute(Pm, 'tasks/:id', null, {
     summary: 'Delete a task (PM; soft delete)',
     description: `Sets Deleted and takes the task’s live comments down by reference (Deleted and DeletedByRef). Idempotent. Answers an empty object. ${WHO}`,
   })
-  @ApiResult(null)
-  remove(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.tasks.remove(ctx, id);
   }
 
-  @Put('tasks/:id/undelete')
-  @Pm()
-  @ApiOperation({
+  @PutAction(Pm, 'tasks/:id/undelete', TaskDto, {
     summary: 'Undelete a task (PM)',
     description: `Beyond the spec, as for every soft-deleted resource: clears Deleted and restores exactly the comments its delete took down. Idempotent. Answers the task. ${WHO}`,
   })
-  @ApiResult(TaskDto)
-  undelete(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  undelete(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.tasks.undelete(ctx, id);
   }
 }

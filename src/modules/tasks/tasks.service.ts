@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
+import { deletedFilter, Page, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
@@ -12,7 +12,7 @@ import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { liveIndividualErrors, liveRecordErrors } from '../../database/queries/record-kinds.js';
 import { AccessService, type Operation } from '../../authorization/access.service.js';
-import { CreateTaskDto, Task, TaskDto, TaskQuery, UpdateTaskDto } from './dto/task.dto.js';
+import { CreateTaskDto, Task, TaskDto, UpdateTaskDto } from './dto/task.dto.js';
 import { TaskEntity } from '../../database/entities/task.entity.js';
 
 /** Lists run by due date (tasks without one first), then creation; the id keeps paging stable. */
@@ -36,35 +36,29 @@ export class TasksService {
 
   private readonly tasks = this.db.scoped(TaskEntity, 'Task');
 
-  private async page(ctx: RequestContext, q: TaskQuery, assignedToId?: string): Promise<Page<TaskDto>> {
+  private async page(ctx: RequestContext, q: DeletedQuery, assignedToId?: string): Promise<Page<TaskDto>> {
     const [rows, total] = await this.tasks(ctx).findAndCount({
       where: { ...deletedFilter(q.deleted), ...(assignedToId ? { assignedToId } : {}) },
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.of(
-      rows.map((r) => Task.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Task);
   }
 
   /** Every task of the site (the route is for administrators). */
-  list(ctx: RequestContext, q: TaskQuery): Promise<Page<TaskDto>> {
+  list(ctx: RequestContext, q: DeletedQuery): Promise<Page<TaskDto>> {
     return this.page(ctx, q);
   }
 
   /** The tasks assigned to an individual; for them, their managers and administrators. */
-  async listForIndividual(ctx: RequestContext, individualId: string, q: TaskQuery): Promise<Page<TaskDto>> {
+  async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<TaskDto>> {
     await this.access.assertCanReadRecordsOf(ctx, individualId, 'list their tasks');
     return this.page(ctx, q, individualId);
   }
 
   /** The tasks assigned to the caller; none for a caller without an individual in this site. */
-  listMine(ctx: RequestContext, q: TaskQuery): Promise<Page<TaskDto>> {
-    const me = ctx.user.individualId;
-    if (!me) return Promise.resolve(Page.of([], 0, q));
-    return this.page(ctx, q, me);
+  listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<TaskDto>> {
+    return Page.mine(ctx.user.individualId, q, (me) => this.page(ctx, q, me));
   }
 
   async get(ctx: RequestContext, id: string): Promise<TaskDto> {
@@ -119,11 +113,7 @@ export class TasksService {
 
   /** PATCH: the task, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<TaskDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => Task.toWire(await this.tasks(ctx).lock(id)),
-      input: UpdateTaskDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, Task, this.tasks(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
   /** Soft delete (idempotent): the task's comments go down by reference with it. */

@@ -33,6 +33,7 @@ export function startAppProcess(env: Record<string, string>): Promise<AppProcess
       JWT_SECRET: 'f'.repeat(40),
       ADMIN_PASSWORD,
       PORT: '0',
+      METRICS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,5 @@
 import { ID_DOC, field, resource } from '../../../common/http/resource.js';
 import { InputField } from '../../../common/http/wire.js';
-import { PeriodQuery } from '../../../common/pagination/period-query.js';
 import { RATING_ITEM_KINDS, type AssessmentRatingEntity, type RatingItemKind } from '../../../database/entities/assessment-rating.entity.js';
 import { ASSESSMENT_KINDS, type AssessmentEntity, type AssessmentKind } from '../../../database/entities/assessment.entity.js';
 
@@ -78,5 +77,3 @@ export const CreateAssessmentDto = Assessment.Create;
 export type CreateAssessmentDto = InstanceType<typeof CreateAssessmentDto> & { Ratings?: AssessmentRatingInput[] | null };
 export const UpdateAssessmentDto = Assessment.Update;
 export type UpdateAssessmentDto = InstanceType<typeof UpdateAssessmentDto> & { Ratings?: AssessmentRatingInput[] | null };
-
-export class AssessmentQuery extends PeriodQuery {}

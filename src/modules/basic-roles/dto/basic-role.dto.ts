@@ -1,6 +1,5 @@
 import { fullName } from '../../../common/names.js';
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import type { BasicRolesCountRow } from '../../../database/queries/basic-roles.js';
 import type { BasicRoleDialogEntity } from '../../../database/entities/basic-role-dialog.entity.js';
 import type { BasicRoleEntity } from '../../../database/entities/basic-role.entity.js';
@@ -15,17 +14,12 @@ export const BasicRole = resource<BasicRoleEntity>()('BasicRole', {
   audit: 'softDelete',
   fields: {
     ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
-    IndividualID: field.guid('ReqCre', {
-      description: 'The individual the role belongs to: a live individual of the site. Ignored on update (a role does not move to another person).',
-      create: { description: 'A live individual of the site the caller may manage.' },
-      update: false,
-    }),
+    IndividualID: field.fixed.guid(
+      'The individual the role belongs to: a live individual of the site. Ignored on update (a role does not move to another person).',
+      'A live individual of the site the caller may manage.',
+    ),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
-    Description: field.string('-', {
-      nullable: true,
-      max: BASIC_ROLE_DESCRIPTION_MAX,
-      update: { description: 'Absent keeps the current value; null clears it.' },
-    }),
+    Description: field.optional.string({ max: BASIC_ROLE_DESCRIPTION_MAX }),
     Rank: field.int('-', {
       description: 'Display order (lists are ordered by Rank, then Name). Default 0.',
       nullAs: 0,
@@ -50,8 +44,6 @@ export const { Response: BasicRoleDto, Create: CreateBasicRoleDto, Update: Updat
 export type BasicRoleDto = InstanceType<typeof BasicRoleDto>;
 export type CreateBasicRoleDto = InstanceType<typeof CreateBasicRoleDto>;
 export type UpdateBasicRoleDto = InstanceType<typeof UpdateBasicRoleDto>;
-
-export class BasicRoleQuery extends DeletedQuery {}
 
 export const IndividualBasicRolesCount = resource<BasicRolesCountRow>()('IndividualBasicRolesCount', {
   fields: {

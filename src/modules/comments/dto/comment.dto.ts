@@ -26,11 +26,10 @@ export const Comment = resource<CommentEntity, CommentExtras>()('Comment', {
       update: { description: 'Must equal the id of the path.' },
     }),
     SiteID: field.guid('RO', { description: 'The site of the comment.' }),
-    AncestorID: field.guid('ReqCre', {
-      description: `The record the comment is about. ${ANCESTOR_RULE} Ignored on update.`,
-      create: { description: `The record the comment is about. ${ANCESTOR_RULE} Else 400 naming AncestorID.` },
-      update: false,
-    }),
+    AncestorID: field.fixed.guid(
+      `The record the comment is about. ${ANCESTOR_RULE} Ignored on update.`,
+      `The record the comment is about. ${ANCESTOR_RULE} Else 400 naming AncestorID.`,
+    ),
     AncestorType: field.string<'ReqCre', CommentKind>('ReqCre', {
       enum: COMMENT_KINDS,
       description: 'What kind of record AncestorID names: the path word of the spec (lower case, plural). Ignored on update.',

@@ -1,11 +1,9 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { PeriodQuery } from '../../../common/pagination/period-query.js';
 import { COMMITMENT_TYPES, type CommitmentEntity, type CommitmentType } from '../../../database/entities/commitment.entity.js';
 
 export const COMMITMENT_DESCRIPTION_MAX = 4000;
 
 const PERIOD_DOC = 'A period of the site.';
-const KEEP_OR_CLEAR = 'Absent keeps the current value; null clears it.';
 
 /**
  * Commitment (docs/goals-colors-values-commitments.md): every field declared once (docs/adding-a-resource.md). Type and
@@ -20,22 +18,19 @@ export const Commitment = resource<CommitmentEntity>()('Commitment', {
       create: false,
       update: { description: ID_DOC.update },
     }),
-    Type: field.string<'ReqCre', CommitmentType>('ReqCre', {
-      enum: COMMITMENT_TYPES,
-      description: 'The level of the commitment: organization, department or individual (lower case). Ignored on update.',
-      create: { description: 'organization, department or individual.' },
-      update: false,
-    }),
-    AncestorID: field.guid('ReqCre', {
-      description:
-        'The organization (RowType 4), department (RowType 56) or individual the commitment belongs to, matching Type; a live record of the site. Ignored on update (a commitment does not move).',
-      create: { description: 'An organization, department or individual of the site, matching Type.' },
-      update: false,
-    }),
+    Type: field.fixed.string<CommitmentType>(
+      'The level of the commitment: organization, department or individual (lower case). Ignored on update.',
+      'organization, department or individual.',
+      { enum: COMMITMENT_TYPES },
+    ),
+    AncestorID: field.fixed.guid(
+      'The organization (RowType 4), department (RowType 56) or individual the commitment belongs to, matching Type; a live record of the site. Ignored on update (a commitment does not move).',
+      'An organization, department or individual of the site, matching Type.',
+    ),
     PeriodID: field.int('Req', { description: PERIOD_DOC, create: { description: PERIOD_DOC }, update: { description: PERIOD_DOC } }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
-    Description: field.string('-', { nullable: true, max: COMMITMENT_DESCRIPTION_MAX, update: { description: KEEP_OR_CLEAR } }),
-    DueDate: field.date('-', { nullable: true, update: { description: KEEP_OR_CLEAR } }),
+    Description: field.optional.string({ max: COMMITMENT_DESCRIPTION_MAX }),
+    DueDate: field.optional.date(),
     Completed: field.bool('-', {
       description: 'Default false.',
       create: { description: 'Default false.' },
@@ -57,5 +52,3 @@ export const { Response: CommitmentDto, Create: CreateCommitmentDto, Update: Upd
 export type CommitmentDto = InstanceType<typeof CommitmentDto>;
 export type CreateCommitmentDto = InstanceType<typeof CreateCommitmentDto>;
 export type UpdateCommitmentDto = InstanceType<typeof UpdateCommitmentDto>;
-
-export class CommitmentQuery extends PeriodQuery {}

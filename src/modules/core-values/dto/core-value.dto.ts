@@ -1,5 +1,4 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import type { CoreValueEntity } from '../../../database/entities/core-value.entity.js';
 
 export const CORE_VALUE_DESCRIPTION_MAX = 4000;
@@ -13,11 +12,7 @@ export const CoreValue = resource<CoreValueEntity>()('CoreValue', {
       update: { description: ID_DOC.update },
     }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, update: { min: 1 } }),
-    Description: field.string('-', {
-      nullable: true,
-      max: CORE_VALUE_DESCRIPTION_MAX,
-      update: { description: 'Absent keeps the current value; null clears it.' },
-    }),
+    Description: field.optional.string({ max: CORE_VALUE_DESCRIPTION_MAX }),
     Rank: field.rank('Display order (lists are ordered by Rank, then Name). Default 0.'),
     SiteID: field.guid('RO'),
   },
@@ -27,5 +22,3 @@ export const { Response: CoreValueDto, Create: CreateCoreValueDto, Update: Updat
 export type CoreValueDto = InstanceType<typeof CoreValueDto>;
 export type CreateCoreValueDto = InstanceType<typeof CreateCoreValueDto>;
 export type UpdateCoreValueDto = InstanceType<typeof UpdateCoreValueDto>;
-
-export class CoreValueQuery extends DeletedQuery {}

@@ -15,18 +15,15 @@ export const Dialog = resource<DialogEntity>()('Dialog', {
   audit: 'softDelete',
   fields: {
     ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
-    Kind: field.string<'ReqCre', RecordKind>('ReqCre', {
-      enum: RECORD_KINDS,
-      description: 'What the dialog is about: organization, department, project or individual (lower case). Ignored on update.',
-      create: { description: 'organization, department, project or individual.' },
-      update: false,
-    }),
-    AncestorID: field.guid('ReqCre', {
-      description:
-        'The organization (RowType 4), department (RowType 56), project or individual the dialog is about, matching Kind; a live record of the site. Ignored on update.',
-      create: { description: 'A live record of the site matching Kind.' },
-      update: false,
-    }),
+    Kind: field.fixed.string<RecordKind>(
+      'What the dialog is about: organization, department, project or individual (lower case). Ignored on update.',
+      'organization, department, project or individual.',
+      { enum: RECORD_KINDS },
+    ),
+    AncestorID: field.fixed.guid(
+      'The organization (RowType 4), department (RowType 56), project or individual the dialog is about, matching Kind; a live record of the site. Ignored on update.',
+      'A live record of the site matching Kind.',
+    ),
     LeaderID: field.guid('ReqCre', {
       description: 'The individual who leads the dialog: a live individual of the site.',
       create: { description: 'A live individual of the site.' },
@@ -46,7 +43,7 @@ export const Dialog = resource<DialogEntity>()('Dialog', {
       description: 'When the dialog was held; null until then (dashboards count it as occurred).',
       update: { description: 'Absent keeps the current value; null marks the dialog as not held.' },
     }),
-    Notes: field.string('-', { nullable: true, max: DIALOG_NOTES_MAX, update: { description: 'Absent keeps the current value; null clears it.' } }),
+    Notes: field.optional.string({ max: DIALOG_NOTES_MAX }),
     SiteID: field.guid('RO'),
   },
 });

@@ -1,5 +1,4 @@
 import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { PeriodQuery } from '../../../common/pagination/period-query.js';
 import { nameOf } from '../../../common/names.js';
 import type { IndividualEntity } from '../../../database/entities/individual.entity.js';
 import type { GoalEntity } from '../../../database/entities/goal.entity.js';
@@ -38,11 +37,10 @@ export const Goal = resource<GoalEntity, GoalOwner>()('Goal', {
       create: false,
       update: { description: 'Must equal the id in the path.' },
     }),
-    IndividualID: field.guid('ReqCre', {
-      description: 'The individual the goal belongs to: a live individual of the site. Ignored on update (a goal does not move).',
-      create: { description: 'A live individual of the site.' },
-      update: false,
-    }),
+    IndividualID: field.fixed.guid(
+      'The individual the goal belongs to: a live individual of the site. Ignored on update (a goal does not move).',
+      'A live individual of the site.',
+    ),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
     Completed: field.bool('Req'),
     Comment: field.string('Req', {
@@ -110,5 +108,3 @@ export const { Response: GoalDto, Create: CreateGoalDto, Update: UpdateGoalDto }
 export type GoalDto = InstanceType<typeof GoalDto>;
 export type CreateGoalDto = InstanceType<typeof CreateGoalDto>;
 export type UpdateGoalDto = InstanceType<typeof UpdateGoalDto>;
-
-export class GoalQuery extends PeriodQuery {}

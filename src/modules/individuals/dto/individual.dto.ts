@@ -6,7 +6,6 @@ import { MIN_PASSWORD_LENGTH } from '../../../common/auth/password.js';
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { isGuid, ZERO_GUID } from '../../../common/http/wire.js';
 import { formalName, fullName, fullOrderedName } from '../../../common/names.js';
-import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import type { Rights } from '../../../authorization/access.service.js';
 import type { LastComment } from '../../../database/queries/last-comment.js';
 import type { UserEntity } from '../../../database/entities/user.entity.js';
@@ -230,4 +229,3 @@ export type CreateIndividualDto = InstanceType<typeof CreateIndividualDto>;
 export type UpdateIndividualDto = InstanceType<typeof UpdateIndividualDto>;
 
 /** `deleted` (a byte, docs/http-and-xml.md: 0 not deleted, the default; 1 deleted; 2 all), `limit`, `offset`. */
-export class IndividualListQuery extends DeletedQuery {}

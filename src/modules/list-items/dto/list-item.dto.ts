@@ -13,12 +13,10 @@ export const ListItem = resource<ListItemEntity>()('ListItem', {
   audit: 'softDelete',
   fields: {
     ID: field.guid('ReqUpd', { description: 'Id of the item.', create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
-    AncestorID: field.guid('ReqCre', {
-      description:
-        'The owner of the item: a live individual of the site (accountability, evaluation criteria, supervisory scope) or a live project (project scope). Ignored on update (changing it would move the item).',
-      create: { description: 'A live individual of the site, or a live project for project scopes.' },
-      update: false,
-    }),
+    AncestorID: field.fixed.guid(
+      'The owner of the item: a live individual of the site (accountability, evaluation criteria, supervisory scope) or a live project (project scope). Ignored on update (changing it would move the item).',
+      'A live individual of the site, or a live project for project scopes.',
+    ),
     Rank: field.int('Req', { description: 'Sort order within the owner’s list (lists are ordered by Rank, then Name).' }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
     Description: field.string('Req', { nullable: true, max: LIST_ITEM_DESCRIPTION_MAX, description: 'May be empty, but must be present (not null).' }),

@@ -28,16 +28,11 @@ export const OrganizationMember = resource<OrganizationMemberEntity, MembershipE
       },
     }),
     SiteID: field.guid('RO'),
-    IndividualID: field.guid('ReqCre', {
-      description: 'The member. Cannot be changed on update (ignored).',
-      create: { description: 'A live individual of the site (else 400).' },
-      update: false,
-    }),
-    OrganizationID: field.guid('ReqCre', {
-      description: 'The organization or department. Cannot be changed on update (ignored).',
-      create: { description: 'A live organization or department of the site (else 400).' },
-      update: false,
-    }),
+    IndividualID: field.fixed.guid('The member. Cannot be changed on update (ignored).', 'A live individual of the site (else 400).'),
+    OrganizationID: field.fixed.guid(
+      'The organization or department. Cannot be changed on update (ignored).',
+      'A live organization or department of the site (else 400).',
+    ),
     Title: field.string('-', {
       nullable: true,
       max: LIMITS.name,

@@ -1,5 +1,4 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import { METRIC_KINDS, type MetricEntity } from '../../../database/entities/metric.entity.js';
 import type { MetricValueEntity } from '../../../database/entities/metric-value.entity.js';
 
@@ -38,25 +37,17 @@ export const Metric = resource<MetricEntity, MetricExtras>()('Metric', {
   audit: 'softDelete',
   fields: {
     ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
-    Kind: field.string('ReqCre', {
-      enum: METRIC_KINDS,
-      description: 'What AncestorID names: individual or project (lower case). Required on create; ignored on update (a metric does not move).',
-      create: { description: 'individual or project (lower case, exactly).' },
-      update: false,
-    }),
-    AncestorID: field.guid('ReqCre', {
-      description: 'The live individual or project of the site (matching Kind) the metric measures. Required on create; ignored on update.',
-      create: { description: 'A live individual (Kind individual) or project (Kind project) of the site, else 400 naming AncestorID.' },
-      update: false,
-    }),
+    Kind: field.fixed.string(
+      'What AncestorID names: individual or project (lower case). Required on create; ignored on update (a metric does not move).',
+      'individual or project (lower case, exactly).',
+      { enum: METRIC_KINDS },
+    ),
+    AncestorID: field.fixed.guid(
+      'The live individual or project of the site (matching Kind) the metric measures. Required on create; ignored on update.',
+      'A live individual (Kind individual) or project (Kind project) of the site, else 400 naming AncestorID.',
+    ),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank; stored trimmed.' }),
-    Is8020: field.bool('-', {
-      description: 'An 80/20 metric (one of the few that matter most; dashboards show them apart). Default false.',
-      createDefault: false,
-      nullAs: false,
-      create: { description: 'Default false.' },
-      update: { description: 'Absent keeps the current value; null sets false.' },
-    }),
+    Is8020: field.flag(false, 'An 80/20 metric (one of the few that matter most; dashboards show them apart). Default false.', { null: 'default' }),
     Target: field.decimal('-', {
       nullable: true,
       ...NUMBER_LIMITS,
@@ -64,13 +55,7 @@ export const Metric = resource<MetricEntity, MetricExtras>()('Metric', {
       create: { description: `Optional (null: no target). 4 fraction digits; at most ${METRIC_NUMBER_MAX} in absolute value.` },
       update: { description: 'Absent keeps the current value; null clears it.' },
     }),
-    HigherIsBetter: field.bool('-', {
-      description: 'true: attainment is Actual/Target; false (lower is better): Target/Actual. Default true.',
-      createDefault: true,
-      nullAs: true,
-      create: { description: 'Default true.' },
-      update: { description: 'Absent keeps the current value; null sets true.' },
-    }),
+    HigherIsBetter: field.flag(true, 'true: attainment is Actual/Target; false (lower is better): Target/Actual. Default true.', { null: 'default' }),
     Values: field.array('RO', {
       nested: () => MetricValue.Response,
       column: null,
@@ -86,5 +71,3 @@ export const { Response: MetricDto, Create: CreateMetricDto, Update: UpdateMetri
 export type MetricDto = InstanceType<typeof MetricDto>;
 export type CreateMetricDto = InstanceType<typeof CreateMetricDto>;
 export type UpdateMetricDto = InstanceType<typeof UpdateMetricDto>;
-
-export class MetricQuery extends DeletedQuery {}

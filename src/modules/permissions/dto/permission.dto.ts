@@ -35,17 +35,14 @@ export const Permission = resource<PermissionEntity, PermissionExtras>()('Permis
   audit: 'audit',
   fields: {
     ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
-    RowID: field.guid('ReqCre', {
-      description:
-        'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400). Ignored on update (a permission does not move).',
-      create: { description: 'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400).' },
-      update: false,
-    }),
-    PrincipalID: field.guid('ReqCre', {
-      description: 'A user (the UserID of an individual of the site) or a security group of the site (else 400). Ignored on update.',
-      create: { description: 'A user (the UserID of an individual of the site, not its ID) or a security group of the site (else 400).' },
-      update: false,
-    }),
+    RowID: field.fixed.guid(
+      'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400). Ignored on update (a permission does not move).',
+      'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400).',
+    ),
+    PrincipalID: field.fixed.guid(
+      'A user (the UserID of an individual of the site) or a security group of the site (else 400). Ignored on update.',
+      'A user (the UserID of an individual of the site, not its ID) or a security group of the site (else 400).',
+    ),
     ChildType: field.int('ReqCre', {
       nullable: true,
       description: CHILD_TYPE_DOC,

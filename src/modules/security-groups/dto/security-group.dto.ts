@@ -1,5 +1,4 @@
 import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { PageQuery } from '../../../common/pagination/pagination.js';
 import type { SecurityGroupEntity } from '../../../database/entities/security-group.entity.js';
 
 export const SECURITY_GROUP_DESCRIPTION_MAX = 4000;
@@ -32,11 +31,7 @@ export const SecurityGroup = resource<SecurityGroupEntity, SecurityGroupExtras>(
   fields: {
     ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
-    Description: field.string('-', {
-      nullable: true,
-      max: SECURITY_GROUP_DESCRIPTION_MAX,
-      update: { description: 'Absent keeps the current value; null clears it.' },
-    }),
+    Description: field.optional.string({ max: SECURITY_GROUP_DESCRIPTION_MAX }),
     Members: field.array('RO', {
       nested: () => SecurityGroupMemberDto,
       column: null,
@@ -52,5 +47,3 @@ export const { Response: SecurityGroupDto, Create: CreateSecurityGroupDto, Updat
 export type SecurityGroupDto = InstanceType<typeof SecurityGroupDto>;
 export type CreateSecurityGroupDto = InstanceType<typeof CreateSecurityGroupDto>;
 export type UpdateSecurityGroupDto = InstanceType<typeof UpdateSecurityGroupDto>;
-
-export class SecurityGroupQuery extends PageQuery {}

@@ -9,12 +9,9 @@ export const Site = resource<SiteEntity>()('Site', {
       update: { description: 'Must equal the siteid of the path.' },
     }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim }),
-    PerformanceManagement: field.bool('-', {
-      description: 'Whether the PM-labelled operations are available in this site. Default true.',
-      createDefault: true,
-      nullIsAbsent: true,
-      create: { description: 'Default true.' },
-      update: { description: 'Absent keeps the current value.' },
+    PerformanceManagement: field.flag(true, 'Whether the PM-labelled operations are available in this site. Default true.', {
+      null: 'keeps',
+      update: 'Absent keeps the current value.',
     }),
     Created: field.date('RO'),
     Updated: field.date('RO'),

@@ -1,0 +1,538 @@
+#!/usr/bin/env node
+/* global setTimeout, fetch, AbortSignal */
+// A whole cluster on one machine (docs/scaling.md, "A cluster on one machine"): three MariaDB Galera
+// nodes, HAProxy in front of them (health-checked on the Galera state), Redis, and N replicas of the
+// service behind a second HAProxy frontend. Every server runs on its own port (CLUSTER_PORT_BASE,
+// 24100 by default; the layout is in `ports` below) with its data in a temp directory, never the
+// machine's shared MariaDB or Redis.
+//
+//   npm run cluster:up      builds, installs missing Debian packages, starts it all, prints the URLs
+//   npm run cluster:down    stops what cluster:up started (by the process ids it recorded) and removes its data
+//   node scripts/cluster.mjs status
+//
+// `npm run test:cluster` uses the same class with its own port base and state directory.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, cpSync, chmodSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const GALERA_PROVIDERS = ['/usr/lib/galera/libgalera_smm.so', '/usr/lib/galera-4/libgalera_smm.so', '/usr/lib64/galera-4/libgalera_smm.so'];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The port layout from a base: node i uses base+10i … base+10i+3; proxies, Redis and replicas follow. */
+export function ports(base, replicas) {
+  return {
+    nodes: [0, 1, 2].map((i) => ({ sql: base + 10 * i, wsrep: base + 10 * i + 1, ist: base + 10 * i + 2, sst: base + 10 * i + 3 })),
+    dbProxy: base + 50,
+    apiProxy: base + 51,
+    stats: base + 52,
+    redis: base + 60,
+    replicas: Array.from({ length: replicas }, (_, j) => base + 70 + j),
+    /** Each replica's Prometheus scrape (METRICS_PORT). */
+    metrics: Array.from({ length: replicas }, (_, j) => base + 80 + j),
+  };
+}
+
+function log(msg) {
+  process.stderr.write(`[cluster] ${msg}\n`);
+}
+
+function which(names) {
+  for (const name of names) {
+    if (name.startsWith('/') && existsSync(name)) return name;
+    try {
+      return execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
+    } catch {
+      // next
+    }
+  }
+  return null;
+}
+
+/** Installs the Debian packages the cluster needs when one is missing (apt-get, as root). */
+export function ensurePackages() {
+  const missing = [];
+  if (!which(['/usr/sbin/mariadbd', 'mariadbd'])) missing.push('mariadb-server');
+  if (!GALERA_PROVIDERS.some((p) => existsSync(p))) missing.push('galera-4');
+  if (!which(['/usr/sbin/haproxy', 'haproxy'])) missing.push('haproxy');
+  if (!which(['redis-server'])) missing.push('redis-server');
+  if (!which(['rsync'])) missing.push('rsync');
+  if (!which(['mariadb', 'mysql'])) missing.push('mariadb-client');
+  if (!missing.length) return;
+  log(`installing ${missing.join(' ')} (apt-get)`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
+}
+
+async function waitFor(what, check, timeoutMs, onTimeout = () => '') {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms ${onTimeout()}`);
+    await sleep(100);
+  }
+}
+
+/** As root, the servers run as `mysql` (mariadb-server's account); otherwise as the caller. */
+function serverUser() {
+  return process.getuid?.() === 0 ? ['--user=mysql'] : [];
+}
+
+function portOpen(port) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function killPid(pid, signal = 'SIGTERM', waitMs = 30_000) {
+  if (!pid || !alive(pid)) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + waitMs;
+  while (alive(pid) && Date.now() < deadline) await sleep(50);
+  if (alive(pid)) {
+    process.kill(pid, 'SIGKILL');
+    while (alive(pid)) await sleep(50);
+  }
+}
+
+/**
+ * One cluster: start(), the fault operations the test uses (killNode, restartNode, killReplica,
+ * startReplica, restartReplica), stop(). Its process ids live in `<dir>/state.json`, so another
+ * process (cluster:down) can stop exactly what it started.
+ */
+export class Cluster {
+  constructor({ base = 24100, replicas = 3, dir, env = {} } = {}) {
+    this.base = base;
+    this.replicaCount = replicas;
+    this.dir = dir ?? mkdtempSync(join(tmpdir(), 'pms-cluster-'));
+    this.p = ports(base, replicas);
+    this.env = env;
+    this.state = { base, dir: this.dir, replicas, pids: {}, jwtSecret: randomBytes(32).toString('hex'), adminPassword: 'cluster-admin-1' };
+    this.database = 'pms';
+  }
+
+  static load(stateFile) {
+    const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+    const c = new Cluster({ base: state.base, replicas: state.replicas, dir: state.dir });
+    c.state = state;
+    return c;
+  }
+
+  save() {
+    writeFileSync(join(this.dir, 'state.json'), JSON.stringify(this.state, null, 2));
+  }
+
+  get dbUrl() {
+    return `mysql://root@127.0.0.1:${this.p.dbProxy}/${this.database}`;
+  }
+  get apiUrl() {
+    return `http://127.0.0.1:${this.p.apiProxy}`;
+  }
+  get redisUrl() {
+    return `redis://127.0.0.1:${this.p.redis}`;
+  }
+  replicaUrl(j) {
+    return `http://127.0.0.1:${this.p.replicas[j]}`;
+  }
+  nodeLog(i) {
+    return join(this.dir, `node${i}`, 'error.log');
+  }
+
+  /** The whole cluster: Galera nodes one after the other, the database proxy, Redis, the replicas at once, the API proxy. */
+  async start() {
+    ensurePackages();
+    if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('dist/src/main.js is missing: run npm run build first');
+    for (const port of [
+      ...this.p.nodes.flatMap((n) => [n.sql, n.wsrep, n.ist, n.sst]),
+      this.p.dbProxy,
+      this.p.apiProxy,
+      this.p.stats,
+      this.p.redis,
+      ...this.p.replicas,
+    ]) {
+      if (await portOpen(port)) throw new Error(`port ${port} is taken: is a cluster already up? (npm run cluster:down, or set CLUSTER_PORT_BASE)`);
+    }
+    this.save();
+    if (process.env.CLUSTER_POINTER && !existsSync(process.env.CLUSTER_POINTER)) writeFileSync(process.env.CLUSTER_POINTER, join(this.dir, 'state.json'));
+    await this.startRedis();
+    await this.initNodes();
+    for (const i of [0, 1, 2]) await this.startNode(i, { bootstrap: i === 0 });
+    await this.startDbProxy();
+    await this.sql(0, `CREATE DATABASE IF NOT EXISTS ${this.database} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    // All replicas at once: their migration lock makes one run the migrations while the others wait.
+    await Promise.all(this.p.replicas.map((_, j) => this.startReplica(j)));
+    await this.startApiProxy();
+    await waitFor('every replica healthy behind the API proxy', async () => (await this.proxyStates('api')).every((s) => s === 'UP'), 30_000);
+    log(
+      `up: API ${this.apiUrl} (replicas ${this.p.replicas.join(', ')}), database ${this.dbUrl}, Redis ${this.redisUrl}, HAProxy stats http://127.0.0.1:${this.p.stats}/`,
+    );
+    log(`admin: user admin, password ${this.state.adminPassword}; state in ${this.dir}`);
+  }
+
+  spawnLogged(name, cmd, args, env) {
+    const out = openSync(join(this.dir, `${name}.log`), 'a');
+    const child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out], env: env ?? process.env });
+    closeSync(out);
+    child.unref();
+    this.state.pids[name] = child.pid;
+    this.save();
+    return child.pid;
+  }
+
+  async startRedis() {
+    this.spawnLogged('redis', which(['redis-server']), [
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(this.p.redis),
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      this.dir,
+    ]);
+    await waitFor('Redis answering', () => portOpen(this.p.redis), 10_000);
+  }
+
+  async initNodes() {
+    const install = which(['mariadb-install-db', 'mysql_install_db']);
+    const first = join(this.dir, 'node0', 'data');
+    mkdirSync(dirname(first), { recursive: true });
+    // As root, the servers run as the `mysql` account (rsync's SST daemon would drop root for
+    // `nobody`, which may not write the joiner's data directory): it owns the node directories.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) chmodSync(this.dir, 0o755);
+    if (asRoot) execFileSync('chown', ['mysql:mysql', dirname(first)]);
+    execFileSync(install, ['--no-defaults', `--datadir=${first}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...serverUser()], {
+      stdio: 'pipe',
+      timeout: 120_000,
+    });
+    // The joiners receive node 0's data by state transfer (rsync) anyway; a copy lets them start.
+    for (const i of [1, 2]) cpSync(first, join(this.dir, `node${i}`, 'data'), { recursive: true });
+    if (asRoot) for (const i of [0, 1, 2]) execFileSync('chown', ['-R', 'mysql:mysql', join(this.dir, `node${i}`)]);
+  }
+
+  nodeConfig(i) {
+    const n = this.p.nodes[i];
+    const dir = join(this.dir, `node${i}`);
+    const provider = GALERA_PROVIDERS.find((p) => existsSync(p));
+    const members = this.p.nodes.map((m) => `127.0.0.1:${m.wsrep}`).join(',');
+    const file = join(dir, 'my.cnf');
+    writeFileSync(
+      file,
+      `[mysqld]
+${serverUser()
+  .map((u) => u.slice(2))
+  .join('\n')}
+datadir=${join(dir, 'data')}
+port=${n.sql}
+bind-address=127.0.0.1
+socket=${join(dir, 'mysqld.sock')}
+pid-file=${join(dir, 'mysqld.pid')}
+log-error=${join(dir, 'error.log')}
+# Small: three nodes, replicas and the tests share a 2-core machine.
+innodb_buffer_pool_size=64M
+innodb_log_file_size=32M
+innodb_flush_log_at_trx_commit=2
+max_connections=300
+performance_schema=OFF
+# What Galera requires.
+binlog_format=ROW
+default_storage_engine=InnoDB
+innodb_autoinc_lock_mode=2
+wsrep_on=ON
+wsrep_provider=${provider}
+wsrep_cluster_name=pms-${this.base}
+wsrep_cluster_address=gcomm://${members}
+wsrep_node_name=node${i}
+wsrep_node_address=127.0.0.1:${n.wsrep}
+# Own ports for group communication, IST and SST; failure detection tuned for one machine / a LAN
+# (a node that stops answering is evicted after ~2 s instead of ~5 s).
+wsrep_provider_options="base_port=${n.wsrep};gmcast.listen_addr=tcp://127.0.0.1:${n.wsrep};ist.recv_addr=127.0.0.1:${n.ist};gcache.size=128M;evs.keepalive_period=PT0.3S;evs.suspect_timeout=PT1.5S;evs.inactive_check_period=PT0.3S;evs.inactive_timeout=PT3S;evs.install_timeout=PT3S;pc.wait_prim_timeout=PT30S"
+wsrep_sst_method=rsync
+wsrep_sst_receive_address=127.0.0.1:${n.sst}
+wsrep_slave_threads=2
+`,
+    );
+    return file;
+  }
+
+  async startNode(i, { bootstrap = false } = {}) {
+    const file = this.nodeConfig(i);
+    const args = [`--defaults-file=${file}`, ...(bootstrap ? ['--wsrep-new-cluster'] : [])];
+    this.spawnLogged(`node${i}`, which(['/usr/sbin/mariadbd', 'mariadbd']), args);
+    await waitFor(
+      `Galera node ${i} synced`,
+      async () => (await this.nodeState(i)) === 'Synced',
+      120_000,
+      () => `\n${this.tail(this.nodeLog(i))}`,
+    );
+    log(`node${i} synced (port ${this.p.nodes[i].sql})`);
+  }
+
+  /** SIGKILL one Galera node: no clean shutdown, its connections drop. */
+  async killNode(i) {
+    await killPid(this.state.pids[`node${i}`], 'SIGKILL');
+  }
+
+  /** Starts a killed node again on its data directory: it rejoins the cluster (IST from gcache). */
+  async restartNode(i) {
+    await this.startNode(i);
+  }
+
+  /** mysql client against one node directly (not through the proxy): answers stdout. */
+  sql(i, statement, database) {
+    const client = which(['mariadb', 'mysql']);
+    return execFileSync(
+      client,
+      ['--protocol=tcp', '-h127.0.0.1', `-P${this.p.nodes[i].sql}`, '-uroot', '-N', '-B', ...(database ? [database] : []), '-e', statement],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+  }
+
+  async nodeState(i) {
+    const out = this.sql(i, "SHOW STATUS LIKE 'wsrep_local_state_comment'");
+    return out.trim().split('\t')[1];
+  }
+
+  async startDbProxy() {
+    const check = join(this.dir, 'galera-check.sh');
+    const client = which(['mariadb', 'mysql']);
+    // HAProxy's external check: a node is up only when Galera says it is Synced (a joiner, a donor
+    // busy with a transfer, or a node outside the primary component is down).
+    writeFileSync(
+      check,
+      `#!/bin/sh\n# args: proxy address, proxy port, server address, server port\nstate=$(${client} --protocol=tcp -h"$3" -P"$4" -uroot -N -B --connect-timeout=1 -e "SHOW STATUS LIKE 'wsrep_local_state'" 2>/dev/null | cut -f2)\n[ "$state" = "4" ]\n`,
+    );
+    chmodSync(check, 0o755);
+    const servers = this.p.nodes
+      .map((n, i) => `  server node${i} 127.0.0.1:${n.sql} check inter 500 fall 2 rise 2 on-marked-down shutdown-sessions`)
+      .join('\n');
+    const cfg = join(this.dir, 'haproxy-db.cfg');
+    writeFileSync(
+      cfg,
+      `global
+  maxconn 2000
+  external-check
+  insecure-fork-wanted
+defaults
+  mode tcp
+  timeout connect 2s
+  timeout client 1h
+  timeout server 1h
+  timeout check 2s
+frontend galera
+  bind 127.0.0.1:${this.p.dbProxy}
+  default_backend galera
+backend galera
+  # Every node takes reads and writes (multi-primary): the service retries certification
+  # conflicts and reads with wsrep_sync_wait (docs/scaling.md).
+  balance leastconn
+  option external-check
+  external-check path "/usr/bin:/bin:/usr/sbin:/sbin"
+  external-check command ${check}
+${servers}
+listen stats
+  mode http
+  bind 127.0.0.1:${this.p.stats}
+  stats enable
+  stats uri /
+  stats show-legends
+`,
+    );
+    this.spawnLogged('haproxy-db', which(['/usr/sbin/haproxy', 'haproxy']), ['-db', '-f', cfg]);
+    await waitFor('the database proxy', () => portOpen(this.p.dbProxy), 10_000);
+    await waitFor('every Galera node up behind the proxy', async () => (await this.proxyStates('galera')).every((s) => s === 'UP'), 20_000);
+  }
+
+  async startApiProxy() {
+    const servers = this.p.replicas.map((port, j) => `  server replica${j} 127.0.0.1:${port} check inter 500 fall 4 rise 2`).join('\n');
+    const cfg = join(this.dir, 'haproxy-api.cfg');
+    writeFileSync(
+      cfg,
+      `global
+  maxconn 4000
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 65s
+  timeout server 30s
+  timeout http-keep-alive 60s
+  option http-keep-alive
+frontend api
+  bind 127.0.0.1:${this.p.apiProxy}
+  default_backend replicas
+backend replicas
+  balance roundrobin
+  option httpchk GET /health/ready
+  http-check expect status 200
+  # A replica that is shutting down refuses new connections and closes idle ones: such a request
+  # never reached it, so it goes to another (no request that reached a replica is sent twice).
+  retries 3
+  retry-on conn-failure empty-response
+  option redispatch 1
+  # Readiness follows the database: during a database failover every replica may be unready for a
+  # moment (fall 4: 2 s before a replica is taken out, and requests in flight are not cut). When
+  # no replica is ready the proxy's own 503 says when to come back, like the service's.
+  http-after-response set-header Retry-After 1 if { status 503 } !{ res.hdr(Retry-After) -m found }
+${servers}
+`,
+    );
+    this.spawnLogged('haproxy-api', which(['/usr/sbin/haproxy', 'haproxy']), ['-db', '-f', cfg]);
+    // The stats socket is not needed: states come from the stats page (CSV) of the db proxy for
+    // the database, and from the replicas' own readiness for the API (below).
+    await waitFor('the API proxy', () => portOpen(this.p.apiProxy), 10_000);
+  }
+
+  /** UP/DOWN per server of a backend: Galera from HAProxy's stats page, replicas from their readiness. */
+  async proxyStates(which) {
+    if (which === 'api') {
+      return Promise.all(
+        this.p.replicas.map(async (_, j) => {
+          try {
+            const r = await fetch(`${this.replicaUrl(j)}/health/ready`, { signal: AbortSignal.timeout(2000) });
+            return r.status === 200 ? 'UP' : 'DOWN';
+          } catch {
+            return 'DOWN';
+          }
+        }),
+      );
+    }
+    const csv = await (await fetch(`http://127.0.0.1:${this.p.stats}/;csv`)).text();
+    return csv
+      .split('\n')
+      .filter((l) => l.startsWith('galera,node'))
+      .map((l) => l.split(',')[17]);
+  }
+
+  replicaEnv(j) {
+    return {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      LOG_LEVEL: process.env.CLUSTER_LOG_LEVEL ?? 'info',
+      HOST: '127.0.0.1',
+      PORT: String(this.p.replicas[j]),
+      METRICS_PORT: String(this.p.metrics[j]),
+      DATABASE_URL: this.dbUrl,
+      REDIS_URL: this.redisUrl,
+      REDIS_PREFIX: `pms${this.base}:`,
+      JWT_SECRET: this.state.jwtSecret,
+      ADMIN_PASSWORD: this.state.adminPassword,
+      SHUTDOWN_GRACE_MS: '10000',
+      ...this.env,
+    };
+  }
+
+  async startReplica(j) {
+    this.spawnLogged(`replica${j}`, process.execPath, [join(ROOT, 'dist/src/main.js')], this.replicaEnv(j));
+    await waitFor(
+      `replica ${j} ready`,
+      async () => (await fetch(`${this.replicaUrl(j)}/health/ready`, { signal: AbortSignal.timeout(2000) })).status === 200,
+      120_000,
+      () => `\n${this.tail(join(this.dir, `replica${j}.log`))}`,
+    );
+  }
+
+  async killReplica(j) {
+    await killPid(this.state.pids[`replica${j}`], 'SIGKILL');
+  }
+
+  /** SIGTERM (the graceful drain a Kubernetes rollout sends), wait for the exit, start again, wait until ready. */
+  async restartReplica(j) {
+    await killPid(this.state.pids[`replica${j}`], 'SIGTERM', 30_000);
+    await this.startReplica(j);
+  }
+
+  tail(file, lines = 30) {
+    try {
+      return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+    } catch {
+      return `(no ${file})`;
+    }
+  }
+
+  /** Stops everything this cluster started, replicas first, by the recorded process ids; removes its data. */
+  async stop({ keepData = false } = {}) {
+    const order = [...Object.keys(this.state.pids).filter((n) => n.startsWith('replica')), 'haproxy-api', 'haproxy-db', 'node2', 'node1', 'node0', 'redis'];
+    for (const name of order) {
+      const pid = this.state.pids[name];
+      if (pid) await killPid(pid, 'SIGTERM', 20_000);
+      delete this.state.pids[name];
+    }
+    if (!keepData) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+// Where `up` records the state file of the cluster it started, for `down`; CLUSTER_POINTER moves it
+// (CI points it at the test's cluster so that a timed-out test's servers are stopped too).
+const STATE_POINTER = process.env.CLUSTER_POINTER ?? join(ROOT, '.cluster', 'current');
+
+async function main(cmd) {
+  if (cmd === 'up') {
+    if (existsSync(STATE_POINTER)) throw new Error(`a cluster is already up (${readFileSync(STATE_POINTER, 'utf8').trim()}): npm run cluster:down first`);
+    const cluster = new Cluster({ base: Number(process.env.CLUSTER_PORT_BASE ?? 24100), replicas: Number(process.env.CLUSTER_REPLICAS ?? 3) });
+    mkdirSync(dirname(STATE_POINTER), { recursive: true });
+    writeFileSync(STATE_POINTER, join(cluster.dir, 'state.json'));
+    try {
+      await cluster.start();
+    } catch (e) {
+      log(`start failed, stopping what started: ${e.message}`);
+      await cluster.stop({ keepData: process.env.CLUSTER_KEEP_DATA === '1' });
+      rmSync(STATE_POINTER, { force: true });
+      throw e;
+    }
+    return;
+  }
+  if (cmd === 'down') {
+    if (!existsSync(STATE_POINTER)) return log('no cluster is up');
+    const file = readFileSync(STATE_POINTER, 'utf8').trim();
+    if (existsSync(file)) await Cluster.load(file).stop();
+    rmSync(STATE_POINTER, { force: true });
+    return log('down');
+  }
+  if (cmd === 'status') {
+    if (!existsSync(STATE_POINTER)) return log('no cluster is up');
+    const cluster = Cluster.load(readFileSync(STATE_POINTER, 'utf8').trim());
+    for (const i of [0, 1, 2]) log(`node${i}: ${await cluster.nodeState(i).catch(() => 'down')}`);
+    log(`galera behind the proxy: ${(await cluster.proxyStates('galera').catch(() => [])).join(' ')}`);
+    log(`replicas: ${(await cluster.proxyStates('api')).join(' ')}; API ${cluster.apiUrl}`);
+    return;
+  }
+  throw new Error('usage: node scripts/cluster.mjs up|down|status');
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv[2]).catch((e) => {
+    log(e.message);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,171 @@
+import type { EntityManager, EntityMetadata } from 'typeorm';
+import type { RequestContext } from '../common/context/request-context.js';
+
+/**
+ * The change journal of a write transaction (docs/audit.md, docs/delta-sync.md, docs/events.md).
+ * ScopedRepository reports every row it inserts, updates or deletes here; when the outermost
+ * transaction's work is done, and before it commits, `flush` writes one audit row per changed
+ * record, numbered by the site's change sequence. The audit rows are at the same time the change
+ * log delta sync reads and the outbox webhooks are delivered from: one table, written in the
+ * write's own transaction, so nothing is recorded for a rollback and nothing lost on a commit.
+ */
+
+/** What happened to a row. Soft delete and undelete are updates of `Deleted`, named as such. */
+export type AuditAction = 'create' | 'update' | 'delete' | 'undelete';
+
+/** One changed field: wire name, before and after (absent for a secret, which is only `Changed`). */
+export interface FieldChange {
+  Field: string;
+  Before?: unknown;
+  After?: unknown;
+  /** Set on secrets (passwords, webhook secrets): the values are never recorded. */
+  Secret?: true;
+}
+
+/** One changed record, as recorded in the audit trail. */
+export interface RowChange {
+  kind: string;
+  rowId: string;
+  action: AuditAction;
+  /** A hard delete leaves no row behind (delta sync answers a tombstone). */
+  gone: boolean;
+  fields: FieldChange[];
+}
+
+/**
+ * Who made a change: the caller's individual, or (issue 28) the API client's service principal
+ * when the caller carries one (`caller.principal = { kind, name, id }`), or the service itself.
+ */
+export interface Actor {
+  id: string | null;
+  kind: string;
+  name: string | null;
+}
+
+/**
+ * Columns kept by the data layer, not by a change, and derived ones (an individual's newest
+ * comment follows the comment writes): never listed as changed fields.
+ */
+const BOOKKEEPING = new Set(['siteId', 'created', 'createdBy', 'updated', 'updatedBy', 'version', 'lastCommentId']);
+/** Properties whose values are never written to the trail, only that they changed. */
+const SECRET = /password|secret|token/i;
+
+/** `primaryOrganizationId` → `PrimaryOrganizationID`, `id` → `ID` (the inverse of resource.ts's columnOf). */
+export function wireNameOf(property: string): string {
+  if (property === 'id') return 'ID';
+  const name = property.replace(/Id$/, 'ID');
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** `IndividualEntity` → `individual`, `BasicRoleDialogEntity` → `basic-role-dialog`. */
+export function kindOf(meta: EntityMetadata): string {
+  const name = typeof meta.target === 'function' ? meta.target.name : meta.name;
+  return name
+    .replace(/Entity$/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase();
+}
+
+/** A column value as the trail keeps it: instants as ISO strings, booleans as booleans. */
+function normalize(value: unknown, type: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (type === 'boolean' || type === Boolean) return value === true || value === 1 || value === '1' || value === 'true';
+  if (type === 'datetime' && typeof value === 'string')
+    return new Date(value.includes('T') || value.endsWith('Z') ? value : `${value.replace(' ', 'T')}Z`).toISOString();
+  return value;
+}
+
+/** The field changes between two states of a row (either may be null: create, delete). */
+export function diffRow(meta: EntityMetadata, before: Record<string, unknown> | null, after: Record<string, unknown> | null): FieldChange[] {
+  const out: FieldChange[] = [];
+  for (const col of meta.columns) {
+    const p = col.propertyName;
+    if (BOOKKEEPING.has(p)) continue;
+    const b = before ? normalize(before[p], col.type) : null;
+    const a = after ? normalize(after[p], col.type) : null;
+    if (before && after && b === a) continue;
+    if (!before && a === null) continue;
+    if (!after && b === null) continue;
+    if (SECRET.test(p)) out.push({ Field: wireNameOf(p), Secret: true });
+    else out.push({ Field: wireNameOf(p), Before: before ? b : null, After: after ? a : null });
+  }
+  return out;
+}
+
+/** The action an update names: a change of `deleted` is a (soft) delete or an undelete. */
+export function actionOf(fields: readonly FieldChange[]): AuditAction {
+  const del = fields.find((f) => f.Field === 'Deleted');
+  if (del) return del.After === true ? 'delete' : 'undelete';
+  return 'update';
+}
+
+export function actorOf(ctx: RequestContext): Actor {
+  const caller = ctx.caller as (RequestContext['caller'] & { principal?: { kind?: string; name?: string; id?: string } }) | null;
+  if (!caller) return { id: null, kind: 'system', name: null };
+  if (caller.principal)
+    return {
+      id: caller.principal.id ?? caller.individualId ?? caller.userId,
+      kind: caller.principal.kind ?? 'api-client',
+      name: caller.principal.name ?? null,
+    };
+  if (ctx.requestId === 'system') return { id: caller.individualId, kind: 'system', name: caller.userName };
+  return { id: caller.individualId ?? caller.userId, kind: 'user', name: caller.userName };
+}
+
+/** A datetime(3) literal in UTC, as both drivers store instants (columns.ts). */
+export function sqlInstant(d: Date): string {
+  return d.toISOString().replace('T', ' ').slice(0, 23);
+}
+
+const AUDIT_COLUMNS = 'site_id, seq, kind, row_id, action, gone, changes, actor_id, actor_kind, actor_name, request_id, at';
+const CHUNK = 400;
+
+/**
+ * Writes the journal of one transaction: the site's change sequence moved on by the number of
+ * changes (the counter row stays locked until commit, so sequence order is commit order), then the
+ * audit rows in a few multi-row INSERTs. Answers the last sequence number, or 0 for no change.
+ */
+export async function flushJournal(manager: EntityManager, sqlite: boolean, ctx: RequestContext, changes: readonly RowChange[]): Promise<number> {
+  if (changes.length === 0) return 0;
+  const siteId = ctx.siteId;
+  const end = await nextSequence(manager, sqlite, siteId, changes.length);
+  const start = end - changes.length + 1;
+  const actor = actorOf(ctx);
+  const at = sqlInstant(new Date());
+  const requestId = ctx.requestId.slice(0, 64);
+  for (let i = 0; i < changes.length; i += CHUNK) {
+    const slice = changes.slice(i, i + CHUNK);
+    const params: unknown[] = [];
+    for (let j = 0; j < slice.length; j++) {
+      const c = slice[j];
+      params.push(siteId, start + i + j, c.kind, c.rowId, c.action, c.gone ? 1 : 0, JSON.stringify(c.fields), actor.id, actor.kind, actor.name, requestId, at);
+    }
+    const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+    await manager.query(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${slice.map(() => row).join(', ')}`, params);
+  }
+  return end;
+}
+
+/**
+ * Moves the site's change sequence on by `n` and answers its new value, in one statement. On
+ * MySQL/MariaDB the row lock the upsert takes is held until commit, so a transaction numbered
+ * later commits later; `LAST_INSERT_ID(expr)` hands the value back in the statement's own answer.
+ * SQLite runs one write transaction at a time and answers with RETURNING.
+ */
+async function nextSequence(manager: EntityManager, sqlite: boolean, siteId: string, n: number): Promise<number> {
+  if (sqlite) {
+    const rows = (await manager.query(
+      'INSERT INTO change_seqs (site_id, seq) VALUES (?, ?) ON CONFLICT(site_id) DO UPDATE SET seq = seq + excluded.seq RETURNING seq',
+      [siteId, n],
+    )) as { seq: number }[];
+    return Number(rows[0].seq);
+  }
+  const res = (await manager.query('INSERT INTO change_seqs (site_id, seq) VALUES (?, ?) ON DUPLICATE KEY UPDATE seq = LAST_INSERT_ID(seq + ?)', [
+    siteId,
+    n,
+    n,
+  ])) as { affectedRows: number; insertId: number };
+  // One row affected: the site's first change (the counter starts at n); two: the counter moved.
+  return res.affectedRows === 1 ? n : Number(res.insertId);
+}

@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestContext } from '../../common/context/request-context.js';
+import { sqlInstant } from '../journal.js';
+import { instantOf } from './audit.js';
+import type { TenantDb } from '../tenant-db.js';
+
+/**
+ * The webhook dispatcher's statements (docs/events.md, "Delivery"). The outbox is the audit log
+ * (src/database/journal.ts): each webhook keeps a cursor, the sequence number of the last event it
+ * was handed. A replica claims a webhook with a lease (taken with `FOR UPDATE SKIP LOCKED` on
+ * MySQL/MariaDB, so replicas claiming at the same moment pass each other by; SQLite runs one
+ * write transaction at a time), delivers its events in sequence order, and moves the cursor on.
+ */
+
+export interface ClaimedWebhook {
+  id: string;
+  siteId: string;
+  url: string;
+  eventTypes: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpires: Date | null;
+  cursorSeq: number;
+  attempts: number;
+  failingSince: Date | null;
+}
+
+const instant = (v: Date | string | null): Date | null => (v === null ? null : instantOf(v));
+
+/**
+ * Claims up to `limit` active webhooks that have events past their cursor and are due (no
+ * backoff pending, no other replica's lease), for `leaseMs`. Answers them.
+ */
+export async function claimDue(db: TenantDb, owner: string, leaseMs: number, limit: number, mysql: boolean): Promise<ClaimedWebhook[]> {
+  const now = new Date();
+  const due = await db.housekeeping(async (m) => {
+    const candidates = (await m.query(
+      `SELECT w.id FROM webhooks w JOIN change_seqs c ON c.site_id = w.site_id
+       WHERE w.active = ? AND c.seq > w.cursor_seq AND (w.next_attempt IS NULL OR w.next_attempt <= ?) AND (w.lease_until IS NULL OR w.lease_until < ?)
+       ORDER BY w.next_attempt LIMIT ${Number(limit)}`,
+      [true, sqlInstant(now), sqlInstant(now)],
+    )) as { id: string }[];
+    if (candidates.length === 0) return [];
+    const ids = candidates.map((c) => c.id);
+    const marks = ids.map(() => '?').join(', ');
+    // Locks only the webhook rows (never the sites' counters, which writers hold), skipping rows
+    // another replica is claiming this very moment.
+    const free = (await m.query(
+      `SELECT id FROM webhooks WHERE id IN (${marks}) AND active = ? AND (lease_until IS NULL OR lease_until < ?)${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      [...ids, true, sqlInstant(now)],
+    )) as { id: string }[];
+    if (free.length === 0) return [];
+    const claimed = free.map((f) => f.id);
+    // The lease condition again: on SQLite (no row locks) another process may have claimed since the read.
+    await m.query(
+      `UPDATE webhooks SET lease_owner = ?, lease_until = ? WHERE id IN (${claimed.map(() => '?').join(', ')}) AND (lease_until IS NULL OR lease_until < ?)`,
+      [owner, sqlInstant(new Date(now.getTime() + leaseMs)), ...claimed, sqlInstant(now)],
+    );
+    return claimed;
+  });
+  if (due.length === 0) return [];
+  const rows = (await db.housekeeping((m) =>
+    m.query(
+      `SELECT id, site_id, url, event_types, secret, previous_secret, previous_secret_expires, cursor_seq, attempts, failing_since FROM webhooks WHERE id IN (${due.map(() => '?').join(', ')}) AND lease_owner = ?`,
+      [...due, owner],
+    ),
+  )) as Record<string, unknown>[];
+  return rows.map((r) => ({
+    id: r.id as string,
+    siteId: r.site_id as string,
+    url: r.url as string,
+    eventTypes: r.event_types as string,
+    secret: r.secret as string,
+    previousSecret: r.previous_secret as string | null,
+    previousSecretExpires: instant(r.previous_secret_expires as string | null),
+    cursorSeq: Number(r.cursor_seq),
+    attempts: Number(r.attempts),
+    failingSince: instant(r.failing_since as string | null),
+  }));
+}
+
+/**
+ * The event at the head was handled (delivered, or not subscribed): the cursor moves past it, the
+ * failure state clears and the lease is renewed. Answers false when the lease is no longer this
+ * replica's (it ran out and another replica claimed the webhook): the caller stops at once.
+ */
+export async function advance(db: TenantDb, webhookId: string, owner: string, seq: number, leaseMs: number): Promise<boolean> {
+  const affected = await db.housekeeping(async (m) => {
+    // The structured answer carries the changed-row count on both drivers.
+    const res = (await m.queryRunner!.query(
+      'UPDATE webhooks SET cursor_seq = ?, attempts = 0, failing_since = NULL, next_attempt = NULL, lease_until = ? WHERE id = ? AND lease_owner = ?',
+      [seq, sqlInstant(new Date(Date.now() + leaseMs)), webhookId, owner],
+      true,
+    )) as { affected?: number };
+    return res.affected ?? 0;
+  });
+  return affected > 0;
+}
+
+/** The head event failed: the next attempt waits until `next`. */
+export function backOff(db: TenantDb, webhookId: string, owner: string, attempts: number, failingSince: Date, next: Date): Promise<unknown> {
+  return db.housekeeping((m) =>
+    m.query('UPDATE webhooks SET attempts = ?, failing_since = ?, next_attempt = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?', [
+      attempts,
+      sqlInstant(failingSince),
+      sqlInstant(next),
+      webhookId,
+      owner,
+    ]),
+  );
+}
+
+/** The endpoint failed for the whole retry window: switched off, with the reason the administrator reads. */
+export function disable(db: TenantDb, webhookId: string, reason: string): Promise<unknown> {
+  return db.housekeeping((m) =>
+    m.query('UPDATE webhooks SET active = ?, disabled_reason = ?, next_attempt = NULL, lease_owner = NULL, lease_until = NULL WHERE id = ?', [
+      false,
+      reason.slice(0, 500),
+      webhookId,
+    ]),
+  );
+}
+
+/** Gives the claim back (the work is done, or the replica is stopping). */
+export function release(db: TenantDb, webhookId: string, owner: string): Promise<unknown> {
+  return db.housekeeping((m) => m.query('UPDATE webhooks SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?', [webhookId, owner]));
+}
+
+export interface DeliveryRecord {
+  webhookId: string;
+  siteId: string;
+  eventId: string;
+  eventType: string;
+  seq: number;
+  attempt: number;
+  status: 'delivered' | 'failed';
+  responseCode: number | null;
+  durationMs: number;
+  error: string | null;
+  payload: string;
+}
+
+/** Logs one attempt (docs/events.md, "Delivery log"); answers its id. */
+export async function logDelivery(db: TenantDb, d: DeliveryRecord): Promise<string> {
+  const id = randomUUID();
+  const now = sqlInstant(new Date());
+  await db.housekeeping((m) =>
+    m.query(
+      `INSERT INTO webhook_deliveries (id, site_id, created, created_by, updated, updated_by, version, webhook_id, event_id, event_type, seq, attempt, status, response_code, duration_ms, error, payload)
+       VALUES (?, ?, ?, NULL, ?, NULL, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        id,
+        d.siteId,
+        now,
+        now,
+        d.webhookId,
+        d.eventId,
+        d.eventType,
+        d.seq,
+        d.attempt,
+        d.status,
+        d.responseCode,
+        d.durationMs,
+        d.error?.slice(0, 500) ?? null,
+        d.payload,
+      ],
+    ),
+  );
+  return id;
+}
+
+/** Removes a webhook's delivery log (with the webhook, in the caller's transaction). */
+export function deleteDeliveries(db: TenantDb, ctx: RequestContext, webhookId: string): Promise<unknown> {
+  return db.sql(ctx, 'DELETE FROM webhook_deliveries WHERE site_id = ? AND webhook_id = ?', [ctx.siteId, webhookId]);
+}

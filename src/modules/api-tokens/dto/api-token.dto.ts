@@ -1,0 +1,48 @@
+import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { PageQuery } from '../../../common/pagination/pagination.js';
+import type { ApiTokenEntity } from '../../../database/entities/api-token.entity.js';
+
+/** What an API token's answer needs beyond its row: the secret, in the answer that creates it only. */
+export interface ApiTokenExtras {
+  secret: string | null;
+}
+
+/**
+ * An API token (docs/identity.md, "API tokens"): a named, scoped credential acting as a service
+ * principal of the site. The secret is answered once, by the POST that creates it.
+ */
+export const ApiToken = resource<ApiTokenEntity, ApiTokenExtras>()('ApiToken', {
+  audit: 'audit',
+  fields: {
+    ID: field.guid('RO'),
+    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'What the token is for, e.g. "Payroll sync"; not blank.' }),
+    Scopes: field.string('Req', {
+      max: 1000,
+      min: 1,
+      description:
+        'Space-separated scopes: `<kind>:read` or `<kind>:write` for a resource kind (the first path segment after /v4, e.g. `individuals:read`, `goals:write`; write includes read), ' +
+        '`*:read` or `*:write` for every kind. No scope admits to /v4/apitokens, /v4/identityproviders or /v4/auth.',
+    }),
+    Expires: field.date('-', {
+      nullable: true,
+      description: 'When the token stops working.',
+      create: { description: 'In the future, at most 2 years ahead; absent or null: 90 days from now.' },
+    }),
+    Secret: field.string('RO', {
+      nullable: true,
+      column: null,
+      from: (_t: ApiTokenEntity, x: ApiTokenExtras) => x.secret,
+      description: 'The bearer secret (`pms_…`): answered only by the POST that creates the token, null afterwards. Only its hash is stored.',
+    }),
+    Hint: field.string('RO', { description: 'The first characters of the secret, to recognise the token.' }),
+    LastUsed: field.date('RO', { nullable: true, description: 'When the token was last used (recorded at most once a minute).' }),
+    Revoked: field.date('RO', { nullable: true, description: 'When the token was revoked; a revoked token is refused.' }),
+    SiteID: field.guid('RO'),
+  },
+});
+
+export const { Response: ApiTokenDto, Create: CreateApiTokenDto } = ApiToken;
+export type ApiTokenDto = InstanceType<typeof ApiTokenDto>;
+export type CreateApiTokenDto = InstanceType<typeof CreateApiTokenDto>;
+
+export class ApiTokenQuery extends PageQuery {}

@@ -1,0 +1,59 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
+import { Ctx } from '../../common/context/ctx.decorator.js';
+import { RequestContext } from '../../common/context/request-context.js';
+import { ApiResult } from '../../common/http/wire.js';
+import { AuditService } from './audit.service.js';
+import { AuditEntryDto, AuditQuery, HistoryQuery } from './dto/audit.dto.js';
+import { SyncEntryDto, SyncQuery } from './dto/sync.dto.js';
+import { SyncService } from './sync.service.js';
+import { HISTORY_PATHS } from './history-paths.js';
+
+const PAGING = 'Newest first, keyset-paged: the `Link: rel="next"` header names the next page (`before` = the last Seq of this page).';
+
+@ApiTags('Audit')
+@Controller()
+export class AuditController {
+  constructor(
+    private readonly audit: AuditService,
+    private readonly sync: SyncService,
+  ) {}
+
+  @Get('audit')
+  @Admin()
+  @ApiOperation({
+    summary: 'Read the audit trail of the caller’s site (Admin)',
+    description: `Every change of every record: who (user or API client), when, which request, and each changed field before and after (secrets only as changed; docs/audit.md). ${PAGING} Entries older than AUDIT_RETENTION_DAYS are pruned.`,
+  })
+  @ApiResult(AuditEntryDto, { collection: true })
+  list(@Ctx() ctx: RequestContext, @Query() q: AuditQuery) {
+    return this.audit.list(ctx, q);
+  }
+
+  @Get(':kind/:id/history')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Read the history of one record',
+    description: `The audit entries of the record, for whoever may read the record (its GET decides: 404 when it is not of the caller’s site, 403 when the caller may not read it). ${PAGING}`,
+  })
+  @ApiParam({ name: 'kind', enum: HISTORY_PATHS, description: 'The record’s collection.' })
+  @ApiParam({ name: 'id', description: 'The record’s ID (an integer for periods, goals and colors; else a UUID).' })
+  @ApiResult(AuditEntryDto, { collection: true })
+  history(@Ctx() ctx: RequestContext, @Param('kind') kind: string, @Param('id') id: string, @Query() q: HistoryQuery) {
+    return this.audit.history(ctx, kind, id, q);
+  }
+
+  @Get('sync/:kind')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Delta sync: the records of a collection created, changed or deleted since a cursor',
+    description:
+      'Answers each record changed since `updatedSince` once, as its GET answers it for the caller, or as a tombstone (`Deleted: true`, `Record: null`), in commit order. Loop: send the `X-Sync-Cursor` of each answer as the next `updatedSince`; while a page is full, `Link: rel="next"` names the next one. The cursor is a position in the site’s commit sequence, so a write that commits late with an earlier `Updated` is still answered (docs/delta-sync.md). Records the caller may not read are left out.',
+  })
+  @ApiParam({ name: 'kind', enum: HISTORY_PATHS, description: 'The collection.' })
+  @ApiResult(SyncEntryDto, { collection: true })
+  changes(@Ctx() ctx: RequestContext, @Param('kind') kind: string, @Query() q: SyncQuery) {
+    return this.sync.page(ctx, kind, q);
+  }
+}

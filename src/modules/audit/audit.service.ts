@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
+import { isGuid } from '../../common/http/wire.js';
+import { DEFAULT_LIMIT, KeysetPage } from '../../common/pagination/pagination.js';
+import { auditPage, instantOf, type AuditRow } from '../../database/queries/audit.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { AuditEntry, type AuditEntryDto, type AuditEntryRow, type AuditFieldChangeRow, type AuditQuery, type HistoryQuery } from './dto/audit.dto.js';
+import { RecordKinds } from './record-kinds.js';
+
+/** What other features use of the audit trail: the record kinds table (webhooks render payloads with it). */
+export { RecordKinds } from './record-kinds.js';
+
+/** A value of the trail as text (docs/audit.md): null stays null, everything else its string form. */
+const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** A stored audit row as the service holds it. */
+export function entryOf(r: AuditRow): AuditEntryRow {
+  const changes = (JSON.parse(r.changes) as { Field: string; Before?: unknown; After?: unknown; Secret?: boolean }[]).map((c): AuditFieldChangeRow => ({
+    Field: c.Field,
+    Before: text(c.Before),
+    After: text(c.After),
+    Secret: c.Secret === true,
+  }));
+  return {
+    seq: Number(r.seq),
+    kind: r.kind,
+    rowId: r.row_id,
+    action: r.action,
+    changes,
+    actorId: r.actor_id,
+    actorKind: r.actor_kind,
+    actorName: r.actor_name,
+    requestId: r.request_id,
+    at: instantOf(r.at),
+  };
+}
+
+/** The audit trail's reads (docs/audit.md). The trail is written by the data layer (src/database/journal.ts). */
+@Injectable()
+export class AuditService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly kinds: RecordKinds,
+  ) {}
+
+  /** A stored audit row as an entry (webhook payloads carry the same fields). */
+  static entryOf(r: AuditRow): AuditEntryRow {
+    return entryOf(r);
+  }
+
+  /** GET /audit: the site's trail, newest first, keyset-paged (administrators). */
+  async list(ctx: RequestContext, q: AuditQuery): Promise<KeysetPage<AuditEntryDto>> {
+    if (q.since && q.until && q.since >= q.until) throw new ValidationError([{ field: 'until', message: 'until must be after since' }]);
+    const limit = q.limit ?? DEFAULT_LIMIT;
+    const rows = await auditPage(this.db, ctx, {
+      rowId: q.rowid?.toLowerCase(),
+      kind: q.kind,
+      actor: q.actor,
+      since: q.since,
+      until: q.until,
+      before: q.before,
+      limit,
+    });
+    return this.page(rows, limit);
+  }
+
+  /** GET /{kind}/{id}/history: the record's trail, for whoever may read the record (its own GET decides). */
+  async history(ctx: RequestContext, path: string, id: string, q: HistoryQuery): Promise<KeysetPage<AuditEntryDto>> {
+    const k = this.kinds.ofPath(path);
+    if (!k) throw new NotFoundError('Resource', path);
+    if (k.intId ? !/^\d{1,10}$/.test(id) : !isGuid(id))
+      throw new ValidationError([{ field: 'id', message: k.intId ? 'id must be a whole number' : 'id must be a UUID' }]);
+    const rowId = k.intId ? String(Number(id)) : id.toLowerCase();
+    await k.read(ctx, rowId);
+    const limit = q.limit ?? DEFAULT_LIMIT;
+    const rows = await auditPage(this.db, ctx, { rowId, kind: k.kind, before: q.before, limit });
+    return this.page(rows, limit);
+  }
+
+  private page(rows: AuditRow[], limit: number): KeysetPage<AuditEntryDto> {
+    const items = rows.map((r) => AuditEntry.toWire(entryOf(r)));
+    const last = rows[rows.length - 1];
+    return new KeysetPage(items, limit, rows.length === limit && last ? { before: String(last.seq), limit: String(limit) } : null);
+  }
+}

@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { IdentityProvidersController } from './identity-providers.controller.js';
+import { IdentityProvidersService } from './identity-providers.service.js';
+
+@Module({ controllers: [IdentityProvidersController], providers: [IdentityProvidersService] })
+export class IdentityProvidersModule {}

@@ -1,0 +1,72 @@
+import { ID_DOC, field, resource } from '../../../common/http/resource.js';
+import type { WebhookEntity } from '../../../database/entities/webhook.entity.js';
+import type { WebhookDeliveryColumns } from '../../../database/entities/webhook-delivery.entity.js';
+
+const TYPES =
+  'Space- or comma-separated event types: `{kind}.{created|updated|deleted|undeleted}` (e.g. `individual.updated`), a named event (`dialog.held`, `task.completed`, `task.reopened`, `period.closed`, `period.reopened`, `individual.moved`, `organization.moved`, `permission.changed`, `membership.changed`, `settings.changed`), `{kind}.*`, or `*` for every event (docs/events.md).';
+
+/** A webhook endpoint (docs/events.md). */
+export const Webhook = resource<WebhookEntity>()('Webhook', {
+  audit: 'audit',
+  fields: {
+    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    URL: field.string('Req', {
+      column: 'url',
+      max: 2000,
+      min: 1,
+      description:
+        'Where events are POSTed: an absolute http(s) URL. Refused (400) when it names or resolves to a loopback, private, link-local or metadata address, unless the service runs with WEBHOOK_ALLOW_PRIVATE=true. Redirects are not followed.',
+    }),
+    EventTypes: field.string('Req', { max: 2000, min: 1, description: TYPES }),
+    Secret: field.string('-', {
+      max: 100,
+      description:
+        'The signing secret, `whsec_` + base64 of 24 to 64 random bytes (Standard Webhooks). Generated when absent on create; absent on update keeps it. Rotate it with POST /webhooks/{id}/rotate-secret to keep the old one valid for an overlap window.',
+      nullIsAbsent: true,
+    }),
+    Description: field.string('-', { max: 500, nullable: true, description: 'A note for the administrator.' }),
+    Active: field.bool('-', {
+      description:
+        'Deliveries go out while true. Default true. Setting it true again re-enables an endpoint the service disabled (DisabledReason), and its queued events are delivered.',
+      nullIsAbsent: true,
+      createDefault: true,
+    }),
+    DisabledReason: field.string('RO', {
+      nullable: true,
+      description: 'Why the service switched the endpoint off (deliveries failed for the whole retry window); null otherwise.',
+    }),
+    FailingSince: field.dateTimeOffset('RO', {
+      nullable: true,
+      description: 'When the event at the head of the queue first failed; null while deliveries succeed.',
+    }),
+    PreviousSecretExpires: field.dateTimeOffset('RO', {
+      nullable: true,
+      description: 'After a rotation: until when messages are also signed with the previous secret.',
+    }),
+    SiteID: field.guid('RO', { description: 'The site the webhook belongs to.' }),
+  },
+});
+export const { Response: WebhookDto, Create: CreateWebhookDto, Update: UpdateWebhookDto } = Webhook;
+export type WebhookDto = InstanceType<typeof WebhookDto>;
+export type CreateWebhookDto = InstanceType<typeof CreateWebhookDto>;
+export type UpdateWebhookDto = InstanceType<typeof UpdateWebhookDto>;
+
+/** One delivery attempt (docs/events.md, "Delivery log"). */
+export const WebhookDelivery = resource<WebhookDeliveryColumns>()('WebhookDelivery', {
+  fields: {
+    ID: field.guid('RO', { description: 'The attempt’s ID (for redelivery).' }),
+    WebhookID: field.guid('RO', { description: 'The webhook.' }),
+    EventID: field.string('RO', { description: 'The message id (`webhook-id` header), the same on every attempt of one event: receivers deduplicate by it.' }),
+    EventType: field.string('RO', { description: 'The event type, or `webhook.ping`.' }),
+    Seq: field.int('RO', { description: 'The site change sequence number of the event (0 for a ping).' }),
+    Attempt: field.int('RO', { description: '1 for the first attempt of the event.' }),
+    Status: field.string('RO', { enum: ['delivered', 'failed'], description: '`delivered` (a 2xx answer) or `failed`.' }),
+    ResponseCode: field.int('RO', { nullable: true, description: 'The receiver’s HTTP status; null when it did not answer.' }),
+    DurationMs: field.int('RO', { description: 'Milliseconds from sending to the end of the answer.' }),
+    Error: field.string('RO', { nullable: true, description: 'Why the attempt failed; null when delivered.' }),
+    Payload: field.string('RO', { description: 'The JSON body that was signed and sent.' }),
+    Created: field.dateTimeOffset('RO', { description: 'When the attempt was made.' }),
+  },
+});
+export const WebhookDeliveryDto = WebhookDelivery.Response;
+export type WebhookDeliveryDto = InstanceType<typeof WebhookDeliveryDto>;

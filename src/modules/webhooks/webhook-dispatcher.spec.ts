@@ -1,0 +1,18 @@
+import { backoffMs } from './webhook-dispatcher.js';
+
+describe('backoffMs (retries with exponential backoff and jitter)', () => {
+  it('doubles from the base after each failure, up to the cap', () => {
+    const mid = () => 0.5; // no jitter: the factor is 0.75 + 0.5 × 0.5 = 1
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => backoffMs(n, 30_000, 3_600_000, mid))).toEqual([30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_920_000]);
+    expect(backoffMs(12, 30_000, 3_600_000, mid)).toBe(3_600_000);
+  });
+
+  it('spreads each delay by ±25 % so endpoints failing together do not retry together', () => {
+    expect(backoffMs(3, 1000, 60_000, () => 0)).toBe(3000);
+    expect(backoffMs(3, 1000, 60_000, () => 0.999999)).toBe(5000);
+    const seen = new Set(Array.from({ length: 50 }, () => backoffMs(3, 1000, 60_000)));
+    expect(seen.size).toBeGreaterThan(10);
+    expect(Math.min(...seen)).toBeGreaterThanOrEqual(3000);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(5000);
+  });
+});

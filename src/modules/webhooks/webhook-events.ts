@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { WireCodec } from '../../common/http/codec.js';
+import { UTC } from '../../common/http/dates.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from '../../database/entities/webhook-delivery.entity.js';
+import type { AuditRow } from '../../database/queries/audit.js';
+import { logDelivery } from '../../database/queries/outbox.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { AuditService, RecordKinds } from '../audit/audit.service.js';
+import { eventType } from '../../common/events/event-types.js';
+import { send, type SendResult } from './sender.js';
+import { signedHeaders } from './signing.js';
+
+/** The secrets a message is signed with: the current one, and the previous one while its overlap lasts. */
+export function secretsOf(w: { secret: string; previousSecret: string | null; previousSecretExpires: Date | null }, now = new Date()): string[] {
+  return w.previousSecret && w.previousSecretExpires && w.previousSecretExpires > now ? [w.secret, w.previousSecret] : [w.secret];
+}
+
+/** The message id of an event: stable over every attempt (receivers deduplicate by it). */
+export const messageId = (siteId: string, seq: number) => `msg_${siteId.replace(/-/g, '')}_${seq}`;
+
+/** A message ready to sign and send. */
+export interface Message {
+  id: string;
+  type: string;
+  seq: number;
+  body: string;
+}
+
+/**
+ * Builds, signs, sends and logs messages (docs/events.md, "Payload"): the body is
+ * `{ type, id, timestamp, data }`, `data` the change (kind, ID, action, fields before and after,
+ * actor, sequence number) and `Record`, the record as its GET answers it at delivery time (null
+ * when it no longer exists or its kind has no GET).
+ */
+@Injectable()
+export class WebhookEvents {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly kinds: RecordKinds,
+    private readonly codec: WireCodec,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async message(row: AuditRow): Promise<Message> {
+    const entry = AuditService.entryOf(row);
+    const type = eventType(entry.kind, entry.action, JSON.parse(row.changes) as { Field: string }[]);
+    const id = messageId(row.site_id, entry.seq);
+    const record = row.gone ? null : await this.record(row.site_id, entry.kind, entry.rowId);
+    const data = {
+      Kind: entry.kind,
+      ID: entry.rowId,
+      Action: entry.action,
+      Seq: entry.seq,
+      Changes: entry.changes,
+      Actor: { ID: entry.actorId, Kind: entry.actorKind, Name: entry.actorName },
+      RequestID: entry.requestId,
+      Record: record,
+    };
+    return { id, type, seq: entry.seq, body: JSON.stringify({ type, id, timestamp: entry.at.toISOString(), data }) };
+  }
+
+  ping(webhookId: string): Message {
+    const now = new Date();
+    const id = `msg_ping_${webhookId.replace(/-/g, '')}_${now.getTime()}`;
+    return {
+      id,
+      type: 'webhook.ping',
+      seq: 0,
+      body: JSON.stringify({ type: 'webhook.ping', id, timestamp: now.toISOString(), data: { WebhookID: webhookId } }),
+    };
+  }
+
+  /** Signs and sends one message, and logs the attempt; answers the result and the log entry's id. */
+  async deliver(
+    w: { id: string; siteId: string; url: string; secret: string; previousSecret: string | null; previousSecretExpires: Date | null },
+    m: Message,
+    attempt: number,
+  ): Promise<SendResult & { deliveryId: string }> {
+    const cfg = this.config.webhooks;
+    const result = await send(w.url, signedHeaders(secretsOf(w), m.id, m.body), m.body, cfg.timeoutMs, cfg.allowPrivate);
+    const deliveryId = await logDelivery(this.db, {
+      webhookId: w.id,
+      siteId: w.siteId,
+      eventId: m.id,
+      eventType: m.type,
+      seq: m.seq,
+      attempt,
+      status: result.ok ? 'delivered' : 'failed',
+      responseCode: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+      payload: m.body,
+    });
+    return { ...result, deliveryId };
+  }
+
+  /** The delivery log's entity in this database's dialect. */
+  get deliveryEntity() {
+    return this.db.isSqlite ? WebhookDeliveryEntity : WebhookDeliveryMysqlEntity;
+  }
+
+  private async record(siteId: string, kind: string, id: string): Promise<unknown> {
+    const k = this.kinds.ofKind(kind);
+    if (!k) return null;
+    try {
+      const dto = await k.read(RequestContext.system(siteId), id);
+      return JSON.parse(this.codec.encode(dto, 'json', UTC, { type: dto.constructor as never, collection: false, root: '' }));
+    } catch {
+      return null;
+    }
+  }
+}
