@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CommentEntity } from '../../src/database/entities/comment.entity.js';
 import { INDIVIDUAL_READ_SQL } from '../../src/modules/individuals/individual-read.js';
-import { REFRESH_LAST_COMMENT } from '../../src/database/queries/last-comment.js';
-import { bearer, DB_KIND, startApp, TestApp, countStatements } from './harness.js';
+import { refreshLastCommentSql } from '../../src/database/queries/last-comment.js';
+import { bearer, countStatements, DB_KIND, NO_BACKGROUND_ROUNDS, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { refreshNewestComments } from '../factories/individuals.js';
 
@@ -22,7 +22,7 @@ describe('the last comment of an individual', () => {
   const newest = randomUUID().replace(/^./, 'f');
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp(NO_BACKGROUND_ROUNDS);
     site = await createSite(t);
     [busy, single, quiet] = [await createPerson(t, site), await createPerson(t, site), await createPerson(t, site)];
     const start = Date.UTC(2025, 0, 1);
@@ -121,7 +121,7 @@ describe('the last comment of an individual', () => {
   });
 
   it('keeps the newest comment with one index descent whatever the number of comments (database plan)', async () => {
-    const refresh = REFRESH_LAST_COMMENT + ' WHERE site_id = ? AND id = ?';
+    const refresh = refreshLastCommentSql(DB_KIND === 'mysql' ? 'mysql' : 'sqlite') + ' WHERE site_id = ? AND id = ?';
     if (DB_KIND === 'mysql') {
       const runner = t.ds.createQueryRunner();
       try {

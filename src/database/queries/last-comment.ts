@@ -17,9 +17,13 @@ export interface LastComment {
  * the first entry of `ix_comments_site_ancestor_last` (…, deleted, created, id) read newest first:
  * one index descent, the same cost with one comment or a hundred thousand (docs/comments.md).
  * Reads do not run it: they join the `last_comment_id` it keeps (see refreshLastComments).
+ *
+ * MySQL/MariaDB are told the index (`FORCE INDEX`): left to choose, MariaDB may take an index that
+ * matches only the ORDER BY and walk every comment of the site backwards until one is on this
+ * individual, 20,000 rows for an individual whose only comment is old. SQLite plans it right.
  */
-export const lastCommentIdOf = (alias: string) =>
-  `(SELECT lc.id FROM comments lc WHERE lc.site_id = ${alias}.site_id AND lc.ancestor_type = 'individuals' AND lc.ancestor_id = ${alias}.id` +
+export const lastCommentIdOf = (alias: string, dialect: 'mysql' | 'sqlite') =>
+  `(SELECT lc.id FROM comments lc${dialect === 'mysql' ? ' FORCE INDEX (ix_comments_site_ancestor_last)' : ''} WHERE lc.site_id = ${alias}.site_id AND lc.ancestor_type = 'individuals' AND lc.ancestor_id = ${alias}.id` +
   ` AND lc.deleted = 0 ORDER BY lc.created DESC, lc.id DESC LIMIT 1)`;
 
 /**
@@ -27,7 +31,8 @@ export const lastCommentIdOf = (alias: string) =>
  * `WHERE …`). Unaliased, so SQLite runs it too; the migration that added the column fills it with
  * this same statement, and docs/operations.md gives it to those who write comments around the API.
  */
-export const REFRESH_LAST_COMMENT = `UPDATE individuals SET last_comment_id = ${lastCommentIdOf('individuals')}`;
+export const refreshLastCommentSql = (dialect: 'mysql' | 'sqlite') =>
+  `UPDATE individuals SET last_comment_id = ${lastCommentIdOf('individuals', dialect)}`;
 
 /** The columns of the newest comment `c` and its author `a`, joined with {@link lastCommentJoins}. */
 export const LAST_COMMENT_COLUMNS = 'c.body AS lc_body, c.created AS lc_created, c.author_id AS lc_author_id, a.first_name AS lc_first, a.last_name AS lc_last';
@@ -53,8 +58,10 @@ export async function refreshLastComments(db: TenantDb, ctx: RequestContext, ind
   db.assertInTransaction(ctx, 'refreshLastComments');
   await inChunks([...new Set(individualIds)].sort(), async (chunk) => {
     const where = ` WHERE site_id = ? AND id IN (${placeholders(chunk.length)})`;
-    if (!db.isSqlite) await db.sql(ctx, `SELECT id FROM individuals${where} ORDER BY id FOR UPDATE`, [ctx.siteId, ...chunk]);
-    await db.sql(ctx, REFRESH_LAST_COMMENT + where, [ctx.siteId, ...chunk]);
+    // Several rows are locked in id order first, so two refreshes cannot deadlock; one row is
+    // locked by the UPDATE itself.
+    if (!db.isSqlite && chunk.length > 1) await db.sql(ctx, `SELECT id FROM individuals${where} ORDER BY id FOR UPDATE`, [ctx.siteId, ...chunk]);
+    await db.sql(ctx, refreshLastCommentSql(db.isSqlite ? 'sqlite' : 'mysql') + where, [ctx.siteId, ...chunk]);
   });
 }
 
@@ -89,7 +96,7 @@ export async function lastCommentsFor(db: TenantDb, ctx: RequestContext, individ
     .reader(ctx)
     .rows<LastCommentColumns & { ancestorId: string }>(
       `SELECT x.id AS ancestorId, ${LAST_COMMENT_COLUMNS}` +
-        ` FROM (SELECT x.id, ${lastCommentIdOf('x')} AS lc_id FROM individuals x WHERE x.site_id = ? AND x.id IN (${placeholders(ids.length)})) x` +
+        ` FROM (SELECT x.id, ${lastCommentIdOf('x', db.isSqlite ? 'sqlite' : 'mysql')} AS lc_id FROM individuals x WHERE x.site_id = ? AND x.id IN (${placeholders(ids.length)})) x` +
         ` JOIN comments c ON c.id = x.lc_id LEFT JOIN individuals a ON a.id = c.author_id AND a.site_id = c.site_id`,
       [ctx.siteId, ...ids],
       { prepare: ids.length === 1 },
