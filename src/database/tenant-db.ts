@@ -21,6 +21,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailab
 import { isPrimaryKeyViolation, isRetryableConflict } from '../common/errors/db-errors.js';
 import { pingDatabase } from './ping.js';
 import { RawReader } from './raw-reader.js';
+import { compileSimpleFind, hydrateRows, totalFromPage } from './simple-find.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './list-totals.js';
@@ -115,12 +116,33 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
 
   // ------------------------------------------------------------------ reads
 
-  find(options: FindManyOptions<T> = {}): Promise<T[]> {
-    return this.repo.find({ ...options, where: this.scope(options.where as Where<T> | undefined) });
+  /**
+   * The records of the caller's site that match. A simple find (equality, `IS NULL` and `In`
+   * conditions, an order, a page) runs one statement kept per shape (src/database/simple-find.ts);
+   * any other runs through TypeORM.
+   */
+  async find(options: FindManyOptions<T> = {}): Promise<T[]> {
+    const manager = this.db.managerOf(this.ctx);
+    const metadata = manager.connection.getMetadata(this.target);
+    const simple = compileSimpleFind(metadata, this.siteId, options);
+    if (!simple) return this.repo.find({ ...options, where: this.scope(options.where as Where<T> | undefined) });
+    return hydrateRows<T>(metadata, (await manager.query(simple.rows, [...simple.params, ...simple.paging])) as Record<string, unknown>[]);
   }
 
-  findAndCount(options: FindManyOptions<T> = {}): Promise<[T[], number]> {
-    return this.repo.findAndCount({ ...options, where: this.scope(options.where as Where<T> | undefined) });
+  /**
+   * A page and the total: the total is counted only when the page cannot tell it (a full page, or
+   * an empty one past the start), so a list shorter than its page costs one statement.
+   */
+  async findAndCount(options: FindManyOptions<T> = {}): Promise<[T[], number]> {
+    const manager = this.db.managerOf(this.ctx);
+    const metadata = manager.connection.getMetadata(this.target);
+    const simple = compileSimpleFind(metadata, this.siteId, options);
+    if (!simple) return this.repo.findAndCount({ ...options, where: this.scope(options.where as Where<T> | undefined) });
+    const rows = hydrateRows<T>(metadata, (await manager.query(simple.rows, [...simple.params, ...simple.paging])) as Record<string, unknown>[]);
+    const known = totalFromPage(rows.length, options.take, options.skip);
+    if (known !== null) return [rows, known];
+    const [counted] = (await manager.query(simple.count, simple.params)) as { n: number | string }[];
+    return [rows, Number(counted?.n ?? 0)];
   }
 
   findOne(where: Where<T>): Promise<T | null> {

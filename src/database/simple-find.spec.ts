@@ -1,0 +1,123 @@
+import { DataSource, Entity, In, IsNull, LessThan, type FindManyOptions } from 'typeorm';
+import { BoolCol, DateCol, DecimalCol, GuidCol, IntCol, IntPk, StrCol } from './columns.js';
+import { compileSimpleFind, hydrateRows, totalFromPage } from './simple-find.js';
+
+@Entity('things')
+class Thing {
+  @IntPk() id!: number;
+  @GuidCol('site_id') siteId!: string;
+  @StrCol('name', 50) name!: string | null;
+  @IntCol('rank') rank!: number;
+  @BoolCol('deleted') deleted!: boolean;
+  @DecimalCol('score') score!: number | null;
+  @DateCol('due') due!: Date | null;
+}
+
+const SITE = '00000000-0000-4000-8000-000000000001';
+const OTHER = '00000000-0000-4000-8000-000000000002';
+
+describe('a simple find in one kept statement', () => {
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Thing], synchronize: true });
+    await ds.initialize();
+    const rows: Partial<Thing>[] = [];
+    for (let i = 0; i < 40; i++) {
+      rows.push({
+        siteId: i % 4 === 3 ? OTHER : SITE,
+        name: i % 5 === 0 ? null : `n${i % 7}`,
+        rank: i % 3,
+        deleted: i % 6 === 0,
+        score: i % 4 === 0 ? null : i * 1.25,
+        due: i % 2 ? new Date(Date.UTC(2026, 0, 1 + i, 8, 30, 0, 123)) : null,
+      });
+    }
+    await ds.getRepository(Thing).insert(rows);
+  });
+  afterAll(() => ds.destroy());
+
+  const metadata = () => ds.getMetadata(Thing);
+
+  /** The rows and total the kept statement answers. */
+  async function kept(options: FindManyOptions<Thing>): Promise<[Thing[], number]> {
+    const sut = compileSimpleFind(metadata(), SITE, options);
+    if (!sut) throw new Error('not simple');
+    const rows = hydrateRows<Thing>(metadata(), (await ds.query(sut.rows, [...sut.params, ...sut.paging])) as Record<string, unknown>[]);
+    const [count] = (await ds.query(sut.count, sut.params)) as { n: number }[];
+    return [rows, Number(count.n)];
+  }
+
+  /** What TypeORM's own findAndCount answers for the same options in the same site. */
+  function typeorm(options: FindManyOptions<Thing>): Promise<[Thing[], number]> {
+    return ds.getRepository(Thing).findAndCount({ ...options, where: { ...(options.where as object), siteId: SITE } });
+  }
+
+  it.each<[string, FindManyOptions<Thing>]>([
+    ['no condition, ordered', { order: { rank: 'ASC', id: 'DESC' } }],
+    ['equality and a boolean', { where: { rank: 1, deleted: false }, order: { id: 'ASC' } }],
+    ['IsNull()', { where: { name: IsNull() }, order: { id: 'ASC' } }],
+    ['In', { where: { rank: In([0, 2]) }, order: { name: 'ASC', id: 'ASC' } }],
+    ['an empty In', { where: { rank: In([]) }, order: { id: 'ASC' } }],
+    ['a page', { where: { deleted: false }, order: { id: 'ASC' }, take: 5, skip: 10 }],
+    ['a first page', { order: { id: 'DESC' }, take: 7 }],
+    ['a page past the end', { order: { id: 'ASC' }, take: 5, skip: 1000 }],
+  ])('answers as TypeORM does: %s', async (_name, options) => {
+    const [rows, total] = await kept(options);
+    const [expected, expectedTotal] = await typeorm(options);
+    expect(rows).toEqual(expected);
+    expect(rows.every((r) => r instanceof Thing)).toBe(true);
+    expect(total).toBe(expectedTotal);
+  });
+
+  it('hydrates every column type as TypeORM does (decimal as a number, datetime as a Date, boolean)', async () => {
+    const [rows] = await kept({ where: { id: 2 } });
+    expect(rows[0]).toEqual(
+      Object.assign(new Thing(), { id: 2, siteId: SITE, name: 'n1', rank: 1, deleted: false, score: 1.25, due: new Date(Date.UTC(2026, 0, 2, 8, 30, 0, 123)) }),
+    );
+    const [nulls] = await kept({ where: { id: 5 } });
+    expect(nulls[0]).toEqual(Object.assign(new Thing(), { id: 5, siteId: SITE, name: 'n4', rank: 1, deleted: false, score: null, due: null }));
+  });
+
+  it('never reads another site', async () => {
+    const [rows] = await kept({});
+    expect(rows.length).toBe(30);
+    expect(rows.every((r) => r.siteId === SITE)).toBe(true);
+  });
+
+  it('keeps one statement per shape: other values reuse it', () => {
+    const a = compileSimpleFind(metadata(), SITE, { where: { rank: 1 }, take: 5 })!;
+    const b = compileSimpleFind(metadata(), OTHER, { where: { rank: 2 }, take: 9 })!;
+    expect(a.rows).toBe(b.rows);
+    expect(b.params).toEqual([OTHER, 2]);
+    expect(b.paging).toEqual([9]);
+    expect(a.rows).toBe('SELECT "id", "site_id", "name", "rank", "deleted", "score", "due" FROM "things" WHERE "site_id" = ? AND "rank" = ? LIMIT ?');
+  });
+
+  it.each<[string, FindManyOptions<Thing>]>([
+    ['another operator', { where: { rank: LessThan(2) } }],
+    ['an OR list', { where: [{ rank: 1 }, { rank: 2 }] }],
+    ['a bare null (TypeORM refuses it)', { where: { name: null as unknown as string } }],
+    ['a Date value', { where: { due: new Date() } }],
+    ['select', { select: { id: true } }],
+    ['an unknown property', { where: { nope: 1 } as never }],
+    ['a site condition of its own', { where: { siteId: OTHER } }],
+    ['an offset without a limit', { skip: 5 }],
+    ['an order other than ASC/DESC', { order: { id: { direction: 'ASC', nulls: 'FIRST' } } as never }],
+  ])('leaves the rest to TypeORM: %s', (_name, options) => {
+    expect(compileSimpleFind(metadata(), SITE, options)).toBeNull();
+  });
+});
+
+describe('the total a page tells', () => {
+  it.each([
+    [3, 20, 0, 3],
+    [0, 20, 0, 0],
+    [5, 20, 40, 45],
+    [20, 20, 0, null],
+    [0, 20, 40, null],
+    [7, undefined, undefined, 7],
+  ])('%i rows of a page of %s from %s: %s', (found, take, skip, total) => {
+    expect(totalFromPage(found, take, skip)).toBe(total);
+  });
+});
