@@ -21,7 +21,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailab
 import { isPrimaryKeyViolation, isRetryableConflict } from '../common/errors/db-errors.js';
 import { pingDatabase } from './ping.js';
 import { RawReader } from './raw-reader.js';
-import { compileSimpleFind, hydrateRows, totalFromPage } from './simple-find.js';
+import { announceWrite, compileSimpleFind, hydrateRows, keptInsert, keptUpdate, totalFromPage } from './kept-sql.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './list-totals.js';
@@ -118,7 +118,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
 
   /**
    * The records of the caller's site that match. A simple find (equality, `IS NULL` and `In`
-   * conditions, an order, a page) runs one statement kept per shape (src/database/simple-find.ts);
+   * conditions, an order, a page) runs one statement kept per shape (src/database/kept-sql.ts);
    * any other runs through TypeORM.
    */
   async find(options: FindManyOptions<T> = {}): Promise<T[]> {
@@ -270,14 +270,24 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
       try {
         // One statement: the entity is not read back (every column is set above), only a
         // generated id is taken from the insert's own result.
-        const result = await repo
-          .createQueryBuilder()
-          .insert()
-          .into(repo.metadata.target)
-          .values(entity as never)
-          .updateEntity(false)
-          .execute();
-        const generated = this.db.generatedKeys(repo.metadata, result.raw);
+        const statement = keptInsert(repo.metadata, rec);
+        const runner = repo.manager.queryRunner;
+        let raw: unknown;
+        if (statement && runner) {
+          raw = await runner.query(statement.sql, statement.params);
+          await announceWrite('afterInsert', repo.metadata, runner, rec);
+        } else {
+          raw = (
+            await repo
+              .createQueryBuilder()
+              .insert()
+              .into(repo.metadata.target)
+              .values(entity as never)
+              .updateEntity(false)
+              .execute()
+          ).raw;
+        }
+        const generated = this.db.generatedKeys(repo.metadata, raw);
         if (generated) Object.assign(rec, generated);
       } catch (e) {
         // Another unique index is the caller's to interpret (e.g. a duplicate membership).
@@ -461,11 +471,21 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   private async write(where: Patch, patch: DeepPartial<T> | Patch): Promise<number> {
     const set: Patch = {};
     for (const [k, v] of Object.entries(patch as Patch)) if (!PROTECTED.has(k) && v !== undefined) set[k] = v;
+    const updated = new Date();
+    const by = actorIdOf(this.ctx.caller);
+    const repo = this.repo;
+    const statement = keptUpdate(repo.metadata, { ...set, updated, updatedBy: by }, where);
+    const runner = repo.manager.queryRunner;
+    if (statement && runner) {
+      const affected = (await runner.query(statement.sql, statement.params, true)).affected ?? 0;
+      await announceWrite('afterUpdate', repo.metadata, runner);
+      return affected;
+    }
     const version = this.db.escape('version');
-    const res = await this.repo
+    const res = await repo
       .createQueryBuilder()
       .update()
-      .set({ ...set, updated: new Date(), updatedBy: actorIdOf(this.ctx.caller), version: () => `${version} + 1` } as never)
+      .set({ ...set, updated, updatedBy: by, version: () => `${version} + 1` } as never)
       .where(where as FindOptionsWhere<T>)
       .execute();
     return res.affected ?? 0;

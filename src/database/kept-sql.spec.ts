@@ -1,6 +1,6 @@
 import { DataSource, Entity, In, IsNull, LessThan, type FindManyOptions } from 'typeorm';
-import { BoolCol, DateCol, DecimalCol, GuidCol, IntCol, IntPk, StrCol } from './columns.js';
-import { compileSimpleFind, hydrateRows, totalFromPage } from './simple-find.js';
+import { BoolCol, DateCol, DecimalCol, GuidCol, IntCol, IntPk, StrCol, VersionCol } from './columns.js';
+import { announceWrite, compileSimpleFind, hydrateRows, keptInsert, keptUpdate, totalFromPage } from './kept-sql.js';
 
 @Entity('things')
 class Thing {
@@ -11,6 +11,7 @@ class Thing {
   @BoolCol('deleted') deleted!: boolean;
   @DecimalCol('score') score!: number | null;
   @DateCol('due') due!: Date | null;
+  @VersionCol() version!: number;
 }
 
 const SITE = '00000000-0000-4000-8000-000000000001';
@@ -73,10 +74,19 @@ describe('a simple find in one kept statement', () => {
   it('hydrates every column type as TypeORM does (decimal as a number, datetime as a Date, boolean)', async () => {
     const [rows] = await kept({ where: { id: 2 } });
     expect(rows[0]).toEqual(
-      Object.assign(new Thing(), { id: 2, siteId: SITE, name: 'n1', rank: 1, deleted: false, score: 1.25, due: new Date(Date.UTC(2026, 0, 2, 8, 30, 0, 123)) }),
+      Object.assign(new Thing(), {
+        id: 2,
+        siteId: SITE,
+        name: 'n1',
+        rank: 1,
+        deleted: false,
+        score: 1.25,
+        due: new Date(Date.UTC(2026, 0, 2, 8, 30, 0, 123)),
+        version: 1,
+      }),
     );
     const [nulls] = await kept({ where: { id: 5 } });
-    expect(nulls[0]).toEqual(Object.assign(new Thing(), { id: 5, siteId: SITE, name: 'n4', rank: 1, deleted: false, score: null, due: null }));
+    expect(nulls[0]).toEqual(Object.assign(new Thing(), { id: 5, siteId: SITE, name: 'n4', rank: 1, deleted: false, score: null, due: null, version: 1 }));
   });
 
   it('never reads another site', async () => {
@@ -91,7 +101,9 @@ describe('a simple find in one kept statement', () => {
     expect(a.rows).toBe(b.rows);
     expect(b.params).toEqual([OTHER, 2]);
     expect(b.paging).toEqual([9]);
-    expect(a.rows).toBe('SELECT "id", "site_id", "name", "rank", "deleted", "score", "due" FROM "things" WHERE "site_id" = ? AND "rank" = ? LIMIT ?');
+    expect(a.rows).toBe(
+      'SELECT "id", "site_id", "name", "rank", "deleted", "score", "due", "version" FROM "things" WHERE "site_id" = ? AND "rank" = ? LIMIT ?',
+    );
   });
 
   it.each<[string, FindManyOptions<Thing>]>([
@@ -106,6 +118,74 @@ describe('a simple find in one kept statement', () => {
     ['an order other than ASC/DESC', { order: { id: { direction: 'ASC', nulls: 'FIRST' } } as never }],
   ])('leaves the rest to TypeORM: %s', (_name, options) => {
     expect(compileSimpleFind(metadata(), SITE, options)).toBeNull();
+  });
+});
+
+describe('kept writes', () => {
+  let ds: DataSource;
+  beforeAll(async () => {
+    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Thing], synchronize: true });
+    await ds.initialize();
+  });
+  afterAll(() => ds.destroy());
+  const metadata = () => ds.getMetadata(Thing);
+  const read = (id: number) => ds.getRepository(Thing).findOneByOrFail({ id });
+
+  it('inserts the columns the entity sets, converted as TypeORM converts them, and hands back the generated id', async () => {
+    const due = new Date(Date.UTC(2026, 4, 6, 7, 8, 9, 10));
+    const entity = { siteId: SITE, name: 'a', rank: 3, deleted: true, score: 2.5, due, version: 1 };
+    const sut = keptInsert(metadata(), entity)!;
+    expect(sut.sql).toBe('INSERT INTO "things" ("site_id", "name", "rank", "deleted", "score", "due", "version") VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const raw = await ds.query(sut.sql, sut.params);
+    const id = ds.driver.createGeneratedMap(metadata(), raw, 0, 1)!.id as number;
+    expect(await read(id)).toEqual(Object.assign(new Thing(), { id, ...entity }));
+  });
+
+  it('updates only the columns it is given and bumps the version, under its conditions', async () => {
+    const [{ id }] = (await ds.getRepository(Thing).insert({ siteId: SITE, name: 'b', rank: 1, deleted: false, score: null, due: null, version: 1 }))
+      .identifiers;
+    const stale = keptUpdate(metadata(), { name: 'c' }, { siteId: SITE, id, version: In([7]) })!;
+    const runner = ds.createQueryRunner();
+    try {
+      expect((await runner.query(stale.sql, stale.params, true)).affected).toBe(0);
+      const other = keptUpdate(metadata(), { name: 'c' }, { siteId: OTHER, id })!;
+      expect((await runner.query(other.sql, other.params, true)).affected).toBe(0);
+      const sut = keptUpdate(metadata(), { name: 'c', deleted: true }, { siteId: SITE, id, version: In([1]) })!;
+      expect(sut.sql).toBe('UPDATE "things" SET "name" = ?, "deleted" = ?, "version" = "version" + 1 WHERE "site_id" = ? AND "id" = ? AND "version" IN (?)');
+      expect((await runner.query(sut.sql, sut.params, true)).affected).toBe(1);
+    } finally {
+      await runner.release();
+    }
+    expect(await read(id as number)).toEqual(
+      Object.assign(new Thing(), { id, siteId: SITE, name: 'c', rank: 1, deleted: true, score: null, due: null, version: 2 }),
+    );
+  });
+
+  it('tells the subscribers of a kept write, as TypeORM would (the caller cache listens)', async () => {
+    const seen: string[] = [];
+    const subscriber = {
+      afterInsert: (e: { metadata: { tableName: string } }) => void seen.push(`insert ${e.metadata.tableName}`),
+      afterUpdate: (e: { metadata: { tableName: string } }) => void seen.push(`update ${e.metadata.tableName}`),
+    };
+    const elsewhere = { listenTo: () => class Other {}, afterUpdate: () => void seen.push('not for things') };
+    ds.subscribers.push(subscriber as never, elsewhere as never);
+    const runner = ds.createQueryRunner();
+    try {
+      await announceWrite('afterInsert', metadata(), runner, {});
+      await announceWrite('afterUpdate', metadata(), runner);
+    } finally {
+      await runner.release();
+      ds.subscribers.splice(ds.subscribers.indexOf(subscriber as never), 2);
+    }
+    expect(seen).toEqual(['insert things', 'update things']);
+  });
+
+  it('leaves SQL expressions, unknown columns and writes without a site to TypeORM', () => {
+    expect(keptInsert(metadata(), { siteId: SITE, rank: () => 'rank + 1' })).toBeNull();
+    expect(keptUpdate(metadata(), { rank: () => 'rank + 1' }, { siteId: SITE, id: 1 })).toBeNull();
+    expect(keptUpdate(metadata(), { nope: 1 }, { siteId: SITE, id: 1 })).toBeNull();
+    expect(keptUpdate(metadata(), { name: 'x' }, { id: 1 })).toBeNull();
+    expect(keptUpdate(metadata(), { name: 'x' }, { siteId: SITE, rank: LessThan(3) })).toBeNull();
   });
 });
 
