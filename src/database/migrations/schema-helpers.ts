@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableForeignKeyOptions, TableIndexOptions } from 'typeorm';
+import { MigrationInterface, QueryRunner, Table, TableColumn, TableColumnOptions, TableForeignKeyOptions, TableIndexOptions } from 'typeorm';
 
 /** A tenant table as `m.tenantTable` builds it: its name and own columns, and what it carries besides. */
 export interface TenantTableOptions {
@@ -89,6 +89,21 @@ export function tablesMigration(name: string, tables: (q: QueryRunner) => Table[
 
     async down(q: QueryRunner): Promise<void> {
       for (const table of tables(q).reverse()) await q.dropTable(table.name, true);
+    }
+  };
+}
+
+/** A migration that adds one column to an existing table; its revert drops the column. */
+export function columnMigration(name: string, table: string, column: TableColumnOptions): new () => MigrationInterface {
+  return class implements MigrationInterface {
+    name = name;
+
+    async up(q: QueryRunner): Promise<void> {
+      await q.addColumn(table, new TableColumn(column));
+    }
+
+    async down(q: QueryRunner): Promise<void> {
+      await q.dropColumn(table, column.name);
     }
   };
 }
