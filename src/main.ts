@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { createApp } from './app.factory.js';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { type AppConfig, ConfigError, loadConfig } from './config/config.js';
+import { type AppConfig, loadConfigOrExit } from './config/config.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { ServerLifecycle } from './common/http/server-lifecycle.js';
 import { HttpMetrics } from './common/logging/http-metrics.js';
@@ -14,16 +14,7 @@ import { BootstrapService } from './modules/auth/bootstrap.service.js';
 const CLEANUP_MS = 1000;
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`pms-api: configuration error: ${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit('pms-api');
   const logger = new JsonLogger(config.logLevel);
   const app = await createApp(config, logger);
   const server = app.getHttpServer() as Server;

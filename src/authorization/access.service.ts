@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { In, Not, type FindOperator } from 'typeorm';
+import { In, Not, type EntityTarget, type FindOperator, type ObjectLiteral } from 'typeorm';
 import { RequestContext, type Caller, type Grant } from '../common/context/request-context.js';
 import { ForbiddenError, NotFoundError } from '../common/errors/errors.js';
 import { projectIdsOfUnits, unitChain, unitsBelow } from './grants.js';
 import { CallerCache } from '../database/caller-cache.js';
 import { isInReportingChain, subordinateIds } from '../database/queries/trees.js';
 import { TenantDb } from '../database/tenant-db.js';
+import type { TenantEntity } from '../database/entities/base.entity.js';
 import type { RecordKind } from '../database/entities/dialog.entity.js';
 import { DialogEntity } from '../database/entities/dialog.entity.js';
 import { IndividualEntity } from '../database/entities/individual.entity.js';
@@ -351,26 +352,23 @@ export class AccessService {
 
   /** The facts of a secured row of the caller's site by id and type (null when not there). */
   async rowFacts(ctx: RequestContext, type: RowType, id: string): Promise<RowFacts | null> {
+    // The row of the entity, read by id in the caller's site, and its facts.
+    const read = async <T extends TenantEntity & ObjectLiteral>(entity: EntityTarget<T>, label: string, facts: (row: T) => RowFacts) => {
+      const row = await this.db.repo(ctx, entity, label).findById(id);
+      return row ? facts(row) : null;
+    };
     switch (type) {
       case ROW_TYPE.individual:
         return (await this.db.repo(ctx, IndividualEntity, 'Individual').exists({ id })) ? Row.individual(id) : null;
       case ROW_TYPE.organization:
-      case ROW_TYPE.department: {
-        const o = await this.db.repo(ctx, OrganizationEntity, 'Organization').findById(id);
-        return o ? Row.unit(o) : null;
-      }
-      case ROW_TYPE.project: {
-        const p = await this.db.repo(ctx, ProjectEntity, 'Project').findById(id);
-        return p ? Row.project(p) : null;
-      }
-      case ROW_TYPE.dialog: {
-        const d = await this.db.repo(ctx, DialogEntity, 'Dialog').findById(id);
-        return d ? Row.dialog(d) : null;
-      }
-      case ROW_TYPE.metric: {
-        const m = await this.db.repo(ctx, MetricEntity, 'Metric').findById(id);
-        return m ? Row.metric(m) : null;
-      }
+      case ROW_TYPE.department:
+        return read(OrganizationEntity, 'Organization', Row.unit);
+      case ROW_TYPE.project:
+        return read(ProjectEntity, 'Project', Row.project);
+      case ROW_TYPE.dialog:
+        return read(DialogEntity, 'Dialog', Row.dialog);
+      case ROW_TYPE.metric:
+        return read(MetricEntity, 'Metric', Row.metric);
     }
     return null;
   }

@@ -302,6 +302,20 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
 }
 
+/**
+ * The configuration of a command (`pms-api`, `pms-api migrate`, `pms-api seed:demo`): a bad value
+ * stops it with one line on stderr naming the command and the variable, and exit code 2.
+ */
+export function loadConfigOrExit(command: string, env: Env = process.env): AppConfig {
+  try {
+    return loadConfig(env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`${command}: configuration error: ${e.message}\n`);
+    process.exit(2);
+  }
+}
+
 /** MariaDB `wsrep_sync_wait` when DB_SYNC_WAIT is not set: reads wait for the cluster's earlier commits. */
 export const DEFAULT_DB_SYNC_WAIT = 1;
 

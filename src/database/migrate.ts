@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { loadConfigOrExit } from '../config/config.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { createDataSource } from './data-source.js';
 import { runMigrationsLocked } from './migration-lock.js';
@@ -11,16 +11,7 @@ import { runMigrationsLocked } from './migration-lock.js';
  * first as a Job keeps a slow migration out of the pods' readiness window.
  */
 async function migrate(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`pms-api migrate: configuration error: ${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit('pms-api migrate');
   const logger = new JsonLogger(config.logLevel);
   const ds = await createDataSource(config);
   await ds.initialize();

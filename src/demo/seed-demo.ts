@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../common/auth/password.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { loadConfigOrExit } from '../config/config.js';
 import { UserEntity } from '../database/entities/user.entity.js';
 import { CommentEntity } from '../database/entities/comment.entity.js';
 import { refreshLastComments } from '../database/queries/last-comment.js';
@@ -163,16 +163,7 @@ const COMMENTS = [
 ];
 
 async function seed(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`pms-api seed:demo: configuration error: ${e.message}\n`);
-      process.exit(2);
-    }
-    throw e;
-  }
+  const config = loadConfigOrExit('pms-api seed:demo');
   const logger = new JsonLogger(config.logLevel === 'silent' ? 'silent' : 'info');
   const password = config.demoPassword;
   const ds = await createDataSource(config);

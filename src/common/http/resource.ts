@@ -131,8 +131,15 @@ function flag(value: boolean, description: string, inputs: { null: 'keeps' | 'de
   };
 }
 
-/** Field builders: `field.string('Req', { max: LIMITS.name, min: 1 })`; `field.rank(description)`; `field.flag(false, description, …)`. */
+/**
+ * The guid ID of a record the client may choose: optional on create (generated when absent, 409
+ * id-taken when used), equal to the path id on update (ID_DOC).
+ */
+const id = () => make('guid')('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } });
+
+/** Field builders: `field.string('Req', { max: LIMITS.name, min: 1 })`; `field.rank(description)`; `field.flag(false, description, …)`; `field.id()`. */
 export const field = {
+  id,
   rank,
   flag,
   fixed: { string: fixedAs('string'), guid: fixedAs('guid'), int: fixedAs('int') },

@@ -136,15 +136,20 @@ function lazyType(nested?: () => Type<unknown>): (() => Type<unknown>) | undefin
   return type;
 }
 
-export interface WireFieldOptions {
-  access?: Access;
-  /** The field can be null in an answer (its TypeScript type includes `| null`); else never null. */
-  nullable?: boolean;
+/** What a field declares alike for the answer (`@WireField`) and the inputs (`@InputField`). */
+interface FieldOptions {
   description?: string;
+  /** Max length in characters (strings). */
   max?: number;
   nested?: () => Type<unknown>;
   /** Values the field takes, for the OpenAPI document. */
   enum?: readonly (string | number)[];
+}
+
+export interface WireFieldOptions extends FieldOptions {
+  access?: Access;
+  /** The field can be null in an answer (its TypeScript type includes `| null`); else never null. */
+  nullable?: boolean;
 }
 
 const ACCESS_TEXT: Record<Access, string> = {
@@ -319,12 +324,9 @@ function xmlList(raw: unknown, converted: unknown, nested: () => Type<unknown>):
   return items.map((item) => (typeof item === 'object' && item !== null ? plainToInstance(nested(), item) : item));
 }
 
-export interface InputFieldOptions {
+export interface InputFieldOptions extends FieldOptions {
   /** Must be present and not null. */
   required?: boolean;
-  description?: string;
-  /** Max length in characters (strings). */
-  max?: number;
   /** Min length after trimming (strings); 1 means "not empty". */
   min?: number;
   /** Numeric range (int, decimal). */
@@ -332,8 +334,6 @@ export interface InputFieldOptions {
   maxValue?: number;
   /** For int ids: 0 means "not supplied" (a .NET client's default int). */
   zeroIsNull?: boolean;
-  nested?: () => Type<unknown>;
-  enum?: readonly (string | number)[];
   example?: unknown;
 }
 

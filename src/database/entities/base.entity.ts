@@ -1,10 +1,7 @@
 import { GuidCol, DateCol, GuidPk, IntPk, VersionCol } from '../columns.js';
 
-/** Every tenant table: `site_id` first, set by the scoped data access path, never by input. */
-export abstract class TenantEntity {
-  @GuidCol('site_id')
-  siteId: string;
-
+/** Who created and last changed a row and when, and its version: every tenant table, and the sites. */
+export abstract class AuditedEntity {
   @DateCol('created', { nullable: false })
   created: Date;
 
@@ -20,6 +17,12 @@ export abstract class TenantEntity {
   /** Optimistic-concurrency counter: every UPDATE adds one; ETags and If-Match derive from it. */
   @VersionCol()
   version: number;
+}
+
+/** Every tenant table: `site_id` first, set by the scoped data access path, never by input. */
+export abstract class TenantEntity extends AuditedEntity {
+  @GuidCol('site_id')
+  siteId: string;
 }
 
 /** A tenant record with a guid id. */

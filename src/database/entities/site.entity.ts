@@ -1,10 +1,11 @@
 import { Entity } from 'typeorm';
-import { BoolCol, DateCol, GuidCol, GuidPk, IntCol, StrCol, VersionCol } from '../columns.js';
+import { BoolCol, GuidPk, IntCol, StrCol } from '../columns.js';
+import { AuditedEntity } from './base.entity.js';
 import { LIMITS } from '../../common/limits.js';
 
-/** A tenant. Not itself a tenant table: its id is the `site_id` of everything else. */
+/** A tenant. Not itself a tenant table: its id is the `site_id` of everything else; audited like one. */
 @Entity('sites')
-export class SiteEntity {
+export class SiteEntity extends AuditedEntity {
   @GuidPk()
   id: string;
 
@@ -13,21 +14,6 @@ export class SiteEntity {
 
   @BoolCol('performance_management', true)
   performanceManagement: boolean;
-
-  @DateCol('created', { nullable: false })
-  created: Date;
-
-  @GuidCol('created_by', { nullable: true })
-  createdBy: string | null;
-
-  @DateCol('updated', { nullable: false })
-  updated: Date;
-
-  @GuidCol('updated_by', { nullable: true })
-  updatedBy: string | null;
-
-  @VersionCol()
-  version: number;
 
   /**
    * Moved on by `TenantDb.lockSite` so that the site lock is a certified write on Galera

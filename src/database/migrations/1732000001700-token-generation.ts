@@ -1,5 +1,4 @@
-import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
-import { m } from './schema-helpers.js';
+import { columnMigration, m } from './schema-helpers.js';
 
 /**
  * Each account's token generation (docs/identity-and-tenancy.md, "Tokens"): tokens carry the
@@ -7,14 +6,4 @@ import { m } from './schema-helpers.js';
  * the change stop working. Existing accounts start at 0, the generation of tokens issued before
  * this migration, which therefore stay valid until the next password change.
  */
-export class TokenGeneration1732000001700 implements MigrationInterface {
-  name = 'TokenGeneration1732000001700';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.addColumn('users', new TableColumn(m.int('token_generation', { default: 0 })));
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.dropColumn('users', 'token_generation');
-  }
-}
+export const TokenGeneration1732000001700 = columnMigration('TokenGeneration1732000001700', 'users', m.int('token_generation', { default: 0 }));

@@ -1,5 +1,4 @@
-import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
-import { m } from './schema-helpers.js';
+import { columnMigration, m } from './schema-helpers.js';
 
 /**
  * A counter on each site that `TenantDb.lockSite` moves on (docs/scaling.md, "Galera"): on a Galera
@@ -8,14 +7,4 @@ import { m } from './schema-helpers.js';
  * the second of two such transactions fails at commit (1213) and is run again, seeing the first.
  * Not part of any answer.
  */
-export class SiteLockSeq1732000001800 implements MigrationInterface {
-  name = 'SiteLockSeq1732000001800';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.addColumn('sites', new TableColumn(m.int('lock_seq', { default: 0 })));
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.dropColumn('sites', 'lock_seq');
-  }
-}
+export const SiteLockSeq1732000001800 = columnMigration('SiteLockSeq1732000001800', 'sites', m.int('lock_seq', { default: 0 }));

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner, Table, TableColumn } from 'typeorm';
+import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
 import { MIGRATED_LIMITS } from '../../common/limits.js';
 import { m } from './schema-helpers.js';
 
@@ -13,12 +13,10 @@ export class EnterpriseIdentity1732000002000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.addColumn('users', new TableColumn(m.date('tokens_revoked_at')));
     await q.createTable(
-      new Table({
+      m.tenantTable({
         name: 'api_tokens',
+        versioned: true,
         columns: [
-          m.guidPk(),
-          ...m.tenant(),
-          m.version(),
           m.str('name', MIGRATED_LIMITS.name, false),
           m.str('scopes', 1000, false),
           m.str('hint', 16, false),
@@ -31,12 +29,10 @@ export class EnterpriseIdentity1732000002000 implements MigrationInterface {
       }),
     );
     await q.createTable(
-      new Table({
+      m.tenantTable({
         name: 'identity_providers',
+        versioned: true,
         columns: [
-          m.guidPk(),
-          ...m.tenant(),
-          m.version(),
           m.str('name', MIGRATED_LIMITS.name, false),
           m.str('issuer', 500, false),
           m.str('client_id', MIGRATED_LIMITS.name, false),

@@ -7,6 +7,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { ArchivesService } from './archives.service.js';
 import { ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
 import { GetRoute, ListRoute, PostAction, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { defineRoutes } from '../../common/http/route-family.js';
 
 const READ_RULE =
   'Archives filed under an individual are read by the individual, anyone above them in the reporting chain and administrators (others 403); the others by every member of the site.';
@@ -14,6 +15,13 @@ const LIST_NOTE =
   'Newest period first (by PeriodID), then by Name; `period` narrows to one period; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfArchive.';
 const UNSUPPORTED =
   'Unsupported, as the spec says: archives are written only by closing a period (PUT /periods/{id}/close). The path answers 200 with an empty object and changes nothing; any body is ignored.';
+
+/** The writes the spec lists for archives, in route order: the handler, its route, and the verb and its participle for the texts. */
+const UNSUPPORTED_WRITES = [
+  { name: 'create', route: PostAction, path: 'archives', verb: 'create', done: 'created' },
+  { name: 'update', route: PutAction, path: 'archives/:id', verb: 'update', done: 'changed' },
+  { name: 'remove', route: DeleteRoute, path: 'archives/:id', verb: 'delete', done: 'deleted' },
+];
 
 /** The Archive routes: six reads and three unsupported writes (docs/metrics-archives.md). */
 @ApiTags('Archive')
@@ -66,38 +74,25 @@ export class ArchivesController {
     return this.archives.get(ctx, id);
   }
 
-  @PostAction(
-    Authenticated,
-    'archives',
-    null,
-    { summary: 'Unsupported: create an archive', description: UNSUPPORTED },
-    { description: 'An empty object; nothing was created' },
-  )
-  create(): Record<string, never> {
-    return {};
-  }
-
-  @PutAction(
-    Authenticated,
-    'archives/:id',
-    null,
-    { summary: 'Unsupported: update an archive', description: UNSUPPORTED },
-    { description: 'An empty object; nothing was changed' },
-  )
-  @ApiParam({ name: 'id', type: String, description: 'A plain string (not checked).' })
-  update(): Record<string, never> {
-    return {};
-  }
-
-  @DeleteRoute(
-    Authenticated,
-    'archives/:id',
-    null,
-    { summary: 'Unsupported: delete an archive', description: UNSUPPORTED },
-    { description: 'An empty object; nothing was deleted' },
-  )
-  @ApiParam({ name: 'id', type: String, description: 'A plain string (not checked).' })
-  remove(): Record<string, never> {
-    return {};
+  /** The three writes, declared once: each answers an empty object and changes nothing. */
+  static {
+    defineRoutes(
+      this,
+      UNSUPPORTED_WRITES.map((w) => ({
+        name: w.name,
+        decorators: [
+          w.route(
+            Authenticated,
+            w.path,
+            null,
+            { summary: `Unsupported: ${w.verb} an archive`, description: UNSUPPORTED },
+            { description: `An empty object; nothing was ${w.done}` },
+          ),
+          ...(w.path.endsWith(':id') ? [ApiParam({ name: 'id', type: String, description: 'A plain string (not checked).' })] : []),
+        ],
+        params: [],
+        handle: (): Record<string, never> => ({}),
+      })),
+    );
   }
 }

@@ -12,6 +12,7 @@ import type { CommentKind } from '../../database/entities/comment.entity.js';
 import { CommentsService } from './comments.service.js';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 import { ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { defineRoutes } from '../../common/http/route-family.js';
 
 const TZ = ApiQuery({
   name: 'tz',
@@ -35,67 +36,14 @@ const COMMENT_LISTS: readonly (readonly [kind: CommentKind, handler: string])[] 
   ['dialogs', 'listForDialog'],
 ];
 
-/** The documentation of one comment list; the operation id is the one the document has always had. */
-function listOperation(kind: CommentKind, handler: string): MethodDecorator {
+/** The documentation of one comment list. */
+function listOperation(kind: CommentKind): MethodDecorator {
   const check = CHECKED_KINDS.includes(kind)
     ? `The ${kind} record must exist in the caller’s site (404 otherwise; a deleted one still lists its comments).`
     : `Any well-formed id is accepted: the existence check of ${kind} records comes with that resource.`;
-  return ApiOperation({
-    summary: `List the comments on one of the ${kind}`,
-    description: `${check} ${LIST_NOTE}`,
-    operationId: `CommentsController_${handler}`,
-  });
+  return ApiOperation({ summary: `List the comments on one of the ${kind}`, description: `${check} ${LIST_NOTE}` });
 }
 
-const param =
-  (index: number, decorator: ParameterDecorator): MethodDecorator =>
-  (target, key) =>
-    decorator(target, key, index);
-
-/**
- * The comment lists of the Comment group, declared once: `GET /{kind}/{ancestorid}/comments` for
- * each row of COMMENT_LISTS is an explicit route of its own (an unknown kind simply has no route:
- * 404), authenticated, documented for its kind, its ancestor id a guid, answered by
- * `CommentsService.listFor(ctx, kind, id, query)`. Registered before CommentsController, so the
- * routes keep their order.
- */
-@ApiTags('Comment')
-@Controller()
-export class CommentListsController {
-  constructor(readonly comments: CommentsService) {}
-}
-for (const [kind, handler] of COMMENT_LISTS) {
-  const proto = CommentListsController.prototype;
-  // A method of the handler's name (Swagger reads a handler's metadata under its function's name).
-  const methods = {
-    [handler](this: CommentListsController, ctx: RequestContext, id: string, q: DeletedQuery) {
-      return this.comments.listFor(ctx, kind, id, q);
-    },
-  };
-  Object.defineProperty(proto, handler, { configurable: true, writable: true, value: methods[handler] });
-  // The decorators a handler written out in the class would carry, applied the same way (last first).
-  Reflect.decorate(
-    [
-      Get(`${kind}/:ancestorid/comments`),
-      Authenticated(),
-      listOperation(kind, handler),
-      ANCESTOR,
-      TZ,
-      ApiResult(CommentDto, { collection: true }),
-      param(0, Ctx()),
-      param(1, Param('ancestorid', GuidPipe)),
-      param(2, Query()),
-      Reflect.metadata('design:type', Function),
-      Reflect.metadata('design:paramtypes', [RequestContext, String, DeletedQuery]),
-      Reflect.metadata('design:returntype', undefined),
-    ],
-    proto,
-    handler,
-    Object.getOwnPropertyDescriptor(proto, handler),
-  );
-}
-
-/** The rest of the Comment group: the caller's own comments, and the writes. */
 @ApiTags('Comment')
 @Controller()
 export class CommentsController {
@@ -166,5 +114,30 @@ export class CommentsController {
   @TZ
   undelete(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.comments.undelete(ctx, id);
+  }
+
+  /**
+   * The comment lists of the Comment group, declared once: `GET /{kind}/{ancestorid}/comments` for
+   * each row of COMMENT_LISTS is an explicit route of its own (an unknown kind simply has no route:
+   * 404), authenticated, documented for its kind, its ancestor id a guid, answered by
+   * `CommentsService.listFor(ctx, kind, id, query)`; they stand before the caller's own list.
+   */
+  static {
+    defineRoutes(
+      this,
+      COMMENT_LISTS.map(([kind, handler]) => ({
+        name: handler,
+        decorators: [Get(`${kind}/:ancestorid/comments`), Authenticated(), listOperation(kind), ANCESTOR, TZ, ApiResult(CommentDto, { collection: true })],
+        params: [
+          [Ctx(), RequestContext],
+          [Param('ancestorid', GuidPipe), String],
+          [Query(), DeletedQuery],
+        ],
+        handle(this: CommentsController, ctx: RequestContext, id: string, q: DeletedQuery) {
+          return this.comments.listFor(ctx, kind, id, q);
+        },
+      })),
+      { before: 'listMine' },
+    );
   }
 }

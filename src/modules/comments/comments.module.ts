@@ -1,10 +1,10 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { ByReference } from '../../database/by-reference.js';
 import { commentsOn } from './comment-cascade.js';
-import { CommentListsController, CommentsController } from './comments.controller.js';
+import { CommentsController } from './comments.controller.js';
 import { CommentsService } from './comments.service.js';
 
-@Module({ controllers: [CommentListsController, CommentsController], providers: [CommentsService], exports: [CommentsService] })
+@Module({ controllers: [CommentsController], providers: [CommentsService], exports: [CommentsService] })
 export class CommentsModule implements OnModuleInit {
   constructor(private readonly byReference: ByReference) {}
 

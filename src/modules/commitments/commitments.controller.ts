@@ -5,16 +5,24 @@ import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam, IntParam } from '../../common/validation/ids.js';
-import { COMMITMENT_TYPES } from '../../database/entities/commitment.entity.js';
+import { COMMITMENT_TYPES, type CommitmentType } from '../../database/entities/commitment.entity.js';
 import { CommitmentsService } from './commitments.service.js';
 import { CommitmentDto, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 import { ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { defineRoutes } from '../../common/http/route-family.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
 const PERIOD =
   'period: a period id of the site (404 when unknown); default the period containing today, else the latest. Ordered by Rank, Name, ID. Every member of the site may read commitments.';
 const WRITE =
   'An individual’s commitments may be written by the individual, anyone above them in the PrimaryReportsTo chain, and administrators; an organization’s or department’s by administrators and that unit’s manager (ManagerID). Others: 403.';
+
+/** The three levels' lists, in route order: the level, its path word, its handler, the record in words and its RowType (none for an individual). */
+const LEVEL_LISTS: readonly { type: CommitmentType; path: string; name: string; record: string; rowType?: number }[] = [
+  { type: 'individual', path: 'individuals', name: 'listForIndividual', record: 'an individual' },
+  { type: 'organization', path: 'organizations', name: 'listForOrganization', record: 'an organization', rowType: 4 },
+  { type: 'department', path: 'departments', name: 'listForDepartment', record: 'a department', rowType: 56 },
+];
 
 @ApiTags('Commitment')
 @Controller()
@@ -28,27 +36,6 @@ export class CommitmentsController {
   @ApiParam({ name: 'type', enum: COMMITMENT_TYPES })
   forDashboard(@Ctx() ctx: RequestContext, @GuidParam('ancestorId') ancestorId: string, @Param('type') type: string, @Query() q: PeriodQuery) {
     return this.commitments.forDashboard(ctx, ancestorId, type, q);
-  }
-
-  @ListRoute(Pm, 'individuals/:id/commitments', CommitmentDto, { summary: 'List the commitments of an individual (PM)', description: PERIOD })
-  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
-    return this.commitments.listFor(ctx, 'individual', id, q);
-  }
-
-  @ListRoute(Pm, 'organizations/:id/commitments', CommitmentDto, {
-    summary: 'List the commitments of an organization (PM)',
-    description: `id must be an organization (RowType 4), else 404. ${PERIOD}`,
-  })
-  listForOrganization(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
-    return this.commitments.listFor(ctx, 'organization', id, q);
-  }
-
-  @ListRoute(Pm, 'departments/:id/commitments', CommitmentDto, {
-    summary: 'List the commitments of a department (PM)',
-    description: `id must be a department (RowType 56), else 404. ${PERIOD}`,
-  })
-  listForDepartment(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
-    return this.commitments.listFor(ctx, 'department', id, q);
   }
 
   @PostRoute(Pm, 'commitments', CommitmentDto, {
@@ -81,5 +68,30 @@ export class CommitmentsController {
   })
   remove(@Ctx() ctx: RequestContext, @IntParam() id: number) {
     return this.commitments.remove(ctx, id);
+  }
+
+  /** The commitments of a record, declared once for the three levels; they stand before `create`. */
+  static {
+    defineRoutes(
+      this,
+      LEVEL_LISTS.map((l) => ({
+        name: l.name,
+        decorators: [
+          ListRoute(Pm, `${l.path}/:id/commitments`, CommitmentDto, {
+            summary: `List the commitments of ${l.record} (PM)`,
+            description: l.rowType === undefined ? PERIOD : `id must be ${l.record} (RowType ${l.rowType}), else 404. ${PERIOD}`,
+          }),
+        ],
+        params: [
+          [Ctx(), RequestContext],
+          [GuidParam(), String],
+          [Query(), PeriodQuery],
+        ],
+        handle(this: CommitmentsController, ctx: RequestContext, id: string, q: PeriodQuery) {
+          return this.commitments.listFor(ctx, l.type, id, q);
+        },
+      })),
+      { before: 'create' },
+    );
   }
 }

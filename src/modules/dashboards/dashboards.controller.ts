@@ -10,6 +10,8 @@ import { DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery 
 import { DashboardExplanationDto } from './dto/dashboard-explanation.dto.js';
 import { DashboardSettingsDto, UpdateDashboardSettingsDto } from './dto/dashboard-settings.dto.js';
 import { GetRoute, ListRoute, PutRoute } from '../../common/http/routes.js';
+import { defineRoutes } from '../../common/http/route-family.js';
+import type { RowType } from './dashboard-engine.js';
 
 const PERIOD =
   'period: a period of the site (404 when unknown); default the period containing today, else the latest one; 404 when the site has no period. FromDate/ToDate are the period’s dates.';
@@ -18,6 +20,19 @@ const SCOPE =
 const EXPLAIN =
   'Every computed figure of the dashboard, in the Dashboard’s order: its value, the formula in words, the calculation with this dashboard’s numbers, and the records counted (their kind, total count and the first 100 ids by id, each with what it contributes). XML root DashboardExplanation.';
 const READ = 'Every member of the site may read it (another site’s row, or an unknown id: 404).';
+
+/** The three kinds of record with a dashboard, in route order: the path word, the row type, the handlers' names, and what the id must name. */
+const OWNERS: readonly { path: string; rowType: RowType; name: string; explain: string; record: string; checked: boolean }[] = [
+  { path: 'organizations', rowType: 4, name: 'organization', explain: 'explainOrganization', record: 'an organization', checked: true },
+  { path: 'departments', rowType: 56, name: 'department', explain: 'explainDepartment', record: 'a department', checked: true },
+  { path: 'individuals', rowType: 39, name: 'individual', explain: 'explainIndividual', record: 'an individual', checked: false },
+];
+
+const PARAMS = [
+  [Ctx(), RequestContext],
+  [GuidParam(), String],
+  [Query(), DashboardQuery],
+] as const;
 
 /** The dashboards (PM; docs/dashboards.md). Paths are written without /v4. */
 @ApiTags('Dashboard')
@@ -74,48 +89,35 @@ export class DashboardsController {
     return this.dashboards.patchSettings(ctx, patch);
   }
 
-  @GetRoute(Pm, 'organizations/:id/dashboards', DashboardDto, {
-    summary: 'The dashboard of an organization (PM)',
-    description: `id must be an organization (RowType 4), else 404. ${SCOPE} ${PERIOD} ${READ}`,
-  })
-  organization(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DashboardQuery) {
-    return this.dashboards.get(ctx, 4, id, q);
-  }
-
-  @GetRoute(Pm, 'departments/:id/dashboards', DashboardDto, {
-    summary: 'The dashboard of a department (PM)',
-    description: `id must be a department (RowType 56), else 404. ${SCOPE} ${PERIOD} ${READ}`,
-  })
-  department(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DashboardQuery) {
-    return this.dashboards.get(ctx, 56, id, q);
-  }
-
-  @GetRoute(Pm, 'individuals/:id/dashboards', DashboardDto, { summary: 'The dashboard of an individual (PM)', description: `${SCOPE} ${PERIOD} ${READ}` })
-  individual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DashboardQuery) {
-    return this.dashboards.get(ctx, 39, id, q);
-  }
-
-  @GetRoute(Pm, 'organizations/:id/dashboards/explain', DashboardExplanationDto, {
-    summary: 'Explain an organization’s dashboard (PM)',
-    description: `${EXPLAIN} id must be an organization, else 404. ${PERIOD} ${READ}`,
-  })
-  explainOrganization(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DashboardQuery) {
-    return this.dashboards.explain(ctx, 4, id, q);
-  }
-
-  @GetRoute(Pm, 'departments/:id/dashboards/explain', DashboardExplanationDto, {
-    summary: 'Explain a department’s dashboard (PM)',
-    description: `${EXPLAIN} id must be a department, else 404. ${PERIOD} ${READ}`,
-  })
-  explainDepartment(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DashboardQuery) {
-    return this.dashboards.explain(ctx, 56, id, q);
-  }
-
-  @GetRoute(Pm, 'individuals/:id/dashboards/explain', DashboardExplanationDto, {
-    summary: 'Explain an individual’s dashboard (PM)',
-    description: `${EXPLAIN} ${PERIOD} ${READ}`,
-  })
-  explainIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DashboardQuery) {
-    return this.dashboards.explain(ctx, 39, id, q);
+  /** A record's dashboard and its explanation, declared once for the three kinds (after the routes above). */
+  static {
+    defineRoutes(this, [
+      ...OWNERS.map((o) => ({
+        name: o.name,
+        decorators: [
+          GetRoute(Pm, `${o.path}/:id/dashboards`, DashboardDto, {
+            summary: `The dashboard of ${o.record} (PM)`,
+            description: `${o.checked ? `id must be ${o.record} (RowType ${o.rowType}), else 404. ` : ''}${SCOPE} ${PERIOD} ${READ}`,
+          }),
+        ],
+        params: PARAMS,
+        handle(this: DashboardsController, ctx: RequestContext, id: string, q: DashboardQuery) {
+          return this.dashboards.get(ctx, o.rowType, id, q);
+        },
+      })),
+      ...OWNERS.map((o) => ({
+        name: o.explain,
+        decorators: [
+          GetRoute(Pm, `${o.path}/:id/dashboards/explain`, DashboardExplanationDto, {
+            summary: `Explain ${o.record}’s dashboard (PM)`,
+            description: `${EXPLAIN} ${o.checked ? `id must be ${o.record}, else 404. ` : ''}${PERIOD} ${READ}`,
+          }),
+        ],
+        params: PARAMS,
+        handle(this: DashboardsController, ctx: RequestContext, id: string, q: DashboardQuery) {
+          return this.dashboards.explain(ctx, o.rowType, id, q);
+        },
+      })),
+    ]);
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
+import { Body, Controller, Query, type Type } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
@@ -9,6 +9,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreateOrganizationMemberDto, CreatePairMemberDto, OrganizationMemberDto, UpdateOrganizationMemberDto } from './dto/organization-member.dto.js';
 import { OrganizationMembersService } from './organization-members.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { defineRoutes } from '../../common/http/route-family.js';
 
 const BY_INDIVIDUAL = 'individuals/:individualId/departments/:departmentId/departmentmembers';
 const BY_DEPARTMENT = 'departments/:departmentId/individuals/:individualId/departmentmembers';
@@ -35,6 +36,53 @@ const DELETE_PAIR = {
   description: `Deletes the membership. 409 primary-membership when the department is the individual’s primary department (change PrimaryOrganizationID first). Honours If-Match (412). ${PAIR}`,
 };
 
+/** A membership's two path forms, in route order: the handlers' suffix, the path, and whether the individual's id comes first. */
+const PAIR_FORMS: readonly { by: string; path: string; individualFirst: boolean }[] = [
+  { by: 'ByIndividual', path: BY_INDIVIDUAL, individualFirst: true },
+  { by: 'ByDepartment', path: BY_DEPARTMENT, individualFirst: false },
+];
+
+/** One operation on a membership named by its pair: the handler's name, its route on a path, its body (if any) and the service call. */
+interface PairOperation {
+  name: string;
+  route: (path: string) => MethodDecorator;
+  body?: Type;
+  call: (members: OrganizationMembersService, ctx: RequestContext, individualId: string, departmentId: string, body: never) => unknown;
+}
+
+/** The operations of the pair paths, in route order. */
+const PAIR_OPERATIONS: readonly PairOperation[] = [
+  {
+    name: 'get',
+    route: (path) => GetRoute(Authenticated, path, OrganizationMemberDto, GET_PAIR),
+    call: (members, ctx, individualId, departmentId) => members.getPair(ctx, individualId, departmentId),
+  },
+  {
+    name: 'create',
+    route: (path) => PostRoute(Admin, path, OrganizationMemberDto, POST_PAIR),
+    body: CreatePairMemberDto,
+    call: (members, ctx, individualId, departmentId, dto: CreatePairMemberDto) => members.createPair(ctx, individualId, departmentId, dto),
+  },
+  {
+    name: 'update',
+    route: (path) => PutRoute(Admin, path, OrganizationMemberDto, PUT_PAIR),
+    body: UpdateOrganizationMemberDto,
+    call: (members, ctx, individualId, departmentId, dto: UpdateOrganizationMemberDto) => members.updatePair(ctx, individualId, departmentId, dto),
+  },
+  {
+    name: 'patch',
+    route: (path) => PatchRoute(Admin, path, UpdateOrganizationMemberDto, OrganizationMemberDto, PATCH_PAIR),
+    body: Object, // a MergePatch, which the pipe leaves as sent
+    call: (members, ctx, individualId, departmentId, patch: MergePatch<UpdateOrganizationMemberDto>) =>
+      members.patchPair(ctx, individualId, departmentId, patch),
+  },
+  {
+    name: 'remove',
+    route: (path) => DeleteRoute(Admin, path, null, DELETE_PAIR),
+    call: (members, ctx, individualId, departmentId) => members.removePair(ctx, individualId, departmentId),
+  },
+];
+
 @ApiTags('DepartmentMember')
 @Controller()
 export class OrganizationMembersController {
@@ -54,86 +102,6 @@ export class OrganizationMembersController {
   })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PageQuery) {
     return this.members.listForIndividual(ctx, id, q);
-  }
-
-  @GetRoute(Authenticated, BY_INDIVIDUAL, OrganizationMemberDto, GET_PAIR)
-  getByIndividual(@Ctx() ctx: RequestContext, @GuidParam('individualId') individualId: string, @GuidParam('departmentId') departmentId: string) {
-    return this.members.getPair(ctx, individualId, departmentId);
-  }
-
-  @GetRoute(Authenticated, BY_DEPARTMENT, OrganizationMemberDto, GET_PAIR)
-  getByDepartment(@Ctx() ctx: RequestContext, @GuidParam('departmentId') departmentId: string, @GuidParam('individualId') individualId: string) {
-    return this.members.getPair(ctx, individualId, departmentId);
-  }
-
-  @PostRoute(Admin, BY_INDIVIDUAL, OrganizationMemberDto, POST_PAIR)
-  createByIndividual(
-    @Ctx() ctx: RequestContext,
-    @GuidParam('individualId') individualId: string,
-    @GuidParam('departmentId') departmentId: string,
-    @Body() dto: CreatePairMemberDto,
-  ) {
-    return this.members.createPair(ctx, individualId, departmentId, dto);
-  }
-
-  @PostRoute(Admin, BY_DEPARTMENT, OrganizationMemberDto, POST_PAIR)
-  createByDepartment(
-    @Ctx() ctx: RequestContext,
-    @GuidParam('departmentId') departmentId: string,
-    @GuidParam('individualId') individualId: string,
-    @Body() dto: CreatePairMemberDto,
-  ) {
-    return this.members.createPair(ctx, individualId, departmentId, dto);
-  }
-
-  @PutRoute(Admin, BY_INDIVIDUAL, OrganizationMemberDto, PUT_PAIR)
-  updateByIndividual(
-    @Ctx() ctx: RequestContext,
-    @GuidParam('individualId') individualId: string,
-    @GuidParam('departmentId') departmentId: string,
-    @Body() dto: UpdateOrganizationMemberDto,
-  ) {
-    return this.members.updatePair(ctx, individualId, departmentId, dto);
-  }
-
-  @PutRoute(Admin, BY_DEPARTMENT, OrganizationMemberDto, PUT_PAIR)
-  updateByDepartment(
-    @Ctx() ctx: RequestContext,
-    @GuidParam('departmentId') departmentId: string,
-    @GuidParam('individualId') individualId: string,
-    @Body() dto: UpdateOrganizationMemberDto,
-  ) {
-    return this.members.updatePair(ctx, individualId, departmentId, dto);
-  }
-
-  @PatchRoute(Admin, BY_INDIVIDUAL, UpdateOrganizationMemberDto, OrganizationMemberDto, PATCH_PAIR)
-  patchByIndividual(
-    @Ctx() ctx: RequestContext,
-    @GuidParam('individualId') individualId: string,
-    @GuidParam('departmentId') departmentId: string,
-    @Body() patch: MergePatch<UpdateOrganizationMemberDto>,
-  ) {
-    return this.members.patchPair(ctx, individualId, departmentId, patch);
-  }
-
-  @PatchRoute(Admin, BY_DEPARTMENT, UpdateOrganizationMemberDto, OrganizationMemberDto, PATCH_PAIR)
-  patchByDepartment(
-    @Ctx() ctx: RequestContext,
-    @GuidParam('departmentId') departmentId: string,
-    @GuidParam('individualId') individualId: string,
-    @Body() patch: MergePatch<UpdateOrganizationMemberDto>,
-  ) {
-    return this.members.patchPair(ctx, individualId, departmentId, patch);
-  }
-
-  @DeleteRoute(Admin, BY_INDIVIDUAL, null, DELETE_PAIR)
-  removeByIndividual(@Ctx() ctx: RequestContext, @GuidParam('individualId') individualId: string, @GuidParam('departmentId') departmentId: string) {
-    return this.members.removePair(ctx, individualId, departmentId);
-  }
-
-  @DeleteRoute(Admin, BY_DEPARTMENT, null, DELETE_PAIR)
-  removeByDepartment(@Ctx() ctx: RequestContext, @GuidParam('departmentId') departmentId: string, @GuidParam('individualId') individualId: string) {
-    return this.members.removePair(ctx, individualId, departmentId);
   }
 
   @PostRoute(Admin, 'departmentmembers', OrganizationMemberDto, {
@@ -169,5 +137,30 @@ export class OrganizationMembersController {
   })
   remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.members.remove(ctx, id);
+  }
+
+  /**
+   * The pair paths, declared once for both forms: each operation on each form is a handler of its
+   * own (`getByIndividual`, `getByDepartment`, …) taking the two ids in the path's order; they stand
+   * before the routes by membership id.
+   */
+  static {
+    defineRoutes(
+      this,
+      PAIR_OPERATIONS.flatMap((op) =>
+        PAIR_FORMS.map((form) => {
+          const [first, second] = form.individualFirst ? ['individualId', 'departmentId'] : ['departmentId', 'individualId'];
+          return {
+            name: `${op.name}${form.by}`,
+            decorators: [op.route(form.path)],
+            params: [[Ctx(), RequestContext], [GuidParam(first), String], [GuidParam(second), String], ...(op.body ? [[Body(), op.body] as const] : [])],
+            handle(this: OrganizationMembersController, ctx: RequestContext, a: string, b: string, body: never) {
+              return form.individualFirst ? op.call(this.members, ctx, a, b, body) : op.call(this.members, ctx, b, a, body);
+            },
+          };
+        }),
+      ),
+      { before: 'create' },
+    );
   }
 }

@@ -8,13 +8,20 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreatePermissionDto, EffectivePermissionsDto, EffectiveQuery, PermissionDto, PermissionQuery, UpdatePermissionDto } from './dto/permission.dto.js';
 import { PermissionsService } from './permissions.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { defineRoutes } from '../../common/http/route-family.js';
 
 const STATES = 'States: 0 Not Set, 1 Allow, 2 Deny (CreateText … DelegateText give the words).';
 const WHO_WRITES = 'An administrator, or a holder of Delegate on the row (else 403; 404 when a Deny hides the row from the caller).';
-const ROW_LIST = (what: string) => ({
-  summary: `List the permissions on ${what}`,
-  description: `Every Permission record on that row, for an administrator or a holder of Delegate on it (else 403). 404 when the row is not ${what} of the caller’s site. ${STATES}`,
-});
+
+/** The six `/{kind}/{rowid}/permissions` lists, in route order: the kind of row, its handler, and the row in words. */
+const ROW_LISTS: readonly { kind: string; name: string; what: string }[] = [
+  { kind: 'individuals', name: 'listForIndividual', what: 'an individual' },
+  { kind: 'organizations', name: 'listForOrganization', what: 'an organization' },
+  { kind: 'departments', name: 'listForDepartment', what: 'a department' },
+  { kind: 'projects', name: 'listForProject', what: 'a project' },
+  { kind: 'dialogs', name: 'listForDialog', what: 'a dialog' },
+  { kind: 'metrics', name: 'listForMetric', what: 'a metric' },
+];
 
 /**
  * The Permission resource (docs/authorization.md). `effective` is declared before `:id`
@@ -83,33 +90,27 @@ export class PermissionsController {
     return this.permissions.remove(ctx, id);
   }
 
-  @ListRoute(Authenticated, 'individuals/:rowid/permissions', PermissionDto, ROW_LIST('an individual'))
-  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
-    return this.permissions.listForRow(ctx, 'individuals', id, q);
-  }
-
-  @ListRoute(Authenticated, 'organizations/:rowid/permissions', PermissionDto, ROW_LIST('an organization'))
-  listForOrganization(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
-    return this.permissions.listForRow(ctx, 'organizations', id, q);
-  }
-
-  @ListRoute(Authenticated, 'departments/:rowid/permissions', PermissionDto, ROW_LIST('a department'))
-  listForDepartment(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
-    return this.permissions.listForRow(ctx, 'departments', id, q);
-  }
-
-  @ListRoute(Authenticated, 'projects/:rowid/permissions', PermissionDto, ROW_LIST('a project'))
-  listForProject(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
-    return this.permissions.listForRow(ctx, 'projects', id, q);
-  }
-
-  @ListRoute(Authenticated, 'dialogs/:rowid/permissions', PermissionDto, ROW_LIST('a dialog'))
-  listForDialog(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
-    return this.permissions.listForRow(ctx, 'dialogs', id, q);
-  }
-
-  @ListRoute(Authenticated, 'metrics/:rowid/permissions', PermissionDto, ROW_LIST('a metric'))
-  listForMetric(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
-    return this.permissions.listForRow(ctx, 'metrics', id, q);
+  /** The permissions on one row, declared once for every kind of row (after the routes above). */
+  static {
+    defineRoutes(
+      this,
+      ROW_LISTS.map(({ kind, name, what }) => ({
+        name,
+        decorators: [
+          ListRoute(Authenticated, `${kind}/:rowid/permissions`, PermissionDto, {
+            summary: `List the permissions on ${what}`,
+            description: `Every Permission record on that row, for an administrator or a holder of Delegate on it (else 403). 404 when the row is not ${what} of the caller’s site. ${STATES}`,
+          }),
+        ],
+        params: [
+          [Ctx(), RequestContext],
+          [GuidParam('rowid'), String],
+          [Query(), PermissionQuery],
+        ],
+        handle(this: PermissionsController, ctx: RequestContext, id: string, q: PermissionQuery) {
+          return this.permissions.listForRow(ctx, kind, id, q);
+        },
+      })),
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { ID_DOC, field, resource } from '../../../common/http/resource.js';
+import { field, resource } from '../../../common/http/resource.js';
 import { InputField } from '../../../common/http/wire.js';
 import { RATING_ITEM_KINDS, type AssessmentRatingEntity, type RatingItemKind } from '../../../database/entities/assessment-rating.entity.js';
 import { ASSESSMENT_KINDS, type AssessmentEntity, type AssessmentKind } from '../../../database/entities/assessment.entity.js';
@@ -42,7 +42,7 @@ const ratingsInput = (description: string) =>
 export const Assessment = resource<AssessmentEntity, AssessmentExtras>()('Assessment', {
   audit: 'audit',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     Kind: field.string<'ReqCre', AssessmentKind>('ReqCre', {
       enum: ASSESSMENT_KINDS,
       description:

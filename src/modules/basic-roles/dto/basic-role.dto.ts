@@ -1,5 +1,5 @@
 import { fullName } from '../../../common/names.js';
-import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import type { BasicRolesCountRow } from '../../../database/queries/basic-roles.js';
 import type { BasicRoleDialogEntity } from '../../../database/entities/basic-role-dialog.entity.js';
 import type { BasicRoleEntity } from '../../../database/entities/basic-role.entity.js';
@@ -13,7 +13,7 @@ export const BASIC_ROLE_DIALOG_COMMENT_MAX = 4000;
 export const BasicRole = resource<BasicRoleEntity>()('BasicRole', {
   audit: 'softDelete',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     IndividualID: field.fixed.guid(
       'The individual the role belongs to: a live individual of the site. Ignored on update (a role does not move to another person).',
       'A live individual of the site the caller may manage.',

@@ -1,4 +1,4 @@
-import { ID_DOC, field, resource } from '../../../common/http/resource.js';
+import { field, resource } from '../../../common/http/resource.js';
 import { InputField } from '../../../common/http/wire.js';
 import { DeletedQuery } from '../../../common/pagination/pagination.js';
 import { RECORD_KINDS, type DialogEntity, type RecordKind } from '../../../database/entities/dialog.entity.js';
@@ -14,7 +14,7 @@ const KEEP_NOT_NULL = 'Absent keeps the current value; null is 400 (a dialog alw
 export const Dialog = resource<DialogEntity>()('Dialog', {
   audit: 'softDelete',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     Kind: field.fixed.string<RecordKind>(
       'What the dialog is about: organization, department, project or individual (lower case). Ignored on update.',
       'organization, department, project or individual.',

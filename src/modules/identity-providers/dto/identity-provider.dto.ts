@@ -1,4 +1,4 @@
-import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { InputField } from '../../../common/http/wire.js';
 import { PageQuery } from '../../../common/pagination/pagination.js';
 import type { IdentityProviderEntity } from '../../../database/entities/identity-provider.entity.js';
@@ -49,7 +49,7 @@ const bool = (description: string, createDefault: boolean) =>
 export const IdentityProvider = resource<IdentityProviderEntity, { mappings: GroupMappingRow[] }>()('IdentityProvider', {
   audit: 'audit',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'A label, e.g. "Okta".' }),
     Issuer: field.string('Req', {
       max: 500,

@@ -1,4 +1,4 @@
-import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { METRIC_KINDS, type MetricEntity } from '../../../database/entities/metric.entity.js';
 import type { MetricValueEntity } from '../../../database/entities/metric-value.entity.js';
 
@@ -36,7 +36,7 @@ export interface MetricExtras {
 export const Metric = resource<MetricEntity, MetricExtras>()('Metric', {
   audit: 'softDelete',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     Kind: field.fixed.string(
       'What AncestorID names: individual or project (lower case). Required on create; ignored on update (a metric does not move).',
       'individual or project (lower case, exactly).',

@@ -1,4 +1,4 @@
-import { ID_DOC, field, resource } from '../../../common/http/resource.js';
+import { field, resource } from '../../../common/http/resource.js';
 import { InputField } from '../../../common/http/wire.js';
 import { PageQuery } from '../../../common/pagination/pagination.js';
 import { CHILD_TYPE_COVERS, STATE_TEXT, type PermissionEntity } from '../../../database/entities/permission.entity.js';
@@ -34,7 +34,7 @@ const text = (column: keyof PermissionEntity, name: string) =>
 export const Permission = resource<PermissionEntity, PermissionExtras>()('Permission', {
   audit: 'audit',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     RowID: field.fixed.guid(
       'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400). Ignored on update (a permission does not move).',
       'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400).',

@@ -1,4 +1,4 @@
-import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import type { ProjectEntity } from '../../../database/entities/project.entity.js';
 
 /** Description has no documented limit (docs/periods-projects.md); 10,000 characters keeps it inside a MySQL TEXT column. */
@@ -11,7 +11,7 @@ export const PROJECT_DESCRIPTION_MAX = 10000;
 export const Project = resource<ProjectEntity>()('Project', {
   audit: 'softDelete',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
     Description: field.string('-', { nullable: true, max: PROJECT_DESCRIPTION_MAX }),
     OwnerID: field.guid('ReqCre', {

@@ -1,4 +1,4 @@
-import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import type { SecurityGroupEntity } from '../../../database/entities/security-group.entity.js';
 
 export const SECURITY_GROUP_DESCRIPTION_MAX = 4000;
@@ -29,7 +29,7 @@ export interface SecurityGroupExtras {
 export const SecurityGroup = resource<SecurityGroupEntity, SecurityGroupExtras>()('SecurityGroup', {
   audit: 'audit',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
     Description: field.optional.string({ max: SECURITY_GROUP_DESCRIPTION_MAX }),
     Members: field.array('RO', {

@@ -1,4 +1,4 @@
-import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
 import { RECORD_KINDS, type RecordKind } from '../../../database/entities/dialog.entity.js';
 import type { TaskEntity } from '../../../database/entities/task.entity.js';
 
@@ -10,7 +10,7 @@ import type { TaskEntity } from '../../../database/entities/task.entity.js';
 export const Task = resource<TaskEntity>()('Task', {
   audit: 'softDelete',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     DialogID: field.guid('-', {
       nullable: true,
       description: 'The dialog the task follows up, or null: a live dialog of the site.',

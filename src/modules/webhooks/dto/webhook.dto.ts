@@ -1,4 +1,4 @@
-import { ID_DOC, field, resource } from '../../../common/http/resource.js';
+import { field, resource } from '../../../common/http/resource.js';
 import type { WebhookEntity } from '../../../database/entities/webhook.entity.js';
 import type { WebhookDeliveryColumns } from '../../../database/entities/webhook-delivery.entity.js';
 
@@ -9,7 +9,7 @@ const TYPES =
 export const Webhook = resource<WebhookEntity>()('Webhook', {
   audit: 'audit',
   fields: {
-    ID: field.guid('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.id(),
     URL: field.string('Req', {
       column: 'url',
       max: 2000,
