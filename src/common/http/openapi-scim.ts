@@ -54,7 +54,10 @@ const SCHEMAS: Record<string, SchemaObject> = {
         familyName: str('At most 50 characters.', { example: 'Lovelace' }),
       }),
       displayName: str('"givenName familyName" (read-only).', { readOnly: true }),
-      emails: list(obj({ value: str(undefined, { example: 'ada.lovelace@example.com' }), type: str(undefined, { example: 'work' }), primary: { type: 'boolean' } }), 'One address is kept: the primary (else work, else first) one.'),
+      emails: list(
+        obj({ value: str(undefined, { example: 'ada.lovelace@example.com' }), type: str(undefined, { example: 'work' }), primary: { type: 'boolean' } }),
+        'One address is kept: the primary (else work, else first) one.',
+      ),
       title: str('The title in the primary organization.'),
       active: { type: 'boolean', description: 'false: the person cannot sign in and every token they hold is refused; true restores sign-in.' },
       [SCIM_SCHEMA.enterpriseUser]: obj({ manager: obj({ value: str('The id of a User of the site.'), $ref: str(undefined, { readOnly: true }) }) }),
@@ -69,7 +72,17 @@ const SCHEMAS: Record<string, SchemaObject> = {
       id: str('The security group’s ID (read-only).', { readOnly: true }),
       externalId: str('The provisioning client’s id of the group.'),
       displayName: str('The group’s name (at most 255 characters).', { example: 'Engineering' }),
-      members: list(obj({ value: str('The id of a User of the site.'), display: str(undefined, { readOnly: true }), $ref: str(undefined, { readOnly: true }), type: str(undefined, { readOnly: true }) }, ['value'])),
+      members: list(
+        obj(
+          {
+            value: str('The id of a User of the site.'),
+            display: str(undefined, { readOnly: true }),
+            $ref: str(undefined, { readOnly: true }),
+            type: str(undefined, { readOnly: true }),
+          },
+          ['value'],
+        ),
+      ),
       meta: { ...META, readOnly: true },
     },
     ['displayName'],
@@ -103,7 +116,11 @@ const SCHEMAS: Record<string, SchemaObject> = {
     ['Operations'],
     'A SCIM PATCH (RFC 7644 §3.5.2).',
   ),
-  ScimDocument: { type: 'object', description: 'A SCIM discovery document: ServiceProviderConfig, a ResourceType or a Schema (RFC 7643 §5–7).', required: ['schemas'] },
+  ScimDocument: {
+    type: 'object',
+    description: 'A SCIM discovery document: ServiceProviderConfig, a ResourceType or a Schema (RFC 7643 §5–7).',
+    required: ['schemas'],
+  },
 };
 
 const EXAMPLES: Record<string, unknown> = {
@@ -120,7 +137,13 @@ const EXAMPLES: Record<string, unknown> = {
   ScimPatchOp: { schemas: [SCIM_SCHEMA.patchOp], Operations: [{ op: 'replace', value: { active: false } }] },
 };
 
-const QUERY = (name: string, description: string, schema: SchemaObject = { type: 'string' }): ParameterObject => ({ name, in: 'query', required: false, description, schema });
+const QUERY = (name: string, description: string, schema: SchemaObject = { type: 'string' }): ParameterObject => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
 const PROJECTION = [
   QUERY('attributes', 'Comma-separated attributes to answer (id, schemas and meta always come).'),
   QUERY('excludedAttributes', 'Comma-separated attributes to leave out (e.g. members of a large group).'),
@@ -132,7 +155,11 @@ const PAGING = [
 ];
 
 const content = (schema: string) => ({ [SCIM_MEDIA_TYPE]: { schema: ref('schemas', schema) } });
-const errorResponse = (description: string): ResponseObject => ({ description, headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') }, content: content('ScimError') });
+const errorResponse = (description: string): ResponseObject => ({
+  description,
+  headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+  content: content('ScimError'),
+});
 
 /** The resource a SCIM path is about: Users, Groups, or a discovery document. */
 function resourceOf(path: string): 'ScimUser' | 'ScimGroup' | null {

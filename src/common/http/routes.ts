@@ -59,7 +59,19 @@ export const DeleteRoute = (access: AccessRule, path: string, type: Answer, doc:
  * a create, 204 for a delete). Its OpenAPI operation — the SCIM media type, schemas and error
  * bodies — is completed by openapi-scim.ts.
  */
-export const ScimRoute = (access: AccessRule, method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, doc: RouteDoc, status = 200): MethodDecorator => {
+export const ScimRoute = (
+  access: AccessRule,
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+  path: string,
+  doc: RouteDoc,
+  status = 200,
+): MethodDecorator => {
   const verb = { get: Get, post: Post, put: Put, patch: Patch, delete: Delete }[method];
-  return applyDecorators(SetMetadata(WIRE_RESULT, { type: null, collection: false, root: 'scim' } satisfies WireResultMeta), HttpCode(status), ApiOperation(doc), access(), verb(path));
+  return applyDecorators(
+    SetMetadata(WIRE_RESULT, { type: null, collection: false, root: 'scim' } satisfies WireResultMeta),
+    HttpCode(status),
+    ApiOperation(doc),
+    access(),
+    verb(path),
+  );
 };

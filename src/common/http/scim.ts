@@ -28,7 +28,8 @@ export function isScimPath(path: string): boolean {
 }
 
 /** The `scimType` values of RFC 7644 §3.12 the service answers. */
-export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers' | 'sensitive';
+export type ScimType =
+  'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers' | 'sensitive';
 
 const TITLES: Record<number, string> = {
   400: 'The request is not valid',

@@ -95,7 +95,11 @@ const GROUP_SCHEMA: Json = {
     attr('members', {
       multiValued: true,
       type: 'complex',
-      subAttributes: [attr('value', { caseExact: true, mutability: 'immutable' }), attr('display', { mutability: 'readOnly' }), attr('type', { mutability: 'readOnly' })],
+      subAttributes: [
+        attr('value', { caseExact: true, mutability: 'immutable' }),
+        attr('display', { mutability: 'readOnly' }),
+        attr('type', { mutability: 'readOnly' }),
+      ],
     }),
   ],
   meta: meta('Schema', `Schemas/${SCIM_SCHEMA.group}`),

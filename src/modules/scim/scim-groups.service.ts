@@ -14,8 +14,7 @@ import { assertIfMatch, excludes, listAnswer, metaOf, pagingOf, projectionOf, qu
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const lower = (v: string) => v.toLowerCase();
-const isMember = (p: string) =>
-  `EXISTS (SELECT 1 FROM security_group_members m WHERE m.site_id = g.site_id AND m.group_id = g.id AND m.individual_id = ${p})`;
+const isMember = (p: string) => `EXISTS (SELECT 1 FROM security_group_members m WHERE m.site_id = g.site_id AND m.group_id = g.id AND m.individual_id = ${p})`;
 
 /** What a Group filter may name, in SQL over `security_groups g` (docs/identity.md, "Filters"). */
 const GROUP_ATTRIBUTES: FilterAttributes = {
@@ -53,7 +52,14 @@ export class ScimGroupsService {
       qb.andWhere(c.where, c.params);
     }
     const total = await qb.getCount();
-    const rows = paging.count === 0 ? [] : await qb.orderBy('g.id', 'ASC').offset(paging.startIndex - 1).limit(paging.count).getMany();
+    const rows =
+      paging.count === 0
+        ? []
+        : await qb
+            .orderBy('g.id', 'ASC')
+            .offset(paging.startIndex - 1)
+            .limit(paging.count)
+            .getMany();
     const members = await this.membersOf(ctx, rows, q);
     const resources = rows.map((g) => {
       const resource = toScimGroup(g, members);
@@ -107,7 +113,13 @@ export class ScimGroupsService {
         let name = group.name;
         let externalId: string | null | undefined;
         if (others.length) {
-          const current: Json = { schemas: [SCIM_SCHEMA.group], id, displayName: group.name, ...(group.externalId ? { externalId: group.externalId } : {}), meta: {} };
+          const current: Json = {
+            schemas: [SCIM_SCHEMA.group],
+            id,
+            displayName: group.name,
+            ...(group.externalId ? { externalId: group.externalId } : {}),
+            meta: {},
+          };
           const patched = applyPatch(current, others);
           const input = readGroup({ ...patched, members: undefined });
           name = input.displayName;
@@ -140,7 +152,13 @@ export class ScimGroupsService {
   }
 
   /** Name (through SecurityGroupsService, If-Match on the row), external id and members, each only when it changes. */
-  private async write(ctx: RequestContext, group: SecurityGroupEntity, name: string, externalId: string | null | undefined, members: MemberChange | null): Promise<void> {
+  private async write(
+    ctx: RequestContext,
+    group: SecurityGroupEntity,
+    name: string,
+    externalId: string | null | undefined,
+    members: MemberChange | null,
+  ): Promise<void> {
     if (name !== group.name) await this.securityGroups.update(ctx, group.id, { ID: group.id, Name: name } as Parameters<SecurityGroupsService['update']>[2]);
     if (externalId !== undefined && externalId !== group.externalId) await this.groups(ctx).update(group.id, { externalId });
     if (members) await this.securityGroups.changeMembers(ctx, group.id, members);
@@ -166,7 +184,16 @@ function toScimGroup(group: SecurityGroupEntity, members: Members): Json {
     id: group.id,
     ...(group.externalId ? { externalId: group.externalId } : {}),
     displayName: group.name,
-    ...(members ? { members: (members.get(group.id) ?? []).map((m) => ({ value: m.value, ...(m.display ? { display: m.display } : {}), $ref: `/scim/v2/Users/${m.value}`, type: 'User' })) } : {}),
+    ...(members
+      ? {
+          members: (members.get(group.id) ?? []).map((m) => ({
+            value: m.value,
+            ...(m.display ? { display: m.display } : {}),
+            $ref: `/scim/v2/Users/${m.value}`,
+            type: 'User',
+          })),
+        }
+      : {}),
     meta: metaOf('Group', group.id, group.created, group.updated),
   };
 }

@@ -100,7 +100,8 @@ export function readPatch(body: unknown, coreSchema: string): PatchOperation[] {
       return;
     }
     // No path: the value names the attributes, each one an operation of its own.
-    if (!o.value || typeof o.value !== 'object' || Array.isArray(o.value)) throw bad('invalidValue', `Operations[${i}]: without a path the value must be an object`);
+    if (!o.value || typeof o.value !== 'object' || Array.isArray(o.value))
+      throw bad('invalidValue', `Operations[${i}]: without a path the value must be an object`);
     for (const [key, value] of Object.entries(o.value as Json)) {
       if (key.toLowerCase() === ENTERPRISE.toLowerCase() && value && typeof value === 'object' && !Array.isArray(value)) {
         for (const [sub, v] of Object.entries(value as Json)) out.push({ op, path: normalisePath(`${ENTERPRISE}:${sub}`, coreSchema), value: v });

@@ -91,7 +91,14 @@ export class ScimUsersService {
       qb.andWhere(c.where, c.params);
     }
     const total = await qb.getCount();
-    const rows = paging.count === 0 ? [] : await qb.orderBy('i.id', 'ASC').offset(paging.startIndex - 1).limit(paging.count).getMany();
+    const rows =
+      paging.count === 0
+        ? []
+        : await qb
+            .orderBy('i.id', 'ASC')
+            .offset(paging.startIndex - 1)
+            .limit(paging.count)
+            .getMany();
     const accounts = await this.accounts(ctx, rows);
     const resources = rows.map((r) => {
       const resource = toScimUser(r, accounts.get(r.userId!)!);
@@ -210,9 +217,11 @@ export class ScimUsersService {
       assertIfMatch(ctx, person.version);
       await this.people.update(ctx, person.id, { ID: person.id, ...personFields(input) } as PersonFields);
     }
-    if (input.externalId !== undefined && input.externalId !== person.externalId) await this.individuals(ctx).update(person.id, { externalId: input.externalId });
+    if (input.externalId !== undefined && input.externalId !== person.externalId)
+      await this.individuals(ctx).update(person.id, { externalId: input.externalId });
     if (input.active !== undefined && input.active !== account.active) {
-      if (!input.active && account.isGlobalAdmin) throw new ScimError(400, 'mutability', 'A global administrator’s account is managed in pms-api, not by provisioning');
+      if (!input.active && account.isGlobalAdmin)
+        throw new ScimError(400, 'mutability', 'A global administrator’s account is managed in pms-api, not by provisioning');
       await this.db.global(ctx, UserEntity).update({ id: account.id }, { active: input.active, updated: new Date() });
       // Deactivation ends every token the person holds, on every instance (docs/identity.md, "Revocation").
       if (!input.active) await endTokens(this.db, ctx, account.id);
@@ -289,7 +298,8 @@ export function readUser(body: unknown, mode: 'create' | 'replace' | 'patch'): U
   const name = (b.name && typeof b.name === 'object' ? b.name : {}) as Json;
   const whole = text(name.formatted, 'name.formatted', 2 * LIMITS.personName + 1) ?? text(b.displayName, 'displayName', LIMITS.name);
   const parts = whole?.split(/\s+/) ?? [];
-  const givenName = text(name.givenName, 'name.givenName', LIMITS.personName) ?? (parts.length > 1 ? parts.slice(0, -1).join(' ') : parts[0]) ?? userName.split('@')[0];
+  const givenName =
+    text(name.givenName, 'name.givenName', LIMITS.personName) ?? (parts.length > 1 ? parts.slice(0, -1).join(' ') : parts[0]) ?? userName.split('@')[0];
   const familyName = text(name.familyName, 'name.familyName', LIMITS.personName) ?? (parts.length > 1 ? parts.at(-1)! : '-');
   for (const [attribute, v] of [
     ['name.givenName', givenName],

@@ -168,7 +168,14 @@ export function projectionOf(q: Record<string, unknown>, extensionUrn?: string):
 
 /** Whether a projection leaves `members` out (the one attribute worth not reading at all: a large group's). */
 export function excludes(q: Record<string, unknown>, attribute: string): boolean {
-  const except = queryText(q, 'excludedAttributes')?.toLowerCase().split(',').map((s) => s.trim()) ?? [];
-  const only = queryText(q, 'attributes')?.toLowerCase().split(',').map((s) => s.trim().split('.')[0]);
+  const except =
+    queryText(q, 'excludedAttributes')
+      ?.toLowerCase()
+      .split(',')
+      .map((s) => s.trim()) ?? [];
+  const only = queryText(q, 'attributes')
+    ?.toLowerCase()
+    .split(',')
+    .map((s) => s.trim().split('.')[0]);
   return except.includes(attribute.toLowerCase()) || (!!only?.length && !only.includes(attribute.toLowerCase()));
 }

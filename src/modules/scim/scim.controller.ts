@@ -120,7 +120,13 @@ export class ScimGroupsController {
     return this.groups.patch(ctx, id, body, q);
   }
 
-  @ScimRoute(Scim, 'delete', 'Groups/:id', { summary: 'Delete a Group (SCIM)', description: `The group, its memberships and the Permission records naming it. ${TOKEN}` }, 204)
+  @ScimRoute(
+    Scim,
+    'delete',
+    'Groups/:id',
+    { summary: 'Delete a Group (SCIM)', description: `The group, its memberships and the Permission records naming it. ${TOKEN}` },
+    204,
+  )
   async remove(@Ctx() ctx: RequestContext, @Param('id') id: string) {
     await this.groups.remove(ctx, id);
     return NO_CONTENT;

@@ -107,16 +107,18 @@ export class SecurityGroupsService {
    * it (nothing changes). A few statements whatever the number of members; the group's version
    * moves on (its ETag changes).
    */
-  async changeMembers(ctx: RequestContext, id: string, change: { replace: ReadonlySet<string> | null; add: ReadonlySet<string>; remove: ReadonlySet<string> }): Promise<void> {
+  async changeMembers(
+    ctx: RequestContext,
+    id: string,
+    change: { replace: ReadonlySet<string> | null; add: ReadonlySet<string>; remove: ReadonlySet<string> },
+  ): Promise<void> {
     await this.db.transaction(ctx, async () => {
       await this.groups(ctx).lock(id);
       const target = change.replace ? new Set([...change.replace, ...change.add].filter((m) => !change.remove.has(m))) : new Set(change.add);
       const current = (await this.members(ctx).find({ where: { groupId: id } })).map((m) => m.individualId);
       const have = new Set(current);
       const joining = [...target].filter((m) => !have.has(m));
-      const live = new Set(
-        (await this.db.repo(ctx, IndividualEntity, 'Individual').findByIds(joining)).filter((p) => !p.deleted).map((p) => p.id),
-      );
+      const live = new Set((await this.db.repo(ctx, IndividualEntity, 'Individual').findByIds(joining)).filter((p) => !p.deleted).map((p) => p.id));
       const unknown = joining.filter((m) => !live.has(m));
       if (unknown.length)
         throw new ValidationError(
