@@ -187,6 +187,17 @@ describe('SCIM 2.0 provisioning (/scim/v2)', () => {
       expect(doc.paths['/scim/v2/Users/{id}'].patch.responses['412'].content[SCIM_JSON].schema).toEqual({ $ref: '#/components/schemas/ScimError' });
       expect(doc.tags.map((tag: Json) => tag.name)).toContain('SCIM');
     });
+
+    it('takes every SCIM request example of the OpenAPI document as it stands', async () => {
+      const doc = (await t.http().get('/docs/openapi.json').expect(200)).body as Json;
+      const example = (path: string, method: string) => doc.paths[path][method].requestBody.content[SCIM_JSON].example as Json;
+      const user = await scim('POST', '/Users', example('/scim/v2/Users', 'post')).expect(201);
+      await scim('PUT', `/Users/${user.body.id}`, example('/scim/v2/Users/{id}', 'put')).expect(200);
+      expect((await scim('PATCH', `/Users/${user.body.id}`, example('/scim/v2/Users/{id}', 'patch')).expect(200)).body.active).toBe(false);
+      const group = await scim('POST', '/Groups', example('/scim/v2/Groups', 'post')).expect(201);
+      await scim('PUT', `/Groups/${group.body.id}`, example('/scim/v2/Groups/{id}', 'put')).expect(200);
+      await scim('PATCH', `/Groups/${group.body.id}`, example('/scim/v2/Groups/{id}', 'patch')).expect(200);
+    });
   });
 
   describe('Users', () => {

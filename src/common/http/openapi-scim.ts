@@ -116,11 +116,7 @@ const SCHEMAS: Record<string, SchemaObject> = {
     ['Operations'],
     'A SCIM PATCH (RFC 7644 §3.5.2).',
   ),
-  ScimDocument: {
-    type: 'object',
-    description: 'A SCIM discovery document: ServiceProviderConfig, a ResourceType or a Schema (RFC 7643 §5–7).',
-    required: ['schemas'],
-  },
+  ScimDocument: obj({ schemas: list(str()) }, ['schemas'], 'A SCIM discovery document: ServiceProviderConfig, a ResourceType or a Schema (RFC 7643 §5–7).'),
 };
 
 const EXAMPLES: Record<string, unknown> = {
@@ -134,7 +130,8 @@ const EXAMPLES: Record<string, unknown> = {
     active: true,
   },
   ScimGroup: { schemas: [SCIM_SCHEMA.group], displayName: 'Engineering', externalId: 'eng', members: [] },
-  ScimPatchOp: { schemas: [SCIM_SCHEMA.patchOp], Operations: [{ op: 'replace', value: { active: false } }] },
+  'ScimPatchOp:ScimUser': { schemas: [SCIM_SCHEMA.patchOp], Operations: [{ op: 'replace', value: { active: false } }] },
+  'ScimPatchOp:ScimGroup': { schemas: [SCIM_SCHEMA.patchOp], Operations: [{ op: 'replace', path: 'displayName', value: 'Engineering' }] },
 };
 
 const QUERY = (name: string, description: string, schema: SchemaObject = { type: 'string' }): ParameterObject => ({
@@ -188,7 +185,7 @@ export function refineScimOperations(document: OpenAPIObject, routes: RouteInfo[
     const body = route.method === 'post' || route.method === 'put' || route.method === 'patch';
     if (body && resource) {
       const schema = route.method === 'patch' ? 'ScimPatchOp' : resource;
-      const media = { schema: ref('schemas', schema), example: EXAMPLES[schema] };
+      const media = { schema: ref('schemas', schema), example: EXAMPLES[schema] ?? EXAMPLES[`${schema}:${resource}`] };
       op.requestBody = { required: true, content: { [SCIM_MEDIA_TYPE]: media, 'application/json': media } };
     }
 

@@ -134,7 +134,8 @@ export function applyPatch<T extends Json>(resource: T, ops: readonly PatchOpera
 export function managerIdOf(resource: Json): string | null | undefined {
   const ext = resource[ENTERPRISE] as Json | undefined;
   if (!ext || typeof ext !== 'object' || !('manager' in ext)) return undefined;
-  let m: unknown = ext.manager;
+  const { manager } = ext;
+  let m: unknown = manager;
   if (Array.isArray(m)) m = m[0];
   if (m && typeof m === 'object') m = (m as Json).value;
   if (m === null || m === undefined || m === '') return null;
