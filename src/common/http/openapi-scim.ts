@@ -29,6 +29,14 @@ const META = obj(
   ['resourceType', 'created', 'lastModified', 'location'],
 );
 
+/** What every resource has: its schemas, read-only id and meta, and the client's externalId. */
+const identity = (row: string, what: string): Record<string, SchemaObject> => ({
+  schemas: list(str()),
+  id: str(`The ${row}’s ID (read-only).`, { readOnly: true }),
+  externalId: str(`The provisioning client’s id of the ${what} (at most 255 characters).`),
+  meta: { ...META, readOnly: true },
+});
+
 const SCHEMAS: Record<string, SchemaObject> = {
   ScimError: obj(
     {
@@ -44,9 +52,7 @@ const SCHEMAS: Record<string, SchemaObject> = {
   ),
   ScimUser: obj(
     {
-      schemas: list(str()),
-      id: str('The individual’s ID (read-only).', { readOnly: true }),
-      externalId: str('The provisioning client’s id of the person (at most 255 characters).'),
+      ...identity('individual', 'person'),
       userName: str('The sign-in name: unique across every site, case-insensitive (409 uniqueness otherwise).', { example: 'ada.lovelace@example.com' }),
       name: obj({
         formatted: str('"givenName familyName" (read-only).', { readOnly: true }),
@@ -61,16 +67,13 @@ const SCHEMAS: Record<string, SchemaObject> = {
       title: str('The title in the primary organization.'),
       active: { type: 'boolean', description: 'false: the person cannot sign in and every token they hold is refused; true restores sign-in.' },
       [SCIM_SCHEMA.enterpriseUser]: obj({ manager: obj({ value: str('The id of a User of the site.'), $ref: str(undefined, { readOnly: true }) }) }),
-      meta: { ...META, readOnly: true },
     },
     ['userName'],
     'A person of the site (RFC 7643 §4.1): an individual with its login account. Attributes the service does not keep are accepted and ignored.',
   ),
   ScimGroup: obj(
     {
-      schemas: list(str()),
-      id: str('The security group’s ID (read-only).', { readOnly: true }),
-      externalId: str('The provisioning client’s id of the group.'),
+      ...identity('security group', 'group'),
       displayName: str('The group’s name (at most 255 characters).', { example: 'Engineering' }),
       members: list(
         obj(
@@ -83,7 +86,6 @@ const SCHEMAS: Record<string, SchemaObject> = {
           ['value'],
         ),
       ),
-      meta: { ...META, readOnly: true },
     },
     ['displayName'],
     'A security group of the site (RFC 7643 §4.2).',

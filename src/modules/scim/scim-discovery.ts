@@ -44,12 +44,21 @@ function attr(name: string, opts: Partial<Record<string, unknown>> & { subAttrib
   };
 }
 
-const USER_SCHEMA: Json = {
+/** A Schema document (RFC 7643 §7) of the attributes kept. */
+const schema = (id: string, name: string, description: string, attributes: Json[]): Json => ({
   schemas: [SCIM_SCHEMA.schema],
-  id: SCIM_SCHEMA.user,
-  name: 'User',
-  description: `A person of the site: an individual with its login account. Names of at most ${LIMITS.personName} characters, other texts at most ${LIMITS.name}.`,
-  attributes: [
+  id,
+  name,
+  description,
+  attributes,
+  meta: meta('Schema', `Schemas/${id}`),
+});
+
+const USER_SCHEMA = schema(
+  SCIM_SCHEMA.user,
+  'User',
+  `A person of the site: an individual with its login account. Names of at most ${LIMITS.personName} characters, other texts at most ${LIMITS.name}.`,
+  [
     attr('userName', { required: true, uniqueness: 'server', description: 'The sign-in name; unique across every site, case-insensitive.' }),
     attr('name', {
       type: 'complex',
@@ -66,66 +75,45 @@ const USER_SCHEMA: Json = {
     }),
     attr('externalId', { caseExact: true, description: 'The provisioning client’s id of the person.' }),
   ],
-  meta: meta('Schema', `Schemas/${SCIM_SCHEMA.user}`),
-};
+);
 
-const ENTERPRISE_USER_SCHEMA: Json = {
-  schemas: [SCIM_SCHEMA.schema],
-  id: SCIM_SCHEMA.enterpriseUser,
-  name: 'EnterpriseUser',
-  description: 'The enterprise extension: only manager is kept.',
-  attributes: [
-    attr('manager', {
-      type: 'complex',
-      description: 'Whom the person reports to: the id of a User of the site.',
-      subAttributes: [attr('value', { caseExact: true }), attr('$ref', { type: 'reference', referenceTypes: ['User'] })],
-    }),
-  ],
-  meta: meta('Schema', `Schemas/${SCIM_SCHEMA.enterpriseUser}`),
-};
+const ENTERPRISE_USER_SCHEMA = schema(SCIM_SCHEMA.enterpriseUser, 'EnterpriseUser', 'The enterprise extension: only manager is kept.', [
+  attr('manager', {
+    type: 'complex',
+    description: 'Whom the person reports to: the id of a User of the site.',
+    subAttributes: [attr('value', { caseExact: true }), attr('$ref', { type: 'reference', referenceTypes: ['User'] })],
+  }),
+]);
 
-const GROUP_SCHEMA: Json = {
-  schemas: [SCIM_SCHEMA.schema],
-  id: SCIM_SCHEMA.group,
-  name: 'Group',
-  description: 'A security group of the site; Permission records naming it apply to its members.',
-  attributes: [
-    attr('displayName', { required: true }),
-    attr('externalId', { caseExact: true }),
-    attr('members', {
-      multiValued: true,
-      type: 'complex',
-      subAttributes: [
-        attr('value', { caseExact: true, mutability: 'immutable' }),
-        attr('display', { mutability: 'readOnly' }),
-        attr('type', { mutability: 'readOnly' }),
-      ],
-    }),
-  ],
-  meta: meta('Schema', `Schemas/${SCIM_SCHEMA.group}`),
-};
+const GROUP_SCHEMA = schema(SCIM_SCHEMA.group, 'Group', 'A security group of the site; Permission records naming it apply to its members.', [
+  attr('displayName', { required: true }),
+  attr('externalId', { caseExact: true }),
+  attr('members', {
+    multiValued: true,
+    type: 'complex',
+    subAttributes: [
+      attr('value', { caseExact: true, mutability: 'immutable' }),
+      attr('display', { mutability: 'readOnly' }),
+      attr('type', { mutability: 'readOnly' }),
+    ],
+  }),
+]);
 
 export const SCHEMAS: readonly Json[] = [USER_SCHEMA, ENTERPRISE_USER_SCHEMA, GROUP_SCHEMA];
 
+/** A ResourceType document (RFC 7643 §6). */
+const resourceType = (name: 'User' | 'Group', description: string, schema: string, schemaExtensions: Json[]): Json => ({
+  schemas: [SCIM_SCHEMA.resourceType],
+  id: name,
+  name,
+  endpoint: `/${name}s`,
+  description,
+  schema,
+  schemaExtensions,
+  meta: meta('ResourceType', `ResourceTypes/${name}`),
+});
+
 export const RESOURCE_TYPES: readonly Json[] = [
-  {
-    schemas: [SCIM_SCHEMA.resourceType],
-    id: 'User',
-    name: 'User',
-    endpoint: '/Users',
-    description: 'People of the site',
-    schema: SCIM_SCHEMA.user,
-    schemaExtensions: [{ schema: SCIM_SCHEMA.enterpriseUser, required: false }],
-    meta: meta('ResourceType', 'ResourceTypes/User'),
-  },
-  {
-    schemas: [SCIM_SCHEMA.resourceType],
-    id: 'Group',
-    name: 'Group',
-    endpoint: '/Groups',
-    description: 'Security groups of the site',
-    schema: SCIM_SCHEMA.group,
-    schemaExtensions: [],
-    meta: meta('ResourceType', 'ResourceTypes/Group'),
-  },
+  resourceType('User', 'People of the site', SCIM_SCHEMA.user, [{ schema: SCIM_SCHEMA.enterpriseUser, required: false }]),
+  resourceType('Group', 'Security groups of the site', SCIM_SCHEMA.group, []),
 ];

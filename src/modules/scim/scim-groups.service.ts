@@ -8,9 +8,9 @@ import { SecurityGroupEntity } from '../../database/entities/security-group.enti
 import { TenantDb } from '../../database/tenant-db.js';
 import { SecurityGroupsService } from '../security-groups/security-groups.service.js';
 import { asScimError } from './scim-errors.js';
-import { compileFilter, equalityAttribute, type FilterAttributes, textAttribute } from './scim-filter.js';
+import { equalityAttribute, type FilterAttributes, textAttribute } from './scim-filter.js';
 import { applyPatch, type Json, type MemberChange, readPatch, splitMemberOperations } from './scim-patch.js';
-import { assertIfMatch, excludes, listAnswer, metaOf, pagingOf, projectionOf, queryText, resourceAnswer, stamp } from './scim-wire.js';
+import { NO_CONTENT, assertIfMatch, excludes, type ListOf, listPage, metaOf, projectionOf, resourceAnswer } from './scim-wire.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const lower = (v: string) => v.toLowerCase();
@@ -24,6 +24,8 @@ const GROUP_ATTRIBUTES: FilterAttributes = {
   members: equalityAttribute(isMember, lower),
   'members.value': equalityAttribute(isMember, lower),
 };
+
+const GROUPS: ListOf = { attributes: GROUP_ATTRIBUTES, schemaUrns: [SCIM_SCHEMA.group], orderBy: 'g.id' };
 
 type Members = Map<string, { value: string; display: string | null }[]> | null;
 
@@ -44,29 +46,11 @@ export class ScimGroupsService {
 
   /** `GET /Groups`: a filtered page; members are not read at all when `excludedAttributes=members`. */
   async list(ctx: RequestContext, q: Record<string, unknown>): Promise<RawBody> {
-    const paging = pagingOf(q);
-    const filter = queryText(q, 'filter');
-    const qb = this.groups(ctx).qb('g');
-    if (filter?.trim()) {
-      const c = compileFilter(filter, GROUP_ATTRIBUTES, [SCIM_SCHEMA.group]);
-      qb.andWhere(c.where, c.params);
-    }
-    const total = await qb.getCount();
-    const rows =
-      paging.count === 0
-        ? []
-        : await qb
-            .orderBy('g.id', 'ASC')
-            .offset(paging.startIndex - 1)
-            .limit(paging.count)
-            .getMany();
-    const members = await this.membersOf(ctx, rows, q);
-    const resources = rows.map((g) => {
-      const resource = toScimGroup(g, members);
-      stamp(resource, g.version);
-      return resource;
-    });
-    return listAnswer(resources, total, paging, projectionOf(q));
+    const resources = async (rows: SecurityGroupEntity[]) => {
+      const members = await this.membersOf(ctx, rows, q);
+      return rows.map((g) => toScimGroup(g, members));
+    };
+    return listPage(this.groups(ctx).qb('g'), q, GROUPS, resources, projectionOf(q));
   }
 
   async get(ctx: RequestContext, id: string, q: Record<string, unknown>): Promise<RawBody> {
@@ -132,7 +116,7 @@ export class ScimGroupsService {
   }
 
   /** `DELETE /Groups/{id}` (204): the group, its memberships and the Permission records naming it. */
-  async remove(ctx: RequestContext, id: string): Promise<void> {
+  async remove(ctx: RequestContext, id: string): Promise<RawBody> {
     await asScimError(() =>
       this.db.transaction(ctx, async () => {
         const group = await this.find(ctx, id, true);
@@ -140,6 +124,7 @@ export class ScimGroupsService {
         await this.securityGroups.remove(ctx, group.id);
       }),
     );
+    return NO_CONTENT;
   }
 
   // ------------------------------------------------------------------ helpers

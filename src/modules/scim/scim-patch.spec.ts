@@ -39,7 +39,7 @@ describe('readPatch', () => {
 });
 
 describe('applyPatch and managerIdOf', () => {
-  const user = { schemas: [USER], userName: 'a', name: { givenName: 'A', familyName: 'B' }, active: true, meta: {} };
+  const user: Record<string, unknown> = { schemas: [USER], userName: 'a', name: { givenName: 'A', familyName: 'B' }, active: true, meta: {} };
 
   it('applies value-filter paths, adding the element a filter names when there is none', () => {
     const sut = applyPatch(user, readPatch(op({ op: 'Add', path: 'emails[type eq "work"].value', value: 'a@x' }), USER));

@@ -12,10 +12,10 @@ import { UserEntity } from '../../database/entities/user.entity.js';
 import { defaultOrganizationId, endTokens } from '../../database/queries/accounts.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualsService } from '../individuals/individuals.service.js';
-import { booleanAttribute, compileFilter, equalityAttribute, type FilterAttributes, presenceAttribute, textAttribute } from './scim-filter.js';
+import { booleanAttribute, equalityAttribute, type FilterAttributes, presenceAttribute, textAttribute } from './scim-filter.js';
 import { applyPatch, booleanOf, type Json, managerIdOf, readPatch } from './scim-patch.js';
 import { asScimError } from './scim-errors.js';
-import { assertIfMatch, listAnswer, metaOf, pagingOf, projectionOf, queryText, resourceAnswer, stamp } from './scim-wire.js';
+import { NO_CONTENT, assertIfMatch, type ListOf, listPage, metaOf, projectionOf, resourceAnswer } from './scim-wire.js';
 
 const ENTERPRISE = SCIM_SCHEMA.enterpriseUser;
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -41,6 +41,8 @@ const USER_ATTRIBUTES: FilterAttributes = {
   manager: equalityAttribute((p) => `i.primary_reports_to = ${p}`, lower),
   'manager.value': equalityAttribute((p) => `i.primary_reports_to = ${p}`, lower),
 };
+
+const USERS: ListOf = { attributes: USER_ATTRIBUTES, schemaUrns: [SCIM_SCHEMA.user, ENTERPRISE], orderBy: 'i.id' };
 
 /** A User as the request gives it (POST, PUT, or a patched resource), checked. `undefined`: keep. */
 interface UserInput {
@@ -78,34 +80,16 @@ export class ScimUsersService {
 
   /** `GET /Users`: a filtered page, counted and read in three statements whatever its size. */
   async list(ctx: RequestContext, q: Record<string, unknown>): Promise<RawBody> {
-    const paging = pagingOf(q);
-    const select = projectionOf(q, ENTERPRISE);
-    const filter = queryText(q, 'filter');
     const qb = this.individuals(ctx)
       .qb('i')
       .innerJoin(UserEntity, 'u', 'u.id = i.user_id AND u.site_id = i.site_id')
       .andWhere('i.deleted = 0')
       .andWhere('u.deprovisioned IS NULL');
-    if (filter?.trim()) {
-      const c = compileFilter(filter, USER_ATTRIBUTES, [SCIM_SCHEMA.user, ENTERPRISE]);
-      qb.andWhere(c.where, c.params);
-    }
-    const total = await qb.getCount();
-    const rows =
-      paging.count === 0
-        ? []
-        : await qb
-            .orderBy('i.id', 'ASC')
-            .offset(paging.startIndex - 1)
-            .limit(paging.count)
-            .getMany();
-    const accounts = await this.accounts(ctx, rows);
-    const resources = rows.map((r) => {
-      const resource = toScimUser(r, accounts.get(r.userId!)!);
-      stamp(resource, r.version);
-      return resource;
-    });
-    return listAnswer(resources, total, paging, select);
+    const resources = async (rows: IndividualEntity[]) => {
+      const accounts = await this.accounts(ctx, rows);
+      return rows.map((r) => toScimUser(r, accounts.get(r.userId!)!));
+    };
+    return listPage(qb, q, USERS, resources, projectionOf(q, ENTERPRISE));
   }
 
   /** `GET /Users/{id}`: 404 for an id that is not a provisioned person of the site. */
@@ -172,7 +156,7 @@ export class ScimUsersService {
    * and detached from provisioning — no longer a SCIM resource — while the individual and their
    * records stay (docs/identity.md, "Deleting a User").
    */
-  async remove(ctx: RequestContext, id: string): Promise<void> {
+  async remove(ctx: RequestContext, id: string): Promise<RawBody> {
     await asScimError(() =>
       this.db.transaction(ctx, async () => {
         const { person, account } = await this.find(ctx, id, true);
@@ -183,6 +167,7 @@ export class ScimUsersService {
         await this.individuals(ctx).update(id, {});
       }),
     );
+    return NO_CONTENT;
   }
 
   // ------------------------------------------------------------------ helpers

@@ -3,6 +3,8 @@ import type { RequestContext } from '../../common/context/request-context.js';
 import { PreconditionFailedError } from '../../common/errors/errors.js';
 import { SCIM_BASE, SCIM_CONTENT_TYPE, SCIM_SCHEMA, ScimError } from '../../common/http/scim.js';
 import { RawBody } from '../../common/http/wire.interceptor.js';
+import type { SelectQueryBuilder } from 'typeorm';
+import { compileFilter, type FilterAttributes } from './scim-filter.js';
 
 /**
  * What every SCIM answer shares (docs/identity.md, "SCIM provisioning"): the JSON body with its
@@ -79,6 +81,45 @@ export function pagingOf(q: Record<string, unknown>): Paging {
     return Number(raw);
   };
   return { startIndex: Math.max(1, int('startIndex', 1)), count: Math.min(MAX_COUNT, Math.max(0, int('count', DEFAULT_COUNT))) };
+}
+
+/** What a list may be filtered on, and the column its pages are ordered by. */
+export interface ListOf {
+  attributes: FilterAttributes;
+  schemaUrns: readonly string[];
+  orderBy: string;
+}
+
+/**
+ * `GET /Users` and `GET /Groups`: `filter` compiled to SQL on `qb` (already scoped to the site),
+ * counted, the page read in `orderBy` order — three statements with the rows' own decorations,
+ * whatever the page size — and answered as a ListResponse, each resource with its ETag.
+ */
+export async function listPage<T extends { version: number }>(
+  qb: SelectQueryBuilder<T>,
+  q: Record<string, unknown>,
+  list: ListOf,
+  resources: (rows: T[]) => Promise<Json[]>,
+  select?: Projection,
+): Promise<RawBody> {
+  const paging = pagingOf(q);
+  const filter = queryText(q, 'filter');
+  if (filter?.trim()) {
+    const c = compileFilter(filter, list.attributes, list.schemaUrns);
+    qb.andWhere(c.where, c.params);
+  }
+  const total = await qb.getCount();
+  const rows =
+    paging.count === 0
+      ? []
+      : await qb
+          .orderBy(list.orderBy, 'ASC')
+          .offset(paging.startIndex - 1)
+          .limit(paging.count)
+          .getMany();
+  const out = await resources(rows);
+  out.forEach((resource, i) => stamp(resource, rows[i].version));
+  return listAnswer(out, total, paging, select);
 }
 
 /** The ListResponse of a page (RFC 7644 §3.4.2). */

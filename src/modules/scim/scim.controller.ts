@@ -8,7 +8,7 @@ import { ScimError } from '../../common/http/scim.js';
 import { RESOURCE_TYPES, SCHEMAS, SERVICE_PROVIDER_CONFIG } from './scim-discovery.js';
 import { ScimGroupsService } from './scim-groups.service.js';
 import { ScimUsersService } from './scim-users.service.js';
-import { jsonAnswer, listAnswer, NO_CONTENT } from './scim-wire.js';
+import { jsonAnswer, listAnswer } from './scim-wire.js';
 
 /** The query string as sent (a type of its own name: the pipe must see a plain Object). */
 type ScimQuery = Record<string, unknown>;
@@ -74,9 +74,8 @@ export class ScimUsersController {
     },
     204,
   )
-  async remove(@Ctx() ctx: RequestContext, @Param('id') id: string) {
-    await this.users.remove(ctx, id);
-    return NO_CONTENT;
+  remove(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    return this.users.remove(ctx, id);
   }
 }
 
@@ -127,9 +126,8 @@ export class ScimGroupsController {
     { summary: 'Delete a Group (SCIM)', description: `The group, its memberships and the Permission records naming it. ${TOKEN}` },
     204,
   )
-  async remove(@Ctx() ctx: RequestContext, @Param('id') id: string) {
-    await this.groups.remove(ctx, id);
-    return NO_CONTENT;
+  remove(@Ctx() ctx: RequestContext, @Param('id') id: string) {
+    return this.groups.remove(ctx, id);
   }
 }
 
