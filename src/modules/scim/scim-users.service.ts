@@ -200,7 +200,10 @@ export class ScimUsersService {
     const { person, account } = await this.find(ctx, id, true);
     if (!opts.fresh) {
       assertIfMatch(ctx, person.version);
-      await this.people.update(ctx, person.id, { ID: person.id, ...personFields(input) } as PersonFields);
+      // The address is written only when it changes: the account's sign-in e-mail may differ from
+      // the work address answered (single sign-on matches by it), and a PATCH of `active` must not move it.
+      const fields = input.email === person.email ? { ...personFields(input), Email: undefined, UserEmail: undefined } : personFields(input);
+      await this.people.update(ctx, person.id, { ID: person.id, ...fields } as PersonFields);
     }
     if (input.externalId !== undefined && input.externalId !== person.externalId)
       await this.individuals(ctx).update(person.id, { externalId: input.externalId });
