@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/config.js';
@@ -32,7 +32,8 @@ export async function createApp(config: AppConfig, logger: JsonLogger = new Json
   app.use(deadline);
   const middleware = [parseBody, deadline] as Middleware[];
   // The Prometheus scrape has a port of its own (METRICS_PORT, main.ts), so /v4/metrics is the Metric resource.
-  app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready'] });
+  // The probes and SCIM provisioning (/scim/v2, docs/identity.md) live outside /v4.
+  app.setGlobalPrefix('v4', { exclude: ['health/live', 'health/ready', { path: 'scim/v2/{*path}', method: RequestMethod.ALL }] });
   setupOpenApi(app, config);
   await app.init();
   registerFallback(app, app.get(WireCodec));

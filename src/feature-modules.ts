@@ -2,6 +2,7 @@ import { AuditModule } from './modules/audit/audit.module.js';
 import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 import { ApiTokensModule } from './modules/api-tokens/api-tokens.module.js';
 import { IdentityProvidersModule } from './modules/identity-providers/identity-providers.module.js';
+import { ScimModule } from './modules/scim/scim.module.js';
 import { AssessmentsModule } from './modules/assessments/assessments.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { BasicRolesModule } from './modules/basic-roles/basic-roles.module.js';
@@ -53,4 +54,5 @@ export const FEATURE_MODULES = [
   WebhooksModule,
   ApiTokensModule,
   IdentityProvidersModule,
+  ScimModule,
 ];

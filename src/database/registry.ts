@@ -47,6 +47,7 @@ import { Utf8mb4UserNameKeys1732000001600 } from './migrations/1732000001600-utf
 import { TokenGeneration1732000001700 } from './migrations/1732000001700-token-generation.js';
 import { SiteLockSeq1732000001800 } from './migrations/1732000001800-site-lock-seq.js';
 import { EnterpriseIdentity1732000002000 } from './migrations/1732000002000-enterprise-identity.js';
+import { Scim1732000002100 } from './migrations/1732000002100-scim.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under jest,
@@ -112,4 +113,5 @@ export const MIGRATIONS = [
   SiteLockSeq1732000001800,
   HistoryEvents1732000001900,
   EnterpriseIdentity1732000002000,
+  Scim1732000002100,
 ];

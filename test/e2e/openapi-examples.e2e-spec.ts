@@ -51,7 +51,8 @@ for (const format of ['json', 'xml'] as const) {
         (o.method === 'post' ? 0 : 100) + (FIRST.includes(o.path) ? FIRST.indexOf(o.path) : o.path === '/v4/auth/token' ? -1 : 50);
       const ops = Object.entries(doc.paths)
         .flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })))
-        .filter((o) => o.op.requestBody)
+        // SCIM's examples need an API token with the scope scim: scim.e2e-spec.ts sends them.
+        .filter((o) => o.op.requestBody && !o.path.startsWith('/scim/'))
         .sort((a, b) => rank(a) - rank(b));
       expect(ops.length).toBeGreaterThanOrEqual(35);
 

@@ -102,6 +102,10 @@ describe('roles matrix: every route × every kind of caller', () => {
         const o = outcome(r, 'PM-off member');
         expect_(o.status === 403 && /pm-disabled$/.test(o.type ?? ''), r, 'PM-off member', 'a PM route answers 403 pm-disabled on a site without PM');
       }
+      if (r.rule === 'scim') {
+        // SCIM takes an API token with the scope scim: no person, administrator or not (docs/identity.md).
+        for (const who of callers.filter((c) => c.token)) expect_(outcome(r, who.name).status === 403, r, who.name, 'a SCIM route refuses every person (403)');
+      }
       if (r.rule === 'global-admin') {
         expect_(outcome(r, 'site admin').status === 403, r, 'site admin', 'a global-admin route refuses site administrators (403)');
         expect_(![401, 403].includes(outcome(r, 'global admin').status), r, 'global admin', 'a global administrator may call it');

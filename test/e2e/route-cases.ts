@@ -1,5 +1,5 @@
 import { OPERATION_EXAMPLES } from '../../src/common/http/openapi-examples.js';
-import { CREATES, example, make, MadeKind, makeMembership, World, WorldIds } from '../factories/world.js';
+import { CREATES, example, make, MadeKind, makeMembership, unique, World, WorldIds } from '../factories/world.js';
 import { UserEntity } from '../../src/database/entities/user.entity.js';
 import { bearer, type TestApp } from './harness.js';
 import { type AppRoute, fillPath } from './routes.js';
@@ -31,6 +31,11 @@ export interface RouteCase {
    * back as they were after it, so the matrices can go on calling as the same people.
    */
   endsCallerTokens?: true;
+  /**
+   * The credential the tenancy matrix calls the route with when it is not the site
+   * administrator's: SCIM routes take only an API token with the scope scim.
+   */
+  token?: (w: World) => string;
 }
 
 type IdKind = keyof WorldIds;
@@ -55,6 +60,58 @@ const patches = (kind: IdKind, dto: string): RouteCase => ({ ...on(kind), body: 
 const pair: RouteCase = { params: (w) => ({ departmentId: w.ids.department, individualId: w.ids.individual }) };
 const period = (w: World) => ({ PERIOD_ID: w.ids.period });
 const UNSUPPORTED = { status: 200, why: 'unsupported archive write: answers {} for any id and changes nothing (docs/metrics-archives.md)' };
+
+/** SCIM provisioning (docs/identity.md): the world's scim token; a create answers 201, a delete 204. */
+const scimToken = (w: World) => w.scimToken;
+const SCIM_SAME = { status: 200, why: 'names a resource type or schema, the same in every site' };
+const SCIM_CASES: Record<string, RouteCase> = {
+  'GET /scim/v2/Users': { token: scimToken },
+  'POST /scim/v2/Users': {
+    token: scimToken,
+    body: () => ({ userName: `${unique('scim.')}@example.com`, name: { givenName: 'Sam', familyName: 'Scim' } }),
+    foreignSiteId: { status: 201, why: 'SCIM answers a create 201 (the site is the token’s)' },
+  },
+  'GET /scim/v2/Users/:id': { ...on('individual'), token: scimToken },
+  // The subject keeps its manager and title: the matrices' reporting chain must not move.
+  'PUT /scim/v2/Users/:id': {
+    ...on('individual'),
+    token: scimToken,
+    body: (w) => ({
+      userName: w.worker.userName,
+      name: { givenName: 'Wil', familyName: 'Worker' },
+      title: 'Tester',
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { manager: { value: w.manager.individualId } },
+    }),
+  },
+  'PATCH /scim/v2/Users/:id': {
+    ...on('individual'),
+    token: scimToken,
+    body: () => ({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'title', value: 'Tester' }] }),
+  },
+  'DELETE /scim/v2/Users/:id': { ...usedUp('individual'), token: scimToken, foreignSiteId: { status: 204, why: 'SCIM answers a delete 204' } },
+  'GET /scim/v2/Groups': { token: scimToken },
+  'POST /scim/v2/Groups': {
+    token: scimToken,
+    body: (w) => ({ displayName: `${w.tag} SCIM group` }),
+    foreignSiteId: { status: 201, why: 'SCIM answers a create 201 (the site is the token’s)' },
+  },
+  'GET /scim/v2/Groups/:id': { ...on('securitygroup'), token: scimToken },
+  'PUT /scim/v2/Groups/:id': { ...on('securitygroup'), token: scimToken, body: (w) => ({ displayName: `${w.tag} SCIM group` }) },
+  'PATCH /scim/v2/Groups/:id': {
+    ...on('securitygroup'),
+    token: scimToken,
+    body: (w) => ({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'displayName', value: `${w.tag} SCIM group` }],
+    }),
+  },
+  'DELETE /scim/v2/Groups/:id': { ...usedUp('securitygroup'), token: scimToken, foreignSiteId: { status: 204, why: 'SCIM answers a delete 204' } },
+  'GET /scim/v2/ServiceProviderConfig': { token: scimToken },
+  'GET /scim/v2/ResourceTypes': { token: scimToken },
+  'GET /scim/v2/ResourceTypes/:id': { params: () => ({ id: 'User' }), token: scimToken, foreign: SCIM_SAME },
+  'GET /scim/v2/Schemas': { token: scimToken },
+  'GET /scim/v2/Schemas/:id': { params: () => ({ id: 'urn:ietf:params:scim:schemas:core:2.0:User' }), token: scimToken, foreign: SCIM_SAME },
+};
 
 export const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /health/live': {},
@@ -368,6 +425,8 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v4/dialogs/:rowid/permissions': on('dialog', 'rowid'),
   'GET /v4/metrics/:rowid/permissions': on('metric', 'rowid'),
 
+  ...SCIM_CASES,
+
   'GET /v4/securitygroups': {},
   'POST /v4/securitygroups': creates('securitygroup'),
   'GET /v4/securitygroups/:id': on('securitygroup'),
@@ -414,5 +473,7 @@ function sendRoute(t: TestApp, r: AppRoute, p: Params, opts: { token?: string; b
   if (query) req = req.query(query);
   if (opts.token) req = req.set('Authorization', bearer(opts.token));
   if (opts.body === undefined) return req;
+  // SCIM reads JSON only, as application/scim+json (a PatchOp, not a merge patch).
+  if (r.path.startsWith('/scim/')) return req.set('Content-Type', 'application/scim+json').send(JSON.stringify(opts.body));
   return r.method === 'PATCH' ? req.set('Content-Type', 'application/merge-patch+json').send(JSON.stringify(opts.body)) : req.send(opts.body);
 }

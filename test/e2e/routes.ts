@@ -48,10 +48,11 @@ export function listRoutes(app: INestApplication): AppRoute[] {
   return routes.sort((a, b) => order(a).localeCompare(order(b)));
 }
 
-/** The path with its parameters replaced (values are URL-encoded). */
+/** The path with its parameters replaced (values are URL-encoded, colons left as they are). */
 export function fillPath(path: string, params: Record<string, string>): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => {
     if (params[name] === undefined) throw new Error(`no value for :${name} of ${path}`);
-    return encodeURIComponent(params[name]);
+    // A colon needs no escape in a path segment (RFC 3986 pchar), and a SCIM schema id is a URN full of them.
+    return encodeURIComponent(params[name]).replace(/%3A/gi, ':');
   });
 }

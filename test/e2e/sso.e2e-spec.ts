@@ -146,6 +146,29 @@ describe('single sign-on with an OpenID provider (/v4/identityproviders)', () =>
       .expect(200);
   });
 
+  it('refuses the provider’s tokens, old and new, of a person provisioning deactivated, until reactivated', async () => {
+    const scim = (await t.http().post('/v4/apitokens').set(admin()).send({ Name: 'Provisioning', Scopes: 'scim' }).expect(200)).body.Secret as string;
+    const active = (value: boolean) =>
+      t
+        .http()
+        .patch(`/scim/v2/Users/${person.individualId}`)
+        .set('Authorization', bearer(scim))
+        .set('Content-Type', 'application/scim+json')
+        .send(JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value }] }))
+        .expect(200);
+    const before = await idp.token({ email: 'ada.lovelace@example.com' });
+    await t.http().get('/v4/me').set('Authorization', bearer(before)).expect(200);
+    await active(false);
+    await t.http().get('/v4/me').set('Authorization', bearer(before)).expect(401);
+    await sleep(1100); // a token issued after the deactivation: refused for the account, not its age
+    const during = await idp.token({ email: 'ada.lovelace@example.com' });
+    const refused = await t.http().get('/v4/me').set('Authorization', bearer(during)).expect(401);
+    expect(refused.body.detail).toMatch(/deactivated/);
+    await active(true);
+    await t.http().get('/v4/me').set('Authorization', bearer(during)).expect(200);
+    await t.http().get('/v4/me').set('Authorization', bearer(before)).expect(401);
+  });
+
   it('creates an unknown person just in time only when the site enables it, and maps groups', async () => {
     const claims = { email: 'new.hire@example.com', given_name: 'New', family_name: 'Hire', groups: ['hr-admins'] };
     await t

@@ -37,7 +37,9 @@ describe('tenancy matrix: site A’s administrator and the records of site B', (
   });
 
   const caseOf = (r: AppRoute) => ROUTE_CASES[r.key] as RouteCase;
-  const send = (r: AppRoute, p: Params, body: object | undefined, accept?: string) => callRoute(t, r, p, { token: A.admin.token, body, accept });
+  /** A's call of the route: as its administrator, or with the credential the route takes (SCIM: A's scim token). */
+  const send = (r: AppRoute, p: Params, body: object | undefined, accept?: string) =>
+    callRoute(t, r, p, { token: ROUTE_CASES[r.key]?.token?.(A) ?? A.admin.token, body, accept });
   /** B's rows now against the rows read before: the rows that appeared or disappeared, per table. */
   const changesOfB = async () => {
     const now = await siteRows(t, B.siteId);

@@ -14,6 +14,8 @@ import { createTeamSite, TeamSite } from './performance.js';
 export interface World extends TeamSite {
   tag: string;
   ids: WorldIds;
+  /** The secret of an API token of the site with the scope scim (SCIM provisioning). */
+  scimToken: string;
 }
 
 export interface WorldIds {
@@ -172,6 +174,7 @@ export async function buildWorld(t: TestApp, tag: string): Promise<World> {
   const w: World = {
     ...site,
     tag,
+    scimToken: '',
     ids: { individual: site.worker.individualId, organization: site.orgId, period: periods.current.id, closedPeriod: periods.past.id } as WorldIds,
   };
   const ids = w.ids as unknown as Record<string, string | number>;
@@ -236,5 +239,6 @@ export async function buildWorld(t: TestApp, tag: string): Promise<World> {
   ids.delivery = String((await call(t, w, 'post', `webhooks/${w.ids.webhook}/ping`, {})).ID);
   ids.apitoken = await make(t, w, 'apitoken');
   ids.identityprovider = await make(t, w, 'identityprovider');
+  w.scimToken = String((await call(t, w, 'post', 'apitokens', { Name: `${tag} SCIM`, Scopes: 'scim' })).Secret);
   return w;
 }

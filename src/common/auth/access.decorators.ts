@@ -6,7 +6,7 @@ import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@n
  * AuthGuard reads and the OpenAPI security entries together. A route with none of them requires
  * an authenticated caller (default deny).
  */
-export type AccessRule = 'public' | 'authenticated' | 'admin' | 'pm' | 'pm+admin' | 'global-admin';
+export type AccessRule = 'public' | 'authenticated' | 'admin' | 'pm' | 'pm+admin' | 'global-admin' | 'scim';
 
 export const ACCESS_KEY = 'pms:access';
 
@@ -35,3 +35,6 @@ export const PmAdmin = () => secured('pm+admin', 'PM disabled for the site (pm-d
 
 /** Global administrators only (site management). */
 export const GlobalAdmin = () => secured('global-admin', 'The caller is not a global administrator');
+
+/** SCIM provisioning (docs/identity.md): only an API token holding the scope `scim`; a person's token is 403. */
+export const Scim = () => secured('scim', 'The caller is not an API token with the scope scim');

@@ -18,7 +18,9 @@ describe('scopes', () => {
     expect(scopeFor('GET', '/v4/individuals/abc?tz=UTC')).toBe('individuals:read');
     expect(scopeFor('HEAD', '/v4/goals')).toBe('goals:read');
     expect(scopeFor('PATCH', '/v4/goals/7')).toBe('goals:write');
-    expect(scopeFor('POST', '/scim/v2/Users')).toBeNull();
+    expect(scopeFor('POST', '/scim/v2/Users')).toBe('scim');
+    expect(scopeFor('GET', '/scim/v2/ServiceProviderConfig')).toBe('scim');
+    expect(scopeFor('GET', '/scim/v2x/Users')).toBeNull();
     expect(scopeFor('POST', '/v4/apitokens')).toBeNull();
     expect(scopeFor('POST', '/v4/auth/logout-everywhere')).toBeNull();
   });
@@ -29,5 +31,11 @@ describe('scopes', () => {
     expect(scopeGranted(['*:read'], 'individuals:read')).toBe(true);
     expect(scopeGranted(['*:read'], 'individuals:write')).toBe(false);
     expect(parseScopes('  goals:read  goals:read *:read ')).toEqual(['goals:read', '*:read']);
+  });
+
+  it('grant provisioning only to a token naming scim itself', () => {
+    expect(scopeGranted(['scim'], 'scim')).toBe(true);
+    expect(scopeGranted(['*:write', '*:read'], 'scim')).toBe(false);
+    expect(scopeGranted(['scim'], 'individuals:read')).toBe(false);
   });
 });

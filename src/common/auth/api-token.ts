@@ -50,20 +50,29 @@ export const apiTokenHint = (secret: string): string => secret.slice(0, API_TOKE
 export const CREDENTIAL_KINDS: ReadonlySet<string> = new Set(['apitokens', 'identityproviders', 'auth']);
 
 /**
+ * The one scope of SCIM provisioning (`/scim/v2`, docs/identity.md): reading and writing people's
+ * accounts, their deactivation included. Only a token that names it exactly holds it: `*:write`
+ * covers the /v4 resources, not provisioning.
+ */
+export const SCIM_SCOPE = 'scim';
+
+/**
  * The scope a request needs (docs/identity.md, "Scopes"): `<kind>:read` for GET and HEAD,
  * `<kind>:write` for every other method, where the kind is the first path segment after /v4
- * (`/v4/goals/7` → `goals`). Null for paths no token may use.
+ * (`/v4/goals/7` → `goals`); `scim` for every request under /scim/v2. Null for paths no token may use.
  */
 export function scopeFor(method: string, path: string): string | null {
   const clean = path.split('?')[0].toLowerCase();
+  if (clean === '/scim/v2' || clean.startsWith('/scim/v2/')) return SCIM_SCOPE;
   const m = /^\/v4\/([a-z0-9-]+)/.exec(clean);
   if (!m || CREDENTIAL_KINDS.has(m[1])) return null;
   const verb = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
   return `${m[1]}:${verb}`;
 }
 
-/** Whether granted scopes cover a needed one: `kind:write` covers `kind:read`; `*:read` / `*:write` cover every kind. */
+/** Whether granted scopes cover a needed one: `kind:write` covers `kind:read`; `*:read` / `*:write` cover every kind; `scim` only itself. */
 export function scopeGranted(granted: readonly string[], needed: string): boolean {
+  if (needed === SCIM_SCOPE) return granted.includes(SCIM_SCOPE);
   const [kind, verb] = needed.split(':');
   const ok = (k: string) => granted.includes(`${k}:${verb}`) || (verb === 'read' && granted.includes(`${k}:write`));
   return ok(kind) || ok('*');

@@ -78,6 +78,10 @@ export class RequestAuthenticator {
       case 'global-admin':
         if (!caller.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may do this');
         return ctx;
+      case 'scim':
+        // The scope was checked above for a token; a person never provisions (docs/identity.md).
+        if (caller.kind !== 'service') throw new ForbiddenError('SCIM provisioning takes an API token with the scope scim, not a person’s token');
+        return ctx;
     }
   }
 

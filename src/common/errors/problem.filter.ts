@@ -21,6 +21,7 @@ import {
 import { APP_LOGGER } from '../logging/logger.token.js';
 import { RouteIndex } from '../http/route-index.js';
 import { dbErrorCode, isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation } from './db-errors.js';
+import { isScimPath, SCIM_CONTENT_TYPE, scimErrorBody } from '../http/scim.js';
 
 /**
  * Translates anything thrown into a typed AppError. Unknown errors become a generic 500 whose
@@ -64,13 +65,22 @@ export function problemOf(error: AppError, requestId?: string, instance?: string
  */
 export function writeProblem(req: IncomingMessage & Record<string, unknown>, res: ServerResponse, error: AppError, codec: WireCodec): void {
   const path = String(req.originalUrl ?? req.url ?? '').split('?')[0];
-  const neg = negotiate(req.headers.accept);
-  const body = codec.encodeProblem(problemOf(error, req.__pmsRequestId as string | undefined, path), neg.format);
+  const { body, contentType } = errorAnswer(error, path, req.headers.accept, req.__pmsRequestId as string | undefined, codec);
   res.statusCode = error.status;
   for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
-  res.setHeader('Content-Type', `application/problem+${neg.format}; charset=utf-8`);
+  res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
+}
+
+/**
+ * The body and Content-Type of an error answer: a SCIM error under /scim/v2 (JSON only,
+ * docs/identity.md), otherwise problem details in the negotiated format.
+ */
+function errorAnswer(error: AppError, path: string, accept: string | undefined, requestId: string | undefined, codec: WireCodec) {
+  if (isScimPath(path)) return { body: JSON.stringify(scimErrorBody(error)), contentType: SCIM_CONTENT_TYPE };
+  const neg = negotiate(accept);
+  return { body: codec.encodeProblem(problemOf(error, requestId, path), neg.format), contentType: `application/problem+${neg.format}; charset=utf-8` };
 }
 
 /** The one global filter: every error leaves as RFC 9457 problem details, JSON or XML. */
@@ -107,10 +117,9 @@ export class ProblemFilter implements ExceptionFilter {
     }
     // Already answered (the request deadline, or a body refused at shutdown): nothing to add.
     if (res.headersSent || res.writableEnded || res.destroyed) return;
-    const neg = negotiate(req.headers?.accept);
-    const body = this.codec.encodeProblem(problemOf(error, requestId, path), neg.format);
+    const { body, contentType } = errorAnswer(error, path, req.headers?.accept, requestId, this.codec);
     for (const [k, v] of Object.entries(error.headers)) adapter.setHeader(res, k, v);
-    adapter.setHeader(res, 'Content-Type', `application/problem+${neg.format}; charset=utf-8`);
+    adapter.setHeader(res, 'Content-Type', contentType);
     adapter.reply(res, body, error.status);
   }
 }

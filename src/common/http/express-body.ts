@@ -2,7 +2,8 @@ import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { INestApplication } from '@nestjs/common';
 import { WireCodec, XmlInputError } from './codec.js';
-import { requestFormat } from './negotiation.js';
+import { mediaTypeOf, requestFormat } from './negotiation.js';
+import { isScimPath, SCIM_MEDIA_TYPE } from './scim.js';
 import { writeProblem } from '../errors/problem.filter.js';
 import type { IncomingMessage } from 'node:http';
 import { AppError, BadRequestError, PayloadTooLargeError, RouteNotFoundError, UnsupportedMediaTypeError } from '../errors/errors.js';
@@ -19,6 +20,18 @@ export const BODY_ERROR = '__pmsBodyError';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const FORM_PATHS = new Set(['/v4/auth/token']);
+
+/**
+ * The format of a request's body: by its media type and method (negotiation.ts), except under
+ * /scim/v2, which reads JSON only, as `application/scim+json` or `application/json`.
+ */
+function bodyFormat(req: Request): ReturnType<typeof requestFormat> {
+  if (!scimRequest(req)) return requestFormat(req.headers['content-type'], req.method);
+  const t = mediaTypeOf(req.headers['content-type']);
+  return t === SCIM_MEDIA_TYPE || t === 'application/json' ? 'json' : null;
+}
+
+const scimRequest = (req: Request) => isScimPath(String(req.originalUrl ?? req.url ?? ''));
 
 function hasBody(req: Request): boolean {
   const len = req.headers['content-length'];
@@ -67,7 +80,7 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): (r
   instance.set('etag', false);
   instance.disable('x-powered-by');
   const json = express.json({
-    type: (req) => requestFormat(req.headers['content-type'], req.method) === 'json',
+    type: (req) => bodyFormat(req as Request) === 'json',
     limit: MAX_BODY_BYTES,
     strict: true,
     verify: verifyBytes(true),
@@ -88,7 +101,7 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): (r
 
   const parse = (req: Request, res: Response, next: NextFunction): void => {
     if (!hasBody(req)) return next();
-    const fmt = requestFormat(req.headers['content-type'], req.method);
+    const fmt = bodyFormat(req);
     const charset = charsetOf(req.headers['content-type']);
     if (fmt !== null && !isAcceptedCharset(charset)) {
       recordError(req, new UnsupportedMediaTypeError(`Request bodies must be UTF-8; charset "${charset}" is not accepted (send charset=utf-8 or none)`));
@@ -129,6 +142,11 @@ export function registerBodyParsers(app: INestApplication, codec: WireCodec): (r
             next();
           });
       });
+    }
+    if (scimRequest(req)) {
+      recordError(req, new UnsupportedMediaTypeError(`SCIM reads JSON only: send Content-Type ${SCIM_MEDIA_TYPE} or application/json`));
+      req.resume();
+      return next();
     }
     recordError(
       req,

@@ -2,6 +2,8 @@ import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, 
 import { PROBLEM_XML_NS } from './codec.js';
 import { exampleValue, LIST_ITEM_ELEMENT, OPERATION_EXAMPLES, PLACEHOLDERS, REQUEST_EXAMPLES, type BodyExample } from './openapi-examples.js';
 import type { RouteInfo } from './openapi-routes.js';
+import { refineScimOperations } from './openapi-scim.js';
+import { SCIM_BASE } from './scim.js';
 import { ordinalCompare, wireInputOf, wireTypeName } from './wire.js';
 
 /**
@@ -32,11 +34,13 @@ export function refineDocument(document: OpenAPIObject, routes: RouteInfo[], opt
   document.servers = [{ url: '/', description: 'This server (the document is served by the API it describes)' }];
   addComponents(document);
   addSharedResponses(document);
+  const scim = routes.filter((r) => r.path.startsWith(SCIM_BASE));
   for (const route of routes) {
     const op = document.paths[route.path]?.[route.method] as OperationObject | undefined;
-    if (!op) continue;
+    if (!op || scim.includes(route)) continue;
     refineOperation(document, route, op, opts);
   }
+  refineScimOperations(document, scim);
   toOpenApi31(document);
 }
 

@@ -44,6 +44,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Who changed what and when: the audit trail of every write (administrators), the history of one record (whoever may read it), and delta sync of a collection since a cursor.',
   Webhook:
     'Endpoints that receive signed events (Standard Webhooks) after each committed change, with their delivery log, redelivery, ping and secret rotation (administrators).',
+  SCIM: 'SCIM 2.0 provisioning at /scim/v2 (RFC 7643/7644) for Okta, Microsoft Entra ID and other identity providers: Users (the site’s people) and Groups (its security groups), JSON only, for an API token with the scope scim (docs/identity.md).',
   Dashboard: 'Figures of an organization, department or individual in a period, the site’s dashboard settings, and how each figure is computed.',
 };
 

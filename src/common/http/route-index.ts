@@ -7,9 +7,9 @@ interface RouteEntry {
   pattern: RegExp;
 }
 
-/** Routes served outside /v4 (see app.factory.ts): the health probes. */
+/** Routes served outside /v4 (see app.factory.ts): the health probes and SCIM provisioning (/scim/v2). */
 export function servedOutsidePrefix(path: string): boolean {
-  return /^\/health\//.test(path);
+  return /^\/health\//.test(path) || /^\/scim\/v2\//.test(path);
 }
 
 const templates = new WeakMap<Function, string>();

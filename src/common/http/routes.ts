@@ -1,6 +1,6 @@
-import { applyDecorators, Delete, Get, Post, Put, type Type } from '@nestjs/common';
+import { applyDecorators, Delete, Get, HttpCode, Patch, Post, Put, SetMetadata, type Type } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
-import { ApiBodyTypes, ApiResult } from './wire.js';
+import { ApiBodyTypes, ApiResult, WIRE_RESULT, type WireResultMeta } from './wire.js';
 
 /**
  * One composite decorator per kind of route (docs/adding-a-resource.md): the access rule, the
@@ -52,3 +52,26 @@ export const PutAction = (access: AccessRule, path: string, type: Answer, doc: R
 /** A DELETE; most answer an empty object (`type` null). */
 export const DeleteRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
   applyDecorators(ApiResult(type, opts), ApiOperation(doc), access(), Delete(path));
+
+/**
+ * A SCIM route (docs/identity.md, "SCIM provisioning"), under /scim/v2: JSON only, answered as
+ * the handler wrote it (a RawBody with its ETag and Location), with `status` on success (201 for
+ * a create, 204 for a delete). Its OpenAPI operation — the SCIM media type, schemas and error
+ * bodies — is completed by openapi-scim.ts.
+ */
+export const ScimRoute = (
+  access: AccessRule,
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+  path: string,
+  doc: RouteDoc,
+  status = 200,
+): MethodDecorator => {
+  const verb = { get: Get, post: Post, put: Put, patch: Patch, delete: Delete }[method];
+  return applyDecorators(
+    SetMetadata(WIRE_RESULT, { type: null, collection: false, root: 'scim' } satisfies WireResultMeta),
+    HttpCode(status),
+    ApiOperation(doc),
+    access(),
+    verb(path),
+  );
+};

@@ -39,6 +39,7 @@ export class WireWriter {
   render(req: WireRequest, res: HeaderTarget, result: unknown, meta: WireResultMeta | undefined): string {
     if (result instanceof RawBody) {
       res.setHeader('Content-Type', result.contentType);
+      for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
       return result.body;
     }
     const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
@@ -106,10 +107,11 @@ function isOneRecordRead(req: Record<string, unknown>, result: unknown, meta: Wi
   return typeof route === 'string' && /\/:[^/]+$/.test(route) && typeof result[0] === 'object' && result[0] !== null;
 }
 
-/** A handler answer written as is (the OpenAPI document, metrics text). */
+/** A handler answer written as is (the OpenAPI document, metrics text, SCIM resources), with headers of its own (ETag, Location). */
 export class RawBody {
   constructor(
     readonly body: string,
     readonly contentType: string,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 }

@@ -10,6 +10,7 @@ import { LIMITS } from '../../common/limits.js';
 @Index('ix_individuals_site_reports_to', ['siteId', 'primaryReportsTo'])
 @Index('ix_individuals_site_org', ['siteId', 'primaryOrganizationId'])
 @Index('ux_individuals_user', ['userId'], { unique: true })
+@Index('ix_individuals_site_external_id', ['siteId', 'externalId'])
 export class IndividualEntity extends GuidTenantEntity {
   @GuidCol('user_id', { nullable: true })
   userId: string | null;
@@ -71,4 +72,8 @@ export class IndividualEntity extends GuidTenantEntity {
    */
   @GuidCol('last_comment_id', { nullable: true })
   lastCommentId: string | null;
+
+  /** The provisioning client's own id of the person (SCIM `externalId`, docs/identity.md); never read from a /v4 body. */
+  @StrCol('external_id', LIMITS.name)
+  externalId: string | null;
 }

@@ -7,12 +7,17 @@ import { IndividualEntity } from './individual.entity.js';
 /** A named set of individuals that Permission records can name as their principal (docs/authorization.md). */
 @Entity('security_groups')
 @Index('ix_security_groups_site_name', ['siteId', 'name'])
+@Index('ix_security_groups_site_external_id', ['siteId', 'externalId'])
 export class SecurityGroupEntity extends GuidTenantEntity {
   @StrCol('name', LIMITS.name, { nullable: false })
   name: string;
 
   @TextCol('description')
   description: string | null;
+
+  /** The provisioning client's own id of the group (SCIM `externalId`, docs/identity.md); never read from a /v4 body. */
+  @StrCol('external_id', LIMITS.name)
+  externalId: string | null;
 }
 
 /** One individual's membership of a security group; one row per pair (unique index). */

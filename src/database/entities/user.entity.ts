@@ -46,6 +46,20 @@ export class UserEntity {
   @DateCol('tokens_revoked_at', { nullable: true })
   tokensRevokedAt: Date | null;
 
+  /**
+   * Whether the person may sign in (docs/identity.md, "SCIM provisioning"): false refuses password,
+   * single sign-on and the tokens they hold; nothing of their records changes. Set by provisioning.
+   */
+  @BoolCol('active', true)
+  active: boolean;
+
+  /**
+   * When a provisioning client deleted the account (SCIM `DELETE /Users/{id}`): it is then inactive
+   * and no longer a SCIM resource, while the individual and their records stay. Null otherwise.
+   */
+  @DateCol('deprovisioned', { nullable: true })
+  deprovisioned: Date | null;
+
   @DateCol('created', { nullable: false })
   created: Date;
 

@@ -9,6 +9,8 @@ export interface CallerRow {
   isGlobalAdmin: number | boolean;
   tokenGeneration: number | string;
   tokensRevokedAt: Date | string | null;
+  /** The account may sign in (false: deactivated by provisioning, docs/identity.md). */
+  active: number | boolean;
   individualId: string | null;
   individualIsAdmin: number | boolean | null;
   individualDeleted: number | boolean | null;
@@ -31,6 +33,7 @@ export function callerRow(db: TenantDb, userId: string, siteId: string): Promise
     .addSelect('u.is_global_admin', 'isGlobalAdmin')
     .addSelect('u.token_generation', 'tokenGeneration')
     .addSelect('u.tokens_revoked_at', 'tokensRevokedAt')
+    .addSelect('u.active', 'active')
     .addSelect('i.id', 'individualId')
     .addSelect('i.is_admin', 'individualIsAdmin')
     .addSelect('i.deleted', 'individualDeleted')

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { apiTokenHash, apiTokenHint, CREDENTIAL_KINDS, newApiTokenSecret, parseScopes } from '../../common/auth/api-token.js';
+import { apiTokenHash, apiTokenHint, CREDENTIAL_KINDS, newApiTokenSecret, parseScopes, SCIM_SCOPE } from '../../common/auth/api-token.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ForbiddenError, type FieldError, ValidationError } from '../../common/errors/errors.js';
 import { RouteIndex } from '../../common/http/route-index.js';
@@ -48,7 +48,7 @@ export class ApiTokensService {
     if (unknown.length) {
       errors.push({
         field: 'Scopes',
-        message: `Scopes ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a scope: use <kind>:read or <kind>:write (kinds: ${this.kinds().join(', ')}), *:read or *:write`,
+        message: `Scopes ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a scope: use <kind>:read or <kind>:write (kinds: ${this.kinds().join(', ')}), *:read, *:write or ${SCIM_SCOPE}`,
       });
     }
     const now = Date.now();
@@ -89,6 +89,7 @@ export class ApiTokensService {
   }
 
   private validScope(scope: string): boolean {
+    if (scope === SCIM_SCOPE) return true;
     const m = /^([a-z0-9-]+|\*):(read|write)$/.exec(scope);
     return !!m && (m[1] === '*' || this.kinds().includes(m[1]));
   }

@@ -51,7 +51,8 @@ export class AuthService {
       throw new InvalidCredentialsError('The user name or password is not correct');
     }
     const individual = await this.db.global(null, IndividualEntity).findOneBy({ userId: user.id });
-    if (individual?.deleted) {
+    // A deleted individual or a deactivated account (provisioning, docs/identity.md) answers as a wrong password.
+    if (individual?.deleted || !user.active) {
       await this.throttle.recordFailure(key, ctx.ip, user.id);
       throw new InvalidCredentialsError('The user name or password is not correct');
     }

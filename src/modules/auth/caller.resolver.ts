@@ -89,6 +89,7 @@ export class AccountCallerResolver extends CallerResolver {
     const row = await callerRow(this.db, userId, siteId);
     if (!row || !row.siteId) throw new UnauthorizedError('The bearer token names an account or site that no longer exists');
     if (row.individualDeleted) throw new UnauthorizedError('The account of this token has been deleted');
+    if (!Number(row.active)) throw new UnauthorizedError('The account of this token has been deactivated');
     if (!generationOk(row))
       throw new UnauthorizedError('The bearer token was issued before the account’s tokens were ended (password change, logout everywhere); log in again');
     const isGlobalAdmin = !!Number(row.isGlobalAdmin);

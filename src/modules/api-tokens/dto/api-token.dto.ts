@@ -21,7 +21,7 @@ export const ApiToken = resource<ApiTokenEntity, ApiTokenExtras>()('ApiToken', {
       min: 1,
       description:
         'Space-separated scopes: `<kind>:read` or `<kind>:write` for a resource kind (the first path segment after /v4, e.g. `individuals:read`, `goals:write`; write includes read), ' +
-        '`*:read` or `*:write` for every kind. No scope admits to /v4/apitokens, /v4/identityproviders or /v4/auth.',
+        '`*:read` or `*:write` for every kind; `scim` for SCIM provisioning at /scim/v2 (only a token naming it exactly may provision). No scope admits to /v4/apitokens, /v4/identityproviders or /v4/auth.',
     }),
     Expires: field.date('-', {
       nullable: true,
