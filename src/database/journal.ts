@@ -47,6 +47,13 @@ export interface Actor {
  * comment follows the comment writes): never listed as changed fields.
  */
 const BOOKKEEPING = new Set(['siteId', 'created', 'createdBy', 'updated', 'updatedBy', 'version', 'lastCommentId']);
+/**
+ * Columns of one kind that are the service's state, not the record's: a webhook's delivery state,
+ * which the dispatcher keeps with plain statements (src/database/queries/outbox.ts).
+ */
+const STATE_OF: Readonly<Record<string, ReadonlySet<string>>> = {
+  webhook: new Set(['cursorSeq', 'failingSince', 'attempts', 'nextAttempt', 'leaseOwner', 'leaseUntil']),
+};
 /** Properties whose values are never written to the trail, only that they changed. */
 const SECRET = /password|secret|token/i;
 
@@ -79,9 +86,10 @@ function normalize(value: unknown, type: unknown): unknown {
 /** The field changes between two states of a row (either may be null: create, delete). */
 export function diffRow(meta: EntityMetadata, before: Record<string, unknown> | null, after: Record<string, unknown> | null): FieldChange[] {
   const out: FieldChange[] = [];
+  const state = STATE_OF[kindOf(meta)];
   for (const col of meta.columns) {
     const p = col.propertyName;
-    if (BOOKKEEPING.has(p)) continue;
+    if (BOOKKEEPING.has(p) || state?.has(p)) continue;
     const b = before ? normalize(before[p], col.type) : null;
     const a = after ? normalize(after[p], col.type) : null;
     if (before && after && b === a) continue;

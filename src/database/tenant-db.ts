@@ -77,8 +77,15 @@ interface TxJournal {
 }
 const JOURNALS = new WeakMap<RequestContext, TxJournal>();
 
-/** Told after every commit that recorded changes: the site and its newest change sequence number. */
-export type CommitListener = (siteId: string, seq: number) => void;
+/**
+ * The InvalidationBus topic of committed changes (docs/events.md, "Delivery"): published after
+ * every commit that recorded changes, keyed by site, so the webhook dispatcher of this process
+ * wakes at once and, with REDIS_URL set, those of the other replicas within milliseconds.
+ */
+export const CHANGES_TOPIC = 'changes';
+
+/** Told after a commit that recorded changes, here or on another replica: its site, or undefined when any site may have changed (missed messages). */
+export type CommitListener = (siteId: string | undefined) => void;
 
 /** Marks the async flow that holds the SQLite writer lock, so a nested transaction joins it. */
 const SQLITE_LOCK_HELD = new AsyncLocalStorage<true>();
@@ -485,8 +492,8 @@ export class TenantDb {
    */
   readonly totals: ListTotals;
 
-  /** Told after each commit that recorded changes (the webhook dispatcher wakes on it). */
-  private readonly commitListeners: CommitListener[] = [];
+  /** Carries "a site's changes committed" to this process's listeners and the other replicas'. */
+  private readonly bus: InvalidationBus;
 
   /** The record memos of this database, by kind (see `memo`). */
   private readonly memos = new Map<MemoKind, RecordMemo<object>>();
@@ -497,7 +504,8 @@ export class TenantDb {
     @Optional() bus?: InvalidationBus,
   ) {
     this.isSqlite = dataSource.options.type === 'better-sqlite3';
-    this.totals = new ListTotals(() => this.config?.listTotalCacheMs ?? DEFAULT_LIST_TOTAL_CACHE_MS, Date.now, bus);
+    this.bus = bus ?? new InvalidationBus();
+    this.totals = new ListTotals(() => this.config?.listTotalCacheMs ?? DEFAULT_LIST_TOTAL_CACHE_MS, Date.now, this.bus);
   }
 
   /**
@@ -522,9 +530,13 @@ export class TenantDb {
     return (ctx ? this.managerOf(ctx) : this.dataSource.manager).getRepository(entity);
   }
 
-  /** Calls `listener` after every commit that recorded changes (docs/events.md, "Delivery"). */
-  onCommit(listener: CommitListener): void {
-    this.commitListeners.push(listener);
+  /**
+   * Calls `listener` after every commit that recorded changes in this process (at once, in the
+   * committing flow) and, through the InvalidationBus, in the other replicas (docs/events.md,
+   * "Delivery"). Answers an unsubscribe.
+   */
+  onCommit(listener: CommitListener): () => void {
+    return this.bus.on(CHANGES_TOPIC, listener);
   }
 
   /** The manager the context reads and writes with: its transaction's, or the pool's. */
@@ -632,7 +644,7 @@ export class TenantDb {
         );
         // Committed: totals of the site's lists counted before now are not reused (list-totals.ts).
         if (ctx.siteId) this.totals.written(ctx.siteId);
-        if (seq > 0) for (const listener of this.commitListeners) listener(ctx.siteId, seq);
+        if (seq > 0) this.bus.publish(CHANGES_TOPIC, ctx.siteId);
         return result;
       } catch (e) {
         if (!isRetryableConflict(e)) throw e;
