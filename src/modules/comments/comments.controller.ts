@@ -3,7 +3,6 @@ import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe, GuidParam } from '../../common/validation/ids.js';
@@ -11,7 +10,8 @@ import { CHECKED_KINDS, UNCHECKED_KINDS } from './comment-ancestors.js';
 import type { CommentKind } from '../../database/entities/comment.entity.js';
 import { CommentsService } from './comments.service.js';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
-import { ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ListAnswer, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesUnder } from '../../common/http/delta-list.js';
 
 const TZ = ApiQuery({
   name: 'tz',
@@ -81,7 +81,7 @@ for (const [kind, handler] of COMMENT_LISTS) {
       listOperation(kind, handler),
       ANCESTOR,
       TZ,
-      ApiResult(CommentDto, { collection: true }),
+      ListAnswer(`${kind}/:ancestorid/comments`, CommentDto, changesUnder('comments', ['AncestorID'])),
       param(0, Ctx()),
       param(1, Param('ancestorid', GuidPipe)),
       param(2, Query()),
@@ -101,10 +101,16 @@ for (const [kind, handler] of COMMENT_LISTS) {
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
-  @ListRoute(Authenticated, 'me/comments', CommentDto, {
-    summary: 'List the comments the caller wrote',
-    description: `Comments whose author is the caller, on any record. ${LIST_NOTE}`,
-  })
+  @ListRoute(
+    Authenticated,
+    'me/comments',
+    CommentDto,
+    {
+      summary: 'List the comments the caller wrote',
+      description: `Comments whose author is the caller, on any record. ${LIST_NOTE}`,
+    },
+    changesUnder('comments', ['AuthorID']),
+  )
   @TZ
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.comments.listMine(ctx, q);

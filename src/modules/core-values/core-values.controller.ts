@@ -8,6 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CoreValuesService } from './core-values.service.js';
 import { CoreValueDto, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
 import { ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
 @ApiTags('CoreValue')
@@ -15,18 +16,30 @@ import { DeletedQuery } from '../../common/pagination/pagination.js';
 export class CoreValuesController {
   constructor(private readonly values: CoreValuesService) {}
 
-  @ListRoute(Pm, 'corevalues', CoreValueDto, {
-    summary: 'List the core values of the caller’s site (PM)',
-    description: 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all.',
-  })
+  @ListRoute(
+    Pm,
+    'corevalues',
+    CoreValueDto,
+    {
+      summary: 'List the core values of the caller’s site (PM)',
+      description: 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all.',
+    },
+    changesOf('corevalues'),
+  )
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.values.list(ctx, q);
   }
 
-  @ListRoute(Pm, 'sites/:siteId/corevalues', CoreValueDto, {
-    summary: 'List the core values of a site (PM)',
-    description: 'The caller’s own site, or any site for a global administrator (else 403). Ordered by Rank, then Name.',
-  })
+  @ListRoute(
+    Pm,
+    'sites/:siteId/corevalues',
+    CoreValueDto,
+    {
+      summary: 'List the core values of a site (PM)',
+      description: 'The caller’s own site, or any site for a global administrator (else 403). Ordered by Rank, then Name.',
+    },
+    changesOf('corevalues'),
+  )
   listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteId') siteId: string, @Query() q: DeletedQuery) {
     return this.values.listForSite(ctx, siteId, q);
   }

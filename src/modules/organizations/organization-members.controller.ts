@@ -9,6 +9,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreateOrganizationMemberDto, CreatePairMemberDto, OrganizationMemberDto, UpdateOrganizationMemberDto } from './dto/organization-member.dto.js';
 import { OrganizationMembersService } from './organization-members.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { changesUnder } from '../../common/http/delta-list.js';
 
 const BY_INDIVIDUAL = 'individuals/:individualId/departments/:departmentId/departmentmembers';
 const BY_DEPARTMENT = 'departments/:departmentId/individuals/:individualId/departmentmembers';
@@ -40,18 +41,30 @@ const DELETE_PAIR = {
 export class OrganizationMembersController {
   constructor(private readonly members: OrganizationMembersService) {}
 
-  @ListRoute(Authenticated, 'departments/:id/departmentmembers', OrganizationMemberDto, {
-    summary: 'List the members of a department',
-    description: 'Ordered by last name, then first name. `limit`/`offset` page the list.',
-  })
+  @ListRoute(
+    Authenticated,
+    'departments/:id/departmentmembers',
+    OrganizationMemberDto,
+    {
+      summary: 'List the members of a department',
+      description: 'Ordered by last name, then first name. `limit`/`offset` page the list.',
+    },
+    changesUnder('departmentmembers', ['OrganizationID']),
+  )
   listForDepartment(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PageQuery) {
     return this.members.listForDepartment(ctx, id, q);
   }
 
-  @ListRoute(Authenticated, 'individuals/:id/departmentmembers', OrganizationMemberDto, {
-    summary: 'List the memberships of an individual',
-    description: 'Ordered by the departments’ Rank, then Name. `limit`/`offset` page the list.',
-  })
+  @ListRoute(
+    Authenticated,
+    'individuals/:id/departmentmembers',
+    OrganizationMemberDto,
+    {
+      summary: 'List the memberships of an individual',
+      description: 'Ordered by the departments’ Rank, then Name. `limit`/`offset` page the list.',
+    },
+    changesUnder('departmentmembers', ['IndividualID']),
+  )
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PageQuery) {
     return this.members.listForIndividual(ctx, id, q);
   }

@@ -8,6 +8,7 @@ import { GuidParam, IntParam } from '../../common/validation/ids.js';
 import { CreateMetricDto, MetricDto, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
 import { PerformanceMetricsService } from './performance-metrics.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
 const READ_RULE =
@@ -26,42 +27,72 @@ const LIST_NOTE =
 export class PerformanceMetricsController {
   constructor(private readonly metrics: PerformanceMetricsService) {}
 
-  @ListRoute(Pm, 'individuals/:id/metrics', MetricDto, {
-    summary: 'List an individual’s metrics (PM)',
-    description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
-  })
+  @ListRoute(
+    Pm,
+    'individuals/:id/metrics',
+    MetricDto,
+    {
+      summary: 'List an individual’s metrics (PM)',
+      description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
+    },
+    changesUnder('metrics', ['AncestorID']),
+  )
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
     return this.metrics.listForIndividual(ctx, id, q);
   }
 
-  @ListRoute(Pm, 'projects/:id/metrics', MetricDto, {
-    summary: 'List a project’s metrics (PM)',
-    description: `404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
-  })
+  @ListRoute(
+    Pm,
+    'projects/:id/metrics',
+    MetricDto,
+    {
+      summary: 'List a project’s metrics (PM)',
+      description: `404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
+    },
+    changesUnder('metrics', ['AncestorID']),
+  )
   listForProject(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
     return this.metrics.listForProject(ctx, id, q);
   }
 
-  @ListRoute(Pm, 'me/metrics', MetricDto, {
-    summary: 'List the caller’s own metrics (PM)',
-    description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
-  })
+  @ListRoute(
+    Pm,
+    'me/metrics',
+    MetricDto,
+    {
+      summary: 'List the caller’s own metrics (PM)',
+      description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
+    },
+    changesUnder('metrics', ['AncestorID']),
+  )
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.metrics.listMine(ctx, q);
   }
 
-  @ListRoute(PmAdmin, 'sites/:siteId/metrics', MetricDto, {
-    summary: 'List every metric of a site (PM, Admin)',
-    description: `For integrations that sync all metrics. The caller’s own site, or any site with PM on for a global administrator (else 403). ${LIST_NOTE}`,
-  })
+  @ListRoute(
+    PmAdmin,
+    'sites/:siteId/metrics',
+    MetricDto,
+    {
+      summary: 'List every metric of a site (PM, Admin)',
+      description: `For integrations that sync all metrics. The caller’s own site, or any site with PM on for a global administrator (else 403). ${LIST_NOTE}`,
+    },
+    changesOf('metrics'),
+  )
   listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteId') siteId: string, @Query() q: DeletedQuery) {
     return this.metrics.listForSite(ctx, siteId, q);
   }
 
-  @ListRoute(PmAdmin, 'metrics', MetricDto, {
-    summary: 'List every metric of the caller’s site (PM, Admin)',
-    description: `For integrations that sync all metrics; the same list as GET /sites/{siteid}/metrics for the caller’s own site. ${LIST_NOTE}`,
-  })
+  @ListRoute(
+    PmAdmin,
+    'metrics',
+    MetricDto,
+    {
+      summary: 'List every metric of the caller’s site (PM, Admin)',
+      description: `For integrations that sync all metrics; the same list as GET /sites/{siteid}/metrics for the caller’s own site. ${LIST_NOTE}`,
+    },
+    changesOf('metrics'),
+  )
   listAll(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.metrics.listForSite(ctx, ctx.siteId, q);
   }

@@ -8,6 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreatePermissionDto, EffectivePermissionsDto, EffectiveQuery, PermissionDto, PermissionQuery, UpdatePermissionDto } from './dto/permission.dto.js';
 import { PermissionsService } from './permissions.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 
 const STATES = 'States: 0 Not Set, 1 Allow, 2 Deny (CreateText … DelegateText give the words).';
 const WHO_WRITES = 'An administrator, or a holder of Delegate on the row (else 403; 404 when a Deny hides the row from the caller).';
@@ -25,10 +26,16 @@ const ROW_LIST = (what: string) => ({
 export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}
 
-  @ListRoute(Authenticated, 'permissions', PermissionDto, {
-    summary: 'List permissions, optionally of one row and/or one principal',
-    description: `An administrator sees every record of the site; anyone else the records naming them (their UserID) or a security group of theirs, and, with rowid, every record of a row they hold Delegate on. Paged with limit/offset. ${STATES}`,
-  })
+  @ListRoute(
+    Authenticated,
+    'permissions',
+    PermissionDto,
+    {
+      summary: 'List permissions, optionally of one row and/or one principal',
+      description: `An administrator sees every record of the site; anyone else the records naming them (their UserID) or a security group of theirs, and, with rowid, every record of a row they hold Delegate on. Paged with limit/offset. ${STATES}`,
+    },
+    changesOf('permissions'),
+  )
   list(@Ctx() ctx: RequestContext, @Query() q: PermissionQuery) {
     return this.permissions.list(ctx, q);
   }
@@ -83,32 +90,32 @@ export class PermissionsController {
     return this.permissions.remove(ctx, id);
   }
 
-  @ListRoute(Authenticated, 'individuals/:rowid/permissions', PermissionDto, ROW_LIST('an individual'))
+  @ListRoute(Authenticated, 'individuals/:rowid/permissions', PermissionDto, ROW_LIST('an individual'), changesUnder('permissions', ['RowID']))
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'individuals', id, q);
   }
 
-  @ListRoute(Authenticated, 'organizations/:rowid/permissions', PermissionDto, ROW_LIST('an organization'))
+  @ListRoute(Authenticated, 'organizations/:rowid/permissions', PermissionDto, ROW_LIST('an organization'), changesUnder('permissions', ['RowID']))
   listForOrganization(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'organizations', id, q);
   }
 
-  @ListRoute(Authenticated, 'departments/:rowid/permissions', PermissionDto, ROW_LIST('a department'))
+  @ListRoute(Authenticated, 'departments/:rowid/permissions', PermissionDto, ROW_LIST('a department'), changesUnder('permissions', ['RowID']))
   listForDepartment(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'departments', id, q);
   }
 
-  @ListRoute(Authenticated, 'projects/:rowid/permissions', PermissionDto, ROW_LIST('a project'))
+  @ListRoute(Authenticated, 'projects/:rowid/permissions', PermissionDto, ROW_LIST('a project'), changesUnder('permissions', ['RowID']))
   listForProject(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'projects', id, q);
   }
 
-  @ListRoute(Authenticated, 'dialogs/:rowid/permissions', PermissionDto, ROW_LIST('a dialog'))
+  @ListRoute(Authenticated, 'dialogs/:rowid/permissions', PermissionDto, ROW_LIST('a dialog'), changesUnder('permissions', ['RowID']))
   listForDialog(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'dialogs', id, q);
   }
 
-  @ListRoute(Authenticated, 'metrics/:rowid/permissions', PermissionDto, ROW_LIST('a metric'))
+  @ListRoute(Authenticated, 'metrics/:rowid/permissions', PermissionDto, ROW_LIST('a metric'), changesUnder('permissions', ['RowID']))
   listForMetric(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'metrics', id, q);
   }

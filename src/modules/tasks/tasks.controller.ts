@@ -8,6 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreateTaskDto, TaskDto, UpdateTaskDto } from './dto/task.dto.js';
 import { TasksService } from './tasks.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
 const WHO = 'Allowed for administrators, the assignee and anyone they report to, and whoever may manage the dialog the task follows up; others get 403.';
@@ -19,23 +20,35 @@ const LIST_NOTE =
 export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
-  @ListRoute(PmAdmin, 'tasks', TaskDto, { summary: 'List the follow-up tasks of the site (PM, Admin)', description: LIST_NOTE })
+  @ListRoute(PmAdmin, 'tasks', TaskDto, { summary: 'List the follow-up tasks of the site (PM, Admin)', description: LIST_NOTE }, changesOf('tasks'))
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.tasks.list(ctx, q);
   }
 
-  @ListRoute(Pm, 'individuals/:id/tasks', TaskDto, {
-    summary: 'List the tasks assigned to an individual (PM)',
-    description: `404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
-  })
+  @ListRoute(
+    Pm,
+    'individuals/:id/tasks',
+    TaskDto,
+    {
+      summary: 'List the tasks assigned to an individual (PM)',
+      description: `404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
+    },
+    changesUnder('tasks', ['AssignedToID']),
+  )
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
     return this.tasks.listForIndividual(ctx, id, q);
   }
 
-  @ListRoute(Pm, 'me/tasks', TaskDto, {
-    summary: 'List the tasks assigned to the caller (PM)',
-    description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
-  })
+  @ListRoute(
+    Pm,
+    'me/tasks',
+    TaskDto,
+    {
+      summary: 'List the tasks assigned to the caller (PM)',
+      description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
+    },
+    changesUnder('tasks', ['AssignedToID']),
+  )
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.tasks.listMine(ctx, q);
   }
