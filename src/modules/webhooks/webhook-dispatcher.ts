@@ -206,7 +206,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const cfg = this.config.webhooks;
     let cursor = from;
     for (;;) {
-      const wave = nextWave(queue, handled, cfg.concurrency);
+      // An endpoint that is failing is probed with the event at the head alone until it answers again.
+      const wave = nextWave(queue, handled, w.attempts > 0 ? 1 : cfg.concurrency);
       // The event at the head of the queue: its attempts are counted across failures.
       const head = queue.find((e) => !handled.has(e.seq));
       const sent = await Promise.all(
