@@ -31,8 +31,7 @@ export const lastCommentIdOf = (alias: string, dialect: 'mysql' | 'sqlite') =>
  * `WHERE …`). Unaliased, so SQLite runs it too; the migration that added the column fills it with
  * this same statement, and docs/operations.md gives it to those who write comments around the API.
  */
-export const refreshLastCommentSql = (dialect: 'mysql' | 'sqlite') =>
-  `UPDATE individuals SET last_comment_id = ${lastCommentIdOf('individuals', dialect)}`;
+export const refreshLastCommentSql = (dialect: 'mysql' | 'sqlite') => `UPDATE individuals SET last_comment_id = ${lastCommentIdOf('individuals', dialect)}`;
 
 /** The columns of the newest comment `c` and its author `a`, joined with {@link lastCommentJoins}. */
 export const LAST_COMMENT_COLUMNS = 'c.body AS lc_body, c.created AS lc_created, c.author_id AS lc_author_id, a.first_name AS lc_first, a.last_name AS lc_last';
