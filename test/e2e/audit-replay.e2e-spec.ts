@@ -5,6 +5,7 @@ import { UserEntity } from '../../src/database/entities/user.entity.js';
 import { diffRow, kindOf } from '../../src/database/journal.js';
 import { accounts } from '../../src/database/queries/accounts.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
+import { rng, type AuditEntry as Entry } from './history-wire.js';
 import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
 import { ROUTE_CASES } from './route-cases.js';
 import { buildWorld, unique, World } from '../factories/world.js';
@@ -17,21 +18,9 @@ import { buildWorld, unique, World } from '../factories/world.js';
  * webhooks, permissions and memberships). Secrets are only "changed"; a rolled-back write leaves
  * nothing; another site's changes never show.
  */
-interface Entry {
-  Seq: number;
-  Kind: string;
-  RowID: string;
-  Action: string;
-  Changes: { Field: string; Before: string | null; After: string | null; Secret: boolean }[];
-}
 
 /** Tables that hold no records: never in the trail. */
 const NOT_RECORDS = new Set(['webhook-delivery', 'webhook-delivery-mysql', 'idempotency-key', 'idempotency-key-mysql']);
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
-}
 
 /** A value as the trail answers it (docs/audit.md, "Values"). */
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));

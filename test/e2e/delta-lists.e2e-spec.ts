@@ -1,4 +1,5 @@
 import { buildWorld, World } from '../factories/world.js';
+import type { SyncEntry } from './history-wire.js';
 import { bearer, DB_KIND, startApp, TestApp, WireCodec } from './harness.js';
 import { Params, ROUTE_CASES } from './route-cases.js';
 import { AppRoute, fillPath, listRoutes } from './routes.js';
@@ -10,13 +11,6 @@ import { AppRoute, fillPath, listRoutes } from './routes.js';
  * parent is a tombstone there), or 400 naming what to use when no field of its records ties them
  * to it. The OpenAPI document declares the parameter on every list of records.
  */
-interface SyncEntry {
-  ID: string;
-  Deleted: boolean;
-  Updated: string;
-  Seq: number;
-  Record: Record<string, unknown> | null;
-}
 
 type Json = Record<string, unknown>;
 type Operation = {

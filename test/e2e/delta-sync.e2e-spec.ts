@@ -1,18 +1,11 @@
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { ColorEntity } from '../../src/database/entities/color.entity.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
+import type { SyncEntry } from './history-wire.js';
 import { bearer, DB_KIND, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
 const codec = new WireCodec('urn:pms:v4');
-
-interface SyncEntry {
-  ID: string;
-  Deleted: boolean;
-  Updated: string;
-  Seq: number;
-  Record: Record<string, unknown> | null;
-}
 
 /**
  * A client's copy of a collection, kept by looping updatedSince from each answer's cursor, through

@@ -37,7 +37,7 @@ export const GetRoute = (access: AccessRule, path: string, type: Answer, doc: Ro
  * docs/delta-sync.md): its changes as SyncEntry items, a 400 naming what to use instead, or — for
  * what is no list of records — nothing (no such parameter).
  */
-export const ListRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, delta: DeltaDecl, opts?: AnswerOptions): MethodDecorator =>
+export const ListRoute = (access: AccessRule, path: string, type: Answer, delta: DeltaDecl, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
   applyDecorators(ListAnswer(path, type, delta, opts), ApiOperation(doc), access(), Get(path));
 
 /**

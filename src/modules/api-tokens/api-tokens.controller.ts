@@ -19,16 +19,10 @@ const PRINCIPAL =
 export class ApiTokensController {
   constructor(private readonly tokens: ApiTokensService) {}
 
-  @ListRoute(
-    Admin,
-    'apitokens',
-    ApiTokenDto,
-    {
-      summary: 'List the API tokens of the caller’s site (Admin)',
-      description: `Newest first, revoked ones included; paged with limit/offset. Secrets are never listed. ${PRINCIPAL}`,
-    },
-    changesOf('apitokens'),
-  )
+  @ListRoute(Admin, 'apitokens', ApiTokenDto, changesOf('apitokens'), {
+    summary: 'List the API tokens of the caller’s site (Admin)',
+    description: `Newest first, revoked ones included; paged with limit/offset. Secrets are never listed. ${PRINCIPAL}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: ApiTokenQuery) {
     return this.tokens.list(ctx, q);
   }

@@ -22,30 +22,18 @@ const UNSUPPORTED =
 export class ArchivesController {
   constructor(private readonly archives: ArchivesService) {}
 
-  @ListRoute(
-    Authenticated,
-    'individuals/:ancestorid/archives',
-    ArchiveDto,
-    {
-      summary: 'List the archives filed under an individual',
-      description: `Their metrics’ and their dashboard’s snapshots of every closed period. 404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
-    },
-    changesUnder('archives', ['AncestorID']),
-  )
+  @ListRoute(Authenticated, 'individuals/:ancestorid/archives', ArchiveDto, changesUnder('archives', ['AncestorID']), {
+    summary: 'List the archives filed under an individual',
+    description: `Their metrics’ and their dashboard’s snapshots of every closed period. 404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam('ancestorid') ancestorId: string, @Query() q: ArchiveQuery) {
     return this.archives.listForIndividual(ctx, ancestorId, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'organizations/:ancestorid/archives',
-    ArchiveDto,
-    {
-      summary: 'List the archives filed under an organization or department',
-      description: `Its dashboard’s snapshots of every closed period. Takes an organization or a department id; 404 when it is neither of the site. ${LIST_NOTE} ${READ_RULE}`,
-    },
-    changesUnder('archives', ['AncestorID'], 'departments'),
-  )
+  @ListRoute(Authenticated, 'organizations/:ancestorid/archives', ArchiveDto, changesUnder('archives', ['AncestorID'], 'departments'), {
+    summary: 'List the archives filed under an organization or department',
+    description: `Its dashboard’s snapshots of every closed period. Takes an organization or a department id; 404 when it is neither of the site. ${LIST_NOTE} ${READ_RULE}`,
+  })
   listForOrganization(@Ctx() ctx: RequestContext, @GuidParam('ancestorid') ancestorId: string, @Query() q: ArchiveQuery) {
     return this.archives.listForOrganization(ctx, ancestorId, q);
   }
@@ -54,11 +42,11 @@ export class ArchivesController {
     Authenticated,
     'projects/:ancestorid/metricArchives',
     ArchiveDto,
+    changesRefused('The archives of a project’s metrics are filed under each metric, not the project: sync them with GET /v4/sync/archives?updatedSince=…'),
     {
       summary: 'List the archives of a project’s metrics',
       description: `One per metric of the project and closed period in which it had a value. 404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
     },
-    changesRefused('The archives of a project’s metrics are filed under each metric, not the project: sync them with GET /v4/sync/archives?updatedSince=…'),
   )
   listMetricArchivesForProject(@Ctx() ctx: RequestContext, @GuidParam('ancestorid') ancestorId: string, @Query() q: ArchiveQuery) {
     return this.archives.listMetricArchivesForProject(ctx, ancestorId, q);

@@ -22,27 +22,18 @@ const WRITE_RULE = 'Allowed for the assessor and administrators; others get 403.
 export class AssessmentsController {
   constructor(private readonly assessments: AssessmentsService) {}
 
-  @ListRoute(
-    PmAdmin,
-    'assessments',
-    AssessmentDto,
-    { summary: 'List the assessments of the site (PM, Admin)', description: LIST_NOTE },
-    changesOf('assessments'),
-  )
+  @ListRoute(PmAdmin, 'assessments', AssessmentDto, changesOf('assessments'), {
+    summary: 'List the assessments of the site (PM, Admin)',
+    description: LIST_NOTE,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: PeriodQuery) {
     return this.assessments.list(ctx, q);
   }
 
-  @ListRoute(
-    Pm,
-    'individuals/:id/assessments',
-    AssessmentDto,
-    {
-      summary: 'List the assessments of an individual (PM)',
-      description: `The assessments whose subject is the individual. 404 for an individual not of the site; allowed for the individual (without the team assessments of them), anyone they report to and administrators (else 403). ${LIST_NOTE}`,
-    },
-    changesUnder('assessments', ['SubjectID']),
-  )
+  @ListRoute(Pm, 'individuals/:id/assessments', AssessmentDto, changesUnder('assessments', ['SubjectID']), {
+    summary: 'List the assessments of an individual (PM)',
+    description: `The assessments whose subject is the individual. 404 for an individual not of the site; allowed for the individual (without the team assessments of them), anyone they report to and administrators (else 403). ${LIST_NOTE}`,
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
     return this.assessments.listForIndividual(ctx, id, q);
   }

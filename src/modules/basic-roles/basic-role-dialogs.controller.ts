@@ -19,16 +19,10 @@ const WHO =
 export class BasicRoleDialogsController {
   constructor(private readonly records: BasicRoleDialogsService) {}
 
-  @ListRoute(
-    Authenticated,
-    'dialogs/:dialogid/basicroledialogs',
-    BasicRoleDialogDto,
-    {
-      summary: 'List the basic-role ratings of a dialog',
-      description: `404 for a dialog not of the site (deleted dialogs are answered). Oldest first; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfBasicRoleDialog. ${WHO}`,
-    },
-    changesUnder('basicroledialogs', ['DialogID']),
-  )
+  @ListRoute(Authenticated, 'dialogs/:dialogid/basicroledialogs', BasicRoleDialogDto, changesUnder('basicroledialogs', ['DialogID']), {
+    summary: 'List the basic-role ratings of a dialog',
+    description: `404 for a dialog not of the site (deleted dialogs are answered). Oldest first; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfBasicRoleDialog. ${WHO}`,
+  })
   listForDialog(@Ctx() ctx: RequestContext, @GuidParam('dialogid') dialogId: string, @Query() q: PageQuery) {
     return this.records.listForDialog(ctx, dialogId, q);
   }

@@ -20,45 +20,27 @@ const LIST_NOTE =
 export class BasicRolesController {
   constructor(private readonly roles: BasicRolesService) {}
 
-  @ListRoute(
-    Authenticated,
-    'individuals/:individualid/basicroles',
-    BasicRoleDto,
-    {
-      summary: 'List the basic roles of an individual',
-      description: `404 for an individual not of the site. ${LIST_NOTE} ${WHO}`,
-    },
-    changesUnder('basicroles', ['IndividualID']),
-  )
+  @ListRoute(Authenticated, 'individuals/:individualid/basicroles', BasicRoleDto, changesUnder('basicroles', ['IndividualID']), {
+    summary: 'List the basic roles of an individual',
+    description: `404 for an individual not of the site. ${LIST_NOTE} ${WHO}`,
+  })
   listFor(@Ctx() ctx: RequestContext, @GuidParam('individualid') individualId: string, @Query() q: DeletedQuery) {
     return this.roles.listFor(ctx, individualId, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'me/basicroles',
-    BasicRoleDto,
-    {
-      summary: 'List the caller’s basic roles',
-      description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
-    },
-    changesUnder('basicroles', ['IndividualID']),
-  )
+  @ListRoute(Authenticated, 'me/basicroles', BasicRoleDto, changesUnder('basicroles', ['IndividualID']), {
+    summary: 'List the caller’s basic roles',
+    description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
+  })
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.roles.listMine(ctx, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'sites/:siteid/individuals/basicroles',
-    IndividualBasicRolesCountDto,
-    {
-      summary: 'Count the basic roles of every individual of a site',
-      description:
-        'One IndividualBasicRolesCount per live individual of the site (BasicRolesCount counts live roles only), ordered by LastName, FirstName, ID; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfIndividualBasicRolesCount. Every member of the site may read it (names and counts only); another site only a global administrator (else 403).',
-    },
-    null,
-  )
+  @ListRoute(Authenticated, 'sites/:siteid/individuals/basicroles', IndividualBasicRolesCountDto, null, {
+    summary: 'Count the basic roles of every individual of a site',
+    description:
+      'One IndividualBasicRolesCount per live individual of the site (BasicRolesCount counts live roles only), ordered by LastName, FirstName, ID; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfIndividualBasicRolesCount. Every member of the site may read it (names and counts only); another site only a global administrator (else 403).',
+  })
   countsForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: PageQuery) {
     return this.roles.countsForSite(ctx, siteId, q);
   }

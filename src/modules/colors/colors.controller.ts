@@ -20,49 +20,31 @@ const DEFAULTS = 'The defaults are red [0,70), yellow [70,90), green [90,100]; t
 export class ColorsController {
   constructor(private readonly colors: ColorsService) {}
 
-  @ListRoute(
-    Authenticated,
-    'colors',
-    ColorDto,
-    {
-      summary: 'List the colors of the caller’s site',
-      description: `The site’s own colors ordered by Rank, MinPercent, ID; the defaults when the site has none. ${DEFAULTS} ${BANDS}`,
-    },
-    changesOf('colors'),
-  )
+  @ListRoute(Authenticated, 'colors', ColorDto, changesOf('colors'), {
+    summary: 'List the colors of the caller’s site',
+    description: `The site’s own colors ordered by Rank, MinPercent, ID; the defaults when the site has none. ${DEFAULTS} ${BANDS}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.colors.list(ctx, q);
   }
 
-  @ListRoute(Authenticated, 'colors/defaults', ColorDto, { summary: 'List the default colors', description: DEFAULTS }, null)
+  @ListRoute(Authenticated, 'colors/defaults', ColorDto, null, { summary: 'List the default colors', description: DEFAULTS })
   defaults(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.colors.defaults(ctx, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'sites/:siteid/colors',
-    ColorDto,
-    {
-      summary: 'List the colors of a site',
-      description: `The caller’s own site, or any site for a global administrator (else 403). ${DEFAULTS}`,
-    },
-    changesOf('colors'),
-  )
+  @ListRoute(Authenticated, 'sites/:siteid/colors', ColorDto, changesOf('colors'), {
+    summary: 'List the colors of a site',
+    description: `The caller’s own site, or any site for a global administrator (else 403). ${DEFAULTS}`,
+  })
   listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: PageQuery) {
     return this.colors.listForSite(ctx, siteId, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'sites/:siteid/colors/defaults',
-    ColorDto,
-    {
-      summary: 'List the default colors as shown for a site',
-      description: `The caller’s own site, or any site for a global administrator (else 403). ${DEFAULTS}`,
-    },
-    null,
-  )
+  @ListRoute(Authenticated, 'sites/:siteid/colors/defaults', ColorDto, null, {
+    summary: 'List the default colors as shown for a site',
+    description: `The caller’s own site, or any site for a global administrator (else 403). ${DEFAULTS}`,
+  })
   defaultsForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: PageQuery) {
     return this.colors.defaultsForSite(ctx, siteId, q);
   }

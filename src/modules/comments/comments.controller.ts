@@ -101,16 +101,10 @@ for (const [kind, handler] of COMMENT_LISTS) {
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
-  @ListRoute(
-    Authenticated,
-    'me/comments',
-    CommentDto,
-    {
-      summary: 'List the comments the caller wrote',
-      description: `Comments whose author is the caller, on any record. ${LIST_NOTE}`,
-    },
-    changesUnder('comments', ['AuthorID']),
-  )
+  @ListRoute(Authenticated, 'me/comments', CommentDto, changesUnder('comments', ['AuthorID']), {
+    summary: 'List the comments the caller wrote',
+    description: `Comments whose author is the caller, on any record. ${LIST_NOTE}`,
+  })
   @TZ
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.comments.listMine(ctx, q);

@@ -26,52 +26,37 @@ export class CommitmentsController {
     Pm,
     'dashboards/:ancestorId/commitments/:type',
     CommitmentDto,
+    changesRefused('A dashboard’s commitments are those of several records at one level: sync them with GET /v4/sync/commitments?updatedSince=…'),
     {
       summary: 'List the commitments a dashboard counts at one level (PM)',
       description: `ancestorId: an organization, department or individual (404 otherwise). type: organization, department or individual (400 otherwise). For an individual: their own commitments, their primary department’s, or those of the nearest organization above that department. For a department or organization: the commitments of the unit and its live sub-units of that level, of the live members of the unit and its sub-units (individual), or, for a department’s organization level, of the nearest organization above it. ${PERIOD}`,
     },
-    changesRefused('A dashboard’s commitments are those of several records at one level: sync them with GET /v4/sync/commitments?updatedSince=…'),
   )
   @ApiParam({ name: 'type', enum: COMMITMENT_TYPES })
   forDashboard(@Ctx() ctx: RequestContext, @GuidParam('ancestorId') ancestorId: string, @Param('type') type: string, @Query() q: PeriodQuery) {
     return this.commitments.forDashboard(ctx, ancestorId, type, q);
   }
 
-  @ListRoute(
-    Pm,
-    'individuals/:id/commitments',
-    CommitmentDto,
-    { summary: 'List the commitments of an individual (PM)', description: PERIOD },
-    changesUnder('commitments', ['AncestorID']),
-  )
+  @ListRoute(Pm, 'individuals/:id/commitments', CommitmentDto, changesUnder('commitments', ['AncestorID']), {
+    summary: 'List the commitments of an individual (PM)',
+    description: PERIOD,
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
     return this.commitments.listFor(ctx, 'individual', id, q);
   }
 
-  @ListRoute(
-    Pm,
-    'organizations/:id/commitments',
-    CommitmentDto,
-    {
-      summary: 'List the commitments of an organization (PM)',
-      description: `id must be an organization (RowType 4), else 404. ${PERIOD}`,
-    },
-    changesUnder('commitments', ['AncestorID']),
-  )
+  @ListRoute(Pm, 'organizations/:id/commitments', CommitmentDto, changesUnder('commitments', ['AncestorID']), {
+    summary: 'List the commitments of an organization (PM)',
+    description: `id must be an organization (RowType 4), else 404. ${PERIOD}`,
+  })
   listForOrganization(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
     return this.commitments.listFor(ctx, 'organization', id, q);
   }
 
-  @ListRoute(
-    Pm,
-    'departments/:id/commitments',
-    CommitmentDto,
-    {
-      summary: 'List the commitments of a department (PM)',
-      description: `id must be a department (RowType 56), else 404. ${PERIOD}`,
-    },
-    changesUnder('commitments', ['AncestorID']),
-  )
+  @ListRoute(Pm, 'departments/:id/commitments', CommitmentDto, changesUnder('commitments', ['AncestorID']), {
+    summary: 'List the commitments of a department (PM)',
+    description: `id must be a department (RowType 56), else 404. ${PERIOD}`,
+  })
   listForDepartment(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
     return this.commitments.listFor(ctx, 'department', id, q);
   }

@@ -16,30 +16,18 @@ import { DeletedQuery } from '../../common/pagination/pagination.js';
 export class CoreValuesController {
   constructor(private readonly values: CoreValuesService) {}
 
-  @ListRoute(
-    Pm,
-    'corevalues',
-    CoreValueDto,
-    {
-      summary: 'List the core values of the caller’s site (PM)',
-      description: 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all.',
-    },
-    changesOf('corevalues'),
-  )
+  @ListRoute(Pm, 'corevalues', CoreValueDto, changesOf('corevalues'), {
+    summary: 'List the core values of the caller’s site (PM)',
+    description: 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all.',
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.values.list(ctx, q);
   }
 
-  @ListRoute(
-    Pm,
-    'sites/:siteId/corevalues',
-    CoreValueDto,
-    {
-      summary: 'List the core values of a site (PM)',
-      description: 'The caller’s own site, or any site for a global administrator (else 403). Ordered by Rank, then Name.',
-    },
-    changesOf('corevalues'),
-  )
+  @ListRoute(Pm, 'sites/:siteId/corevalues', CoreValueDto, changesOf('corevalues'), {
+    summary: 'List the core values of a site (PM)',
+    description: 'The caller’s own site, or any site for a global administrator (else 403). Ordered by Rank, then Name.',
+  })
   listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteId') siteId: string, @Query() q: DeletedQuery) {
     return this.values.listForSite(ctx, siteId, q);
   }

@@ -20,21 +20,15 @@ const LIST_NOTE =
 export class DialogsController {
   constructor(private readonly dialogs: DialogsService) {}
 
-  @ListRoute(PmAdmin, 'dialogs', DialogDto, { summary: 'List the dialogs of the site (PM, Admin)', description: LIST_NOTE }, changesOf('dialogs'))
+  @ListRoute(PmAdmin, 'dialogs', DialogDto, changesOf('dialogs'), { summary: 'List the dialogs of the site (PM, Admin)', description: LIST_NOTE })
   list(@Ctx() ctx: RequestContext, @Query() q: DialogQuery) {
     return this.dialogs.list(ctx, q);
   }
 
-  @ListRoute(
-    Pm,
-    'individuals/:id/dialogs',
-    DialogDto,
-    {
-      summary: 'List the dialogs of an individual (PM)',
-      description: `The dialogs the individual leads and the individual dialogs about them. 404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
-    },
-    changesUnder('dialogs', ['LeaderID', 'AncestorID']),
-  )
+  @ListRoute(Pm, 'individuals/:id/dialogs', DialogDto, changesUnder('dialogs', ['LeaderID', 'AncestorID']), {
+    summary: 'List the dialogs of an individual (PM)',
+    description: `The dialogs the individual leads and the individual dialogs about them. 404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DialogQuery) {
     return this.dialogs.listForIndividual(ctx, id, q);
   }

@@ -23,27 +23,18 @@ const REQ =
 export class GoalsController {
   constructor(private readonly goals: GoalsService) {}
 
-  @ListRoute(
-    Authenticated,
-    'individuals/:id/goals',
-    GoalDto,
-    {
-      summary: 'List the goals of an individual in a period',
-      description: `Ordered by DueDate, then ID. ${PERIOD} ${WHO}`,
-    },
-    changesUnder('goals', ['IndividualID']),
-  )
+  @ListRoute(Authenticated, 'individuals/:id/goals', GoalDto, changesUnder('goals', ['IndividualID']), {
+    summary: 'List the goals of an individual in a period',
+    description: `Ordered by DueDate, then ID. ${PERIOD} ${WHO}`,
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
     return this.goals.listForIndividual(ctx, id, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'me/goals',
-    GoalDto,
-    { summary: 'List the caller’s own goals in a period', description: `Ordered by DueDate, then ID. ${PERIOD}` },
-    changesUnder('goals', ['IndividualID']),
-  )
+  @ListRoute(Authenticated, 'me/goals', GoalDto, changesUnder('goals', ['IndividualID']), {
+    summary: 'List the caller’s own goals in a period',
+    description: `Ordered by DueDate, then ID. ${PERIOD}`,
+  })
   listMine(@Ctx() ctx: RequestContext, @Query() q: PeriodQuery) {
     return this.goals.listMine(ctx, q);
   }

@@ -20,13 +20,10 @@ const SSO =
 export class IdentityProvidersController {
   constructor(private readonly providers: IdentityProvidersService) {}
 
-  @ListRoute(
-    Admin,
-    'identityproviders',
-    IdentityProviderDto,
-    { summary: 'List the identity providers of the caller’s site (Admin)', description: `Ordered by Name; paged with limit/offset. ${SSO}` },
-    changesOf('identityproviders'),
-  )
+  @ListRoute(Admin, 'identityproviders', IdentityProviderDto, changesOf('identityproviders'), {
+    summary: 'List the identity providers of the caller’s site (Admin)',
+    description: `Ordered by Name; paged with limit/offset. ${SSO}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: IdentityProviderQuery) {
     return this.providers.list(ctx, q);
   }

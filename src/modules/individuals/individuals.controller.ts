@@ -27,28 +27,19 @@ const LIST_NOTES =
 export class IndividualsController {
   constructor(private readonly individuals: IndividualsService) {}
 
-  @ListRoute(
-    Authenticated,
-    'individuals',
-    IndividualDto,
-    { summary: 'List the individuals of the caller’s site', description: LIST_NOTES },
-    changesOf('individuals'),
-  )
+  @ListRoute(Authenticated, 'individuals', IndividualDto, changesOf('individuals'), {
+    summary: 'List the individuals of the caller’s site',
+    description: LIST_NOTES,
+  })
   @TZ()
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.individuals.list(ctx, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'sites/:siteid/individuals',
-    IndividualDto,
-    {
-      summary: 'List the individuals of a site',
-      description: `The caller’s own site; another site only for a global administrator (else 403). ${LIST_NOTES}`,
-    },
-    changesOf('individuals'),
-  )
+  @ListRoute(Authenticated, 'sites/:siteid/individuals', IndividualDto, changesOf('individuals'), {
+    summary: 'List the individuals of a site',
+    description: `The caller’s own site; another site only for a global administrator (else 403). ${LIST_NOTES}`,
+  })
   @TZ()
   listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: DeletedQuery) {
     return this.individuals.listForSite(ctx, siteId, q);

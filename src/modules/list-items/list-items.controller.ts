@@ -51,23 +51,23 @@ function listItemController(p: ListItemPaths): Type {
   class ListItemController {
     constructor(private readonly items: ListItemsService) {}
 
-    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}`, ListItemDto, doc.listFor(kind), changesUnder(p.items, ['AncestorID']), AS_LIST)
+    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}`, ListItemDto, changesUnder(p.items, ['AncestorID']), doc.listFor(kind), AS_LIST)
     listFor(@Ctx() ctx: RequestContext, @GuidParam(p.ownerParam) ownerId: string, @Query() q: DeletedQuery) {
       return this.items.listFor(ctx, kind, ownerId, q);
     }
 
-    @ListRoute(Authenticated, `me/${p.items}`, ListItemDto, doc.listMine(kind), mine(p), AS_LIST)
+    @ListRoute(Authenticated, `me/${p.items}`, ListItemDto, mine(p), doc.listMine(kind), AS_LIST)
     listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
       return this.items.listMine(ctx, kind, q);
     }
 
     // `:id`, as PUT and DELETE of the same path: one path template per resource path (docs/openapi.md).
-    @ListRoute(Authenticated, `${p.items}/:id`, ListItemDto, doc.get(kind), null, AS_LIST)
+    @ListRoute(Authenticated, `${p.items}/:id`, ListItemDto, null, doc.get(kind), AS_LIST)
     get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
       return this.items.getAsList(ctx, kind, id);
     }
 
-    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}/:${p.itemParam}`, ListItemDto, doc.getFor(kind), null, AS_LIST)
+    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}/:${p.itemParam}`, ListItemDto, null, doc.getFor(kind), AS_LIST)
     getFor(@Ctx() ctx: RequestContext, @GuidParam(p.ownerParam) ownerId: string, @GuidParam(p.itemParam) id: string) {
       return this.items.getForAncestorAsList(ctx, kind, ownerId, id);
     }

@@ -41,30 +41,18 @@ const DELETE_PAIR = {
 export class OrganizationMembersController {
   constructor(private readonly members: OrganizationMembersService) {}
 
-  @ListRoute(
-    Authenticated,
-    'departments/:id/departmentmembers',
-    OrganizationMemberDto,
-    {
-      summary: 'List the members of a department',
-      description: 'Ordered by last name, then first name. `limit`/`offset` page the list.',
-    },
-    changesUnder('departmentmembers', ['OrganizationID']),
-  )
+  @ListRoute(Authenticated, 'departments/:id/departmentmembers', OrganizationMemberDto, changesUnder('departmentmembers', ['OrganizationID']), {
+    summary: 'List the members of a department',
+    description: 'Ordered by last name, then first name. `limit`/`offset` page the list.',
+  })
   listForDepartment(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PageQuery) {
     return this.members.listForDepartment(ctx, id, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'individuals/:id/departmentmembers',
-    OrganizationMemberDto,
-    {
-      summary: 'List the memberships of an individual',
-      description: 'Ordered by the departments’ Rank, then Name. `limit`/`offset` page the list.',
-    },
-    changesUnder('departmentmembers', ['IndividualID']),
-  )
+  @ListRoute(Authenticated, 'individuals/:id/departmentmembers', OrganizationMemberDto, changesUnder('departmentmembers', ['IndividualID']), {
+    summary: 'List the memberships of an individual',
+    description: 'Ordered by the departments’ Rank, then Name. `limit`/`offset` page the list.',
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PageQuery) {
     return this.members.listForIndividual(ctx, id, q);
   }

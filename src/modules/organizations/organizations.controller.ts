@@ -23,16 +23,10 @@ const BY_MEMBERSHIP =
 export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}
 
-  @ListRoute(
-    Authenticated,
-    'departments',
-    OrganizationDto,
-    {
-      summary: 'List the departments of the caller’s site',
-      description: `Departments only (RowType 56); organizations (RowType 4) are listed by GET /organizations. ${ORDER}`,
-    },
-    changesOf('departments'),
-  )
+  @ListRoute(Authenticated, 'departments', OrganizationDto, changesOf('departments'), {
+    summary: 'List the departments of the caller’s site',
+    description: `Departments only (RowType 56); organizations (RowType 4) are listed by GET /organizations. ${ORDER}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.organizations.list(ctx, ROW_TYPE_DEPARTMENT, q);
   }
@@ -46,16 +40,10 @@ export class OrganizationsController {
     return this.organizations.create(ctx, dto);
   }
 
-  @ListRoute(
-    Authenticated,
-    'sites/:siteid/departments',
-    OrganizationDto,
-    {
-      summary: 'List the departments of a site',
-      description: `The caller’s own site, or any site for a global administrator (else 403). Departments only (RowType 56). ${ORDER}`,
-    },
-    changesOf('departments'),
-  )
+  @ListRoute(Authenticated, 'sites/:siteid/departments', OrganizationDto, changesOf('departments'), {
+    summary: 'List the departments of a site',
+    description: `The caller’s own site, or any site for a global administrator (else 403). Departments only (RowType 56). ${ORDER}`,
+  })
   listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: DeletedQuery) {
     return this.organizations.listForSite(ctx, siteId, q);
   }
@@ -104,30 +92,18 @@ export class OrganizationsController {
     return this.organizations.undelete(ctx, id);
   }
 
-  @ListRoute(
-    Authenticated,
-    'me/departments',
-    OrganizationDto,
-    {
-      summary: 'List the caller’s organizations and departments',
-      description: `Every organization or department (both row types) the caller is a member of, their primary one included; \`deleted\` filters those records. ${ORDER}`,
-    },
-    changesRefused(BY_MEMBERSHIP),
-  )
+  @ListRoute(Authenticated, 'me/departments', OrganizationDto, changesRefused(BY_MEMBERSHIP), {
+    summary: 'List the caller’s organizations and departments',
+    description: `Every organization or department (both row types) the caller is a member of, their primary one included; \`deleted\` filters those records. ${ORDER}`,
+  })
   listForMe(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.organizations.listForMe(ctx, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'individuals/:id/departments',
-    OrganizationDto,
-    {
-      summary: 'List the organizations and departments of an individual',
-      description: `Every organization or department (both row types) the individual is a member of, the primary one included; \`deleted\` filters those records. 404 for an individual not of the site. ${ORDER}`,
-    },
-    changesRefused(BY_MEMBERSHIP),
-  )
+  @ListRoute(Authenticated, 'individuals/:id/departments', OrganizationDto, changesRefused(BY_MEMBERSHIP), {
+    summary: 'List the organizations and departments of an individual',
+    description: `Every organization or department (both row types) the individual is a member of, the primary one included; \`deleted\` filters those records. 404 for an individual not of the site. ${ORDER}`,
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
     return this.organizations.listForIndividual(ctx, id, q);
   }
@@ -138,16 +114,10 @@ export class OrganizationsController {
 export class OrganizationsReadController {
   constructor(private readonly organizations: OrganizationsService) {}
 
-  @ListRoute(
-    Authenticated,
-    '/',
-    OrganizationDto,
-    {
-      summary: 'List the organizations of the caller’s site',
-      description: `Organizations only (RowType 4). ${ORDER}`,
-    },
-    changesOf('organizations'),
-  )
+  @ListRoute(Authenticated, '/', OrganizationDto, changesOf('organizations'), {
+    summary: 'List the organizations of the caller’s site',
+    description: `Organizations only (RowType 4). ${ORDER}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.organizations.list(ctx, ROW_TYPE_ORGANIZATION, q);
   }

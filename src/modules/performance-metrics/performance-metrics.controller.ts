@@ -27,72 +27,42 @@ const LIST_NOTE =
 export class PerformanceMetricsController {
   constructor(private readonly metrics: PerformanceMetricsService) {}
 
-  @ListRoute(
-    Pm,
-    'individuals/:id/metrics',
-    MetricDto,
-    {
-      summary: 'List an individual’s metrics (PM)',
-      description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
-    },
-    changesUnder('metrics', ['AncestorID']),
-  )
+  @ListRoute(Pm, 'individuals/:id/metrics', MetricDto, changesUnder('metrics', ['AncestorID']), {
+    summary: 'List an individual’s metrics (PM)',
+    description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
     return this.metrics.listForIndividual(ctx, id, q);
   }
 
-  @ListRoute(
-    Pm,
-    'projects/:id/metrics',
-    MetricDto,
-    {
-      summary: 'List a project’s metrics (PM)',
-      description: `404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
-    },
-    changesUnder('metrics', ['AncestorID']),
-  )
+  @ListRoute(Pm, 'projects/:id/metrics', MetricDto, changesUnder('metrics', ['AncestorID']), {
+    summary: 'List a project’s metrics (PM)',
+    description: `404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
+  })
   listForProject(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
     return this.metrics.listForProject(ctx, id, q);
   }
 
-  @ListRoute(
-    Pm,
-    'me/metrics',
-    MetricDto,
-    {
-      summary: 'List the caller’s own metrics (PM)',
-      description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
-    },
-    changesUnder('metrics', ['AncestorID']),
-  )
+  @ListRoute(Pm, 'me/metrics', MetricDto, changesUnder('metrics', ['AncestorID']), {
+    summary: 'List the caller’s own metrics (PM)',
+    description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
+  })
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.metrics.listMine(ctx, q);
   }
 
-  @ListRoute(
-    PmAdmin,
-    'sites/:siteId/metrics',
-    MetricDto,
-    {
-      summary: 'List every metric of a site (PM, Admin)',
-      description: `For integrations that sync all metrics. The caller’s own site, or any site with PM on for a global administrator (else 403). ${LIST_NOTE}`,
-    },
-    changesOf('metrics'),
-  )
+  @ListRoute(PmAdmin, 'sites/:siteId/metrics', MetricDto, changesOf('metrics'), {
+    summary: 'List every metric of a site (PM, Admin)',
+    description: `For integrations that sync all metrics. The caller’s own site, or any site with PM on for a global administrator (else 403). ${LIST_NOTE}`,
+  })
   listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteId') siteId: string, @Query() q: DeletedQuery) {
     return this.metrics.listForSite(ctx, siteId, q);
   }
 
-  @ListRoute(
-    PmAdmin,
-    'metrics',
-    MetricDto,
-    {
-      summary: 'List every metric of the caller’s site (PM, Admin)',
-      description: `For integrations that sync all metrics; the same list as GET /sites/{siteid}/metrics for the caller’s own site. ${LIST_NOTE}`,
-    },
-    changesOf('metrics'),
-  )
+  @ListRoute(PmAdmin, 'metrics', MetricDto, changesOf('metrics'), {
+    summary: 'List every metric of the caller’s site (PM, Admin)',
+    description: `For integrations that sync all metrics; the same list as GET /sites/{siteid}/metrics for the caller’s own site. ${LIST_NOTE}`,
+  })
   listAll(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.metrics.listForSite(ctx, ctx.siteId, q);
   }

@@ -16,16 +16,10 @@ import { changesOf } from '../../common/http/delta-list.js';
 export class PeriodsController {
   constructor(private readonly periods: PeriodsService) {}
 
-  @ListRoute(
-    Authenticated,
-    '/',
-    PeriodDto,
-    {
-      summary: 'List the periods of the site, ordered by StartDate',
-      description: 'Every member reads the periods. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfPeriod.',
-    },
-    changesOf('periods'),
-  )
+  @ListRoute(Authenticated, '/', PeriodDto, changesOf('periods'), {
+    summary: 'List the periods of the site, ordered by StartDate',
+    description: 'Every member reads the periods. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfPeriod.',
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.periods.list(ctx, q);
   }

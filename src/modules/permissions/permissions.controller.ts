@@ -26,16 +26,10 @@ const ROW_LIST = (what: string) => ({
 export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}
 
-  @ListRoute(
-    Authenticated,
-    'permissions',
-    PermissionDto,
-    {
-      summary: 'List permissions, optionally of one row and/or one principal',
-      description: `An administrator sees every record of the site; anyone else the records naming them (their UserID) or a security group of theirs, and, with rowid, every record of a row they hold Delegate on. Paged with limit/offset. ${STATES}`,
-    },
-    changesOf('permissions'),
-  )
+  @ListRoute(Authenticated, 'permissions', PermissionDto, changesOf('permissions'), {
+    summary: 'List permissions, optionally of one row and/or one principal',
+    description: `An administrator sees every record of the site; anyone else the records naming them (their UserID) or a security group of theirs, and, with rowid, every record of a row they hold Delegate on. Paged with limit/offset. ${STATES}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: PermissionQuery) {
     return this.permissions.list(ctx, q);
   }
@@ -90,32 +84,32 @@ export class PermissionsController {
     return this.permissions.remove(ctx, id);
   }
 
-  @ListRoute(Authenticated, 'individuals/:rowid/permissions', PermissionDto, ROW_LIST('an individual'), changesUnder('permissions', ['RowID']))
+  @ListRoute(Authenticated, 'individuals/:rowid/permissions', PermissionDto, changesUnder('permissions', ['RowID']), ROW_LIST('an individual'))
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'individuals', id, q);
   }
 
-  @ListRoute(Authenticated, 'organizations/:rowid/permissions', PermissionDto, ROW_LIST('an organization'), changesUnder('permissions', ['RowID']))
+  @ListRoute(Authenticated, 'organizations/:rowid/permissions', PermissionDto, changesUnder('permissions', ['RowID']), ROW_LIST('an organization'))
   listForOrganization(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'organizations', id, q);
   }
 
-  @ListRoute(Authenticated, 'departments/:rowid/permissions', PermissionDto, ROW_LIST('a department'), changesUnder('permissions', ['RowID']))
+  @ListRoute(Authenticated, 'departments/:rowid/permissions', PermissionDto, changesUnder('permissions', ['RowID']), ROW_LIST('a department'))
   listForDepartment(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'departments', id, q);
   }
 
-  @ListRoute(Authenticated, 'projects/:rowid/permissions', PermissionDto, ROW_LIST('a project'), changesUnder('permissions', ['RowID']))
+  @ListRoute(Authenticated, 'projects/:rowid/permissions', PermissionDto, changesUnder('permissions', ['RowID']), ROW_LIST('a project'))
   listForProject(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'projects', id, q);
   }
 
-  @ListRoute(Authenticated, 'dialogs/:rowid/permissions', PermissionDto, ROW_LIST('a dialog'), changesUnder('permissions', ['RowID']))
+  @ListRoute(Authenticated, 'dialogs/:rowid/permissions', PermissionDto, changesUnder('permissions', ['RowID']), ROW_LIST('a dialog'))
   listForDialog(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'dialogs', id, q);
   }
 
-  @ListRoute(Authenticated, 'metrics/:rowid/permissions', PermissionDto, ROW_LIST('a metric'), changesUnder('permissions', ['RowID']))
+  @ListRoute(Authenticated, 'metrics/:rowid/permissions', PermissionDto, changesUnder('permissions', ['RowID']), ROW_LIST('a metric'))
   listForMetric(@Ctx() ctx: RequestContext, @GuidParam('rowid') id: string, @Query() q: PermissionQuery) {
     return this.permissions.listForRow(ctx, 'metrics', id, q);
   }

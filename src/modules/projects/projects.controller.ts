@@ -20,13 +20,10 @@ const LIST_NOTE = 'Ordered by Name; deleted: 0 live (default), 1 deleted, 2 all;
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
-  @ListRoute(
-    Authenticated,
-    'projects',
-    ProjectDto,
-    { summary: 'List the projects of the site', description: `${LIST_NOTE} ${READ_RULE}` },
-    changesOf('projects'),
-  )
+  @ListRoute(Authenticated, 'projects', ProjectDto, changesOf('projects'), {
+    summary: 'List the projects of the site',
+    description: `${LIST_NOTE} ${READ_RULE}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.projects.list(ctx, q);
   }
@@ -36,30 +33,18 @@ export class ProjectsController {
     return this.projects.get(ctx, id);
   }
 
-  @ListRoute(
-    Authenticated,
-    'individuals/:id/projects',
-    ProjectDto,
-    {
-      summary: 'List the projects an individual owns',
-      description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
-    },
-    changesUnder('projects', ['OwnerID']),
-  )
+  @ListRoute(Authenticated, 'individuals/:id/projects', ProjectDto, changesUnder('projects', ['OwnerID']), {
+    summary: 'List the projects an individual owns',
+    description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() individualId: string, @Query() q: DeletedQuery) {
     return this.projects.listForIndividual(ctx, individualId, q);
   }
 
-  @ListRoute(
-    Authenticated,
-    'me/projects',
-    ProjectDto,
-    {
-      summary: 'List the projects the caller owns',
-      description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
-    },
-    changesUnder('projects', ['OwnerID']),
-  )
+  @ListRoute(Authenticated, 'me/projects', ProjectDto, changesUnder('projects', ['OwnerID']), {
+    summary: 'List the projects the caller owns',
+    description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
+  })
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.projects.listMine(ctx, q);
   }

@@ -19,16 +19,10 @@ const PRINCIPAL = 'A Permission record naming the group (PrincipalID = its ID, P
 export class SecurityGroupsController {
   constructor(private readonly groups: SecurityGroupsService) {}
 
-  @ListRoute(
-    Admin,
-    'securitygroups',
-    SecurityGroupDto,
-    {
-      summary: 'List the security groups of the caller’s site (Admin)',
-      description: `Ordered by Name, with their members; paged with limit/offset. ${PRINCIPAL}`,
-    },
-    changesOf('securitygroups'),
-  )
+  @ListRoute(Admin, 'securitygroups', SecurityGroupDto, changesOf('securitygroups'), {
+    summary: 'List the security groups of the caller’s site (Admin)',
+    description: `Ordered by Name, with their members; paged with limit/offset. ${PRINCIPAL}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.groups.list(ctx, q);
   }

@@ -20,12 +20,12 @@ export class SitesController {
     Authenticated,
     '/',
     SiteDto,
+    changesRefused('Sites are the tenants, not records of one: read GET /v4/sites in full, or a site’s history at GET /v4/audit?kind=site'),
     {
       summary: 'List sites: the caller’s own site, or every site for a global administrator',
       description:
         'Anyone else gets a list of one: their own site. A global administrator gets every site, ordered by Name. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfSite.',
     },
-    changesRefused('Sites are the tenants, not records of one: read GET /v4/sites in full, or a site’s history at GET /v4/audit?kind=site'),
   )
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.sites.list(ctx, q);

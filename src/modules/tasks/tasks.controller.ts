@@ -20,35 +20,23 @@ const LIST_NOTE =
 export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
-  @ListRoute(PmAdmin, 'tasks', TaskDto, { summary: 'List the follow-up tasks of the site (PM, Admin)', description: LIST_NOTE }, changesOf('tasks'))
+  @ListRoute(PmAdmin, 'tasks', TaskDto, changesOf('tasks'), { summary: 'List the follow-up tasks of the site (PM, Admin)', description: LIST_NOTE })
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.tasks.list(ctx, q);
   }
 
-  @ListRoute(
-    Pm,
-    'individuals/:id/tasks',
-    TaskDto,
-    {
-      summary: 'List the tasks assigned to an individual (PM)',
-      description: `404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
-    },
-    changesUnder('tasks', ['AssignedToID']),
-  )
+  @ListRoute(Pm, 'individuals/:id/tasks', TaskDto, changesUnder('tasks', ['AssignedToID']), {
+    summary: 'List the tasks assigned to an individual (PM)',
+    description: `404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
+  })
   listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
     return this.tasks.listForIndividual(ctx, id, q);
   }
 
-  @ListRoute(
-    Pm,
-    'me/tasks',
-    TaskDto,
-    {
-      summary: 'List the tasks assigned to the caller (PM)',
-      description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
-    },
-    changesUnder('tasks', ['AssignedToID']),
-  )
+  @ListRoute(Pm, 'me/tasks', TaskDto, changesUnder('tasks', ['AssignedToID']), {
+    summary: 'List the tasks assigned to the caller (PM)',
+    description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
+  })
   listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.tasks.listMine(ctx, q);
   }

@@ -20,7 +20,7 @@ const EVENTS =
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
-  @ListRoute(Admin, 'webhooks', WebhookDto, { summary: 'List the webhooks of the caller’s site (Admin)', description: EVENTS }, changesOf('webhooks'))
+  @ListRoute(Admin, 'webhooks', WebhookDto, changesOf('webhooks'), { summary: 'List the webhooks of the caller’s site (Admin)', description: EVENTS })
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.webhooks.list(ctx, q);
   }
