@@ -331,8 +331,10 @@ export interface WebhookConfig {
   retryWindowMs: number;
   /** WEBHOOK_TIMEOUT_MS (10000): how long a receiver has to answer. */
   timeoutMs: number;
-  /** WEBHOOK_POLL_MS (1000): how often a replica looks for events written by other replicas (its own wake it at once). */
+  /** WEBHOOK_POLL_MS (1000): how often a replica looks for events written by other replicas (its own, and with REDIS_URL the others', wake it at once). */
   pollMs: number;
+  /** WEBHOOK_CONCURRENCY (8): how many records' events one endpoint is sent at once (each record's events stay in order). */
+  concurrency: number;
   /** WEBHOOK_SECRET_OVERLAP_HOURS (24): after a rotation, the old secret signs too for this long. */
   secretOverlapHours: number;
   /** WEBHOOKS (on): off stops this replica from delivering (another replica still may). */
@@ -355,6 +357,7 @@ function webhookConfig(env: Env): WebhookConfig {
     retryWindowMs: intVar(env, 'WEBHOOK_RETRY_WINDOW_MS', 24 * 3600_000, 1, 30 * 24 * 3600_000),
     timeoutMs: intVar(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     pollMs: intVar(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
+    concurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 8, 1, 64),
     secretOverlapHours: intVar(env, 'WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 30 * 24),
     deliver: boolVar(env, 'WEBHOOKS', true),
   };

@@ -32,7 +32,7 @@ export class IdempotencyStore {
   ) {}
 
   private table(ctx: RequestContext | null): Repository<IdempotencyKeyColumns> {
-    return this.db.global<IdempotencyKeyColumns>(ctx, this.db.isSqlite ? IdempotencyKeyEntity : IdempotencyKeyMysqlEntity);
+    return this.db.serviceTable<IdempotencyKeyColumns>(ctx, this.db.isSqlite ? IdempotencyKeyEntity : IdempotencyKeyMysqlEntity);
   }
 
   private scope(ctx: RequestContext, keyHash: string) {

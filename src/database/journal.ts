@@ -30,6 +30,8 @@ export interface RowChange {
   /** A hard delete leaves no row behind (delta sync answers a tombstone). */
   gone: boolean;
   fields: FieldChange[];
+  /** The site whose trail records it, when not the transaction's (a change of another site's row by a global administrator). */
+  siteId?: string;
 }
 
 /**
@@ -46,9 +48,18 @@ export interface Actor {
  * Columns kept by the data layer, not by a change, and derived ones (an individual's newest
  * comment follows the comment writes): never listed as changed fields.
  */
-const BOOKKEEPING = new Set(['siteId', 'created', 'createdBy', 'updated', 'updatedBy', 'version', 'lastCommentId']);
+const BOOKKEEPING = new Set(['siteId', 'created', 'createdBy', 'updated', 'updatedBy', 'version', 'lastCommentId', 'lockSeq']);
+/**
+ * Columns of one kind that are the service's state, not the record's, kept with plain statements:
+ * a webhook's delivery state (src/database/queries/outbox.ts), an API token's last use.
+ */
+const STATE_OF: Readonly<Record<string, ReadonlySet<string>>> = {
+  webhook: new Set(['cursorSeq', 'failingSince', 'attempts', 'nextAttempt', 'leaseOwner', 'leaseUntil']),
+  // When an API token last authenticated a request (src/modules/auth/api-token-uses.ts): its use, not a change.
+  'api-token': new Set(['lastUsed']),
+};
 /** Properties whose values are never written to the trail, only that they changed. */
-const SECRET = /password|secret|token/i;
+const SECRET = /password|secret/i;
 
 /** `primaryOrganizationId` → `PrimaryOrganizationID`, `id` → `ID` (the inverse of resource.ts's columnOf). */
 export function wireNameOf(property: string): string {
@@ -79,9 +90,10 @@ function normalize(value: unknown, type: unknown): unknown {
 /** The field changes between two states of a row (either may be null: create, delete). */
 export function diffRow(meta: EntityMetadata, before: Record<string, unknown> | null, after: Record<string, unknown> | null): FieldChange[] {
   const out: FieldChange[] = [];
+  const state = STATE_OF[kindOf(meta)];
   for (const col of meta.columns) {
     const p = col.propertyName;
-    if (BOOKKEEPING.has(p)) continue;
+    if (BOOKKEEPING.has(p) || state?.has(p)) continue;
     const b = before ? normalize(before[p], col.type) : null;
     const a = after ? normalize(after[p], col.type) : null;
     if (before && after && b === a) continue;
@@ -122,13 +134,25 @@ const AUDIT_COLUMNS = 'site_id, seq, kind, row_id, action, gone, changes, actor_
 const CHUNK = 400;
 
 /**
- * Writes the journal of one transaction: the site's change sequence moved on by the number of
- * changes (the counter row stays locked until commit, so sequence order is commit order), then the
- * audit rows in a few multi-row INSERTs. Answers the last sequence number, or 0 for no change.
+ * Writes the journal of one transaction: per site changed (in one order for every transaction, so
+ * two cannot wait on each other), the site's change sequence moved on by the number of its changes
+ * (the counter row stays locked until commit, so sequence order is commit order), then the audit
+ * rows in a few multi-row INSERTs. Answers the sites whose trail got rows.
  */
-export async function flushJournal(manager: EntityManager, sqlite: boolean, ctx: RequestContext, changes: readonly RowChange[]): Promise<number> {
-  if (changes.length === 0) return 0;
-  const siteId = ctx.siteId;
+export async function flushJournal(manager: EntityManager, sqlite: boolean, ctx: RequestContext, changes: readonly RowChange[]): Promise<string[]> {
+  const bySite = new Map<string, RowChange[]>();
+  for (const c of changes) {
+    const site = c.siteId ?? ctx.siteId;
+    const list = bySite.get(site);
+    if (list) list.push(c);
+    else bySite.set(site, [c]);
+  }
+  const sites = [...bySite.keys()].sort();
+  for (const site of sites) await flushSite(manager, sqlite, ctx, site, bySite.get(site)!);
+  return sites;
+}
+
+async function flushSite(manager: EntityManager, sqlite: boolean, ctx: RequestContext, siteId: string, changes: readonly RowChange[]): Promise<void> {
   const end = await nextSequence(manager, sqlite, siteId, changes.length);
   const start = end - changes.length + 1;
   const actor = actorOf(ctx);
@@ -144,7 +168,6 @@ export async function flushJournal(manager: EntityManager, sqlite: boolean, ctx:
     const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
     await manager.query(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${slice.map(() => row).join(', ')}`, params);
   }
-  return end;
 }
 
 /**

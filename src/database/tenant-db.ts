@@ -78,8 +78,36 @@ interface TxJournal {
 }
 const JOURNALS = new WeakMap<RequestContext, TxJournal>();
 
-/** Told after every commit that recorded changes: the site and its newest change sequence number. */
-export type CommitListener = (siteId: string, seq: number) => void;
+/**
+ * The InvalidationBus topic of committed changes (docs/events.md, "Delivery"): published after
+ * every commit that recorded changes, keyed by site, so the webhook dispatcher of this process
+ * wakes at once and, with REDIS_URL set, those of the other replicas within milliseconds.
+ */
+export const CHANGES_TOPIC = 'changes';
+
+/**
+ * Adds one changed row to the journal of the context's transaction (src/database/journal.ts):
+ * recorded in the trail of `siteId` (the context's site unless said). Answers the journal, or
+ * null outside a transaction (nothing is recorded).
+ */
+function journalChange(
+  ctx: RequestContext,
+  meta: EntityMetadata,
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+  siteId?: string,
+): TxJournal | null {
+  const tx = JOURNALS.get(ctx);
+  if (!tx) return null;
+  const row = (after ?? before)!;
+  const fields = diffRow(meta, before, after);
+  const action = !before ? 'create' : !after ? 'delete' : actionOf(fields);
+  tx.changes.push({ kind: kindOf(meta), rowId: String(row.id), action, gone: !after, fields, ...(siteId ? { siteId } : {}) });
+  return tx;
+}
+
+/** Told after a commit that recorded changes, here or on another replica: its site, or undefined when any site may have changed (missed messages). */
+export type CommitListener = (siteId: string | undefined) => void;
 
 /** Marks the async flow that holds the SQLite writer lock, so a nested transaction joins it. */
 const SQLITE_LOCK_HELD = new AsyncLocalStorage<true>();
@@ -457,13 +485,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
 
   /** Reports one changed row to the transaction's journal (a row before and after; null: none). */
   private journal(before: Record<string, unknown> | null, after: Record<string, unknown> | null): void {
-    const tx = JOURNALS.get(this.ctx);
+    const tx = journalChange(this.ctx, this.repo.metadata, before, after);
     if (!tx) return;
-    const meta = this.repo.metadata;
     const row = (after ?? before)!;
-    const fields = diffRow(meta, before, after);
-    const action = !before ? 'create' : !after ? 'delete' : actionOf(fields);
-    tx.changes.push({ kind: kindOf(meta), rowId: String(row.id), action, gone: !after, fields });
     if (after) tx.rows.set(this.key(row.id), { ...after });
     else tx.rows.delete(this.key(row.id));
   }
@@ -492,6 +516,73 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   }
 }
 
+/** The reads of a global table (sites, login accounts): its writes go through `TenantDb.journaled` so the trail records them. */
+export type GlobalReads<T extends ObjectLiteral> = Pick<
+  Repository<T>,
+  'find' | 'findBy' | 'findOne' | 'findOneBy' | 'findAndCount' | 'count' | 'countBy' | 'exists' | 'existsBy' | 'create' | 'createQueryBuilder' | 'metadata'
+>;
+
+/**
+ * The writes of a global table — login accounts, sites — recorded in the audit trail as the
+ * scoped path records tenant rows (docs/audit.md): each row changed is read (and locked) before
+ * and read after, in the context's transaction, and journaled in the trail of the site `siteOf`
+ * names (an account's home site, a site's own). Password hashes and other secrets are recorded
+ * only as changed.
+ */
+export class JournaledRows<T extends ObjectLiteral & { id: string }> {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly ctx: RequestContext,
+    private readonly target: EntityTarget<T>,
+    private readonly siteOf: (row: T) => string,
+  ) {}
+
+  private get repo(): Repository<T> {
+    return this.db.managerOf(this.ctx).getRepository(this.target);
+  }
+
+  /** Inserts the row (its id given) and answers it as stored. */
+  async insert(values: DeepPartial<T> & { id: string }): Promise<T> {
+    return this.db.transaction(this.ctx, async () => {
+      await this.repo.insert(values as never);
+      const row = (await this.read(values.id, false))!;
+      this.journal(null, row);
+      return row;
+    });
+  }
+
+  /**
+   * Sets `patch` on the row `id` where `where` also holds (e.g. a row version); answers the number
+   * of rows changed (0: no such row, or `where` did not hold).
+   */
+  async update(id: string, patch: Record<string, unknown>, where: FindOptionsWhere<T> = {}): Promise<number> {
+    return this.db.transaction(this.ctx, async () => {
+      const before = await this.read(id, true);
+      if (!before) return 0;
+      const res = await this.repo
+        .createQueryBuilder()
+        .update()
+        .set(patch as never)
+        .where({ ...where, id } as FindOptionsWhere<T>)
+        .execute();
+      const affected = res.affected ?? 0;
+      if (affected) this.journal(before, await this.read(id, false));
+      return affected;
+    });
+  }
+
+  /** The row, locked for the change that follows (MySQL/MariaDB; SQLite runs one write transaction at a time). */
+  private read(id: string, lock: boolean): Promise<T | null> {
+    const qb = this.repo.createQueryBuilder('t').where('t.id = :id', { id });
+    if (lock && !this.db.isSqlite) qb.setLock('pessimistic_write');
+    return qb.getOne();
+  }
+
+  private journal(before: T | null, after: T | null): void {
+    journalChange(this.ctx, this.repo.metadata, before && { ...before }, after && { ...after }, this.siteOf((after ?? before)!));
+  }
+}
+
 /** Runs one SELECT with `?` placeholders and answers its rows (see `TenantDb.reader`). */
 export interface RowReader {
   rows<T>(sql: string, params: readonly unknown[], opts?: { prepare?: boolean }): Promise<T[]>;
@@ -502,8 +593,8 @@ export interface TenantTx {
   /** The context, bound to this transaction while the callback runs. */
   ctx: RequestContext;
   repo<T extends TenantEntity & ObjectLiteral>(entity: EntityTarget<T>, label?: string): ScopedRepository<T>;
-  /** A global table (sites, login accounts) in this transaction; see `TenantDb.global`. */
-  global<T extends ObjectLiteral>(entity: EntityTarget<T>): Repository<T>;
+  /** A global table (sites, login accounts) in this transaction, to read; see `TenantDb.global` (writes: `TenantDb.journaled`). */
+  global<T extends ObjectLiteral>(entity: EntityTarget<T>): GlobalReads<T>;
   /** The database, for the query functions of `src/database/queries/` (called with `ctx`, they run in this transaction). */
   db: TenantDb;
 }
@@ -527,8 +618,8 @@ export class TenantDb {
    */
   readonly totals: ListTotals;
 
-  /** Told after each commit that recorded changes (the webhook dispatcher wakes on it). */
-  private readonly commitListeners: CommitListener[] = [];
+  /** Carries "a site's changes committed" to this process's listeners and the other replicas'. */
+  private readonly bus: InvalidationBus;
 
   /** The record memos of this database, by kind (see `memo`). */
   private readonly memos = new Map<MemoKind, RecordMemo<object>>();
@@ -539,7 +630,8 @@ export class TenantDb {
     @Optional() bus?: InvalidationBus,
   ) {
     this.isSqlite = dataSource.options.type === 'better-sqlite3';
-    this.totals = new ListTotals(() => this.config?.listTotalCacheMs ?? DEFAULT_LIST_TOTAL_CACHE_MS, Date.now, bus);
+    this.bus = bus ?? new InvalidationBus();
+    this.totals = new ListTotals(() => this.config?.listTotalCacheMs ?? DEFAULT_LIST_TOTAL_CACHE_MS, Date.now, this.bus);
   }
 
   /**
@@ -560,13 +652,33 @@ export class TenantDb {
    * context's transaction when one runs. Callers are responsible for the site checks these tables
    * need (see docs/architecture.md).
    */
-  global<T extends ObjectLiteral>(ctx: RequestContext | null, entity: EntityTarget<T>): Repository<T> {
+  global<T extends ObjectLiteral>(ctx: RequestContext | null, entity: EntityTarget<T>): GlobalReads<T> {
     return (ctx ? this.managerOf(ctx) : this.dataSource.manager).getRepository(entity);
   }
 
-  /** Calls `listener` after every commit that recorded changes (docs/events.md, "Delivery"). */
-  onCommit(listener: CommitListener): void {
-    this.commitListeners.push(listener);
+  /**
+   * A table of the service's own bookkeeping that holds no records (idempotency keys): read and
+   * written as is, never in the audit trail. For src/database only.
+   */
+  serviceTable<T extends ObjectLiteral>(ctx: RequestContext | null, entity: EntityTarget<T>): Repository<T> {
+    return (ctx ? this.managerOf(ctx) : this.dataSource.manager).getRepository(entity);
+  }
+
+  /**
+   * The writes of a global table, recorded in the audit trail (JournaledRows): login accounts go to
+   * their home site's trail, sites to their own.
+   */
+  journaled<T extends ObjectLiteral & { id: string }>(ctx: RequestContext, entity: EntityTarget<T>, siteOf: (row: T) => string): JournaledRows<T> {
+    return new JournaledRows(this, ctx, entity, siteOf);
+  }
+
+  /**
+   * Calls `listener` after every commit that recorded changes in this process (at once, in the
+   * committing flow) and, through the InvalidationBus, in the other replicas (docs/events.md,
+   * "Delivery"). Answers an unsubscribe.
+   */
+  onCommit(listener: CommitListener): () => void {
+    return this.bus.on(CHANGES_TOPIC, listener);
   }
 
   /** The manager the context reads and writes with: its transaction's, or the pool's. */
@@ -655,7 +767,7 @@ export class TenantDb {
     if (BOUND.has(ctx)) return fn(this.view(ctx));
     for (let attempt = 1; ; attempt++) {
       try {
-        let seq = 0;
+        let sites: string[] = [];
         const result = await this.exclusive(() =>
           this.run(async (manager) => {
             const journal: TxJournal = { changes: [], rows: new Map() };
@@ -664,7 +776,7 @@ export class TenantDb {
             try {
               const answer = await fn(this.view(ctx));
               // The audit rows (and so the outbox and the change log) commit with the write.
-              seq = await flushJournal(manager, this.isSqlite, ctx, journal.changes);
+              sites = await flushJournal(manager, this.isSqlite, ctx, journal.changes);
               return answer;
             } finally {
               BOUND.delete(ctx);
@@ -674,7 +786,7 @@ export class TenantDb {
         );
         // Committed: totals of the site's lists counted before now are not reused (list-totals.ts).
         if (ctx.siteId) this.totals.written(ctx.siteId);
-        if (seq > 0) for (const listener of this.commitListeners) listener(ctx.siteId, seq);
+        for (const site of sites) this.bus.publish(CHANGES_TOPIC, site);
         return result;
       } catch (e) {
         if (!isRetryableConflict(e)) throw e;

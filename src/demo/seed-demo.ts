@@ -8,6 +8,7 @@ import { loadConfigOrExit } from '../config/config.js';
 import { UserEntity } from '../database/entities/user.entity.js';
 import { CommentEntity } from '../database/entities/comment.entity.js';
 import { refreshLastComments } from '../database/queries/last-comment.js';
+import { accounts } from '../database/queries/accounts.js';
 import { runMigrationsLocked } from '../database/migration-lock.js';
 import { CommitmentEntity } from '../database/entities/commitment.entity.js';
 import { CoreValueEntity } from '../database/entities/core-value.entity.js';
@@ -191,16 +192,18 @@ async function build(tx: TenantTx, passwordHash: string): Promise<Record<string,
   const random = rng(2026);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
   const now = new Date();
-  await tx.global(SiteEntity).insert({
-    version: 1,
-    id: DEMO_SITE_ID,
-    name: 'Globex (demo)',
-    performanceManagement: true,
-    created: now,
-    updated: now,
-    createdBy: null,
-    updatedBy: null,
-  });
+  await tx.db
+    .journaled(tx.ctx, SiteEntity, (s) => s.id)
+    .insert({
+      version: 1,
+      id: DEMO_SITE_ID,
+      name: 'Globex (demo)',
+      performanceManagement: true,
+      created: now,
+      updated: now,
+      createdBy: null,
+      updatedBy: null,
+    });
 
   const unitIds = new Map<string, string>();
   for (const [rank, u] of UNITS.entries()) {
@@ -230,7 +233,7 @@ async function build(tx: TenantTx, passwordHash: string): Promise<Record<string,
       .replace(/[^a-z.]/g, '');
     const email = `${userName}@globex.example`;
     const user = { id: randomUUID() } as UserEntity;
-    await tx.global(UserEntity).insert({
+    await accounts(tx.db, tx.ctx).insert({
       id: user.id,
       siteId: DEMO_SITE_ID,
       userName,

@@ -103,7 +103,8 @@ const measuresCompleted: number = goal.data.MeasuresCompleted;
 // 5. List the individual's goals of that period (a page: X-Total-Count).
 const goals = await client.GET('/v4/individuals/{id}/goals', { params: { path: { id: individualId }, query: { period: periodId, limit: 10 } } });
 if (goals.error) fail(`goals: ${describe(goals.error)}`);
-const names: string[] = goals.data.map((g) => g.Name);
+// A list answers its records, or with `updatedSince` their changes (SyncEntry items): the type says both.
+const names: string[] = goals.data.flatMap((g) => ('Name' in g ? [g.Name] : []));
 const total = Number(goals.response.headers.get('X-Total-Count'));
 
 // 6. A goal that does not exist: a typed 404 problem.

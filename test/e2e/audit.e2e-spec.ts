@@ -2,29 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { ColorEntity } from '../../src/database/entities/color.entity.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
+import { rng, type AuditEntry as Entry } from './history-wire.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
 const codec = new WireCodec('urn:pms:v4');
-
-interface Entry {
-  Seq: number;
-  Kind: string;
-  RowID: string;
-  Action: string;
-  Changes: { Field: string; Before: string | null; After: string | null; Secret: boolean }[];
-  ActorID: string | null;
-  ActorKind: string;
-  ActorName: string | null;
-  RequestID: string | null;
-  At: string;
-}
-
-/** A tiny seeded generator, so a failing sequence can be run again. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
-}
 
 describe('audit trail (/v4/audit, /v4/{kind}/{id}/history)', () => {
   let t: TestApp;

@@ -1,20 +1,16 @@
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { ColorEntity } from '../../src/database/entities/color.entity.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
+import type { SyncEntry } from './history-wire.js';
 import { bearer, DB_KIND, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
 const codec = new WireCodec('urn:pms:v4');
 
-interface SyncEntry {
-  ID: string;
-  Deleted: boolean;
-  Updated: string;
-  Seq: number;
-  Record: Record<string, unknown> | null;
-}
-
-/** A client's copy of a collection, kept by looping updatedSince from each answer's cursor. */
+/**
+ * A client's copy of a collection, kept by looping updatedSince from each answer's cursor, through
+ * the sync route (`/v4/sync/colors`) or the collection's own list (`/v4/colors`).
+ */
 class Mirror {
   readonly rows = new Map<string, Record<string, unknown>>();
   cursor: string;
@@ -22,7 +18,7 @@ class Mirror {
   constructor(
     private readonly t: TestApp,
     private readonly token: string,
-    private readonly kind: string,
+    private readonly path: string,
     start: string,
   ) {
     this.cursor = start;
@@ -34,7 +30,7 @@ class Mirror {
     for (;;) {
       const res = await this.t
         .http()
-        .get(`/v4/sync/${this.kind}?updatedSince=${encodeURIComponent(this.cursor)}&limit=${limit}`)
+        .get(`${this.path}?updatedSince=${encodeURIComponent(this.cursor)}&limit=${limit}`)
         .set('Authorization', bearer(this.token));
       if (res.status !== 200) throw new Error(`sync: ${res.status} ${res.text}`);
       this.pages++;
@@ -73,8 +69,9 @@ describe(`delta sync (/v4/sync/{kind}) on ${DB_KIND}`, () => {
     return new Map((res.body as Record<string, unknown>[]).filter((c) => (c.ID as number) > 0).map((c) => [String(c.ID), c]));
   }
 
-  it('a client looping updatedSince under concurrent writers ends with exactly the server’s rows', async () => {
-    const mirror = new Mirror(t, acme.admin.token, 'colors', 'seq-0');
+  it('clients looping updatedSince under concurrent writers — on the sync route and on the list itself — end with exactly the server’s rows', async () => {
+    const mirror = new Mirror(t, acme.admin.token, '/v4/sync/colors', 'seq-0');
+    const listMirror = new Mirror(t, acme.admin.token, '/v4/colors', 'seq-0');
     const live: number[] = [];
     let stop = false;
     const writer = async (w: number) => {
@@ -96,24 +93,26 @@ describe(`delta sync (/v4/sync/{kind}) on ${DB_KIND}`, () => {
         }
       }
     };
-    const reader = async () => {
-      while (!stop) await mirror.pull();
+    const reader = async (m: Mirror) => {
+      while (!stop) await m.pull();
     };
-    const reading = reader();
+    const reading = Promise.all([reader(mirror), reader(listMirror)]);
     await Promise.all([writer(1), writer(2), writer(3), writer(4)]);
     stop = true;
     await reading;
-    await mirror.pull();
     const server = await serverColors(acme);
-    expect([...mirror.rows.keys()].sort()).toEqual([...server.keys()].sort());
-    for (const [id, row] of server) expect(mirror.rows.get(id)).toEqual(row);
-    expect(mirror.pages).toBeGreaterThan(3);
+    for (const m of [mirror, listMirror]) {
+      await m.pull();
+      expect([...m.rows.keys()].sort()).toEqual([...server.keys()].sort());
+      for (const [id, row] of server) expect(m.rows.get(id)).toEqual(row);
+      expect(m.pages).toBeGreaterThan(3);
+    }
   });
 
   it('answers a write that commits after a later one, with an earlier Updated, on the next pull', async () => {
     const db = t.app.get(TenantDb);
     const ctx = RequestContext.system(acme.siteId);
-    const mirror = new Mirror(t, acme.admin.token, 'colors', 'seq-0');
+    const mirror = new Mirror(t, acme.admin.token, '/v4/colors', 'seq-0');
     await mirror.pull(500);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -169,7 +168,7 @@ describe(`delta sync (/v4/sync/{kind}) on ${DB_KIND}`, () => {
         DueDate: '2026-06-30T00:00:00Z',
       })
       .expect(200);
-    const mirror = new Mirror(t, acme.admin.token, 'projects', res.headers['x-sync-cursor'] as string);
+    const mirror = new Mirror(t, acme.admin.token, '/v4/sync/projects', res.headers['x-sync-cursor'] as string);
     await mirror.pull();
     expect(mirror.rows.has(p.body.ID)).toBe(true);
     await t.http().delete(`/v4/projects/${p.body.ID}`).set('Authorization', as(acme.admin)).expect(200);

@@ -110,10 +110,22 @@ describe('the OpenAPI document', () => {
     expect(response(op('get', '/v4/corevalues').responses['403']).description).toMatch(/pm-disabled/);
   });
 
-  it('declares the headers: X-Request-Id, ETag, X-Total-Count, Link, Retry-After, WWW-Authenticate, Cache-Control', () => {
+  it('declares the headers: X-Request-Id, ETag, X-Total-Count, Link, X-Sync-Cursor, Retry-After, WWW-Authenticate, Cache-Control', () => {
     const headers = (method: string, path: string, status: string) => Object.keys(response(op(method, path).responses[status]).headers ?? {}).sort();
-    expect(Object.keys(doc.components.headers).sort()).toEqual(['ETag', 'Link', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id', 'X-Total-Count']);
-    expect(headers('get', '/v4/departments', '200')).toEqual(['Link', 'X-Request-Id', 'X-Total-Count']);
+    expect(Object.keys(doc.components.headers).sort()).toEqual([
+      'ETag',
+      'Link',
+      'Retry-After',
+      'WWW-Authenticate',
+      'X-Request-Id',
+      'X-Sync-Cursor',
+      'X-Total-Count',
+    ]);
+    // A list answers its records (X-Total-Count), or with updatedSince its changes (X-Sync-Cursor).
+    expect(headers('get', '/v4/departments', '200')).toEqual(['Link', 'X-Request-Id', 'X-Sync-Cursor', 'X-Total-Count']);
+    expect(headers('get', '/v4/sync/{kind}', '200')).toEqual(['Link', 'X-Request-Id', 'X-Sync-Cursor']);
+    // A list that refuses updatedSince (a membership, not a field, ties its records) never sends a cursor.
+    expect(headers('get', '/v4/individuals/{id}/departments', '200')).toEqual(['Link', 'X-Request-Id', 'X-Total-Count']);
     expect(headers('get', '/v4/departments/{id}', '200')).toEqual(['ETag', 'X-Request-Id']);
     expect(headers('get', '/v4/accountabilities/{id}', '200')).toEqual(['ETag', 'X-Request-Id']);
     expect(headers('get', '/v4/departments/{id}', '304')).toEqual(['ETag', 'X-Request-Id']);
@@ -149,7 +161,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the probes by their real bodies, and /v4/metrics as the Metric list (the scrape is on its own port, not in the API)', async () => {
-    expect(op('get', '/v4/metrics').responses['200'].content['application/json'].schema).toMatchObject({ type: 'array' });
+    // The Metric list, or with updatedSince its changes (docs/delta-sync.md).
+    expect(op('get', '/v4/metrics').responses['200'].content['application/json'].schema.anyOf).toMatchObject([
+      { type: 'array', items: { $ref: '#/components/schemas/Metric' } },
+      { type: 'array', items: { $ref: '#/components/schemas/SyncEntry' } },
+    ]);
     expect(doc.paths['/metrics']).toBeUndefined();
     expect(op('get', '/health/ready').responses['200'].content['application/json'].schema.required).toEqual(['status', 'database']);
   });

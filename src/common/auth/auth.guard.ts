@@ -61,28 +61,8 @@ export class RequestAuthenticator {
       if (!needed || !scopeGranted(caller.scopes ?? [], needed)) throw new ScopeMissingError(needed);
     }
     const ctx = new RequestContext(requestId, tz, caller, ifMatch, ip);
-
-    switch (rule) {
-      case 'authenticated':
-        return ctx;
-      case 'admin':
-        if (!caller.isAdmin) throw new AdminRequiredError('Only a site or global administrator may do this');
-        return ctx;
-      case 'pm':
-        if (!caller.pmEnabled) throw new PmDisabledError('Performance management is switched off for this site');
-        return ctx;
-      case 'pm+admin':
-        if (!caller.pmEnabled) throw new PmDisabledError('Performance management is switched off for this site');
-        if (!caller.isAdmin) throw new AdminRequiredError('Only a site or global administrator may do this');
-        return ctx;
-      case 'global-admin':
-        if (!caller.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may do this');
-        return ctx;
-      case 'scim':
-        // The scope was checked above for a token; a person never provisions (docs/identity.md).
-        if (caller.kind !== 'service') throw new ForbiddenError('SCIM provisioning takes an API token with the scope scim, not a person’s token');
-        return ctx;
-    }
+    assertAccess(caller, rule);
+    return ctx;
   }
 
   private callerOf(token: string): Promise<Caller> {
@@ -102,6 +82,36 @@ export class RequestAuthenticator {
       if (e instanceof UnknownTimeZoneError) throw new ValidationError([{ field: 'tz', message: e.message }]);
       throw e;
     }
+  }
+}
+
+/**
+ * Throws the problem of an access rule the caller does not meet (403 admin-required, pm-disabled,
+ * or not a global administrator); the rules of docs/identity-and-tenancy.md. Also for reads that
+ * answer records of another route (delta sync, history: the record's own GET's rule).
+ */
+export function assertAccess(caller: Caller, rule: AccessRule): void {
+  switch (rule) {
+    case 'public':
+    case 'authenticated':
+      return;
+    case 'admin':
+      if (!caller.isAdmin) throw new AdminRequiredError('Only a site or global administrator may do this');
+      return;
+    case 'pm':
+      if (!caller.pmEnabled) throw new PmDisabledError('Performance management is switched off for this site');
+      return;
+    case 'pm+admin':
+      if (!caller.pmEnabled) throw new PmDisabledError('Performance management is switched off for this site');
+      if (!caller.isAdmin) throw new AdminRequiredError('Only a site or global administrator may do this');
+      return;
+    case 'global-admin':
+      if (!caller.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may do this');
+      return;
+    case 'scim':
+      // The scope was checked for the token; a person never provisions (docs/identity.md).
+      if (caller.kind !== 'service') throw new ForbiddenError('SCIM provisioning takes an API token with the scope scim, not a person’s token');
+      return;
   }
 }
 

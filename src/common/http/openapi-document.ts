@@ -98,8 +98,19 @@ function addComponents(document: OpenAPIObject): void {
         'Entity tag of the record (strong; the same in JSON and XML and whatever `tz`). Send it in If-Match to change only this version (else 412), or in If-None-Match to get 304 while it is current.',
       schema: { type: 'string' },
     },
-    'X-Total-Count': { description: 'Number of records in the whole list, all pages.', schema: { type: 'integer', minimum: 0 } },
-    Link: { description: '`<{path}?offset=…&limit=…>; rel="next"` while more records follow; absent on the last page.', schema: { type: 'string' } },
+    'X-Total-Count': {
+      description: 'Number of records in the whole list, all pages (not sent with `updatedSince`: a page of changes counts no list).',
+      schema: { type: 'integer', minimum: 0 },
+    },
+    Link: {
+      description:
+        '`<{path}?offset=…&limit=…>; rel="next"` while more records follow (with `updatedSince`: `<{path}?updatedSince=seq-…&limit=…>` while a page of changes is full); absent on the last page.',
+      schema: { type: 'string' },
+    },
+    'X-Sync-Cursor': {
+      description: 'With `updatedSince`: the cursor (`seq-<n>`) to send as the next `updatedSince` (docs/delta-sync.md).',
+      schema: { type: 'string', pattern: '^seq-[0-9]+$' },
+    },
     'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
     'WWW-Authenticate': { description: '`Bearer realm="pms-api"`', schema: { type: 'string' } },
   };
@@ -140,7 +151,8 @@ const hasQuery = (op: OperationObject, name: string) => (op.parameters ?? []).so
 function isSingleRecord(route: RouteInfo): boolean {
   if (!route.result?.type) return false;
   if (!route.result.collection) return true;
-  return route.method === 'get' && /\/\{[^/]+\}$/.test(route.path);
+  // A page of changes (`/v4/sync/{kind}`) is no List-of-one read of a record.
+  return route.method === 'get' && /\/\{[^/]+\}$/.test(route.path) && route.result.root !== 'ArrayOfSyncEntry';
 }
 
 /**
@@ -264,7 +276,11 @@ function refineOperation(document: OpenAPIObject, route: RouteInfo, op: Operatio
   if (ok) {
     const names = ['X-Request-Id'];
     if (single) names.push('ETag');
-    if (paged) names.push('X-Total-Count', 'Link');
+    // The sync route answers changes only (its updatedSince is required); a list answers its records, or with updatedSince its changes.
+    const syncRoute = (op.parameters as ParameterObject[] | undefined)?.some((p) => p.name === 'updatedSince' && p.in === 'query' && p.required);
+    const changes = syncRoute || (route.delta !== undefined && !('refuse' in route.delta));
+    if (paged) names.push(...(syncRoute ? [] : ['X-Total-Count']), 'Link');
+    if (changes) names.push('X-Sync-Cursor');
     ok.headers = { ...headersOf(names) };
     for (const h of route.headers) {
       ok.headers[h.name] = { description: `Always \`${h.value}\`.`, schema: { type: 'string', enum: [h.value] } };
@@ -322,7 +338,8 @@ function refineResultSchemas(document: OpenAPIObject, route: RouteInfo, ok: Resp
   }
   for (const media of Object.values(content)) {
     const schema = media.schema as SchemaObject | undefined;
-    if (schema?.xml) schema.xml = { ...schema.xml, namespace: opts.xmlNamespace };
+    // A list's two answers (its records, or with updatedSince their changes) each have their root.
+    for (const s of [schema, ...((schema?.anyOf ?? []) as SchemaObject[])]) if (s?.xml) s.xml = { ...s.xml, namespace: opts.xmlNamespace };
   }
 }
 

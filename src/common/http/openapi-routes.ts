@@ -5,6 +5,7 @@ import type { ModulesContainer } from '@nestjs/core';
 import { ACCESS_KEY, type AccessRule } from '../auth/access.decorators.js';
 import { routeHandlers, routeTemplate } from './route-index.js';
 import { WIRE_RESULT, type WireResultMeta } from './wire.js';
+import { DELTA_LIST, type DeltaList } from './delta-list.js';
 
 export type HttpMethod = 'get' | 'put' | 'patch' | 'post' | 'delete';
 
@@ -21,6 +22,8 @@ export interface RouteInfo {
   body?: Type<unknown>;
   /** Response headers set with Nest's @Header(). */
   headers: { name: string; value: string }[];
+  /** A list's `updatedSince` (src/common/http/delta-list.ts): answered as changes, refused, or none. */
+  delta?: DeltaList;
 }
 
 const METHODS: Partial<Record<RequestMethod, HttpMethod>> = {
@@ -43,6 +46,7 @@ export function collectRoutes(modules: ModulesContainer): RouteInfo[] {
       rule: ((Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, ctrl)) as AccessRule | undefined) ?? 'authenticated',
       result: Reflect.getMetadata(WIRE_RESULT, handler) as WireResultMeta | undefined,
       body: bodyType(ctrl, name),
+      delta: Reflect.getMetadata(DELTA_LIST, handler) as DeltaList | undefined,
       headers: ((Reflect.getMetadata(HEADERS_METADATA, handler) as { name: string; value: unknown }[] | undefined) ?? [])
         .filter((h) => typeof h.value === 'string')
         .map((h) => ({ name: h.name, value: h.value as string })),

@@ -1,6 +1,8 @@
 import { applyDecorators, Delete, Get, HttpCode, Patch, Post, Put, SetMetadata, type Type } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { ApiBodyTypes, ApiResult, WIRE_RESULT, type WireResultMeta } from './wire.js';
+import { deltaOf, DeltaListDocs, type DeltaDecl } from './delta-list.js';
+import { SYNC_ENTRIES, SyncEntryDto } from '../pagination/sync-entry.js';
 
 /**
  * One composite decorator per kind of route (docs/adding-a-resource.md): the access rule, the
@@ -29,9 +31,27 @@ export type AnswerOptions = Parameters<typeof ApiResult>[1];
 export const GetRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
   applyDecorators(ApiResult(type, opts), ApiOperation(doc), access(), Get(path));
 
-/** A GET answering a collection (XML root `ArrayOf{Type}` unless `opts.root` names another). */
-export const ListRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
-  applyDecorators(ApiResult(type, { ...opts, collection: true }), ApiOperation(doc), access(), Get(path));
+/**
+ * A GET answering a collection (XML root `ArrayOf{Type}` unless `opts.root` names another). `delta`
+ * says what the list answers when asked with `updatedSince` (src/common/http/delta-list.ts,
+ * docs/delta-sync.md): its changes as SyncEntry items, a 400 naming what to use instead, or — for
+ * what is no list of records — nothing (no such parameter).
+ */
+export const ListRoute = (access: AccessRule, path: string, type: Answer, delta: DeltaDecl, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
+  applyDecorators(ListAnswer(path, type, delta, opts), ApiOperation(doc), access(), Get(path));
+
+/**
+ * What a list answers, with and without `updatedSince`: its collection, or its changes (the
+ * interceptor's metadata, the parameter and the SyncEntry alternative of its 200). ListRoute's
+ * own part, for the few lists declared without it (the comment lists, one handler per kind).
+ */
+export function ListAnswer(path: string, type: Answer, delta: DeltaDecl, opts?: AnswerOptions): MethodDecorator {
+  const changes = deltaOf(path, delta);
+  const or =
+    changes && !('refuse' in changes) ? { ...SYNC_ENTRIES, type: SyncEntryDto, when: 'with updatedSince: the changes since then (SyncEntry)' } : undefined;
+  const result = ApiResult(type, { ...opts, collection: true, or });
+  return changes ? applyDecorators(DeltaListDocs(changes), result) : result;
+}
 
 /** A POST taking a body in any of the four media types. */
 export const PostRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>

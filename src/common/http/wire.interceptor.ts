@@ -36,7 +36,7 @@ interface HeaderTarget {
 export class WireWriter {
   constructor(private readonly codec: WireCodec) {}
 
-  render(req: WireRequest, res: HeaderTarget, result: unknown, meta: WireResultMeta | undefined): string {
+  render(req: WireRequest, res: HeaderTarget, result: unknown, declared: WireResultMeta | undefined): string {
     if (result instanceof RawBody) {
       res.setHeader('Content-Type', result.contentType);
       for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
@@ -47,8 +47,10 @@ export class WireWriter {
     const neg = negotiate(req.headers.accept as string | undefined);
     let value = result;
     let single = false;
+    let meta = declared;
     if (result instanceof KeysetPage) {
       value = result.items;
+      if (result.wire) meta = result.wire;
       for (const [name, v] of Object.entries(result.headers)) res.setHeader(name, v);
       if (result.next) {
         const url = new URL(String(req.originalUrl ?? req.url), 'http://placeholder');

@@ -424,14 +424,21 @@ export interface WireResultMeta {
  * Declares what a handler answers: its wire type, single or collection, and the XML root. Sets
  * the OpenAPI 200 response for both media types at the same time.
  */
-export function ApiResult(type: Type<unknown> | null, opts: { collection?: boolean; root?: string; description?: string } = {}): MethodDecorator {
+export function ApiResult(
+  type: Type<unknown> | null,
+  opts: { collection?: boolean; root?: string; description?: string; or?: WireResultMeta & { type: Type<unknown>; when: string } } = {},
+): MethodDecorator {
   const typeName = type ? (wireTypeName(type) ?? type.name) : 'Object';
   const collection = !!opts.collection;
   const root = opts.root ?? (collection ? `ArrayOf${typeName}` : typeName);
   const meta: WireResultMeta = { type, collection, root };
+  const arrayOf = (of: Type<unknown>, xml: string) => ({ type: 'array', items: { $ref: getSchemaPath(of) }, xml: { name: xml, wrapped: true } });
   const schema = type
     ? collection
-      ? { type: 'array', items: { $ref: getSchemaPath(type) }, xml: { name: root, wrapped: true } }
+      ? opts.or
+        ? // The other answer of the route (a list asked with updatedSince answers SyncEntry items).
+          { anyOf: [arrayOf(type, root), { ...arrayOf(opts.or.type, opts.or.root), description: opts.or.when }] }
+        : arrayOf(type, root)
       : { $ref: getSchemaPath(type) }
     : { type: 'object', xml: { name: 'Object' }, description: 'An empty object: {} in JSON, <Object/> in XML.' };
   const decorators = [
@@ -440,11 +447,18 @@ export function ApiResult(type: Type<unknown> | null, opts: { collection?: boole
     HttpCode(200),
     ApiProduces('application/json', 'text/json', 'application/xml', 'text/xml'),
     ApiOkResponse({
-      description: opts.description ?? (collection ? `A collection of ${typeName} (XML root ${root})` : typeName === 'Object' ? 'An empty object' : typeName),
+      description:
+        opts.description ??
+        (collection
+          ? `A collection of ${typeName} (XML root ${root})${opts.or ? `; ${opts.or.when}` : ''}`
+          : typeName === 'Object'
+            ? 'An empty object'
+            : typeName),
       schema,
     }),
   ];
   if (type) decorators.unshift(ApiExtraModels(type));
+  if (opts.or) decorators.unshift(ApiExtraModels(opts.or.type));
   return applyDecorators(...decorators);
 }
 

@@ -1,4 +1,4 @@
-import { InputField } from '../http/wire.js';
+import { InputField, type WireResultMeta } from '../http/wire.js';
 
 export const DEFAULT_LIMIT = 500;
 export const MAX_LIMIT = 5000;
@@ -76,7 +76,8 @@ export class Page<T> {
  * A page paged by a key instead of an offset (the audit trail newest first, delta sync by change
  * sequence): `next` holds the query parameters that fetch the next page (the response's
  * `Link: rel="next"`), null on the last page; `headers` are added to the answer (e.g. the sync
- * cursor). No X-Total-Count: a keyset page does not count the whole list.
+ * cursor); `wire` says how its items are written when not as the route declares (a list asked with
+ * `updatedSince` answers SyncEntry items). No X-Total-Count: a keyset page does not count the whole list.
  */
 export class KeysetPage<T> extends Page<T> {
   constructor(
@@ -84,6 +85,7 @@ export class KeysetPage<T> extends Page<T> {
     limit: number,
     readonly next: Record<string, string> | null,
     readonly headers: Record<string, string> = {},
+    readonly wire: WireResultMeta | null = null,
   ) {
     super(items, -1, limit, 0);
   }

@@ -13,9 +13,14 @@ import type { TenantDb } from '../tenant-db.js';
  * generation on (this service's tokens carry theirs) and records the instant (identity providers'
  * tokens are compared by `iat`). A write to `users`, so the CallerCache drops what it kept.
  */
-export async function endTokens(db: TenantDb, ctx: RequestContext | null, userId: string): Promise<void> {
+export async function endTokens(db: TenantDb, ctx: RequestContext, userId: string): Promise<void> {
   const now = new Date();
-  await db.global(ctx, UserEntity).update({ id: userId }, { tokenGeneration: () => 'token_generation + 1', tokensRevokedAt: now, updated: now });
+  await accounts(db, ctx).update(userId, { tokenGeneration: () => 'token_generation + 1', tokensRevokedAt: now, updated: now });
+}
+
+/** Writes of login accounts, recorded in the trail of each account's home site (docs/audit.md). */
+export function accounts(db: TenantDb, ctx: RequestContext) {
+  return db.journaled(ctx, UserEntity, (u) => u.siteId);
 }
 
 /** The organization new people join when nothing else is said: the site's first live top-level organization. */
@@ -46,7 +51,7 @@ export async function createPerson(db: TenantDb, ctx: RequestContext, p: NewPers
   const userId = randomUUID();
   const individualId = randomUUID();
   const now = new Date();
-  await db.global(ctx, UserEntity).insert({
+  await accounts(db, ctx).insert({
     id: userId,
     siteId: ctx.siteId,
     userName: p.userName,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { sqlInstant } from '../journal.js';
 import { instantOf } from './audit.js';
@@ -79,46 +80,44 @@ export async function claimDue(db: TenantDb, owner: string, leaseMs: number, lim
   }));
 }
 
+/** What failed in a wave, to be tried again after `next` (docs/events.md, "Retries"). */
+export interface Backoff {
+  attempts: number;
+  failingSince: Date;
+  next: Date;
+}
+
 /**
- * The event at the head was handled (delivered, or not subscribed): the cursor moves past it, the
- * failure state clears and the lease is renewed. Answers false when the lease is no longer this
- * replica's (it ran out and another replica claimed the webhook): the caller stops at once.
+ * Ends one wave of deliveries in one short transaction (docs/events.md, "Delivery"): the attempts
+ * are logged, the cursor moves to `cursor` (every event up to it was handled: delivered or not
+ * subscribed) and either the lease is renewed for `leaseMs` (all went well) or, after a failure,
+ * the next attempt waits until `backoff.next` and the lease is given back. Answers false when the
+ * lease is no longer this replica's (it ran out and another replica claimed the webhook): the
+ * caller stops at once; what it sent meanwhile is sent again by the other replica, under the same
+ * message ids.
  */
-export async function advance(db: TenantDb, webhookId: string, owner: string, seq: number, leaseMs: number): Promise<boolean> {
+export async function settle(
+  db: TenantDb,
+  webhookId: string,
+  owner: string,
+  wave: { logs: readonly DeliveryRecord[]; cursor: number; leaseMs: number; backoff: Backoff | null },
+): Promise<boolean> {
   const affected = await db.housekeeping(async (m) => {
+    await insertDeliveries(m, wave.logs);
+    const b = wave.backoff;
     // The structured answer carries the changed-row count on both drivers.
     const res = (await m.queryRunner!.query(
-      'UPDATE webhooks SET cursor_seq = ?, attempts = 0, failing_since = NULL, next_attempt = NULL, lease_until = ? WHERE id = ? AND lease_owner = ?',
-      [seq, sqlInstant(new Date(Date.now() + leaseMs)), webhookId, owner],
+      b
+        ? 'UPDATE webhooks SET cursor_seq = ?, attempts = ?, failing_since = ?, next_attempt = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'
+        : 'UPDATE webhooks SET cursor_seq = ?, attempts = 0, failing_since = NULL, next_attempt = NULL, lease_until = ? WHERE id = ? AND lease_owner = ?',
+      b
+        ? [wave.cursor, b.attempts, sqlInstant(b.failingSince), sqlInstant(b.next), webhookId, owner]
+        : [wave.cursor, sqlInstant(new Date(Date.now() + wave.leaseMs)), webhookId, owner],
       true,
     )) as { affected?: number };
     return res.affected ?? 0;
   });
   return affected > 0;
-}
-
-/** The head event failed: the next attempt waits until `next`. */
-export function backOff(db: TenantDb, webhookId: string, owner: string, attempts: number, failingSince: Date, next: Date): Promise<unknown> {
-  return db.housekeeping((m) =>
-    m.query('UPDATE webhooks SET attempts = ?, failing_since = ?, next_attempt = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?', [
-      attempts,
-      sqlInstant(failingSince),
-      sqlInstant(next),
-      webhookId,
-      owner,
-    ]),
-  );
-}
-
-/** The endpoint failed for the whole retry window: switched off, with the reason the administrator reads. */
-export function disable(db: TenantDb, webhookId: string, reason: string): Promise<unknown> {
-  return db.housekeeping((m) =>
-    m.query('UPDATE webhooks SET active = ?, disabled_reason = ?, next_attempt = NULL, lease_owner = NULL, lease_until = NULL WHERE id = ?', [
-      false,
-      reason.slice(0, 500),
-      webhookId,
-    ]),
-  );
 }
 
 /** Gives the claim back (the work is done, or the replica is stopping). */
@@ -140,32 +139,41 @@ export interface DeliveryRecord {
   payload: string;
 }
 
-/** Logs one attempt (docs/events.md, "Delivery log"); answers its id. */
-export async function logDelivery(db: TenantDb, d: DeliveryRecord): Promise<string> {
-  const id = randomUUID();
+const DELIVERY_COLUMNS =
+  'id, site_id, created, created_by, updated, updated_by, version, webhook_id, event_id, event_type, seq, attempt, status, response_code, duration_ms, error, payload';
+
+/** Writes logged attempts in one multi-row INSERT; answers their ids. */
+async function insertDeliveries(m: EntityManager, logs: readonly DeliveryRecord[]): Promise<string[]> {
+  if (logs.length === 0) return [];
   const now = sqlInstant(new Date());
-  await db.housekeeping((m) =>
-    m.query(
-      `INSERT INTO webhook_deliveries (id, site_id, created, created_by, updated, updated_by, version, webhook_id, event_id, event_type, seq, attempt, status, response_code, duration_ms, error, payload)
-       VALUES (?, ?, ?, NULL, ?, NULL, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        id,
-        d.siteId,
-        now,
-        now,
-        d.webhookId,
-        d.eventId,
-        d.eventType,
-        d.seq,
-        d.attempt,
-        d.status,
-        d.responseCode,
-        d.durationMs,
-        d.error?.slice(0, 500) ?? null,
-        d.payload,
-      ],
+  const ids = logs.map(() => randomUUID());
+  const params: unknown[] = [];
+  logs.forEach((d, i) =>
+    params.push(
+      ids[i],
+      d.siteId,
+      now,
+      now,
+      d.webhookId,
+      d.eventId,
+      d.eventType,
+      d.seq,
+      d.attempt,
+      d.status,
+      d.responseCode,
+      d.durationMs,
+      d.error?.slice(0, 500) ?? null,
+      d.payload,
     ),
   );
+  const row = '(?, ?, ?, NULL, ?, NULL, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  await m.query(`INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES ${logs.map(() => row).join(', ')}`, params);
+  return ids;
+}
+
+/** Logs one attempt made outside the dispatcher (a ping, a redelivery; docs/events.md, "Delivery log"); answers its id. */
+export async function logDelivery(db: TenantDb, d: DeliveryRecord): Promise<string> {
+  const [id] = await db.housekeeping((m) => insertDeliveries(m, [d]));
   return id;
 }
 

@@ -7,6 +7,8 @@ import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { ApiTokenDto, ApiTokenQuery, CreateApiTokenDto } from './dto/api-token.dto.js';
 import { ApiTokensService } from './api-tokens.service.js';
+import { ListRoute } from '../../common/http/routes.js';
+import { changesOf } from '../../common/http/delta-list.js';
 
 const PRINCIPAL =
   'A token acts as a service principal of the site: what an administrator may do, within its scopes (a missing scope is 403 insufficient-scope naming it); its writes are recorded with the token’s ID as CreatedBy/UpdatedBy.';
@@ -17,13 +19,10 @@ const PRINCIPAL =
 export class ApiTokensController {
   constructor(private readonly tokens: ApiTokensService) {}
 
-  @Get('apitokens')
-  @Admin()
-  @ApiOperation({
+  @ListRoute(Admin, 'apitokens', ApiTokenDto, changesOf('apitokens'), {
     summary: 'List the API tokens of the caller’s site (Admin)',
     description: `Newest first, revoked ones included; paged with limit/offset. Secrets are never listed. ${PRINCIPAL}`,
   })
-  @ApiResult(ApiTokenDto, { collection: true })
   list(@Ctx() ctx: RequestContext, @Query() q: ApiTokenQuery) {
     return this.tokens.list(ctx, q);
   }

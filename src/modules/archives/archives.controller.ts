@@ -8,6 +8,7 @@ import { ArchivesService } from './archives.service.js';
 import { ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
 import { GetRoute, ListRoute, PostAction, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
+import { changesRefused, changesUnder } from '../../common/http/delta-list.js';
 
 const READ_RULE =
   'Archives filed under an individual are read by the individual, anyone above them in the reporting chain and administrators (others 403); the others by every member of the site.';
@@ -29,7 +30,7 @@ const UNSUPPORTED_WRITES = [
 export class ArchivesController {
   constructor(private readonly archives: ArchivesService) {}
 
-  @ListRoute(Authenticated, 'individuals/:ancestorid/archives', ArchiveDto, {
+  @ListRoute(Authenticated, 'individuals/:ancestorid/archives', ArchiveDto, changesUnder('archives', ['AncestorID']), {
     summary: 'List the archives filed under an individual',
     description: `Their metrics’ and their dashboard’s snapshots of every closed period. 404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
@@ -37,7 +38,7 @@ export class ArchivesController {
     return this.archives.listForIndividual(ctx, ancestorId, q);
   }
 
-  @ListRoute(Authenticated, 'organizations/:ancestorid/archives', ArchiveDto, {
+  @ListRoute(Authenticated, 'organizations/:ancestorid/archives', ArchiveDto, changesUnder('archives', ['AncestorID'], 'departments'), {
     summary: 'List the archives filed under an organization or department',
     description: `Its dashboard’s snapshots of every closed period. Takes an organization or a department id; 404 when it is neither of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
@@ -45,10 +46,16 @@ export class ArchivesController {
     return this.archives.listForOrganization(ctx, ancestorId, q);
   }
 
-  @ListRoute(Authenticated, 'projects/:ancestorid/metricArchives', ArchiveDto, {
-    summary: 'List the archives of a project’s metrics',
-    description: `One per metric of the project and closed period in which it had a value. 404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
-  })
+  @ListRoute(
+    Authenticated,
+    'projects/:ancestorid/metricArchives',
+    ArchiveDto,
+    changesRefused('The archives of a project’s metrics are filed under each metric, not the project: sync them with GET /v4/sync/archives?updatedSince=…'),
+    {
+      summary: 'List the archives of a project’s metrics',
+      description: `One per metric of the project and closed period in which it had a value. 404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
+    },
+  )
   listMetricArchivesForProject(@Ctx() ctx: RequestContext, @GuidParam('ancestorid') ancestorId: string, @Query() q: ArchiveQuery) {
     return this.archives.listMetricArchivesForProject(ctx, ancestorId, q);
   }

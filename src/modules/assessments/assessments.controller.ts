@@ -8,6 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { AssessmentsService } from './assessments.service.js';
 import { AssessmentDto, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
 const LIST_NOTE =
@@ -21,12 +22,15 @@ const WRITE_RULE = 'Allowed for the assessor and administrators; others get 403.
 export class AssessmentsController {
   constructor(private readonly assessments: AssessmentsService) {}
 
-  @ListRoute(PmAdmin, 'assessments', AssessmentDto, { summary: 'List the assessments of the site (PM, Admin)', description: LIST_NOTE })
+  @ListRoute(PmAdmin, 'assessments', AssessmentDto, changesOf('assessments'), {
+    summary: 'List the assessments of the site (PM, Admin)',
+    description: LIST_NOTE,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: PeriodQuery) {
     return this.assessments.list(ctx, q);
   }
 
-  @ListRoute(Pm, 'individuals/:id/assessments', AssessmentDto, {
+  @ListRoute(Pm, 'individuals/:id/assessments', AssessmentDto, changesUnder('assessments', ['SubjectID']), {
     summary: 'List the assessments of an individual (PM)',
     description: `The assessments whose subject is the individual. 404 for an individual not of the site; allowed for the individual (without the team assessments of them), anyone they report to and administrators (else 403). ${LIST_NOTE}`,
   })

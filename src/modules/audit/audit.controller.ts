@@ -6,7 +6,8 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { ApiResult } from '../../common/http/wire.js';
 import { AuditService } from './audit.service.js';
 import { AuditEntryDto, AuditQuery, HistoryQuery } from './dto/audit.dto.js';
-import { SyncEntryDto, SyncQuery } from './dto/sync.dto.js';
+import { SyncEntryDto } from '../../common/pagination/sync-entry.js';
+import { SyncQuery } from './dto/sync.dto.js';
 import { SyncService } from './sync.service.js';
 import { HISTORY_PATHS } from './history-paths.js';
 
@@ -49,7 +50,7 @@ export class AuditController {
   @ApiOperation({
     summary: 'Delta sync: the records of a collection created, changed or deleted since a cursor',
     description:
-      'Answers each record changed since `updatedSince` once, as its GET answers it for the caller, or as a tombstone (`Deleted: true`, `Record: null`), in commit order. Loop: send the `X-Sync-Cursor` of each answer as the next `updatedSince`; while a page is full, `Link: rel="next"` names the next one. The cursor is a position in the site’s commit sequence, so a write that commits late with an earlier `Updated` is still answered (docs/delta-sync.md). Records the caller may not read are left out.',
+      'Answers each record changed since `updatedSince` once, as its GET answers it for the caller, or as a tombstone (`Deleted: true`, `Record: null`), in commit order. Loop: send the `X-Sync-Cursor` of each answer as the next `updatedSince`; while a page is full, `Link: rel="next"` names the next one. The cursor is a position in the site’s commit sequence, so a write that commits late with an earlier `Updated` is still answered (docs/delta-sync.md). Records the caller may not read are left out; a caller who may not use the collection’s GET at all (its access rule) gets 403. Every list of these records answers the same when asked with `updatedSince`.',
   })
   @ApiParam({ name: 'kind', enum: HISTORY_PATHS, description: 'The collection.' })
   @ApiResult(SyncEntryDto, { collection: true })

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { assertAccess } from '../../common/auth/auth.guard.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { isGuid } from '../../common/http/wire.js';
@@ -69,6 +70,7 @@ export class AuditService {
   async history(ctx: RequestContext, path: string, id: string, q: HistoryQuery): Promise<KeysetPage<AuditEntryDto>> {
     const k = this.kinds.ofPath(path);
     if (!k) throw new NotFoundError('Resource', path);
+    assertAccess(ctx.user, k.access);
     if (k.intId ? !/^\d{1,10}$/.test(id) : !isGuid(id))
       throw new ValidationError([{ field: 'id', message: k.intId ? 'id must be a whole number' : 'id must be a UUID' }]);
     const rowId = k.intId ? String(Number(id)) : id.toLowerCase();

@@ -1,13 +1,22 @@
-/** The collections with a `GET /v4/{kind}/{id}/history` route (record-kinds.ts holds how each is read). */
+/** The collections with a `GET /v4/{kind}/{id}/history` and a `GET /v4/sync/{kind}` route (record-kinds.ts holds how each is read). */
 export const HISTORY_PATHS = [
   'individuals',
   'organizations',
   'departments',
+  'departmentmembers',
   'periods',
   'projects',
   'goals',
   'colors',
+  'corevalues',
+  'commitments',
+  'comments',
+  'accountabilities',
+  'evaluationcriteria',
+  'supervisoryscopes',
+  'projectscopes',
   'basicroles',
+  'basicroledialogs',
   'dialogs',
   'tasks',
   'assessments',
@@ -15,4 +24,7 @@ export const HISTORY_PATHS = [
   'archives',
   'permissions',
   'securitygroups',
+  'apitokens',
+  'identityproviders',
+  'webhooks',
 ] as const;

@@ -1,23 +1,45 @@
 import { Injectable } from '@nestjs/common';
+import { assertAccess } from '../../common/auth/auth.guard.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { AppError, GoneError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { parseInputDate } from '../../common/http/dates.js';
 import { DEFAULT_LIMIT, KeysetPage } from '../../common/pagination/pagination.js';
+import { SYNC_ENTRIES, SyncEntry, type SyncEntryDto, type SyncEntryRow } from '../../common/pagination/sync-entry.js';
 import { changesAfter, currentSequence, instantOf, sequenceBefore, type AuditRow } from '../../database/queries/audit.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { SyncEntry, type SyncEntryDto, type SyncQuery } from './dto/sync.dto.js';
-import { RecordKinds } from './record-kinds.js';
+import { RecordKinds, type RecordKind } from './record-kinds.js';
 
 const CURSOR = /^seq-(\d{1,15})$/;
 export const SYNC_CURSOR_HEADER = 'X-Sync-Cursor';
 
+/** Where to continue and how many changes a page reads. */
+export interface SyncPosition {
+  updatedSince: string;
+  limit?: number;
+}
+
 /**
- * Delta sync (docs/delta-sync.md). A cursor is a position in the site's change sequence, which is
- * assigned under a per-site lock as each write transaction commits: sequence order is commit
- * order, so a page "after n" never skips a change that commits later with an earlier `Updated`.
- * A page reads at most `limit` changes of the kind (index `(site_id, kind, seq)`), keeps the newest
- * per record, and answers each as its GET does, or as a tombstone; its cost grows with the page,
- * not with the site.
+ * A sub-list's records (docs/delta-sync.md, "Every list"): those whose `fields` (any of them, by
+ * their wire name) hold `value` — the parent's ID, or the caller's individual (null: none).
+ */
+export interface SyncFilter {
+  fields: readonly string[];
+  value: string | null;
+}
+
+type Change = { Field: string; Before?: unknown; After?: unknown };
+const same = (a: unknown, value: string | null) => value !== null && a !== null && a !== undefined && String(a).toLowerCase() === value.toLowerCase();
+/** A change that takes a record down: deleted, or by reference (a membership whose individual was deleted). */
+const TAKEN_DOWN = new Set(['Deleted', 'DeletedByRef']);
+
+/**
+ * Delta sync (docs/delta-sync.md), for `GET /v4/sync/{kind}` and every list asked with
+ * `updatedSince`. A cursor is a position in the site's change sequence, which is assigned under a
+ * per-site lock as each write transaction commits: sequence order is commit order, so a page
+ * "after n" never skips a change that commits later with an earlier `Updated`. A page reads at
+ * most `limit` changes of the kind (index `(site_id, kind, seq)`), keeps the newest per record,
+ * and answers each as its GET does, or as a tombstone; its cost grows with the page, not with the
+ * site.
  */
 @Injectable()
 export class SyncService {
@@ -31,9 +53,16 @@ export class SyncService {
     return `seq-${await currentSequence(this.db, ctx)}`;
   }
 
-  async page(ctx: RequestContext, path: string, q: SyncQuery): Promise<KeysetPage<SyncEntryDto>> {
+  /** The kind of a collection path, for a caller who meets the access rule of its GET (else 403); 404 for an unknown path. */
+  kind(ctx: RequestContext, path: string): RecordKind {
     const k = this.kinds.ofPath(path);
     if (!k) throw new NotFoundError('Resource', path);
+    assertAccess(ctx.user, k.access);
+    return k;
+  }
+
+  async page(ctx: RequestContext, path: string, q: SyncPosition, filter: SyncFilter | null = null): Promise<KeysetPage<SyncEntryDto>> {
+    const k = this.kind(ctx, path);
     const limit = q.limit ?? DEFAULT_LIMIT;
     // Read before the changes: every change numbered up to it has committed and is in the read below.
     const committed = await currentSequence(this.db, ctx);
@@ -41,19 +70,24 @@ export class SyncService {
     const rows = await changesAfter(this.db, ctx, [k.kind], after, limit);
     const full = rows.length === limit;
     const next = full ? Number(rows[rows.length - 1].seq) : Math.max(committed, after, rows.length ? Number(rows[rows.length - 1].seq) : 0);
-    // The newest change of each record in the page, in sequence order.
+    // The newest change of each record in the page, in sequence order, and what all its changes in the page say.
     const newest = new Map<string, AuditRow>();
+    const tied = new Set<string>();
+    const takenDown = new Set<string>();
     for (const r of rows) {
       newest.delete(r.row_id);
       newest.set(r.row_id, r);
+      const changes = JSON.parse(r.changes) as Change[];
+      if (filter && changes.some((c) => filter.fields.includes(c.Field) && (same(c.Before, filter.value) || same(c.After, filter.value)))) tied.add(r.row_id);
+      if (changes.some((c) => TAKEN_DOWN.has(c.Field) && c.After === true)) takenDown.add(r.row_id);
     }
     const items: SyncEntryDto[] = [];
     for (const r of newest.values()) {
-      const entry = await this.entry(ctx, k.read, r);
+      const entry = await this.entry(ctx, k, r, filter, tied.has(r.row_id), takenDown.has(r.row_id));
       if (entry) items.push(SyncEntry.toWire(entry));
     }
     const cursor = `seq-${next}`;
-    return new KeysetPage(items, limit, full ? { updatedSince: cursor, limit: String(limit) } : null, { [SYNC_CURSOR_HEADER]: cursor });
+    return new KeysetPage(items, limit, full ? { updatedSince: cursor, limit: String(limit) } : null, { [SYNC_CURSOR_HEADER]: cursor }, SYNC_ENTRIES);
   }
 
   /** The sequence number a client's `updatedSince` stands for. */
@@ -72,19 +106,39 @@ export class SyncService {
     return seq;
   }
 
-  private async entry(ctx: RequestContext, read: (ctx: RequestContext, id: string) => Promise<object>, r: AuditRow) {
+  /**
+   * One record's entry: as its GET answers it, or a tombstone when it is gone, deleted or taken
+   * down; null when it is not answered (not readable by the caller, not of this collection, or not
+   * of the sub-list's parent and never was within the page).
+   */
+  private async entry(
+    ctx: RequestContext,
+    k: RecordKind,
+    r: AuditRow,
+    filter: SyncFilter | null,
+    tied: boolean,
+    takenDown: boolean,
+  ): Promise<SyncEntryRow | null> {
     const base = { seq: Number(r.seq), id: r.row_id, updated: instantOf(r.at) };
     const tombstone = { ...base, deleted: true, record: null };
-    if (r.gone === true || Number(r.gone) === 1) return tombstone;
+    // Of a sub-list, only what is (or within the page was) the parent's.
+    const mayTell = !filter || tied;
+    if (r.gone === true || Number(r.gone) === 1) return mayTell ? tombstone : null;
+    let record: object;
     try {
-      const record = await read(ctx, r.row_id);
-      if ((record as { Deleted?: boolean }).Deleted === true) return tombstone;
-      const updated = (record as { Updated?: Date }).Updated;
-      return { ...base, updated: updated instanceof Date ? updated : base.updated, deleted: false, record };
+      record = await k.read(ctx, r.row_id);
     } catch (e) {
-      // Not of this list (e.g. a department on /organizations) or not readable by the caller: not answered.
-      if (e instanceof AppError && (e.status === 404 || e.status === 403)) return null;
+      // Not of this collection (a department on /organizations) or not readable by the caller:
+      // not answered, unless its change in the page took it down.
+      if (e instanceof AppError && (e.status === 404 || e.status === 403)) return takenDown && mayTell ? tombstone : null;
       throw e;
     }
+    // A record the collection does not list (an organization on /departments): not of it.
+    if (k.listed && !k.listed(record)) return null;
+    const inList = !filter || filter.fields.some((f) => same((record as Record<string, unknown>)[f], filter.value));
+    if (!inList) return tied ? tombstone : null;
+    if ((record as { Deleted?: boolean }).Deleted === true) return tombstone;
+    const updated = (record as { Updated?: Date }).Updated;
+    return { ...base, updated: updated instanceof Date ? updated : base.updated, deleted: false, record };
   }
 }

@@ -7,6 +7,7 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { JsonLogger } from '../../common/logging/json-logger.js';
 import { APP_LOGGER } from '../../common/logging/logger.token.js';
 import { TenantDb } from '../../database/tenant-db.js';
+import { accounts } from '../../database/queries/accounts.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
@@ -57,9 +58,9 @@ export class BootstrapService implements OnApplicationBootstrap {
     const created = await this.db
       .transaction(ctx, async (tx) => {
         await this.db
-          .global(ctx, SiteEntity)
+          .journaled(ctx, SiteEntity, (s) => s.id)
           .insert({ id: siteId, name: 'Default', performanceManagement: true, created: now, updated: now, createdBy: null, updatedBy: null, version: 1 });
-        await this.db.global(ctx, UserEntity).insert({
+        await accounts(this.db, ctx).insert({
           id: userId,
           siteId,
           userName: this.config.adminUserName,

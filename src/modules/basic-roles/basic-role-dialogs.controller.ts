@@ -9,6 +9,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { BasicRoleDialogsService } from './basic-role-dialogs.service.js';
 import { BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
 import { GetRoute, ListRoute, PutRoute } from '../../common/http/routes.js';
+import { changesUnder } from '../../common/http/delta-list.js';
 
 const WHO =
   'Allowed for whoever may manage the dialog: administrators, its leader and anyone the leader reports to, and whoever manages what the dialog is about; others get 403.';
@@ -18,7 +19,7 @@ const WHO =
 export class BasicRoleDialogsController {
   constructor(private readonly records: BasicRoleDialogsService) {}
 
-  @ListRoute(Authenticated, 'dialogs/:dialogid/basicroledialogs', BasicRoleDialogDto, {
+  @ListRoute(Authenticated, 'dialogs/:dialogid/basicroledialogs', BasicRoleDialogDto, changesUnder('basicroledialogs', ['DialogID']), {
     summary: 'List the basic-role ratings of a dialog',
     description: `404 for a dialog not of the site (deleted dialogs are answered). Oldest first; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfBasicRoleDialog. ${WHO}`,
   })

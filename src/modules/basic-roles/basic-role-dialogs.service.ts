@@ -34,6 +34,12 @@ export class BasicRoleDialogsService {
     return Page.wire(rows, total, q, BasicRoleDialog);
   }
 
+  /** One record by its ID, as its pair's GET answers it (delta sync, history and webhook payloads). */
+  async getById(ctx: RequestContext, id: string): Promise<BasicRoleDialogDto> {
+    const row = await this.records(ctx).get(id);
+    return this.get(ctx, row.basicRoleId, row.dialogId);
+  }
+
   /** `GET /basicroles/{basicRoleid}/dialogs/{dialogid}`: the one record of the pair, or 404. */
   async get(ctx: RequestContext, basicRoleId: string, dialogId: string): Promise<BasicRoleDialogDto> {
     await this.db.repo(ctx, BasicRoleEntity, 'BasicRole').get(basicRoleId);

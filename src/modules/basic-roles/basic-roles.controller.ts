@@ -9,6 +9,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { BasicRolesService } from './basic-roles.service.js';
 import { BasicRoleDto, CreateBasicRoleDto, IndividualBasicRolesCountDto, UpdateBasicRoleDto } from './dto/basic-role.dto.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesUnder } from '../../common/http/delta-list.js';
 
 const WHO = 'Allowed for the individual, anyone above them in the reporting chain, and administrators; others get 403.';
 const LIST_NOTE =
@@ -19,7 +20,7 @@ const LIST_NOTE =
 export class BasicRolesController {
   constructor(private readonly roles: BasicRolesService) {}
 
-  @ListRoute(Authenticated, 'individuals/:individualid/basicroles', BasicRoleDto, {
+  @ListRoute(Authenticated, 'individuals/:individualid/basicroles', BasicRoleDto, changesUnder('basicroles', ['IndividualID']), {
     summary: 'List the basic roles of an individual',
     description: `404 for an individual not of the site. ${LIST_NOTE} ${WHO}`,
   })
@@ -27,7 +28,7 @@ export class BasicRolesController {
     return this.roles.listFor(ctx, individualId, q);
   }
 
-  @ListRoute(Authenticated, 'me/basicroles', BasicRoleDto, {
+  @ListRoute(Authenticated, 'me/basicroles', BasicRoleDto, changesUnder('basicroles', ['IndividualID']), {
     summary: 'List the caller’s basic roles',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })
@@ -35,7 +36,7 @@ export class BasicRolesController {
     return this.roles.listMine(ctx, q);
   }
 
-  @ListRoute(Authenticated, 'sites/:siteid/individuals/basicroles', IndividualBasicRolesCountDto, {
+  @ListRoute(Authenticated, 'sites/:siteid/individuals/basicroles', IndividualBasicRolesCountDto, null, {
     summary: 'Count the basic roles of every individual of a site',
     description:
       'One IndividualBasicRolesCount per live individual of the site (BasicRolesCount counts live roles only), ordered by LastName, FirstName, ID; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfIndividualBasicRolesCount. Every member of the site may read it (names and counts only); another site only a global administrator (else 403).',

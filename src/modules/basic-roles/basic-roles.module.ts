@@ -11,7 +11,7 @@ import { BasicRolesService } from './basic-roles.service.js';
   imports: [SitesModule],
   controllers: [BasicRolesController, BasicRoleDialogsController],
   providers: [BasicRolesService, BasicRoleDialogsService],
-  exports: [BasicRolesService],
+  exports: [BasicRolesService, BasicRoleDialogsService],
 })
 export class BasicRolesModule implements OnModuleInit {
   constructor(private readonly byReference: ByReference) {}

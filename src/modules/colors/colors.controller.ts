@@ -9,6 +9,7 @@ import { GuidParam, IntParam } from '../../common/validation/ids.js';
 import { ColorsService } from './colors.service.js';
 import { ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf } from '../../common/http/delta-list.js';
 
 const BANDS =
   'Bands are half-open, MinPercent ≤ p < MaxPercent, except that the top band (highest MaxPercent) includes its maximum; where bands overlap the lower Rank wins.';
@@ -19,7 +20,7 @@ const DEFAULTS = 'The defaults are red [0,70), yellow [70,90), green [90,100]; t
 export class ColorsController {
   constructor(private readonly colors: ColorsService) {}
 
-  @ListRoute(Authenticated, 'colors', ColorDto, {
+  @ListRoute(Authenticated, 'colors', ColorDto, changesOf('colors'), {
     summary: 'List the colors of the caller’s site',
     description: `The site’s own colors ordered by Rank, MinPercent, ID; the defaults when the site has none. ${DEFAULTS} ${BANDS}`,
   })
@@ -27,12 +28,12 @@ export class ColorsController {
     return this.colors.list(ctx, q);
   }
 
-  @ListRoute(Authenticated, 'colors/defaults', ColorDto, { summary: 'List the default colors', description: DEFAULTS })
+  @ListRoute(Authenticated, 'colors/defaults', ColorDto, null, { summary: 'List the default colors', description: DEFAULTS })
   defaults(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.colors.defaults(ctx, q);
   }
 
-  @ListRoute(Authenticated, 'sites/:siteid/colors', ColorDto, {
+  @ListRoute(Authenticated, 'sites/:siteid/colors', ColorDto, changesOf('colors'), {
     summary: 'List the colors of a site',
     description: `The caller’s own site, or any site for a global administrator (else 403). ${DEFAULTS}`,
   })
@@ -40,7 +41,7 @@ export class ColorsController {
     return this.colors.listForSite(ctx, siteId, q);
   }
 
-  @ListRoute(Authenticated, 'sites/:siteid/colors/defaults', ColorDto, {
+  @ListRoute(Authenticated, 'sites/:siteid/colors/defaults', ColorDto, null, {
     summary: 'List the default colors as shown for a site',
     description: `The caller’s own site, or any site for a global administrator (else 403). ${DEFAULTS}`,
   })

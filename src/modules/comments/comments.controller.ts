@@ -3,7 +3,6 @@ import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiResult } from '../../common/http/wire.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe, GuidParam } from '../../common/validation/ids.js';
@@ -11,8 +10,9 @@ import { CHECKED_KINDS, UNCHECKED_KINDS } from './comment-ancestors.js';
 import type { CommentKind } from '../../database/entities/comment.entity.js';
 import { CommentsService } from './comments.service.js';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
-import { ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
+import { ListAnswer, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesUnder } from '../../common/http/delta-list.js';
 
 const TZ = ApiQuery({
   name: 'tz',
@@ -49,7 +49,7 @@ function listOperation(kind: CommentKind): MethodDecorator {
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
-  @ListRoute(Authenticated, 'me/comments', CommentDto, {
+  @ListRoute(Authenticated, 'me/comments', CommentDto, changesUnder('comments', ['AuthorID']), {
     summary: 'List the comments the caller wrote',
     description: `Comments whose author is the caller, on any record. ${LIST_NOTE}`,
   })
@@ -127,7 +127,14 @@ export class CommentsController {
       this,
       COMMENT_LISTS.map(([kind, handler]) => ({
         name: handler,
-        decorators: [Get(`${kind}/:ancestorid/comments`), Authenticated(), listOperation(kind), ANCESTOR, TZ, ApiResult(CommentDto, { collection: true })],
+        decorators: [
+          Get(`${kind}/:ancestorid/comments`),
+          Authenticated(),
+          listOperation(kind),
+          ANCESTOR,
+          TZ,
+          ListAnswer(`${kind}/:ancestorid/comments`, CommentDto, changesUnder('comments', ['AncestorID'])),
+        ],
         params: [
           [Ctx(), RequestContext],
           [Param('ancestorid', GuidPipe), String],

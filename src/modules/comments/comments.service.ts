@@ -85,6 +85,16 @@ export class CommentsService {
     return null;
   }
 
+  /**
+   * One comment, for whoever may read what it is on (its lists' rule); there is no GET route of one
+   * comment: delta sync, history and webhook payloads read comments through it.
+   */
+  async get(ctx: RequestContext, id: string): Promise<CommentDto> {
+    const row = await this.comments(ctx).get(id);
+    await this.assertCanReadAncestor(ctx, row.ancestorType, row.ancestorId);
+    return this.toDto(ctx, row);
+  }
+
   async listFor(ctx: RequestContext, kind: CommentKind, ancestorId: string, q: DeletedQuery): Promise<Page<CommentDto>> {
     await this.assertAncestorExists(ctx, kind, ancestorId);
     await this.assertCanReadAncestor(ctx, kind, ancestorId);

@@ -10,6 +10,7 @@ import { CommitmentsService } from './commitments.service.js';
 import { CommitmentDto, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 import { ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
+import { changesRefused, changesUnder } from '../../common/http/delta-list.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
 const PERIOD =
@@ -29,10 +30,16 @@ const LEVEL_LISTS: readonly { type: CommitmentType; path: string; name: string; 
 export class CommitmentsController {
   constructor(private readonly commitments: CommitmentsService) {}
 
-  @ListRoute(Pm, 'dashboards/:ancestorId/commitments/:type', CommitmentDto, {
-    summary: 'List the commitments a dashboard counts at one level (PM)',
-    description: `ancestorId: an organization, department or individual (404 otherwise). type: organization, department or individual (400 otherwise). For an individual: their own commitments, their primary department’s, or those of the nearest organization above that department. For a department or organization: the commitments of the unit and its live sub-units of that level, of the live members of the unit and its sub-units (individual), or, for a department’s organization level, of the nearest organization above it. ${PERIOD}`,
-  })
+  @ListRoute(
+    Pm,
+    'dashboards/:ancestorId/commitments/:type',
+    CommitmentDto,
+    changesRefused('A dashboard’s commitments are those of several records at one level: sync them with GET /v4/sync/commitments?updatedSince=…'),
+    {
+      summary: 'List the commitments a dashboard counts at one level (PM)',
+      description: `ancestorId: an organization, department or individual (404 otherwise). type: organization, department or individual (400 otherwise). For an individual: their own commitments, their primary department’s, or those of the nearest organization above that department. For a department or organization: the commitments of the unit and its live sub-units of that level, of the live members of the unit and its sub-units (individual), or, for a department’s organization level, of the nearest organization above it. ${PERIOD}`,
+    },
+  )
   @ApiParam({ name: 'type', enum: COMMITMENT_TYPES })
   forDashboard(@Ctx() ctx: RequestContext, @GuidParam('ancestorId') ancestorId: string, @Param('type') type: string, @Query() q: PeriodQuery) {
     return this.commitments.forDashboard(ctx, ancestorId, type, q);
@@ -77,7 +84,7 @@ export class CommitmentsController {
       LEVEL_LISTS.map((l) => ({
         name: l.name,
         decorators: [
-          ListRoute(Pm, `${l.path}/:id/commitments`, CommitmentDto, {
+          ListRoute(Pm, `${l.path}/:id/commitments`, CommitmentDto, changesUnder('commitments', ['AncestorID']), {
             summary: `List the commitments of ${l.record} (PM)`,
             description: l.rowType === undefined ? PERIOD : `id must be ${l.record} (RowType ${l.rowType}), else 404. ${PERIOD}`,
           }),

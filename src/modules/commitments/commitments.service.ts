@@ -35,6 +35,20 @@ export class CommitmentsService {
 
   private readonly repo = this.db.scoped(CommitmentEntity, 'Commitment');
 
+  /**
+   * One commitment, for whoever may see what it belongs to (its lists' rule); there is no GET route
+   * of one commitment: delta sync, history and webhook payloads read commitments through it.
+   */
+  async get(ctx: RequestContext, id: number): Promise<CommitmentDto> {
+    const row = await this.repo(ctx).get(id);
+    if (row.type === 'individual') await this.access.assertVisible(ctx, Row.individual(row.ancestorId));
+    else {
+      const unit = await this.db.repo(ctx, OrganizationEntity, 'Organization').get(row.ancestorId);
+      await this.access.assertVisible(ctx, Row.unit(unit));
+    }
+    return Commitment.toWire(row);
+  }
+
   /** `GET /{individuals|organizations|departments}/{id}/commitments`: the row's own commitments. */
   async listFor(ctx: RequestContext, type: CommitmentType, id: string, q: PeriodQuery): Promise<Page<CommitmentDto>> {
     if (type === 'individual') {

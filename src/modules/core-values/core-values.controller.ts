@@ -8,6 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CoreValuesService } from './core-values.service.js';
 import { CoreValueDto, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
 import { ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
 @ApiTags('CoreValue')
@@ -15,7 +16,7 @@ import { DeletedQuery } from '../../common/pagination/pagination.js';
 export class CoreValuesController {
   constructor(private readonly values: CoreValuesService) {}
 
-  @ListRoute(Pm, 'corevalues', CoreValueDto, {
+  @ListRoute(Pm, 'corevalues', CoreValueDto, changesOf('corevalues'), {
     summary: 'List the core values of the caller’s site (PM)',
     description: 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all.',
   })
@@ -23,7 +24,7 @@ export class CoreValuesController {
     return this.values.list(ctx, q);
   }
 
-  @ListRoute(Pm, 'sites/:siteId/corevalues', CoreValueDto, {
+  @ListRoute(Pm, 'sites/:siteId/corevalues', CoreValueDto, changesOf('corevalues'), {
     summary: 'List the core values of a site (PM)',
     description: 'The caller’s own site, or any site for a global administrator (else 403). Ordered by Rank, then Name.',
   })

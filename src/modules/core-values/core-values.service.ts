@@ -35,6 +35,11 @@ export class CoreValuesService {
     return Page.wire(rows, total, q, CoreValue);
   }
 
+  /** One core value (deleted ones too); there is no GET route of one: delta sync, history and webhook payloads read them through it. */
+  async get(ctx: RequestContext, id: string): Promise<CoreValueDto> {
+    return CoreValue.toWire(await this.repo(ctx).get(id));
+  }
+
   async listForSite(ctx: RequestContext, siteId: string, q: DeletedQuery): Promise<Page<CoreValueDto>> {
     const scoped = await this.sites.scopeTo(ctx, siteId);
     if (!scoped.user.pmEnabled) throw new PmDisabledError('Performance management is switched off for that site');

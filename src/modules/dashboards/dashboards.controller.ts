@@ -44,6 +44,7 @@ export class DashboardsController {
     Pm,
     'dashboards',
     DashboardDto,
+    null,
     {
       summary: 'List the dashboards the caller may access (PM)',
       description: `The caller’s own dashboard, their direct reports’ (PrimaryReportsTo), and those of the organizations and departments they belong to or manage; an administrator gets every live organization and department too. Ordered: own, reports (by LastName, FirstName), organizations, departments (by Name); paged with limit/offset (X-Total-Count, Link); computed in batches, not one by one. ${PERIOD} XML root Dashboards.`,

@@ -8,6 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { DialogsService } from './dialogs.service.js';
 import { CreateDialogDto, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 
 const WHO =
   'Allowed for administrators, the dialog’s leader and anyone the leader reports to, and whoever manages what the dialog is about (the individual; the unit’s manager; the project’s owner) and anyone they report to; others get 403.';
@@ -19,12 +20,12 @@ const LIST_NOTE =
 export class DialogsController {
   constructor(private readonly dialogs: DialogsService) {}
 
-  @ListRoute(PmAdmin, 'dialogs', DialogDto, { summary: 'List the dialogs of the site (PM, Admin)', description: LIST_NOTE })
+  @ListRoute(PmAdmin, 'dialogs', DialogDto, changesOf('dialogs'), { summary: 'List the dialogs of the site (PM, Admin)', description: LIST_NOTE })
   list(@Ctx() ctx: RequestContext, @Query() q: DialogQuery) {
     return this.dialogs.list(ctx, q);
   }
 
-  @ListRoute(Pm, 'individuals/:id/dialogs', DialogDto, {
+  @ListRoute(Pm, 'individuals/:id/dialogs', DialogDto, changesUnder('dialogs', ['LeaderID', 'AncestorID']), {
     summary: 'List the dialogs of an individual (PM)',
     description: `The dialogs the individual leads and the individual dialogs about them. 404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
   })

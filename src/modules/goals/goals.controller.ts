@@ -8,6 +8,7 @@ import { GuidParam, IntParam } from '../../common/validation/ids.js';
 import { CreateGoalDto, GoalDto, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalsService } from './goals.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { changesUnder } from '../../common/http/delta-list.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
 const WHO =
@@ -22,7 +23,7 @@ const REQ =
 export class GoalsController {
   constructor(private readonly goals: GoalsService) {}
 
-  @ListRoute(Authenticated, 'individuals/:id/goals', GoalDto, {
+  @ListRoute(Authenticated, 'individuals/:id/goals', GoalDto, changesUnder('goals', ['IndividualID']), {
     summary: 'List the goals of an individual in a period',
     description: `Ordered by DueDate, then ID. ${PERIOD} ${WHO}`,
   })
@@ -30,7 +31,10 @@ export class GoalsController {
     return this.goals.listForIndividual(ctx, id, q);
   }
 
-  @ListRoute(Authenticated, 'me/goals', GoalDto, { summary: 'List the caller’s own goals in a period', description: `Ordered by DueDate, then ID. ${PERIOD}` })
+  @ListRoute(Authenticated, 'me/goals', GoalDto, changesUnder('goals', ['IndividualID']), {
+    summary: 'List the caller’s own goals in a period',
+    description: `Ordered by DueDate, then ID. ${PERIOD}`,
+  })
   listMine(@Ctx() ctx: RequestContext, @Query() q: PeriodQuery) {
     return this.goals.listMine(ctx, q);
   }

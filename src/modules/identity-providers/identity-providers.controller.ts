@@ -8,6 +8,8 @@ import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateIdentityProviderDto, IdentityProviderDto, IdentityProviderQuery, UpdateIdentityProviderDto } from './dto/identity-provider.dto.js';
 import { IdentityProvidersService } from './identity-providers.service.js';
+import { ListRoute } from '../../common/http/routes.js';
+import { changesOf } from '../../common/http/delta-list.js';
 
 const SSO =
   'With a provider configured, its ID or access tokens (RS256, ES256 or EdDSA, verified against its published keys) are accepted as bearer tokens of the site’s people (docs/identity.md).';
@@ -18,10 +20,10 @@ const SSO =
 export class IdentityProvidersController {
   constructor(private readonly providers: IdentityProvidersService) {}
 
-  @Get('identityproviders')
-  @Admin()
-  @ApiOperation({ summary: 'List the identity providers of the caller’s site (Admin)', description: `Ordered by Name; paged with limit/offset. ${SSO}` })
-  @ApiResult(IdentityProviderDto, { collection: true })
+  @ListRoute(Admin, 'identityproviders', IdentityProviderDto, changesOf('identityproviders'), {
+    summary: 'List the identity providers of the caller’s site (Admin)',
+    description: `Ordered by Name; paged with limit/offset. ${SSO}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: IdentityProviderQuery) {
     return this.providers.list(ctx, q);
   }

@@ -8,6 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreateIndividualDto, IndividualDto, UpdateIndividualDto } from './dto/individual.dto.js';
 import { IndividualsService } from './individuals.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
 const TZ = () =>
@@ -26,13 +27,16 @@ const LIST_NOTES =
 export class IndividualsController {
   constructor(private readonly individuals: IndividualsService) {}
 
-  @ListRoute(Authenticated, 'individuals', IndividualDto, { summary: 'List the individuals of the caller’s site', description: LIST_NOTES })
+  @ListRoute(Authenticated, 'individuals', IndividualDto, changesOf('individuals'), {
+    summary: 'List the individuals of the caller’s site',
+    description: LIST_NOTES,
+  })
   @TZ()
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.individuals.list(ctx, q);
   }
 
-  @ListRoute(Authenticated, 'sites/:siteid/individuals', IndividualDto, {
+  @ListRoute(Authenticated, 'sites/:siteid/individuals', IndividualDto, changesOf('individuals'), {
     summary: 'List the individuals of a site',
     description: `The caller’s own site; another site only for a global administrator (else 403). ${LIST_NOTES}`,
   })

@@ -12,7 +12,7 @@ import { Page, pageOf, DeletedQuery } from '../../common/pagination/pagination.j
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
-import { endTokens } from '../../database/queries/accounts.js';
+import { accounts, endTokens } from '../../database/queries/accounts.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { UserEntity } from '../../database/entities/user.entity.js';
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
@@ -251,7 +251,7 @@ export class IndividualsService {
     user: UserEntity | null,
     change: { userName: string; email: string | null | undefined; passwordHash: string | undefined },
   ): Promise<string> {
-    const users = this.users(ctx);
+    const users = accounts(this.db, ctx);
     const now = new Date();
     try {
       if (!user) {
@@ -269,19 +269,16 @@ export class IndividualsService {
         });
         return id;
       }
-      await users.update(
-        { id: user.id },
-        {
-          userName: change.userName,
-          userNameKey: userNameKey(change.userName),
-          ...(change.email !== undefined ? { email: change.email } : {}),
-          // A new password ends every token issued before it (docs/identity-and-tenancy.md, "Tokens").
-          ...(change.passwordHash !== undefined
-            ? { passwordHash: change.passwordHash, tokenGeneration: () => 'token_generation + 1', tokensRevokedAt: now }
-            : {}),
-          updated: now,
-        },
-      );
+      await users.update(user.id, {
+        userName: change.userName,
+        userNameKey: userNameKey(change.userName),
+        ...(change.email !== undefined ? { email: change.email } : {}),
+        // A new password ends every token issued before it (docs/identity-and-tenancy.md, "Tokens").
+        ...(change.passwordHash !== undefined
+          ? { passwordHash: change.passwordHash, tokenGeneration: () => 'token_generation + 1', tokensRevokedAt: now }
+          : {}),
+        updated: now,
+      });
       return user.id;
     } catch (e) {
       if (isUniqueViolation(e)) throw duplicateUserName(change.userName);

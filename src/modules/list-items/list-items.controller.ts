@@ -6,6 +6,7 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { DeleteRoute, ListRoute, PostRoute, PutAction, PutRoute } from '../../common/http/routes.js';
+import { changesRefused, changesUnder, type DeltaDecl } from '../../common/http/delta-list.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
 import { ACCOUNTABILITY, EVALUATION_CRITERION, PROJECT_SCOPE, SUPERVISORY_SCOPE, type ListItemKindInfo } from './list-item-kinds.js';
@@ -32,6 +33,16 @@ interface ListItemPaths {
  * row of `LIST_ITEM_ROUTES` below makes one controller class of this declaration (no base class:
  * every route and its decorators stand here).
  */
+/**
+ * `me/{items}` asked with `updatedSince`: the caller's own items; project scopes are the caller's
+ * through the projects they own, not by a field of the item, so that list answers 400.
+ */
+function mine(p: ListItemPaths): DeltaDecl {
+  return p.owner === 'individuals'
+    ? changesUnder(p.items, ['AncestorID'])
+    : changesRefused(`Project scopes are the caller’s through the projects they own: sync GET /v4/projects/{id}/${p.items}?updatedSince=… per project`);
+}
+
 function listItemController(p: ListItemPaths): Type {
   const { kind } = p;
 
@@ -40,23 +51,23 @@ function listItemController(p: ListItemPaths): Type {
   class ListItemController {
     constructor(private readonly items: ListItemsService) {}
 
-    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}`, ListItemDto, doc.listFor(kind), AS_LIST)
+    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}`, ListItemDto, changesUnder(p.items, ['AncestorID']), doc.listFor(kind), AS_LIST)
     listFor(@Ctx() ctx: RequestContext, @GuidParam(p.ownerParam) ownerId: string, @Query() q: DeletedQuery) {
       return this.items.listFor(ctx, kind, ownerId, q);
     }
 
-    @ListRoute(Authenticated, `me/${p.items}`, ListItemDto, doc.listMine(kind), AS_LIST)
+    @ListRoute(Authenticated, `me/${p.items}`, ListItemDto, mine(p), doc.listMine(kind), AS_LIST)
     listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
       return this.items.listMine(ctx, kind, q);
     }
 
     // `:id`, as PUT and DELETE of the same path: one path template per resource path (docs/openapi.md).
-    @ListRoute(Authenticated, `${p.items}/:id`, ListItemDto, doc.get(kind), AS_LIST)
+    @ListRoute(Authenticated, `${p.items}/:id`, ListItemDto, null, doc.get(kind), AS_LIST)
     get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
       return this.items.getAsList(ctx, kind, id);
     }
 
-    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}/:${p.itemParam}`, ListItemDto, doc.getFor(kind), AS_LIST)
+    @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}/:${p.itemParam}`, ListItemDto, null, doc.getFor(kind), AS_LIST)
     getFor(@Ctx() ctx: RequestContext, @GuidParam(p.ownerParam) ownerId: string, @GuidParam(p.itemParam) id: string) {
       return this.items.getForAncestorAsList(ctx, kind, ownerId, id);
     }

@@ -13,7 +13,7 @@ import { AccessService, type Operation } from '../../authorization/access.servic
 import { assertCanManageProject } from '../../authorization/project-access.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { CreateListItemDto, ListItem, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
-import type { ListItemKindInfo } from './list-item-kinds.js';
+import { LIST_ITEM_KINDS, type ListItemKindInfo } from './list-item-kinds.js';
 import { ListItemEntity } from '../../database/entities/list-item.entity.js';
 
 /** Lists are ordered by Rank, then Name; the id keeps paging stable. */
@@ -130,6 +130,19 @@ export class ListItemsService {
       owned.map((p) => p.id),
       q,
     );
+  }
+
+  /** The four kinds' collections and how one item of each is read as its GET answers it (delta sync and history, src/modules/audit/record-kinds.ts). */
+  readers(): { path: string; read: (ctx: RequestContext, id: string) => Promise<ListItemDto> }[] {
+    return LIST_ITEM_KINDS.map((k) => ({ path: k.path, read: async (ctx, id) => (await this.getAsList(ctx, k, id))[0] }));
+  }
+
+  /** An item of any kind, as its kind's GET answers it (webhook payloads name only the table's kind). */
+  async getAny(ctx: RequestContext, id: string): Promise<ListItemDto> {
+    const row = await this.db.repo(ctx, ListItemEntity, 'ListItem').get(id);
+    const k = LIST_ITEM_KINDS.find((x) => x.kind === row.kind);
+    if (!k) throw new NotFoundError('ListItem', id);
+    return (await this.getAsList(ctx, k, id))[0];
   }
 
   /** `GET /{kind}/{id}`: a List holding the one item (deleted ones too). */

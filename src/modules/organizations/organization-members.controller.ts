@@ -10,6 +10,7 @@ import { CreateOrganizationMemberDto, CreatePairMemberDto, OrganizationMemberDto
 import { OrganizationMembersService } from './organization-members.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
+import { changesUnder } from '../../common/http/delta-list.js';
 
 const BY_INDIVIDUAL = 'individuals/:individualId/departments/:departmentId/departmentmembers';
 const BY_DEPARTMENT = 'departments/:departmentId/individuals/:individualId/departmentmembers';
@@ -88,7 +89,7 @@ const PAIR_OPERATIONS: readonly PairOperation[] = [
 export class OrganizationMembersController {
   constructor(private readonly members: OrganizationMembersService) {}
 
-  @ListRoute(Authenticated, 'departments/:id/departmentmembers', OrganizationMemberDto, {
+  @ListRoute(Authenticated, 'departments/:id/departmentmembers', OrganizationMemberDto, changesUnder('departmentmembers', ['OrganizationID']), {
     summary: 'List the members of a department',
     description: 'Ordered by last name, then first name. `limit`/`offset` page the list.',
   })
@@ -96,7 +97,7 @@ export class OrganizationMembersController {
     return this.members.listForDepartment(ctx, id, q);
   }
 
-  @ListRoute(Authenticated, 'individuals/:id/departmentmembers', OrganizationMemberDto, {
+  @ListRoute(Authenticated, 'individuals/:id/departmentmembers', OrganizationMemberDto, changesUnder('departmentmembers', ['IndividualID']), {
     summary: 'List the memberships of an individual',
     description: 'Ordered by the departments’ Rank, then Name. `limit`/`offset` page the list.',
   })

@@ -106,6 +106,12 @@ export class OrganizationMembersService {
     return Page.of(await this.toDtos(ctx, rows), total, q);
   }
 
+  /** One membership by its ID, as its pair's GET answers it (delta sync, history and webhook payloads). */
+  async get(ctx: RequestContext, id: string): Promise<OrganizationMemberDto> {
+    const membership = await this.db.repo(ctx, OrganizationMemberEntity, 'OrganizationMember').get(id);
+    return this.getPair(ctx, membership.individualId, membership.organizationId);
+  }
+
   /** GET {pair}. */
   async getPair(ctx: RequestContext, individualId: string, organizationId: string): Promise<OrganizationMemberDto> {
     const { membership, individual, organization } = await this.pair(ctx, individualId, organizationId);

@@ -10,15 +10,20 @@ import { CreateOrganizationDto, OrganizationDto, UpdateOrganizationDto } from '.
 import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import { OrganizationsService } from './organizations.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf, changesRefused } from '../../common/http/delta-list.js';
 
 const ORDER = 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all; `limit`/`offset` page the list (X-Total-Count, Link).';
+
+/** Why the departments of a person are not answered as changes (docs/delta-sync.md). */
+const BY_MEMBERSHIP =
+  'The departments of a person are theirs by membership, not by a field of the department: sync the memberships with GET /v4/individuals/{id}/departmentmembers?updatedSince=… and the departments with GET /v4/departments?updatedSince=…';
 
 @ApiTags('Department')
 @Controller()
 export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}
 
-  @ListRoute(Authenticated, 'departments', OrganizationDto, {
+  @ListRoute(Authenticated, 'departments', OrganizationDto, changesOf('departments'), {
     summary: 'List the departments of the caller’s site',
     description: `Departments only (RowType 56); organizations (RowType 4) are listed by GET /organizations. ${ORDER}`,
   })
@@ -35,7 +40,7 @@ export class OrganizationsController {
     return this.organizations.create(ctx, dto);
   }
 
-  @ListRoute(Authenticated, 'sites/:siteid/departments', OrganizationDto, {
+  @ListRoute(Authenticated, 'sites/:siteid/departments', OrganizationDto, changesOf('departments'), {
     summary: 'List the departments of a site',
     description: `The caller’s own site, or any site for a global administrator (else 403). Departments only (RowType 56). ${ORDER}`,
   })
@@ -87,7 +92,7 @@ export class OrganizationsController {
     return this.organizations.undelete(ctx, id);
   }
 
-  @ListRoute(Authenticated, 'me/departments', OrganizationDto, {
+  @ListRoute(Authenticated, 'me/departments', OrganizationDto, changesRefused(BY_MEMBERSHIP), {
     summary: 'List the caller’s organizations and departments',
     description: `Every organization or department (both row types) the caller is a member of, their primary one included; \`deleted\` filters those records. ${ORDER}`,
   })
@@ -95,7 +100,7 @@ export class OrganizationsController {
     return this.organizations.listForMe(ctx, q);
   }
 
-  @ListRoute(Authenticated, 'individuals/:id/departments', OrganizationDto, {
+  @ListRoute(Authenticated, 'individuals/:id/departments', OrganizationDto, changesRefused(BY_MEMBERSHIP), {
     summary: 'List the organizations and departments of an individual',
     description: `Every organization or department (both row types) the individual is a member of, the primary one included; \`deleted\` filters those records. 404 for an individual not of the site. ${ORDER}`,
   })
@@ -109,7 +114,7 @@ export class OrganizationsController {
 export class OrganizationsReadController {
   constructor(private readonly organizations: OrganizationsService) {}
 
-  @ListRoute(Authenticated, '/', OrganizationDto, {
+  @ListRoute(Authenticated, '/', OrganizationDto, changesOf('organizations'), {
     summary: 'List the organizations of the caller’s site',
     description: `Organizations only (RowType 4). ${ORDER}`,
   })

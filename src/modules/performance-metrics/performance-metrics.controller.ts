@@ -8,6 +8,7 @@ import { GuidParam, IntParam } from '../../common/validation/ids.js';
 import { CreateMetricDto, MetricDto, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
 import { PerformanceMetricsService } from './performance-metrics.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
 const READ_RULE =
@@ -26,7 +27,7 @@ const LIST_NOTE =
 export class PerformanceMetricsController {
   constructor(private readonly metrics: PerformanceMetricsService) {}
 
-  @ListRoute(Pm, 'individuals/:id/metrics', MetricDto, {
+  @ListRoute(Pm, 'individuals/:id/metrics', MetricDto, changesUnder('metrics', ['AncestorID']), {
     summary: 'List an individual’s metrics (PM)',
     description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
@@ -34,7 +35,7 @@ export class PerformanceMetricsController {
     return this.metrics.listForIndividual(ctx, id, q);
   }
 
-  @ListRoute(Pm, 'projects/:id/metrics', MetricDto, {
+  @ListRoute(Pm, 'projects/:id/metrics', MetricDto, changesUnder('metrics', ['AncestorID']), {
     summary: 'List a project’s metrics (PM)',
     description: `404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
@@ -42,7 +43,7 @@ export class PerformanceMetricsController {
     return this.metrics.listForProject(ctx, id, q);
   }
 
-  @ListRoute(Pm, 'me/metrics', MetricDto, {
+  @ListRoute(Pm, 'me/metrics', MetricDto, changesUnder('metrics', ['AncestorID']), {
     summary: 'List the caller’s own metrics (PM)',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })
@@ -50,7 +51,7 @@ export class PerformanceMetricsController {
     return this.metrics.listMine(ctx, q);
   }
 
-  @ListRoute(PmAdmin, 'sites/:siteId/metrics', MetricDto, {
+  @ListRoute(PmAdmin, 'sites/:siteId/metrics', MetricDto, changesOf('metrics'), {
     summary: 'List every metric of a site (PM, Admin)',
     description: `For integrations that sync all metrics. The caller’s own site, or any site with PM on for a global administrator (else 403). ${LIST_NOTE}`,
   })
@@ -58,7 +59,7 @@ export class PerformanceMetricsController {
     return this.metrics.listForSite(ctx, siteId, q);
   }
 
-  @ListRoute(PmAdmin, 'metrics', MetricDto, {
+  @ListRoute(PmAdmin, 'metrics', MetricDto, changesOf('metrics'), {
     summary: 'List every metric of the caller’s site (PM, Admin)',
     description: `For integrations that sync all metrics; the same list as GET /sites/{siteid}/metrics for the caller’s own site. ${LIST_NOTE}`,
   })

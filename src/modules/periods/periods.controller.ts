@@ -9,13 +9,14 @@ import { IntParam } from '../../common/validation/ids.js';
 import { CreatePeriodDto, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodsService } from './periods.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf } from '../../common/http/delta-list.js';
 
 @ApiTags('Period')
 @Controller('periods')
 export class PeriodsController {
   constructor(private readonly periods: PeriodsService) {}
 
-  @ListRoute(Authenticated, '/', PeriodDto, {
+  @ListRoute(Authenticated, '/', PeriodDto, changesOf('periods'), {
     summary: 'List the periods of the site, ordered by StartDate',
     description: 'Every member reads the periods. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfPeriod.',
   })

@@ -9,6 +9,7 @@ import { CreatePermissionDto, EffectivePermissionsDto, EffectiveQuery, Permissio
 import { PermissionsService } from './permissions.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
+import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 
 const STATES = 'States: 0 Not Set, 1 Allow, 2 Deny (CreateText … DelegateText give the words).';
 const WHO_WRITES = 'An administrator, or a holder of Delegate on the row (else 403; 404 when a Deny hides the row from the caller).';
@@ -32,7 +33,7 @@ const ROW_LISTS: readonly { kind: string; name: string; what: string }[] = [
 export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}
 
-  @ListRoute(Authenticated, 'permissions', PermissionDto, {
+  @ListRoute(Authenticated, 'permissions', PermissionDto, changesOf('permissions'), {
     summary: 'List permissions, optionally of one row and/or one principal',
     description: `An administrator sees every record of the site; anyone else the records naming them (their UserID) or a security group of theirs, and, with rowid, every record of a row they hold Delegate on. Paged with limit/offset. ${STATES}`,
   })
@@ -97,7 +98,7 @@ export class PermissionsController {
       ROW_LISTS.map(({ kind, name, what }) => ({
         name,
         decorators: [
-          ListRoute(Authenticated, `${kind}/:rowid/permissions`, PermissionDto, {
+          ListRoute(Authenticated, `${kind}/:rowid/permissions`, PermissionDto, changesUnder('permissions', ['RowID']), {
             summary: `List the permissions on ${what}`,
             description: `Every Permission record on that row, for an administrator or a holder of Delegate on it (else 403). 404 when the row is not ${what} of the caller’s site. ${STATES}`,
           }),

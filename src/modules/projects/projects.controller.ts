@@ -9,6 +9,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
 import { ProjectsService } from './projects.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 
 const READ_RULE = 'Every member of the site reads projects.';
 const WRITE_RULE = 'Allowed for administrators, the owner (OwnerID), and anyone the owner reports to; others get 403.';
@@ -19,7 +20,10 @@ const LIST_NOTE = 'Ordered by Name; deleted: 0 live (default), 1 deleted, 2 all;
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
-  @ListRoute(Authenticated, 'projects', ProjectDto, { summary: 'List the projects of the site', description: `${LIST_NOTE} ${READ_RULE}` })
+  @ListRoute(Authenticated, 'projects', ProjectDto, changesOf('projects'), {
+    summary: 'List the projects of the site',
+    description: `${LIST_NOTE} ${READ_RULE}`,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.projects.list(ctx, q);
   }
@@ -29,7 +33,7 @@ export class ProjectsController {
     return this.projects.get(ctx, id);
   }
 
-  @ListRoute(Authenticated, 'individuals/:id/projects', ProjectDto, {
+  @ListRoute(Authenticated, 'individuals/:id/projects', ProjectDto, changesUnder('projects', ['OwnerID']), {
     summary: 'List the projects an individual owns',
     description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
@@ -37,7 +41,7 @@ export class ProjectsController {
     return this.projects.listForIndividual(ctx, individualId, q);
   }
 
-  @ListRoute(Authenticated, 'me/projects', ProjectDto, {
+  @ListRoute(Authenticated, 'me/projects', ProjectDto, changesUnder('projects', ['OwnerID']), {
     summary: 'List the projects the caller owns',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })

@@ -9,7 +9,7 @@ import { LIMITS } from '../../common/limits.js';
 import { fullName } from '../../common/names.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { UserEntity } from '../../database/entities/user.entity.js';
-import { defaultOrganizationId, endTokens } from '../../database/queries/accounts.js';
+import { accounts, defaultOrganizationId, endTokens } from '../../database/queries/accounts.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualsService } from '../individuals/individuals.service.js';
 import { booleanAttribute, equalityAttribute, type FilterAttributes, presenceAttribute, textAttribute } from './scim-filter.js';
@@ -115,7 +115,7 @@ export class ScimUsersService {
         if (taken && taken.userNameKey === key && taken.siteId === ctx.siteId && taken.deprovisioned) {
           const person = await this.individuals(ctx).findOne({ userId: taken.id, deleted: false });
           if (person) {
-            await this.db.global(ctx, UserEntity).update({ id: taken.id }, { deprovisioned: null, updated: new Date() });
+            await accounts(this.db, ctx).update(taken.id, { deprovisioned: null, updated: new Date() });
             return this.write(ctx, person.id, { ...input, active: input.active ?? true }, { created: true });
           }
         }
@@ -162,7 +162,7 @@ export class ScimUsersService {
         const { person, account } = await this.find(ctx, id, true);
         assertIfMatch(ctx, person.version);
         if (account.isGlobalAdmin) throw new ScimError(400, 'mutability', 'A global administrator’s account is managed in pms-api, not by provisioning');
-        await this.db.global(ctx, UserEntity).update({ id: account.id }, { active: false, deprovisioned: new Date(), updated: new Date() });
+        await accounts(this.db, ctx).update(account.id, { active: false, deprovisioned: new Date(), updated: new Date() });
         await endTokens(this.db, ctx, account.id);
         await this.individuals(ctx).update(id, {});
       }),
@@ -210,7 +210,7 @@ export class ScimUsersService {
     if (input.active !== undefined && input.active !== account.active) {
       if (!input.active && account.isGlobalAdmin)
         throw new ScimError(400, 'mutability', 'A global administrator’s account is managed in pms-api, not by provisioning');
-      await this.db.global(ctx, UserEntity).update({ id: account.id }, { active: input.active, updated: new Date() });
+      await accounts(this.db, ctx).update(account.id, { active: input.active, updated: new Date() });
       // Deactivation ends every token the person holds, on every instance (docs/identity.md, "Revocation").
       if (!input.active) await endTokens(this.db, ctx, account.id);
       await this.individuals(ctx).update(person.id, {});

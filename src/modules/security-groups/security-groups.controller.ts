@@ -8,6 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreateSecurityGroupDto, SecurityGroupDto, UpdateSecurityGroupDto } from './dto/security-group.dto.js';
 import { SecurityGroupsService } from './security-groups.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf } from '../../common/http/delta-list.js';
 import { PageQuery } from '../../common/pagination/pagination.js';
 
 const PRINCIPAL = 'A Permission record naming the group (PrincipalID = its ID, PrincipalType 2) applies to each of its members.';
@@ -18,7 +19,7 @@ const PRINCIPAL = 'A Permission record naming the group (PrincipalID = its ID, P
 export class SecurityGroupsController {
   constructor(private readonly groups: SecurityGroupsService) {}
 
-  @ListRoute(Admin, 'securitygroups', SecurityGroupDto, {
+  @ListRoute(Admin, 'securitygroups', SecurityGroupDto, changesOf('securitygroups'), {
     summary: 'List the security groups of the caller’s site (Admin)',
     description: `Ordered by Name, with their members; paged with limit/offset. ${PRINCIPAL}`,
   })

@@ -9,17 +9,24 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreateSiteDto, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SitesService } from './sites.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute } from '../../common/http/routes.js';
+import { changesRefused } from '../../common/http/delta-list.js';
 
 @ApiTags('Site')
 @Controller('sites')
 export class SitesController {
   constructor(private readonly sites: SitesService) {}
 
-  @ListRoute(Authenticated, '/', SiteDto, {
-    summary: 'List sites: the caller’s own site, or every site for a global administrator',
-    description:
-      'Anyone else gets a list of one: their own site. A global administrator gets every site, ordered by Name. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfSite.',
-  })
+  @ListRoute(
+    Authenticated,
+    '/',
+    SiteDto,
+    changesRefused('Sites are the tenants, not records of one: read GET /v4/sites in full, or a site’s history at GET /v4/audit?kind=site'),
+    {
+      summary: 'List sites: the caller’s own site, or every site for a global administrator',
+      description:
+        'Anyone else gets a list of one: their own site. A global administrator gets every site, ordered by Name. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfSite.',
+    },
+  )
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.sites.list(ctx, q);
   }

@@ -26,6 +26,11 @@ export class SitesService {
     return this.db.global(ctx, SiteEntity);
   }
 
+  /** Writes of sites, each recorded in the trail of the site itself (docs/audit.md). */
+  private writes(ctx: RequestContext) {
+    return this.db.journaled(ctx, SiteEntity, (s) => s.id);
+  }
+
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<SiteDto>> {
     const { take, skip } = pageOf(q);
     if (ctx.user.isGlobalAdmin) {
@@ -63,51 +68,44 @@ export class SitesService {
 
   async create(ctx: RequestContext, dto: CreateSiteDto): Promise<SiteDto> {
     const id = dto.ID ?? randomUUID();
-    const sites = this.sitesOf(ctx);
-    if (await sites.existsBy({ id })) throw idTaken(id);
+    if (await this.sitesOf(ctx).existsBy({ id })) throw idTaken(id);
     const now = new Date();
-    const site = sites.create({
-      ...Site.toColumns(dto, 'create'),
-      id,
-      created: now,
-      updated: now,
-      createdBy: ctx.user.individualId,
-      updatedBy: ctx.user.individualId,
-      version: 1,
-    });
     try {
-      await sites.insert(site);
+      // Recorded in the new site's own trail (docs/audit.md); answered as stored.
+      const site = await this.writes(ctx).insert({
+        ...Site.toColumns(dto, 'create'),
+        id,
+        created: now,
+        updated: now,
+        createdBy: ctx.user.individualId,
+        updatedBy: ctx.user.individualId,
+        version: 1,
+      });
+      return Site.toWire(site);
     } catch (e) {
       if (isPrimaryKeyViolation(e)) throw idTaken(id);
       throw e;
     }
-    // Read back: on MySQL insert() merges raw column values (tinyint 0/1) into the object.
-    return Site.toWire((await sites.findOneBy({ id }))!);
   }
 
   async update(ctx: RequestContext, siteId: string, dto: UpdateSiteDto): Promise<SiteDto> {
     assertBodyId(siteId, dto.ID);
-    // One UPDATE of the columns the request sets, with If-Match's version in its WHERE.
-    const sites = this.sitesOf(ctx);
+    // One UPDATE of the columns the request sets, with If-Match's version in its WHERE, recorded in the site's trail.
     const versions = ctx.ifMatchVersions;
     // The key is not a column to set: the body's ID equals the path's (checked above).
     const { id: _bodyId, ...columns } = Site.toColumns(dto, 'update');
-    const res = await sites
-      .createQueryBuilder()
-      .update()
-      .set({
-        ...columns,
-        updated: new Date(),
-        updatedBy: ctx.user.individualId,
-        version: () => `${this.db.escape('version')} + 1`,
-      })
-      .where({ id: siteId, ...(versions ? { version: In(versions.length ? versions : [-1]) } : {}) })
-      .execute();
-    if (!res.affected) {
-      if (!(await sites.existsBy({ id: siteId }))) throw new NotFoundError('Site', siteId);
-      throw new PreconditionFailedError();
-    }
-    return Site.toWire((await sites.findOneBy({ id: siteId }))!);
+    return this.db.transaction(ctx, async () => {
+      const affected = await this.writes(ctx).update(
+        siteId,
+        { ...columns, updated: new Date(), updatedBy: ctx.user.individualId, version: () => `${this.db.escape('version')} + 1` },
+        versions ? { version: In(versions.length ? versions : [-1]) } : {},
+      );
+      if (!affected) {
+        if (!(await this.sitesOf(ctx).existsBy({ id: siteId }))) throw new NotFoundError('Site', siteId);
+        throw new PreconditionFailedError();
+      }
+      return Site.toWire((await this.sitesOf(ctx).findOneBy({ id: siteId }))!);
+    });
   }
   /** PATCH: the site, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, siteId: string, patch: MergePatch): Promise<SiteDto> {

@@ -8,6 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreateTaskDto, TaskDto, UpdateTaskDto } from './dto/task.dto.js';
 import { TasksService } from './tasks.service.js';
 import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
 const WHO = 'Allowed for administrators, the assignee and anyone they report to, and whoever may manage the dialog the task follows up; others get 403.';
@@ -19,12 +20,12 @@ const LIST_NOTE =
 export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
-  @ListRoute(PmAdmin, 'tasks', TaskDto, { summary: 'List the follow-up tasks of the site (PM, Admin)', description: LIST_NOTE })
+  @ListRoute(PmAdmin, 'tasks', TaskDto, changesOf('tasks'), { summary: 'List the follow-up tasks of the site (PM, Admin)', description: LIST_NOTE })
   list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
     return this.tasks.list(ctx, q);
   }
 
-  @ListRoute(Pm, 'individuals/:id/tasks', TaskDto, {
+  @ListRoute(Pm, 'individuals/:id/tasks', TaskDto, changesUnder('tasks', ['AssignedToID']), {
     summary: 'List the tasks assigned to an individual (PM)',
     description: `404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
   })
@@ -32,7 +33,7 @@ export class TasksController {
     return this.tasks.listForIndividual(ctx, id, q);
   }
 
-  @ListRoute(Pm, 'me/tasks', TaskDto, {
+  @ListRoute(Pm, 'me/tasks', TaskDto, changesUnder('tasks', ['AssignedToID']), {
     summary: 'List the tasks assigned to the caller (PM)',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })

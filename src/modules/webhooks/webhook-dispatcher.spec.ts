@@ -1,4 +1,4 @@
-import { backoffMs } from './webhook-dispatcher.js';
+import { backoffMs, handledUpTo, nextWave } from './webhook-dispatcher.js';
 
 describe('backoffMs (retries with exponential backoff and jitter)', () => {
   it('doubles from the base after each failure, up to the cap', () => {
@@ -14,5 +14,30 @@ describe('backoffMs (retries with exponential backoff and jitter)', () => {
     expect(seen.size).toBeGreaterThan(10);
     expect(Math.min(...seen)).toBeGreaterThanOrEqual(3000);
     expect(Math.max(...seen)).toBeLessThanOrEqual(5000);
+  });
+});
+
+describe('nextWave and handledUpTo (records at once, each record in order)', () => {
+  const q = [
+    { seq: 1, record: 'color:1' },
+    { seq: 2, record: 'color:2' },
+    { seq: 3, record: 'color:1' },
+    { seq: 4, record: 'color:3' },
+    { seq: 5, record: 'color:4' },
+  ];
+
+  it('takes the first unhandled event of each record, up to the width, in sequence order', () => {
+    expect(nextWave(q, new Set(), 8).map((e) => e.seq)).toEqual([1, 2, 4, 5]);
+    expect(nextWave(q, new Set(), 2).map((e) => e.seq)).toEqual([1, 2]);
+    // Record 1's second event waits for its first.
+    expect(nextWave(q, new Set([1, 2, 4]), 8).map((e) => e.seq)).toEqual([3, 5]);
+    expect(nextWave(q, new Set([2]), 8).map((e) => e.seq)).toEqual([1, 4, 5]);
+    expect(nextWave(q, new Set([1, 2, 3, 4, 5]), 8)).toEqual([]);
+  });
+
+  it('moves the cursor only over a run of handled events from the start', () => {
+    expect(handledUpTo(q, new Set([1, 2, 4]), 0)).toBe(2);
+    expect(handledUpTo(q, new Set([2, 3]), 0)).toBe(0);
+    expect(handledUpTo(q, new Set([1, 2, 3, 4, 5]), 0)).toBe(5);
   });
 });

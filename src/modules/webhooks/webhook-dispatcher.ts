@@ -2,14 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { changesAfter } from '../../database/queries/audit.js';
-import { advance, backOff, claimDue, disable, release, type ClaimedWebhook } from '../../database/queries/outbox.js';
+import { WebhookEntity } from '../../database/entities/webhook.entity.js';
+import { changesAfter, type AuditRow } from '../../database/queries/audit.js';
+import { claimDue, release, settle, type Backoff, type ClaimedWebhook } from '../../database/queries/outbox.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { eventType, parseTypes, plainType, subscribes } from '../../common/events/event-types.js';
 import { WebhookEvents } from './webhook-events.js';
 
-/** Events read per webhook per round. */
+/** Events read per webhook per statement. */
 const BATCH = 100;
+/** Webhooks one replica delivers to at once; more wait for a free place (they stay due). */
+const MAX_DRAINS = 32;
+/** Webhooks claimed per statement. */
+const CLAIM = 20;
 
 /** The delay before attempt `attempts + 1`: exponential from the base, capped, with ±25 % jitter. */
 export function backoffMs(attempts: number, baseMs: number, maxMs: number, random = Math.random): number {
@@ -17,15 +22,55 @@ export function backoffMs(attempts: number, baseMs: number, maxMs: number, rando
   return Math.max(1, Math.round(plain * (0.75 + random() * 0.5)));
 }
 
+/** An event of a webhook's queue: its sequence number and the record it is about. */
+export interface QueuedEvent {
+  seq: number;
+  /** `kind:id` of the record: events of one record go out one after the other, in sequence order. */
+  record: string;
+}
+
 /**
- * Delivers the outbox (docs/events.md, "Delivery"): after every commit that recorded changes in
- * this replica, and every WEBHOOK_POLL_MS for the commits of other replicas, it claims the due
- * webhooks (a lease; no two replicas hold one webhook), and sends each one's events past its
- * cursor in sequence order, moving the cursor on after each 2xx. A failure stops that webhook's
- * queue (order per record, and per endpoint, is kept) until the backoff has passed; an event still
- * failing after WEBHOOK_RETRY_WINDOW_MS disables the endpoint with the reason. At least once: a
- * replica that dies after a send and before moving the cursor leaves the event to be sent again,
- * under the same `webhook-id`.
+ * The events sent together next (docs/events.md, "Delivery"): the first not yet handled event of
+ * each of the first `width` records, in sequence order. A record's later events wait until its
+ * earlier one is handled, so order per record holds while different records go out at once.
+ */
+export function nextWave<E extends QueuedEvent>(queue: readonly E[], handled: ReadonlySet<number>, width: number): E[] {
+  const records = new Set<string>();
+  const wave: E[] = [];
+  for (const e of queue) {
+    if (wave.length >= width) break;
+    if (handled.has(e.seq) || records.has(e.record)) continue;
+    records.add(e.record);
+    wave.push(e);
+  }
+  return wave;
+}
+
+/** The cursor after `from`: the last sequence number up to which every event is handled. */
+export function handledUpTo(events: readonly { seq: number }[], handled: ReadonlySet<number>, from: number): number {
+  let cursor = from;
+  for (const e of events) {
+    if (!handled.has(e.seq)) break;
+    cursor = e.seq;
+  }
+  return cursor;
+}
+
+interface Queued extends QueuedEvent {
+  row: AuditRow;
+}
+
+/**
+ * Delivers the outbox (docs/events.md, "Delivery"). Woken right after every commit that recorded
+ * changes — at once in the committing process, within milliseconds on the other replicas when
+ * REDIS_URL is set — and every WEBHOOK_POLL_MS as a fallback, it claims the due webhooks (a lease;
+ * no two replicas hold one webhook) and delivers each one's events past its cursor in waves: up to
+ * WEBHOOK_CONCURRENCY records at once, each record's events in sequence order. Each wave ends in
+ * one short transaction that logs its attempts, moves the cursor over every event handled so far
+ * and renews the lease. A failure stops the webhook's queue until the backoff has passed; an
+ * event still failing after WEBHOOK_RETRY_WINDOW_MS disables the endpoint with the reason. At
+ * least once: a replica that dies after a send and before its wave's transaction leaves those
+ * events to be sent again, under the same `webhook-id`.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -33,8 +78,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** This replica's name on the leases it takes. */
   readonly owner = `replica-${randomUUID()}`;
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private unsubscribe: (() => void) | null = null;
+  /** The claim running, if any; `again` asks for another right after it. */
+  private claiming: Promise<void> | null = null;
   private again = false;
+  /** The webhooks this replica is delivering to now. */
+  private readonly draining = new Map<string, Promise<void>>();
+  /** Moves on at every wake: a drain that saw it change while it worked looks again after it lets go. */
+  private generation = 0;
   private stopped = false;
 
   constructor(
@@ -45,34 +96,37 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     if (!this.config.webhooks.deliver) return;
-    this.db.onCommit(() => this.wake());
+    this.unsubscribe = this.db.onCommit(() => this.wake());
     this.timer = setInterval(() => this.wake(), this.config.webhooks.pollMs);
     this.timer.unref();
     this.wake();
   }
 
   /**
-   * Stops taking work and gives the round in flight a few seconds to finish; one still stuck (on a
-   * database that does not answer) is left behind: its lease runs out and another replica
+   * Stops taking work and gives the deliveries in flight a few seconds to finish; one still stuck
+   * (on a database that does not answer) is left behind: its lease runs out and another replica
    * continues, so nothing is lost, and shutdown is not held up.
    */
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
-    if (this.running) await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    const inFlight = [this.claiming, ...this.draining.values()].filter((p): p is Promise<void> => p !== null);
+    if (inFlight.length) await Promise.race([Promise.all(inFlight), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   }
 
-  /** Runs a round now, or right after the one running. */
+  /** Claims the due webhooks now, or right after the claim running; never waits for deliveries in flight. */
   wake(): void {
     if (this.stopped) return;
-    if (this.running) {
+    this.generation++;
+    if (this.claiming) {
       this.again = true;
       return;
     }
-    this.running = this.round()
-      .catch((e: Error) => this.logger.warn(`delivery round failed, tried again shortly: ${e.message}`))
+    this.claiming = this.claim()
+      .catch((e: Error) => this.logger.warn(`claiming webhooks failed, tried again shortly: ${e.message}`))
       .finally(() => {
-        this.running = null;
+        this.claiming = null;
         if (this.again) {
           this.again = false;
           this.wake();
@@ -80,19 +134,32 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       });
   }
 
-  /** One round: claims the due webhooks and works through each one's queue (concurrently across webhooks). */
-  async round(): Promise<void> {
-    const leaseMs = this.leaseMs;
+  /** Claims due webhooks (while there are free places) and starts delivering to each; does not wait for the deliveries. */
+  private async claim(): Promise<void> {
     for (;;) {
-      const claimed = await claimDue(this.db, this.owner, leaseMs, 20, !this.db.isSqlite);
-      if (claimed.length === 0 || this.stopped) return;
-      await Promise.all(claimed.map((w) => this.drain(w)));
+      const free = Math.min(CLAIM, MAX_DRAINS - this.draining.size);
+      if (free <= 0 || this.stopped) return;
+      const claimed = await claimDue(this.db, this.owner, this.leaseMs, free, !this.db.isSqlite);
+      for (const w of claimed) {
+        const drain = this.drain(w).finally(() => {
+          const wasFull = this.draining.size >= MAX_DRAINS;
+          this.draining.delete(w.id);
+          // A place came free: webhooks left waiting for one are claimed now.
+          if (wasFull) this.wake();
+        });
+        this.draining.set(w.id, drain);
+      }
+      if (claimed.length < free) return;
     }
   }
 
-  /** How long a claim holds without progress: a few sends' time; every event handled renews it. */
+  /**
+   * How long a claim holds without progress: a wave's sends (each answered or timed out within
+   * WEBHOOK_TIMEOUT_MS) and its statements; every wave renews it. A replica that dies leaves its
+   * claims to run out within this time.
+   */
   private get leaseMs(): number {
-    return this.config.webhooks.timeoutMs * 3 + 30_000;
+    return this.config.webhooks.timeoutMs * 2 + 5000;
   }
 
   private async drain(w: ClaimedWebhook): Promise<void> {
@@ -101,32 +168,27 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     let cursor = w.cursorSeq;
     try {
       for (;;) {
+        const seen = this.generation;
         const rows = await changesAfter(this.db, ctx, null, cursor, BATCH);
-        if (rows.length === 0 || this.stopped) break;
-        let skipped = false;
-        for (const row of rows) {
-          const type = eventType(row.kind, row.action, JSON.parse(row.changes) as { Field: string }[]);
-          if (subscribes(subscribed, type, plainType(row.kind, row.action))) {
-            if (skipped && !(await advance(this.db, w.id, this.owner, cursor, this.leaseMs))) return;
-            skipped = false;
-            const message = await this.events.message(row);
-            const result = await this.events.deliver(w, message, w.attempts + 1);
-            if (!result.ok) {
-              await this.failed(w, result.error ?? 'failed');
-              return;
-            }
-            w.attempts = 0;
-            w.failingSince = null;
-            cursor = Number(row.seq);
-            // Lost the lease (it ran out): another replica has the webhook now; stop here.
-            if (!(await advance(this.db, w.id, this.owner, cursor, this.leaseMs))) return;
-          } else {
-            // Not subscribed: passed over, the cursor written once for the run of them.
-            cursor = Number(row.seq);
-            skipped = true;
-          }
+        if (this.stopped) break;
+        if (rows.length === 0) {
+          await release(this.db, w.id, this.owner);
+          // A commit woke the dispatcher after the read: its events may be past the cursor.
+          if (this.generation !== seen) this.wake();
+          return;
         }
-        if (skipped && !(await advance(this.db, w.id, this.owner, cursor, this.leaseMs))) return;
+        const events = rows.map((row): Queued => ({ row, seq: Number(row.seq), record: `${row.kind}:${row.row_id}` }));
+        const handled = new Set<number>();
+        const queue: Queued[] = [];
+        for (const e of events) {
+          const type = eventType(e.row.kind, e.row.action, JSON.parse(e.row.changes) as { Field: string }[]);
+          if (subscribes(subscribed, type, plainType(e.row.kind, e.row.action))) queue.push(e);
+          // Not subscribed: passed over, the cursor moves over it with the next wave.
+          else handled.add(e.seq);
+        }
+        const next = await this.waves(w, queue, events, handled, cursor);
+        if (next === null) return;
+        cursor = next;
       }
       await release(this.db, w.id, this.owner);
     } catch (e) {
@@ -135,17 +197,59 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  private async failed(w: ClaimedWebhook, error: string): Promise<void> {
+  /**
+   * Sends one batch's subscribed events in waves; answers the cursor after the batch, or null
+   * when the webhook is no longer this replica's to deliver (a failure backed it off, or the
+   * lease was lost).
+   */
+  private async waves(w: ClaimedWebhook, queue: readonly Queued[], events: readonly Queued[], handled: Set<number>, from: number): Promise<number | null> {
     const cfg = this.config.webhooks;
-    const now = new Date();
-    const since = w.failingSince ?? now;
-    const attempts = w.attempts + 1;
-    if (now.getTime() - since.getTime() >= cfg.retryWindowMs) {
-      const reason = `Disabled at ${now.toISOString()}: deliveries failed since ${since.toISOString()} (${attempts} attempts); last error: ${error}`;
-      await disable(this.db, w.id, reason);
-      this.logger.warn(`webhook ${w.id} disabled: ${reason}`);
-      return;
+    let cursor = from;
+    for (;;) {
+      // An endpoint that is failing is probed with the event at the head alone until it answers again.
+      const wave = nextWave(queue, handled, w.attempts > 0 ? 1 : cfg.concurrency);
+      // The event at the head of the queue: its attempts are counted across failures.
+      const head = queue.find((e) => !handled.has(e.seq));
+      const sent = await Promise.all(
+        wave.map(async (e) => {
+          const message = await this.events.message(e.row);
+          return { e, ...(await this.events.attempt(w, message, e === head ? w.attempts + 1 : 1)) };
+        }),
+      );
+      for (const s of sent) if (s.result.ok) handled.add(s.e.seq);
+      const next = handledUpTo(events, handled, cursor);
+      const failed = sent.filter((s) => !s.result.ok).sort((a, b) => a.e.seq - b.e.seq)[0];
+      let backoff: Backoff | null = null;
+      if (failed) {
+        const now = new Date();
+        // Progress made: the failing event is a new head, counted from one.
+        const fresh = next > cursor;
+        const attempts = fresh ? 1 : w.attempts + 1;
+        const failingSince = fresh ? now : (w.failingSince ?? now);
+        backoff = { attempts, failingSince, next: new Date(now.getTime() + backoffMs(attempts, cfg.retryBaseMs, cfg.retryMaxMs)) };
+      }
+      const held = await settle(this.db, w.id, this.owner, { logs: sent.map((s) => s.log), cursor: next, leaseMs: this.leaseMs, backoff });
+      if (!held) return null;
+      if (failed && backoff) {
+        if (Date.now() - backoff.failingSince.getTime() >= cfg.retryWindowMs) await this.disable(w, backoff, failed.log.error ?? 'failed');
+        return null;
+      }
+      w.attempts = 0;
+      w.failingSince = null;
+      cursor = next;
+      if (queue.every((e) => handled.has(e.seq))) return handledUpTo(events, handled, cursor);
     }
-    await backOff(this.db, w.id, this.owner, attempts, since, new Date(now.getTime() + backoffMs(attempts, cfg.retryBaseMs, cfg.retryMaxMs)));
+  }
+
+  /**
+   * The endpoint failed for the whole retry window: switched off with the reason the administrator
+   * reads, as a change of the webhook by the service itself (in the audit trail, docs/audit.md).
+   */
+  private async disable(w: ClaimedWebhook, b: Backoff, error: string): Promise<void> {
+    const reason = `Disabled at ${new Date().toISOString()}: deliveries failed since ${b.failingSince.toISOString()} (${b.attempts} attempts); last error: ${error}`;
+    await this.db.transaction(RequestContext.system(w.siteId), (tx) =>
+      tx.repo(WebhookEntity, 'Webhook').update(w.id, { active: false, disabledReason: reason.slice(0, 500), nextAttempt: null }),
+    );
+    this.logger.warn(`webhook ${w.id} disabled: ${reason}`);
   }
 }

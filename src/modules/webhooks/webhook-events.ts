@@ -5,7 +5,7 @@ import { UTC } from '../../common/http/dates.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from '../../database/entities/webhook-delivery.entity.js';
 import type { AuditRow } from '../../database/queries/audit.js';
-import { logDelivery } from '../../database/queries/outbox.js';
+import { logDelivery, type DeliveryRecord } from '../../database/queries/outbox.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { AuditService, RecordKinds } from '../audit/audit.service.js';
 import { eventType } from '../../common/events/event-types.js';
@@ -19,6 +19,16 @@ export function secretsOf(w: { secret: string; previousSecret: string | null; pr
 
 /** The message id of an event: stable over every attempt (receivers deduplicate by it). */
 export const messageId = (siteId: string, seq: number) => `msg_${siteId.replace(/-/g, '')}_${seq}`;
+
+/** Where a message goes and what signs it. */
+export interface Endpoint {
+  id: string;
+  siteId: string;
+  url: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpires: Date | null;
+}
 
 /** A message ready to sign and send. */
 export interface Message {
@@ -73,14 +83,16 @@ export class WebhookEvents {
   }
 
   /** Signs and sends one message, and logs the attempt; answers the result and the log entry's id. */
-  async deliver(
-    w: { id: string; siteId: string; url: string; secret: string; previousSecret: string | null; previousSecretExpires: Date | null },
-    m: Message,
-    attempt: number,
-  ): Promise<SendResult & { deliveryId: string }> {
+  async deliver(w: Endpoint, m: Message, attempt: number): Promise<SendResult & { deliveryId: string }> {
+    const { result, log } = await this.attempt(w, m, attempt);
+    return { ...result, deliveryId: await logDelivery(this.db, log) };
+  }
+
+  /** Signs and sends one message; answers the result and its log entry, for the caller to write (the dispatcher writes a wave's at once). */
+  async attempt(w: Endpoint, m: Message, attempt: number): Promise<{ result: SendResult; log: DeliveryRecord }> {
     const cfg = this.config.webhooks;
     const result = await send(w.url, signedHeaders(secretsOf(w), m.id, m.body), m.body, cfg.timeoutMs, cfg.allowPrivate);
-    const deliveryId = await logDelivery(this.db, {
+    const log: DeliveryRecord = {
       webhookId: w.id,
       siteId: w.siteId,
       eventId: m.id,
@@ -92,8 +104,8 @@ export class WebhookEvents {
       durationMs: result.durationMs,
       error: result.error,
       payload: m.body,
-    });
-    return { ...result, deliveryId };
+    };
+    return { result, log };
   }
 
   /** The delivery log's entity in this database's dialect. */

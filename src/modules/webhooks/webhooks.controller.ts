@@ -9,6 +9,8 @@ import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateWebhookDto, UpdateWebhookDto, WebhookDeliveryDto, WebhookDto } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
+import { ListRoute } from '../../common/http/routes.js';
+import { changesOf } from '../../common/http/delta-list.js';
 
 const EVENTS =
   'Events are delivered at least once, in commit order per endpoint, signed as Standard Webhooks says (webhook-id, webhook-timestamp, webhook-signature); failed deliveries are retried with exponential backoff and jitter for 24 h, then the endpoint is disabled (DisabledReason). See docs/events.md.';
@@ -18,10 +20,7 @@ const EVENTS =
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
-  @Get('webhooks')
-  @Admin()
-  @ApiOperation({ summary: 'List the webhooks of the caller’s site (Admin)', description: EVENTS })
-  @ApiResult(WebhookDto, { collection: true })
+  @ListRoute(Admin, 'webhooks', WebhookDto, changesOf('webhooks'), { summary: 'List the webhooks of the caller’s site (Admin)', description: EVENTS })
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.webhooks.list(ctx, q);
   }

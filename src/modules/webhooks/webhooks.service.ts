@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, ValidationError, type FieldError } from '../../common/errors/errors.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
@@ -25,17 +25,24 @@ import {
   UpdateWebhookDto as UpdateInput,
 } from './dto/webhook.dto.js';
 import { WebhookEvents } from './webhook-events.js';
+import { RecordKinds } from '../audit/audit.service.js';
 
 const LABEL = 'Webhook';
 
 /** Webhook endpoints, their delivery log, redelivery, ping and secret rotation (docs/events.md). */
 @Injectable()
-export class WebhooksService {
+export class WebhooksService implements OnModuleInit {
   constructor(
     private readonly db: TenantDb,
     private readonly events: WebhookEvents,
+    private readonly kinds: RecordKinds,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Webhooks are records of the trail with history and delta sync (administrators); their events carry no record: it holds the secret. */
+  onModuleInit(): void {
+    this.kinds.register({ path: 'webhooks', kind: 'webhook', intId: false, access: 'admin', read: (ctx, id) => this.get(ctx, id), inEvents: false });
+  }
 
   private readonly repo = this.db.scoped(WebhookEntity, LABEL);
 

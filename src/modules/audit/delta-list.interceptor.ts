@@ -1,0 +1,88 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { from, Observable } from 'rxjs';
+import { CONTEXT_KEY, RequestContext } from '../../common/context/request-context.js';
+import { ValidationError, type FieldError } from '../../common/errors/errors.js';
+import { DELTA_LIST, type DeltaList } from '../../common/http/delta-list.js';
+import { isGuid } from '../../common/http/wire.js';
+import { MAX_LIMIT, type KeysetPage } from '../../common/pagination/pagination.js';
+import type { SyncEntryDto } from '../../common/pagination/sync-entry.js';
+import { SitesService } from '../sites/sites.service.js';
+import { SyncService, type SyncFilter, type SyncPosition } from './sync.service.js';
+
+/** What may stand beside `updatedSince` in a list's query: the page size and the answer's time zone. */
+const WITH_UPDATED_SINCE = new Set(['updatedSince', 'limit', 'tz']);
+
+type Req = { query?: Record<string, unknown>; params?: Record<string, string | undefined>; [CONTEXT_KEY]?: RequestContext };
+
+/**
+ * Every list asked with `updatedSince` (docs/delta-sync.md, "Every list"), in one place: a list
+ * route declares what its changes are (`ListRoute`'s delta, src/common/http/delta-list.ts), and
+ * this interceptor answers the request as `GET /v4/sync/{kind}` does — the same SyncService, the
+ * same cursor and SyncEntry items — instead of running the route's handler. The route's access
+ * rule has been checked by then (the guard); a sub-list first reads its parent as the parent's
+ * GET does (404 for another site's, 403 when not readable), and answers only the records whose
+ * fields name it. Without `updatedSince` the request goes to the handler untouched.
+ */
+@Injectable()
+export class DeltaListInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly sync: SyncService,
+    private readonly sites: SitesService,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const delta = this.reflector.get<DeltaList | undefined>(DELTA_LIST, context.getHandler());
+    const req = context.switchToHttp().getRequest<Req>();
+    if (!delta || req.query?.updatedSince === undefined) return next.handle();
+    return from(this.changes(req, delta));
+  }
+
+  private async changes(req: Req, delta: DeltaList): Promise<KeysetPage<SyncEntryDto>> {
+    const position = positionOf(req.query ?? {});
+    if ('refuse' in delta) throw new ValidationError([{ field: 'updatedSince', message: delta.refuse }]);
+    let ctx = req[CONTEXT_KEY]!;
+    const param = (name: string) => req.params?.[name] ?? '';
+    if (delta.site) {
+      const siteId = param(delta.site);
+      if (!isGuid(siteId)) throw new ValidationError([{ field: delta.site, message: `${delta.site} must be a UUID` }]);
+      ctx = await this.sites.scopeTo(ctx, siteId.toLowerCase());
+    }
+    let filter: SyncFilter | null = null;
+    if (delta.mine) filter = { fields: delta.mine, value: ctx.user.individualId ?? null };
+    if (delta.parent) {
+      const parent = this.sync.kind(ctx, delta.parent.of);
+      const raw = param(delta.parent.param);
+      if (parent.intId ? !/^\d{1,10}$/.test(raw) : !isGuid(raw))
+        throw new ValidationError([{ field: delta.parent.param, message: `${delta.parent.param} must be ${parent.intId ? 'a whole number' : 'a UUID'}` }]);
+      const id = parent.intId ? String(Number(raw)) : raw.toLowerCase();
+      await parent.read(ctx, id);
+      filter = { fields: delta.parent.fields, value: id };
+    }
+    return this.sync.page(ctx, delta.kind, position, filter);
+  }
+}
+
+/** `updatedSince` and `limit` of a list's query; 400 for anything else beside them (it would not filter the changes). */
+function positionOf(query: Record<string, unknown>): SyncPosition {
+  const errors: FieldError[] = [];
+  const others = Object.keys(query).filter((k) => !WITH_UPDATED_SINCE.has(k));
+  if (others.length)
+    errors.push({
+      field: others[0],
+      message: `updatedSince answers every change of the list and cannot be combined with ${others.join(', ')}: send only updatedSince and limit`,
+    });
+  const since = query.updatedSince;
+  if (typeof since !== 'string' || since.trim() === '' || since.length > 40)
+    errors.push({ field: 'updatedSince', message: 'updatedSince must be given once: a cursor (seq-<n>) or an ISO 8601 date-time' });
+  const rawLimit = query.limit;
+  let limit: number | undefined;
+  if (rawLimit !== undefined) {
+    limit = typeof rawLimit === 'string' && /^\d{1,9}$/.test(rawLimit) ? Number(rawLimit) : NaN;
+    if (!(limit >= 1 && limit <= MAX_LIMIT)) errors.push({ field: 'limit', message: `limit must be between 1 and ${MAX_LIMIT}` });
+  }
+  if (errors.length) throw new ValidationError(errors);
+  return { updatedSince: since as string, limit };
+}
