@@ -34,28 +34,9 @@ export function compileSimpleFind<T extends ObjectLiteral>(metadata: EntityMetad
   }
   const where = options.where;
   if (Array.isArray(where) || (where !== undefined && (typeof where !== 'object' || where === null))) return null;
-  const conditions: Condition[] = [];
   const params: unknown[] = [siteId];
-  for (const [property, value] of Object.entries((where ?? {}) as Record<string, unknown>)) {
-    if (value === undefined) continue;
-    const column = metadata.findColumnWithPropertyName(property);
-    if (!column || column.relationMetadata || column.embeddedMetadata) return null;
-    if (property === 'siteId') return null;
-    if (value instanceof FindOperator && value.type === 'isNull') {
-      conditions.push({ column: column.databaseName, kind: 'null', size: 0 });
-    } else if (value instanceof FindOperator) {
-      if (value.type !== 'in' || !Array.isArray(value.value) || value.useParameter === false) return null;
-      const list = value.value as unknown[];
-      if (!list.every(isScalar)) return null;
-      conditions.push({ column: column.databaseName, kind: 'in', size: list.length });
-      for (const v of list) params.push(paramOf(v));
-    } else if (isScalar(value)) {
-      conditions.push({ column: column.databaseName, kind: 'eq', size: 0 });
-      params.push(paramOf(value));
-    } else {
-      return null;
-    }
-  }
+  const conditions = conditionsOf(metadata, (where ?? {}) as Record<string, unknown>, params, false);
+  if (!conditions) return null;
   const order: string[] = [];
   for (const [property, direction] of Object.entries((options.order ?? {}) as Record<string, unknown>)) {
     if (direction === undefined) continue;
@@ -110,6 +91,36 @@ function build(metadata: EntityMetadata, conditions: Condition[], order: string[
   const orderBy = order.length ? ` ORDER BY ${order.join(', ')}` : '';
   const limit = pagingValues === 0 ? '' : pagingValues === 1 ? ' LIMIT ?' : ' LIMIT ? OFFSET ?';
   return { rows: `SELECT ${columns} ${from}${orderBy}${limit}`, count: `SELECT COUNT(*) AS n ${from}` };
+}
+
+/**
+ * The conditions of a `where` (equality, `IsNull()`, `In([...])` on columns), their values pushed
+ * to `params`; null when one is anything else. `withSite`: the site is one of them (writes);
+ * otherwise a site condition is refused, since the statement adds the caller's own (reads).
+ */
+function conditionsOf(metadata: EntityMetadata, where: Record<string, unknown>, params: unknown[], withSite: boolean): Condition[] | null {
+  const conditions: Condition[] = [];
+  for (const [property, value] of Object.entries(where)) {
+    if (value === undefined) continue;
+    const column = metadata.findColumnWithPropertyName(property);
+    if (!column || column.relationMetadata || column.embeddedMetadata) return null;
+    if (property === 'siteId' && !withSite) return null;
+    if (value instanceof FindOperator && value.type === 'isNull') {
+      conditions.push({ column: column.databaseName, kind: 'null', size: 0 });
+    } else if (value instanceof FindOperator) {
+      if (value.type !== 'in' || !Array.isArray(value.value) || value.useParameter === false) return null;
+      const list = value.value as unknown[];
+      if (!list.every(isScalar)) return null;
+      conditions.push({ column: column.databaseName, kind: 'in', size: list.length });
+      for (const v of list) params.push(paramOf(v));
+    } else if (isScalar(value)) {
+      conditions.push({ column: column.databaseName, kind: 'eq', size: 0 });
+      params.push(paramOf(value));
+    } else {
+      return null;
+    }
+  }
+  return conditions;
 }
 
 function predicatesOf(q: (name: string) => string, conditions: readonly Condition[]): string[] {
@@ -202,24 +213,8 @@ export function keptUpdate(metadata: EntityMetadata, set: Record<string, unknown
     setColumns.push(column.databaseName);
     params.push(driver.preparePersistentValue(value, column));
   }
-  const conditions: Condition[] = [];
-  for (const [property, value] of Object.entries(where)) {
-    if (value === undefined) continue;
-    const column = metadata.findColumnWithPropertyName(property);
-    if (!column || column.relationMetadata || column.embeddedMetadata) return null;
-    if (value instanceof FindOperator) {
-      if (value.type !== 'in' || !Array.isArray(value.value) || value.useParameter === false) return null;
-      const list = value.value as unknown[];
-      if (!list.every(isScalar)) return null;
-      conditions.push({ column: column.databaseName, kind: 'in', size: list.length });
-      for (const v of list) params.push(paramOf(v));
-    } else if (isScalar(value)) {
-      conditions.push({ column: column.databaseName, kind: 'eq', size: 0 });
-      params.push(paramOf(value));
-    } else {
-      return null;
-    }
-  }
+  const conditions = conditionsOf(metadata, where, params, true);
+  if (!conditions) return null;
   if (!conditions.some((c) => c.column === 'site_id')) return null;
   const shape = `${setColumns.join(',')}|${conditions.map((c) => `${c.column}:${c.kind}${c.size}`).join(',')}`;
   const sql = kept(UPDATES, metadata, shape, () => {
