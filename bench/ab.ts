@@ -18,9 +18,16 @@
  * AB_CONNECTIONS (50), AB_ROW: `byid` (GET /v4/individuals/{id} JSON as administrator, default),
  * `byid-xml`, `page` (GET /v4/individuals?limit=500), `live` (GET /health/live) or `write`
  * (POST /v4/colors JSON as administrator: a write, with whatever each build records with it).
+ * AB_RATE=<requests per second> offers every build the same load instead of as much as each
+ * answers: the CPU per request of builds of different throughput is then compared at one rate (a
+ * server answering more at once spends less per request on its sockets and buffers).
+ * AB_PROFILE=1 runs each build under `--cpu-prof` and prints, per build, where the CPU of its last
+ * round went (self time per request by package or folder, and the hottest functions), to see what a
+ * difference between two builds is made of; AB_PROFILE_KEEP=1 keeps the .cpuprofile files.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
@@ -28,12 +35,15 @@ import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-sourc
 import { createDatabase, fmt, load, loadMeasured, log, median, num, root, settle, startService, stopProcess, tokenFor, type Proc } from './common.js';
 import type { LoadRequest } from './load.js';
 import { seedSite } from './seed.js';
+import { summarise } from './profile.js';
 
 const ROUNDS = num('AB_ROUNDS', 4);
 const DURATION = num('AB_DURATION', 5);
 const CONNECTIONS = num('AB_CONNECTIONS', 50);
 const ROW = process.env.AB_ROW ?? 'byid';
 const SQLITE = process.argv.includes('--sqlite');
+const PROFILE = process.env.AB_PROFILE === '1';
+const RATE = process.env.AB_RATE ? num('AB_RATE', 0) : undefined;
 const PASSWORD = 'bench-password-1';
 const BUILDS = join(root, '.bench-builds');
 
@@ -47,6 +57,9 @@ interface Running extends Build {
   requests: LoadRequest[];
   cpuUs: number[];
   rps: number[];
+  /** With AB_PROFILE: where the profile is written, and the last round's window and requests. */
+  profileDir?: string;
+  window?: { fromUs: number; toUs: number; requests: number };
 }
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
@@ -95,9 +108,11 @@ async function main(): Promise<void> {
   try {
     let env: Record<string, string> = {};
     for (const b of builds) {
-      const started = await startService(database.url, PASSWORD, [process.execPath, join(b.dist, 'src', 'main.js')]);
+      const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'pms-ab-prof-')) : undefined;
+      const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+      const started = await startService(database.url, PASSWORD, [process.execPath, ...flags, join(b.dist, 'src', 'main.js')]);
       env = started.env;
-      running.push({ ...b, service: started.service, origin: started.origin, requests: [], cpuUs: [], rps: [] });
+      running.push({ ...b, service: started.service, origin: started.origin, requests: [], cpuUs: [], rps: [], profileDir });
     }
     const config = loadConfig({ ...env, NODE_ENV: 'production' });
     const ds = new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));
@@ -130,26 +145,62 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const r of round % 2 ? running : [...running].reverse()) {
         for (const other of running) await settle(other.service.pid);
-        const { result, cpuMs } = await loadMeasured(r.service.pid, { origin: r.origin, requests: r.requests, connections: CONNECTIONS, duration: DURATION });
+        const fromUs = Number(process.hrtime.bigint() / 1000n);
+        const { result, cpuMs } = await loadMeasured(r.service.pid, {
+          origin: r.origin,
+          requests: r.requests,
+          connections: CONNECTIONS,
+          duration: DURATION,
+          rate: RATE,
+        });
         if (result.non2xx || result.errors) throw new Error(`${r.ref}: ${result.non2xx} non-2xx, ${result.errors} errors\n${r.service.tail().slice(-3000)}`);
         r.cpuUs.push((cpuMs * 1000) / result.requests);
         r.rps.push(result.rps);
+        r.window = { fromUs, toUs: Number(process.hrtime.bigint() / 1000n), requests: result.requests };
         log(`round ${round}: ${r.ref}: ${fmt(result.rps)} req/s, ${fmt(r.cpuUs.at(-1)!)} µs CPU per request`);
       }
     }
 
     const lines = [
-      `## A/B: \`${ROW}\`, ${SQLITE ? 'SQLite' : 'MariaDB'}, ${ROUNDS} rounds × ${DURATION} s, ${CONNECTIONS} connections, node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
+      `## A/B: \`${ROW}\`, ${SQLITE ? 'SQLite' : 'MariaDB'}, ${ROUNDS} rounds × ${DURATION} s, ${CONNECTIONS} connections${RATE ? `, offered ${fmt(RATE)} requests per second` : ''}, node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
       '',
       '| build | CPU µs / request, median | each round | req/s, median |',
       '|---|---:|---|---:|',
       ...running.map((r) => `| \`${r.ref}\` | ${fmt(median(r.cpuUs))} | ${r.cpuUs.map((x) => fmt(x)).join(', ')} | ${fmt(median(r.rps))} |`),
     ];
+    if (PROFILE) lines.push(...(await profiles(running)));
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
     for (const r of running) await stopProcess(r.service);
     await database.drop();
   }
+}
+
+/** Stops the builds (a profile is written at exit) and answers, per build, where its last round's CPU went. */
+async function profiles(running: Running[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const r of running) {
+    await stopProcess(r.service, 'SIGTERM');
+    const file = readdirSync(r.profileDir!).find((f) => f.endsWith('.cpuprofile'));
+    if (!file || !r.window) continue;
+    const b = summarise(join(r.profileDir!, file), r.window);
+    const per = (ms: number) => ((ms * 1000) / r.window!.requests).toFixed(1);
+    out.push(
+      '',
+      `### \`${r.ref}\`: CPU profile of its last round (${fmt(r.window.requests)} requests, ${per(b.busyMs)} µs busy per request)`,
+      '',
+      '| where (self time) | µs / request |',
+      '|---|---:|',
+      ...b.groups.slice(0, 14).map((g) => `| ${g.name} | ${per(g.ms)} |`),
+      '',
+      '| hottest functions (self time) | µs / request |',
+      '|---|---:|',
+      ...b.functions.slice(0, 20).map((f) => `| ${f.name.replace(/\|/g, '\\|')} | ${per(f.ms)} |`),
+    );
+    if (process.env.AB_PROFILE_KEEP === '1') log(`profile of ${r.ref} kept in ${r.profileDir}`);
+    else rmSync(r.profileDir!, { recursive: true, force: true });
+  }
+  return out;
 }
 
 main().catch((err: unknown) => {

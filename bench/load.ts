@@ -29,6 +29,8 @@ export interface LoadJob {
    */
   mode?: 'cycle' | 'once' | 'if-match';
   offset?: number;
+  /** Requests per second over all connections (autocannon's `overallRate`); unset: as fast as answered. */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
     connections: job.connections,
     duration: job.duration,
     amount: job.amount,
+    ...(job.rate ? { overallRate: job.rate } : {}),
     timeout: 30,
     requests: [
       {
