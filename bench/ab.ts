@@ -17,7 +17,8 @@
  * Knobs (environment): AB_ROUNDS (4), AB_DURATION seconds per build and round (5),
  * AB_CONNECTIONS (50), AB_ROW: `byid` (GET /v4/individuals/{id} JSON as administrator, default),
  * `byid-xml`, `page` (GET /v4/individuals?limit=500), `live` (GET /health/live) or `write`
- * (POST /v4/colors JSON as administrator: a write, with whatever each build records with it).
+ * (POST /v4/colors JSON as administrator: a write, with whatever each build records with it) or
+ * `comment` (POST /v4/comments on each individual in turn: the write `npm run bench` measures).
  * AB_RATE=<requests per second> offers every build the same load instead of as much as each
  * answers: the CPU per request of builds of different throughput is then compared at one rate (a
  * server answering more at once spends less per request on its sockets and buffers).
@@ -127,18 +128,25 @@ async function main(): Promise<void> {
       r.requests =
         ROW === 'live'
           ? [{ path: '/health/live' }]
-          : ROW === 'write'
-            ? [
-                {
-                  path: '/v4/colors',
-                  method: 'POST',
-                  headers: { ...headers, 'Content-Type': 'application/json' },
-                  body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }),
-                },
-              ]
-            : ROW === 'page'
-              ? [{ path: '/v4/individuals?limit=500', headers }]
-              : site.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
+          : ROW === 'comment'
+            ? site.ids.map((id, k) => ({
+                path: '/v4/comments',
+                method: 'POST' as const,
+                headers: { ...headers, 'Content-Type': 'application/json' },
+                body: JSON.stringify({ AncestorType: 'individuals', AncestorID: id, Body: `A/B comment ${k}` }),
+              }))
+            : ROW === 'write'
+              ? [
+                  {
+                    path: '/v4/colors',
+                    method: 'POST',
+                    headers: { ...headers, 'Content-Type': 'application/json' },
+                    body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }),
+                  },
+                ]
+              : ROW === 'page'
+                ? [{ path: '/v4/individuals?limit=500', headers }]
+                : site.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
       await load({ origin: r.origin, requests: r.requests, connections: CONNECTIONS, duration: 2 });
     }
 

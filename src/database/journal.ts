@@ -68,13 +68,20 @@ export function wireNameOf(property: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
-/** `IndividualEntity` → `individual`, `BasicRoleDialogEntity` → `basic-role-dialog`. */
+const KINDS = new WeakMap<EntityMetadata, string>();
+
+/** `IndividualEntity` → `individual`, `BasicRoleDialogEntity` → `basic-role-dialog` (worked out once per entity). */
 export function kindOf(meta: EntityMetadata): string {
-  const name = typeof meta.target === 'function' ? meta.target.name : meta.name;
-  return name
-    .replace(/Entity$/, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .toLowerCase();
+  let kind = KINDS.get(meta);
+  if (kind === undefined) {
+    const name = typeof meta.target === 'function' ? meta.target.name : meta.name;
+    kind = name
+      .replace(/Entity$/, '')
+      .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+      .toLowerCase();
+    KINDS.set(meta, kind);
+  }
+  return kind;
 }
 
 /** A column value as the trail keeps it: instants as ISO strings, booleans as booleans. */
@@ -132,6 +139,12 @@ export function sqlInstant(d: Date): string {
 
 const AUDIT_COLUMNS = 'site_id, seq, kind, row_id, action, gone, changes, actor_id, actor_kind, actor_name, request_id, at';
 const CHUNK = 400;
+const INSERTS: string[] = [];
+/** The INSERT of n audit rows (its text kept per n). */
+function insertSql(n: number): string {
+  return (INSERTS[n] ??=
+    `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
+}
 
 /**
  * Writes the journal of one transaction: per site changed (in one order for every transaction, so
@@ -163,10 +176,22 @@ async function flushSite(manager: EntityManager, sqlite: boolean, ctx: RequestCo
     const params: unknown[] = [];
     for (let j = 0; j < slice.length; j++) {
       const c = slice[j];
-      params.push(siteId, start + i + j, c.kind, c.rowId, c.action, c.gone ? 1 : 0, JSON.stringify(c.fields), actor.id, actor.kind, actor.name, requestId, at);
+      params.push(
+        siteId,
+        start + i + j,
+        c.kind,
+        c.rowId,
+        c.action,
+        c.gone ? 1 : 0,
+        JSON.stringify(c.fields),
+        actor.id ?? null,
+        actor.kind,
+        actor.name ?? null,
+        requestId,
+        at,
+      );
     }
-    const row = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-    await manager.query(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${slice.map(() => row).join(', ')}`, params);
+    await manager.query(insertSql(slice.length), params);
   }
 }
 

@@ -1,4 +1,8 @@
-import { backoffMs, handledUpTo, nextWave } from './webhook-dispatcher.js';
+import { jest } from '@jest/globals';
+import type { AppConfig } from '../../config/config.js';
+import type { TenantDb } from '../../database/tenant-db.js';
+import type { WebhookEvents } from './webhook-events.js';
+import { backoffMs, COMMIT_WAKE_GAP_MS, handledUpTo, nextWave, WebhookDispatcher } from './webhook-dispatcher.js';
 
 describe('backoffMs (retries with exponential backoff and jitter)', () => {
   it('doubles from the base after each failure, up to the cap', () => {
@@ -39,5 +43,58 @@ describe('nextWave and handledUpTo (records at once, each record in order)', () 
     expect(handledUpTo(q, new Set([1, 2, 4]), 0)).toBe(2);
     expect(handledUpTo(q, new Set([2, 3]), 0)).toBe(0);
     expect(handledUpTo(q, new Set([1, 2, 3, 4, 5]), 0)).toBe(5);
+  });
+});
+
+describe('WebhookDispatcher wakes (a claim per gap, not per commit)', () => {
+  /** A database with no due webhook that counts the claim transactions it is asked for. */
+  function setup() {
+    let commit: (site: string | undefined) => void = () => undefined;
+    const db = {
+      isSqlite: false,
+      claims: 0,
+      onCommit(listener: (site: string | undefined) => void) {
+        commit = listener;
+        return () => undefined;
+      },
+      async housekeeping(fn: (m: { query: () => Promise<unknown[]> }) => Promise<unknown>) {
+        db.claims++;
+        return fn({ query: async () => [] });
+      },
+    };
+    const config = { webhooks: { deliver: true, pollMs: 60_000, timeoutMs: 1000 } } as unknown as AppConfig;
+    const sut = new WebhookDispatcher(db as unknown as TenantDb, {} as WebhookEvents, config);
+    return { sut, db, commit: (site = 's1') => commit(site) };
+  }
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+  };
+
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  it('lets the commits of one gap share a single claim, made at the end of the gap', async () => {
+    const { sut, db, commit } = setup();
+    sut.onApplicationBootstrap();
+    await settle();
+    expect(db.claims).toBe(1); // the start-up claim
+    for (let i = 0; i < 50; i++) commit();
+    await settle();
+    expect(db.claims).toBe(1);
+    jest.advanceTimersByTime(COMMIT_WAKE_GAP_MS);
+    await settle();
+    expect(db.claims).toBe(2);
+    await sut.onApplicationShutdown();
+  });
+
+  it('claims at once for a commit after a quiet gap', async () => {
+    const { sut, db, commit } = setup();
+    sut.onApplicationBootstrap();
+    await settle();
+    jest.advanceTimersByTime(COMMIT_WAKE_GAP_MS + 1);
+    commit();
+    await settle();
+    expect(db.claims).toBe(2);
+    await sut.onApplicationShutdown();
   });
 });

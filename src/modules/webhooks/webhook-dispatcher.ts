@@ -15,6 +15,13 @@ const BATCH = 100;
 const MAX_DRAINS = 32;
 /** Webhooks claimed per statement. */
 const CLAIM = 20;
+/**
+ * The shortest time between two claims woken by commits (docs/events.md, "Delivery"). A claim is a
+ * transaction of three statements; woken by every commit, a stream of writes paid for one claim per
+ * write (more than the write's own audit rows cost). The commits within the gap share one claim;
+ * an event waits at most this much longer for it.
+ */
+export const COMMIT_WAKE_GAP_MS = 25;
 
 /** The delay before attempt `attempts + 1`: exponential from the base, capped, with ±25 % jitter. */
 export function backoffMs(attempts: number, baseMs: number, maxMs: number, random = Math.random): number {
@@ -87,6 +94,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** Moves on at every wake: a drain that saw it change while it worked looks again after it lets go. */
   private generation = 0;
   private stopped = false;
+  /** When the last claim started, and the wake waiting for the end of the gap after it (COMMIT_WAKE_GAP_MS). */
+  private lastClaimAt = 0;
+  private deferred: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly db: TenantDb,
@@ -96,7 +106,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     if (!this.config.webhooks.deliver) return;
-    this.unsubscribe = this.db.onCommit(() => this.wake());
+    this.unsubscribe = this.db.onCommit(() => this.wakeAfterCommit());
     this.timer = setInterval(() => this.wake(), this.config.webhooks.pollMs);
     this.timer.unref();
     this.wake();
@@ -111,8 +121,24 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.stopped = true;
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
+    if (this.deferred) clearTimeout(this.deferred);
     const inFlight = [this.claiming, ...this.draining.values()].filter((p): p is Promise<void> => p !== null);
     if (inFlight.length) await Promise.race([Promise.all(inFlight), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+  }
+
+  /**
+   * A commit's wake: at once when no claim started in the last COMMIT_WAKE_GAP_MS, else one wake at
+   * the end of that gap, shared by every commit until then.
+   */
+  wakeAfterCommit(): void {
+    if (this.stopped || this.deferred) return;
+    const wait = this.lastClaimAt + COMMIT_WAKE_GAP_MS - Date.now();
+    if (wait <= 0) return this.wake();
+    this.deferred = setTimeout(() => {
+      this.deferred = null;
+      this.wake();
+    }, wait);
+    this.deferred.unref();
   }
 
   /** Claims the due webhooks now, or right after the claim running; never waits for deliveries in flight. */
@@ -123,6 +149,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       this.again = true;
       return;
     }
+    this.lastClaimAt = Date.now();
     this.claiming = this.claim()
       .catch((e: Error) => this.logger.warn(`claiming webhooks failed, tried again shortly: ${e.message}`))
       .finally(() => {
