@@ -173,8 +173,14 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     return [rows, Number(counted?.n ?? 0)];
   }
 
-  findOne(where: Where<T>): Promise<T | null> {
-    return this.repo.findOne({ where: this.scope(where) });
+  /** The first record that matches (no order: any one), through the kept statement of `find` when it is a simple one. */
+  async findOne(where: Where<T>): Promise<T | null> {
+    const manager = this.db.managerOf(this.ctx);
+    const metadata = manager.connection.getMetadata(this.target);
+    const simple = compileSimpleFind(metadata, this.siteId, { where, take: 1 } as FindManyOptions<T>);
+    if (!simple) return this.repo.findOne({ where: this.scope(where) });
+    const [row] = hydrateRows<T>(metadata, (await manager.query(simple.rows, [...simple.params, ...simple.paging])) as Record<string, unknown>[]);
+    return row ?? null;
   }
 
   /**
@@ -232,17 +238,21 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   /** The records with these ids in the caller's site (one query, any order). */
   findByIds(ids: readonly (string | number)[]): Promise<T[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.qb('t')
-      .andWhere('t.id IN (:...ids)', { ids: [...new Set(ids)] })
-      .getMany();
+    return this.find({ where: { id: In([...new Set(ids)]) } as unknown as FindOptionsWhere<T> });
   }
 
-  count(where?: Where<T>): Promise<number> {
-    return this.repo.count({ where: this.scope(where) });
+  /** How many records match, through the kept COUNT of `find` when the condition is a simple one. */
+  async count(where?: Where<T>): Promise<number> {
+    const manager = this.db.managerOf(this.ctx);
+    const metadata = manager.connection.getMetadata(this.target);
+    const simple = compileSimpleFind(metadata, this.siteId, { where } as FindManyOptions<T>);
+    if (!simple) return this.repo.count({ where: this.scope(where) });
+    const [counted] = (await manager.query(simple.count, simple.params)) as { n: number | string }[];
+    return Number(counted?.n ?? 0);
   }
 
   async exists(where: Where<T>): Promise<boolean> {
-    return (await this.repo.count({ where: this.scope(where), take: 1 })) > 0;
+    return (await this.findOne(where)) !== null;
   }
 
   /**
