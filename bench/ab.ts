@@ -18,7 +18,8 @@
  * AB_CONNECTIONS (50), AB_ROW: `byid` (GET /v4/individuals/{id} JSON as administrator, default),
  * `byid-xml`, `page` (GET /v4/individuals?limit=500), `live` (GET /health/live) or `write`
  * (POST /v4/colors JSON as administrator: a write, with whatever each build records with it) or
- * `comment` (POST /v4/comments on each individual in turn: the write `npm run bench` measures).
+ * `comment` (POST /v4/comments on each individual in turn: the write `npm run bench` measures), or
+ * `list` (GET /v4/individuals/{id}/comments: a short list, with its checks).
  * AB_RATE=<requests per second> offers every build the same load instead of as much as each
  * answers: the CPU per request of builds of different throughput is then compared at one rate (a
  * server answering more at once spends less per request on its sockets and buffers).
@@ -144,9 +145,11 @@ async function main(): Promise<void> {
                     body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }),
                   },
                 ]
-              : ROW === 'page'
-                ? [{ path: '/v4/individuals?limit=500', headers }]
-                : site.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
+              : ROW === 'list'
+                ? site.ids.map((id) => ({ path: `/v4/individuals/${id}/comments`, headers }))
+                : ROW === 'page'
+                  ? [{ path: '/v4/individuals?limit=500', headers }]
+                  : site.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
       await load({ origin: r.origin, requests: r.requests, connections: CONNECTIONS, duration: 2 });
     }
 
