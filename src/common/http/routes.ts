@@ -1,5 +1,5 @@
-import { applyDecorators, Delete, Get, HttpCode, Patch, Post, Put, SetMetadata, type Type } from '@nestjs/common';
-import { ApiOperation } from '@nestjs/swagger';
+import { applyDecorators, Controller, Delete, Get, HttpCode, Patch, Post, Put, SetMetadata, type Type } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiBodyTypes, ApiResult, WIRE_RESULT, type WireResultMeta } from './wire.js';
 import { deltaOf, DeltaListDocs, type DeltaDecl } from './delta-list.js';
 import { SYNC_ENTRIES, SyncEntryDto } from '../pagination/sync-entry.js';
@@ -17,6 +17,14 @@ export interface RouteDoc {
   summary: string;
   description?: string;
 }
+
+/**
+ * A controller and the OpenAPI group its routes are listed under, which every controller states
+ * together: `@ApiController('Period', 'periods')` stands for `@ApiTags('Period')` +
+ * `@Controller('periods')` (no prefix: the routes' paths are written whole).
+ */
+export const ApiController = (tag: string, prefix?: string): ClassDecorator =>
+  applyDecorators(ApiTags(tag), prefix === undefined ? Controller() : Controller(prefix));
 
 /** An access rule of `common/auth/access.decorators.ts`: `Pm`, `Admin`, `Authenticated`… */
 export type AccessRule = () => MethodDecorator;

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { Admin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,15 +7,14 @@ import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { ApiTokenDto, ApiTokenQuery, CreateApiTokenDto } from './dto/api-token.dto.js';
 import { ApiTokensService } from './api-tokens.service.js';
-import { ListRoute } from '../../common/http/routes.js';
+import { ApiController, ListRoute } from '../../common/http/routes.js';
 import { changesOf } from '../../common/http/delta-list.js';
 
 const PRINCIPAL =
   'A token acts as a service principal of the site: what an administrator may do, within its scopes (a missing scope is 403 insufficient-scope naming it); its writes are recorded with the token’s ID as CreatedBy/UpdatedBy.';
 
 /** API tokens for integrations (docs/identity.md); every route is for administrators, never for a token. */
-@ApiTags('ApiToken')
-@Controller()
+@ApiController('ApiToken')
 export class ApiTokensController {
   constructor(private readonly tokens: ApiTokensService) {}
 

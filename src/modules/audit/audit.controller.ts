@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam } from '@nestjs/swagger';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -10,11 +10,11 @@ import { SyncEntryDto } from '../../common/pagination/sync-entry.js';
 import { SyncQuery } from './dto/sync.dto.js';
 import { SyncService } from './sync.service.js';
 import { HISTORY_PATHS } from './history-paths.js';
+import { ApiController } from '../../common/http/routes.js';
 
 const PAGING = 'Newest first, keyset-paged: the `Link: rel="next"` header names the next page (`before` = the last Seq of this page).';
 
-@ApiTags('Audit')
-@Controller()
+@ApiController('Audit')
 export class AuditController {
   constructor(
     private readonly audit: AuditService,

@@ -1,14 +1,14 @@
-import { Body, Controller, Header, Post } from '@nestjs/common';
-import { ApiConsumes, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Body, Header, Post } from '@nestjs/common';
+import { ApiConsumes, ApiOperation, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { Authenticated, Public } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiResult } from '../../common/http/wire.js';
 import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { AuthService } from './auth.service.js';
+import { ApiController } from '../../common/http/routes.js';
 
-@ApiTags('Authentication')
-@Controller('auth')
+@ApiController('Authentication', 'auth')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 

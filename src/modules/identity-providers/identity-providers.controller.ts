@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { Admin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -8,15 +8,14 @@ import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateIdentityProviderDto, IdentityProviderDto, IdentityProviderQuery, UpdateIdentityProviderDto } from './dto/identity-provider.dto.js';
 import { IdentityProvidersService } from './identity-providers.service.js';
-import { ListRoute } from '../../common/http/routes.js';
+import { ApiController, ListRoute } from '../../common/http/routes.js';
 import { changesOf } from '../../common/http/delta-list.js';
 
 const SSO =
   'With a provider configured, its ID or access tokens (RS256, ES256 or EdDSA, verified against its published keys) are accepted as bearer tokens of the site’s people (docs/identity.md).';
 
 /** The site's OpenID Connect identity providers (docs/identity.md); every route is for administrators. */
-@ApiTags('IdentityProvider')
-@Controller()
+@ApiController('IdentityProvider')
 export class IdentityProvidersController {
   constructor(private readonly providers: IdentityProvidersService) {}
 

@@ -1,5 +1,5 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
+import { ApiParam, ApiQuery } from '@nestjs/swagger';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,7 +7,7 @@ import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { CreateIndividualDto, IndividualDto, UpdateIndividualDto } from './dto/individual.dto.js';
 import { IndividualsService } from './individuals.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
@@ -22,8 +22,7 @@ const TZ = () =>
 const LIST_NOTES =
   'Ordered by LastName, FirstName, ID. `deleted` (typed byte in the spec): 0 live (default), 1 deleted, 2 all. Paged with `limit` (default 500, max 5000) and `offset`; the answer carries X-Total-Count and a Link rel="next" while more remain. CanRead/CanUpdate/CanDelete/CanDelegate are the caller’s rights on each individual.';
 
-@ApiTags('Individual')
-@Controller()
+@ApiController('Individual')
 export class IndividualsController {
   constructor(private readonly individuals: IndividualsService) {}
 

@@ -1,9 +1,8 @@
-import { Body, Controller, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Param, Query } from '@nestjs/common';
 import { Scim } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ScimRoute } from '../../common/http/routes.js';
+import { ApiController, ScimRoute } from '../../common/http/routes.js';
 import { ScimError } from '../../common/http/scim.js';
 import { RESOURCE_TYPES, SCHEMAS, SERVICE_PROVIDER_CONFIG } from './scim-discovery.js';
 import { ScimGroupsService } from './scim-groups.service.js';
@@ -16,8 +15,7 @@ type ScimQuery = Record<string, unknown>;
 const TOKEN = 'Only an API token with the scope scim (401/403 otherwise, as SCIM errors).';
 
 /** SCIM 2.0 Users (docs/identity.md, "SCIM provisioning"). */
-@ApiTags('SCIM')
-@Controller('scim/v2')
+@ApiController('SCIM', 'scim/v2')
 export class ScimUsersController {
   constructor(private readonly users: ScimUsersService) {}
 
@@ -80,8 +78,7 @@ export class ScimUsersController {
 }
 
 /** SCIM 2.0 Groups: the site's security groups. */
-@ApiTags('SCIM')
-@Controller('scim/v2')
+@ApiController('SCIM', 'scim/v2')
 export class ScimGroupsController {
   constructor(private readonly groups: ScimGroupsService) {}
 
@@ -132,8 +129,7 @@ export class ScimGroupsController {
 }
 
 /** What a client reads to learn the service: ServiceProviderConfig, ResourceTypes, Schemas (RFC 7644 §4). */
-@ApiTags('SCIM')
-@Controller('scim/v2')
+@ApiController('SCIM', 'scim/v2')
 export class ScimDiscoveryController {
   @ScimRoute(Scim, 'get', 'ServiceProviderConfig', { summary: 'What the SCIM service supports', description: TOKEN })
   config() {

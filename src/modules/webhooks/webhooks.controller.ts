@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { Admin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -9,14 +9,13 @@ import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidPipe } from '../../common/validation/ids.js';
 import { CreateWebhookDto, UpdateWebhookDto, WebhookDeliveryDto, WebhookDto } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
-import { ListRoute } from '../../common/http/routes.js';
+import { ApiController, ListRoute } from '../../common/http/routes.js';
 import { changesOf } from '../../common/http/delta-list.js';
 
 const EVENTS =
   'Events are delivered at least once, in commit order per endpoint, signed as Standard Webhooks says (webhook-id, webhook-timestamp, webhook-signature); failed deliveries are retried with exponential backoff and jitter for 24 h, then the endpoint is disabled (DisabledReason). See docs/events.md.';
 
-@ApiTags('Webhook')
-@Controller()
+@ApiController('Webhook')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
