@@ -10,7 +10,7 @@ import { SyncEntryDto } from '../../common/pagination/sync-entry.js';
 import { SyncQuery } from './dto/sync.dto.js';
 import { SyncService } from './sync.service.js';
 import { HISTORY_PATHS } from './history-paths.js';
-import { ApiController } from '../../common/http/routes.js';
+import { ApiController, GetRoute } from '../../common/http/routes.js';
 
 const PAGING = 'Newest first, keyset-paged: the `Link: rel="next"` header names the next page (`before` = the last Seq of this page).';
 
@@ -21,13 +21,16 @@ export class AuditController {
     private readonly sync: SyncService,
   ) {}
 
-  @Get('audit')
-  @Admin()
-  @ApiOperation({
-    summary: 'Read the audit trail of the caller’s site (Admin)',
-    description: `Every change of every record: who (user or API client), when, which request, and each changed field before and after (secrets only as changed; docs/audit.md). ${PAGING} Entries older than AUDIT_RETENTION_DAYS are pruned.`,
-  })
-  @ApiResult(AuditEntryDto, { collection: true })
+  @GetRoute(
+    Admin,
+    'audit',
+    AuditEntryDto,
+    {
+      summary: 'Read the audit trail of the caller’s site (Admin)',
+      description: `Every change of every record: who (user or API client), when, which request, and each changed field before and after (secrets only as changed; docs/audit.md). ${PAGING} Entries older than AUDIT_RETENTION_DAYS are pruned.`,
+    },
+    { collection: true },
+  )
   list(@Ctx() ctx: RequestContext, @Query() q: AuditQuery) {
     return this.audit.list(ctx, q);
   }
