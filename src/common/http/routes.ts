@@ -81,23 +81,20 @@ export const PutAction = (access: AccessRule, path: string, type: Answer, doc: R
 export const DeleteRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
   applyDecorators(ApiResult(type, opts), ApiOperation(doc), access(), Delete(path));
 
+/** What a SCIM operation answers on success (RFC 7644 §3.3, §3.6): 201 for a create (POST), 204 for a delete, else 200. */
+const SCIM_SUCCESS = { get: 200, post: 201, put: 200, patch: 200, delete: 204 } as const;
+
 /**
  * A SCIM route (docs/identity.md, "SCIM provisioning"), under /scim/v2: JSON only, answered as
- * the handler wrote it (a RawBody with its ETag and Location), with `status` on success (201 for
- * a create, 204 for a delete). Its OpenAPI operation — the SCIM media type, schemas and error
- * bodies — is completed by openapi-scim.ts.
+ * the handler wrote it (a RawBody with its ETag and Location), with the status of its method on
+ * success (SCIM_SUCCESS). Its OpenAPI operation — the SCIM media type, schemas and error bodies —
+ * is completed by openapi-scim.ts.
  */
-export const ScimRoute = (
-  access: AccessRule,
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
-  path: string,
-  doc: RouteDoc,
-  status = 200,
-): MethodDecorator => {
+export const ScimRoute = (access: AccessRule, method: keyof typeof SCIM_SUCCESS, path: string, doc: RouteDoc): MethodDecorator => {
   const verb = { get: Get, post: Post, put: Put, patch: Patch, delete: Delete }[method];
   return applyDecorators(
     SetMetadata(WIRE_RESULT, { type: null, collection: false, root: 'scim' } satisfies WireResultMeta),
-    HttpCode(status),
+    HttpCode(SCIM_SUCCESS[method]),
     ApiOperation(doc),
     access(),
     verb(path),

@@ -32,16 +32,10 @@ export class ScimUsersController {
     return this.users.get(ctx, id, q);
   }
 
-  @ScimRoute(
-    Scim,
-    'post',
-    'Users',
-    {
-      summary: 'Provision a User (SCIM)',
-      description: `A person of the site in its first organization, with a login account without a password (single sign-on). userName taken: 409 uniqueness. ${TOKEN}`,
-    },
-    201,
-  )
+  @ScimRoute(Scim, 'post', 'Users', {
+    summary: 'Provision a User (SCIM)',
+    description: `A person of the site in its first organization, with a login account without a password (single sign-on). userName taken: 409 uniqueness. ${TOKEN}`,
+  })
   create(@Ctx() ctx: RequestContext, @Body() body: unknown) {
     return this.users.create(ctx, body);
   }
@@ -62,16 +56,10 @@ export class ScimUsersController {
     return this.users.patch(ctx, id, body);
   }
 
-  @ScimRoute(
-    Scim,
-    'delete',
-    'Users/:id',
-    {
-      summary: 'Deprovision a User (SCIM)',
-      description: `Deactivates the account and detaches it from provisioning; the individual and their records stay. ${TOKEN}`,
-    },
-    204,
-  )
+  @ScimRoute(Scim, 'delete', 'Users/:id', {
+    summary: 'Deprovision a User (SCIM)',
+    description: `Deactivates the account and detaches it from provisioning; the individual and their records stay. ${TOKEN}`,
+  })
   remove(@Ctx() ctx: RequestContext, @Param('id') id: string) {
     return this.users.remove(ctx, id);
   }
@@ -95,7 +83,7 @@ export class ScimGroupsController {
     return this.groups.get(ctx, id, q);
   }
 
-  @ScimRoute(Scim, 'post', 'Groups', { summary: 'Create a Group (SCIM)', description: `A security group named displayName, with its members. ${TOKEN}` }, 201)
+  @ScimRoute(Scim, 'post', 'Groups', { summary: 'Create a Group (SCIM)', description: `A security group named displayName, with its members. ${TOKEN}` })
   create(@Ctx() ctx: RequestContext, @Body() body: unknown, @Query() q: ScimQuery) {
     return this.groups.create(ctx, body, q);
   }
@@ -116,13 +104,10 @@ export class ScimGroupsController {
     return this.groups.patch(ctx, id, body, q);
   }
 
-  @ScimRoute(
-    Scim,
-    'delete',
-    'Groups/:id',
-    { summary: 'Delete a Group (SCIM)', description: `The group, its memberships and the Permission records naming it. ${TOKEN}` },
-    204,
-  )
+  @ScimRoute(Scim, 'delete', 'Groups/:id', {
+    summary: 'Delete a Group (SCIM)',
+    description: `The group, its memberships and the Permission records naming it. ${TOKEN}`,
+  })
   remove(@Ctx() ctx: RequestContext, @Param('id') id: string) {
     return this.groups.remove(ctx, id);
   }
