@@ -3,6 +3,7 @@ import { Scim } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiController, ScimRoute } from '../../common/http/routes.js';
+import { defineRoutes } from '../../common/http/route-family.js';
 import { ScimError } from '../../common/http/scim.js';
 import { RESOURCE_TYPES, SCHEMAS, SERVICE_PROVIDER_CONFIG } from './scim-discovery.js';
 import { ScimGroupsService } from './scim-groups.service.js';
@@ -113,6 +114,22 @@ export class ScimGroupsController {
   }
 }
 
+/**
+ * The discovery collections (RFC 7644 §4), each answered whole and one document by its id: the
+ * handlers' names, the path, the documents and the two summaries.
+ */
+const DISCOVERY = [
+  {
+    all: 'resourceTypes',
+    one: 'resourceType',
+    path: 'ResourceTypes',
+    docs: RESOURCE_TYPES,
+    summary: 'The SCIM resource types: User and Group',
+    oneSummary: 'One SCIM resource type',
+  },
+  { all: 'schemas', one: 'schema', path: 'Schemas', docs: SCHEMAS, summary: 'The SCIM schemas and the attributes kept', oneSummary: 'One SCIM schema' },
+] as const;
+
 /** What a client reads to learn the service: ServiceProviderConfig, ResourceTypes, Schemas (RFC 7644 §4). */
 @ApiController('SCIM', 'scim/v2')
 export class ScimDiscoveryController {
@@ -121,24 +138,25 @@ export class ScimDiscoveryController {
     return jsonAnswer(SERVICE_PROVIDER_CONFIG);
   }
 
-  @ScimRoute(Scim, 'get', 'ResourceTypes', { summary: 'The SCIM resource types: User and Group', description: TOKEN })
-  resourceTypes() {
-    return listAnswer([...RESOURCE_TYPES], RESOURCE_TYPES.length, { startIndex: 1, count: RESOURCE_TYPES.length });
-  }
-
-  @ScimRoute(Scim, 'get', 'ResourceTypes/:id', { summary: 'One SCIM resource type', description: TOKEN })
-  resourceType(@Param('id') id: string) {
-    return jsonAnswer(found(RESOURCE_TYPES.find((r) => r.id === id)));
-  }
-
-  @ScimRoute(Scim, 'get', 'Schemas', { summary: 'The SCIM schemas and the attributes kept', description: TOKEN })
-  schemas() {
-    return listAnswer([...SCHEMAS], SCHEMAS.length, { startIndex: 1, count: SCHEMAS.length });
-  }
-
-  @ScimRoute(Scim, 'get', 'Schemas/:id', { summary: 'One SCIM schema', description: TOKEN })
-  schema(@Param('id') id: string) {
-    return jsonAnswer(found(SCHEMAS.find((s) => s.id === id)));
+  /** `GET /ResourceTypes`, `GET /ResourceTypes/{id}`, `GET /Schemas`, `GET /Schemas/{id}`, declared once. */
+  static {
+    defineRoutes(
+      this,
+      DISCOVERY.flatMap((c) => [
+        {
+          name: c.all,
+          decorators: [ScimRoute(Scim, 'get', c.path, { summary: c.summary, description: TOKEN })],
+          params: [],
+          handle: () => listAnswer([...c.docs], c.docs.length, { startIndex: 1, count: c.docs.length }),
+        },
+        {
+          name: c.one,
+          decorators: [ScimRoute(Scim, 'get', `${c.path}/:id`, { summary: c.oneSummary, description: TOKEN })],
+          params: [[Param('id'), String] as const],
+          handle: (id: string) => jsonAnswer(found(c.docs.find((d) => d.id === id))),
+        },
+      ]),
+    );
   }
 }
 
