@@ -19,6 +19,9 @@ const TZ = () =>
       'Time zone every date of the answer is rendered in: IANA (Europe/Berlin), Windows (W. Europe Standard Time) or an offset (+02:00). Default UTC.',
   });
 
+/** The path id of the routes of one individual, documented as a UUID. */
+const ID = ApiParam({ name: 'id', format: 'uuid' });
+
 const LIST_NOTES =
   'Ordered by LastName, FirstName, ID. `deleted` (typed byte in the spec): 0 live (default), 1 deleted, 2 all. Paged with `limit` (default 500, max 5000) and `offset`; the answer carries X-Total-Count and a Link rel="next" while more remain. CanRead/CanUpdate/CanDelete/CanDelegate are the caller’s rights on each individual.';
 
@@ -58,7 +61,7 @@ export class IndividualsController {
     summary: 'Read an individual',
     description: 'Deleted individuals are answered too (Deleted = true). Every member of the site may read every individual.',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   @TZ()
   get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.individuals.get(ctx, id);
@@ -84,7 +87,7 @@ export class IndividualsController {
       'UserName, UserEmail and Password: changed only by the individual or an administrator (403). ' +
       'A new PrimaryOrganizationID moves the primary membership; a reporting cycle is 409 cycle; a deleted individual is 409 deleted. Honours If-Match (412).',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdateIndividualDto) {
     return this.individuals.update(ctx, id, dto);
   }
@@ -94,7 +97,7 @@ export class IndividualsController {
     description:
       'Who may change what is as on PUT: IsAdmin only an administrator (403), UserName, UserEmail and Password only the individual or an administrator (403); PrimaryOrganizationID: null keeps it, another id moves the primary membership; a reporting cycle is 409 cycle; a deleted individual is 409 deleted.',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   @TZ()
   patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdateIndividualDto>) {
     return this.individuals.patch(ctx, id, patch);
@@ -105,7 +108,7 @@ export class IndividualsController {
     description:
       'Sets Deleted; the individual can no longer log in and their memberships are deleted by reference. Idempotent. An administrator cannot delete their own individual (403). Honours If-Match (412).',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.individuals.remove(ctx, id);
   }
@@ -114,7 +117,7 @@ export class IndividualsController {
     summary: 'Undelete an individual (administrators)',
     description: 'Clears Deleted and restores what the deletion took down by reference (memberships). Idempotent. Answers the individual.',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   @TZ()
   undelete(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.individuals.undelete(ctx, id);
