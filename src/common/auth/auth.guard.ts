@@ -102,8 +102,8 @@ export function assertAccess(caller: Caller, rule: AccessRule): void {
       if (!caller.pmEnabled) throw new PmDisabledError('Performance management is switched off for this site');
       return;
     case 'pm+admin':
-      if (!caller.pmEnabled) throw new PmDisabledError('Performance management is switched off for this site');
-      if (!caller.isAdmin) throw new AdminRequiredError('Only a site or global administrator may do this');
+      assertAccess(caller, 'pm');
+      assertAccess(caller, 'admin');
       return;
     case 'global-admin':
       if (!caller.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may do this');

@@ -137,9 +137,17 @@ function flag(value: boolean, description: string, inputs: { null: 'keeps' | 'de
  */
 const id = () => make('guid')('ReqUpd', { create: { description: ID_DOC.create }, update: { description: ID_DOC.update } });
 
-/** Field builders: `field.string('Req', { max: LIMITS.name, min: 1 })`; `field.rank(description)`; `field.flag(false, description, …)`; `field.id()`. */
+/**
+ * The integer ID the service generates (Goal, Color, Commitment, Period): no input on create (one
+ * sent is ignored), equal to the path id on update (ID_DOC); `zeroIsNull` where an ID of 0 counts as none.
+ */
+const intId = (description: string, update: Pick<InputSide, 'zeroIsNull'> = {}) =>
+  make('int')('ReqUpd', { description, create: false, update: { ...update, description: ID_DOC.update } });
+
+/** Field builders: `field.string('Req', { max: LIMITS.name, min: 1 })`; `field.rank(description)`; `field.flag(false, description, …)`; `field.id()`, `field.intId(description)`. */
 export const field = {
   id,
+  intId,
   rank,
   flag,
   fixed: { string: fixedAs('string'), guid: fixedAs('guid'), int: fixedAs('int') },

@@ -1,5 +1,5 @@
-import { applyDecorators, Delete, Get, HttpCode, Patch, Post, Put, SetMetadata, type Type } from '@nestjs/common';
-import { ApiOperation } from '@nestjs/swagger';
+import { applyDecorators, Controller, Delete, Get, HttpCode, Patch, Post, Put, SetMetadata, type Type } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiBodyTypes, ApiResult, WIRE_RESULT, type WireResultMeta } from './wire.js';
 import { deltaOf, DeltaListDocs, type DeltaDecl } from './delta-list.js';
 import { SYNC_ENTRIES, SyncEntryDto } from '../pagination/sync-entry.js';
@@ -17,6 +17,14 @@ export interface RouteDoc {
   summary: string;
   description?: string;
 }
+
+/**
+ * A controller and the OpenAPI group its routes are listed under, which every controller states
+ * together: `@ApiController('Period', 'periods')` stands for `@ApiTags('Period')` +
+ * `@Controller('periods')` (no prefix: the routes' paths are written whole).
+ */
+export const ApiController = (tag: string, prefix?: string): ClassDecorator =>
+  applyDecorators(ApiTags(tag), prefix === undefined ? Controller() : Controller(prefix));
 
 /** An access rule of `common/auth/access.decorators.ts`: `Pm`, `Admin`, `Authenticated`… */
 export type AccessRule = () => MethodDecorator;
@@ -73,23 +81,20 @@ export const PutAction = (access: AccessRule, path: string, type: Answer, doc: R
 export const DeleteRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
   applyDecorators(ApiResult(type, opts), ApiOperation(doc), access(), Delete(path));
 
+/** What a SCIM operation answers on success (RFC 7644 §3.3, §3.6): 201 for a create (POST), 204 for a delete, else 200. */
+const SCIM_SUCCESS = { get: 200, post: 201, put: 200, patch: 200, delete: 204 } as const;
+
 /**
  * A SCIM route (docs/identity.md, "SCIM provisioning"), under /scim/v2: JSON only, answered as
- * the handler wrote it (a RawBody with its ETag and Location), with `status` on success (201 for
- * a create, 204 for a delete). Its OpenAPI operation — the SCIM media type, schemas and error
- * bodies — is completed by openapi-scim.ts.
+ * the handler wrote it (a RawBody with its ETag and Location), with the status of its method on
+ * success (SCIM_SUCCESS). Its OpenAPI operation — the SCIM media type, schemas and error bodies —
+ * is completed by openapi-scim.ts.
  */
-export const ScimRoute = (
-  access: AccessRule,
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
-  path: string,
-  doc: RouteDoc,
-  status = 200,
-): MethodDecorator => {
+export const ScimRoute = (access: AccessRule, method: keyof typeof SCIM_SUCCESS, path: string, doc: RouteDoc): MethodDecorator => {
   const verb = { get: Get, post: Post, put: Put, patch: Patch, delete: Delete }[method];
   return applyDecorators(
     SetMetadata(WIRE_RESULT, { type: null, collection: false, root: 'scim' } satisfies WireResultMeta),
-    HttpCode(status),
+    HttpCode(SCIM_SUCCESS[method]),
     ApiOperation(doc),
     access(),
     verb(path),

@@ -62,13 +62,12 @@ export class Page<T> {
     return me ? list(me) : Promise.resolve(Page.of([], 0, q));
   }
 
-  /** A page of rows, each answered as its resource answers it: `Page.wire(rows, total, q, Task)`. */
-  static wire<R, T>(rows: R[], total: number, q: PageQuery, resource: { toWire(row: R): T }): Page<T> {
-    return Page.of(
-      rows.map((r) => resource.toWire(r)),
-      total,
-      q,
-    );
+  /**
+   * A page of rows, each answered as its resource answers it: `Page.wire(rows, total, q, Task)`;
+   * `extras`, what the resource's derived fields read beyond the row, the same for every row.
+   */
+  static wire<R, T, X>(rows: R[], total: number, q: PageQuery, resource: { toWire(row: R, extras?: X): T }, extras?: X): Page<T> {
+    return Page.of(rows, total, q).map((r) => resource.toWire(r, extras));
   }
 }
 

@@ -1,21 +1,18 @@
-import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Admin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiBodyTypes, ApiResult } from '../../common/http/wire.js';
-import { GuidPipe } from '../../common/validation/ids.js';
+import { GuidParam } from '../../common/validation/ids.js';
 import { ApiTokenDto, ApiTokenQuery, CreateApiTokenDto } from './dto/api-token.dto.js';
 import { ApiTokensService } from './api-tokens.service.js';
-import { ListRoute } from '../../common/http/routes.js';
+import { ApiController, ListRoute, GetRoute, PostRoute, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf } from '../../common/http/delta-list.js';
 
 const PRINCIPAL =
   'A token acts as a service principal of the site: what an administrator may do, within its scopes (a missing scope is 403 insufficient-scope naming it); its writes are recorded with the token’s ID as CreatedBy/UpdatedBy.';
 
 /** API tokens for integrations (docs/identity.md); every route is for administrators, never for a token. */
-@ApiTags('ApiToken')
-@Controller()
+@ApiController('ApiToken')
 export class ApiTokensController {
   constructor(private readonly tokens: ApiTokensService) {}
 
@@ -27,35 +24,25 @@ export class ApiTokensController {
     return this.tokens.list(ctx, q);
   }
 
-  @Get('apitokens/:id')
-  @Admin()
-  @ApiOperation({ summary: 'Read an API token (Admin)', description: 'Without its secret; a token of another site is 404.' })
-  @ApiResult(ApiTokenDto)
-  get(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  @GetRoute(Admin, 'apitokens/:id', ApiTokenDto, { summary: 'Read an API token (Admin)', description: 'Without its secret; a token of another site is 404.' })
+  get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.tokens.get(ctx, id);
   }
 
-  @Post('apitokens')
-  @Admin()
-  @ApiOperation({
+  @PostRoute(Admin, 'apitokens', ApiTokenDto, {
     summary: 'Create an API token (Admin)',
     description: `Name and Scopes are required. The answer carries the Secret (\`pms_…\`), the only time it is shown: send it as Authorization: Bearer <secret>. ${PRINCIPAL}`,
   })
-  @ApiBodyTypes()
-  @ApiResult(ApiTokenDto)
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateApiTokenDto) {
     return this.tokens.create(ctx, dto);
   }
 
-  @Delete('apitokens/:id')
-  @Admin()
-  @ApiOperation({
+  @DeleteRoute(Admin, 'apitokens/:id', null, {
     summary: 'Revoke an API token (Admin)',
     description:
       'Idempotent. The token is refused from the next request on (on other instances within the caller cache time, docs/identity.md); it stays listed with its Revoked instant.',
   })
-  @ApiResult(null)
-  revoke(@Ctx() ctx: RequestContext, @Param('id', GuidPipe) id: string) {
+  revoke(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.tokens.revoke(ctx, id);
   }
 }

@@ -29,11 +29,7 @@ export class ApiTokensService {
 
   async list(ctx: RequestContext, q: ApiTokenQuery): Promise<Page<ApiTokenDto>> {
     const [rows, total] = await this.tokens(ctx).findAndCount({ order: { created: 'DESC', id: 'ASC' }, ...pageOf(q) });
-    return Page.of(
-      rows.map((r) => ApiToken.toWire(r, { secret: null })),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, ApiToken, { secret: null });
   }
 
   async get(ctx: RequestContext, id: string): Promise<ApiTokenDto> {

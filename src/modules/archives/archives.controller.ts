@@ -1,12 +1,12 @@
-import { Controller, Query } from '@nestjs/common';
-import { ApiParam, ApiTags } from '@nestjs/swagger';
+import { Query } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { ArchivesService } from './archives.service.js';
 import { ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
-import { GetRoute, ListRoute, PostAction, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostAction, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
 import { changesRefused, changesUnder } from '../../common/http/delta-list.js';
 
@@ -25,8 +25,7 @@ const UNSUPPORTED_WRITES = [
 ];
 
 /** The Archive routes: six reads and three unsupported writes (docs/metrics-archives.md). */
-@ApiTags('Archive')
-@Controller()
+@ApiController('Archive')
 export class ArchivesController {
   constructor(private readonly archives: ArchivesService) {}
 

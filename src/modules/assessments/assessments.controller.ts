@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,7 +6,7 @@ import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { AssessmentsService } from './assessments.service.js';
 import { AssessmentDto, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
@@ -17,8 +16,7 @@ const READ_RULE =
   'Readable by administrators, the assessor, anyone above the subject in the reporting chain, and the subject (self and leader assessments only); others get 403.';
 const WRITE_RULE = 'Allowed for the assessor and administrators; others get 403.';
 
-@ApiTags('Assessment')
-@Controller()
+@ApiController('Assessment')
 export class AssessmentsController {
   constructor(private readonly assessments: AssessmentsService) {}
 

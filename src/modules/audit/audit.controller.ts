@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam } from '@nestjs/swagger';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -10,24 +10,27 @@ import { SyncEntryDto } from '../../common/pagination/sync-entry.js';
 import { SyncQuery } from './dto/sync.dto.js';
 import { SyncService } from './sync.service.js';
 import { HISTORY_PATHS } from './history-paths.js';
+import { ApiController, GetRoute } from '../../common/http/routes.js';
 
 const PAGING = 'Newest first, keyset-paged: the `Link: rel="next"` header names the next page (`before` = the last Seq of this page).';
 
-@ApiTags('Audit')
-@Controller()
+@ApiController('Audit')
 export class AuditController {
   constructor(
     private readonly audit: AuditService,
     private readonly sync: SyncService,
   ) {}
 
-  @Get('audit')
-  @Admin()
-  @ApiOperation({
-    summary: 'Read the audit trail of the caller’s site (Admin)',
-    description: `Every change of every record: who (user or API client), when, which request, and each changed field before and after (secrets only as changed; docs/audit.md). ${PAGING} Entries older than AUDIT_RETENTION_DAYS are pruned.`,
-  })
-  @ApiResult(AuditEntryDto, { collection: true })
+  @GetRoute(
+    Admin,
+    'audit',
+    AuditEntryDto,
+    {
+      summary: 'Read the audit trail of the caller’s site (Admin)',
+      description: `Every change of every record: who (user or API client), when, which request, and each changed field before and after (secrets only as changed; docs/audit.md). ${PAGING} Entries older than AUDIT_RETENTION_DAYS are pruned.`,
+    },
+    { collection: true },
+  )
   list(@Ctx() ctx: RequestContext, @Query() q: AuditQuery) {
     return this.audit.list(ctx, q);
   }

@@ -1,14 +1,14 @@
-import { Body, Controller, Header, Post } from '@nestjs/common';
-import { ApiConsumes, ApiOperation, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Body, Header, Post } from '@nestjs/common';
+import { ApiConsumes, ApiOperation, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { Authenticated, Public } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiResult } from '../../common/http/wire.js';
 import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { AuthService } from './auth.service.js';
+import { ApiController, PostAction } from '../../common/http/routes.js';
 
-@ApiTags('Authentication')
-@Controller('auth')
+@ApiController('Authentication', 'auth')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
@@ -31,15 +31,12 @@ export class AuthController {
     return this.auth.issueToken(ctx, dto);
   }
 
-  @Post('logout-everywhere')
-  @Authenticated()
-  @ApiOperation({
+  @PostAction(Authenticated, 'logout-everywhere', null, {
     summary: 'End every token of the caller’s account',
     description:
       'Every bearer token of the caller’s account issued until now — password logins and identity provider tokens, this one included — is refused from the next request on (on other instances within the caller cache time; docs/identity.md). ' +
       'No body. API tokens cannot call it (403): revoke them with DELETE /v4/apitokens/{id}.',
   })
-  @ApiResult(null)
   logoutEverywhere(@Ctx() ctx: RequestContext) {
     return this.auth.logoutEverywhere(ctx);
   }

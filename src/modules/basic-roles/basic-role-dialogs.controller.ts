@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -8,14 +7,13 @@ import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { BasicRoleDialogsService } from './basic-role-dialogs.service.js';
 import { BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
-import { GetRoute, ListRoute, PutRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PutRoute } from '../../common/http/routes.js';
 import { changesUnder } from '../../common/http/delta-list.js';
 
 const WHO =
   'Allowed for whoever may manage the dialog: administrators, its leader and anyone the leader reports to, and whoever manages what the dialog is about; others get 403.';
 
-@ApiTags('BasicRoleDialog')
-@Controller()
+@ApiController('BasicRoleDialog')
 export class BasicRoleDialogsController {
   constructor(private readonly records: BasicRoleDialogsService) {}
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -8,15 +7,14 @@ import { PageQuery, DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { BasicRolesService } from './basic-roles.service.js';
 import { BasicRoleDto, CreateBasicRoleDto, IndividualBasicRolesCountDto, UpdateBasicRoleDto } from './dto/basic-role.dto.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesUnder } from '../../common/http/delta-list.js';
 
 const WHO = 'Allowed for the individual, anyone above them in the reporting chain, and administrators; others get 403.';
 const LIST_NOTE =
   '`deleted`: 0 live (default), 1 deleted, 2 all. Ordered by Rank, then Name; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfBasicRole.';
 
-@ApiTags('BasicRole')
-@Controller()
+@ApiController('BasicRole')
 export class BasicRolesController {
   constructor(private readonly roles: BasicRolesService) {}
 

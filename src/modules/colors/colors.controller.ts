@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -8,15 +7,14 @@ import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidParam, IntParam } from '../../common/validation/ids.js';
 import { ColorsService } from './colors.service.js';
 import { ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf } from '../../common/http/delta-list.js';
 
 const BANDS =
   'Bands are half-open, MinPercent ≤ p < MaxPercent, except that the top band (highest MaxPercent) includes its maximum; where bands overlap the lower Rank wins.';
 const DEFAULTS = 'The defaults are red [0,70), yellow [70,90), green [90,100]; they are not stored records and carry the IDs -1, -2, -3.';
 
-@ApiTags('Color')
-@Controller()
+@ApiController('Color')
 export class ColorsController {
   constructor(private readonly colors: ColorsService) {}
 

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Get, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -11,7 +11,7 @@ import type { CommentKind } from '../../database/entities/comment.entity.js';
 import { CommentsService } from './comments.service.js';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 import { defineRoutes } from '../../common/http/route-family.js';
-import { ListAnswer, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, ListAnswer, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesUnder } from '../../common/http/delta-list.js';
 
 const TZ = ApiQuery({
@@ -44,8 +44,7 @@ function listOperation(kind: CommentKind): MethodDecorator {
   return ApiOperation({ summary: `List the comments on one of the ${kind}`, description: `${check} ${LIST_NOTE}` });
 }
 
-@ApiTags('Comment')
-@Controller()
+@ApiController('Comment')
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 

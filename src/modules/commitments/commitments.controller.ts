@@ -1,5 +1,5 @@
-import { Body, Controller, Param, Query } from '@nestjs/common';
-import { ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Param, Query } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
 import { Pm } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -8,7 +8,7 @@ import { GuidParam, IntParam } from '../../common/validation/ids.js';
 import { COMMITMENT_TYPES, type CommitmentType } from '../../database/entities/commitment.entity.js';
 import { CommitmentsService } from './commitments.service.js';
 import { CommitmentDto, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
-import { ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
 import { changesRefused, changesUnder } from '../../common/http/delta-list.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
@@ -25,8 +25,7 @@ const LEVEL_LISTS: readonly { type: CommitmentType; path: string; name: string; 
   { type: 'department', path: 'departments', name: 'listForDepartment', record: 'a department', rowType: 56 },
 ];
 
-@ApiTags('Commitment')
-@Controller()
+@ApiController('Commitment')
 export class CommitmentsController {
   constructor(private readonly commitments: CommitmentsService) {}
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -9,7 +8,7 @@ import { DashboardsService } from './dashboards.service.js';
 import { DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery } from './dto/dashboard.dto.js';
 import { DashboardExplanationDto } from './dto/dashboard-explanation.dto.js';
 import { DashboardSettingsDto, UpdateDashboardSettingsDto } from './dto/dashboard-settings.dto.js';
-import { GetRoute, ListRoute, PutRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PutRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
 import type { RowType } from './dashboard-engine.js';
 
@@ -35,8 +34,7 @@ const PARAMS = [
 ] as const;
 
 /** The dashboards (PM; docs/dashboards.md). Paths are written without /v4. */
-@ApiTags('Dashboard')
-@Controller()
+@ApiController('Dashboard')
 export class DashboardsController {
   constructor(private readonly dashboards: DashboardsService) {}
 

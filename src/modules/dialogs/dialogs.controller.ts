@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,7 +6,7 @@ import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { DialogsService } from './dialogs.service.js';
 import { CreateDialogDto, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 
 const WHO =
@@ -15,8 +14,7 @@ const WHO =
 const LIST_NOTE =
   'Filtered by `period` (default: the period containing today, else the latest) and `deleted` (0 live, default; 1 deleted; 2 all); ordered by ScheduledDate, then ID; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfDialog.';
 
-@ApiTags('Dialog')
-@Controller()
+@ApiController('Dialog')
 export class DialogsController {
   constructor(private readonly dialogs: DialogsService) {}
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,7 +6,7 @@ import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam, IntParam } from '../../common/validation/ids.js';
 import { CreateGoalDto, GoalDto, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalsService } from './goals.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 import { changesUnder } from '../../common/http/delta-list.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
@@ -18,8 +17,7 @@ const PERIOD =
 const REQ =
   'Every Req field must be sent (Measure2Completed and Measure3EndDate are optional); Req strings other than Name may be empty strings, so an unused measure is sent as "". A measure whose start date is after its end date is 400 naming the end date.';
 
-@ApiTags('Goal')
-@Controller()
+@ApiController('Goal')
 export class GoalsController {
   constructor(private readonly goals: GoalsService) {}
 

@@ -61,11 +61,7 @@ export class GoalsService {
     if (period) where.periodId = period.id;
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where, order: { dueDate: 'ASC', id: 'ASC' }, take, skip });
-    return Page.of(
-      rows.map((g) => Goal.toWire(g, individual)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Goal, individual);
   }
 
   async get(ctx: RequestContext, id: number): Promise<GoalDto> {

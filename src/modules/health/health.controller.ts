@@ -1,14 +1,14 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { Public } from '../../common/auth/access.decorators.js';
 import { ServiceUnavailableError } from '../../common/errors/errors.js';
 import { ApiResult } from '../../common/http/wire.js';
 import { ServerLifecycle } from '../../common/http/server-lifecycle.js';
 import { TenantDb } from '../../database/tenant-db.js';
+import { ApiController } from '../../common/http/routes.js';
 
 /** Kubernetes probes, outside /v4 and without a token. */
-@ApiTags('Operations')
-@Controller('health')
+@ApiController('Operations', 'health')
 export class HealthController {
   constructor(
     private readonly db: TenantDb,

@@ -8,7 +8,7 @@ import { assertBodyId } from '../../common/validation/ids.js';
 import { groupMappingsOf, IdentityProviderEntity } from '../../database/entities/identity-provider.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { SecurityGroupEntity } from '../../database/entities/security-group.entity.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import {
   CreateIdentityProviderDto,
@@ -35,11 +35,7 @@ export class IdentityProvidersService {
 
   async list(ctx: RequestContext, q: IdentityProviderQuery): Promise<Page<IdentityProviderDto>> {
     const [rows, total] = await this.providers(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, ...pageOf(q) });
-    return Page.of(
-      rows.map((r) => this.toDto(r)),
-      total,
-      q,
-    );
+    return Page.of(rows, total, q).map((r) => this.toDto(r));
   }
 
   async get(ctx: RequestContext, id: string): Promise<IdentityProviderDto> {
@@ -65,11 +61,16 @@ export class IdentityProvidersService {
   }
 
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<IdentityProviderDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => this.toDto(await this.providers(ctx).lock(id)),
-      input: UpdateIdentityProviderDto,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(
+      this.db,
+      ctx,
+      patch,
+      IdentityProvider,
+      this.providers(ctx),
+      id,
+      (dto) => this.update(ctx, id, dto),
+      (row) => this.toDto(row),
+    );
   }
 
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {

@@ -1,5 +1,5 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
+import { ApiParam, ApiQuery } from '@nestjs/swagger';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,7 +7,7 @@ import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { CreateIndividualDto, IndividualDto, UpdateIndividualDto } from './dto/individual.dto.js';
 import { IndividualsService } from './individuals.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
@@ -19,11 +19,13 @@ const TZ = () =>
       'Time zone every date of the answer is rendered in: IANA (Europe/Berlin), Windows (W. Europe Standard Time) or an offset (+02:00). Default UTC.',
   });
 
+/** The path id of the routes of one individual, documented as a UUID. */
+const ID = ApiParam({ name: 'id', format: 'uuid' });
+
 const LIST_NOTES =
   'Ordered by LastName, FirstName, ID. `deleted` (typed byte in the spec): 0 live (default), 1 deleted, 2 all. Paged with `limit` (default 500, max 5000) and `offset`; the answer carries X-Total-Count and a Link rel="next" while more remain. CanRead/CanUpdate/CanDelete/CanDelegate are the caller’s rights on each individual.';
 
-@ApiTags('Individual')
-@Controller()
+@ApiController('Individual')
 export class IndividualsController {
   constructor(private readonly individuals: IndividualsService) {}
 
@@ -59,7 +61,7 @@ export class IndividualsController {
     summary: 'Read an individual',
     description: 'Deleted individuals are answered too (Deleted = true). Every member of the site may read every individual.',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   @TZ()
   get(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.individuals.get(ctx, id);
@@ -85,7 +87,7 @@ export class IndividualsController {
       'UserName, UserEmail and Password: changed only by the individual or an administrator (403). ' +
       'A new PrimaryOrganizationID moves the primary membership; a reporting cycle is 409 cycle; a deleted individual is 409 deleted. Honours If-Match (412).',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   update(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() dto: UpdateIndividualDto) {
     return this.individuals.update(ctx, id, dto);
   }
@@ -95,7 +97,7 @@ export class IndividualsController {
     description:
       'Who may change what is as on PUT: IsAdmin only an administrator (403), UserName, UserEmail and Password only the individual or an administrator (403); PrimaryOrganizationID: null keeps it, another id moves the primary membership; a reporting cycle is 409 cycle; a deleted individual is 409 deleted.',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   @TZ()
   patch(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Body() patch: MergePatch<UpdateIndividualDto>) {
     return this.individuals.patch(ctx, id, patch);
@@ -106,7 +108,7 @@ export class IndividualsController {
     description:
       'Sets Deleted; the individual can no longer log in and their memberships are deleted by reference. Idempotent. An administrator cannot delete their own individual (403). Honours If-Match (412).',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   remove(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.individuals.remove(ctx, id);
   }
@@ -115,7 +117,7 @@ export class IndividualsController {
     summary: 'Undelete an individual (administrators)',
     description: 'Clears Deleted and restores what the deletion took down by reference (memberships). Idempotent. Answers the individual.',
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
+  @ID
   @TZ()
   undelete(@Ctx() ctx: RequestContext, @GuidParam() id: string) {
     return this.individuals.undelete(ctx, id);

@@ -1,11 +1,10 @@
-import { Body, Controller, Query, type Type } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query, type Type } from '@nestjs/common';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidParam } from '../../common/validation/ids.js';
-import { DeleteRoute, ListRoute, PostRoute, PutAction, PutRoute } from '../../common/http/routes.js';
+import { ApiController, DeleteRoute, ListRoute, PostRoute, PutAction, PutRoute } from '../../common/http/routes.js';
 import { changesRefused, changesUnder, type DeltaDecl } from '../../common/http/delta-list.js';
 import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
@@ -46,8 +45,7 @@ function mine(p: ListItemPaths): DeltaDecl {
 function listItemController(p: ListItemPaths): Type {
   const { kind } = p;
 
-  @ApiTags(p.tag)
-  @Controller()
+  @ApiController(p.tag)
   class ListItemController {
     constructor(private readonly items: ListItemsService) {}
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Query, type Type } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query, type Type } from '@nestjs/common';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -8,7 +7,7 @@ import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { CreateOrganizationMemberDto, CreatePairMemberDto, OrganizationMemberDto, UpdateOrganizationMemberDto } from './dto/organization-member.dto.js';
 import { OrganizationMembersService } from './organization-members.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
 import { changesUnder } from '../../common/http/delta-list.js';
 
@@ -84,8 +83,7 @@ const PAIR_OPERATIONS: readonly PairOperation[] = [
   },
 ];
 
-@ApiTags('DepartmentMember')
-@Controller()
+@ApiController('DepartmentMember')
 export class OrganizationMembersController {
   constructor(private readonly members: OrganizationMembersService) {}
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -9,7 +8,7 @@ import { GuidParam } from '../../common/validation/ids.js';
 import { CreateOrganizationDto, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
 import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import { OrganizationsService } from './organizations.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf, changesRefused } from '../../common/http/delta-list.js';
 
 const ORDER = 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all; `limit`/`offset` page the list (X-Total-Count, Link).';
@@ -18,8 +17,7 @@ const ORDER = 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 delete
 const BY_MEMBERSHIP =
   'The departments of a person are theirs by membership, not by a field of the department: sync the memberships with GET /v4/individuals/{id}/departmentmembers?updatedSince=… and the departments with GET /v4/departments?updatedSince=…';
 
-@ApiTags('Department')
-@Controller()
+@ApiController('Department')
 export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}
 
@@ -109,8 +107,7 @@ export class OrganizationsController {
   }
 }
 
-@ApiTags('Organization')
-@Controller('organizations')
+@ApiController('Organization', 'organizations')
 export class OrganizationsReadController {
   constructor(private readonly organizations: OrganizationsService) {}
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,7 +6,7 @@ import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam, IntParam } from '../../common/validation/ids.js';
 import { CreateMetricDto, MetricDto, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
 import { PerformanceMetricsService } from './performance-metrics.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
@@ -22,8 +21,7 @@ const LIST_NOTE =
  * The Metric resource (PM). Paths are written without /v4; the site-wide list is `GET /metrics`
  * for the caller's site and `/sites/{siteid}/metrics` for a named one (docs/metrics-archives.md).
  */
-@ApiTags('Metric')
-@Controller()
+@ApiController('Metric')
 export class PerformanceMetricsController {
   constructor(private readonly metrics: PerformanceMetricsService) {}
 

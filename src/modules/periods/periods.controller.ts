@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -8,11 +7,10 @@ import { PageQuery } from '../../common/pagination/pagination.js';
 import { IntParam } from '../../common/validation/ids.js';
 import { CreatePeriodDto, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodsService } from './periods.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf } from '../../common/http/delta-list.js';
 
-@ApiTags('Period')
-@Controller('periods')
+@ApiController('Period', 'periods')
 export class PeriodsController {
   constructor(private readonly periods: PeriodsService) {}
 

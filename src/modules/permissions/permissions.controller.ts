@@ -1,5 +1,5 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
+import { ApiForbiddenResponse } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,7 +7,7 @@ import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { CreatePermissionDto, EffectivePermissionsDto, EffectiveQuery, PermissionDto, PermissionQuery, UpdatePermissionDto } from './dto/permission.dto.js';
 import { PermissionsService } from './permissions.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
 import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 
@@ -28,8 +28,7 @@ const ROW_LISTS: readonly { kind: string; name: string; what: string }[] = [
  * The Permission resource (docs/authorization.md). `effective` is declared before `:id`
  * so the static segment is not taken for an id.
  */
-@ApiTags('Permission')
-@Controller()
+@ApiController('Permission')
 export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}
 

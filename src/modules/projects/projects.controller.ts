@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Authenticated } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -8,15 +7,14 @@ import { DeletedQuery } from '../../common/pagination/pagination.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
 import { ProjectsService } from './projects.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 
 const READ_RULE = 'Every member of the site reads projects.';
 const WRITE_RULE = 'Allowed for administrators, the owner (OwnerID), and anyone the owner reports to; others get 403.';
 const LIST_NOTE = 'Ordered by Name; deleted: 0 live (default), 1 deleted, 2 all; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfProject.';
 
-@ApiTags('Project')
-@Controller()
+@ApiController('Project')
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 

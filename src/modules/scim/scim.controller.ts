@@ -1,9 +1,9 @@
-import { Body, Controller, Param, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Param, Query } from '@nestjs/common';
 import { Scim } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ScimRoute } from '../../common/http/routes.js';
+import { ApiController, ScimRoute } from '../../common/http/routes.js';
+import { defineRoutes } from '../../common/http/route-family.js';
 import { ScimError } from '../../common/http/scim.js';
 import { RESOURCE_TYPES, SCHEMAS, SERVICE_PROVIDER_CONFIG } from './scim-discovery.js';
 import { ScimGroupsService } from './scim-groups.service.js';
@@ -16,8 +16,7 @@ type ScimQuery = Record<string, unknown>;
 const TOKEN = 'Only an API token with the scope scim (401/403 otherwise, as SCIM errors).';
 
 /** SCIM 2.0 Users (docs/identity.md, "SCIM provisioning"). */
-@ApiTags('SCIM')
-@Controller('scim/v2')
+@ApiController('SCIM', 'scim/v2')
 export class ScimUsersController {
   constructor(private readonly users: ScimUsersService) {}
 
@@ -34,16 +33,10 @@ export class ScimUsersController {
     return this.users.get(ctx, id, q);
   }
 
-  @ScimRoute(
-    Scim,
-    'post',
-    'Users',
-    {
-      summary: 'Provision a User (SCIM)',
-      description: `A person of the site in its first organization, with a login account without a password (single sign-on). userName taken: 409 uniqueness. ${TOKEN}`,
-    },
-    201,
-  )
+  @ScimRoute(Scim, 'post', 'Users', {
+    summary: 'Provision a User (SCIM)',
+    description: `A person of the site in its first organization, with a login account without a password (single sign-on). userName taken: 409 uniqueness. ${TOKEN}`,
+  })
   create(@Ctx() ctx: RequestContext, @Body() body: unknown) {
     return this.users.create(ctx, body);
   }
@@ -64,24 +57,17 @@ export class ScimUsersController {
     return this.users.patch(ctx, id, body);
   }
 
-  @ScimRoute(
-    Scim,
-    'delete',
-    'Users/:id',
-    {
-      summary: 'Deprovision a User (SCIM)',
-      description: `Deactivates the account and detaches it from provisioning; the individual and their records stay. ${TOKEN}`,
-    },
-    204,
-  )
+  @ScimRoute(Scim, 'delete', 'Users/:id', {
+    summary: 'Deprovision a User (SCIM)',
+    description: `Deactivates the account and detaches it from provisioning; the individual and their records stay. ${TOKEN}`,
+  })
   remove(@Ctx() ctx: RequestContext, @Param('id') id: string) {
     return this.users.remove(ctx, id);
   }
 }
 
 /** SCIM 2.0 Groups: the site's security groups. */
-@ApiTags('SCIM')
-@Controller('scim/v2')
+@ApiController('SCIM', 'scim/v2')
 export class ScimGroupsController {
   constructor(private readonly groups: ScimGroupsService) {}
 
@@ -98,7 +84,7 @@ export class ScimGroupsController {
     return this.groups.get(ctx, id, q);
   }
 
-  @ScimRoute(Scim, 'post', 'Groups', { summary: 'Create a Group (SCIM)', description: `A security group named displayName, with its members. ${TOKEN}` }, 201)
+  @ScimRoute(Scim, 'post', 'Groups', { summary: 'Create a Group (SCIM)', description: `A security group named displayName, with its members. ${TOKEN}` })
   create(@Ctx() ctx: RequestContext, @Body() body: unknown, @Query() q: ScimQuery) {
     return this.groups.create(ctx, body, q);
   }
@@ -119,45 +105,58 @@ export class ScimGroupsController {
     return this.groups.patch(ctx, id, body, q);
   }
 
-  @ScimRoute(
-    Scim,
-    'delete',
-    'Groups/:id',
-    { summary: 'Delete a Group (SCIM)', description: `The group, its memberships and the Permission records naming it. ${TOKEN}` },
-    204,
-  )
+  @ScimRoute(Scim, 'delete', 'Groups/:id', {
+    summary: 'Delete a Group (SCIM)',
+    description: `The group, its memberships and the Permission records naming it. ${TOKEN}`,
+  })
   remove(@Ctx() ctx: RequestContext, @Param('id') id: string) {
     return this.groups.remove(ctx, id);
   }
 }
 
+/**
+ * The discovery collections (RFC 7644 §4), each answered whole and one document by its id: the
+ * handlers' names, the path, the documents and the two summaries.
+ */
+const DISCOVERY = [
+  {
+    all: 'resourceTypes',
+    one: 'resourceType',
+    path: 'ResourceTypes',
+    docs: RESOURCE_TYPES,
+    summary: 'The SCIM resource types: User and Group',
+    oneSummary: 'One SCIM resource type',
+  },
+  { all: 'schemas', one: 'schema', path: 'Schemas', docs: SCHEMAS, summary: 'The SCIM schemas and the attributes kept', oneSummary: 'One SCIM schema' },
+] as const;
+
 /** What a client reads to learn the service: ServiceProviderConfig, ResourceTypes, Schemas (RFC 7644 §4). */
-@ApiTags('SCIM')
-@Controller('scim/v2')
+@ApiController('SCIM', 'scim/v2')
 export class ScimDiscoveryController {
   @ScimRoute(Scim, 'get', 'ServiceProviderConfig', { summary: 'What the SCIM service supports', description: TOKEN })
   config() {
     return jsonAnswer(SERVICE_PROVIDER_CONFIG);
   }
 
-  @ScimRoute(Scim, 'get', 'ResourceTypes', { summary: 'The SCIM resource types: User and Group', description: TOKEN })
-  resourceTypes() {
-    return listAnswer([...RESOURCE_TYPES], RESOURCE_TYPES.length, { startIndex: 1, count: RESOURCE_TYPES.length });
-  }
-
-  @ScimRoute(Scim, 'get', 'ResourceTypes/:id', { summary: 'One SCIM resource type', description: TOKEN })
-  resourceType(@Param('id') id: string) {
-    return jsonAnswer(found(RESOURCE_TYPES.find((r) => r.id === id)));
-  }
-
-  @ScimRoute(Scim, 'get', 'Schemas', { summary: 'The SCIM schemas and the attributes kept', description: TOKEN })
-  schemas() {
-    return listAnswer([...SCHEMAS], SCHEMAS.length, { startIndex: 1, count: SCHEMAS.length });
-  }
-
-  @ScimRoute(Scim, 'get', 'Schemas/:id', { summary: 'One SCIM schema', description: TOKEN })
-  schema(@Param('id') id: string) {
-    return jsonAnswer(found(SCHEMAS.find((s) => s.id === id)));
+  /** `GET /ResourceTypes`, `GET /ResourceTypes/{id}`, `GET /Schemas`, `GET /Schemas/{id}`, declared once. */
+  static {
+    defineRoutes(
+      this,
+      DISCOVERY.flatMap((c) => [
+        {
+          name: c.all,
+          decorators: [ScimRoute(Scim, 'get', c.path, { summary: c.summary, description: TOKEN })],
+          params: [],
+          handle: () => listAnswer([...c.docs], c.docs.length, { startIndex: 1, count: c.docs.length }),
+        },
+        {
+          name: c.one,
+          decorators: [ScimRoute(Scim, 'get', `${c.path}/:id`, { summary: c.oneSummary, description: TOKEN })],
+          params: [[Param('id'), String] as const],
+          handle: (id: string) => jsonAnswer(found(c.docs.find((d) => d.id === id))),
+        },
+      ]),
+    );
   }
 }
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Admin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,15 +6,14 @@ import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { CreateSecurityGroupDto, SecurityGroupDto, UpdateSecurityGroupDto } from './dto/security-group.dto.js';
 import { SecurityGroupsService } from './security-groups.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf } from '../../common/http/delta-list.js';
 import { PageQuery } from '../../common/pagination/pagination.js';
 
 const PRINCIPAL = 'A Permission record naming the group (PrincipalID = its ID, PrincipalType 2) applies to each of its members.';
 
 /** Security groups and their members (docs/authorization.md); every route is for administrators. */
-@ApiTags('SecurityGroup')
-@Controller()
+@ApiController('SecurityGroup')
 export class SecurityGroupsController {
   constructor(private readonly groups: SecurityGroupsService) {}
 

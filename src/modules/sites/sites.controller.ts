@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Authenticated, GlobalAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -8,11 +7,10 @@ import { PageQuery } from '../../common/pagination/pagination.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { CreateSiteDto, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SitesService } from './sites.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute } from '../../common/http/routes.js';
 import { changesRefused } from '../../common/http/delta-list.js';
 
-@ApiTags('Site')
-@Controller('sites')
+@ApiController('Site', 'sites')
 export class SitesController {
   constructor(private readonly sites: SitesService) {}
 

@@ -1,5 +1,4 @@
-import { Body, Controller, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Query } from '@nestjs/common';
 import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
@@ -7,7 +6,7 @@ import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
 import { GuidParam } from '../../common/validation/ids.js';
 import { CreateTaskDto, TaskDto, UpdateTaskDto } from './dto/task.dto.js';
 import { TasksService } from './tasks.service.js';
-import { GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
 import { changesOf, changesUnder } from '../../common/http/delta-list.js';
 import { DeletedQuery } from '../../common/pagination/pagination.js';
 
@@ -15,8 +14,7 @@ const WHO = 'Allowed for administrators, the assignee and anyone they report to,
 const LIST_NOTE =
   '`deleted`: 0 live (default), 1 deleted, 2 all. Ordered by DueDate (tasks without one first), then creation; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfTask.';
 
-@ApiTags('Task')
-@Controller()
+@ApiController('Task')
 export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 

@@ -8,22 +8,14 @@ import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { WebhookEntity } from '../../database/entities/webhook.entity.js';
-import { patchRecord } from '../../database/patch-record.js';
+import { patchResource } from '../../database/patch-record.js';
 import { currentSequence } from '../../database/queries/audit.js';
 import { deleteDeliveries } from '../../database/queries/outbox.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { parseTypes, TYPE_PATTERN } from '../../common/events/event-types.js';
 import { isPrivateAddress, urlProblem } from './target-guard.js';
 import { newSecret, SECRET_PATTERN } from './signing.js';
-import {
-  Webhook,
-  WebhookDelivery,
-  type CreateWebhookDto,
-  type UpdateWebhookDto,
-  type WebhookDeliveryDto,
-  type WebhookDto,
-  UpdateWebhookDto as UpdateInput,
-} from './dto/webhook.dto.js';
+import { Webhook, WebhookDelivery, type CreateWebhookDto, type UpdateWebhookDto, type WebhookDeliveryDto, type WebhookDto } from './dto/webhook.dto.js';
 import { WebhookEvents } from './webhook-events.js';
 import { RecordKinds } from '../audit/audit.service.js';
 
@@ -49,11 +41,7 @@ export class WebhooksService implements OnModuleInit {
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<WebhookDto>> {
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ order: { created: 'ASC', id: 'ASC' }, take, skip });
-    return Page.of(
-      rows.map((r) => Webhook.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, Webhook);
   }
 
   async get(ctx: RequestContext, id: string): Promise<WebhookDto> {
@@ -86,11 +74,7 @@ export class WebhooksService implements OnModuleInit {
   }
 
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<WebhookDto> {
-    return patchRecord(this.db, ctx, patch, {
-      current: async () => Webhook.toWire(await this.repo(ctx).lock(id)),
-      input: UpdateInput,
-      update: (dto) => this.update(ctx, id, dto),
-    });
+    return patchResource(this.db, ctx, patch, Webhook, this.repo(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
   /** Removes the webhook and its delivery log; what it had not delivered is not sent. */
@@ -123,11 +107,7 @@ export class WebhooksService implements OnModuleInit {
     const [rows, total] = await this.db
       .repo(ctx, this.events.deliveryEntity, 'Delivery')
       .findAndCount({ where: { webhookId: id }, order: { created: 'DESC', attempt: 'DESC', id: 'DESC' }, take, skip });
-    return Page.of(
-      rows.map((r) => WebhookDelivery.toWire(r)),
-      total,
-      q,
-    );
+    return Page.wire(rows, total, q, WebhookDelivery);
   }
 
   /** Sends a logged message again, as it was (same `webhook-id`), now; answers the new attempt. */

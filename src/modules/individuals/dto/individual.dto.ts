@@ -25,6 +25,13 @@ export interface IndividualExtras {
 type E = IndividualEntity;
 type X = IndividualExtras;
 
+/** A member of the newest live comment on the individual, null when there is none (the four LastComment… fields). */
+function ofLastComment(key: 'created'): (_e: E, x: X) => Date | null;
+function ofLastComment(key: 'body' | 'authorId' | 'authorName'): (_e: E, x: X) => string | null;
+function ofLastComment(key: keyof LastComment) {
+  return (_e: E, x: X) => x.lastComment?.[key] ?? null;
+}
+
 /**
  * A guid that must be sent (the key present), where null and the all-zero guid mean "nobody".
  * `@InputField` cannot say that: its optional fields skip validation when null or absent alike.
@@ -186,24 +193,16 @@ export const Individual = resource<E, X>()('Individual', {
       create: { description: 'Deprecated, may be removed. E-mail address of the login account.' },
       update: { description: 'Deprecated. Absent keeps the value; null clears it.' },
     }),
-    LastComment: field.string('RO', {
-      nullable: true,
-      from: (_e: E, x: X) => x.lastComment?.body ?? null,
-      description: 'Body of the newest live comment on the individual.',
-    }),
+    LastComment: field.string('RO', { nullable: true, from: ofLastComment('body'), description: 'Body of the newest live comment on the individual.' }),
     LastCommentDate: field.dateTimeOffset('RO', {
       nullable: true,
-      from: (_e: E, x: X) => x.lastComment?.created ?? null,
+      from: ofLastComment('created'),
       description: 'When the newest live comment on the individual was written.',
     }),
-    LastCommentByID: field.guid('RO', {
-      nullable: true,
-      from: (_e: E, x: X) => x.lastComment?.authorId ?? null,
-      description: 'Individual id of the author of the newest comment.',
-    }),
+    LastCommentByID: field.guid('RO', { nullable: true, from: ofLastComment('authorId'), description: 'Individual id of the author of the newest comment.' }),
     LastCommentBy: field.string('RO', {
       nullable: true,
-      from: (_e: E, x: X) => x.lastComment?.authorName ?? null,
+      from: ofLastComment('authorName'),
       description: 'Name ("First Last") of the author of the newest comment.',
     }),
     CanRead: field.bool('RO', { from: (_e: E, x: X) => x.rights.read, description: 'The caller may read this individual.' }),

@@ -9,11 +9,7 @@ import type { PeriodEntity } from '../../../database/entities/period.entity.js';
 export const Period = resource<PeriodEntity>()('Period', {
   audit: 'audit',
   fields: {
-    ID: field.int('ReqUpd', {
-      description: 'Integer id, generated on create.',
-      create: false,
-      update: { zeroIsNull: true, description: 'Must equal the id in the path.' },
-    }),
+    ID: field.intId('Integer id, generated on create.', { zeroIsNull: true }),
     Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
     StartDate: field.date('Req', { description: 'First instant of the period.' }),
     EndDate: field.date('Req', {
