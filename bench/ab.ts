@@ -37,7 +37,7 @@ import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-sourc
 import { createDatabase, fmt, load, loadMeasured, log, median, num, root, settle, startService, stopProcess, tokenFor, type Proc } from './common.js';
 import type { LoadRequest } from './load.js';
 import { seedSite } from './seed.js';
-import { summarise } from './profile.js';
+import { breakdownTables, summarise } from './profile.js';
 
 const ROUNDS = num('AB_ROUNDS', 4);
 const DURATION = num('AB_DURATION', 5);
@@ -126,30 +126,7 @@ async function main(): Promise<void> {
     for (const r of running) {
       const token = await tokenFor(r.origin, 'admin', PASSWORD, site.siteId);
       const headers = { Authorization: `Bearer ${token}`, Accept: ROW === 'byid-xml' ? 'application/xml' : 'application/json' };
-      r.requests =
-        ROW === 'live'
-          ? [{ path: '/health/live' }]
-          : ROW === 'comment'
-            ? site.ids.map((id, k) => ({
-                path: '/v4/comments',
-                method: 'POST' as const,
-                headers: { ...headers, 'Content-Type': 'application/json' },
-                body: JSON.stringify({ AncestorType: 'individuals', AncestorID: id, Body: `A/B comment ${k}` }),
-              }))
-            : ROW === 'write'
-              ? [
-                  {
-                    path: '/v4/colors',
-                    method: 'POST',
-                    headers: { ...headers, 'Content-Type': 'application/json' },
-                    body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }),
-                  },
-                ]
-              : ROW === 'list'
-                ? site.ids.map((id) => ({ path: `/v4/individuals/${id}/comments`, headers }))
-                : ROW === 'page'
-                  ? [{ path: '/v4/individuals?limit=500', headers }]
-                  : site.ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
+      r.requests = requestsOf(site.ids, headers);
       await load({ origin: r.origin, requests: r.requests, connections: CONNECTIONS, duration: 2 });
     }
 
@@ -187,6 +164,30 @@ async function main(): Promise<void> {
   }
 }
 
+/** The requests of the row AB_ROW, on the seeded individuals, with the administrator's headers. */
+function requestsOf(ids: string[], headers: Record<string, string>): LoadRequest[] {
+  const json = { ...headers, 'Content-Type': 'application/json' };
+  switch (ROW) {
+    case 'live':
+      return [{ path: '/health/live' }];
+    case 'comment':
+      return ids.map((id, k) => ({
+        path: '/v4/comments',
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ AncestorType: 'individuals', AncestorID: id, Body: `A/B comment ${k}` }),
+      }));
+    case 'write':
+      return [{ path: '/v4/colors', method: 'POST', headers: json, body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }) }];
+    case 'list':
+      return ids.map((id) => ({ path: `/v4/individuals/${id}/comments`, headers }));
+    case 'page':
+      return [{ path: '/v4/individuals?limit=500', headers }];
+    default:
+      return ids.map((id) => ({ path: `/v4/individuals/${id}`, headers }));
+  }
+}
+
 /** Stops the builds (a profile is written at exit) and answers, per build, where its last round's CPU went. */
 async function profiles(running: Running[]): Promise<string[]> {
   const out: string[] = [];
@@ -195,18 +196,12 @@ async function profiles(running: Running[]): Promise<string[]> {
     const file = readdirSync(r.profileDir!).find((f) => f.endsWith('.cpuprofile'));
     if (!file || !r.window) continue;
     const b = summarise(join(r.profileDir!, file), r.window);
-    const per = (ms: number) => ((ms * 1000) / r.window!.requests).toFixed(1);
+    const busyUs = ((b.busyMs * 1000) / r.window.requests).toFixed(1);
     out.push(
       '',
-      `### \`${r.ref}\`: CPU profile of its last round (${fmt(r.window.requests)} requests, ${per(b.busyMs)} µs busy per request)`,
+      `### \`${r.ref}\`: CPU profile of its last round (${fmt(r.window.requests)} requests, ${busyUs} µs busy per request)`,
       '',
-      '| where (self time) | µs / request |',
-      '|---|---:|',
-      ...b.groups.slice(0, 14).map((g) => `| ${g.name} | ${per(g.ms)} |`),
-      '',
-      '| hottest functions (self time) | µs / request |',
-      '|---|---:|',
-      ...b.functions.slice(0, 20).map((f) => `| ${f.name.replace(/\|/g, '\\|')} | ${per(f.ms)} |`),
+      ...breakdownTables(b, r.window.requests),
     );
     if (process.env.AB_PROFILE_KEEP === '1') log(`profile of ${r.ref} kept in ${r.profileDir}`);
     else rmSync(r.profileDir!, { recursive: true, force: true });

@@ -31,7 +31,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
 import type { LoadJob, LoadRequest, LoadResult } from './load.js';
-import { summarise } from './profile.js';
+import { breakdownTables, summarise } from './profile.js';
 import { SeededSite, seedSite } from './seed.js';
 import {
   createDatabase,
@@ -451,13 +451,7 @@ async function profile(row: Row, job: LoadJob, service: Proc, dir: string): Prom
     '',
     `Busy CPU ${fmt(b.busyMs)} ms = **${per(b.busyMs)} µs per request**.`,
     '',
-    '| where (self time) | µs / request | share |',
-    '|---|---:|---:|',
-    ...b.groups.slice(0, 18).map((g) => `| ${g.name} | ${per(g.ms)} | ${((100 * g.ms) / b.busyMs).toFixed(1)} % |`),
-    '',
-    '| hottest functions (self time) | µs / request |',
-    '|---|---:|',
-    ...b.functions.slice(0, 15).map((f) => `| ${f.name.replace(/\|/g, '\\|')} | ${per(f.ms)} |`),
+    ...breakdownTables(b, r.requests),
   ];
   return lines.join('\n');
 }

@@ -78,3 +78,17 @@ export function summarise(file: string, window?: { fromUs: number; toUs: number 
   const sorted = (m: Map<string, number>) => [...m.entries()].map(([name, us]) => ({ name, ms: us / 1000 })).sort((a, b) => b.ms - a.ms);
   return { busyMs: busy / 1000, windowMs: Number.isFinite(first) ? (last - first) / 1000 : 0, groups: sorted(groups), functions: sorted(functions) };
 }
+
+/** A breakdown as Markdown, per request: where the self time went (with its share of the busy time), then the hottest functions. */
+export function breakdownTables(b: Breakdown, requests: number): string[] {
+  const per = (ms: number) => ((ms * 1000) / requests).toFixed(1);
+  return [
+    '| where (self time) | µs / request | share |',
+    '|---|---:|---:|',
+    ...b.groups.slice(0, 18).map((g) => `| ${g.name} | ${per(g.ms)} | ${((100 * g.ms) / b.busyMs).toFixed(1)} % |`),
+    '',
+    '| hottest functions (self time) | µs / request |',
+    '|---|---:|',
+    ...b.functions.slice(0, 15).map((f) => `| ${f.name.replace(/\|/g, '\\|')} | ${per(f.ms)} |`),
+  ];
+}
