@@ -176,20 +176,7 @@ async function flushSite(manager: EntityManager, sqlite: boolean, ctx: RequestCo
     const params: unknown[] = [];
     for (let j = 0; j < slice.length; j++) {
       const c = slice[j];
-      params.push(
-        siteId,
-        start + i + j,
-        c.kind,
-        c.rowId,
-        c.action,
-        c.gone ? 1 : 0,
-        JSON.stringify(c.fields),
-        actor.id ?? null,
-        actor.kind,
-        actor.name ?? null,
-        requestId,
-        at,
-      );
+      params.push(siteId, start + i + j, c.kind, c.rowId, c.action, c.gone ? 1 : 0, JSON.stringify(c.fields), actor.id, actor.kind, actor.name, requestId, at);
     }
     await manager.query(insertSql(slice.length), params);
   }

@@ -150,11 +150,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * any other runs through TypeORM.
    */
   async find(options: FindManyOptions<T> = {}): Promise<T[]> {
-    const manager = this.db.managerOf(this.ctx);
-    const metadata = manager.connection.getMetadata(this.target);
-    const simple = compileSimpleFind(metadata, this.siteId, options);
-    if (!simple) return this.repo.find({ ...options, where: this.scope(options.where as Where<T> | undefined) });
-    return hydrateRows<T>(metadata, (await manager.query(simple.rows, [...simple.params, ...simple.paging])) as Record<string, unknown>[]);
+    const kept = this.kept(options);
+    if (!kept) return this.repo.find({ ...options, where: this.scope(options.where as Where<T> | undefined) });
+    return kept.rows();
   }
 
   /**
@@ -162,25 +160,34 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * an empty one past the start), so a list shorter than its page costs one statement.
    */
   async findAndCount(options: FindManyOptions<T> = {}): Promise<[T[], number]> {
+    const kept = this.kept(options);
+    if (!kept) return this.repo.findAndCount({ ...options, where: this.scope(options.where as Where<T> | undefined) });
+    const rows = await kept.rows();
+    return [rows, totalFromPage(rows.length, options.take, options.skip) ?? (await kept.count())];
+  }
+
+  /** The first record that matches (no order: any one). */
+  async findOne(where: Where<T>): Promise<T | null> {
+    const [row] = await this.find({ where, take: 1 } as FindManyOptions<T>);
+    return row ?? null;
+  }
+
+  /**
+   * The kept statements of a simple find (src/database/kept-sql.ts), bound to its values, on the
+   * context's connection: its rows, hydrated, and its count. Null for any other find.
+   */
+  private kept(options: FindManyOptions<T>): { rows: () => Promise<T[]>; count: () => Promise<number> } | null {
     const manager = this.db.managerOf(this.ctx);
     const metadata = manager.connection.getMetadata(this.target);
     const simple = compileSimpleFind(metadata, this.siteId, options);
-    if (!simple) return this.repo.findAndCount({ ...options, where: this.scope(options.where as Where<T> | undefined) });
-    const rows = hydrateRows<T>(metadata, (await manager.query(simple.rows, [...simple.params, ...simple.paging])) as Record<string, unknown>[]);
-    const known = totalFromPage(rows.length, options.take, options.skip);
-    if (known !== null) return [rows, known];
-    const [counted] = (await manager.query(simple.count, simple.params)) as { n: number | string }[];
-    return [rows, Number(counted?.n ?? 0)];
-  }
-
-  /** The first record that matches (no order: any one), through the kept statement of `find` when it is a simple one. */
-  async findOne(where: Where<T>): Promise<T | null> {
-    const manager = this.db.managerOf(this.ctx);
-    const metadata = manager.connection.getMetadata(this.target);
-    const simple = compileSimpleFind(metadata, this.siteId, { where, take: 1 } as FindManyOptions<T>);
-    if (!simple) return this.repo.findOne({ where: this.scope(where) });
-    const [row] = hydrateRows<T>(metadata, (await manager.query(simple.rows, [...simple.params, ...simple.paging])) as Record<string, unknown>[]);
-    return row ?? null;
+    if (!simple) return null;
+    return {
+      rows: async () => hydrateRows<T>(metadata, (await manager.query(simple.rows, [...simple.params, ...simple.paging])) as Record<string, unknown>[]),
+      count: async () => {
+        const [counted] = (await manager.query(simple.count, simple.params)) as { n: number | string }[];
+        return Number(counted?.n ?? 0);
+      },
+    };
   }
 
   /**
@@ -241,14 +248,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     return this.find({ where: { id: In([...new Set(ids)]) } as unknown as FindOptionsWhere<T> });
   }
 
-  /** How many records match, through the kept COUNT of `find` when the condition is a simple one. */
-  async count(where?: Where<T>): Promise<number> {
-    const manager = this.db.managerOf(this.ctx);
-    const metadata = manager.connection.getMetadata(this.target);
-    const simple = compileSimpleFind(metadata, this.siteId, { where } as FindManyOptions<T>);
-    if (!simple) return this.repo.count({ where: this.scope(where) });
-    const [counted] = (await manager.query(simple.count, simple.params)) as { n: number | string }[];
-    return Number(counted?.n ?? 0);
+  /** How many records match. */
+  count(where?: Where<T>): Promise<number> {
+    return this.kept({ where } as FindManyOptions<T>)?.count() ?? this.repo.count({ where: this.scope(where) });
   }
 
   async exists(where: Where<T>): Promise<boolean> {
