@@ -76,12 +76,12 @@ export class PeriodsService {
     });
   }
 
-  /** Hard delete (periods are not soft-deletable): refused for closed and referenced periods. */
   /** PATCH: the period, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: number, patch: MergePatch): Promise<PeriodDto> {
     return patchResource(this.db, ctx, patch, Period, this.periods(ctx), id, (dto) => this.update(ctx, id, dto));
   }
 
+  /** Hard delete (periods are not soft-deletable): refused for closed and referenced periods. */
   async remove(ctx: RequestContext, id: number): Promise<Record<string, never>> {
     // The check and the delete run in one transaction with the period locked; the foreign keys of
     // goals and commitments stop a record created in between from pointing at a deleted period.
