@@ -149,10 +149,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * conditions, an order, a page) runs one statement kept per shape (src/database/kept-sql.ts);
    * any other runs through TypeORM.
    */
-  async find(options: FindManyOptions<T> = {}): Promise<T[]> {
+  find(options: FindManyOptions<T> = {}): Promise<T[]> {
     const kept = this.kept(options);
-    if (!kept) return this.repo.find({ ...options, where: this.scope(options.where as Where<T> | undefined) });
-    return kept.rows();
+    return kept ? kept.rows() : this.repo.find({ ...options, where: this.scope(options.where as Where<T> | undefined) });
   }
 
   /**
@@ -167,9 +166,8 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   }
 
   /** The first record that matches (no order: any one). */
-  async findOne(where: Where<T>): Promise<T | null> {
-    const [row] = await this.find({ where, take: 1 } as FindManyOptions<T>);
-    return row ?? null;
+  findOne(where: Where<T>): Promise<T | null> {
+    return this.find({ where, take: 1 } as FindManyOptions<T>).then(([row]) => row ?? null);
   }
 
   /**
@@ -182,11 +180,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     const simple = compileSimpleFind(metadata, this.siteId, options);
     if (!simple) return null;
     return {
-      rows: async () => hydrateRows<T>(metadata, (await manager.query(simple.rows, [...simple.params, ...simple.paging])) as Record<string, unknown>[]),
-      count: async () => {
-        const [counted] = (await manager.query(simple.count, simple.params)) as { n: number | string }[];
-        return Number(counted?.n ?? 0);
-      },
+      rows: () =>
+        (manager.query(simple.rows, [...simple.params, ...simple.paging]) as Promise<Record<string, unknown>[]>).then((rows) => hydrateRows<T>(metadata, rows)),
+      count: () => (manager.query(simple.count, simple.params) as Promise<{ n: number | string }[]>).then(([counted]) => Number(counted?.n ?? 0)),
     };
   }
 
