@@ -62,6 +62,9 @@ export function dataSourceOptions(config: DbTimeouts, flavor: 'mysql' | 'mariadb
     maxQueryExecutionTime: config.dbQueryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
     // mysql2 would capture a stack trace for every query (to decorate errors): too dear per query.
     trace: false,
+    // A write's audit rows go with its COMMIT in one round trip. Every statement of the service
+    // binds its values as parameters, so no input can add a statement of its own (docs/audit.md, "Cost").
+    multipleStatements: true,
     extra: { connectionLimit: 10, waitForConnections: true, queueLimit: 200 },
   } as DataSourceOptions;
 }

@@ -146,13 +146,8 @@ function insertSql(n: number): string {
     `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`);
 }
 
-/**
- * Writes the journal of one transaction: per site changed (in one order for every transaction, so
- * two cannot wait on each other), the site's change sequence moved on by the number of its changes
- * (the counter row stays locked until commit, so sequence order is commit order), then the audit
- * rows in a few multi-row INSERTs. Answers the sites whose trail got rows.
- */
-export async function flushJournal(manager: EntityManager, sqlite: boolean, ctx: RequestContext, changes: readonly RowChange[]): Promise<string[]> {
+/** The changes by the site whose trail records them, and those sites in one order for every transaction. */
+function groupBySite(ctx: RequestContext, changes: readonly RowChange[]): { bySite: Map<string, RowChange[]>; sites: string[] } {
   const bySite = new Map<string, RowChange[]>();
   for (const c of changes) {
     const site = c.siteId ?? ctx.siteId;
@@ -160,7 +155,17 @@ export async function flushJournal(manager: EntityManager, sqlite: boolean, ctx:
     if (list) list.push(c);
     else bySite.set(site, [c]);
   }
-  const sites = [...bySite.keys()].sort();
+  return { bySite, sites: [...bySite.keys()].sort() };
+}
+
+/**
+ * Writes the journal of one transaction: per site changed (in one order for every transaction, so
+ * two cannot wait on each other), the site's change sequence moved on by the number of its changes
+ * (the counter row stays locked until commit, so sequence order is commit order), then the audit
+ * rows in a few multi-row INSERTs. Answers the sites whose trail got rows.
+ */
+export async function flushJournal(manager: EntityManager, sqlite: boolean, ctx: RequestContext, changes: readonly RowChange[]): Promise<string[]> {
+  const { bySite, sites } = groupBySite(ctx, changes);
   for (const site of sites) await flushSite(manager, sqlite, ctx, site, bySite.get(site)!);
   return sites;
 }
@@ -180,6 +185,49 @@ async function flushSite(manager: EntityManager, sqlite: boolean, ctx: RequestCo
     }
     await manager.query(insertSql(slice.length), params);
   }
+}
+
+/** Statements sent as one text, with their parameters. */
+export interface Batch {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The journal of one transaction as one batch of statements for MySQL/MariaDB, to be sent with
+ * the COMMIT in a single round trip (TenantDb.transaction): per site changed, in one order for
+ * every transaction, the upsert that moves its change sequence on and leaves the new value in
+ * the session's `LAST_INSERT_ID()` (the counter row stays locked until the COMMIT that follows,
+ * so sequence order is commit order), then the audit rows numbered from that value and stamped
+ * with the server's clock after the lock was taken (so stamps follow the sequence on one server).
+ * Null when nothing changed. Answers the sites whose trail gets rows.
+ */
+export function journalBatch(ctx: RequestContext, changes: readonly RowChange[]): { batch: Batch | null; sites: string[] } {
+  if (!changes.length) return { batch: null, sites: [] };
+  const { bySite, sites } = groupBySite(ctx, changes);
+  const actor = actorOf(ctx);
+  const requestId = ctx.requestId.slice(0, 64);
+  const statements: string[] = [];
+  const params: unknown[] = [];
+  for (const site of sites) {
+    const list = bySite.get(site)!;
+    const n = list.length;
+    // LAST_INSERT_ID(expr) sets the value for both branches: the site's first change and a counter moved on.
+    statements.push('INSERT INTO change_seqs (site_id, seq) VALUES (?, LAST_INSERT_ID(?)) ON DUPLICATE KEY UPDATE seq = LAST_INSERT_ID(seq + ?)');
+    params.push(site, n, n);
+    for (let i = 0; i < n; i += CHUNK) {
+      const slice = list.slice(i, i + CHUNK);
+      const rows: string[] = [];
+      for (let j = 0; j < slice.length; j++) {
+        const c = slice[j];
+        // Row i + j of n is numbered end - (n - 1 - (i + j)); the offset is a number this code computed.
+        rows.push(`(?, LAST_INSERT_ID() - ${n - 1 - (i + j)}, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))`);
+        params.push(site, c.kind, c.rowId, c.action, c.gone ? 1 : 0, JSON.stringify(c.fields), actor.id, actor.kind, actor.name, requestId);
+      }
+      statements.push(`INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ${rows.join(', ')}`);
+    }
+  }
+  return { batch: { sql: statements.join(';\n'), params }, sites };
 }
 
 /**

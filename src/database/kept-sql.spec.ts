@@ -1,4 +1,4 @@
-import { DataSource, Entity, In, IsNull, LessThan, type FindManyOptions } from 'typeorm';
+import { DataSource, Entity, In, IsNull, LessThan, LessThanOrEqual, Like, MoreThan, MoreThanOrEqual, Not, type FindManyOptions } from 'typeorm';
 import { BoolCol, DateCol, DecimalCol, GuidCol, IntCol, IntPk, StrCol, VersionCol } from './columns.js';
 import { announceWrite, compileSimpleFind, hydrateRows, keptInsert, keptUpdate, totalFromPage } from './kept-sql.js';
 
@@ -63,6 +63,16 @@ describe('a simple find in one kept statement', () => {
     ['a page', { where: { deleted: false }, order: { id: 'ASC' }, take: 5, skip: 10 }],
     ['a first page', { order: { id: 'DESC' }, take: 7 }],
     ['a page past the end', { order: { id: 'ASC' }, take: 5, skip: 1000 }],
+    ['LessThan a number', { where: { rank: LessThan(2) }, order: { id: 'ASC' } }],
+    ['MoreThan a number', { where: { score: MoreThan(20) }, order: { id: 'ASC' } }],
+    // Instants to the millisecond, at and around a stored one (2026-01-04T08:30:00.123Z is row 3's).
+    ['a range of instants', { where: { due: MoreThanOrEqual(new Date(Date.UTC(2026, 0, 4, 8, 30, 0, 123))) }, order: { id: 'ASC' } }],
+    ['an instant just after a stored one', { where: { due: MoreThan(new Date(Date.UTC(2026, 0, 4, 8, 30, 0, 123))) }, order: { id: 'ASC' } }],
+    ['an instant just before a stored one', { where: { due: LessThanOrEqual(new Date(Date.UTC(2026, 0, 4, 8, 30, 0, 122))) }, order: { id: 'ASC' } }],
+    [
+      'a period holding an instant, newest first',
+      { where: { due: LessThanOrEqual(new Date(Date.UTC(2026, 0, 20))), rank: MoreThanOrEqual(1) }, order: { due: 'DESC', id: 'DESC' }, take: 3 },
+    ],
   ])('answers as TypeORM does: %s', async (_name, options) => {
     const [rows, total] = await kept(options);
     const [expected, expectedTotal] = await typeorm(options);
@@ -106,8 +116,22 @@ describe('a simple find in one kept statement', () => {
     );
   });
 
+  it('binds a range with its value and keeps the statement of its shape', () => {
+    const at = new Date(Date.UTC(2026, 0, 4, 8, 30, 0, 123));
+    const sut = compileSimpleFind<Thing>(metadata(), SITE, { where: { due: LessThanOrEqual(at), rank: MoreThan(0) }, order: { due: 'DESC' }, take: 1 })!;
+    expect(sut.rows).toBe(
+      'SELECT "id", "site_id", "name", "rank", "deleted", "score", "due", "version" FROM "things" WHERE "site_id" = ? AND "due" <= ? AND "rank" > ? ORDER BY "due" DESC LIMIT ?',
+    );
+    expect(sut.params).toEqual([SITE, '2026-01-04 08:30:00.123', 0]);
+    expect(sut.prepare).toBe(true);
+    expect(compileSimpleFind(metadata(), SITE, { where: { rank: In([1, 2]) } })!.prepare).toBe(false);
+  });
+
   it.each<[string, FindManyOptions<Thing>]>([
-    ['another operator', { where: { rank: LessThan(2) } }],
+    ['another operator', { where: { rank: Not(2) } }],
+    ['Like', { where: { name: Like('n%') } }],
+    ['a range of something else than a number or an instant', { where: { rank: LessThan([1, 2] as never) } }],
+    ['an instant outside the years 1000-9999', { where: { due: LessThan(new Date(Date.UTC(10000, 0, 1))) } }],
     ['an OR list', { where: [{ rank: 1 }, { rank: 2 }] }],
     ['a bare null (TypeORM refuses it)', { where: { name: null as unknown as string } }],
     ['a Date value', { where: { due: new Date() } }],

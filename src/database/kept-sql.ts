@@ -19,32 +19,61 @@ export interface SimpleFind {
   params: unknown[];
   /** The values of LIMIT and OFFSET, after `params`. */
   paging: number[];
+  /**
+   * Whether the statement is worth preparing on MySQL: not when an `IN` list's length makes its
+   * text vary (MySQL keeps prepared statements per connection, up to a server-wide limit).
+   */
+  prepare: boolean;
 }
 
-const ALLOWED_OPTIONS = new Set(['where', 'order', 'take', 'skip']);
-const STATEMENTS = new WeakMap<EntityMetadata, Map<string, { rows: string; count: string }>>();
+interface KeptFind {
+  rows: string;
+  count: string;
+  prepare: boolean;
+}
+/** Per entity: the statements of each shape, or null for a shape that is not simple after all (a relation's property). */
+const STATEMENTS = new WeakMap<EntityMetadata, Map<string, KeptFind | null>>();
 /** Shapes kept per entity at most: a shape is the set of columns compared, never their values. */
 const MAX_SHAPES = 200;
 
-type Condition = { column: string; kind: 'eq' | 'null' | 'in'; size: number };
+type Kind = 'eq' | 'null' | 'in' | '<' | '<=' | '>' | '>=';
+type Condition = { column: string; kind: Kind; size: number };
 
+/** The range operators a kept read compares with (TypeORM's `LessThan`, `MoreThanOrEqual`, …). */
+const RANGES: Partial<Record<string, Kind>> = { lessThan: '<', lessThanOrEqual: '<=', moreThan: '>', moreThanOrEqual: '>=' };
+
+/**
+ * The kept statements of a simple find, bound to its values. The shape's key is read off the
+ * options as they come (property names, kinds, directions, how many paging values), so a shape
+ * seen before costs a walk over the options and one lookup; its columns are resolved only the
+ * first time.
+ */
 export function compileSimpleFind<T extends ObjectLiteral>(metadata: EntityMetadata, siteId: string, options: FindManyOptions<T>): SimpleFind | null {
-  for (const key of Object.keys(options)) {
-    if (!ALLOWED_OPTIONS.has(key) && (options as Record<string, unknown>)[key] !== undefined) return null;
+  const opts = options as Record<string, unknown>;
+  for (const key in opts) {
+    if (key !== 'where' && key !== 'order' && key !== 'take' && key !== 'skip' && opts[key] !== undefined) return null;
   }
   const where = options.where;
   if (Array.isArray(where) || (where !== undefined && (typeof where !== 'object' || where === null))) return null;
   const params: unknown[] = [siteId];
-  const conditions = conditionsOf(metadata, (where ?? {}) as Record<string, unknown>, params, false);
-  if (!conditions) return null;
-  const order: string[] = [];
-  for (const [property, direction] of Object.entries((options.order ?? {}) as Record<string, unknown>)) {
+  let shape = '';
+  const w = (where ?? {}) as Record<string, unknown>;
+  for (const property in w) {
+    const value = w[property];
+    if (value === undefined) continue;
+    if (property === 'siteId') return null;
+    const kind = conditionOf(value, params, true);
+    if (kind === null) return null;
+    shape += `${property}:${kind},`;
+  }
+  shape += '|';
+  const order = (options.order ?? {}) as Record<string, unknown>;
+  for (const property in order) {
+    const direction = order[property];
     if (direction === undefined) continue;
-    const column = metadata.findColumnWithPropertyName(property);
-    if (!column || column.relationMetadata || column.embeddedMetadata) return null;
     const dir = typeof direction === 'string' ? direction.toUpperCase() : null;
     if (dir !== 'ASC' && dir !== 'DESC') return null;
-    order.push(`${metadata.connection.driver.escape(column.databaseName)} ${dir}`);
+    shape += `${property} ${dir},`;
   }
   const take = options.take;
   const skip = options.skip;
@@ -55,28 +84,66 @@ export function compileSimpleFind<T extends ObjectLiteral>(metadata: EntityMetad
   const paging: number[] = [];
   if (take !== undefined) paging.push(take);
   if (take !== undefined && skip) paging.push(skip);
+  shape += `|${paging.length}`;
 
-  const shape = `${conditions.map((c) => `${c.column}:${c.kind}${c.size}`).join(',')}|${order.join(',')}|${paging.length}`;
   let shapes = STATEMENTS.get(metadata);
   if (!shapes) STATEMENTS.set(metadata, (shapes = new Map()));
   let statements = shapes.get(shape);
-  if (!statements) {
-    statements = build(metadata, conditions, order, paging.length);
+  if (statements === undefined) {
+    statements = buildFind(metadata, w, order, paging.length);
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shapes.set(shape, statements);
   }
-  return { ...statements, params, paging };
+  return statements && { rows: statements.rows, count: statements.count, params, paging, prepare: statements.prepare };
 }
 
-/** The entities of rows read with {@link compileSimpleFind}, hydrated as TypeORM hydrates them. */
-export function hydrateRows<T>(metadata: EntityMetadata, rows: Record<string, unknown>[]): T[] {
+/** The statements of a shape, its columns resolved from the entity; null when one is not a plain column. */
+function buildFind(metadata: EntityMetadata, where: Record<string, unknown>, order: Record<string, unknown>, pagingValues: number): KeptFind | null {
+  const conditions = conditionsOf(metadata, where, [], false);
+  if (!conditions) return null;
+  const orderBy: string[] = [];
+  for (const [property, direction] of Object.entries(order)) {
+    if (direction === undefined) continue;
+    const column = columnOf(metadata, property);
+    if (!column || column.relationMetadata || column.embeddedMetadata) return null;
+    orderBy.push(`${metadata.connection.driver.escape(column.databaseName)} ${String(direction).toUpperCase()}`);
+  }
+  return { ...build(metadata, conditions, orderBy, pagingValues), prepare: !conditions.some((c) => c.kind === 'in') };
+}
+
+const SELECTED = new WeakMap<EntityMetadata, EntityMetadata['columns']>();
+
+/**
+ * The entities of rows read with {@link compileSimpleFind} (its selected columns) or with every
+ * column (`'all'`: a by-id read), hydrated as TypeORM hydrates them.
+ */
+export function hydrateRows<T>(metadata: EntityMetadata, rows: Record<string, unknown>[], which: 'selected' | 'all' = 'selected'): T[] {
   const driver = metadata.connection.driver;
-  const columns = metadata.columns.filter((c) => c.isSelect !== false);
-  return rows.map((row) => {
-    const entity = metadata.create() as T;
-    for (const column of columns) column.setEntityValue(entity as ObjectLiteral, driver.prepareHydratedValue(row[column.databaseName], column));
-    return entity;
-  });
+  let columns = which === 'all' ? metadata.columns : SELECTED.get(metadata);
+  if (!columns) SELECTED.set(metadata, (columns = metadata.columns.filter((c) => c.isSelect !== false)));
+  const out = new Array<T>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    const entity = metadata.create() as ObjectLiteral;
+    for (const column of columns) column.setEntityValue(entity, driver.prepareHydratedValue(row[column.databaseName], column));
+    out[i] = entity as T;
+  }
+  return out;
+}
+
+const COLUMNS = new WeakMap<EntityMetadata, Map<string, EntityMetadata['columns'][number]>>();
+
+/** `metadata.findColumnWithPropertyName`, remembered per entity (TypeORM searches the column list on each call). */
+function columnOf(metadata: EntityMetadata, property: string): EntityMetadata['columns'][number] | undefined {
+  let columns = COLUMNS.get(metadata);
+  if (!columns) COLUMNS.set(metadata, (columns = new Map()));
+  let column = columns.get(property);
+  if (column === undefined) {
+    column = metadata.findColumnWithPropertyName(property);
+    // Only properties that are columns are kept: the map stays as small as the entity.
+    if (column) columns.set(property, column);
+  }
+  return column;
 }
 
 function build(metadata: EntityMetadata, conditions: Condition[], order: string[], pagingValues: number): { rows: string; count: string } {
@@ -94,31 +161,49 @@ function build(metadata: EntityMetadata, conditions: Condition[], order: string[
 }
 
 /**
- * The conditions of a `where` (equality, `IsNull()`, `In([...])` on columns), their values pushed
- * to `params`; null when one is anything else. `withSite`: the site is one of them (writes);
- * otherwise a site condition is refused, since the statement adds the caller's own (reads).
+ * The kind of one condition's value, its values pushed to `params`: equality with a scalar,
+ * `IsNull()`, `In([...])` of scalars (`in<length>`), and with `ranges` (reads) `LessThan` &c. of
+ * a scalar or a Date; null for anything else.
+ */
+function conditionOf(value: unknown, params: unknown[], ranges: boolean): string | null {
+  if (value instanceof FindOperator) {
+    if (value.type === 'isNull') return 'null';
+    if (value.useParameter === false) return null;
+    if (value.type === 'in') {
+      if (!Array.isArray(value.value)) return null;
+      const list = value.value as unknown[];
+      if (!list.every(isScalar)) return null;
+      for (const v of list) params.push(paramOf(v));
+      return `in${list.length}`;
+    }
+    const range = ranges ? RANGES[value.type] : undefined;
+    const bound = value.value as unknown;
+    if (range === undefined || !(isScalar(bound) || isInstant(bound))) return null;
+    params.push(paramOf(bound));
+    return range;
+  }
+  if (!isScalar(value)) return null;
+  params.push(paramOf(value));
+  return 'eq';
+}
+
+/**
+ * The conditions of a `where` (equality, `IS NULL`, `IN` and, for reads, ranges on columns),
+ * their values pushed to `params`; null when one is anything else. `withSite`: the site is one of
+ * them (writes); otherwise a site condition is refused, since the statement adds the caller's own
+ * (reads).
  */
 function conditionsOf(metadata: EntityMetadata, where: Record<string, unknown>, params: unknown[], withSite: boolean): Condition[] | null {
   const conditions: Condition[] = [];
   for (const [property, value] of Object.entries(where)) {
     if (value === undefined) continue;
-    const column = metadata.findColumnWithPropertyName(property);
+    const column = columnOf(metadata, property);
     if (!column || column.relationMetadata || column.embeddedMetadata) return null;
     if (property === 'siteId' && !withSite) return null;
-    if (value instanceof FindOperator && value.type === 'isNull') {
-      conditions.push({ column: column.databaseName, kind: 'null', size: 0 });
-    } else if (value instanceof FindOperator) {
-      if (value.type !== 'in' || !Array.isArray(value.value) || value.useParameter === false) return null;
-      const list = value.value as unknown[];
-      if (!list.every(isScalar)) return null;
-      conditions.push({ column: column.databaseName, kind: 'in', size: list.length });
-      for (const v of list) params.push(paramOf(v));
-    } else if (isScalar(value)) {
-      conditions.push({ column: column.databaseName, kind: 'eq', size: 0 });
-      params.push(paramOf(value));
-    } else {
-      return null;
-    }
+    const kind = conditionOf(value, params, !withSite);
+    if (kind === null) return null;
+    const size = kind.startsWith('in') ? (value as FindOperator<unknown[]>).value.length : 0;
+    conditions.push({ column: column.databaseName, kind: (kind.startsWith('in') ? 'in' : kind) as Kind, size });
   }
   return conditions;
 }
@@ -129,9 +214,11 @@ function predicatesOf(q: (name: string) => string, conditions: readonly Conditio
       ? `${q(c.column)} = ?`
       : c.kind === 'null'
         ? `${q(c.column)} IS NULL`
-        : c.size === 0
-          ? '1 = 0'
-          : `${q(c.column)} IN (${new Array<string>(c.size).fill('?').join(', ')})`,
+        : c.kind !== 'in'
+          ? `${q(c.column)} ${c.kind} ?`
+          : c.size === 0
+            ? '1 = 0'
+            : `${q(c.column)} IN (${new Array<string>(c.size).fill('?').join(', ')})`,
   );
 }
 
@@ -139,8 +226,20 @@ function isScalar(v: unknown): v is string | number | boolean {
   return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean';
 }
 
-/** Booleans as 1/0: how both databases store them (better-sqlite3 binds no booleans). */
-function paramOf(v: string | number | boolean): string | number {
+/** A Date in the years 1000-9999, the instants the columns hold and `paramOf` writes in 23 characters. */
+function isInstant(v: unknown): v is Date {
+  if (!(v instanceof Date)) return false;
+  const year = v.getUTCFullYear();
+  return year >= 1000 && year <= 9999;
+}
+
+/**
+ * Booleans as 1/0: how both databases store them (better-sqlite3 binds no booleans). An instant
+ * as `YYYY-MM-DD HH:MM:SS.mmm` in UTC: how both store a datetime (TypeORM binds a Date so on
+ * SQLite, and mysql2 with `timezone: 'Z'` so on MySQL/MariaDB).
+ */
+function paramOf(v: string | number | boolean | Date): string | number {
+  if (v instanceof Date) return v.toISOString().slice(0, 23).replace('T', ' ');
   return typeof v === 'boolean' ? (v ? 1 : 0) : v;
 }
 

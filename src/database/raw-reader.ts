@@ -47,7 +47,8 @@ export class RawReader {
         let statement = this.statements.get(sql);
         if (!statement) {
           statement = (this.ds.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection.prepare(sql);
-          this.statements.set(sql, statement);
+          // A text that varies (an IN list's length) is prepared for this call only.
+          if (opts.prepare !== false) this.statements.set(sql, statement);
         }
         return Promise.resolve(statement.all(...params) as T[]);
       } catch (e) {
@@ -60,6 +61,13 @@ export class RawReader {
     const call = opts.prepare === false ? pool.query : pool.execute;
     return new Promise((resolve, reject) => call.call(pool, { sql, timeout }, params as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
   }
+}
+
+/** A write statement's rows changed, from either driver's answer (mysql2's affectedRows, TypeORM's SQLite `[rows, changes]`). */
+export function affectedOf(res: unknown): number {
+  if (Array.isArray(res) && typeof res[1] === 'number') return res[1];
+  const r = res as { affectedRows?: number; affected?: number; changes?: number } | null;
+  return Number(r?.affectedRows ?? r?.affected ?? r?.changes ?? 0);
 }
 
 const readers = new WeakMap<DataSource, RawReader>();

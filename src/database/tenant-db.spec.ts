@@ -15,6 +15,12 @@ function fakeDataSource(type: 'mysql' | 'better-sqlite3', failures: unknown[] = 
   const ds = {
     options: { type },
     manager: { name: 'pool' } as unknown as EntityManager,
+    /** What the pool is asked outside transactions: whether this is a Galera node (a single server here). */
+    asked: [] as string[],
+    query: async (sql: string) => {
+      ds.asked.push(sql);
+      return [];
+    },
     createQueryRunner: () => {
       const manager = { name: `tx${managers.length}` } as unknown as EntityManager;
       managers.push(manager);
@@ -43,7 +49,7 @@ function fakeDataSource(type: 'mysql' | 'better-sqlite3', failures: unknown[] = 
       return runner;
     },
   };
-  return { ds: ds as unknown as DataSource, transaction, managers, statements };
+  return { ds: ds as unknown as DataSource, asked: ds.asked, transaction, managers, statements };
 }
 
 describe('TenantDb.transaction', () => {
@@ -95,11 +101,13 @@ describe('TenantDb.transaction', () => {
   });
 
   it('starts a transaction without a statement before it (the isolation level is the connection’s, bounded-mysql.ts)', async () => {
-    const { ds, statements } = fakeDataSource('mysql');
+    const { ds, statements, asked } = fakeDataSource('mysql');
     const sut = new TenantDb(ds);
     await sut.transaction(ctx(), async () => 'one');
     await sut.transaction(ctx(), async () => 'two');
     expect(statements).toEqual(['START TRANSACTION', 'COMMIT', 'START TRANSACTION', 'COMMIT']);
+    // Whether the trail may go with the COMMIT (not on Galera) is asked once, outside the transactions.
+    expect(asked).toEqual(["SHOW VARIABLES LIKE 'wsrep_on'"]);
   });
 
   it('rolls back a transaction whose callback fails', async () => {

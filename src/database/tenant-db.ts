@@ -20,14 +20,14 @@ import { actorIdOf, type RequestContext } from '../common/context/request-contex
 import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailableError } from '../common/errors/errors.js';
 import { isPrimaryKeyViolation, isRetryableConflict } from '../common/errors/db-errors.js';
 import { pingDatabase } from './ping.js';
-import { RawReader } from './raw-reader.js';
+import { affectedOf, RawReader } from './raw-reader.js';
 import { announceWrite, compileSimpleFind, hydrateRows, keptInsert, keptUpdate, totalFromPage } from './kept-sql.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './list-totals.js';
 import type { TenantEntity } from './entities/base.entity.js';
 import { InvalidationBus } from '../common/invalidation/invalidation-bus.js';
-import { actionOf, diffRow, flushJournal, kindOf, type RowChange } from './journal.js';
+import { actionOf, diffRow, flushJournal, journalBatch, kindOf, type Batch, type RowChange } from './journal.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
 type Patch = Record<string, unknown>;
@@ -175,14 +175,15 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * context's connection: its rows, hydrated, and its count. Null for any other find.
    */
   private kept(options: FindManyOptions<T>): { rows: () => Promise<T[]>; count: () => Promise<number> } | null {
-    const manager = this.db.managerOf(this.ctx);
-    const metadata = manager.connection.getMetadata(this.target);
+    const metadata = this.db.metadataOf(this.target);
     const simple = compileSimpleFind(metadata, this.siteId, options);
     if (!simple) return null;
+    const reader = this.db.reader(this.ctx);
+    const prepare = { prepare: simple.prepare };
     return {
       rows: () =>
-        (manager.query(simple.rows, [...simple.params, ...simple.paging]) as Promise<Record<string, unknown>[]>).then((rows) => hydrateRows<T>(metadata, rows)),
-      count: () => (manager.query(simple.count, simple.params) as Promise<{ n: number | string }[]>).then(([counted]) => Number(counted?.n ?? 0)),
+        reader.rows<Record<string, unknown>>(simple.rows, [...simple.params, ...simple.paging], prepare).then((rows) => hydrateRows<T>(metadata, rows)),
+      count: () => reader.rows<{ n: number | string }>(simple.count, simple.params, prepare).then(([counted]) => Number(counted?.n ?? 0)),
     };
   }
 
@@ -196,15 +197,10 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   }
 
   private async byId(id: string | number, forUpdate: boolean): Promise<T | null> {
-    const manager = this.db.managerOf(this.ctx);
-    const metadata = manager.connection.getMetadata(this.target);
+    const metadata = this.db.metadataOf(this.target);
     const statement = byIdStatement(metadata, forUpdate && !this.db.isSqlite);
-    const rows = (await manager.query(statement, [this.siteId, id])) as Record<string, unknown>[];
-    if (rows.length === 0) return null;
-    const driver = manager.connection.driver;
-    const entity = metadata.create() as T;
-    for (const column of metadata.columns) column.setEntityValue(entity, driver.prepareHydratedValue(rows[0][column.databaseName], column));
-    return entity;
+    const rows = await this.db.reader(this.ctx).rows<Record<string, unknown>>(statement, [this.siteId, id]);
+    return rows.length === 0 ? null : hydrateRows<T>(metadata, rows, 'all')[0];
   }
 
   /** The record with this id in the caller's site, or a 404. */
@@ -689,6 +685,15 @@ export class TenantDb {
     return this.bus.on(CHANGES_TOPIC, listener);
   }
 
+  /** The metadata of an entity, looked up once (TypeORM searches its list of entities on every call). */
+  metadataOf(entity: EntityTarget<ObjectLiteral>): EntityMetadata {
+    let metadata = this.metadata.get(entity);
+    if (!metadata) this.metadata.set(entity, (metadata = this.dataSource.getMetadata(entity)));
+    return metadata;
+  }
+
+  private readonly metadata = new Map<EntityTarget<ObjectLiteral>, EntityMetadata>();
+
   /** The manager the context reads and writes with: its transaction's, or the pool's. */
   managerOf(ctx: RequestContext): EntityManager {
     return BOUND.get(ctx) ?? this.dataSource.manager;
@@ -726,6 +731,28 @@ export class TenantDb {
     const manager = BOUND.get(ctx);
     if (!manager) return RawReader.of(this.dataSource);
     return { rows: <T>(statement: string, params: readonly unknown[]) => manager.query(statement, [...params]) as Promise<T[]> };
+  }
+
+  /**
+   * A background job's look for work in the service's own tables across sites (the webhook
+   * dispatcher's and the dashboard summaries' polls): one read on the pool, outside any
+   * transaction, so a poll that finds nothing costs one round trip, not three. What it finds is
+   * only a candidate: the claim that follows checks it again in its own transaction. Only
+   * src/database/queries call it.
+   */
+  pollRead<R>(statement: string, params: readonly unknown[]): Promise<R[]> {
+    return RawReader.of(this.dataSource).rows<R>(statement, params);
+  }
+
+  /**
+   * One write statement of the service's own bookkeeping (a lease taken or given back, a cursor
+   * moved) that needs no transaction around it: on MySQL/MariaDB one autocommitted statement on the
+   * pool (one round trip instead of three); on SQLite it waits its turn with the transactions, as
+   * `housekeeping` does. Answers the rows it changed. Only src/database/queries call it.
+   */
+  async housekeepingWrite(statement: string, params: readonly unknown[]): Promise<number> {
+    if (this.isSqlite) return this.housekeeping(async (m) => affectedOf(await m.queryRunner!.query(statement, [...params], true)));
+    return affectedOf(await this.dataSource.query(statement, [...params]));
   }
 
   /**
@@ -773,24 +800,32 @@ export class TenantDb {
    */
   async transaction<R>(ctx: RequestContext, fn: (tx: TenantTx) => Promise<R>): Promise<R> {
     if (BOUND.has(ctx)) return fn(this.view(ctx));
+    // Asked once per process, before any connection is taken for the transaction.
+    const batching = !this.isSqlite && (await this.trailWithCommit());
     for (let attempt = 1; ; attempt++) {
       try {
         let sites: string[] = [];
+        let trail: Batch | null = null;
         const result = await this.exclusive(() =>
-          this.run(async (manager) => {
-            const journal: TxJournal = { changes: [], rows: new Map() };
-            BOUND.set(ctx, manager);
-            JOURNALS.set(ctx, journal);
-            try {
-              const answer = await fn(this.view(ctx));
-              // The audit rows (and so the outbox and the change log) commit with the write.
-              sites = await flushJournal(manager, this.isSqlite, ctx, journal.changes);
-              return answer;
-            } finally {
-              BOUND.delete(ctx);
-              JOURNALS.delete(ctx);
-            }
-          }),
+          this.run(
+            async (manager) => {
+              const journal: TxJournal = { changes: [], rows: new Map() };
+              BOUND.set(ctx, manager);
+              JOURNALS.set(ctx, journal);
+              try {
+                const answer = await fn(this.view(ctx));
+                // The audit rows (and so the outbox and the change log) commit with the write: on
+                // MySQL/MariaDB in the same round trip as the COMMIT (docs/audit.md, "Cost").
+                if (!batching) sites = await flushJournal(manager, this.isSqlite, ctx, journal.changes);
+                else ({ batch: trail, sites } = journalBatch(ctx, journal.changes));
+                return answer;
+              } finally {
+                BOUND.delete(ctx);
+                JOURNALS.delete(ctx);
+              }
+            },
+            () => trail,
+          ),
         );
         // Committed: totals of the site's lists counted before now are not reused (list-totals.ts).
         if (ctx.siteId) this.totals.written(ctx.siteId);
@@ -807,6 +842,30 @@ export class TenantDb {
     }
   }
 
+  private trailBatching: Promise<boolean> | null = null;
+
+  /**
+   * Whether a transaction's trail is sent with its COMMIT in one round trip (docs/audit.md,
+   * "Cost"): on a single MySQL/MariaDB server, yes; on a Galera node (`wsrep_on`), no — there the
+   * cluster suite saw writes acknowledged after such a batch missing from the cluster when a
+   * replica was killed under load, so the trail goes as separate statements before a plain COMMIT.
+   * Asked once; asked again after a failure (the database may have been away).
+   */
+  private trailWithCommit(): Promise<boolean> {
+    this.trailBatching ??= (this.dataSource.query("SHOW VARIABLES LIKE 'wsrep_on'") as Promise<{ Value?: string }[]>).then(
+      (rows) => {
+        const galera = rows.some((r) => String(r.Value).toUpperCase() === 'ON');
+        this.logger.log(galera ? 'Galera node (wsrep_on): the audit trail is written before the COMMIT' : 'the audit trail is sent with the COMMIT');
+        return !galera;
+      },
+      (e: unknown) => {
+        this.trailBatching = null;
+        throw e;
+      },
+    );
+    return this.trailBatching;
+  }
+
   /**
    * One transaction on a connection of the pool, as DataSource.transaction runs it, but without
    * a `SET TRANSACTION ISOLATION LEVEL` before it: every MySQL/MariaDB connection is READ
@@ -815,13 +874,21 @@ export class TenantDb {
    * than the lock — and SQLite transactions are serializable as they are. One round trip less per
    * write.
    */
-  private async run<R>(fn: (manager: EntityManager) => Promise<R>): Promise<R> {
+  private async run<R>(fn: (manager: EntityManager) => Promise<R>, last?: () => Batch | null): Promise<R> {
     const runner = this.dataSource.createQueryRunner();
     try {
       await runner.startTransaction();
       try {
         const result = await fn(runner.manager);
-        await runner.commitTransaction();
+        const batch = last?.();
+        if (batch) {
+          // The batch and the COMMIT in one round trip: the server runs them in order and stops at
+          // the first error (then nothing is committed, and the ROLLBACK below ends the transaction).
+          await runner.query(`${batch.sql};\nCOMMIT`, batch.params);
+          const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+          state.isTransactionActive = false;
+          state.transactionDepth = 0;
+        } else await runner.commitTransaction();
         return result;
       } catch (e) {
         if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);

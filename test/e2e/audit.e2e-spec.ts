@@ -171,6 +171,38 @@ describe('audit trail (/v4/audit, /v4/{kind}/{id}/history)', () => {
     expect(await t.ds.getRepository(ColorEntity).countBy({ name: 'Doomed' })).toBe(0);
   });
 
+  it('numbers a large transaction’s changes consecutively after the ones before it, and two writers’ changes in commit order', async () => {
+    const db = t.app.get(TenantDb);
+    const ctx = RequestContext.system(globex.siteId);
+    const seqs = async (): Promise<{ seq: number; at: Date | string; row_id: string }[]> =>
+      t.ds.query('SELECT seq, at, row_id FROM audit_log WHERE site_id = ? ORDER BY seq', [globex.siteId]);
+    const start = (await seqs()).length;
+    // 450 rows: more than one INSERT of the trail holds (400).
+    const ids: string[] = [];
+    await db.transaction(ctx, async (tx) => {
+      for (let i = 0; i < 450; i++) {
+        const color = { name: `Bulk ${i}`, colorValue: i, minPercent: 0, maxPercent: 1, rank: i };
+        const r = await tx.repo(ColorEntity).insert(color);
+        ids.push(String(r.id));
+      }
+    });
+    // Then two writers at once, a handful of transactions each.
+    await Promise.all(
+      [0, 1].map(async (w) => {
+        for (let i = 0; i < 5; i++)
+          await db.transaction(ctx, (tx) => tx.repo(ColorEntity).insert({ name: `W${w}-${i}`, colorValue: 1, minPercent: 0, maxPercent: 1, rank: 0 }));
+      }),
+    );
+    const rows = await seqs();
+    expect(rows.map((r) => Number(r.seq))).toEqual(rows.map((_, i) => i + 1));
+    expect(rows.slice(start, start + 450).map((r) => r.row_id)).toEqual(ids);
+    const [{ seq: counter }] = await t.ds.query('SELECT seq FROM change_seqs WHERE site_id = ?', [globex.siteId]);
+    expect(Number(counter)).toBe(rows.length);
+    // Stamps never go back along the sequence (Dashboard-As-Of relies on it: docs/dashboards.md).
+    const at = rows.map((r) => new Date(r.at instanceof Date ? r.at : `${String(r.at).replace(' ', 'T')}Z`).getTime());
+    for (let i = 1; i < at.length; i++) expect({ seq: i + 1, at: at[i] >= at[i - 1] }).toEqual({ seq: i + 1, at: true });
+  });
+
   it('never shows another site’s entries, and another site’s record is 404 for history', async () => {
     const g = await t
       .http()

@@ -22,6 +22,32 @@ describe('formatDate', () => {
     expect(formatDate(instant, parseTimeZone('Eastern Standard Time'))).toBe('2026-11-21T10:00:00.123-05:00');
     expect(formatDate(instant, parseTimeZone('W. Europe Standard Time'))).toBe('2026-11-21T16:00:00.123+01:00');
   });
+
+  it('writes an instant it wrote before the same, per zone: a kept text never answers another zone', () => {
+    const at = new Date('2026-03-29T00:59:59.999Z');
+    expect([formatDate(at), formatDate(at, parseTimeZone('Europe/Berlin')), formatDate(at, parseTimeZone('+05:30'))]).toEqual([
+      '2026-03-29T00:59:59.999+00:00',
+      '2026-03-29T01:59:59.999+01:00',
+      '2026-03-29T06:29:59.999+05:30',
+    ]);
+    // Again, in another order, and a millisecond later (summer time in Berlin).
+    expect(formatDate(at, parseTimeZone('+05:30'))).toBe('2026-03-29T06:29:59.999+05:30');
+    expect(formatDate(at, parseTimeZone('Europe/Berlin'))).toBe('2026-03-29T01:59:59.999+01:00');
+    expect(formatDate(new Date(at.getTime() + 1), parseTimeZone('Europe/Berlin'))).toBe('2026-03-29T03:00:00.000+02:00');
+    expect(formatDate(at)).toBe('2026-03-29T00:59:59.999+00:00');
+  });
+
+  it('stays right past the number of texts it keeps (they are dropped, then written again)', () => {
+    const start = Date.UTC(2026, 0, 1);
+    for (let round = 0; round < 2; round++) {
+      for (let k = 0; k < 45_000; k += 1) {
+        const at = new Date(start + k * 61_001);
+        const text = formatDate(at);
+        if (text !== at.toISOString().replace('Z', '+00:00')) throw new Error(`${at.toISOString()} written ${text}`);
+      }
+    }
+    expect(formatDate(new Date(start))).toBe('2026-01-01T00:00:00.000+00:00');
+  });
 });
 
 describe('parseTimeZone', () => {

@@ -95,8 +95,41 @@ const D2 = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
 const D3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 const offsetTexts = new Map<number, string>();
 
+/**
+ * The texts of instants already written, per zone (an offset's minutes or an IANA name): a
+ * record's dates are written again each time it is read, and the dates of a list repeat (a goal's
+ * five measures share a few days). A text is a function of the instant and the zone alone, so it
+ * is never stale; at most MAX_KEPT_DATES texts in all, all dropped when full. Kept flat (see
+ * `flat` in codec.ts), so writing a page of them does not walk each text's pieces again.
+ */
+const keptDates = new Map<string | number, Map<number, string>>();
+let keptDateCount = 0;
+const MAX_KEPT_DATES = 20_000;
+
 /** Writes an instant as `YYYY-MM-DDTHH:mm:ss.SSS±HH:MM` in the given zone. */
 export function formatDate(date: Date, tz: TimeZone = UTC): string {
+  const zone = tz.kind === 'fixed' ? tz.offsetMinutes : tz.name;
+  let texts = keptDates.get(zone);
+  if (texts === undefined) keptDates.set(zone, (texts = new Map()));
+  const instant = date.getTime();
+  let text = texts.get(instant);
+  if (text === undefined) {
+    text = writeDate(date, tz);
+    void Number(text); // flattens the text in place (V8)
+    if (keptDateCount >= MAX_KEPT_DATES) {
+      for (const kept of keptDates.values()) kept.clear();
+      keptDateCount = 0;
+    }
+    // An invalid Date (NaN) is written each time, never kept.
+    if (instant === instant) {
+      texts.set(instant, text);
+      keptDateCount++;
+    }
+  }
+  return text;
+}
+
+function writeDate(date: Date, tz: TimeZone): string {
   const offset = offsetAt(tz, date);
   const local = offset === 0 ? date : new Date(date.getTime() + offset * 60000);
   const year = local.getUTCFullYear();

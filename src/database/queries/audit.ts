@@ -90,13 +90,17 @@ export async function sequenceBefore(db: TenantDb, ctx: RequestContext, instant:
 
 /**
  * Removes up to `batch` of the site's entries recorded before `cutoff` and numbered at most
- * `upTo` (the webhooks' undelivered events stay), oldest first, in one short statement pair;
+ * `upTo` (the webhooks' undelivered events and those the dashboard summaries have not read stay), oldest first, in one short statement pair;
  * answers how many went. Each batch commits on its own, so writes never wait on the sweep for
  * long.
  */
 export async function pruneBatch(db: TenantDb, ctx: RequestContext, cutoff: Date, batch: number): Promise<number> {
   const [held] = await db.sql<{ seq: number | null }>(ctx, 'SELECT MIN(cursor_seq) AS seq FROM webhooks WHERE site_id = ? AND active = ?', [ctx.siteId, true]);
-  const upTo = held?.seq === null || held?.seq === undefined ? Number.MAX_SAFE_INTEGER : Number(held.seq);
+  // The dashboard summaries' cursor too (docs/dashboards.md, "Summaries"); -1, a whole build pending, reads no trail.
+  const [built] = await db.sql<{ seq: number | null }>(ctx, 'SELECT built_seq AS seq FROM dashboard_summary_state WHERE site_id = ? AND built_seq >= 0', [
+    ctx.siteId,
+  ]);
+  const upTo = Math.min(...[held?.seq, built?.seq].map((s) => (s === null || s === undefined ? Number.MAX_SAFE_INTEGER : Number(s))));
   const rows = await db.sql<{ seq: number }>(ctx, `SELECT seq FROM audit_log WHERE site_id = ? AND seq <= ? AND at < ? ORDER BY seq LIMIT ${Number(batch)}`, [
     ctx.siteId,
     upTo,

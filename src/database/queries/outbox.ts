@@ -34,14 +34,15 @@ const instant = (v: Date | string | null): Date | null => (v === null ? null : i
  */
 export async function claimDue(db: TenantDb, owner: string, leaseMs: number, limit: number, mysql: boolean): Promise<ClaimedWebhook[]> {
   const now = new Date();
+  // The look for work outside a transaction: most wakes find none (docs/events.md, "Delivery and ordering").
+  const candidates = await db.pollRead<{ id: string }>(
+    `SELECT w.id FROM webhooks w JOIN change_seqs c ON c.site_id = w.site_id
+     WHERE w.active = 1 AND c.seq > w.cursor_seq AND (w.next_attempt IS NULL OR w.next_attempt <= ?) AND (w.lease_until IS NULL OR w.lease_until < ?)
+     ORDER BY w.next_attempt LIMIT ${Number(limit)}`,
+    [sqlInstant(now), sqlInstant(now)],
+  );
+  if (candidates.length === 0) return [];
   const due = await db.housekeeping(async (m) => {
-    const candidates = (await m.query(
-      `SELECT w.id FROM webhooks w JOIN change_seqs c ON c.site_id = w.site_id
-       WHERE w.active = ? AND c.seq > w.cursor_seq AND (w.next_attempt IS NULL OR w.next_attempt <= ?) AND (w.lease_until IS NULL OR w.lease_until < ?)
-       ORDER BY w.next_attempt LIMIT ${Number(limit)}`,
-      [true, sqlInstant(now), sqlInstant(now)],
-    )) as { id: string }[];
-    if (candidates.length === 0) return [];
     const ids = candidates.map((c) => c.id);
     const marks = ids.map(() => '?').join(', ');
     // Locks only the webhook rows (never the sites' counters, which writers hold), skipping rows

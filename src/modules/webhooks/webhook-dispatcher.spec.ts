@@ -47,18 +47,26 @@ describe('nextWave and handledUpTo (records at once, each record in order)', () 
 });
 
 describe('WebhookDispatcher wakes (a claim per gap, not per commit)', () => {
-  /** A database with no due webhook that counts the claim transactions it is asked for. */
+  /**
+   * A database with no due webhook that counts the looks for work it is asked for (a claim reads
+   * for candidates first, and takes a transaction only when there are some: none here).
+   */
   function setup() {
     let commit: (site: string | undefined) => void = () => undefined;
     const db = {
       isSqlite: false,
       claims: 0,
+      transactions: 0,
       onCommit(listener: (site: string | undefined) => void) {
         commit = listener;
         return () => undefined;
       },
-      async housekeeping(fn: (m: { query: () => Promise<unknown[]> }) => Promise<unknown>) {
+      async pollRead() {
         db.claims++;
+        return [];
+      },
+      async housekeeping(fn: (m: { query: () => Promise<unknown[]> }) => Promise<unknown>) {
+        db.transactions++;
         return fn({ query: async () => [] });
       },
     };
@@ -84,6 +92,8 @@ describe('WebhookDispatcher wakes (a claim per gap, not per commit)', () => {
     jest.advanceTimersByTime(COMMIT_WAKE_GAP_MS);
     await settle();
     expect(db.claims).toBe(2);
+    // Nothing was due: no claim took a transaction.
+    expect(db.transactions).toBe(0);
     await sut.onApplicationShutdown();
   });
 
