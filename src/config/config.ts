@@ -70,6 +70,8 @@ export interface AppConfig {
   auditPruneSeconds: number;
   /** The webhook delivery settings (docs/events.md). */
   webhooks: WebhookConfig;
+  /** DASHBOARD_SUMMARIES (on): off stops this replica from building dashboard summaries (docs/dashboards.md, "Summaries"); another replica still may, and dashboards are computed from the records while none does. */
+  dashboardSummaries: boolean;
   /** Milliseconds a resolved caller (account, individual, site) is reused for the same token claims; 0 = never. */
   callerCacheMs: number;
   /** Bound on one fetch of an identity provider's discovery document or JWKS (docs/identity.md). */
@@ -291,6 +293,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     auditRetentionDays: intVar(env, 'AUDIT_RETENTION_DAYS', 365, 1, 100 * 365),
     auditPruneSeconds: intVar(env, 'AUDIT_PRUNE_SECONDS', 3600, 1, 7 * 24 * 3600),
     webhooks: webhookConfig(env),
+    dashboardSummaries: boolVar(env, 'DASHBOARD_SUMMARIES', true),
     oidcFetchTimeoutMs: intVar(env, 'OIDC_FETCH_TIMEOUT_MS', 3000, 100, 30_000),
     oidcJwksCacheMs: intVar(env, 'OIDC_JWKS_CACHE_MS', 600_000, 1000, 24 * 3600_000),
     oidcClockSkewSeconds: intVar(env, 'OIDC_CLOCK_SKEW_SECONDS', 60, 0, 300),

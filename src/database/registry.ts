@@ -48,6 +48,7 @@ import { TokenGeneration1732000001700 } from './migrations/1732000001700-token-g
 import { SiteLockSeq1732000001800 } from './migrations/1732000001800-site-lock-seq.js';
 import { EnterpriseIdentity1732000002000 } from './migrations/1732000002000-enterprise-identity.js';
 import { Scim1732000002100 } from './migrations/1732000002100-scim.js';
+import { DashboardSummaries1732000002200 } from './migrations/1732000002200-dashboard-summaries.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under jest,
@@ -114,4 +115,5 @@ export const MIGRATIONS = [
   HistoryEvents1732000001900,
   EnterpriseIdentity1732000002000,
   Scim1732000002100,
+  DashboardSummaries1732000002200,
 ];

@@ -481,6 +481,27 @@ describe('/v4/…/dashboards', () => {
       expect(new Date(res.body.FromDate as string).getTime()).toBe(current.startDate.getTime());
       expect(res.body.IndDialogsExpected).toBe(0);
     });
+
+    it('answers the very next dashboard from a period created or deleted just before (the basis kept per site is read again)', async () => {
+      const path = `individuals/${bob.individualId}/dashboards`;
+      // Read once: on MySQL/MariaDB the site's periods, settings and colors are now kept.
+      expect(new Date((await get(path, bob).expect(200)).body.FromDate as string).getTime()).toBe(current.startDate.getTime());
+      const start = new Date(Date.now() - 60_000);
+      const created = await http()
+        .post('/v4/periods')
+        .set('Authorization', as(site.admin))
+        .send({ Name: 'This hour', StartDate: start.toISOString(), EndDate: new Date(Date.now() + 3_600_000).toISOString() })
+        .expect(200);
+      try {
+        // Contains now and started last: the new default.
+        expect(new Date((await get(path, bob).expect(200)).body.FromDate as string).getTime()).toBe(start.getTime());
+        await get(`${path}?period=${created.body.ID}`, bob).expect(200);
+      } finally {
+        await http().delete(`/v4/periods/${created.body.ID}`).set('Authorization', as(site.admin)).expect(200);
+      }
+      expect(new Date((await get(path, bob).expect(200)).body.FromDate as string).getTime()).toBe(current.startDate.getTime());
+      await get(`${path}?period=${created.body.ID}`, bob).expect(404);
+    });
   });
 
   describe('explain', () => {

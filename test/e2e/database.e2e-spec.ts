@@ -5,7 +5,7 @@ import { isDatabaseUnavailable, isUniqueViolation } from '../../src/common/error
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import { createPerson, createSite } from '../factories/index.js';
-import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
+import { bearer, databaseUrlOf, DB_KIND, startApp, TestApp } from './harness.js';
 
 /**
  * What the database connection promises (issue: foundation, Database): concurrent writes do not
@@ -14,11 +14,19 @@ import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
  */
 describe(`database connection (${DB_KIND})`, () => {
   let t: TestApp;
+  let migrated: TestApp | undefined;
   beforeAll(async () => {
-    t = await startApp({ DB_QUERY_TIMEOUT_MS: '500' });
+    if (DB_KIND === 'mysql') {
+      // The schema first, under the default statement limit: on a busy machine one of the
+      // migrations' ALTERs can take longer than the 500 ms this file's app is given, and MySQL's DDL
+      // is not transactional (docs/operations.md). The app under test then finds nothing to migrate.
+      migrated = await startApp();
+      t = await startApp({ DB_QUERY_TIMEOUT_MS: '500', DATABASE_URL: databaseUrlOf(migrated) });
+    } else t = await startApp({ DB_QUERY_TIMEOUT_MS: '500' });
   });
   afterAll(async () => {
     await t.close();
+    await migrated?.close();
   });
 
   it('takes 40 concurrent writes without a single failure', async () => {

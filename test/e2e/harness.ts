@@ -61,6 +61,16 @@ export async function createTestDatabase(): Promise<{ url: string; cleanup: () =
 }
 
 /**
+ * The DATABASE_URL of a running test app's MySQL/MariaDB database, for a second app on the same
+ * database (another replica; startApp with `{ DATABASE_URL }` then migrates nothing).
+ */
+export function databaseUrlOf(t: TestApp): string {
+  const db = t.config.database;
+  if (db.kind !== 'mysql') throw new Error('databaseUrlOf: a MySQL/MariaDB test app only');
+  return `mysql://${encodeURIComponent(db.username)}:${encodeURIComponent(db.password)}@${db.host}:${db.port}/${db.database}`;
+}
+
+/**
  * Starts the real application on a database of its own: a fresh SQLite file in a temp folder, or,
  * when DATABASE_URL names a MySQL/MariaDB server, a database created for this test file and
  * dropped by close(). Migrations run exactly as at production start-up.
@@ -74,6 +84,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     ADMIN_USERNAME: ADMIN_USER,
     ADMIN_PASSWORD,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
+    // The dashboard summary builder runs in the test files that ask for it (dashboards, summaries):
+    // elsewhere its rounds after every commit would share the data source with the feature under test.
+    DASHBOARD_SUMMARIES: 'off',
     ...env,
   });
   const logs: string[] = [];
@@ -117,9 +130,9 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
 
 /**
  * For tests that count statements: no webhook delivery rounds (they poll every WEBHOOK_POLL_MS on
- * the same data source), so every statement counted is the request's own.
+ * the same data source) and no dashboard summary builds, so every statement counted is the request's own.
  */
-export const NO_BACKGROUND_ROUNDS = { WEBHOOKS: 'off' } as const;
+export const NO_BACKGROUND_ROUNDS = { WEBHOOKS: 'off', DASHBOARD_SUMMARIES: 'off' } as const;
 
 /**
  * Runs `fn` and counts the SQL statements the app's data source sends meanwhile: every statement,

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityTarget, ObjectLiteral } from 'typeorm';
+import type { DeepPartial, EntityTarget, ObjectLiteral } from 'typeorm';
+import { RequestContext } from '../../src/common/context/request-context.js';
+import type { TenantEntity } from '../../src/database/entities/base.entity.js';
+import { TenantDb } from '../../src/database/tenant-db.js';
 import { AssessmentRatingEntity, type RatingItemKind } from '../../src/database/entities/assessment-rating.entity.js';
 import { AssessmentEntity, type AssessmentKind } from '../../src/database/entities/assessment.entity.js';
 import { BasicRoleDialogEntity } from '../../src/database/entities/basic-role-dialog.entity.js';
@@ -20,12 +23,22 @@ import type { TestApp } from '../e2e/harness.js';
  * so the e2e tests can build data sets whose every figure is computed by hand.
  */
 export class DashboardData {
+  /**
+   * `journaled`: written through the data layer instead (each record in a transaction of its own,
+   * recorded in the change log the dashboard summaries are kept from), at the instant of the write:
+   * a given `created` is not kept.
+   */
   constructor(
     private readonly t: TestApp,
     private readonly siteId: string,
+    private readonly journaled = false,
   ) {}
 
   private async row<T extends ObjectLiteral>(entity: EntityTarget<T>, values: Record<string, unknown>, guid = true): Promise<T> {
+    if (this.journaled) {
+      const repo = this.t.app.get(TenantDb).repo(RequestContext.system(this.siteId), entity as EntityTarget<TenantEntity & T>);
+      return (await repo.insert(values as DeepPartial<TenantEntity & T>)) as T;
+    }
     const created = (values.created as Date | undefined) ?? new Date();
     const full = {
       ...(guid ? { id: randomUUID() } : {}),

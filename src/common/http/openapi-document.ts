@@ -285,6 +285,12 @@ function refineOperation(document: OpenAPIObject, route: RouteInfo, op: Operatio
     for (const h of route.headers) {
       ok.headers[h.name] = { description: `Always \`${h.value}\`.`, schema: { type: 'string', enum: [h.value] } };
     }
+    for (const [name, h] of Object.entries(route.answerHeaders ?? {})) {
+      ok.headers[name] = {
+        description: h.description,
+        schema: { type: 'string', ...(h.format ? { format: h.format } : {}), ...(h.enum ? { enum: [...h.enum] } : {}) },
+      };
+    }
     refineResultSchemas(document, route, ok, opts);
   }
 

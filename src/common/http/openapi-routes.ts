@@ -6,6 +6,7 @@ import { ACCESS_KEY, type AccessRule } from '../auth/access.decorators.js';
 import { routeHandlers, routeTemplate } from './route-index.js';
 import { WIRE_RESULT, type WireResultMeta } from './wire.js';
 import { DELTA_LIST, type DeltaList } from './delta-list.js';
+import { ANSWER_HEADERS, type AnswerHeaderDocs } from './answer-headers.js';
 
 export type HttpMethod = 'get' | 'put' | 'patch' | 'post' | 'delete';
 
@@ -22,6 +23,8 @@ export interface RouteInfo {
   body?: Type<unknown>;
   /** Response headers set with Nest's @Header(). */
   headers: { name: string; value: string }[];
+  /** Response headers the service sets per answer (@AnswerHeaders). */
+  answerHeaders?: AnswerHeaderDocs;
   /** A list's `updatedSince` (src/common/http/delta-list.ts): answered as changes, refused, or none. */
   delta?: DeltaList;
 }
@@ -47,6 +50,7 @@ export function collectRoutes(modules: ModulesContainer): RouteInfo[] {
       result: Reflect.getMetadata(WIRE_RESULT, handler) as WireResultMeta | undefined,
       body: bodyType(ctrl, name),
       delta: Reflect.getMetadata(DELTA_LIST, handler) as DeltaList | undefined,
+      answerHeaders: Reflect.getMetadata(ANSWER_HEADERS, handler) as AnswerHeaderDocs | undefined,
       headers: ((Reflect.getMetadata(HEADERS_METADATA, handler) as { name: string; value: unknown }[] | undefined) ?? [])
         .filter((h) => typeof h.value === 'string')
         .map((h) => ({ name: h.name, value: h.value as string })),

@@ -9,6 +9,7 @@ import { etagOf, etagOfJson } from './etag.js';
 import { ROUTE_KEY } from '../logging/http-metrics.js';
 import { negotiate } from './negotiation.js';
 import { WIRE_RESULT, WireResultMeta } from './wire.js';
+import { WithHeaders } from './answer-headers.js';
 
 /**
  * Writes every handler's answer in the negotiated format (Accept, q-values; JSON by default)
@@ -37,6 +38,10 @@ export class WireWriter {
   constructor(private readonly codec: WireCodec) {}
 
   render(req: WireRequest, res: HeaderTarget, result: unknown, declared: WireResultMeta | undefined): string {
+    if (result instanceof WithHeaders) {
+      for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+      result = result.value;
+    }
     if (result instanceof RawBody) {
       res.setHeader('Content-Type', result.contentType);
       for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);

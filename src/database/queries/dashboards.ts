@@ -27,6 +27,24 @@ import type { TenantDb } from '../tenant-db.js';
 
 export const ROW_TYPE = { organization: 4, department: 56, individual: 39 } as const;
 
+/**
+ * The people among `ids` with their names and, when their primary unit is a department, that
+ * department (an individual's dashboard shows its project figures): one statement.
+ */
+export function dashboardPeople(
+  db: TenantDb,
+  ctx: RequestContext,
+  ids: readonly string[],
+): Promise<{ id: string; first_name: string | null; last_name: string | null; department_id: string | null }[]> {
+  return db.sql(
+    ctx,
+    `SELECT i.id, i.first_name, i.last_name, o.id AS department_id FROM individuals i
+     LEFT JOIN organizations o ON o.site_id = i.site_id AND o.id = i.primary_organization_id AND o.row_type = ${ROW_TYPE.department}
+     WHERE i.site_id = ? AND i.id IN (${placeholders(ids.length)})`,
+    [ctx.siteId, ...ids],
+  );
+}
+
 /** What one batch is made of. */
 export type DashboardBatchKind = 'individual' | 'organization' | 'department';
 

@@ -1,11 +1,17 @@
 import { In } from 'typeorm';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { fullName } from '../../common/names.js';
-import { dashboardAggregates, ROW_TYPE, type AggregateRow, type DashboardBatchKind, type DashboardWindow } from '../../database/queries/dashboards.js';
+import {
+  dashboardAggregates,
+  dashboardPeople,
+  ROW_TYPE,
+  type AggregateRow,
+  type DashboardBatchKind,
+  type DashboardWindow,
+} from '../../database/queries/dashboards.js';
 import type { TenantDb } from '../../database/tenant-db.js';
 import { ColorEntity } from '../../database/entities/color.entity.js';
 import { DEFAULT_COLOR_BANDS } from '../colors/colors.service.js';
-import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import type { PeriodEntity } from '../../database/entities/period.entity.js';
 import { computeFigures, type ColorBandNamed, type Figures } from './dashboard-figures.js';
@@ -108,24 +114,14 @@ export async function loadBasis(db: TenantDb, ctx: RequestContext, period: Perio
 
 /**
  * The rows of the given ids and type, in the order asked (ids that are not such a row of the site
- * are left out). Individuals: one statement for them and one for their primary units.
+ * are left out). One statement.
  */
 export async function loadRows(db: TenantDb, ctx: RequestContext, rowType: RowType, ids: readonly string[]): Promise<DashboardRow[]> {
   if (ids.length === 0) return [];
   const byId = new Map<string, DashboardRow>();
   if (rowType === ROW_TYPE.individual) {
-    const people = await db
-      .repo(ctx, IndividualEntity, 'Individual')
-      .find({ where: { id: In([...ids]) }, select: { id: true, firstName: true, lastName: true, primaryOrganizationId: true } });
-    const unitIds = [...new Set(people.map((p) => p.primaryOrganizationId).filter((x): x is string => !!x))];
-    const departments = unitIds.length
-      ? await db.repo(ctx, OrganizationEntity, 'Organization').find({ where: { id: In(unitIds), rowType: ROW_TYPE.department }, select: { id: true } })
-      : [];
-    const isDepartment = new Set(departments.map((d) => d.id));
-    for (const p of people) {
-      const unit = p.primaryOrganizationId;
-      byId.set(p.id, { rowType, id: p.id, name: fullName(p.firstName, p.lastName), departmentId: unit && isDepartment.has(unit) ? unit : null });
-    }
+    for (const p of await dashboardPeople(db, ctx, ids))
+      byId.set(p.id, { rowType, id: p.id, name: fullName(p.first_name, p.last_name), departmentId: p.department_id ?? null });
   } else {
     const units = await db.repo(ctx, OrganizationEntity, 'Organization').find({ where: { id: In([...ids]), rowType }, select: { id: true, name: true } });
     for (const u of units) byId.set(u.id, { rowType, id: u.id, name: u.name, departmentId: null });

@@ -11,6 +11,8 @@ import { DashboardSettingsDto, UpdateDashboardSettingsDto } from './dto/dashboar
 import { ApiController, GetRoute, ListRoute, PutRoute } from '../../common/http/routes.js';
 import { defineRoutes } from '../../common/http/route-family.js';
 import type { RowType } from './dashboard-engine.js';
+import { AnswerHeaders } from '../../common/http/answer-headers.js';
+import { FRESHNESS_HEADERS } from './summary-reader.js';
 
 const PERIOD =
   'period: a period of the site (404 when unknown); default the period containing today, else the latest one; 404 when the site has no period. FromDate/ToDate are the period’s dates.';
@@ -18,6 +20,8 @@ const SCOPE =
   'Scope: an individual’s own records; a department’s or organization’s records plus those of its live members and live sub-units (docs/dashboards.md; each field’s description gives its formula). Empty denominators give null percentages.';
 const EXPLAIN =
   'Every computed figure of the dashboard, in the Dashboard’s order: its value, the formula in words, the calculation with this dashboard’s numbers, and the records counted (their kind, total count and the first 100 ids by id, each with what it contributes). XML root DashboardExplanation.';
+const FRESH =
+  'Answered from the stored summaries when they reflect every write committed up to 1 s before, else computed from the records: the headers Dashboard-Source and Dashboard-As-Of say which and as of when (docs/dashboards.md, "How fresh").';
 const READ = 'Every member of the site may read it (another site’s row, or an unknown id: 404).';
 
 /** The three kinds of record with a dashboard, in route order: the path word, the row type, the handlers' names, and what the id must name. */
@@ -49,6 +53,7 @@ export class DashboardsController {
     },
     { root: 'Dashboards' },
   )
+  @AnswerHeaders(FRESHNESS_HEADERS)
   list(@Ctx() ctx: RequestContext, @Query() q: DashboardListQuery) {
     return this.dashboards.list(ctx, q);
   }
@@ -96,8 +101,9 @@ export class DashboardsController {
         decorators: [
           GetRoute(Pm, `${o.path}/:id/dashboards`, DashboardDto, {
             summary: `The dashboard of ${o.record} (PM)`,
-            description: `${o.checked ? `id must be ${o.record} (RowType ${o.rowType}), else 404. ` : ''}${SCOPE} ${PERIOD} ${READ}`,
+            description: `${o.checked ? `id must be ${o.record} (RowType ${o.rowType}), else 404. ` : ''}${SCOPE} ${PERIOD} ${READ} ${FRESH}`,
           }),
+          AnswerHeaders(FRESHNESS_HEADERS),
         ],
         params: PARAMS,
         handle(this: DashboardsController, ctx: RequestContext, id: string, q: DashboardQuery) {

@@ -3,7 +3,7 @@ import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
-import { NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
+import { PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { dashboardRecords, ROW_TYPE, type ExplainRow } from '../../database/queries/dashboards.js';
@@ -14,9 +14,11 @@ import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { DashboardAccess, type DashboardCandidate } from './dashboard-access.js';
+import { DashboardBasisCache, noPeriodError } from './dashboard-basis.js';
+import type { SiteSequence } from '../../database/queries/dashboard-summaries.js';
 import {
+  BATCH,
   computeBatch,
-  computeMany,
   loadBasis,
   loadRows,
   loadSettings,
@@ -27,6 +29,8 @@ import {
   type RowType,
 } from './dashboard-engine.js';
 import { computeFigures } from './dashboard-figures.js';
+import { WithHeaders } from '../../common/http/answer-headers.js';
+import { freshFigures, freshnessHeaders, type Freshness } from './summary-reader.js';
 import { FIGURE_FORMULAS, recordTypeOf, type FigureName } from './dashboard-formulas.js';
 import { SAMPLE_NAME, sampleAggregates } from './dashboard-sample.js';
 import { DashboardSettingsEntity } from '../../database/entities/dashboard-settings.entity.js';
@@ -48,45 +52,71 @@ export class DashboardsService {
     private readonly db: TenantDb,
     private readonly periods: PeriodsService,
     private readonly access: DashboardAccess,
+    private readonly bases: DashboardBasisCache,
   ) {}
 
   /** The period asked for, or the default one; 404 when the site has none at all. */
   private async period(ctx: RequestContext, periodId?: number | null): Promise<PeriodEntity> {
     const period = await this.periods.resolve(ctx, periodId);
-    if (!period) throw new NotFoundError('A period for the dashboard (the site has no period yet; create one with POST /v4/periods)');
+    if (!period) throw noPeriodError();
     return period;
   }
 
-  /** `GET /{organizations|departments|individuals}/{id}/dashboards`. */
-  async get(ctx: RequestContext, rowType: RowType, id: string, q: DashboardQuery): Promise<DashboardDto> {
+  /**
+   * `GET /{organizations|departments|individuals}/{id}/dashboards`: from the summaries when they
+   * are caught up within 1 s of the last committed write, else from the records; the answer says
+   * which and as of when (Dashboard-Source, Dashboard-As-Of).
+   */
+  async get(ctx: RequestContext, rowType: RowType, id: string, q: DashboardQuery): Promise<WithHeaders<DashboardDto>> {
     await this.access.assertCanRead(ctx, rowType, id);
-    const basis = await loadBasis(this.db, ctx, await this.period(ctx, q.period));
-    const [dashboard] = await computeMany(this.db, ctx, rowType, await loadRows(this.db, ctx, rowType, [id]), basis);
-    return dashboard;
+    const { basis, seq } = await this.bases.basis(ctx, q.period);
+    const freshness: Freshness[] = [];
+    const [answer] = await this.dashboards(ctx, rowType, await loadRows(this.db, ctx, rowType, [id]), basis, seq, freshness);
+    return new WithHeaders(answer, freshnessHeaders(freshness[0] ?? { source: 'records', asOf: basis.now }));
   }
 
   /**
    * `GET /dashboards`: the caller's own dashboard, their direct reports', and those of the
    * organizations and departments they belong to or manage — every live organization and
    * department for an administrator — in that order (people by last and first name, units
-   * organizations first, by name), paged. The page is computed in batches per kind of row.
+   * organizations first, by name), paged. The page is computed in batches per kind of row, each
+   * from the summaries or the records (the answer's Dashboard-Source is `records` when any was).
    */
-  async list(ctx: RequestContext, q: DashboardListQuery): Promise<Page<DashboardDto>> {
-    const basis = await loadBasis(this.db, ctx, await this.period(ctx, q.period));
+  async list(ctx: RequestContext, q: DashboardListQuery): Promise<WithHeaders<Page<DashboardDto>>> {
+    const { basis, seq } = await this.bases.basis(ctx, q.period);
     const candidates = await this.access.readableRows(ctx, await this.candidates(ctx));
     const { take, skip } = pageOf(q);
     const page = candidates.slice(skip, skip + take);
     const answers = new Map<string, DashboardDto>();
+    const freshness: Freshness[] = [];
     for (const rowType of [39, 4, 56] as const) {
       const ids = page.filter((c) => c.rowType === rowType).map((c) => c.id);
       const rows = await loadRows(this.db, ctx, rowType, ids);
-      for (const d of await computeMany(this.db, ctx, rowType, rows, basis)) answers.set(`${rowType}:${d.ID}`, d);
+      for (const d of await this.dashboards(ctx, rowType, rows, basis, seq, freshness)) answers.set(`${rowType}:${d.ID}`, d);
     }
-    return Page.of(
-      page.map((c) => answers.get(`${c.rowType}:${c.id}`)).filter((d): d is DashboardDto => !!d),
-      candidates.length,
-      q,
-    );
+    const items = page.map((c) => answers.get(`${c.rowType}:${c.id}`)).filter((d): d is DashboardDto => !!d);
+    const source = freshness.some((f) => f.source === 'records') ? 'records' : 'summaries';
+    const asOf = new Date(Math.min(basis.now.getTime(), ...freshness.map((f) => f.asOf.getTime())));
+    return new WithHeaders(Page.of(items, candidates.length, q), freshnessHeaders({ source, asOf }));
+  }
+
+  /** The dashboards of rows of one type, in batches of BATCH rows, each batch's freshness added to `freshness`. */
+  private async dashboards(
+    ctx: RequestContext,
+    rowType: RowType,
+    rows: readonly DashboardRow[],
+    basis: DashboardBasis,
+    seq: SiteSequence,
+    freshness: Freshness[],
+  ): Promise<DashboardDto[]> {
+    const out: DashboardDto[] = [];
+    for (let i = 0; i < rows.length; i += BATCH) {
+      const chunk = rows.slice(i, i + BATCH);
+      const { figures, freshness: f } = await freshFigures(this.db, ctx, rowType, chunk, basis, seq);
+      freshness.push(f);
+      for (const r of chunk) out.push(toDashboard(ctx.siteId, r, basis, figures.get(r.id)!));
+    }
+    return out;
   }
 
   private async candidates(ctx: RequestContext): Promise<DashboardCandidate[]> {

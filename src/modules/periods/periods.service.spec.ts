@@ -3,7 +3,7 @@ import { ConflictError } from '../../common/errors/errors.js';
 import { ArchiveWriters } from '../../database/archive-writers.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
-import { PeriodsService } from './periods.service.js';
+import { pickPeriod, PeriodsService } from './periods.service.js';
 
 /** Entity metadata as the in-use check reads it: a target, a table and its columns. */
 const meta = (target: unknown, tableName: string, columns: [string, string][]) => ({
@@ -77,5 +77,37 @@ describe('PeriodsService.remove (in-use check)', () => {
     expect((err as ConflictError).detail).toContain('commitments');
     expect((err as ConflictError).detail).not.toContain('goals');
     expect(deleted).toEqual([]);
+  });
+});
+
+describe('pickPeriod (the default period, as PeriodsService.resolve picks it)', () => {
+  const day = 86_400_000;
+  const now = new Date('2026-06-15T12:00:00Z');
+  const at = (offsetDays: number) => new Date(now.getTime() + offsetDays * day);
+  const period = (id: number, from: number, to: number) => Object.assign(new PeriodEntity(), { id, name: `P${id}`, startDate: at(from), endDate: at(to) });
+  const sut = pickPeriod;
+
+  it('takes the period containing now that started last, the higher id on a tie', () => {
+    const year = period(1, -165, 200);
+    const quarter = period(2, -75, 15);
+    const sameStart = period(3, -75, 10);
+    expect(sut([year, quarter], now)).toBe(quarter);
+    expect(sut([sameStart, year, quarter], now)).toBe(sameStart);
+  });
+
+  it('takes the period that ended last when none contains now, the higher id on a tie, and null when there is none', () => {
+    const old = period(4, -400, -200);
+    const recent = period(5, -100, -10);
+    const tie = period(6, -50, -10);
+    const future = period(7, 30, 60);
+    expect(sut([old, recent], now)).toBe(recent);
+    expect(sut([recent, tie, old], now)).toBe(tie);
+    expect(sut([old, future], now)).toBe(future);
+    expect(sut([], now)).toBeNull();
+  });
+
+  it('counts both ends of a period as inside it', () => {
+    expect(sut([period(8, 0, 1)], now)?.id).toBe(8);
+    expect(sut([period(9, -1, 0), period(10, -300, -200)], now)?.id).toBe(9);
   });
 });

@@ -13,6 +13,25 @@ import { TenantDb } from '../../database/tenant-db.js';
 import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 
+/**
+ * The default period among a site's periods, by the rule `PeriodsService.resolve` applies in SQL:
+ * the one containing `now` that started last (then the higher id), else the one that ended last
+ * (then the higher id); null when there is none. For callers that hold the site's periods already.
+ */
+export function pickPeriod(periods: readonly PeriodEntity[], now: Date): PeriodEntity | null {
+  const t = now.getTime();
+  let current: PeriodEntity | null = null;
+  let latest: PeriodEntity | null = null;
+  for (const p of periods) {
+    const start = p.startDate.getTime();
+    const end = p.endDate.getTime();
+    if (start <= t && end >= t && (!current || start > current.startDate.getTime() || (start === current.startDate.getTime() && p.id > current.id)))
+      current = p;
+    if (!latest || end > latest.endDate.getTime() || (end === latest.endDate.getTime() && p.id > latest.id)) latest = p;
+  }
+  return current ?? latest;
+}
+
 /** The column every period-scoped table uses for its period (goals, commitments, dialogs, …). */
 const PERIOD_REF_COLUMN = 'period_id';
 
@@ -35,6 +54,11 @@ export class PeriodsService {
   ) {}
 
   private readonly periods = this.db.scoped(PeriodEntity, 'Period');
+
+  /** Every period of the site (a handful per year), unordered. */
+  all(ctx: RequestContext): Promise<PeriodEntity[]> {
+    return this.db.repo(ctx, PeriodEntity, 'Period').find({});
+  }
 
   async resolve(ctx: RequestContext, periodId?: number | null): Promise<PeriodEntity | null> {
     const periods = this.db.repo(ctx, PeriodEntity, 'Period');

@@ -1,0 +1,299 @@
+import type { DeepPartial, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { TenantEntity } from '../../src/database/entities/base.entity.js';
+import { RequestContext } from '../../src/common/context/request-context.js';
+import { GoalEntity } from '../../src/database/entities/goal.entity.js';
+import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
+import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
+import type { PeriodEntity } from '../../src/database/entities/period.entity.js';
+import { TaskEntity } from '../../src/database/entities/task.entity.js';
+import { pruneBatch } from '../../src/database/queries/audit.js';
+import { TenantDb } from '../../src/database/tenant-db.js';
+import { SummaryBuilder } from '../../src/modules/dashboards/summary-builder.js';
+import { AssessmentRatingEntity } from '../../src/database/entities/assessment-rating.entity.js';
+import { DialogEntity } from '../../src/database/entities/dialog.entity.js';
+import { MetricValueEntity } from '../../src/database/entities/metric-value.entity.js';
+import { MetricEntity } from '../../src/database/entities/metric.entity.js';
+import { ProjectEntity } from '../../src/database/entities/project.entity.js';
+import { DashboardData } from '../factories/dashboards.js';
+import { createPeriod, createUnit, DAY } from '../factories/goals.js';
+import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
+import { deleteIndividual } from '../factories/performance.js';
+import { bearer, startApp, TestApp } from './harness.js';
+
+/** Hooks that create people (scrypt hashing, a login each) on a shared, busy machine. */
+const SLOW = 120_000;
+type Row = Record<string, unknown>;
+type Kind = 'individuals' | 'departments' | 'organizations';
+
+/**
+ * The dashboard summaries (docs/dashboards.md, "Summaries"): every write goes through the data
+ * layer's journaled path (the trail the builder reads), and every answer taken from the summaries
+ * is compared, figure by figure, with the explain view, which computes from the records.
+ *
+ * Site: Root (organization) ← D1, D2 (departments). Ann (primary D1), Bob (primary D2), Cy
+ * (primary D2), the administrator (primary Root).
+ */
+describe('dashboard summaries', () => {
+  let t: TestApp;
+  let site: TestSite;
+  let other: TestSite;
+  let period: PeriodEntity;
+  let D1: OrganizationEntity;
+  let D2: OrganizationEntity;
+  let ann: TestPerson;
+  let bob: TestPerson;
+  let cy: TestPerson;
+
+  const get = (path: string, accept = 'application/json') => t.http().get(`/v4/${path}`).set('Authorization', bearer(site.admin.token)).set('Accept', accept);
+  const write = <T extends TenantEntity & ObjectLiteral>(siteId: string, entity: EntityTarget<T>) =>
+    t.app.get(TenantDb).repo(RequestContext.system(siteId), entity);
+  const goal = (siteId: string, individualId: string, periodId: number, completed = false) =>
+    write(siteId, GoalEntity).insert({ individualId, periodId, name: 'Goal', completed } as DeepPartial<GoalEntity>);
+
+  /** The dashboard with its two headers. */
+  async function dashboard(kind: Kind, id: string): Promise<{ body: Row; source: string; asOf: Date }> {
+    const res = await get(`${kind}/${id}/dashboards?period=${period.id}`).expect(200);
+    expect(res.headers['dashboard-source']).toMatch(/^(summaries|records)$/);
+    expect(res.headers['dashboard-as-of']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    return { body: res.body as Row, source: res.headers['dashboard-source'] as string, asOf: new Date(res.headers['dashboard-as-of'] as string) };
+  }
+
+  /** Every figure of the explain view (computed from the records), by name. */
+  async function explained(kind: Kind, id: string): Promise<Row> {
+    const res = await get(`${kind}/${id}/dashboards/explain?period=${period.id}`).expect(200);
+    return Object.fromEntries((res.body.Figures as { Name: string; Value: unknown }[]).map((f) => [f.Name, f.Value]));
+  }
+
+  /**
+   * Polls until the dashboard is answered from the summaries reflecting every write up to
+   * `since` (its Dashboard-As-Of), then checks every figure against the explain view. Answers the
+   * dashboard and how long it took.
+   */
+  async function fromSummaries(kind: Kind, id: string, since: Date, within = 10_000): Promise<{ body: Row; waited: number }> {
+    const start = Date.now();
+    for (;;) {
+      const d = await dashboard(kind, id);
+      if (d.source === 'summaries' && d.asOf.getTime() >= since.getTime()) {
+        const figures = await explained(kind, id);
+        for (const [name, value] of Object.entries(figures))
+          expect({ row: `${kind}/${id}`, asOf: d.asOf, name, value: d.body[name] }).toEqual({ row: `${kind}/${id}`, asOf: d.asOf, name, value });
+        return { body: d.body, waited: Date.now() - start };
+      }
+      if (Date.now() - start > within) throw new Error(`${kind}/${id}: still ${d.source} as of ${d.asOf.toISOString()} after ${within} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  beforeAll(async () => {
+    t = await startApp({ DASHBOARD_SUMMARIES: 'on' });
+    site = await createSite(t, { name: 'Summaries Co' });
+    other = await createSite(t, { name: 'Elsewhere Co' });
+    period = await createPeriod(t, site.siteId, { name: 'Now', start: new Date(Date.now() - 30 * DAY), end: new Date(Date.now() + 30 * DAY) });
+    await createPeriod(t, other.siteId, { name: 'Now', start: new Date(Date.now() - 30 * DAY), end: new Date(Date.now() + 30 * DAY) });
+    D1 = await createUnit(t, site.siteId, { name: 'D1', department: true, parentId: site.orgId });
+    D2 = await createUnit(t, site.siteId, { name: 'D2', department: true, parentId: site.orgId });
+    ann = await createPerson(t, { siteId: site.siteId, orgId: D1.id }, { firstName: 'Ann' });
+    bob = await createPerson(t, { siteId: site.siteId, orgId: D2.id }, { firstName: 'Bob' });
+    cy = await createPerson(t, { siteId: site.siteId, orgId: D2.id }, { firstName: 'Cy' });
+    for (const p of [ann, bob, bob, cy]) await goal(site.siteId, p.individualId, period.id);
+  }, SLOW);
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a committed write shows from the summaries, every figure equal to the records’, and no answer lags it by 1 s or more', async () => {
+    const before = await fromSummaries('organizations', site.orgId, new Date());
+    expect(before.body.PersonalGoalsTotal).toBe(4);
+    await goal(site.siteId, ann.individualId, period.id, true);
+    const written = new Date();
+    // Right after the commit: whatever answers either reflects the write, or says it does not and lags it by less than 1 s.
+    const at = await dashboard('individuals', ann.individualId);
+    if (at.asOf.getTime() >= written.getTime()) expect(at.body.PersonalGoalsTotal).toBe(2);
+    else expect(Date.now() - at.asOf.getTime()).toBeLessThan(1000);
+    const person = await fromSummaries('individuals', ann.individualId, written);
+    expect(person.body).toMatchObject({ PersonalGoalsTotal: 2, PersonalGoalsCompleted: 1 });
+    expect((await fromSummaries('departments', D1.id, written)).body).toMatchObject({ PersonalGoalsTotal: 2, PersonalGoalsCompleted: 1 });
+    expect((await fromSummaries('organizations', site.orgId, written)).body).toMatchObject({ PersonalGoalsTotal: 5, PersonalGoalsCompleted: 1 });
+    // Untouched rows keep their figures.
+    expect((await fromSummaries('departments', D2.id, written)).body).toMatchObject({ PersonalGoalsTotal: 3 });
+  });
+
+  it('every source at every level, written and changed, shows the records’ figures in every row', async () => {
+    const data = new DashboardData(t, site.siteId, true);
+    const [a, b, P, admin] = [ann.individualId, bob.individualId, period.id, site.admin.individualId];
+    await data.commitment('individual', a, P, true);
+    await data.commitment('department', D1.id, P, false);
+    await data.commitment('organization', site.orgId, P, true);
+    const heldHere = await data.dialog('individual', b, a, P, { held: true });
+    await data.dialog('department', D2.id, a, P);
+    await data.dialog('organization', site.orgId, admin, P, { held: true });
+    const project = await data.project(b, { organizationId: D1.id, start: new Date(Date.now() - 5 * DAY), due: new Date(Date.now() + 20 * DAY) });
+    await data.dialog('project', project.id, b, P, { held: true });
+    await data.dueDateChange(project.id, new Date());
+    await data.metric('project', project.id, { target: 100, is8020: true, values: [[P, 95]] });
+    const metric = await data.metric('individual', a, { target: 50, values: [[P, 60]] });
+    await data.metric('individual', b, { target: 10, higherIsBetter: false, is8020: true, values: [[P, 12]] });
+    const [leaderRating] = await data.assessment('leader', b, a, P, [
+      ['evaluationcriteria', 4],
+      ['corevalue', 3],
+      ['general', 5],
+    ]);
+    await data.assessment('team', a, b, P, [['corevalue', 2]]);
+    await data.assessment('self', b, b, P, [['general', 5]]);
+    const role = await data.basicRole(b);
+    await data.roleRating(role.id, heldHere.id, 4);
+    await data.task('department', D1.id, a, new Date(), { completed: new Date() });
+    await data.task('project', project.id, b, new Date(), { due: new Date(Date.now() - DAY) });
+    let written = new Date();
+    const every = async (since: Date) => {
+      for (const [kind, id] of [
+        ['individuals', a],
+        ['individuals', b],
+        ['departments', D1.id],
+        ['departments', D2.id],
+        ['organizations', site.orgId],
+      ] as const)
+        await fromSummaries(kind, id, since);
+    };
+    await every(written);
+    // Changes of what is counted: a value, a rating, a held dialog undone, a metric's target, a dialog deleted.
+    const db = t.app.get(TenantDb);
+    const ctx = RequestContext.system(site.siteId);
+    const [value] = await db.repo(ctx, MetricValueEntity).find({ where: { metricId: metric.id } });
+    await db.repo(ctx, MetricValueEntity).update(value.id, { actual: 20 });
+    await db.repo(ctx, AssessmentRatingEntity).update(leaderRating.id, { rating: 1 });
+    await db.repo(ctx, DialogEntity).update(heldHere.id, { occurredDate: null });
+    await db.repo(ctx, MetricEntity).update(metric.id, { target: 10 });
+    await db.repo(ctx, ProjectEntity).update(project.id, { organizationId: D2.id });
+    written = new Date();
+    await every(written);
+    await db.repo(ctx, DialogEntity).update(heldHere.id, { deleted: true });
+    written = new Date();
+    await every(written);
+    expect((await fromSummaries('individuals', b, written)).body.IndividualBasicRolePercent).toBeNull();
+  });
+
+  it('the headers come with XML answers and with GET /dashboards', async () => {
+    const xml = await get(`departments/${D1.id}/dashboards?period=${period.id}`, 'application/xml').expect(200);
+    expect(xml.headers['dashboard-source']).toMatch(/^(summaries|records)$/);
+    expect(xml.text).toContain('<PersonalGoalsTotal>');
+    const list = await get(`dashboards?period=${period.id}`).expect(200);
+    expect(list.headers['dashboard-source']).toMatch(/^(summaries|records)$/);
+    expect(Number.isNaN(Date.parse(list.headers['dashboard-as-of'] as string))).toBe(false);
+  });
+
+  it('a deleted individual leaves the rollups of their units and the organization, not the others', async () => {
+    await deleteIndividual(t, site.siteId, cy.individualId);
+    const written = new Date();
+    expect((await fromSummaries('departments', D2.id, written)).body.PersonalGoalsTotal).toBe(2);
+    expect((await fromSummaries('organizations', site.orgId, written)).body.PersonalGoalsTotal).toBe(4);
+    expect((await fromSummaries('departments', D1.id, written)).body.PersonalGoalsTotal).toBe(2);
+  });
+
+  it('a member moved from one department to another moves their records between the two rollups', async () => {
+    const members = write(site.siteId, OrganizationMemberEntity);
+    const [membership] = await members.find({ where: { individualId: bob.individualId, organizationId: D2.id } });
+    await members.update(membership.id, { organizationId: D1.id });
+    const written = new Date();
+    expect((await fromSummaries('departments', D1.id, written)).body.PersonalGoalsTotal).toBe(4);
+    expect((await fromSummaries('departments', D2.id, written)).body.PersonalGoalsTotal).toBe(0);
+    expect((await fromSummaries('organizations', site.orgId, written)).body.PersonalGoalsTotal).toBe(4);
+  });
+
+  it('a unit moved under another parent leaves the old parent’s rollup and joins the new one’s', async () => {
+    const O2 = await createUnit(t, site.siteId, { name: 'O2', parentId: null });
+    await write(site.siteId, OrganizationEntity).update(D1.id, { parentId: O2.id });
+    const written = new Date();
+    expect((await fromSummaries('organizations', O2.id, written)).body.PersonalGoalsTotal).toBe(4);
+    expect((await fromSummaries('organizations', site.orgId, written)).body.PersonalGoalsTotal).toBe(0);
+    // Ann's organization level is now O2's (the nearest organization above her primary unit).
+    await write(site.siteId, TaskEntity).insert({
+      kind: 'organization',
+      ancestorId: O2.id,
+      assignedToId: ann.individualId,
+      name: 'Org follow-up',
+      completed: true,
+      completedDate: new Date(),
+    } as DeepPartial<TaskEntity>);
+    const again = new Date();
+    expect((await fromSummaries('individuals', ann.individualId, again)).body).toMatchObject({ OrgFollowUpsCreated: 1, OrgFollowUpsCompleted: 1 });
+    expect((await fromSummaries('organizations', O2.id, again)).body).toMatchObject({ OrgFollowUpsCreated: 1 });
+    await write(site.siteId, OrganizationEntity).update(D1.id, { parentId: site.orgId });
+  });
+
+  it('a follow-up that becomes overdue by time alone changes the rate, from the moment it is due', async () => {
+    const tasks = write(site.siteId, TaskEntity);
+    const task = (due: Date | null, completed: boolean) =>
+      tasks.insert({
+        kind: 'individual',
+        ancestorId: bob.individualId,
+        assignedToId: bob.individualId,
+        name: 'Follow up',
+        dueDate: due,
+        completed,
+        completedDate: completed ? new Date() : null,
+      } as DeepPartial<TaskEntity>);
+    await task(null, true);
+    const due = new Date(Date.now() + 2500);
+    await task(due, false);
+    const written = new Date();
+    // Open and not yet due: left out, so 1 of 1.
+    expect((await fromSummaries('individuals', bob.individualId, written)).body.FollowUpsCompletedPercent).toBe(100);
+    await new Promise((r) => setTimeout(r, Math.max(0, due.getTime() - Date.now()) + 20));
+    // Due now: every answer counts it overdue, from the summaries or the records.
+    expect((await dashboard('individuals', bob.individualId)).body.FollowUpsCompletedPercent).toBe(50);
+    const later = await fromSummaries('individuals', bob.individualId, due);
+    expect(later.body).toMatchObject({ FollowUpsCompletedPercent: 50, IndFollowUpsCreated: 2, IndFollowUpsCompleted: 1 });
+  });
+
+  it('another site’s writes never show', async () => {
+    const stranger = await createPerson(t, other, { firstName: 'Stranger' });
+    const before = await fromSummaries('organizations', site.orgId, new Date());
+    const [otherPeriod] = await t.ds.query('SELECT id FROM periods WHERE site_id = ?', [other.siteId]);
+    for (let i = 0; i < 3; i++) await goal(other.siteId, stranger.individualId, Number((otherPeriod as { id: number }).id));
+    const written = new Date();
+    const after = await fromSummaries('organizations', site.orgId, written);
+    expect(after.body.PersonalGoalsTotal).toBe(before.body.PersonalGoalsTotal);
+    // Site B's own dashboard shows its writes once it says it reflects them (it may lag them by less than 1 s).
+    const theirs = () => t.http().get(`/v4/organizations/${other.orgId}/dashboards`).set('Authorization', bearer(other.admin.token)).expect(200);
+    let res = await theirs();
+    for (let waited = 0; new Date(res.headers['dashboard-as-of'] as string).getTime() < written.getTime(); waited += 50) {
+      expect(waited).toBeLessThan(1000);
+      await new Promise((r) => setTimeout(r, 50));
+      res = await theirs();
+    }
+    expect(res.body.PersonalGoalsTotal).toBe(3);
+    // Site A's id is another site's row to site B: 404, whatever is stored.
+    await t.http().get(`/v4/organizations/${site.orgId}/dashboards`).set('Authorization', bearer(other.admin.token)).expect(404);
+    const stored: { site_id: string; row_id: string }[] = await t.ds.query('SELECT site_id, row_id FROM dashboard_summaries WHERE row_id = ?', [
+      stranger.individualId,
+    ]);
+    expect(stored.map((s) => s.site_id)).toEqual(stored.map(() => other.siteId));
+  });
+
+  it('answers from the records when the builder is stopped, still reflecting every committed write', async () => {
+    await t.app.get(SummaryBuilder).onApplicationShutdown();
+    await goal(site.siteId, ann.individualId, period.id);
+    const written = new Date();
+    await new Promise((r) => setTimeout(r, 1100));
+    const d = await dashboard('individuals', ann.individualId);
+    expect(d.source).toBe('records');
+    expect(d.asOf.getTime()).toBeGreaterThanOrEqual(written.getTime());
+    expect(d.body.PersonalGoalsTotal).toBe(3);
+    expect(d.body).toMatchObject(await explained('individuals', ann.individualId));
+  });
+
+  it('the retention sweep keeps the trail the summaries have not read yet', async () => {
+    // The builder is stopped (above): the goal written there is past the site's cursor.
+    const [{ built_seq: built }] = await t.ds.query('SELECT built_seq FROM dashboard_summary_state WHERE site_id = ?', [site.siteId]);
+    const [{ n: unread }] = await t.ds.query('SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ? AND seq > ?', [site.siteId, built]);
+    expect(Number(unread)).toBeGreaterThan(0);
+    const ctx = RequestContext.system(site.siteId);
+    // Everything recorded before a minute from now is old enough to go.
+    while ((await pruneBatch(t.app.get(TenantDb), ctx, new Date(Date.now() + 60_000), 1000)) > 0);
+    const left: { seq: number }[] = await t.ds.query('SELECT seq FROM audit_log WHERE site_id = ? ORDER BY seq', [site.siteId]);
+    expect(left.length).toBe(Number(unread));
+    expect(Number(left[0].seq)).toBe(Number(built) + 1);
+  });
+});
