@@ -19,10 +19,14 @@
  * `byid-xml`, `page` (GET /v4/individuals?limit=500), `live` (GET /health/live) or `write`
  * (POST /v4/colors JSON as administrator: a write, with whatever each build records with it) or
  * `comment` (POST /v4/comments on each individual in turn: the write `npm run bench` measures), or
- * `list` (GET /v4/individuals/{id}/comments: a short list, with its checks).
+ * `list` (GET /v4/individuals/{id}/comments: a short list, with its checks), `comments` (the
+ * comments of one individual, 21 of them: 20 posted by the administrator, as `npm run bench` reads them), `goal`
+ * (GET /v4/goals/{id}, 20 goals), `goals` (GET /v4/individuals/{id}/goals: those 20) or `org`
+ * (GET /v4/organizations/{id}): the general read path (ScopedRepository, resource mapping, codec).
  * AB_RATE=<requests per second> offers every build the same load instead of as much as each
  * answers: the CPU per request of builds of different throughput is then compared at one rate (a
  * server answering more at once spends less per request on its sockets and buffers).
+ * AB_ENV='NAME=value NAME=value' passes settings to every build's service (e.g. `DASHBOARD_SUMMARIES=off`).
  * AB_PROFILE=1 runs each build under `--cpu-prof` and prints, per build, where the CPU of its last
  * round went (self time per request by package or folder, and the hottest functions), to see what a
  * difference between two builds is made of; AB_PROFILE_KEEP=1 keeps the .cpuprofile files.
@@ -34,11 +38,35 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
-import { createDatabase, fmt, load, loadMeasured, log, median, num, root, settle, startService, stopProcess, tokenFor, type Proc } from './common.js';
+import {
+  createDatabase,
+  fmt,
+  goalBody,
+  load,
+  loadMeasured,
+  log,
+  median,
+  num,
+  post,
+  root,
+  settle,
+  startService,
+  stopProcess,
+  tokenFor,
+  type Proc,
+} from './common.js';
 import type { LoadRequest } from './load.js';
 import { seedSite } from './seed.js';
 import { breakdownTables, summarise } from './profile.js';
+import type { SeededSite } from './seed.js';
 
+/** AB_ENV: settings for every build's service, as `NAME=value` words. */
+const EXTRA_ENV: Record<string, string> = Object.fromEntries(
+  (process.env.AB_ENV ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+);
 const ROUNDS = num('AB_ROUNDS', 4);
 const DURATION = num('AB_DURATION', 5);
 const CONNECTIONS = num('AB_CONNECTIONS', 50);
@@ -112,7 +140,7 @@ async function main(): Promise<void> {
     for (const b of builds) {
       const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'pms-ab-prof-')) : undefined;
       const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-      const started = await startService(database.url, PASSWORD, [process.execPath, ...flags, join(b.dist, 'src', 'main.js')]);
+      const started = await startService(database.url, PASSWORD, [process.execPath, ...flags, join(b.dist, 'src', 'main.js')], EXTRA_ENV);
       env = started.env;
       running.push({ ...b, service: started.service, origin: started.origin, requests: [], cpuUs: [], rps: [], profileDir });
     }
@@ -123,10 +151,11 @@ async function main(): Promise<void> {
     if (!SQLITE) await ds.query('ANALYZE TABLE individuals, comments, organizations, users');
     await ds.destroy();
 
+    const fixture = await fixtureOf(running[0].origin, site);
     for (const r of running) {
       const token = await tokenFor(r.origin, 'admin', PASSWORD, site.siteId);
       const headers = { Authorization: `Bearer ${token}`, Accept: ROW === 'byid-xml' ? 'application/xml' : 'application/json' };
-      r.requests = requestsOf(site.ids, headers);
+      r.requests = requestsOf(fixture, headers);
       await load({ origin: r.origin, requests: r.requests, connections: CONNECTIONS, duration: 2 });
     }
 
@@ -164,10 +193,39 @@ async function main(): Promise<void> {
   }
 }
 
+/** What the rows read beyond the seeded site: one individual's 20 goals and 20 more comments on them (posted through the API), for the rows that read them. */
+interface Fixture {
+  ids: string[];
+  orgId: string;
+  listed: string;
+  goalIds: number[];
+}
+
+const SHORT = 20;
+
+async function fixtureOf(origin: string, site: SeededSite): Promise<Fixture> {
+  const listed = site.ids[9];
+  const goalIds: number[] = [];
+  if (ROW === 'goal' || ROW === 'goals' || ROW === 'comments') {
+    const token = await tokenFor(origin, 'admin', PASSWORD, site.siteId);
+    for (let k = 0; k < SHORT; k++) goalIds.push((await post<{ ID: number }>(origin, '/v4/goals', JSON.parse(goalBody(listed, site.periodId)), token)).ID);
+    for (let k = 0; k < SHORT; k++) await post(origin, '/v4/comments', { AncestorType: 'individuals', AncestorID: listed, Body: `Listed ${k}` }, token);
+  }
+  return { ids: site.ids, orgId: site.orgId, listed, goalIds };
+}
+
 /** The requests of the row AB_ROW, on the seeded individuals, with the administrator's headers. */
-function requestsOf(ids: string[], headers: Record<string, string>): LoadRequest[] {
+function requestsOf({ ids, orgId, listed, goalIds }: Fixture, headers: Record<string, string>): LoadRequest[] {
   const json = { ...headers, 'Content-Type': 'application/json' };
   switch (ROW) {
+    case 'comments':
+      return [{ path: `/v4/individuals/${listed}/comments`, headers }];
+    case 'goal':
+      return goalIds.map((id) => ({ path: `/v4/goals/${id}`, headers }));
+    case 'goals':
+      return [{ path: `/v4/individuals/${listed}/goals`, headers }];
+    case 'org':
+      return [{ path: `/v4/organizations/${orgId}`, headers }];
     case 'live':
       return [{ path: '/health/live' }];
     case 'comment':

@@ -9,7 +9,11 @@
  *  4. starts the yardstick (bench/raw-server.ts: node:http + mysql2, same tables) pinned the same way,
  *  5. drives every row with autocannon from another process (pinned to core 1), in rounds that
  *     interleave the yardstick and the service, so every figure is a ratio within one run,
- *  6. checks the server's RSS over a soak of mixed requests, and prints Markdown tables.
+ *  6. seeds a third site for the dashboards (bench/seed-dashboards.ts: BENCH_DASH_SIZE individuals,
+ *     10,000, in departments of 100 with about 25 records each), waits until its dashboards are
+ *     answered from their summaries, and measures an individual's, a department's and the whole
+ *     organization's dashboard as ratios to the by-id read,
+ *  7. checks the server's RSS over a soak of mixed requests, and prints Markdown tables.
  *
  *   npm run bench                          # MariaDB at mysql://root@127.0.0.1:3306
  *   npm run bench -- --sqlite              # embedded SQLite
@@ -21,7 +25,9 @@
  * Knobs (environment): BENCH_DATABASE_URL (server URL, the database name is ignored),
  * BENCH_DURATION seconds per row and round (5), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50), BENCH_PAGE_CONNECTIONS (10),
  * BENCH_SMALL (1000), BENCH_LARGE (10000), BENCH_BUSY_COMMENTS (100000), BENCH_SOAK (20000),
- * BENCH_PROFILE_REQUESTS (3000).
+ * BENCH_PROFILE_REQUESTS (3000), BENCH_DASH_SIZE (10000; 0 leaves the dashboard rows out),
+ * BENCH_DASH_DIVISIONS (10) × BENCH_DASH_PER_DIVISION (10) departments, BENCH_DASH_CONNECTIONS (10, for
+ * the organization's dashboard), BENCH_DASH_WAIT (600 s at most for the summaries to be built).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +39,9 @@ import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-sourc
 import type { LoadJob, LoadRequest, LoadResult } from './load.js';
 import { breakdownTables, summarise } from './profile.js';
 import { SeededSite, seedSite } from './seed.js';
+import { seedDashboardSite, type DashboardSite } from './seed-dashboards.js';
 import {
+  goalBody,
   createDatabase,
   fmt,
   load,
@@ -88,6 +96,13 @@ const RAW = SQLITE ? 'node:http + better-sqlite3' : 'node:http + mysql2';
 const RAW_PAGE = `${RAW} page of 500 (the page limit)`;
 const RAW_WRITE = `${RAW} one comment inserted in a transaction (the write limit)`;
 const DELETABLE = num('BENCH_DELETABLE', 60000);
+const DASH_SIZE = num('BENCH_DASH_SIZE', 10000);
+const DASH_DIVISIONS = num('BENCH_DASH_DIVISIONS', 10);
+const DASH_PER_DIVISION = num('BENCH_DASH_PER_DIVISION', 10);
+const DASH_CONNECTIONS = num('BENCH_DASH_CONNECTIONS', 10);
+const DASH_WAIT = num('BENCH_DASH_WAIT', 600);
+/** The by-id read every dashboard row is compared with (the targets count dashboards in by-id reads). */
+const BY_ID = '`GET /v4/individuals/{id}` JSON, administrator';
 /** Records of the short lists (a list of 20, as the targets say). */
 const SHORT = 20;
 
@@ -104,44 +119,15 @@ interface Row {
   versus?: string;
   /** Fewer for the 500-record pages, so that latency stays well inside a round. */
   connections?: number;
+  /** Failed answers (a dashboard over its time limit) are counted and reported instead of ending the run. */
+  tolerant?: boolean;
 }
 
 interface Measured {
   row: Row;
   rounds: { result: LoadResult; cpuMs: number }[];
-}
-
-function goalBody(individualId: string, periodId: number): string {
-  const d = (iso: string) => `${iso}T00:00:00.000+00:00`;
-  return JSON.stringify({
-    IndividualID: individualId,
-    Name: 'Grow revenue',
-    Completed: false,
-    Comment: 'On track',
-    Why: 'Because we must',
-    DueDate: d('2026-12-31'),
-    PeriodID: periodId,
-    Measure1: 'Sign 3 customers',
-    Measure2: '',
-    Measure3: 'Hire a rep',
-    Measure4: 'Open an office',
-    Measure5: '',
-    Measure1Completed: false,
-    Measure2Completed: false,
-    Measure3Completed: false,
-    Measure4Completed: false,
-    Measure5Completed: false,
-    Measure1StartDate: d('2026-01-01'),
-    Measure1EndDate: d('2026-03-31'),
-    Measure2StartDate: d('2026-01-01'),
-    Measure2EndDate: d('2026-01-01'),
-    Measure3StartDate: d('2026-02-01'),
-    Measure3EndDate: null,
-    Measure4StartDate: d('2026-04-01'),
-    Measure4EndDate: d('2026-06-30'),
-    Measure5StartDate: d('2026-07-01'),
-    Measure5EndDate: d('2026-09-30'),
-  });
+  /** Answers other than 2xx, over all rounds (tolerant rows only). */
+  failures?: number;
 }
 
 async function main(): Promise<void> {
@@ -174,8 +160,19 @@ async function main(): Promise<void> {
     // The statistics InnoDB recalculates by itself some seconds after a bulk load, now: until then
     // the newest-comment lookup may scan instead of seek (docs/performance.md, "Record memo").
     if (!SQLITE) await ds.query('ANALYZE TABLE individuals, comments, organizations, users');
-    await ds.destroy();
     log(`seeded ${SMALL} and ${LARGE} individuals, ${fmt(BUSY_COMMENTS)} comments on one individual (${Math.round((Date.now() - started) / 1000)} s)`);
+    const dash = DASH_SIZE > 0 ? await seedDashboardSite(ds, { size: DASH_SIZE, divisions: DASH_DIVISIONS, perDivision: DASH_PER_DIVISION }) : null;
+    if (dash) {
+      // Seeded in SQL, past the change log: its summaries are built from scratch, as after any bulk
+      // import (docs/operations.md, "After a bulk import"), and the rows wait for them (awaitSummaries).
+      await ds.query('REPLACE INTO dashboard_summary_state (site_id, built_seq) VALUES (?, -1)', [dash.siteId]);
+      if (!SQLITE)
+        await ds.query(
+          'ANALYZE TABLE individuals, organizations, organization_members, goals, commitments, dialogs, tasks, metrics, metric_values, projects, assessments, assessment_ratings, basic_role_dialogs',
+        );
+      log(`seeded the dashboards' site: ${fmt(DASH_SIZE)} individuals in ${dash.departmentIds.length} departments, ${fmt(dash.rows)} records`);
+    }
+    await ds.destroy();
 
     raw = await startProcess('yardstick', pinned(0, [process.execPath, join(here, 'raw-server.js')]), { DATABASE_URL: database.url }, /listening (\d+)/);
     const rawOrigin = `http://127.0.0.1:${raw.port}`;
@@ -187,6 +184,8 @@ async function main(): Promise<void> {
     const rawById = (site: SeededSite) => site.ids.map((id) => ({ path: `/individuals/${id}?site=${site.siteId}` }));
 
     await checkAnswers(origin, rawOrigin, small, large, admin.small, manager);
+    const dashToken = dash ? await tokenFor(origin, 'admin', PASSWORD, dash.siteId) : '';
+    if (dash) await awaitSummaries(origin, dash, dashToken);
 
     // The records of a user's mix: a short list of goals and of comments on one individual, and
     // one goal per connection for the conditional PUTs.
@@ -313,6 +312,35 @@ async function main(): Promise<void> {
       },
     ];
 
+    if (dash) {
+      const leaves = dash.departmentIds.filter((_, k) => k % DASH_PER_DIVISION !== 0);
+      const perDepartment = Math.round(DASH_SIZE / dash.departmentIds.length);
+      allRows.push(
+        {
+          name: '`GET /v4/individuals/{id}/dashboards`',
+          target: 'service',
+          requests: dash.individualIds.slice(0, 2000).map((id) => ({ path: `/v4/individuals/${id}/dashboards`, headers: h(dashToken) })),
+          versus: BY_ID,
+          tolerant: true,
+        },
+        {
+          name: `\`GET /v4/departments/{id}/dashboards\` (a department of ${fmt(perDepartment)})`,
+          target: 'service',
+          requests: leaves.map((id) => ({ path: `/v4/departments/${id}/dashboards`, headers: h(dashToken) })),
+          versus: BY_ID,
+          tolerant: true,
+        },
+        {
+          name: `\`GET /v4/organizations/{id}/dashboards\` (the whole site, ${fmt(DASH_SIZE)})`,
+          target: 'service',
+          requests: [{ path: `/v4/organizations/${dash.organizationId}/dashboards`, headers: h(dashToken) }],
+          versus: BY_ID,
+          connections: DASH_CONNECTIONS,
+          tolerant: true,
+        },
+      );
+    }
+
     const wanted = allRows.filter((r) => r.target === 'raw' || !ONLY || ONLY.test(r.name));
     const rows = allRows.filter((r) => wanted.includes(r) || wanted.some((w) => w.versus === r.name));
     const originOf = (r: Row) => (r.target === 'raw' ? rawOrigin : origin);
@@ -335,7 +363,9 @@ async function main(): Promise<void> {
     log('warm-up');
     for (const r of rows) {
       await settleAll();
-      used(r, await load(await jobOf(r, 1)));
+      const result = await load(await jobOf(r, 1));
+      used(r, result);
+      if (r.tolerant && (result.non2xx || result.errors)) log(`warm-up: ${r.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
     }
 
     const measured: Measured[] = rows.map((row) => ({ row, rounds: [] }));
@@ -345,6 +375,16 @@ async function main(): Promise<void> {
         await settleAll();
         const { result, cpuMs: cpu } = await loadMeasured(pid, await jobOf(m.row, DURATION));
         used(m.row, result);
+        if (m.row.tolerant && (result.non2xx || result.errors)) {
+          // A dashboard past the request's time limit (503) is counted and reported, not fatal.
+          log(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}`);
+          m.failures = (m.failures ?? 0) + result.non2xx + result.errors;
+          m.rounds.push({
+            result: { ...result, requests: result.requests - result.non2xx, rps: (result.requests - result.non2xx) / result.seconds },
+            cpuMs: cpu,
+          });
+          continue;
+        }
         if (result.non2xx || result.errors) {
           const tail = (m.row.target === 'raw' ? raw! : service!).tail();
           throw new Error(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}\n${tail.slice(-3000)}`);
@@ -390,6 +430,29 @@ async function checkAnswers(origin: string, rawOrigin: string, small: SeededSite
   if (rawRow.id !== small.ids[3]) throw new Error('yardstick answers another row');
   const page = await fetch(`${rawOrigin}/individuals?site=${large.siteId}&limit=500`);
   if (((await page.json()) as unknown[]).length !== 500) throw new Error('yardstick page is not 500 rows');
+}
+
+/**
+ * Waits until the dashboards' site is answered from its summaries (`Dashboard-Source: summaries`,
+ * docs/dashboards.md), as a site is once its summaries are built: the bench measures the dashboards
+ * users read, not the first minutes after a bulk load. A service that answers without the header
+ * keeps no summaries; there is nothing to wait for.
+ */
+async function awaitSummaries(origin: string, dash: DashboardSite, token: string): Promise<void> {
+  const since = Date.now();
+  const paths = [`/v4/organizations/${dash.organizationId}/dashboards`, `/v4/individuals/${dash.individualIds[1]}/dashboards`];
+  for (;;) {
+    const sources: (string | null)[] = [];
+    for (const path of paths) {
+      const res = await fetch(origin + path, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } });
+      await res.arrayBuffer();
+      sources.push(res.headers.get('dashboard-source'));
+    }
+    if (sources.every((s) => s === null)) return log('dashboards: answered without Dashboard-Source (no summaries kept)');
+    if (sources.every((s) => s === 'summaries')) return log(`dashboards: answered from summaries after ${Math.round((Date.now() - since) / 1000)} s`);
+    if (Date.now() - since > DASH_WAIT * 1000) throw new Error(`dashboards: still answered from ${sources.join(', ')} after ${DASH_WAIT} s`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
 }
 
 interface Soak {
@@ -474,17 +537,19 @@ function printResults(measured: Measured[], soak: Soak | null, started: number):
     const isBase = m === limit || m.row.name === RAW_PAGE || m.row.name === RAW_WRITE || m.row.name.includes('without comments');
     const total = m.rounds.reduce((s, r) => s + r.result.requests, 0);
     const cpu = m.rounds.reduce((s, r) => s + r.cpuMs, 0) / total;
-    const to = m.row.versus
-      ? versus === limit
+    const to =
+      !m.row.versus || versus === limit
         ? 'limit'
         : versus.row.name === RAW_WRITE
           ? 'write limit'
-          : versus.row.name.includes('page')
-            ? 'raw page'
-            : 'no comments'
-      : 'limit';
+          : versus.row.name === BY_ID
+            ? 'by-id read'
+            : versus.row.name.includes('page')
+              ? 'raw page'
+              : 'no comments';
+    const failed = m.failures ? ` (${fmt(m.failures)} failed)` : '';
     console.log(
-      `| ${m.row.name} | ${fmt(rps(m))} | ${isBase ? '1.00' : ratio(m, versus).toFixed(2)} | ${isBase ? '' : to} | ` +
+      `| ${m.row.name}${failed} | ${fmt(rps(m))} | ${isBase ? '1.00' : ratio(m, versus).toFixed(2)} | ${isBase ? '' : to} | ` +
         `${median(m.rounds.map((r) => r.result.p50)).toFixed(1)} | ${median(m.rounds.map((r) => r.result.p99)).toFixed(1)} | ${cpu.toFixed(2)} ms |`,
     );
   }
@@ -515,10 +580,19 @@ function printResults(measured: Measured[], soak: Soak | null, started: number):
       1 / 1.2,
     ],
   ];
+  // Dashboards: how many by-id reads one costs (the by-id read's req/s ÷ the dashboard's), at most.
+  const byId = find(BY_ID);
+  const costs: [string, number, number][] = [
+    ['`GET /v4/individuals/{id}/dashboards`', 3],
+    ['`GET /v4/departments/{id}/dashboards`', 10],
+    ['`GET /v4/organizations/{id}/dashboards`', 20],
+  ].map(([name, most]) => [`${String(name)} in by-id reads`, 1 / ratioOf(find(String(name)), byId), Number(most)]);
   console.log('\n| target | measured | target | met |');
   console.log('|---|---:|---:|---|');
   for (const [name, value, target] of checks.filter(([, value]) => !Number.isNaN(value)))
     console.log(`| ${name} | ${value.toFixed(2)} | ≥ ${target.toFixed(2)} | ${value >= target ? 'yes' : '**no**'} |`);
+  for (const [name, value, most] of costs.filter(([, value]) => !Number.isNaN(value)))
+    console.log(`| ${name} | ${value.toFixed(1)}× | ≤ ${most}× | ${value <= most ? 'yes' : '**no**'} |`);
   if (soak) {
     const growth = (100 * (soak.rssAfterMb - soak.rssBeforeMb)) / soak.rssBeforeMb;
     console.log(

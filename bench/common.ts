@@ -218,3 +218,37 @@ export async function startService(
   log(`service pid ${service.pid} on ${origin}${PIN ? ', pinned to core 0 (load generator on core 1)' : ', not pinned'}`);
   return { service, origin, env };
 }
+
+/** The JSON body of a goal of `individualId` in `periodId`, as the bench rows write it. */
+export function goalBody(individualId: string, periodId: number): string {
+  const d = (iso: string) => `${iso}T00:00:00.000+00:00`;
+  return JSON.stringify({
+    IndividualID: individualId,
+    Name: 'Grow revenue',
+    Completed: false,
+    Comment: 'On track',
+    Why: 'Because we must',
+    DueDate: d('2026-12-31'),
+    PeriodID: periodId,
+    Measure1: 'Sign 3 customers',
+    Measure2: '',
+    Measure3: 'Hire a rep',
+    Measure4: 'Open an office',
+    Measure5: '',
+    Measure1Completed: false,
+    Measure2Completed: false,
+    Measure3Completed: false,
+    Measure4Completed: false,
+    Measure5Completed: false,
+    Measure1StartDate: d('2026-01-01'),
+    Measure1EndDate: d('2026-03-31'),
+    Measure2StartDate: d('2026-01-01'),
+    Measure2EndDate: d('2026-01-01'),
+    Measure3StartDate: d('2026-02-01'),
+    Measure3EndDate: null,
+    Measure4StartDate: d('2026-04-01'),
+    Measure4EndDate: d('2026-06-30'),
+    Measure5StartDate: d('2026-07-01'),
+    Measure5EndDate: d('2026-09-30'),
+  });
+}
