@@ -230,6 +230,25 @@ describe('/v4/webhooks and event delivery', () => {
     expect(last.body).toBe(ev.body);
   });
 
+  it('signs the events after a rotation with the new secret even when a delivery was under way across it', async () => {
+    const r = await receiver();
+    let answer!: () => void;
+    const held = new Promise<number>((res) => (answer = () => res(200)));
+    r.answer = (got) => ((JSON.parse(got.body) as { type: string }).type === 'color.created' ? held : 200);
+    const w = await hook(globex, r.url, 'color.*');
+    const c = await color(globex, 'Across a rotation');
+    // The replica delivering color.created holds the webhook (and the secret it claimed with) while the secret rotates.
+    await until('color.created in flight', () => nonEmpty(r.events('color.created')));
+    const rotated = await t.http().post(`/v4/webhooks/${w.ID}/rotate-secret`).set('Authorization', as(globex.admin)).expect(200);
+    await t.http().delete(`/v4/colors/${c.body.ID}`).set('Authorization', as(globex.admin)).expect(200);
+    answer();
+    const [ev] = await until('color.deleted', () => nonEmpty(r.events('color.deleted')));
+    // Answered within the 300 ms timeout: the drain went on across the rotation rather than failing and claiming afresh.
+    expect(r.events('color.created')).toHaveLength(1);
+    expect(new StandardWebhook(rotated.body.Secret).verify(ev.body, ev.headers)).toMatchObject({ type: 'color.deleted' });
+    expect(new StandardWebhook(w.Secret).verify(ev.body, ev.headers)).toMatchObject({ type: 'color.deleted' });
+  });
+
   it('reads and writes webhooks in XML, and records their changes in the trail without the secret', async () => {
     const r = await receiver();
     const xml = `<Webhook xmlns="urn:pms:v4"><URL>${r.url}</URL><EventTypes>period.closed dialog.held</EventTypes></Webhook>`;

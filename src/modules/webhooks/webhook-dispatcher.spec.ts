@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import type { AppConfig } from '../../config/config.js';
 import type { TenantDb } from '../../database/tenant-db.js';
 import type { WebhookEvents } from './webhook-events.js';
-import { backoffMs, COMMIT_WAKE_GAP_MS, handledUpTo, nextWave, WebhookDispatcher } from './webhook-dispatcher.js';
+import { backoffMs, COMMIT_WAKE_GAP_MS, handledUpTo, nextWave, upToOwnChange, WebhookDispatcher } from './webhook-dispatcher.js';
 
 describe('backoffMs (retries with exponential backoff and jitter)', () => {
   it('doubles from the base after each failure, up to the cap', () => {
@@ -43,6 +43,24 @@ describe('nextWave and handledUpTo (records at once, each record in order)', () 
     expect(handledUpTo(q, new Set([1, 2, 4]), 0)).toBe(2);
     expect(handledUpTo(q, new Set([2, 3]), 0)).toBe(0);
     expect(handledUpTo(q, new Set([1, 2, 3, 4, 5]), 0)).toBe(5);
+  });
+});
+
+describe('upToOwnChange (events after a webhook changes go out under its new settings)', () => {
+  const rows = [
+    { seq: 1, kind: 'color', row_id: '7' },
+    { seq: 2, kind: 'webhook', row_id: 'other' },
+    { seq: 3, kind: 'webhook', row_id: 'w1' },
+    { seq: 4, kind: 'color', row_id: '7' },
+  ];
+
+  it('cuts the batch after the webhook’s own change, so the next claim reads its rotated secret first', () => {
+    expect(upToOwnChange(rows, 'w1')).toEqual({ rows: rows.slice(0, 3), changed: true });
+  });
+
+  it('keeps the whole batch when only other records (or other webhooks) changed', () => {
+    expect(upToOwnChange(rows, 'w2')).toEqual({ rows, changed: false });
+    expect(upToOwnChange(rows.slice(0, 2), 'w1')).toEqual({ rows: rows.slice(0, 2), changed: false });
   });
 });
 

@@ -63,6 +63,17 @@ export function handledUpTo(events: readonly { seq: number }[], handled: Readonl
   return cursor;
 }
 
+/**
+ * The part of a batch a drain may deliver with the settings it claimed (docs/events.md, "Delivery"):
+ * up to and including the first change of the webhook itself (a rotated secret, other event types,
+ * a new URL). Events after that change go out under the new settings, read by the next claim;
+ * `changed` says the drain must stop there and let go.
+ */
+export function upToOwnChange<R extends { kind: string; row_id: string }>(rows: readonly R[], webhookId: string): { rows: readonly R[]; changed: boolean } {
+  const own = rows.findIndex((r) => r.kind === 'webhook' && r.row_id === webhookId);
+  return own < 0 ? { rows, changed: false } : { rows: rows.slice(0, own + 1), changed: true };
+}
+
 interface Queued extends QueuedEvent {
   row: AuditRow;
 }
@@ -196,14 +207,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     try {
       for (;;) {
         const seen = this.generation;
-        const rows = await changesAfter(this.db, ctx, null, cursor, BATCH);
+        const read = await changesAfter(this.db, ctx, null, cursor, BATCH);
         if (this.stopped) break;
-        if (rows.length === 0) {
+        if (read.length === 0) {
           await release(this.db, w.id, this.owner);
           // A commit woke the dispatcher after the read: its events may be past the cursor.
           if (this.generation !== seen) this.wake();
           return;
         }
+        const { rows, changed } = upToOwnChange(read, w.id);
         const events = rows.map((row): Queued => ({ row, seq: Number(row.seq), record: `${row.kind}:${row.row_id}` }));
         const handled = new Set<number>();
         const queue: Queued[] = [];
@@ -216,6 +228,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const next = await this.waves(w, queue, events, handled, cursor);
         if (next === null) return;
         cursor = next;
+        if (changed) {
+          // The webhook's own settings changed: the next claim reads them before its later events go out.
+          await release(this.db, w.id, this.owner);
+          this.wake();
+          return;
+        }
       }
       await release(this.db, w.id, this.owner);
     } catch (e) {
