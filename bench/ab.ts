@@ -204,7 +204,7 @@ interface Fixture {
 const SHORT = 20;
 
 async function fixtureOf(origin: string, site: SeededSite): Promise<Fixture> {
-  const listed = site.ids[9];
+  const listed = site.listedId;
   const goalIds: number[] = [];
   if (ROW === 'goal' || ROW === 'goals' || ROW === 'comments') {
     const token = await tokenFor(origin, 'admin', PASSWORD, site.siteId);

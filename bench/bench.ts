@@ -189,7 +189,7 @@ async function main(): Promise<void> {
 
     // The records of a user's mix: a short list of goals and of comments on one individual, and
     // one goal per connection for the conditional PUTs.
-    const listed = small.ids[9];
+    const listed = small.listedId;
     const goalIds: number[] = [];
     for (let k = 0; k < SHORT; k++)
       goalIds.push((await post<{ ID: number }>(origin, '/v4/goals', JSON.parse(goalBody(listed, small.periodId)), admin.small)).ID);

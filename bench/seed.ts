@@ -28,6 +28,11 @@ export interface SeededSite {
   /** An individual with `busyComments` comments on them, and one with none. */
   busyId: string;
   quietId: string;
+  /**
+   * The individual the short-list rows read (its goals, its comments): one seeded comment and no
+   * `deletable` ones, so those rows list the 20 records the bench posts and one more.
+   */
+  listedId: string;
   periodId: number;
   orgId: string;
   /** Comments spread over the individuals, each deleted once by the DELETE row (`deletable` of the options). */
@@ -139,7 +144,8 @@ export async function seedSite(
       Array.from({ length: n }, (_, j) => comment(busyId, k + j, now - (opts.busyComments - k - j) * 1000)) as CommentEntity[],
     );
   }
-  const commented = ids.filter((id) => id !== quietId && id !== busyId);
+  const listedId = ids[9];
+  const commented = ids.filter((id) => id !== quietId && id !== busyId && id !== listedId);
   const deletable = Array.from({ length: opts.deletable ?? 0 }, (_, k) => comment(commented[(k * 7) % commented.length], k, now - 10_000_000 + k));
   for (let k = 0; k < deletable.length; k += CHUNK) await insertChunked(ds, CommentEntity, deletable.slice(k, k + CHUNK) as CommentEntity[]);
   // Comments written around the API, as an import would: then each individual's kept newest comment (docs/operations.md).
@@ -151,6 +157,7 @@ export async function seedSite(
     manager: { userName: managerUser.userName, password: opts.password, individualId: ids[1] },
     busyId,
     quietId,
+    listedId,
     periodId: period.id,
     orgId: org.id,
     deletable: deletable.map((c) => c.id),
