@@ -55,6 +55,9 @@ const BOUND = new WeakMap<RequestContext, EntityManager>();
 const BY_ID = new WeakMap<EntityMetadata, { read: string; lock: string }>();
 
 /** `SELECT <every column> FROM <table> WHERE site_id = ? AND id = ?` (and `FOR UPDATE`), per entity. */
+/** The by-id read of each global table (TenantDb.globalById). */
+const GLOBAL_BY_ID = new WeakMap<EntityMetadata, string>();
+
 function byIdStatement(metadata: EntityMetadata, forUpdate: boolean): string {
   let s = BY_ID.get(metadata);
   if (!s) {
@@ -227,7 +230,14 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   async lockMany(ids: readonly (string | number)[]): Promise<T[]> {
     this.db.assertInTransaction(this.ctx, 'lockMany');
     if (ids.length === 0) return [];
-    const qb = this.qb('t').andWhere('t.id IN (:...__ids)', { __ids: [...new Set(ids)] });
+    const unique = [...new Set(ids)];
+    if (unique.length === 1) {
+      // One record (a comment's ancestor, a membership's individual): the kept statement of `lock`.
+      const row = await this.byId(unique[0], true);
+      if (row) this.remember(row);
+      return row ? [row] : [];
+    }
+    const qb = this.qb('t').andWhere('t.id IN (:...__ids)', { __ids: unique });
     if (!this.db.isSqlite) qb.setLock('pessimistic_write');
     const rows = await qb.getMany();
     for (const row of rows) this.remember(row);
@@ -469,9 +479,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
   private async before(id: string | number): Promise<Record<string, unknown>> {
     const kept = JOURNALS.get(this.ctx)?.rows.get(this.key(id));
     if (kept) return kept;
-    const qb = this.qb('t').andWhere('t.id = :__id', { __id: id });
-    if (!this.db.isSqlite) qb.setLock('pessimistic_write');
-    const row = await qb.getOne();
+    const row = await this.byId(id, true);
     if (!row) throw new NotFoundError(this.label, id);
     return { ...row };
   }
@@ -658,6 +666,23 @@ export class TenantDb {
    */
   global<T extends ObjectLiteral>(ctx: RequestContext | null, entity: EntityTarget<T>): GlobalReads<T> {
     return (ctx ? this.managerOf(ctx) : this.dataSource.manager).getRepository(entity);
+  }
+
+  /**
+   * A record of a global table (a site, a login account) by id: one kept statement, as a tenant
+   * record's by-id read (docs/performance.md), in the context's transaction when it runs in one.
+   */
+  async globalById<T extends ObjectLiteral>(ctx: RequestContext | null, entity: EntityTarget<T>, id: string): Promise<T | null> {
+    const metadata = this.metadataOf(entity);
+    let statement = GLOBAL_BY_ID.get(metadata);
+    if (!statement) {
+      const driver = metadata.connection.driver;
+      const columns = metadata.columns.map((c) => driver.escape(c.databaseName)).join(', ');
+      statement = `SELECT ${columns} FROM ${driver.escape(metadata.tableName)} WHERE ${driver.escape('id')} = ? LIMIT 1`;
+      GLOBAL_BY_ID.set(metadata, statement);
+    }
+    const rows = await (ctx ? this.reader(ctx) : RawReader.of(this.dataSource)).rows<Record<string, unknown>>(statement, [id]);
+    return rows.length === 0 ? null : hydrateRows<T>(metadata, rows, 'all')[0];
   }
 
   /**

@@ -14,6 +14,7 @@ import { AccessService, Row, type RowFacts } from '../../authorization/access.se
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { TaskEntity } from '../../database/entities/task.entity.js';
 import { AncestorState, assertAncestorExists } from './comment-ancestors.js';
+import { namesOf } from '../../database/queries/names.js';
 import { CommentEntity, CommentKind } from '../../database/entities/comment.entity.js';
 import { Comment, CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 
@@ -212,8 +213,7 @@ export class CommentsService {
   /** Wire records with AuthorName, the authors loaded in one query for the whole page. */
   private async toDtos(ctx: RequestContext, rows: CommentEntity[]): Promise<CommentDto[]> {
     const authorIds = rows.map((r) => r.authorId).filter((a): a is string => a !== null);
-    const authors = await this.db.repo(ctx, IndividualEntity, 'Individual').findByIds(authorIds);
-    const authorNames = new Map(authors.map((a) => [a.id, nameOf(a)]));
+    const authorNames = new Map([...(await namesOf(this.db, ctx, authorIds))].map(([id, name]) => [id, nameOf(name)]));
     return rows.map((r) => Comment.toWire(r, { authorNames }));
   }
 }

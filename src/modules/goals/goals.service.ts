@@ -14,6 +14,7 @@ import { CreateGoalDto, Goal, GoalDto, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalEntity } from '../../database/entities/goal.entity.js';
 import { MEASURES } from './goal-measures.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
+import { namesOf } from '../../database/queries/names.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
@@ -117,7 +118,7 @@ export class GoalsService {
   }
 
   private async toDto(ctx: RequestContext, goal: GoalEntity): Promise<GoalDto> {
-    return Goal.toWire(goal, await this.db.repo(ctx, IndividualEntity, 'Individual').findById(goal.individualId));
+    return Goal.toWire(goal, (await namesOf(this.db, ctx, [goal.individualId])).get(goal.individualId) ?? null);
   }
 }
 

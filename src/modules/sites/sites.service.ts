@@ -42,7 +42,7 @@ export class SitesService {
         skip,
       );
     }
-    const own = await this.sitesOf(ctx).findOneBy({ id: ctx.siteId });
+    const own = await this.db.globalById(ctx, SiteEntity, ctx.siteId);
     const rows = own && skip === 0 ? [Site.toWire(own)] : [];
     return new Page(rows, own ? 1 : 0, take, skip);
   }
@@ -54,14 +54,14 @@ export class SitesService {
   async scopeTo(ctx: RequestContext, siteId: string): Promise<RequestContext> {
     if (siteId === ctx.siteId) return ctx;
     if (!ctx.user.isGlobalAdmin) throw new ForbiddenError('Only a global administrator may act in another site');
-    const site = await this.sitesOf(ctx).findOneBy({ id: siteId });
+    const site = await this.db.globalById(ctx, SiteEntity, siteId);
     if (!site) throw new NotFoundError('Site', siteId);
     return ctx.withSite(site.id, site.performanceManagement);
   }
 
   async get(ctx: RequestContext, siteId: string): Promise<SiteDto> {
     const scoped = await this.scopeTo(ctx, siteId);
-    const site = await this.sitesOf(ctx).findOneBy({ id: scoped.siteId });
+    const site = await this.db.globalById(ctx, SiteEntity, scoped.siteId);
     if (!site) throw new NotFoundError('Site', siteId);
     return Site.toWire(site);
   }
