@@ -52,22 +52,28 @@ export const idTaken = (id: unknown) => new ConflictError(`The ID ${String(id)} 
  */
 const BOUND = new WeakMap<RequestContext, EntityManager>();
 
-const BY_ID = new WeakMap<EntityMetadata, { read: string; lock: string }>();
+/** The by-id statements of an entity: a tenant record's (`read`, `lock`), a global table's (`global`). */
+interface ByIdStatements {
+  read: string;
+  lock: string;
+  global: string;
+}
+const BY_ID = new WeakMap<EntityMetadata, ByIdStatements>();
 
-/** `SELECT <every column> FROM <table> WHERE site_id = ? AND id = ?` (and `FOR UPDATE`), per entity. */
-/** The by-id read of each global table (TenantDb.globalById). */
-const GLOBAL_BY_ID = new WeakMap<EntityMetadata, string>();
-
-function byIdStatement(metadata: EntityMetadata, forUpdate: boolean): string {
+/**
+ * `SELECT <every column> FROM <table> WHERE site_id = ? AND id = ?` (`read`; `lock` adds `FOR
+ * UPDATE`), and `… WHERE id = ?` for a global table (`global`), built once per entity.
+ */
+function byIdStatements(metadata: EntityMetadata): ByIdStatements {
   let s = BY_ID.get(metadata);
   if (!s) {
     const driver = metadata.connection.driver;
-    const columns = metadata.columns.map((c) => driver.escape(c.databaseName)).join(', ');
-    const read = `SELECT ${columns} FROM ${driver.escape(metadata.tableName)} WHERE ${driver.escape('site_id')} = ? AND ${driver.escape('id')} = ? LIMIT 1`;
-    s = { read, lock: `${read} FOR UPDATE` };
+    const from = `SELECT ${metadata.columns.map((c) => driver.escape(c.databaseName)).join(', ')} FROM ${driver.escape(metadata.tableName)} WHERE`;
+    const read = `${from} ${driver.escape('site_id')} = ? AND ${driver.escape('id')} = ? LIMIT 1`;
+    s = { read, lock: `${read} FOR UPDATE`, global: `${from} ${driver.escape('id')} = ? LIMIT 1` };
     BY_ID.set(metadata, s);
   }
-  return forUpdate ? s.lock : s.read;
+  return s;
 }
 
 /**
@@ -201,7 +207,8 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
 
   private async byId(id: string | number, forUpdate: boolean): Promise<T | null> {
     const metadata = this.db.metadataOf(this.target);
-    const statement = byIdStatement(metadata, forUpdate && !this.db.isSqlite);
+    const statements = byIdStatements(metadata);
+    const statement = forUpdate && !this.db.isSqlite ? statements.lock : statements.read;
     const rows = await this.db.reader(this.ctx).rows<Record<string, unknown>>(statement, [this.siteId, id]);
     return rows.length === 0 ? null : hydrateRows<T>(metadata, rows, 'all')[0];
   }
@@ -674,14 +681,7 @@ export class TenantDb {
    */
   async globalById<T extends ObjectLiteral>(ctx: RequestContext | null, entity: EntityTarget<T>, id: string): Promise<T | null> {
     const metadata = this.metadataOf(entity);
-    let statement = GLOBAL_BY_ID.get(metadata);
-    if (!statement) {
-      const driver = metadata.connection.driver;
-      const columns = metadata.columns.map((c) => driver.escape(c.databaseName)).join(', ');
-      statement = `SELECT ${columns} FROM ${driver.escape(metadata.tableName)} WHERE ${driver.escape('id')} = ? LIMIT 1`;
-      GLOBAL_BY_ID.set(metadata, statement);
-    }
-    const rows = await (ctx ? this.reader(ctx) : RawReader.of(this.dataSource)).rows<Record<string, unknown>>(statement, [id]);
+    const rows = await (ctx ? this.reader(ctx) : RawReader.of(this.dataSource)).rows<Record<string, unknown>>(byIdStatements(metadata).global, [id]);
     return rows.length === 0 ? null : hydrateRows<T>(metadata, rows, 'all')[0];
   }
 
