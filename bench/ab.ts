@@ -5,6 +5,7 @@
  *
  *   npm run bench:ab -- HEAD~1 .           # a git ref (commit, branch, tag) or `.`, the working tree
  *   npm run bench:ab -- --sqlite v1 v2     # on SQLite instead of MariaDB
+ *   npm run bench:ab -- HEAD HEAD+--max-semi-space-size=32   # one build, with and without a node option
  *
  * Each ref's `src/` is compiled with this checkout's TypeScript and node_modules into
  * `.bench-builds/<commit>/` (git-ignored, reused by later runs; `.` is compiled anew each run).
@@ -12,7 +13,7 @@
  * later ones find them done), seeded once (1,000 individuals in a reporting tree, a comment each),
  * all pinned to core 0, and warmed up. Then each round loads every build in turn with autocannon
  * from core 1 (the order reverses every other round) and reads the server CPU per request from
- * /proc. Prints one Markdown table, a row per build and round, and the medians.
+ * /proc. Prints one Markdown table, a row per build: each round, the medians, and its RSS at the end.
  *
  * Knobs (environment): AB_ROUNDS (4), AB_DURATION seconds per build and round (5),
  * AB_CONNECTIONS (50), AB_ROW: `byid` (GET /v4/individuals/{id} JSON as administrator, default),
@@ -49,6 +50,8 @@ import {
   num,
   post,
   root,
+  rssMb,
+  serviceNodeFlags,
   settle,
   startService,
   stopProcess,
@@ -80,6 +83,8 @@ const BUILDS = join(root, '.bench-builds');
 interface Build {
   ref: string;
   dist: string;
+  /** Node options given after the ref (`HEAD+--max-semi-space-size=32`): the same build run with other runtime flags. */
+  nodeFlags: string[];
 }
 interface Running extends Build {
   service: Proc;
@@ -106,8 +111,14 @@ function tsc(project: string, outDir: string): void {
   }
 }
 
+/** A build to run: a ref (or `.`), compiled, and any node options that follow it after `+`. */
+function build(arg: string): Build {
+  const [ref, ...nodeFlags] = arg.split('+');
+  return { ...compiled(ref), ref: arg, nodeFlags };
+}
+
 /** Compiles a ref (or `.`) into .bench-builds and answers where its main.js is. */
-function build(ref: string): Build {
+function compiled(ref: string): Omit<Build, 'nodeFlags'> {
   if (ref === '.') {
     const dist = join(BUILDS, 'worktree', 'dist');
     rmSync(dist, { recursive: true, force: true });
@@ -140,7 +151,12 @@ async function main(): Promise<void> {
     for (const b of builds) {
       const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'pms-ab-prof-')) : undefined;
       const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-      const started = await startService(database.url, PASSWORD, [process.execPath, ...flags, join(b.dist, 'src', 'main.js')], EXTRA_ENV);
+      const started = await startService(
+        database.url,
+        PASSWORD,
+        [process.execPath, ...serviceNodeFlags(), ...b.nodeFlags, ...flags, join(b.dist, 'src', 'main.js')],
+        EXTRA_ENV,
+      );
       env = started.env;
       running.push({ ...b, service: started.service, origin: started.origin, requests: [], cpuUs: [], rps: [], profileDir });
     }
@@ -181,9 +197,11 @@ async function main(): Promise<void> {
     const lines = [
       `## A/B: \`${ROW}\`, ${SQLITE ? 'SQLite' : 'MariaDB'}, ${ROUNDS} rounds × ${DURATION} s, ${CONNECTIONS} connections${RATE ? `, offered ${fmt(RATE)} requests per second` : ''}, node ${process.version}, ${new Date().toISOString().slice(0, 10)}`,
       '',
-      '| build | CPU µs / request, median | each round | req/s, median |',
-      '|---|---:|---|---:|',
-      ...running.map((r) => `| \`${r.ref}\` | ${fmt(median(r.cpuUs))} | ${r.cpuUs.map((x) => fmt(x)).join(', ')} | ${fmt(median(r.rps))} |`),
+      '| build | CPU µs / request, median | each round | req/s, median | RSS after the rounds, MB |',
+      '|---|---:|---|---:|---:|',
+      ...running.map(
+        (r) => `| \`${r.ref}\` | ${fmt(median(r.cpuUs))} | ${r.cpuUs.map((x) => fmt(x)).join(', ')} | ${fmt(median(r.rps))} | ${fmt(rssMb(r.service.pid))} |`,
+      ),
     ];
     if (PROFILE) lines.push(...(await profiles(running)));
     process.stdout.write(lines.join('\n') + '\n');

@@ -2,11 +2,13 @@
  * The hot-path benchmark (docs/performance.md). One command builds, then:
  *
  *  1. creates a MariaDB/MySQL database of its own (dropped at the end; `--sqlite` uses a temp file),
- *  2. starts the built service (`node dist/src/main.js`, NODE_ENV=production, access log on) as its
- *     own process, pinned to core 0 with taskset when the machine has two cores or more,
+ *  2. starts the built service (`node dist/src/main.js` with `npm start`'s node options,
+ *     NODE_ENV=production, access log on) as its own process, pinned to core 0 with taskset when
+ *     the machine has two cores or more,
  *  3. seeds two sites through the data layer (1,000 and 10,000 individuals in a reporting tree,
  *     a comment on each, one individual with 100,000 comments and one with none),
- *  4. starts the yardstick (bench/raw-server.ts: node:http + mysql2, same tables) pinned the same way,
+ *  4. starts the yardstick (bench/raw-server.ts: node:http + mysql2, same tables, same node options)
+ *     pinned the same way,
  *  5. drives every row with autocannon from another process (pinned to core 1), in rounds that
  *     interleave the yardstick and the service, so every figure is a ratio within one run,
  *  6. seeds a third site for the dashboards (bench/seed-dashboards.ts: BENCH_DASH_SIZE individuals,
@@ -56,6 +58,7 @@ import {
   rssMb,
   settle,
   startProcess,
+  serviceNodeFlags,
   startService,
   stopProcess,
   tokenFor,
@@ -147,7 +150,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
   try {
-    const node = [process.execPath, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/src/main.js'];
+    const node = [process.execPath, ...serviceNodeFlags(), ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/src/main.js'];
     let origin: string;
     let env: Record<string, string>;
     ({ service, origin, env } = await startService(database.url, PASSWORD, node));
@@ -174,7 +177,12 @@ async function main(): Promise<void> {
     }
     await ds.destroy();
 
-    raw = await startProcess('yardstick', pinned(0, [process.execPath, join(here, 'raw-server.js')]), { DATABASE_URL: database.url }, /listening (\d+)/);
+    raw = await startProcess(
+      'yardstick',
+      pinned(0, [process.execPath, ...serviceNodeFlags(), join(here, 'raw-server.js')]),
+      { DATABASE_URL: database.url },
+      /listening (\d+)/,
+    );
     const rawOrigin = `http://127.0.0.1:${raw.port}`;
 
     const admin = { small: await tokenFor(origin, 'admin', PASSWORD, small.siteId), large: await tokenFor(origin, 'admin', PASSWORD, large.siteId) };

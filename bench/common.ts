@@ -14,6 +14,16 @@ import type { LoadJob, LoadResult } from './load.js';
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository (bench files run from dist/bench). */
 export const root = resolve(here, '../..');
+/**
+ * The node options the service is started with in production (`npm start`, the Dockerfile and the
+ * Kubernetes deployment carry the same; a unit test holds them equal): the benchmarks run the
+ * service as it is deployed.
+ */
+export function serviceNodeFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 export const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
 
 export const PIN = cpus().length >= 2 && hasTaskset();
@@ -200,7 +210,7 @@ export function log(msg: string): void {
 export async function startService(
   databaseUrl: string,
   password: string,
-  node: string[] = [process.execPath, 'dist/src/main.js'],
+  node: string[] = [process.execPath, ...serviceNodeFlags(), 'dist/src/main.js'],
   extraEnv: Record<string, string> = {},
 ): Promise<{ service: Proc; origin: string; env: Record<string, string> }> {
   const env = {

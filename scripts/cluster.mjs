@@ -23,6 +23,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const GALERA_PROVIDERS = ['/usr/lib/galera/libgalera_smm.so', '/usr/lib/galera-4/libgalera_smm.so', '/usr/lib64/galera-4/libgalera_smm.so'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The node options `npm start` runs the service with: replicas run as they are deployed. */
+function startNodeFlags() {
+  const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 /** The port layout from a base: node i uses base+10i … base+10i+3; proxies, Redis and replicas follow. */
 export function ports(base, replicas) {
   return {
@@ -453,7 +459,7 @@ ${servers}
   }
 
   async startReplica(j) {
-    this.spawnLogged(`replica${j}`, process.execPath, [join(ROOT, 'dist/src/main.js')], this.replicaEnv(j));
+    this.spawnLogged(`replica${j}`, process.execPath, [...startNodeFlags(), join(ROOT, 'dist/src/main.js')], this.replicaEnv(j));
     await waitFor(
       `replica ${j} ready`,
       async () => (await fetch(`${this.replicaUrl(j)}/health/ready`, { signal: AbortSignal.timeout(2000) })).status === 200,

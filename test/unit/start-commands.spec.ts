@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+/**
+ * The service is started with the same node options wherever it is deployed (docs/operations.md,
+ * "Node's young generation"): `npm start`, the image's command and the Kubernetes deployment. The
+ * benchmarks and the cluster script read `npm start`'s options, so what is measured is what runs.
+ */
+const read = (path: string) => readFileSync(join(process.cwd(), path), 'utf8');
+const flagsOf = (words: string[]) => words.filter((w) => w.startsWith('--'));
+
+function npmStart(name: string): string[] {
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  const words = scripts[name].split(/\s+/);
+  expect(words.at(-1)).toBe('dist/src/main.js');
+  return flagsOf(words);
+}
+
+function imageCommand(): string[] {
+  const cmd = read('Dockerfile')
+    .split('\n')
+    .find((line) => line.startsWith('CMD '))!;
+  const main = /exec node ((?:--\S+ )*)dist\/src\/main\.js/.exec(cmd);
+  expect(main).not.toBeNull();
+  return flagsOf(main![1].trim().split(/\s+/));
+}
+
+function deploymentCommand(): string[] {
+  const [deployment] = parseAllDocuments(read('deploy/k8s/base/deployment.yaml')).map(
+    (d) => d.toJS() as { spec: { template: { spec: { containers: { name: string; command: string[] }[] } } } },
+  );
+  const api = deployment.spec.template.spec.containers.find((c) => c.name === 'api')!;
+  expect(api.command.at(-1)).toBe('dist/src/main.js');
+  return flagsOf(api.command);
+}
+
+describe('the service start commands', () => {
+  it('size the young generation for a server (64 MB semi-spaces)', () => {
+    expect(npmStart('start')).toContain('--max-semi-space-size=64');
+  });
+
+  it('carry the same node options in npm start, start:prod, the image and the Kubernetes deployment', () => {
+    const flags = npmStart('start');
+    expect(npmStart('start:prod')).toEqual(flags);
+    expect(imageCommand()).toEqual(flags);
+    expect(deploymentCommand()).toEqual(flags);
+  });
+});
