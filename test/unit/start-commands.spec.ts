@@ -36,8 +36,8 @@ function deploymentCommand(): string[] {
 }
 
 describe('the service start commands', () => {
-  it('size the young generation for a server (64 MB semi-spaces)', () => {
-    expect(npmStart('start')).toContain('--max-semi-space-size=64');
+  it('size the young generation for a server: 64 MB semi-spaces from the start', () => {
+    expect(npmStart('start')).toEqual(expect.arrayContaining(['--min-semi-space-size=64', '--max-semi-space-size=64']));
   });
 
   it('carry the same node options in npm start, start:prod, the image and the Kubernetes deployment', () => {
