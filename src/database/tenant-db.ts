@@ -23,6 +23,7 @@ import { pingDatabase } from './ping.js';
 import { affectedOf, RawReader } from './raw-reader.js';
 import { announceWrite, compileSimpleFind, hydrateRows, keptInsert, keptUpdate, totalFromPage } from './kept-sql.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';
+import { rowAsWritten } from './written-row.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './list-totals.js';
 import type { TenantEntity } from './entities/base.entity.js';
@@ -391,6 +392,10 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * concurrent writers holding the same ETag exactly one succeeds. Answers the row as written,
    * read back in the same transaction. 404 when the record is not in the site, 412 when If-Match
    * names another version.
+   *
+   * The row as written is known without reading it back when every value set is one the database
+   * stores exactly (src/database/written-row.ts): the locked row, the values, the audit columns and
+   * the version bumped. Otherwise it is read back in the same transaction.
    */
   async update(id: string | number, patch: DeepPartial<T> | Patch, opts: { ifMatch?: boolean } = {}): Promise<T> {
     return this.db.transaction(this.ctx, async () => {
@@ -398,9 +403,11 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
       const where: Patch = { siteId: this.siteId, id };
       const versions = opts.ifMatch ? this.ctx.ifMatchVersions : null;
       if (versions) where.version = In(versions.length ? versions : [-1]);
-      const affected = await this.write(where, patch);
+      const { affected, set } = await this.write(where, patch);
       if (affected === 0) throw new PreconditionFailedError();
-      const after = await this.get(id);
+      const metadata = this.repo.metadata;
+      const written = rowAsWritten(metadata, before, set);
+      const after = written ? (Object.assign(metadata.create(), written) as T) : await this.get(id);
       this.journal(before, after);
       return after;
     });
@@ -416,7 +423,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
       const before = await this.lockedWhere(where);
       const ids = before.map((r) => r.id as string | number);
       let affected = 0;
-      for (let i = 0; i < ids.length; i += 500) affected += await this.write({ siteId: this.siteId, id: In(ids.slice(i, i + 500)) }, patch);
+      for (let i = 0; i < ids.length; i += 500) affected += (await this.write({ siteId: this.siteId, id: In(ids.slice(i, i + 500)) }, patch)).affected;
       const after = new Map((await this.findByIdsChunked(ids)).map((r) => [String(r.id), r]));
       for (const row of before) this.journal(row, after.get(String(row.id)) ?? null);
       return affected;
@@ -511,27 +518,28 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     else tx.rows.delete(this.key(row.id));
   }
 
-  private async write(where: Patch, patch: DeepPartial<T> | Patch): Promise<number> {
+  /** One UPDATE of the rows `where` matches: the rows changed, and every value set (the audit columns included; the version is bumped). */
+  private async write(where: Patch, patch: DeepPartial<T> | Patch): Promise<{ affected: number; set: Patch }> {
     const set: Patch = {};
     for (const [k, v] of Object.entries(patch as Patch)) if (!PROTECTED.has(k) && v !== undefined) set[k] = v;
-    const updated = new Date();
-    const by = actorIdOf(this.ctx.caller);
+    set.updated = new Date();
+    set.updatedBy = actorIdOf(this.ctx.caller);
     const repo = this.repo;
-    const statement = keptUpdate(repo.metadata, { ...set, updated, updatedBy: by }, where);
+    const statement = keptUpdate(repo.metadata, set, where);
     const runner = repo.manager.queryRunner;
     if (statement && runner) {
       const affected = (await runner.query(statement.sql, statement.params, true)).affected ?? 0;
       await announceWrite('afterUpdate', repo.metadata, runner);
-      return affected;
+      return { affected, set };
     }
     const version = this.db.escape('version');
     const res = await repo
       .createQueryBuilder()
       .update()
-      .set({ ...set, updated, updatedBy: by, version: () => `${version} + 1` } as never)
+      .set({ ...set, version: () => `${version} + 1` } as never)
       .where(where as FindOptionsWhere<T>)
       .execute();
-    return res.affected ?? 0;
+    return { affected: res.affected ?? 0, set };
   }
 }
 
