@@ -1,6 +1,6 @@
 import { DataSource, Entity, In, IsNull, LessThan, LessThanOrEqual, Like, MoreThan, MoreThanOrEqual, Not, type FindManyOptions } from 'typeorm';
-import { BoolCol, DateCol, DecimalCol, GuidCol, IntCol, IntPk, StrCol, VersionCol } from './columns.js';
-import { announceWrite, compileSimpleFind, hydrateRows, keptInsert, keptUpdate, totalFromPage } from './kept-sql.js';
+import { BoolCol, DateCol, DecimalCol, GuidCol, GuidPk, IntCol, IntPk, StrCol, VersionCol } from './columns.js';
+import { announceWrite, compileSimpleFind, hydrateRows, joinedOf, keptInsert, keptUpdate, totalFromPage, type JoinedColumns } from './kept-sql.js';
 
 @Entity('things')
 class Thing {
@@ -12,6 +12,21 @@ class Thing {
   @DecimalCol('score') score!: number | null;
   @DateCol('due') due!: Date | null;
   @VersionCol() version!: number;
+}
+
+@Entity('notes')
+class Note {
+  @IntPk() id!: number;
+  @GuidCol('site_id') siteId!: string;
+  @GuidCol('owner_id', { nullable: true }) ownerId!: string | null;
+  @IntCol('rank') rank!: number;
+}
+
+@Entity('people')
+class Person {
+  @GuidPk() id!: string;
+  @GuidCol('site_id') siteId!: string;
+  @StrCol('first_name', 50) firstName!: string | null;
 }
 
 const SITE = '00000000-0000-4000-8000-000000000001';
@@ -142,6 +157,56 @@ describe('a simple find in one kept statement', () => {
     ['an order other than ASC/DESC', { order: { id: { direction: 'ASC', nulls: 'FIRST' } } as never }],
   ])('leaves the rest to TypeORM: %s', (_name, options) => {
     expect(compileSimpleFind(metadata(), SITE, options)).toBeNull();
+  });
+});
+
+describe('a simple find with the columns of the row it references', () => {
+  let ds: DataSource;
+  const ANA = '10000000-0000-4000-8000-000000000001';
+  const BEN = '10000000-0000-4000-8000-000000000002';
+  const NAMES: JoinedColumns = { table: 'people', columns: ['first_name'], by: 'ownerId' };
+
+  beforeAll(async () => {
+    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Note, Person], synchronize: true });
+    await ds.initialize();
+    await ds.getRepository(Person).insert([
+      { id: ANA, siteId: SITE, firstName: 'Ana' },
+      // BEN is a person of the other site only: a note of SITE naming him joins nothing.
+      { id: BEN, siteId: OTHER, firstName: 'Ben' },
+    ]);
+    await ds.getRepository(Note).insert([
+      { siteId: SITE, ownerId: ANA, rank: 2 },
+      { siteId: SITE, ownerId: BEN, rank: 1 },
+      { siteId: SITE, ownerId: null, rank: 0 },
+      { siteId: OTHER, ownerId: BEN, rank: 1 },
+    ]);
+  });
+  afterAll(() => ds.destroy());
+
+  it('reads the records as the plain find does, each with the referenced row of its own site or null', async () => {
+    const metadata = ds.getMetadata(Note);
+    const options: FindManyOptions<Note> = { where: { rank: MoreThanOrEqual(0) }, order: { rank: 'DESC', id: 'ASC' }, take: 10 };
+    const sut = compileSimpleFind(metadata, SITE, options, NAMES)!;
+    expect(sut.rows).toBe(
+      'SELECT t."id", t."site_id", t."owner_id", t."rank", j."id" AS "__joined_id", j."first_name" AS "__joined_first_name" ' +
+        'FROM "notes" t LEFT JOIN "people" j ON j."site_id" = t."site_id" AND j."id" = t."owner_id" ' +
+        'WHERE t."site_id" = ? AND t."rank" >= ? ORDER BY t."rank" DESC, t."id" ASC LIMIT ?',
+    );
+    const raw = (await ds.query(sut.rows, [...sut.params, ...sut.paging])) as Record<string, unknown>[];
+    const plain = compileSimpleFind(metadata, SITE, options)!;
+    const expected = hydrateRows<Note>(metadata, (await ds.query(plain.rows, [...plain.params, ...plain.paging])) as Record<string, unknown>[]);
+    expect(hydrateRows<Note>(metadata, raw)).toEqual(expected);
+    expect(raw.map((r) => joinedOf(NAMES, r))).toEqual([{ id: ANA, first_name: 'Ana' }, null, null]);
+    const [count] = (await ds.query(sut.count, sut.params)) as { n: number }[];
+    expect(Number(count.n)).toBe(3);
+  });
+
+  it('keeps a statement of its own per joined columns', () => {
+    const metadata = ds.getMetadata(Note);
+    const plain = compileSimpleFind(metadata, SITE, { where: { rank: 1 } })!;
+    const joined = compileSimpleFind(metadata, SITE, { where: { rank: 1 } }, NAMES)!;
+    expect(joined.rows).not.toBe(plain.rows);
+    expect(compileSimpleFind(metadata, OTHER, { where: { rank: 3 } }, NAMES)!.rows).toBe(joined.rows);
   });
 });
 

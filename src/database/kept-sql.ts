@@ -26,6 +26,27 @@ export interface SimpleFind {
   prepare: boolean;
 }
 
+/**
+ * Columns of another tenant table's row that a record references, read with the record in the same
+ * statement (docs/performance.md, "Kept statements"): `LEFT JOIN <table> j ON j.site_id = t.site_id
+ * AND j.id = t.<by's column>`, selected as `__joined_<column>` with `__joined_id` (null where the
+ * record references no row of the site).
+ */
+export interface JoinedColumns {
+  table: string;
+  columns: readonly string[];
+  /** The record's property holding the joined row's id. */
+  by: string;
+}
+
+/** The joined row's values of one raw row read with a JoinedColumns, by column; null when there was none. */
+export function joinedOf(joined: JoinedColumns, row: Record<string, unknown>): Record<string, unknown> | null {
+  if (row.__joined_id === null || row.__joined_id === undefined) return null;
+  const out: Record<string, unknown> = { id: row.__joined_id };
+  for (const c of joined.columns) out[c] = row[`__joined_${c}`];
+  return out;
+}
+
 interface KeptFind {
   rows: string;
   count: string;
@@ -48,7 +69,12 @@ const RANGES: Partial<Record<string, Kind>> = { lessThan: '<', lessThanOrEqual: 
  * seen before costs a walk over the options and one lookup; its columns are resolved only the
  * first time.
  */
-export function compileSimpleFind<T extends ObjectLiteral>(metadata: EntityMetadata, siteId: string, options: FindManyOptions<T>): SimpleFind | null {
+export function compileSimpleFind<T extends ObjectLiteral>(
+  metadata: EntityMetadata,
+  siteId: string,
+  options: FindManyOptions<T>,
+  joined?: JoinedColumns,
+): SimpleFind | null {
   const opts = options as Record<string, unknown>;
   for (const key in opts) {
     if (key !== 'where' && key !== 'order' && key !== 'take' && key !== 'skip' && opts[key] !== undefined) return null;
@@ -85,12 +111,13 @@ export function compileSimpleFind<T extends ObjectLiteral>(metadata: EntityMetad
   if (take !== undefined) paging.push(take);
   if (take !== undefined && skip) paging.push(skip);
   shape += `|${paging.length}`;
+  if (joined) shape += `|${joined.table}.${joined.by}:${joined.columns.join(',')}`;
 
   let shapes = STATEMENTS.get(metadata);
   if (!shapes) STATEMENTS.set(metadata, (shapes = new Map()));
   let statements = shapes.get(shape);
   if (statements === undefined) {
-    statements = buildFind(metadata, w, order, paging.length);
+    statements = buildFind(metadata, w, order, paging.length, joined);
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shapes.set(shape, statements);
   }
@@ -98,17 +125,29 @@ export function compileSimpleFind<T extends ObjectLiteral>(metadata: EntityMetad
 }
 
 /** The statements of a shape, its columns resolved from the entity; null when one is not a plain column. */
-function buildFind(metadata: EntityMetadata, where: Record<string, unknown>, order: Record<string, unknown>, pagingValues: number): KeptFind | null {
+function buildFind(
+  metadata: EntityMetadata,
+  where: Record<string, unknown>,
+  order: Record<string, unknown>,
+  pagingValues: number,
+  joined: JoinedColumns | undefined,
+): KeptFind | null {
   const conditions = conditionsOf(metadata, where, [], false);
   if (!conditions) return null;
-  const orderBy: string[] = [];
+  const orderBy: [string, string][] = [];
   for (const [property, direction] of Object.entries(order)) {
     if (direction === undefined) continue;
     const column = columnOf(metadata, property);
     if (!column || column.relationMetadata || column.embeddedMetadata) return null;
-    orderBy.push(`${metadata.connection.driver.escape(column.databaseName)} ${String(direction).toUpperCase()}`);
+    orderBy.push([column.databaseName, String(direction).toUpperCase()]);
   }
-  return { ...build(metadata, conditions, orderBy, pagingValues), prepare: !conditions.some((c) => c.kind === 'in') };
+  let join: { column: string; joined: JoinedColumns } | undefined;
+  if (joined) {
+    const by = columnOf(metadata, joined.by);
+    if (!by || by.relationMetadata || by.embeddedMetadata) return null;
+    join = { column: by.databaseName, joined };
+  }
+  return { ...build(metadata, conditions, orderBy, pagingValues, join), prepare: !conditions.some((c) => c.kind === 'in') };
 }
 
 const SELECTED = new WeakMap<EntityMetadata, EntityMetadata['columns']>();
@@ -146,18 +185,32 @@ function columnOf(metadata: EntityMetadata, property: string): EntityMetadata['c
   return column;
 }
 
-function build(metadata: EntityMetadata, conditions: Condition[], order: string[], pagingValues: number): { rows: string; count: string } {
+function build(
+  metadata: EntityMetadata,
+  conditions: Condition[],
+  order: [string, string][],
+  pagingValues: number,
+  join?: { column: string; joined: JoinedColumns },
+): { rows: string; count: string } {
   const driver = metadata.connection.driver;
   const q = (name: string) => driver.escape(name);
-  const columns = metadata.columns
+  const table = q(metadata.tableName);
+  const where = (col: (name: string) => string) => [`${col('site_id')} = ?`, ...predicatesOf(col, conditions)].join(' AND ');
+  const count = `SELECT COUNT(*) AS n FROM ${table} WHERE ${where(q)}`;
+  // With a join every column of the record is qualified by its alias, `t`.
+  const col = join ? (name: string) => `t.${q(name)}` : q;
+  let columns = metadata.columns
     .filter((c) => c.isSelect !== false)
-    .map((c) => q(c.databaseName))
+    .map((c) => col(c.databaseName))
     .join(', ');
-  const predicates = [`${q('site_id')} = ?`, ...predicatesOf(q, conditions)];
-  const from = `FROM ${q(metadata.tableName)} WHERE ${predicates.join(' AND ')}`;
-  const orderBy = order.length ? ` ORDER BY ${order.join(', ')}` : '';
+  let from = table;
+  if (join) {
+    columns += [`j.${q('id')} AS ${q('__joined_id')}`, ...join.joined.columns.map((c) => `j.${q(c)} AS ${q(`__joined_${c}`)}`)].map((c) => `, ${c}`).join('');
+    from = `${table} t LEFT JOIN ${q(join.joined.table)} j ON j.${q('site_id')} = t.${q('site_id')} AND j.${q('id')} = t.${q(join.column)}`;
+  }
+  const orderBy = order.length ? ` ORDER BY ${order.map(([c, dir]) => `${col(c)} ${dir}`).join(', ')}` : '';
   const limit = pagingValues === 0 ? '' : pagingValues === 1 ? ' LIMIT ?' : ' LIMIT ? OFFSET ?';
-  return { rows: `SELECT ${columns} ${from}${orderBy}${limit}`, count: `SELECT COUNT(*) AS n ${from}` };
+  return { rows: `SELECT ${columns} FROM ${from} WHERE ${where(col)}${orderBy}${limit}`, count };
 }
 
 /**

@@ -21,7 +21,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailab
 import { isPrimaryKeyViolation, isRetryableConflict } from '../common/errors/db-errors.js';
 import { pingDatabase } from './ping.js';
 import { affectedOf, RawReader } from './raw-reader.js';
-import { announceWrite, compileSimpleFind, hydrateRows, keptInsert, keptUpdate, totalFromPage } from './kept-sql.js';
+import { announceWrite, compileSimpleFind, hydrateRows, joinedOf, type JoinedColumns, keptInsert, keptUpdate, totalFromPage } from './kept-sql.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';
 import { rowAsWritten } from './written-row.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
@@ -175,6 +175,33 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     return [rows, totalFromPage(rows.length, options.take, options.skip) ?? (await kept.count())];
   }
 
+  /**
+   * `findAndCount` of a simple find (src/database/kept-sql.ts), each record with the columns of the
+   * row of another tenant table it references (a goal's individual's name), read in the same
+   * statement: the records, the total, and per record the joined row's values (null where it
+   * references none in the site).
+   */
+  async findAndCountJoined(options: FindManyOptions<T>, joined: JoinedColumns): Promise<[T[], number, (Record<string, unknown> | null)[]]> {
+    const kept = this.keptJoined(options, joined);
+    const raw = await kept.raw();
+    const rows = hydrateRows<T>(this.db.metadataOf(this.target), raw);
+    const total = totalFromPage(rows.length, options.take, options.skip) ?? (await kept.count());
+    return [rows, total, raw.map((r) => joinedOf(joined, r))];
+  }
+
+  /** The record with this id in the caller's site and the row it references (see findAndCountJoined), or a 404. */
+  async getJoined(id: string | number, joined: JoinedColumns): Promise<[T, Record<string, unknown> | null]> {
+    const [raw] = await this.keptJoined({ where: { id } as unknown as FindOptionsWhere<T>, take: 1 }, joined).raw();
+    if (!raw) throw new NotFoundError(this.label, id);
+    return [hydrateRows<T>(this.db.metadataOf(this.target), [raw])[0], joinedOf(joined, raw)];
+  }
+
+  private keptJoined(options: FindManyOptions<T>, joined: JoinedColumns): NonNullable<ReturnType<ScopedRepository<T>['kept']>> {
+    const kept = this.kept(options, joined);
+    if (!kept) throw new Error(`${this.label}: a joined read takes a simple find (equality, IS NULL, IN and ranges on columns, an order, a page)`);
+    return kept;
+  }
+
   /** The first record that matches (no order: any one). */
   findOne(where: Where<T>): Promise<T | null> {
     return this.find({ where, take: 1 } as FindManyOptions<T>).then(([row]) => row ?? null);
@@ -184,15 +211,19 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * The kept statements of a simple find (src/database/kept-sql.ts), bound to its values, on the
    * context's connection: its rows, hydrated, and its count. Null for any other find.
    */
-  private kept(options: FindManyOptions<T>): { rows: () => Promise<T[]>; count: () => Promise<number> } | null {
+  private kept(
+    options: FindManyOptions<T>,
+    joined?: JoinedColumns,
+  ): { rows: () => Promise<T[]>; raw: () => Promise<Record<string, unknown>[]>; count: () => Promise<number> } | null {
     const metadata = this.db.metadataOf(this.target);
-    const simple = compileSimpleFind(metadata, this.siteId, options);
+    const simple = compileSimpleFind(metadata, this.siteId, options, joined);
     if (!simple) return null;
     const reader = this.db.reader(this.ctx);
     const prepare = { prepare: simple.prepare };
+    const raw = () => reader.rows<Record<string, unknown>>(simple.rows, [...simple.params, ...simple.paging], prepare);
     return {
-      rows: () =>
-        reader.rows<Record<string, unknown>>(simple.rows, [...simple.params, ...simple.paging], prepare).then((rows) => hydrateRows<T>(metadata, rows)),
+      raw,
+      rows: () => raw().then((rows) => hydrateRows<T>(metadata, rows)),
       count: () => reader.rows<{ n: number | string }>(simple.count, simple.params, prepare).then(([counted]) => Number(counted?.n ?? 0)),
     };
   }

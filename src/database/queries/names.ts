@@ -2,6 +2,7 @@ import type { RequestContext } from '../../common/context/request-context.js';
 import { placeholders } from '../raw-reader.js';
 import type { TenantDb } from '../tenant-db.js';
 import type { IndividualEntity } from '../entities/individual.entity.js';
+import type { JoinedColumns } from '../kept-sql.js';
 
 /** An individual's name columns: what FullName and AuthorName are written from (src/common/names.ts). */
 export type PersonName = Pick<IndividualEntity, 'firstName' | 'lastName'>;
@@ -23,4 +24,17 @@ export async function namesOf(db: TenantDb, ctx: RequestContext, ids: readonly s
   );
   for (const r of rows) out.set(r.id, { firstName: r.first_name, lastName: r.last_name });
   return out;
+}
+
+/**
+ * The name columns of the individual a record's `by` property references, to read with the record
+ * in one statement (`ScopedRepository.findAndCountJoined`, `getJoined`) instead of `namesOf` after it.
+ */
+export function nameOfReferenced(by: string): JoinedColumns {
+  return { table: 'individuals', columns: ['first_name', 'last_name'], by };
+}
+
+/** The name a joined read brought back (see nameOfReferenced); null where the record references no individual of the site. */
+export function joinedName(joined: Record<string, unknown> | null): PersonName | null {
+  return joined && { firstName: joined.first_name as PersonName['firstName'], lastName: joined.last_name as PersonName['lastName'] };
 }

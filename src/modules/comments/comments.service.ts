@@ -14,7 +14,7 @@ import { AccessService, Row, type RowFacts } from '../../authorization/access.se
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { TaskEntity } from '../../database/entities/task.entity.js';
 import { AncestorState, assertAncestorExists } from './comment-ancestors.js';
-import { namesOf } from '../../database/queries/names.js';
+import { joinedName, nameOfReferenced, namesOf } from '../../database/queries/names.js';
 import { CommentEntity, CommentKind } from '../../database/entities/comment.entity.js';
 import { Comment, CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 
@@ -91,32 +91,30 @@ export class CommentsService {
    * comment: delta sync, history and webhook payloads read comments through it.
    */
   async get(ctx: RequestContext, id: string): Promise<CommentDto> {
-    const row = await this.comments(ctx).get(id);
+    const [row, author] = await this.comments(ctx).getJoined(id, nameOfReferenced('authorId'));
     await this.assertCanReadAncestor(ctx, row.ancestorType, row.ancestorId);
-    return this.toDto(ctx, row);
+    return withAuthorNames([row], [author])[0];
   }
 
   async listFor(ctx: RequestContext, kind: CommentKind, ancestorId: string, q: DeletedQuery): Promise<Page<CommentDto>> {
     await this.assertAncestorExists(ctx, kind, ancestorId);
     await this.assertCanReadAncestor(ctx, kind, ancestorId);
-    const [rows, total] = await this.comments(ctx).findAndCount({
-      where: { ancestorType: kind, ancestorId, ...deletedFilter(q.deleted) },
-      order: NEWEST_FIRST,
-      ...pageOf(q),
-    });
-    return Page.of(await this.toDtos(ctx, rows), total, q);
+    const [rows, total, authors] = await this.comments(ctx).findAndCountJoined(
+      { where: { ancestorType: kind, ancestorId, ...deletedFilter(q.deleted) }, order: NEWEST_FIRST, ...pageOf(q) },
+      nameOfReferenced('authorId'),
+    );
+    return Page.of(withAuthorNames(rows, authors), total, q);
   }
 
   /** The comments the caller wrote, on anything, newest first. */
   async listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<CommentDto>> {
     const me = ctx.user.individualId;
     if (!me) return Page.of([], 0, q);
-    const [rows, total] = await this.comments(ctx).findAndCount({
-      where: { authorId: me, ...deletedFilter(q.deleted) },
-      order: NEWEST_FIRST,
-      ...pageOf(q),
-    });
-    return Page.of(await this.toDtos(ctx, rows), total, q);
+    const [rows, total, authors] = await this.comments(ctx).findAndCountJoined(
+      { where: { authorId: me, ...deletedFilter(q.deleted) }, order: NEWEST_FIRST, ...pageOf(q) },
+      nameOfReferenced('authorId'),
+    );
+    return Page.of(withAuthorNames(rows, authors), total, q);
   }
 
   async create(ctx: RequestContext, dto: CreateCommentDto): Promise<CommentDto> {
@@ -205,15 +203,19 @@ export class CommentsService {
     throw new ForbiddenError('Only the author of a comment or an administrator may change, delete or undelete it');
   }
 
+  /** The wire record of a comment just written, its author's name read with two columns. */
   private async toDto(ctx: RequestContext, row: CommentEntity): Promise<CommentDto> {
-    const [dto] = await this.toDtos(ctx, [row]);
-    return dto;
+    const authorNames = new Map([...(await namesOf(this.db, ctx, row.authorId ? [row.authorId] : []))].map(([id, name]) => [id, nameOf(name)]));
+    return Comment.toWire(row, { authorNames });
   }
+}
 
-  /** Wire records with AuthorName, the authors loaded in one query for the whole page. */
-  private async toDtos(ctx: RequestContext, rows: CommentEntity[]): Promise<CommentDto[]> {
-    const authorIds = rows.map((r) => r.authorId).filter((a): a is string => a !== null);
-    const authorNames = new Map([...(await namesOf(this.db, ctx, authorIds))].map(([id, name]) => [id, nameOf(name)]));
-    return rows.map((r) => Comment.toWire(r, { authorNames }));
-  }
+/** Wire records of a page read with its authors' names (nameOfReferenced('authorId')). */
+function withAuthorNames(rows: CommentEntity[], authors: (Record<string, unknown> | null)[]): CommentDto[] {
+  const authorNames = new Map<string, string | null>();
+  rows.forEach((r, i) => {
+    const name = joinedName(authors[i]);
+    if (r.authorId && name) authorNames.set(r.authorId, nameOf(name));
+  });
+  return rows.map((r) => Comment.toWire(r, { authorNames }));
 }

@@ -14,7 +14,7 @@ import { CreateGoalDto, Goal, GoalDto, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalEntity } from '../../database/entities/goal.entity.js';
 import { MEASURES } from './goal-measures.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
-import { namesOf } from '../../database/queries/names.js';
+import { joinedName, nameOfReferenced, namesOf } from '../../database/queries/names.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
@@ -66,9 +66,9 @@ export class GoalsService {
   }
 
   async get(ctx: RequestContext, id: number): Promise<GoalDto> {
-    const goal = await this.repo(ctx).get(id);
+    const [goal, individual] = await this.repo(ctx).getJoined(id, nameOfReferenced('individualId'));
     await this.assertCanRead(ctx, goal.individualId, ['Goal', id]);
-    return this.toDto(ctx, goal);
+    return Goal.toWire(goal, joinedName(individual));
   }
 
   async create(ctx: RequestContext, dto: CreateGoalDto): Promise<GoalDto> {
@@ -81,7 +81,8 @@ export class GoalsService {
       await this.access.assertCanManageIndividual(ctx, dto.IndividualID, 'create');
       // The period's foreign key stops a concurrent delete of the period from leaving this goal dangling.
       const row = await this.repo(ctx).insert(Goal.toColumns(dto, 'create')).catch(periodGone(dto.PeriodID));
-      return this.toDto(ctx, row);
+      // The individual was read above: its name is the answer's FullName.
+      return Goal.toWire(row, individual);
     });
   }
 
