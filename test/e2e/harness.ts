@@ -135,15 +135,15 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
 export const NO_BACKGROUND_ROUNDS = { WEBHOOKS: 'off', DASHBOARD_SUMMARIES: 'off' } as const;
 
 /**
- * Runs `fn` and counts the SQL statements the app's data source sends meanwhile: every statement,
- * through TypeORM's query runners or the raw reader, goes through its query logger.
+ * Runs `fn` and records the SQL statements the app's data source sends meanwhile, in order: every
+ * statement, through TypeORM's query runners or the raw reader, goes through its query logger.
  */
-export async function countStatements<R>(t: TestApp, fn: () => Promise<R>): Promise<{ result: R; statements: number }> {
+export async function statementsOf<R>(t: TestApp, fn: () => Promise<R>): Promise<{ result: R; statements: string[] }> {
   const logger = t.ds.logger;
   const original = logger.logQuery;
-  let statements = 0;
+  const statements: string[] = [];
   logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
-    statements++;
+    statements.push(args[0]);
     return original.apply(this, args);
   };
   try {
@@ -151,6 +151,12 @@ export async function countStatements<R>(t: TestApp, fn: () => Promise<R>): Prom
   } finally {
     logger.logQuery = original;
   }
+}
+
+/** Runs `fn` and counts the SQL statements the app's data source sends meanwhile (see statementsOf). */
+export async function countStatements<R>(t: TestApp, fn: () => Promise<R>): Promise<{ result: R; statements: number }> {
+  const { result, statements } = await statementsOf(t, fn);
+  return { result, statements: statements.length };
 }
 
 /** `Authorization: Bearer …` header value. */

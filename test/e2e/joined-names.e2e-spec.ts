@@ -1,4 +1,4 @@
-import { bearer, startApp, TestApp, NO_BACKGROUND_ROUNDS } from './harness.js';
+import { bearer, startApp, statementsOf, TestApp, NO_BACKGROUND_ROUNDS } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createPeriods } from '../factories/goals.js';
 
@@ -24,21 +24,7 @@ describe('names read with their records', () => {
   const admin = () => bearer(site.admin.token);
 
   /** The statements a request runs. */
-  async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
-    const statements: string[] = [];
-    const logger = t.ds.logger;
-    const original = logger.logQuery;
-    logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
-      statements.push(args[0]);
-      return original.apply(this, args);
-    };
-    try {
-      await run();
-    } finally {
-      logger.logQuery = original;
-    }
-    return statements;
-  }
+  const statementsOfRequest = async (run: () => Promise<unknown>) => (await statementsOf(t, run)).statements;
 
   async function rename(firstName: string): Promise<void> {
     const current = await t.http().get(`/v4/individuals/${ana.individualId}`).set('Authorization', admin()).expect(200);
@@ -78,7 +64,7 @@ describe('names read with their records', () => {
       .expect(200);
     expect(goal.body.FullName).toBe('Ana Ortiz');
     let res: { body: { FullName: string } } | undefined;
-    const statements = await statementsOf(async () => (res = await t.http().get(`/v4/goals/${goal.body.ID}`).set('Authorization', admin()).expect(200)));
+    const statements = await statementsOfRequest(async () => (res = await t.http().get(`/v4/goals/${goal.body.ID}`).set('Authorization', admin()).expect(200)));
     expect(statements).toHaveLength(1);
     expect(res!.body.FullName).toBe('Ana Ortiz');
     await rename('Anna');
@@ -99,7 +85,7 @@ describe('names read with their records', () => {
     // The rename emptied the caller cache: the administrator is read again on this request, not the next.
     await t.http().get('/v4/me').set('Authorization', admin()).expect(200);
     let res: { body: { Body: string; AuthorName: string }[] } | undefined;
-    const statements = await statementsOf(
+    const statements = await statementsOfRequest(
       async () => (res = await t.http().get(`/v4/individuals/${ana.individualId}/comments`).set('Authorization', admin()).expect(200)),
     );
     expect(res!.body.map((c) => [c.Body, c.AuthorName])).toEqual([

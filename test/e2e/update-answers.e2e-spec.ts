@@ -1,4 +1,4 @@
-import { bearer, DB_KIND, startApp, TestApp, NO_BACKGROUND_ROUNDS } from './harness.js';
+import { bearer, DB_KIND, startApp, statementsOf, TestApp, NO_BACKGROUND_ROUNDS } from './harness.js';
 import { createPerson, createSite, TestSite } from '../factories/index.js';
 import { createPeriods } from '../factories/goals.js';
 
@@ -137,24 +137,15 @@ describe('update answers', () => {
   it('a goal update does not read the goal back', async () => {
     const created = await t.http().post('/v4/goals').set('Authorization', admin()).send(goal()).expect(200);
     const id = created.body.ID as number;
-    const statements: string[] = [];
-    const logger = t.ds.logger;
-    const original = logger.logQuery;
-    logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
-      statements.push(args[0]);
-      return original.apply(this, args);
-    };
-    try {
-      await t
+    const { statements } = await statementsOf(t, () =>
+      t
         .http()
         .put(`/v4/goals/${id}`)
         .set('Authorization', admin())
         .set('If-Match', created.headers.etag)
         .send(goal({ ID: id, Name: 'Once' }))
-        .expect(200);
-    } finally {
-      logger.logQuery = original;
-    }
+        .expect(200),
+    );
     const goalReads = statements.filter((s) => /^SELECT\b[\s\S]*\bFROM [`"]?goals[`"]?/i.test(s));
     expect(goalReads).toHaveLength(1); // the lock, before the UPDATE
     expect(statements.findIndex((s) => /^UPDATE [`"]?goals/i.test(s))).toBeGreaterThan(statements.indexOf(goalReads[0]));
