@@ -173,7 +173,7 @@ export function hydrateRows<T>(metadata: EntityMetadata, rows: Record<string, un
 const COLUMNS = new WeakMap<EntityMetadata, Map<string, EntityMetadata['columns'][number]>>();
 
 /** `metadata.findColumnWithPropertyName`, remembered per entity (TypeORM searches the column list on each call). */
-function columnOf(metadata: EntityMetadata, property: string): EntityMetadata['columns'][number] | undefined {
+export function columnOf(metadata: EntityMetadata, property: string): EntityMetadata['columns'][number] | undefined {
   let columns = COLUMNS.get(metadata);
   if (!columns) COLUMNS.set(metadata, (columns = new Map()));
   let column = columns.get(property);
@@ -280,7 +280,7 @@ function isScalar(v: unknown): v is string | number | boolean {
 }
 
 /** A Date in the years 1000-9999, the instants the columns hold and `paramOf` writes in 23 characters. */
-function isInstant(v: unknown): v is Date {
+export function isInstant(v: unknown): v is Date {
   if (!(v instanceof Date)) return false;
   const year = v.getUTCFullYear();
   return year >= 1000 && year <= 9999;

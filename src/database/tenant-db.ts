@@ -420,13 +420,10 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * Writes the defined keys of `patch` (protected columns ignored) to the record `id` of the
    * caller's site in one `UPDATE … WHERE site_id = ? AND id = ?`, bumping its version. With
    * `ifMatch`, the versions the request's If-Match header names are part of that WHERE, so of
-   * concurrent writers holding the same ETag exactly one succeeds. Answers the row as written,
-   * read back in the same transaction. 404 when the record is not in the site, 412 when If-Match
-   * names another version.
-   *
-   * The row as written is known without reading it back when every value set is one the database
-   * stores exactly (src/database/written-row.ts): the locked row, the values, the audit columns and
-   * the version bumped. Otherwise it is read back in the same transaction.
+   * concurrent writers holding the same ETag exactly one succeeds. Answers the row as written: the
+   * locked row with the values set, the audit columns and the version bumped when the database
+   * stores every value exactly (src/database/written-row.ts), else the row read back in the same
+   * transaction. 404 when the record is not in the site, 412 when If-Match names another version.
    */
   async update(id: string | number, patch: DeepPartial<T> | Patch, opts: { ifMatch?: boolean } = {}): Promise<T> {
     return this.db.transaction(this.ctx, async () => {

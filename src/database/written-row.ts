@@ -1,4 +1,5 @@
 import type { EntityMetadata } from 'typeorm';
+import { columnOf, isInstant } from './kept-sql.js';
 
 type Column = EntityMetadata['columns'][number];
 
@@ -23,7 +24,7 @@ export function rowAsWritten(metadata: EntityMetadata, before: Record<string, un
   for (const property in set) {
     const column = columnOf(metadata, property);
     const value = set[property];
-    if (!column || !storedExactly(column, value)) return null;
+    if (!column || column.relationMetadata || column.embeddedMetadata || column.isGenerated || column.isVirtual || !storedExactly(column, value)) return null;
     after[property] = value;
   }
   if (typeof before.version !== 'number') return null;
@@ -31,25 +32,11 @@ export function rowAsWritten(metadata: EntityMetadata, before: Record<string, un
   return after;
 }
 
-const COLUMNS = new WeakMap<EntityMetadata, Map<string, Column | null>>();
-
-function columnOf(metadata: EntityMetadata, property: string): Column | null {
-  let columns = COLUMNS.get(metadata);
-  if (!columns) COLUMNS.set(metadata, (columns = new Map()));
-  let column = columns.get(property);
-  if (column === undefined) {
-    const found = metadata.findColumnWithPropertyName(property);
-    column = found && !found.relationMetadata && !found.embeddedMetadata && !found.isGenerated && !found.isVirtual ? found : null;
-    columns.set(property, column);
-  }
-  return column;
-}
-
 /** No lone surrogate (String.prototype.isWellFormed, Node 20; typed here until the project's lib has it). */
 const wellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /** Whether the database gives back exactly `value` for `column` (see rowAsWritten). */
-export function storedExactly(column: Column, value: unknown): boolean {
+function storedExactly(column: Column, value: unknown): boolean {
   if (value === null) return column.isNullable;
   const type = typeof column.type === 'string' ? column.type : '';
   if (column.transformer && type !== 'decimal') return false;
@@ -63,11 +50,8 @@ export function storedExactly(column: Column, value: unknown): boolean {
       return typeof value === 'number' && Number.isInteger(value) && value >= INT_MIN && value <= INT_MAX;
     case 'boolean':
       return typeof value === 'boolean';
-    case 'datetime': {
-      if (!(value instanceof Date)) return false;
-      const year = value.getUTCFullYear();
-      return year >= 1000 && year <= 9999 && (column.precision ?? 0) >= 3;
-    }
+    case 'datetime':
+      return isInstant(value) && (column.precision ?? 0) >= 3;
     case 'decimal': {
       if (typeof value !== 'number' || !Number.isFinite(value)) return false;
       const scale = column.scale ?? 0;
