@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
 import { AppConfig } from './config/config.js';
 import { WireCodec } from './common/http/codec.js';
+import { WireWriter } from './common/http/wire-writer.js';
 import { applyTrustProxy, registerBodyParsers, registerFallback } from './common/http/express-body.js';
 import { setupOpenApi } from './common/http/openapi.js';
 import { requestDeadline } from './common/http/request-deadline.js';
@@ -24,6 +25,7 @@ export async function createApp(config: AppConfig, logger: JsonLogger = new Json
     logger,
     abortOnError: false,
   });
+  adapter.writer = app.get(WireWriter);
   // Shutdown tracking and the request log run first, in the server's front door (installed below);
   // then the middleware — the deadline starts once the body is read — then the route.
   applyTrustProxy(app, config.trustProxy);

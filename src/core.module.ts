@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { APP_CONFIG, AppConfig } from './config/config.js';
 import { IdempotencyStore, IdempotencySweeper } from './database/idempotency-store.js';
 import { TenantDb } from './database/tenant-db.js';
@@ -17,7 +17,8 @@ import { TokenService } from './common/auth/token.service.js';
 import { InvalidationBus, RedisInvalidationTransport } from './common/invalidation/invalidation-bus.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { WireCodec } from './common/http/codec.js';
-import { WireInterceptor, WireWriter } from './common/http/wire.interceptor.js';
+import { WireWriter } from './common/http/wire-writer.js';
+import { RouteStages } from './common/http/route-stages.js';
 import { IdempotencyInterceptor } from './database/idempotency.interceptor.js';
 import { RouteIndex } from './common/http/route-index.js';
 import { ServerLifecycle } from './common/http/server-lifecycle.js';
@@ -30,7 +31,8 @@ import { AppValidationPipe } from './common/validation/app-validation.pipe.js';
 /**
  * The cross-cutting machinery every resource module relies on, global so modules only declare
  * their own controllers and services: configuration, logger, codec, the scoped data access
- * path, and the global guard, pipe, interceptor and filter.
+ * path, the route stages, and the global guard, pipe and filter (no global interceptor: the
+ * adapter writes every answer, and a route runs only the stages it names).
  */
 @Global()
 @Module({})
@@ -61,6 +63,7 @@ export class CoreModule {
       { provide: CallerResolver, useClass: AccountCallerResolver },
       RequestAuthenticator,
       WireWriter,
+      RouteStages,
       RouteIndex,
       ServerLifecycle,
       RequestLogMiddleware,
@@ -71,11 +74,10 @@ export class CoreModule {
       providers: [
         ...shared,
         IdempotencySweeper,
+        // The write routes' stage (route-stages.ts): it provides itself to RouteStages.
+        IdempotencyInterceptor,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_PIPE, useClass: AppValidationPipe },
-        { provide: APP_INTERCEPTOR, useClass: WireInterceptor },
-        // After the WireInterceptor, so it runs inside it and replays through its encoder.
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
       exports: shared.map((p) => ('provide' in p ? p.provide : p)),

@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor, OnModuleInit } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
 import { HttpAdapterHost, Reflector } from '@nestjs/core';
 import { defer, lastValueFrom, map, Observable } from 'rxjs';
@@ -10,6 +10,7 @@ import { ConflictError } from '../common/errors/errors.js';
 import { IDEMPOTENCY_REPLAYED_HEADER, parseIdempotencyKey, requestFingerprint, sha256Hex } from '../common/http/idempotency.js';
 import { isRevivable, reviveAnswer, storeAnswer } from '../common/http/stored-answer.js';
 import { WIRE_RESULT, WireResultMeta } from '../common/http/wire.js';
+import { RouteStages } from '../common/http/route-stages.js';
 
 type Req = Record<string, unknown> & {
   method: string;
@@ -43,11 +44,12 @@ interface Outcome {
  * format and time zone the retry asks for — without writing again. A request without the header
  * passes through untouched.
  *
- * Registered after the WireInterceptor, so it runs inside it: it sees the handler's objects, not
- * the encoded text.
+ * The write routes' stage (`idempotent-write`, src/common/http/route-stages.ts): every POST, PUT
+ * and PATCH route runs it around its handler. It sees the handler's objects; the answer is written
+ * after it (the adapter's reply), so a replay is written as the retry asks.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
   private readonly logger = new Logger('Idempotency');
 
   constructor(
@@ -55,7 +57,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly adapterHost: HttpAdapterHost,
     private readonly db: TenantDb,
     private readonly store: IdempotencyStore,
+    private readonly stages: RouteStages,
   ) {}
+
+  onModuleInit(): void {
+    this.stages.provide('idempotent-write', this);
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();

@@ -5,6 +5,8 @@ import { ModulesContainer } from '@nestjs/core';
 import { ACCESS_KEY, type AccessRule } from '../../src/common/auth/access.decorators.js';
 import { routeTemplate } from '../../src/common/http/route-index.js';
 import { WIRE_RESULT } from '../../src/common/http/wire.js';
+import { DELTA_LIST } from '../../src/common/http/delta-list.js';
+import { stagesOf, type StageName } from '../../src/common/http/route-stages.js';
 
 /** One route of the running app, read from the same metadata the AuthGuard and the router read. */
 export interface AppRoute {
@@ -18,6 +20,10 @@ export interface AppRoute {
   params: string[];
   /** Declares its answer (@ApiResult). */
   documented: boolean;
+  /** The stages it runs around its handler (src/common/http/route-stages.ts). */
+  stages: StageName[];
+  /** Declares what it answers to `updatedSince` (ListRoute's delta). */
+  delta: boolean;
 }
 
 /** Every route of the app, ordered by path, then method. */
@@ -40,6 +46,8 @@ export function listRoutes(app: INestApplication): AppRoute[] {
           rule: Reflect.getMetadata(ACCESS_KEY, handler) ?? Reflect.getMetadata(ACCESS_KEY, ctrl) ?? 'authenticated (default)',
           params: [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]),
           documented: Reflect.getMetadata(WIRE_RESULT, handler) !== undefined,
+          stages: stagesOf(handler),
+          delta: Reflect.getMetadata(DELTA_LIST, handler) !== undefined,
         });
       }
     }

@@ -10,6 +10,7 @@ import { OidcVerifier } from './oidc-verifier.js';
 import { parseTimeZone, TimeZone, UnknownTimeZoneError, UTC } from '../http/dates.js';
 import { BODY_ERROR } from '../http/express-body.js';
 import { routeTemplate } from '../http/route-index.js';
+import { ROUTE_HANDLER_KEY } from '../http/wire.js';
 import { ROUTE_KEY } from '../logging/http-metrics.js';
 import { ACCESS_KEY, AccessRule } from './access.decorators.js';
 import { TOKEN_ISSUER, TokenService } from './token.service.js';
@@ -121,7 +122,8 @@ export function accessRuleOf(reflector: Reflector, ctrl: Function, handler: Func
 }
 
 /**
- * The one global guard, deny by default: it throws a recorded body error, then builds the
+ * The one global guard, deny by default: it records the route (its template for the logs and
+ * metrics, its method for the answer's rendering), throws a recorded body error, then builds the
  * RequestContext under the route's access rule (RequestAuthenticator) and leaves it on the
  * request for @Ctx().
  */
@@ -134,10 +136,12 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Req>();
-    req[ROUTE_KEY] = routeTemplate(context.getClass(), context.getHandler());
+    const handler = context.getHandler();
+    req[ROUTE_KEY] = routeTemplate(context.getClass(), handler);
+    req[ROUTE_HANDLER_KEY] = handler;
     const bodyError = req[BODY_ERROR];
     if (bodyError instanceof AppError) throw bodyError;
-    req[CONTEXT_KEY] = await this.authenticator.contextOf(req, accessRuleOf(this.reflector, context.getClass(), context.getHandler()));
+    req[CONTEXT_KEY] = await this.authenticator.contextOf(req, accessRuleOf(this.reflector, context.getClass(), handler));
     return true;
   }
 }

@@ -1,3 +1,4 @@
+import { RawBody } from '../http/wire-writer.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -118,8 +119,7 @@ export class ProblemFilter implements ExceptionFilter {
     // Already answered (the request deadline, or a body refused at shutdown): nothing to add.
     if (res.headersSent || res.writableEnded || res.destroyed) return;
     const { body, contentType } = errorAnswer(error, path, req.headers?.accept, requestId, this.codec);
-    for (const [k, v] of Object.entries(error.headers)) adapter.setHeader(res, k, v);
-    adapter.setHeader(res, 'Content-Type', contentType);
-    adapter.reply(res, body, error.status);
+    // Text already written: the adapter sends it as it is (not as a route's answer).
+    adapter.reply(res, new RawBody(body, contentType, error.headers), error.status);
   }
 }

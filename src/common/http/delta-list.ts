@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
+import { AnswersDeltas } from './route-stages.js';
 
 /**
  * Lists asked with `updatedSince` (docs/delta-sync.md, "Every list"): each list route states what
@@ -58,11 +59,11 @@ export function deltaOf(path: string, decl: DeltaDecl): DeltaList | null {
   throw new Error(`ListRoute ${path}: a sub-list is {parent}/:{param}/{list} or me/{list}`);
 }
 
-/** The metadata and the OpenAPI parameter of a list's `updatedSince`. */
+/** The metadata, the stage that answers it (route-stages.ts) and the OpenAPI parameter of a list's `updatedSince`. */
 export function DeltaListDocs(delta: DeltaList): MethodDecorator {
   const description =
     'refuse' in delta
       ? `Not answered by this list: 400. ${delta.refuse}`
       : `Answers the records of this list created, changed or deleted since then instead of the list: \`SyncEntry\` items (XML root \`ArrayOfSyncEntry\`) in commit order, a tombstone (\`Deleted: true\`, \`Record: null\`) for each deleted record, the next cursor in \`X-Sync-Cursor\` and, while a page is full, \`Link: rel="next"\` (docs/delta-sync.md). Only \`limit\` may be combined with it. ${UPDATED_SINCE}`;
-  return applyDecorators(SetMetadata(DELTA_LIST, delta), ApiQuery({ name: 'updatedSince', required: false, type: String, description }));
+  return applyDecorators(SetMetadata(DELTA_LIST, delta), AnswersDeltas(), ApiQuery({ name: 'updatedSince', required: false, type: String, description }));
 }

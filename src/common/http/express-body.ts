@@ -76,7 +76,7 @@ function translate(err: { type?: string; status?: number; message?: string; brea
  */
 export function registerBodyParsers(app: INestApplication, codec: WireCodec): (req: Request, res: Response, next: NextFunction) => void {
   const instance = app.getHttpAdapter().getInstance() as express.Express;
-  // Our own ETag (of the record, not of the bytes) is set by the WireInterceptor.
+  // Our own ETag (of the record, not of the bytes) is set by the WireWriter.
   instance.set('etag', false);
   instance.disable('x-powered-by');
   const json = express.json({

@@ -6,6 +6,7 @@ import { AppValidationPipe } from '../validation/app-validation.pipe.js';
 import { keepDeclared } from '../validation/declared-input.js';
 import { toJsonValue } from './codec.js';
 import { ApiResult } from './wire.js';
+import { IdempotentWrite } from './route-stages.js';
 import { UTC } from './dates.js';
 import { MERGE_PATCH_JSON, MERGE_PATCH_XML } from './negotiation.js';
 
@@ -148,6 +149,7 @@ export function PatchRoute(
   const schema = patchSchemaOf(input);
   // In the order the stacked decorators applied (bottom-up), so the OpenAPI document stays the same.
   return applyDecorators(
+    IdempotentWrite(),
     ApiResult(answer),
     access(),
     Patch(path),

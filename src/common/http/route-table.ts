@@ -3,6 +3,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import FindMyWay, { type HTTPVersion, type Instance as Router } from 'find-my-way';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import type { WireWriter } from './wire-writer.js';
 
 /** A route handler as Nest builds it: guards, interceptors, pipes, the controller method and the exception filters, in one function. */
 export type NestRouteHandler = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => unknown;
@@ -28,6 +29,20 @@ export class RecordingExpressAdapter extends ExpressAdapter {
   readonly recorded: RecordedRoute[] = [];
   /** Built from `recorded` once the application is initialised (createApp). */
   table: RouteTable | null = null;
+  /** Writes every answer (createApp sets it once the application exists). */
+  writer: WireWriter | null = null;
+
+  /**
+   * Sends an answer: Nest calls this with a route handler's value once the route's guards, pipes,
+   * stages and handler are done, and the problem filter with an error's text. The value is
+   * written here (WireWriter.answer: format, ETag, paging headers) rather than by a global
+   * interceptor, so a route without stages runs no Observable pipeline at all
+   * (docs/architecture.md, "How a request runs").
+   */
+  override reply(response: ServerResponse & { req?: IncomingMessage }, body: unknown, statusCode?: number): unknown {
+    const answer = this.writer ? this.writer.answer(response.req as never, response, body) : body;
+    return super.reply(response, answer, statusCode);
+  }
 
   /**
    * The HTTP server, its requests and responses born with Express's prototypes (the

@@ -3,6 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiBodyTypes, ApiResult, WIRE_RESULT, type WireResultMeta } from './wire.js';
 import { deltaOf, DeltaListDocs, type DeltaDecl } from './delta-list.js';
 import { SYNC_ENTRIES, SyncEntryDto } from '../pagination/sync-entry.js';
+import { IdempotentWrite } from './route-stages.js';
 
 /**
  * One composite decorator per kind of route (docs/adding-a-resource.md): the access rule, the
@@ -61,21 +62,26 @@ export function ListAnswer(path: string, type: Answer, delta: DeltaDecl, opts?: 
   return changes ? applyDecorators(DeltaListDocs(changes), result) : result;
 }
 
+/**
+ * The write routes (POST, PUT and PATCH: merge-patch.ts) carry the idempotency stage
+ * (route-stages.ts): an authenticated caller's retry with `Idempotency-Key` is answered once.
+ */
+
 /** A POST taking a body in any of the four media types. */
 export const PostRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
-  applyDecorators(ApiResult(type, opts), ApiBodyTypes(), ApiOperation(doc), access(), Post(path));
+  applyDecorators(IdempotentWrite(), ApiResult(type, opts), ApiBodyTypes(), ApiOperation(doc), access(), Post(path));
 
 /** A POST without a body (an action on the path). */
 export const PostAction = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
-  applyDecorators(ApiResult(type, opts), ApiOperation(doc), access(), Post(path));
+  applyDecorators(IdempotentWrite(), ApiResult(type, opts), ApiOperation(doc), access(), Post(path));
 
 /** A PUT taking a body in any of the four media types. */
 export const PutRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
-  applyDecorators(ApiResult(type, opts), ApiBodyTypes(), ApiOperation(doc), access(), Put(path));
+  applyDecorators(IdempotentWrite(), ApiResult(type, opts), ApiBodyTypes(), ApiOperation(doc), access(), Put(path));
 
 /** A PUT without a body (undelete and the like). */
 export const PutAction = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
-  applyDecorators(ApiResult(type, opts), ApiOperation(doc), access(), Put(path));
+  applyDecorators(IdempotentWrite(), ApiResult(type, opts), ApiOperation(doc), access(), Put(path));
 
 /** A DELETE; most answer an empty object (`type` null). */
 export const DeleteRoute = (access: AccessRule, path: string, type: Answer, doc: RouteDoc, opts?: AnswerOptions): MethodDecorator =>
@@ -93,6 +99,7 @@ const SCIM_SUCCESS = { get: 200, post: 201, put: 200, patch: 200, delete: 204 } 
 export const ScimRoute = (access: AccessRule, method: keyof typeof SCIM_SUCCESS, path: string, doc: RouteDoc): MethodDecorator => {
   const verb = { get: Get, post: Post, put: Put, patch: Patch, delete: Delete }[method];
   return applyDecorators(
+    ...(method === 'post' || method === 'put' || method === 'patch' ? [IdempotentWrite()] : []),
     SetMetadata(WIRE_RESULT, { type: null, collection: false, root: 'scim' } satisfies WireResultMeta),
     HttpCode(SCIM_SUCCESS[method]),
     ApiOperation(doc),

@@ -3,7 +3,7 @@ import { WireCodec } from './codec.js';
 import { parseTimeZone, UTC } from './dates.js';
 import { etagOf, RECORD_VERSION } from './etag.js';
 import { isRevivable, reviveAnswer, storeAnswer } from './stored-answer.js';
-import { RawBody } from './wire.interceptor.js';
+import { RawBody } from './wire-writer.js';
 import { WireField, WireType, type WireResultMeta } from './wire.js';
 
 @WireType('Part')

@@ -3,7 +3,7 @@ import { Page } from '../pagination/pagination.js';
 import { toJsonValue } from './codec.js';
 import { UTC } from './dates.js';
 import { RECORD_VERSION } from './etag.js';
-import { RawBody } from './wire.interceptor.js';
+import { RawBody } from './wire-writer.js';
 import { wireFields, type WireFieldMeta, type WireResultMeta } from './wire.js';
 
 /**

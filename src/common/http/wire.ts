@@ -413,6 +413,17 @@ export function InputField(kind: WireKind, opts: InputFieldOptions = {}): Proper
 
 export const WIRE_RESULT = 'wire:result';
 
+/**
+ * Where the AuthGuard leaves the controller method a request runs: the adapter's reply
+ * (route-table.ts) renders the method's answer under the WIRE_RESULT it declares.
+ */
+export const ROUTE_HANDLER_KEY = '__pmsRouteHandler';
+
+/** The answer a route handler declares (undefined for one that declares none). */
+export function wireResultOf(handler: Function): WireResultMeta | undefined {
+  return Reflect.getMetadata(WIRE_RESULT, handler) as WireResultMeta | undefined;
+}
+
 export interface WireResultMeta {
   type: Type<unknown> | null;
   collection: boolean;

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { ApiTokensModule } from '../api-tokens/api-tokens.module.js';
 import { ArchivesModule } from '../archives/archives.module.js';
 import { AssessmentsModule } from '../assessments/assessments.module.js';
@@ -58,7 +57,7 @@ import { SyncService } from './sync.service.js';
     SitesModule,
   ],
   controllers: [AuditController],
-  providers: [AuditService, SyncService, RecordKinds, AuditRetention, { provide: APP_INTERCEPTOR, useClass: DeltaListInterceptor }],
+  providers: [AuditService, SyncService, RecordKinds, AuditRetention, DeltaListInterceptor],
   exports: [AuditService, RecordKinds],
 })
 export class AuditModule {}

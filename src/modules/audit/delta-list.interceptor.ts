@@ -1,10 +1,11 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, OnModuleInit } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { from, Observable } from 'rxjs';
 import { CONTEXT_KEY, RequestContext } from '../../common/context/request-context.js';
 import { ValidationError, type FieldError } from '../../common/errors/errors.js';
 import { DELTA_LIST, type DeltaList } from '../../common/http/delta-list.js';
 import { isGuid } from '../../common/http/wire.js';
+import { RouteStages } from '../../common/http/route-stages.js';
 import { MAX_LIMIT, type KeysetPage } from '../../common/pagination/pagination.js';
 import type { SyncEntryDto } from '../../common/pagination/sync-entry.js';
 import { SitesService } from '../sites/sites.service.js';
@@ -22,15 +23,22 @@ type Req = { query?: Record<string, unknown>; params?: Record<string, string | u
  * same cursor and SyncEntry items — instead of running the route's handler. The route's access
  * rule has been checked by then (the guard); a sub-list first reads its parent as the parent's
  * GET does (404 for another site's, 403 when not readable), and answers only the records whose
- * fields name it. Without `updatedSince` the request goes to the handler untouched.
+ * fields name it. Without `updatedSince` the request goes to the handler untouched. It is the
+ * lists' stage (`delta-list`, src/common/http/route-stages.ts): only the routes that declare their
+ * changes run it.
  */
 @Injectable()
-export class DeltaListInterceptor implements NestInterceptor {
+export class DeltaListInterceptor implements NestInterceptor, OnModuleInit {
   constructor(
     private readonly reflector: Reflector,
     private readonly sync: SyncService,
     private readonly sites: SitesService,
+    private readonly stages: RouteStages,
   ) {}
+
+  onModuleInit(): void {
+    this.stages.provide('delta-list', this);
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();

@@ -4,7 +4,7 @@ import { userNameKey } from '../../common/auth/user-name.js';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
 import { SCIM_SCHEMA, ScimError } from '../../common/http/scim.js';
-import type { RawBody } from '../../common/http/wire.interceptor.js';
+import type { RawBody } from '../../common/http/wire-writer.js';
 import { LIMITS } from '../../common/limits.js';
 import { fullName } from '../../common/names.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';

@@ -1,6 +1,4 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import { map, Observable } from 'rxjs';
+import { Injectable } from '@nestjs/common';
 import { CONTEXT_KEY, RequestContext } from '../context/request-context.js';
 import { KeysetPage, Page } from '../pagination/pagination.js';
 import { WireCodec } from './codec.js';
@@ -8,11 +6,11 @@ import { UTC } from './dates.js';
 import { etagOf, etagOfJson } from './etag.js';
 import { ROUTE_KEY } from '../logging/http-metrics.js';
 import { negotiate } from './negotiation.js';
-import { WIRE_RESULT, WireResultMeta } from './wire.js';
+import { ROUTE_HANDLER_KEY, WireResultMeta, wireResultOf } from './wire.js';
 import { WithHeaders } from './answer-headers.js';
 
 /**
- * Writes every handler's answer in the negotiated format (Accept, q-values; JSON by default)
+ * How every handler's answer is written: in the negotiated format (Accept, q-values; JSON by default)
  * with the matching Content-Type, dates in the request's time zone, an ETag on single records
  * and on List-of-one reads, and X-Total-Count / Link on pages. Headers are set on Node's response
  * (`setHeader`, which Express's response inherits).
@@ -29,13 +27,24 @@ interface HeaderTarget {
 }
 
 /**
- * The body and headers of an answer (what the WireInterceptor does for every route): the
- * negotiated format, dates in the request's zone, ETag, X-Total-Count and Link. Returns the body
- * to send.
+ * The body and headers of an answer: the negotiated format, dates in the request's zone, ETag,
+ * X-Total-Count and Link. Returns the body to send. Every route's answer is written here, by the
+ * adapter's reply (route-table.ts), once the handler and the route's stages are done.
  */
 @Injectable()
 export class WireWriter {
   constructor(private readonly codec: WireCodec) {}
+
+  /**
+   * The answer of a request, as the adapter sends it: a route handler's value under the answer
+   * its route declares; text already written (a RawBody, e.g. the problem filter's) as it is;
+   * anything else (no route ran) untouched.
+   */
+  answer(req: WireRequest | undefined, res: HeaderTarget, body: unknown): unknown {
+    if (body instanceof RawBody) return this.render(req ?? { headers: {} }, res, body, undefined);
+    const handler = req?.[ROUTE_HANDLER_KEY];
+    return typeof handler === 'function' ? this.render(req!, res, body, wireResultOf(handler)) : body;
+  }
 
   render(req: WireRequest, res: HeaderTarget, result: unknown, declared: WireResultMeta | undefined): string {
     if (result instanceof WithHeaders) {
@@ -84,23 +93,6 @@ export class WireWriter {
     res.setHeader('Content-Type', `${neg.contentType}; charset=utf-8`);
     res.setHeader('Vary', 'Accept');
     return body;
-  }
-}
-
-@Injectable()
-export class WireInterceptor implements NestInterceptor {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly writer: WireWriter,
-  ) {}
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
-    const meta = this.reflector.get<WireResultMeta | undefined>(WIRE_RESULT, context.getHandler());
-    const http = context.switchToHttp();
-    const req = http.getRequest<WireRequest>();
-    const res = http.getResponse<HeaderTarget>();
-    return next.handle().pipe(map((result: unknown) => this.writer.render(req, res, result, meta)));
   }
 }
 
