@@ -10,8 +10,13 @@ import { PeriodEntity } from '../entities/period.entity.js';
  */
 const notAPeriod = (periodId: number): FieldError => ({ field: 'PeriodID', message: `PeriodID ${periodId} is not a period of this site` });
 
-/** The check, inside the write's transaction: no error when the period exists. */
-export async function periodErrors(db: TenantDb, ctx: RequestContext, periodId: number): Promise<FieldError[]> {
+/**
+ * The check, inside the write's transaction: no error when the period exists. `kept` is the period
+ * the locked record names already: the same id needs no statement, as that period was checked
+ * against the site when the record was written and the foreign key keeps it from being deleted.
+ */
+export async function periodErrors(db: TenantDb, ctx: RequestContext, periodId: number, kept?: number | null): Promise<FieldError[]> {
+  if (kept !== undefined && kept !== null && periodId === kept) return [];
   return (await db.repo(ctx, PeriodEntity, 'Period').exists({ id: periodId })) ? [] : [notAPeriod(periodId)];
 }
 

@@ -149,7 +149,7 @@ export class CommitmentsService {
       const repo = this.repo(ctx);
       const current = await repo.lock(id);
       await this.assertCanWrite(ctx, current.type, current.ancestorId, 'update');
-      const errors = await periodErrors(this.db, ctx, dto.PeriodID);
+      const errors = await periodErrors(this.db, ctx, dto.PeriodID, current.periodId);
       if (errors.length) throw new ValidationError(errors);
       const completed = dto.Completed ?? current.completed;
       // CompletedDate lives only while Completed is true; a completed commitment always has one.

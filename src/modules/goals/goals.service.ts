@@ -92,7 +92,7 @@ export class GoalsService {
       const repo = this.repo(ctx);
       const current = await repo.lock(id);
       await this.access.assertCanManageIndividual(ctx, current.individualId, 'update', undefined, ['Goal', id]);
-      const errors = [...(await periodErrors(this.db, ctx, dto.PeriodID)), ...checkMeasureDates(dto, current)];
+      const errors = [...(await periodErrors(this.db, ctx, dto.PeriodID, current.periodId)), ...checkMeasureDates(dto, current)];
       if (errors.length) throw new ValidationError(errors);
       const row = await repo.update(id, Goal.toColumns(dto, 'update'), { ifMatch: true }).catch(periodGone(dto.PeriodID));
       return this.toDto(ctx, row);
