@@ -193,6 +193,12 @@ export interface Batch {
   params: unknown[];
 }
 
+/** Batches as one, in order (null when there is none). */
+export function joinBatches(batches: readonly Batch[]): Batch | null {
+  if (batches.length <= 1) return batches[0] ?? null;
+  return { sql: batches.map((b) => b.sql).join(';\n'), params: batches.flatMap((b) => b.params) };
+}
+
 /**
  * The journal of one transaction as one batch of statements for MySQL/MariaDB, to be sent with
  * the COMMIT in a single round trip (TenantDb.transaction): per site changed, in one order for

@@ -22,7 +22,7 @@ function fakeDataSource(type: 'mysql' | 'better-sqlite3', failures: unknown[] = 
       return [];
     },
     createQueryRunner: () => {
-      const manager = { name: `tx${managers.length}` } as unknown as EntityManager;
+      const manager = { name: `tx${managers.length}`, query: async (sql: string) => void statements.push(sql) } as unknown as EntityManager;
       managers.push(manager);
       const runner = {
         manager,
@@ -108,6 +108,28 @@ describe('TenantDb.transaction', () => {
     expect(statements).toEqual(['START TRANSACTION', 'COMMIT', 'START TRANSACTION', 'COMMIT']);
     // Whether the trail may go with the COMMIT (not on Galera) is asked once, outside the transactions.
     expect(asked).toEqual(["SHOW VARIABLES LIKE 'wsrep_on'"]);
+  });
+
+  it('sends a write left for the commit (sqlAtCommit) in the COMMIT’s round trip on MySQL/MariaDB, in the order asked', async () => {
+    const { ds, statements } = fakeDataSource('mysql');
+    const sut = new TenantDb(ds);
+    const c = ctx();
+    await sut.transaction(c, async () => {
+      sut.sqlAtCommit(c, 'UPDATE a SET x = ?', [1]);
+      sut.sqlAtCommit(c, 'UPDATE b SET y = ?', [2]);
+      // Not sent yet: the callback goes on without waiting for it.
+      expect(statements).toEqual(['START TRANSACTION']);
+    });
+    expect(statements).toEqual(['START TRANSACTION', 'UPDATE a SET x = ?;\nUPDATE b SET y = ?;\nCOMMIT']);
+  });
+
+  it('runs a write left for the commit just before the COMMIT on SQLite, and refuses one outside a transaction', async () => {
+    const { ds, statements } = fakeDataSource('better-sqlite3');
+    const sut = new TenantDb(ds);
+    const c = ctx();
+    await sut.transaction(c, async () => sut.sqlAtCommit(c, 'UPDATE a SET x = ?', [1]));
+    expect(statements).toEqual(['START TRANSACTION', 'UPDATE a SET x = ?', 'COMMIT']);
+    expect(() => sut.sqlAtCommit(ctx(), 'UPDATE a SET x = ?', [1])).toThrow('inside TenantDb.transaction');
   });
 
   it('rolls back a transaction whose callback fails', async () => {

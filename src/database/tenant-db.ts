@@ -28,7 +28,7 @@ import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppC
 import { ListTotals } from './list-totals.js';
 import type { TenantEntity } from './entities/base.entity.js';
 import { InvalidationBus } from '../common/invalidation/invalidation-bus.js';
-import { actionOf, diffRow, flushJournal, journalBatch, kindOf, type Batch, type RowChange } from './journal.js';
+import { actionOf, diffRow, flushJournal, joinBatches, journalBatch, kindOf, type Batch, type RowChange } from './journal.js';
 
 type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
 type Patch = Record<string, unknown>;
@@ -85,6 +85,8 @@ function byIdStatements(metadata: EntityMetadata): ByIdStatements {
 interface TxJournal {
   changes: RowChange[];
   rows: Map<string, Record<string, unknown>>;
+  /** Writes whose outcome the transaction does not read, sent when it ends (TenantDb.sqlAtCommit). */
+  atCommit: Batch[];
 }
 const JOURNALS = new WeakMap<RequestContext, TxJournal>();
 
@@ -784,6 +786,21 @@ export class TenantDb {
   }
 
   /**
+   * A raw write sent when the transaction ends, before its trail, rather than now: on MySQL/MariaDB
+   * in the COMMIT's own round trip (docs/performance.md, "Writes: fewer round trips"). For a
+   * statement whose outcome nothing later in the transaction reads, on rows the transaction has
+   * locked already (so it waits for nobody); a failure fails the commit, and the transaction rolls
+   * back as if the statement had failed where it was asked for. Only the query modules of
+   * `src/database/` call it, as `sql`.
+   */
+  sqlAtCommit(ctx: RequestContext, statement: string, params: unknown[]): void {
+    const journal = JOURNALS.get(ctx);
+    if (!journal) throw new Error('sqlAtCommit() must run inside TenantDb.transaction');
+    journal.rows.clear();
+    journal.atCommit.push({ sql: statement, params });
+  }
+
+  /**
    * The hot-read path of `src/database/queries/` (docs/performance.md): outside a transaction a
    * prepared statement on the driver's own pool; inside one, the transaction's connection, so a
    * read after a write in the same transaction sees that write.
@@ -870,15 +887,21 @@ export class TenantDb {
         const result = await this.exclusive(() =>
           this.run(
             async (manager) => {
-              const journal: TxJournal = { changes: [], rows: new Map() };
+              const journal: TxJournal = { changes: [], rows: new Map(), atCommit: [] };
               BOUND.set(ctx, manager);
               JOURNALS.set(ctx, journal);
               try {
                 const answer = await fn(this.view(ctx));
-                // The audit rows (and so the outbox and the change log) commit with the write: on
-                // MySQL/MariaDB in the same round trip as the COMMIT (docs/audit.md, "Cost").
-                if (!batching) sites = await flushJournal(manager, this.isSqlite, ctx, journal.changes);
-                else ({ batch: trail, sites } = journalBatch(ctx, journal.changes));
+                // The writes left for the end, then the audit rows (and so the outbox and the
+                // change log) commit with the write: on MySQL/MariaDB in the same round trip as the
+                // COMMIT (docs/audit.md, "Cost").
+                if (!batching) {
+                  for (const late of journal.atCommit) await manager.query(late.sql, late.params);
+                  sites = await flushJournal(manager, this.isSqlite, ctx, journal.changes);
+                } else {
+                  ({ batch: trail, sites } = journalBatch(ctx, journal.changes));
+                  trail = joinBatches([...journal.atCommit, ...(trail ? [trail] : [])]);
+                }
                 return answer;
               } finally {
                 BOUND.delete(ctx);

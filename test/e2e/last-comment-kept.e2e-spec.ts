@@ -5,7 +5,7 @@ import { createComment, setCommentCreated } from '../factories/comments.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { individualRow } from '../factories/individuals.js';
 import { createMetric } from '../factories/metrics.js';
-import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
+import { bearer, DB_KIND, startApp, statementsOf, TestApp } from './harness.js';
 
 /**
  * Each individual keeps the id of its newest live comment (`last_comment_id`, docs/comments.md),
@@ -151,6 +151,24 @@ describe(`the kept newest comment of an individual (${DB_KIND})`, () => {
     expect(deletes.map((r) => r.status)).toEqual(concurrent.map(() => 200));
     expect(await truth(target.individualId)).toBe('existing 1');
     expect(await bodyOf(await kept(target.individualId))).toBe('existing 1');
+  });
+
+  it('is written when the write commits: on MySQL/MariaDB in the COMMIT’s own round trip', async () => {
+    const target = await createPerson(t, acme, { lastName: 'Batched' });
+    const { statements, result } = await statementsOf(t, () =>
+      t
+        .http()
+        .post('/v4/comments')
+        .set('Authorization', as(writer))
+        .send({ AncestorType: 'individuals', AncestorID: target.individualId, Body: 'sent with the commit' })
+        .expect(200),
+    );
+    const keeps = statements.filter((s) => /UPDATE individuals SET last_comment_id/i.test(s));
+    expect(keeps).toHaveLength(1);
+    if (DB_KIND === 'mysql') expect(keeps[0]).toMatch(/;\s*COMMIT\s*$/);
+    else expect(statements.indexOf(keeps[0])).toBeGreaterThan(statements.findIndex((s) => /^INSERT INTO [`"]?comments/i.test(s)));
+    expect(await bodyOf(await kept(target.individualId))).toBe('sent with the commit');
+    expect(result.body).toMatchObject({ Body: 'sent with the commit', AuthorName: expect.stringContaining('Writer') });
   });
 
   it('never shows another site’s comment, even if the kept id named one', async () => {

@@ -64,6 +64,16 @@ export async function refreshLastComments(db: TenantDb, ctx: RequestContext, ind
   });
 }
 
+/**
+ * refreshLastComments for one individual whose row the transaction has locked already (a
+ * comment's create, delete and undelete lock the individual it is on first): the UPDATE is sent
+ * with the COMMIT (TenantDb.sqlAtCommit), one round trip less. Nothing later in the transaction
+ * may read that individual's `last_comment_id`.
+ */
+export function refreshLastCommentAtCommit(db: TenantDb, ctx: RequestContext, individualId: string): void {
+  db.sqlAtCommit(ctx, refreshLastCommentSql(db.isSqlite ? 'sqlite' : 'mysql') + ' WHERE site_id = ? AND id IN (?)', [ctx.siteId, individualId]);
+}
+
 export interface LastCommentColumns {
   lc_body: string | null;
   lc_created: Date | string | null;

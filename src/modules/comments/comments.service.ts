@@ -7,7 +7,7 @@ import { nameOf } from '../../common/names.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
-import { refreshLastComments } from '../../database/queries/last-comment.js';
+import { refreshLastCommentAtCommit } from '../../database/queries/last-comment.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { AccessService, Row, type RowFacts } from '../../authorization/access.service.js';
@@ -125,7 +125,7 @@ export class CommentsService {
       }
       await this.assertCanReadAncestor(ctx, dto.AncestorType, dto.AncestorID, 'create');
       const row = await this.comments(ctx).insert({ ...Comment.toColumns(dto, 'create'), authorId: ctx.user.individualId });
-      await this.keepNewest(ctx, row);
+      this.keepNewest(ctx, row);
       return this.toDto(ctx, row);
     });
   }
@@ -152,7 +152,7 @@ export class CommentsService {
     return this.db.transaction(ctx, async () => {
       const before = await this.lockAncestorOf(ctx, id);
       const answer = await softDelete(this.db, ctx, CommentEntity, id, { label: 'Comment', authorize: (row) => this.assertMayChange(ctx, row) });
-      if (before) await this.keepNewest(ctx, before);
+      if (before) this.keepNewest(ctx, before);
       return answer;
     });
   }
@@ -174,7 +174,7 @@ export class CommentsService {
           }
         },
       });
-      await this.keepNewest(ctx, saved);
+      this.keepNewest(ctx, saved);
       return [await this.toDto(ctx, saved)];
     });
   }
@@ -190,9 +190,13 @@ export class CommentsService {
     return row;
   }
 
-  /** After a write of a comment on an individual: the individual's kept newest comment (Individual.LastComment*). */
-  private async keepNewest(ctx: RequestContext, row: Pick<CommentEntity, 'ancestorType' | 'ancestorId'>): Promise<void> {
-    if (row.ancestorType === 'individuals') await refreshLastComments(this.db, ctx, [row.ancestorId]);
+  /**
+   * After a write of a comment on an individual: the individual's kept newest comment
+   * (Individual.LastComment*), written with the COMMIT. Every caller has locked the individual
+   * first, and none reads it again.
+   */
+  private keepNewest(ctx: RequestContext, row: Pick<CommentEntity, 'ancestorType' | 'ancestorId'>): void {
+    if (row.ancestorType === 'individuals') refreshLastCommentAtCommit(this.db, ctx, row.ancestorId);
   }
 
   /** Only the author or an administrator (site or global) changes a comment. */
