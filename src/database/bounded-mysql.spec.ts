@@ -25,6 +25,9 @@ class FakeConnection implements PoolConnectionLike {
   on(): unknown {
     return this;
   }
+  promise(promiseImpl?: PromiseConstructor): unknown {
+    return { connection: this, promiseImpl };
+  }
 }
 
 const options = { flavor: 'mariadb' as const, acquireTimeoutMs: 50, statementTimeoutMs: 1500 };
@@ -52,6 +55,18 @@ describe('bounded mysql2 pool', () => {
     const full = new Promise<Error | null>((resolve) => pool.getConnection((e) => resolve(e)));
     pool.waiting[1](new Error('Queue limit reached.'));
     expect(await full).toMatchObject({ code: 'POOL_QUEUE_LIMIT' });
+  });
+
+  it('hands out one promise wrapper per connection (TypeORM asks for it on every query), and a new one for another Promise class', () => {
+    const pool = boundPool(new FakePool(), options);
+    const conn = new FakeConnection();
+    const other = new FakeConnection();
+    pool.emit('connection', conn);
+    pool.emit('connection', other);
+    expect(conn.promise()).toBe(conn.promise());
+    expect(conn.promise()).toEqual({ connection: conn, promiseImpl: undefined });
+    expect(conn.promise(Promise)).not.toBe(conn.promise());
+    expect(other.promise()).not.toBe(conn.promise());
   });
 
   it('sets the statement limit and READ COMMITTED first on every new connection, and drops a connection whose query timed out client-side', () => {
