@@ -1,6 +1,7 @@
 import { ArgumentMetadata, Injectable, ValidationPipe, ValidationError as CvError } from '@nestjs/common';
 import { FieldError, ValidationError } from '../errors/errors.js';
 import { keepDeclared } from './declared-input.js';
+import { rememberValidationRules } from './rules-memo.js';
 
 const rank = (constraint: string) => (constraint === 'isDefined' ? 0 : constraint.startsWith('is-') ? 1 : 2);
 
@@ -39,6 +40,7 @@ export class AppValidationPipe extends ValidationPipe {
   private readonly queries = new WeakMap<Function, Map<string, object>>();
 
   constructor() {
+    rememberValidationRules();
     super({
       whitelist: true,
       forbidNonWhitelisted: false,
