@@ -22,7 +22,8 @@
  * `comment` (POST /v4/comments on each individual in turn: the write `npm run bench` measures), or
  * `list` (GET /v4/individuals/{id}/comments: a short list, with its checks), `comments` (the
  * comments of one individual, 21 of them: 20 posted by the administrator, as `npm run bench` reads them), `goal`
- * (GET /v4/goals/{id}, 20 goals), `goals` (GET /v4/individuals/{id}/goals: those 20) or `org`
+ * (GET /v4/goals/{id}, 20 goals), `goals` (GET /v4/individuals/{id}/goals: those 20), `putgoal`
+ * (PUT /v4/goals/{id} without If-Match, one goal on each of 200 individuals in turn) or `org`
  * (GET /v4/organizations/{id}): the general read path (ScopedRepository, resource mapping, codec).
  * AB_RATE=<requests per second> offers every build the same load instead of as much as each
  * answers: the CPU per request of builds of different throughput is then compared at one rate (a
@@ -217,6 +218,7 @@ interface Fixture {
   orgId: string;
   listed: string;
   goalIds: number[];
+  periodId: number;
 }
 
 const SHORT = 20;
@@ -229,11 +231,16 @@ async function fixtureOf(origin: string, site: SeededSite): Promise<Fixture> {
     for (let k = 0; k < SHORT; k++) goalIds.push((await post<{ ID: number }>(origin, '/v4/goals', JSON.parse(goalBody(listed, site.periodId)), token)).ID);
     for (let k = 0; k < SHORT; k++) await post(origin, '/v4/comments', { AncestorType: 'individuals', AncestorID: listed, Body: `Listed ${k}` }, token);
   }
-  return { ids: site.ids, orgId: site.orgId, listed, goalIds };
+  if (ROW === 'putgoal') {
+    // One goal on each of 200 individuals, so 50 connections seldom wait for one goal's lock.
+    const token = await tokenFor(origin, 'admin', PASSWORD, site.siteId);
+    for (const id of site.ids.slice(0, 200)) goalIds.push((await post<{ ID: number }>(origin, '/v4/goals', JSON.parse(goalBody(id, site.periodId)), token)).ID);
+  }
+  return { ids: site.ids, orgId: site.orgId, listed, goalIds, periodId: site.periodId };
 }
 
 /** The requests of the row AB_ROW, on the seeded individuals, with the administrator's headers. */
-function requestsOf({ ids, orgId, listed, goalIds }: Fixture, headers: Record<string, string>): LoadRequest[] {
+function requestsOf({ ids, orgId, listed, goalIds, periodId }: Fixture, headers: Record<string, string>): LoadRequest[] {
   const json = { ...headers, 'Content-Type': 'application/json' };
   switch (ROW) {
     case 'comments':
@@ -252,6 +259,13 @@ function requestsOf({ ids, orgId, listed, goalIds }: Fixture, headers: Record<st
         method: 'POST',
         headers: json,
         body: JSON.stringify({ AncestorType: 'individuals', AncestorID: id, Body: `A/B comment ${k}` }),
+      }));
+    case 'putgoal':
+      return goalIds.map((id, k) => ({
+        path: `/v4/goals/${id}`,
+        method: 'PUT',
+        headers: json,
+        body: JSON.stringify({ ...(JSON.parse(goalBody(ids[k], periodId)) as object), ID: id, Name: `A/B goal ${k}` }),
       }));
     case 'write':
       return [{ path: '/v4/colors', method: 'POST', headers: json, body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }) }];
