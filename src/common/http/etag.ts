@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import { jsonText, keptRendersOf } from './codec.js';
 
 /**
@@ -27,7 +27,8 @@ export function etagOfJson(json: string, record: unknown): string {
   // A kept answer (src/database/record-memo.ts) is hashed once.
   const renders = keptRendersOf(record);
   if (renders?.etag !== undefined) return renders.etag;
-  const hash = createHash('sha256').update(json).digest('base64url').slice(0, 22);
+  // One-shot: no Hash object per answer (the same digest as createHash's).
+  const hash = digest('sha256', json, 'base64url').slice(0, 22);
   const version = (record as { [RECORD_VERSION]?: unknown } | null)?.[RECORD_VERSION];
   const etag = typeof version === 'number' ? `"${version}-${hash}"` : `"${hash}"`;
   if (renders) renders.etag = etag;
