@@ -22,14 +22,29 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * The series of each method, route and status, looked up once: prom-client validates and hashes
+   * the labels on every call otherwise. Bounded by the routes, methods and statuses there are.
+   */
+  private readonly series = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
 
   observe(method: string, route: string | undefined, status: number, seconds: number): void {
     const r = route ?? 'unmatched';
-    this.requests.inc({ method, route: r, status: String(status) });
-    this.duration.observe({ method, route: r, status_class: `${Math.floor(status / 100)}xx` }, seconds);
+    const key = `${method} ${status} ${r}`;
+    let s = this.series.get(key);
+    if (!s) {
+      s = {
+        count: this.requests.labels({ method, route: r, status: String(status) }),
+        time: this.duration.labels({ method, route: r, status_class: `${Math.floor(status / 100)}xx` }),
+      };
+      this.series.set(key, s);
+    }
+    s.count.inc();
+    s.time.observe(seconds);
   }
 
   text(): Promise<string> {
