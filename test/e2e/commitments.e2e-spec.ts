@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
-import { bearer, startApp, statementsOf, TestApp, WireCodec } from './harness.js';
+import { bearer, startApp, TestApp, WireCodec } from './harness.js';
+import { expectPeriodCheckedOnlyWhenMoved } from './period-checks.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createPeriods, createUnit } from '../factories/goals.js';
 
@@ -361,16 +362,12 @@ describe('/v4/commitments', () => {
 
     it('checks PeriodID only when the update moves the commitment to another period', async () => {
       const c = await post(report, body('individual', report.individualId)).expect(200);
-      const periodReads = (statements: string[]) => statements.filter((s) => /\bFROM [`"]?periods[`"]?/i.test(s));
-      const put = (periodId: number, name: string) =>
-        t.http().put(`/v4/commitments/${c.body.ID}`).set('Authorization', as(report)).send({ ID: c.body.ID, PeriodID: periodId, Name: name });
-      const kept = await statementsOf(t, () => put(current, 'Same period').expect(200));
-      expect(periodReads(kept.statements)).toEqual([]);
-      const moved = await statementsOf(t, () => put(past, 'Moved').expect(200));
-      expect(periodReads(moved.statements)).toHaveLength(1);
-      expect(moved.result.body).toMatchObject({ Name: 'Moved', PeriodID: past });
-      const refused = await put(globexPeriod, 'Foreign').expect(400);
-      expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'PeriodID' })]);
+      await expectPeriodCheckedOnlyWhenMoved(
+        t,
+        (periodId, name) =>
+          t.http().put(`/v4/commitments/${c.body.ID}`).set('Authorization', as(report)).send({ ID: c.body.ID, PeriodID: periodId, Name: name }),
+        { current, past, foreign: globexPeriod },
+      );
     });
 
     it('answers 400 for missing Req fields, a mismatching ID and a foreign period; 404 unknown; 403 others; 412 stale', async () => {
