@@ -30,7 +30,9 @@ describe('rememberValidationRules', () => {
 
   it('keeps other options apart (groups)', () => {
     const storage = getMetadataStorage();
-    expect(storage.getTargetValidationMetadatas(Child, '', false, false, ['admin'])).not.toBe(storage.getTargetValidationMetadatas(Child, '', false, false, undefined));
+    expect(storage.getTargetValidationMetadatas(Child, '', false, false, ['admin'])).not.toBe(
+      storage.getTargetValidationMetadatas(Child, '', false, false, undefined),
+    );
   });
 
   it('sees a rule registered after the first validation, on the class and on its subclasses', () => {
