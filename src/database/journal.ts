@@ -94,6 +94,11 @@ function normalize(value: unknown, type: unknown): unknown {
   return value;
 }
 
+/** Whether normalize() would answer the same for both: the same value, or two dates of the same instant. */
+function sameValue(x: unknown, y: unknown): boolean {
+  return x === y || (x instanceof Date && y instanceof Date && x.getTime() === y.getTime());
+}
+
 /** The field changes between two states of a row (either may be null: create, delete). */
 export function diffRow(meta: EntityMetadata, before: Record<string, unknown> | null, after: Record<string, unknown> | null): FieldChange[] {
   const out: FieldChange[] = [];
@@ -101,6 +106,9 @@ export function diffRow(meta: EntityMetadata, before: Record<string, unknown> | 
   for (const col of meta.columns) {
     const p = col.propertyName;
     if (BOOKKEEPING.has(p) || state?.has(p)) continue;
+    // Unchanged (the same value, or the same instant): nothing to write out. An update keeps most
+    // columns as they were, and writing a date out costs more than comparing it.
+    if (before && after && sameValue(before[p], after[p])) continue;
     const b = before ? normalize(before[p], col.type) : null;
     const a = after ? normalize(after[p], col.type) : null;
     if (before && after && b === a) continue;
