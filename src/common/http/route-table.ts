@@ -41,6 +41,11 @@ export class RecordingExpressAdapter extends ExpressAdapter {
    */
   override reply(response: ServerResponse & { req?: IncomingMessage }, body: unknown, statusCode?: number): unknown {
     const answer = this.writer ? this.writer.answer(response.req as never, response, body) : body;
+    // Bytes (a page of kept records) go out as they are: Nest's reply would write a Buffer as JSON.
+    if (Buffer.isBuffer(answer)) {
+      if (statusCode !== undefined) response.statusCode = statusCode;
+      return (response as unknown as { send(body: Buffer): unknown }).send(answer);
+    }
     return super.reply(response, answer, statusCode);
   }
 

@@ -46,7 +46,12 @@ export class WireWriter {
     return typeof handler === 'function' ? this.render(req!, res, body, wireResultOf(handler)) : body;
   }
 
-  render(req: WireRequest, res: HeaderTarget, result: unknown, declared: WireResultMeta | undefined): string {
+  /**
+   * The answer's body, with its headers set on `res`: text, or bytes for a list of kept records
+   * (a page read through a record memo: WireCodec.encodeBytes copies each record's kept UTF-8
+   * bytes into one buffer instead of joining, measuring and encoding its texts again).
+   */
+  render(req: WireRequest, res: HeaderTarget, result: unknown, declared: WireResultMeta | undefined): string | Buffer {
     if (result instanceof WithHeaders) {
       for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
       result = result.value;
@@ -87,7 +92,7 @@ export class WireWriter {
       // record, so the client can send it back in If-Match / If-None-Match.
       res.setHeader('ETag', etagOf(result[0]));
     }
-    const body = this.codec.encode(value, neg.format, tz, meta);
+    const body = (!single && this.codec.encodeBytes(value, neg.format, tz, meta)) || this.codec.encode(value, neg.format, tz, meta);
     // A JSON answer in UTC is the very text the ETag hashes: do not render the record twice.
     if (single) res.setHeader('ETag', neg.format === 'json' && tz === UTC && typeof body === 'string' ? etagOfJson(body, result) : etagOf(result));
     res.setHeader('Content-Type', `${neg.contentType}; charset=utf-8`);
