@@ -13,6 +13,23 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  {
+    // An async-context scope taxes every promise of every request (docs/performance.md, "No async
+    // context"); the request's context is passed explicitly. SQLite's writer lock is the exception.
+    files: ['src/**/*.ts'],
+    ignores: ['src/database/tenant-db.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'node:async_hooks', message: 'No async context on the request path: pass RequestContext (docs/performance.md, "No async context").' },
+            { name: 'async_hooks', message: 'No async context on the request path: pass RequestContext (docs/performance.md, "No async context").' },
+          ],
+        },
+      ],
+    },
+  },
   { files: ['bench/**/*.ts', 'test/**/*.ts', 'scripts/**/*.mjs'], rules: { 'no-console': 'off' } },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
 );

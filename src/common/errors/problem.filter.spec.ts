@@ -1,7 +1,13 @@
 import { NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ConflictError, NotFoundError, ValidationError } from './errors.js';
-import { problemOf, toAppError } from './problem.filter.js';
+import type { ArgumentsHost } from '@nestjs/common';
+import type { HttpAdapterHost } from '@nestjs/core';
+import { WireCodec } from '../http/codec.js';
+import type { RouteIndex } from '../http/route-index.js';
+import { RawBody } from '../http/wire-writer.js';
+import { JsonLogger } from '../logging/json-logger.js';
+import { problemOf, ProblemFilter, toAppError } from './problem.filter.js';
 
 function driverError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
@@ -65,5 +71,30 @@ describe('problemOf', () => {
       requestId: 'r',
       errors: [{ field: 'Name', message: 'Name is required' }],
     });
+  });
+});
+
+describe('ProblemFilter', () => {
+  it('logs an unexpected error with the request id the problem body carries (docs/performance.md, "No async context")', () => {
+    const lines: Record<string, unknown>[] = [];
+    const replies: { body: RawBody; status: number }[] = [];
+    const adapter = {
+      getRequestUrl: (r: { url: string }) => r.url,
+      reply: (_res: unknown, body: RawBody, status: number) => replies.push({ body, status }),
+    };
+    const sut = new ProblemFilter(
+      { httpAdapter: adapter } as unknown as HttpAdapterHost,
+      new WireCodec('urn:pms:v4'),
+      new JsonLogger('info', (l) => lines.push(JSON.parse(l) as Record<string, unknown>)),
+      { allowedMethods: () => [] } as unknown as RouteIndex,
+    );
+    const req = { url: '/v4/goals/7?x=1', method: 'GET', headers: {}, __pmsRequestId: 'req-42' };
+    const res = { headersSent: false, writableEnded: false, destroyed: false };
+    const host = { switchToHttp: () => ({ getRequest: () => req, getResponse: () => res }) } as unknown as ArgumentsHost;
+    sut.catch(new TypeError('boom'), host);
+    expect(lines).toEqual([expect.objectContaining({ level: 'error', context: 'ProblemFilter', requestId: 'req-42', msg: expect.stringContaining('boom') })]);
+    expect(replies).toHaveLength(1);
+    expect(replies[0].status).toBe(500);
+    expect(String(replies[0].body.body)).toContain('req-42');
   });
 });

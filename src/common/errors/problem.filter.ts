@@ -110,6 +110,7 @@ export class ProblemFilter implements ExceptionFilter {
     if (unexpected) {
       const e = exception as Error;
       this.logger.event(error.status >= 500 && error.status !== 503 ? 'error' : 'warn', 'ProblemFilter', {
+        requestId,
         msg: `${error.status} ${error.code}: ${e?.message ?? String(exception)}`,
         errorName: e?.name,
         errorCode: dbErrorCode(exception),

@@ -25,7 +25,7 @@ function run(chain: readonly Middleware[], req: Req, res: ServerResponse, done: 
  * The HTTP server's request listener (docs/architecture.md, "How a request runs"): one path for
  * every request.
  *
- * 1. Shutdown tracking (ServerLifecycle), then the request id, log scope and access-log line
+ * 1. Shutdown tracking (ServerLifecycle), then the request id and access-log line
  *    (RequestLogMiddleware).
  * 2. The route is looked up in the RouteTable (a radix tree of every controller route). A request
  *    that finds one gets what Express gives a request (its request and response prototypes, the

@@ -1,10 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { LineChunker } from './line-chunker.js';
-
-/** Carries the request id to every log line written while a request is handled. */
-export const requestScope = new AsyncLocalStorage<{ requestId: string }>();
 
 /**
  * Lines are written in chunks of at least this many bytes (or every FLUSH_MS): one write
@@ -22,7 +18,10 @@ export type LogLevel = keyof typeof LEVELS;
 
 /**
  * Structured logs: one JSON object per line on stdout, with time (ISO 8601), level (`debug`,
- * `info`, `warn`, `error`), context, msg and the request id of the request being handled (if any).
+ * `info`, `warn`, `error`), context, msg, and the fields of an event. A line about a request names
+ * it with a `requestId` field, given by its writer (the access line, a problem's line, the request
+ * deadline's, a transaction's lock conflicts): the id travels with the request and its
+ * RequestContext, not in an async-context scope, which would tax every promise of every request.
  *
  * Lines are serialised by pino and written to stdout asynchronously (sonic-boom) in chunks of
  * at least 32 KiB, or every FLUSH_MS when fewer lines came, so the request path neither waits on
@@ -45,10 +44,6 @@ export class JsonLogger implements LoggerService {
         messageKey: 'msg',
         timestamp: pino.stdTimeFunctions.isoTime,
         formatters: { level: (label) => ({ level: label }) },
-        mixin: () => {
-          const requestId = requestScope.getStore()?.requestId;
-          return requestId ? { requestId } : {};
-        },
       },
       destination,
     );

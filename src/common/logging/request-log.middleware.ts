@@ -2,7 +2,7 @@ import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { APP_LOGGER } from './logger.token.js';
-import { JsonLogger, requestScope } from './json-logger.js';
+import { JsonLogger } from './json-logger.js';
 import { HttpMetrics, ROUTE_KEY } from './http-metrics.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -12,8 +12,10 @@ const PROBE_PATHS = new Set(['/health/live', '/health/ready']);
 
 /**
  * Gives every request an id (a well-formed incoming X-Request-Id is kept), echoes it in the
- * response, runs the rest of the request inside the log scope so every line carries it, and
- * writes one access-log line when the response finishes — at debug for a successful probe or
+ * response, leaves it on the request (`__pmsRequestId`, which RequestContext takes over) for the
+ * lines written about the request, which name it themselves (no AsyncLocalStorage scope:
+ * docs/performance.md, "No async context"), and writes one access-log line when the response
+ * finishes — at debug for a successful probe or
  * scrape (`/health/*`, `/metrics`), which a platform sends every few seconds. Works on the raw Node objects, so it
  * serves any HTTP adapter.
  */
@@ -37,16 +39,15 @@ export class RequestLogMiddleware implements NestMiddleware {
       this.metrics.observe(String(req.method), route, res.statusCode, ms / 1000);
       const path = url.split('?')[0];
       const level = res.statusCode >= 500 ? 'error' : PROBE_PATHS.has(path) && res.statusCode < 400 ? 'debug' : 'info';
-      requestScope.run({ requestId }, () =>
-        this.logger.event(level, 'http', {
-          method: req.method,
-          path,
-          route,
-          status: res.statusCode,
-          ms: Math.round(ms * 10) / 10,
-        }),
-      );
+      this.logger.event(level, 'http', {
+        requestId,
+        method: req.method,
+        path,
+        route,
+        status: res.statusCode,
+        ms: Math.round(ms * 10) / 10,
+      });
     });
-    requestScope.run({ requestId }, next);
+    next();
   }
 }
