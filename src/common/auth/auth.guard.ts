@@ -68,6 +68,9 @@ export class RequestAuthenticator {
 
   private callerOf(token: string): Promise<Caller> {
     if (isApiTokenSecret(token)) return this.callers.resolveApiToken(token);
+    // A token of ours seen before: neither decoded for its issuer nor verified again.
+    const known = this.tokens.remembered(token);
+    if (known) return this.callers.resolve(known);
     const issuer = OidcVerifier.issuerOf(token);
     if (issuer !== null && issuer !== TOKEN_ISSUER) return this.callers.resolveExternal(token, issuer);
     return this.callers.resolve(this.tokens.verify(token));

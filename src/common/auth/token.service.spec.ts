@@ -101,12 +101,32 @@ describe('TokenService', () => {
       }
     });
 
+    it('answers a remembered token without decoding it, and null for any text it has not verified', () => {
+      const sut = new TokenService(loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', JWT_SECRET: SECRET }));
+      const token = signed(good());
+      expect(sut.remembered(token)).toBeNull();
+      const claims = sut.verify(token);
+      const spy = jest.spyOn(jwt, 'verify');
+      const decode = jest.spyOn(jwt, 'decode');
+      try {
+        expect(sut.remembered(token)).toBe(claims);
+        expect(spy).not.toHaveBeenCalled();
+        expect(decode).not.toHaveBeenCalled();
+      } finally {
+        spy.mockRestore();
+        decode.mockRestore();
+      }
+      expect(sut.remembered(`${token}x`)).toBeNull();
+      expect(sut.remembered(signed({ ...good(), sub: 'someone-else' }))).toBeNull();
+    });
+
     it('still refuses a remembered token once it has expired', () => {
       const sut = new TokenService(loadConfig({ NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:', JWT_SECRET: SECRET }));
       const token = signed({ ...good(), exp: now() + 2 });
       expect(sut.verify(token)).toMatchObject({ sub: 'user-1' });
       jest.useFakeTimers({ now: Date.now() + 3000 });
       expect(() => sut.verify(token)).toThrow(/expired/);
+      expect(() => sut.remembered(token)).toThrow(/expired/);
     });
 
     it('never takes a tampered token for a remembered one', () => {

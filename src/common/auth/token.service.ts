@@ -61,13 +61,22 @@ export class TokenService {
     return { access_token, expires_in: this.config.tokenTtlSeconds };
   }
 
+  /**
+   * The claims of a token this service verified before (by its exact text), or null when it did
+   * not: what a request with a known token needs, without decoding the token to learn its issuer
+   * first (AuthGuard). A remembered token past its `exp` is a 401 saying so.
+   */
+  remembered(token: string): VerifiedClaims | null {
+    const known = this.verified.get(token);
+    if (!known) return null;
+    if (Math.floor(Date.now() / 1000) >= known.exp) throw expired();
+    return known;
+  }
+
   /** The claims of a valid token, or a 401 (an expired token says so, to prompt a new login). */
   verify(token: string): VerifiedClaims {
-    const known = this.verified.get(token);
-    if (known) {
-      if (Math.floor(Date.now() / 1000) >= known.exp) throw expired();
-      return known;
-    }
+    const known = this.remembered(token);
+    if (known) return known;
     const claims = this.check(token);
     this.verified.set(token, claims);
     return claims;
