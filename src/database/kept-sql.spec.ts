@@ -16,7 +16,9 @@ import {
 } from 'typeorm';
 import { BoolCol, DateCol, DecimalCol, GuidCol, GuidPk, IntCol, IntPk, StrCol, VersionCol } from './columns.js';
 import {
+  anchorOf,
   announceWrite,
+  compileAnchor,
   compileHydrate,
   compileSimpleFind,
   hydrateRows,
@@ -233,6 +235,110 @@ describe('a simple find with the columns of the row it references', () => {
     const joined = compileSimpleFind(metadata, SITE, { where: { rank: 1 } }, NAMES)!;
     expect(joined.rows).not.toBe(plain.rows);
     expect(compileSimpleFind(metadata, OTHER, { where: { rank: 3 } }, NAMES)!.rows).toBe(joined.rows);
+  });
+});
+
+describe('a page under the record it hangs on, in one statement', () => {
+  let ds: DataSource;
+  const ANA = '10000000-0000-4000-8000-000000000001';
+  const BEN = '10000000-0000-4000-8000-000000000002';
+  const CID = '10000000-0000-4000-8000-000000000003';
+  const NAMES: JoinedColumns = { table: 'people', columns: ['first_name'], by: 'ownerId' };
+
+  beforeAll(async () => {
+    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Note, Person], synchronize: true });
+    await ds.initialize();
+    await ds.getRepository(Person).insert([
+      { id: ANA, siteId: SITE, firstName: 'Ana' },
+      { id: CID, siteId: SITE, firstName: 'Cid' },
+      { id: BEN, siteId: OTHER, firstName: 'Ben' },
+    ]);
+    await ds.getRepository(Note).insert([
+      { siteId: SITE, ownerId: ANA, rank: 2 },
+      { siteId: SITE, ownerId: ANA, rank: 1 },
+      { siteId: SITE, ownerId: ANA, rank: 1 },
+      { siteId: SITE, ownerId: CID, rank: 5 },
+      // BEN is a person of the other site only: his notes in SITE hang on no record of SITE.
+      { siteId: OTHER, ownerId: BEN, rank: 1 },
+      { siteId: SITE, ownerId: BEN, rank: 1 },
+    ]);
+  });
+  afterAll(() => ds.destroy());
+
+  /** The raw rows of a page of `owner`'s notes read with the person `owner` (with `where` on the person), and of the person alone. */
+  async function under(owner: string, options: FindManyOptions<Note>, where: Record<string, unknown> = {}, joined?: JoinedColumns) {
+    const anchored = compileAnchor(ds.getMetadata(Person), SITE, owner, where, ['first_name'])!;
+    const sut = compileSimpleFind(
+      ds.getMetadata(Note),
+      SITE,
+      { ...options, where: { ...(options.where as object), ownerId: owner } },
+      joined,
+      anchored.anchor,
+    )!;
+    const raw = (await ds.query(sut.rows, [...anchored.params, ...sut.params, ...sut.paging])) as Record<string, unknown>[];
+    const alone = (await ds.query(sut.anchor!, anchored.params)) as Record<string, unknown>[];
+    return { sut, anchored, raw, alone: anchorOf(anchored.anchor, alone[0]) };
+  }
+
+  it('joins the anchor after the list’s own table, so the list is walked as without it', async () => {
+    const { sut, raw, anchored, alone } = await under(ANA, { order: { rank: 'ASC', id: 'ASC' }, take: 10 });
+    expect(sut.rows).toBe(
+      'SELECT t."id", t."site_id", t."owner_id", t."rank", a."id" AS "__anchor_id", a."first_name" AS "__anchor_first_name" ' +
+        'FROM "notes" t LEFT JOIN "people" a ON a."site_id" = ? AND a."id" = ? ' +
+        'WHERE t."site_id" = ? AND t."owner_id" = ? ORDER BY t."rank" ASC, t."id" ASC LIMIT ?',
+    );
+    expect(sut.anchor).toBe('SELECT a."id" AS "__anchor_id", a."first_name" AS "__anchor_first_name" FROM "people" a WHERE a."site_id" = ? AND a."id" = ?');
+    const plain = compileSimpleFind<Note>(ds.getMetadata(Note), SITE, { where: { ownerId: ANA }, order: { rank: 'ASC', id: 'ASC' }, take: 10 })!;
+    const expected = hydrateRows<Note>(ds.getMetadata(Note), (await ds.query(plain.rows, [...plain.params, ...plain.paging])) as Record<string, unknown>[]);
+    expect(hydrateRows<Note>(ds.getMetadata(Note), raw)).toEqual(expected);
+    expect(expected.map((n) => n.rank)).toEqual([1, 1, 2]);
+    expect(raw.map((r) => anchorOf(anchored.anchor, r))).toEqual(new Array(3).fill({ id: ANA, first_name: 'Ana' }));
+    expect(alone).toEqual({ id: ANA, first_name: 'Ana' });
+  });
+
+  it('reads no anchor with records whose id names no record of the site, and the anchor alone for an empty page', async () => {
+    // BEN's notes in SITE: rows come back, with no anchor on them.
+    const orphan = await under(BEN, { order: { id: 'ASC' } });
+    expect(orphan.raw).toHaveLength(1);
+    expect(anchorOf(orphan.anchored.anchor, orphan.raw[0])).toBeNull();
+    expect(orphan.alone).toBeNull();
+    const empty = await under(CID, { where: { rank: 1 }, order: { id: 'ASC' } });
+    expect(empty.raw).toEqual([]);
+    expect(empty.alone).toEqual({ id: CID, first_name: 'Cid' });
+    expect((await under('10000000-0000-4000-8000-00000000000f', { order: { id: 'ASC' } })).alone).toBeNull();
+    expect(anchorOf(empty.anchored.anchor, undefined)).toBeNull();
+  });
+
+  it('filters the anchor by its own conditions and joins referenced rows to the records', async () => {
+    const named = await under(ANA, { order: { id: 'ASC' } }, { firstName: 'Ana' });
+    expect(named.raw.map((r) => r.__anchor_id)).toEqual([ANA, ANA, ANA]);
+    const misnamed = await under(ANA, { order: { id: 'ASC' } }, { firstName: 'Cid' });
+    expect(misnamed.raw.map((r) => r.__anchor_id)).toEqual([null, null, null]);
+    expect(misnamed.alone).toBeNull();
+    const { raw, sut } = await under(ANA, { order: { id: 'ASC' }, take: 2, skip: 1 }, {}, NAMES);
+    expect(sut.rows).toMatch(/FROM "notes" t LEFT JOIN "people" j ON .* LEFT JOIN "people" a ON /);
+    expect(raw.map((r) => [r.rank, joinedOf(NAMES, r), r.__anchor_id])).toEqual([
+      [1, { id: ANA, first_name: 'Ana' }, ANA],
+      [1, { id: ANA, first_name: 'Ana' }, ANA],
+    ]);
+  });
+
+  it('keeps a statement of its own per anchor', () => {
+    const metadata = ds.getMetadata(Note);
+    const anchored = compileAnchor(ds.getMetadata(Person), SITE, ANA, {}, ['first_name'])!;
+    const plain = compileSimpleFind(metadata, SITE, { where: { ownerId: ANA } })!;
+    const sut = compileSimpleFind(metadata, SITE, { where: { ownerId: ANA } }, undefined, anchored.anchor)!;
+    expect(sut.rows).not.toBe(plain.rows);
+    expect(plain.anchor).toBeUndefined();
+    const again = compileAnchor(ds.getMetadata(Person), OTHER, BEN, {}, ['first_name'])!;
+    expect(compileSimpleFind(metadata, OTHER, { where: { ownerId: BEN } }, undefined, again.anchor)!.rows).toBe(sut.rows);
+    expect(again.params).toEqual([OTHER, BEN]);
+  });
+
+  it('refuses an anchor condition that is not a plain column compared with a scalar', () => {
+    expect(compileAnchor(ds.getMetadata(Person), SITE, ANA, { siteId: OTHER })).toBeNull();
+    expect(compileAnchor(ds.getMetadata(Person), SITE, ANA, { nothing: 1 })).toBeNull();
+    expect(compileAnchor(ds.getMetadata(Person), SITE, ANA, { firstName: IsNull() })).toBeNull();
   });
 });
 

@@ -19,6 +19,8 @@ export interface SimpleFind {
   params: unknown[];
   /** The values of LIMIT and OFFSET, after `params`. */
   paging: number[];
+  /** With an anchor: `SELECT a.id AS __anchor_id, … FROM <anchor> a WHERE <its conditions>`, for a page with no row. */
+  anchor?: string;
   /**
    * Whether the statement is worth preparing on MySQL: not when an `IN` list's length makes its
    * text vary (MySQL keeps prepared statements per connection, up to a server-wide limit).
@@ -47,9 +49,59 @@ export function joinedOf(joined: JoinedColumns, row: Record<string, unknown>): R
   return out;
 }
 
+/**
+ * The record a list hangs on (an individual's goals, the record a page of comments is on), read in
+ * the list's own statement instead of by a check before it (docs/performance.md, "Lists under a
+ * record"): `… LEFT JOIN <table> a ON a.site_id = ? AND a.id = ? [AND a.<column> = ?]` after the
+ * list's own tables, its id and `columns` selected as `__anchor_id` and `__anchor_<column>` on every
+ * row. The list's table stays the first: the database walks its index in the page's order as
+ * without the anchor, and reads the anchor once, by primary key (a constant). A page with no row
+ * tells nothing of the anchor: SimpleFind.anchor reads it alone.
+ */
+export interface AnchorColumns {
+  table: string;
+  /** Columns of the anchor compared by equality, after its site and id (e.g. an organization's row type). */
+  where: readonly string[];
+  /** Columns of the anchor to read (e.g. an individual's names). */
+  columns: readonly string[];
+}
+
+/** The anchor's values of one raw row read with an AnchorColumns; null when the row has none. */
+export function anchorOf(anchor: AnchorColumns, row: Record<string, unknown> | undefined): Record<string, unknown> | null {
+  if (!row || row.__anchor_id === null || row.__anchor_id === undefined) return null;
+  const out: Record<string, unknown> = { id: row.__anchor_id };
+  for (const c of anchor.columns) out[c] = row[`__anchor_${c}`];
+  return out;
+}
+
+/**
+ * The AnchorColumns of the record `id` of an anchor entity with these equality conditions (its
+ * properties) and columns, and the values its statement binds (site, id, conditions); null when a
+ * condition is not a plain column compared with a scalar.
+ */
+export function compileAnchor(
+  metadata: EntityMetadata,
+  siteId: string,
+  id: string | number,
+  where: Readonly<Record<string, unknown>> = {},
+  columns: readonly string[] = [],
+): { anchor: AnchorColumns; params: unknown[] } | null {
+  const params: unknown[] = [siteId, id];
+  const compared: string[] = [];
+  for (const property in where) {
+    const column = columnOf(metadata, property);
+    const value = where[property];
+    if (!column || column.relationMetadata || column.embeddedMetadata || property === 'siteId' || !isScalar(value)) return null;
+    compared.push(column.databaseName);
+    params.push(paramOf(value));
+  }
+  return { anchor: { table: metadata.tableName, where: compared, columns }, params };
+}
+
 interface KeptFind {
   rows: string;
   count: string;
+  anchor?: string;
   prepare: boolean;
 }
 /** Per entity: the statements of each shape, or null for a shape that is not simple after all (a relation's property). */
@@ -74,6 +126,7 @@ export function compileSimpleFind<T extends ObjectLiteral>(
   siteId: string,
   options: FindManyOptions<T>,
   joined?: JoinedColumns,
+  anchor?: AnchorColumns,
 ): SimpleFind | null {
   const opts = options as Record<string, unknown>;
   for (const key in opts) {
@@ -112,16 +165,17 @@ export function compileSimpleFind<T extends ObjectLiteral>(
   if (take !== undefined && skip) paging.push(skip);
   shape += `|${paging.length}`;
   if (joined) shape += `|${joined.table}.${joined.by}:${joined.columns.join(',')}`;
+  if (anchor) shape += `|under ${anchor.table}:${anchor.where.join(',')}:${anchor.columns.join(',')}`;
 
   let shapes = STATEMENTS.get(metadata);
   if (!shapes) STATEMENTS.set(metadata, (shapes = new Map()));
   let statements = shapes.get(shape);
   if (statements === undefined) {
-    statements = buildFind(metadata, w, order, paging.length, joined);
+    statements = buildFind(metadata, w, order, paging.length, joined, anchor);
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shapes.set(shape, statements);
   }
-  return statements && { rows: statements.rows, count: statements.count, params, paging, prepare: statements.prepare };
+  return statements && { rows: statements.rows, count: statements.count, anchor: statements.anchor, params, paging, prepare: statements.prepare };
 }
 
 /** The statements of a shape, its columns resolved from the entity; null when one is not a plain column. */
@@ -131,6 +185,7 @@ function buildFind(
   order: Record<string, unknown>,
   pagingValues: number,
   joined: JoinedColumns | undefined,
+  anchor: AnchorColumns | undefined,
 ): KeptFind | null {
   const conditions = conditionsOf(metadata, where, [], false);
   if (!conditions) return null;
@@ -147,7 +202,7 @@ function buildFind(
     if (!by || by.relationMetadata || by.embeddedMetadata) return null;
     join = { column: by.databaseName, joined };
   }
-  return { ...build(metadata, conditions, orderBy, pagingValues, join), prepare: !conditions.some((c) => c.kind === 'in') };
+  return { ...build(metadata, conditions, orderBy, pagingValues, join, anchor), prepare: !conditions.some((c) => c.kind === 'in') };
 }
 
 type Column = EntityMetadata['columns'][number];
@@ -234,26 +289,35 @@ function build(
   order: [string, string][],
   pagingValues: number,
   join?: { column: string; joined: JoinedColumns },
-): { rows: string; count: string } {
+  anchor?: AnchorColumns,
+): { rows: string; count: string; anchor?: string } {
   const driver = metadata.connection.driver;
   const q = (name: string) => driver.escape(name);
   const table = q(metadata.tableName);
   const where = (col: (name: string) => string) => [`${col('site_id')} = ?`, ...predicatesOf(col, conditions)].join(' AND ');
   const count = `SELECT COUNT(*) AS n FROM ${table} WHERE ${where(q)}`;
   // With a join every column of the record is qualified by its alias, `t`.
-  const col = join ? (name: string) => `t.${q(name)}` : q;
+  const col = join || anchor ? (name: string) => `t.${q(name)}` : q;
   let columns = metadata.columns
     .filter((c) => c.isSelect !== false)
     .map((c) => col(c.databaseName))
     .join(', ');
-  let from = table;
+  let from = join || anchor ? `${table} t` : table;
   if (join) {
     columns += [`j.${q('id')} AS ${q('__joined_id')}`, ...join.joined.columns.map((c) => `j.${q(c)} AS ${q(`__joined_${c}`)}`)].map((c) => `, ${c}`).join('');
-    from = `${table} t LEFT JOIN ${q(join.joined.table)} j ON j.${q('site_id')} = t.${q('site_id')} AND j.${q('id')} = t.${q(join.column)}`;
+    from += ` LEFT JOIN ${q(join.joined.table)} j ON j.${q('site_id')} = t.${q('site_id')} AND j.${q('id')} = t.${q(join.column)}`;
+  }
+  let anchorAlone: string | undefined;
+  if (anchor) {
+    const anchorColumns = [`a.${q('id')} AS ${q('__anchor_id')}`, ...anchor.columns.map((c) => `a.${q(c)} AS ${q(`__anchor_${c}`)}`)].join(', ');
+    const anchorIs = ['site_id', 'id', ...anchor.where].map((c) => `a.${q(c)} = ?`).join(' AND ');
+    columns += `, ${anchorColumns}`;
+    from += ` LEFT JOIN ${q(anchor.table)} a ON ${anchorIs}`;
+    anchorAlone = `SELECT ${anchorColumns} FROM ${q(anchor.table)} a WHERE ${anchorIs}`;
   }
   const orderBy = order.length ? ` ORDER BY ${order.map(([c, dir]) => `${col(c)} ${dir}`).join(', ')}` : '';
   const limit = pagingValues === 0 ? '' : pagingValues === 1 ? ' LIMIT ?' : ' LIMIT ? OFFSET ?';
-  return { rows: `SELECT ${columns} FROM ${from} WHERE ${where(col)}${orderBy}${limit}`, count };
+  return { rows: `SELECT ${columns} FROM ${from} WHERE ${where(col)}${orderBy}${limit}`, count, anchor: anchorAlone };
 }
 
 /**

@@ -17,7 +17,7 @@ export const LIST_TOTALS_TOPIC = 'list-totals';
  * Bounded: at most MAX_TOTALS totals and MAX_SITES site generations; the oldest leave first.
  */
 export class ListTotals {
-  private readonly totals = new Map<string, { n: number; at: number; generation: number }>();
+  private readonly totals = new Map<string, { n: unknown; at: number; generation: number }>();
   private readonly generations = new Map<string, number>();
   private nextGeneration = 1;
   /** The newest generation forgotten (MAX_SITES): what a site without one of its own is at. */
@@ -55,9 +55,11 @@ export class ListTotals {
 
   /**
    * The total named `key` (which must say everything the count depends on: list, filters) of the
-   * site: reused when fresh, else `count()`ed and kept.
+   * site: reused when fresh, else `count()`ed and kept. Any other small value read from the site's
+   * rows is kept the same way (the site's periods: TenantDb.siteValue), under a key of its own;
+   * a value kept is shared by every caller, who must not change it.
    */
-  async of(siteId: string, key: string, count: () => Promise<number>): Promise<number> {
+  async of<V>(siteId: string, key: string, count: () => Promise<V>): Promise<V> {
     const ttl = this.ttlMs();
     if (ttl <= 0) return count();
     const full = siteId + '\u0000' + key;
@@ -69,7 +71,7 @@ export class ListTotals {
     const kept = this.totals.get(full);
     if (kept !== undefined && kept.generation === generation && at - kept.at < ttl) {
       this.hits++;
-      return kept.n;
+      return kept.n as V;
     }
     this.misses++;
     const n = await count();

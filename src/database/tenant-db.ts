@@ -21,7 +21,18 @@ import { ConflictError, NotFoundError, PreconditionFailedError, ServiceUnavailab
 import { isPrimaryKeyViolation, isRetryableConflict } from '../common/errors/db-errors.js';
 import { pingDatabase } from './ping.js';
 import { affectedOf, RawReader } from './raw-reader.js';
-import { announceWrite, compileSimpleFind, hydrateRows, joinedOf, type JoinedColumns, keptInsert, keptUpdate, totalFromPage } from './kept-sql.js';
+import {
+  anchorOf,
+  announceWrite,
+  compileAnchor,
+  compileSimpleFind,
+  hydrateRows,
+  joinedOf,
+  type JoinedColumns,
+  keptInsert,
+  keptUpdate,
+  totalFromPage,
+} from './kept-sql.js';
 import { RecordMemo, type MemoKind } from './record-memo.js';
 import { rowAsWritten } from './written-row.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
@@ -121,6 +132,26 @@ function journalChange(
 /** Told after a commit that recorded changes, here or on another replica: its site, or undefined when any site may have changed (missed messages). */
 export type CommitListener = (siteId: string | undefined) => void;
 
+/** The record a list hangs on (ScopedRepository.findAndCountUnder). */
+export interface Anchor {
+  target: EntityTarget<ObjectLiteral>;
+  /** The resource name of its 404, e.g. "Individual". */
+  label: string;
+  id: string | number;
+  /** Equality conditions on its properties besides the id (an organization's row type). */
+  where?: Readonly<Record<string, string | number | boolean>>;
+  /** Its columns to read, by database name (e.g. an individual's names). */
+  columns?: readonly string[];
+}
+
+/** A page under an anchor: the anchor's id and columns, the records, the total, and each record's joined row. */
+export interface ListUnder<T> {
+  anchor: Record<string, unknown>;
+  rows: T[];
+  total: number;
+  joined: (Record<string, unknown> | null)[];
+}
+
 /** Marks the async flow that holds the SQLite writer lock, so a nested transaction joins it. */
 const SQLITE_LOCK_HELD = new AsyncLocalStorage<true>();
 
@@ -196,6 +227,33 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     const [raw] = await this.keptJoined({ where: { id } as unknown as FindOptionsWhere<T>, take: 1 }, joined).raw();
     if (!raw) throw new NotFoundError(this.label, id);
     return [hydrateRows<T>(this.db.metadataOf(this.target), [raw])[0], joinedOf(joined, raw)];
+  }
+
+  /**
+   * A page of the records under one record of another table (an individual's goals, the comments
+   * on a record), that record and the total: one statement for a page with records in it
+   * (src/database/kept-sql.ts, AnchorColumns) instead of a check of the record before the page,
+   * and a read of the record alone after an empty page. A 404 named after the anchor when it is not
+   * a record of the caller's site (with `anchor.where`'s conditions), whatever is listed under its
+   * id. `options` is a simple find whose conditions name the anchor's id; with `joined`, each
+   * record also brings the row it references (see findAndCountJoined).
+   */
+  async findAndCountUnder(anchor: Anchor, options: FindManyOptions<T>, joined?: JoinedColumns): Promise<ListUnder<T>> {
+    const metadata = this.db.metadataOf(this.target);
+    const under = compileAnchor(this.db.metadataOf(anchor.target), this.siteId, anchor.id, anchor.where, anchor.columns);
+    const simple = under && compileSimpleFind(metadata, this.siteId, options, joined, under.anchor);
+    if (!simple) throw new Error(`${this.label}: a list under a record takes a simple find and plain conditions on the record`);
+    const reader = this.db.reader(this.ctx);
+    const prepare = { prepare: simple.prepare };
+    // The anchor's values come first in the statement's text (its join), then the list's.
+    const raw = await reader.rows<Record<string, unknown>>(simple.rows, [...under.params, ...simple.params, ...simple.paging], prepare);
+    const first = raw[0] ?? (await reader.rows<Record<string, unknown>>(simple.anchor!, under.params))[0];
+    const record = anchorOf(under.anchor, first);
+    if (!record) throw new NotFoundError(anchor.label, anchor.id);
+    const rows = hydrateRows<T>(metadata, raw);
+    const counted = async () => Number((await reader.rows<{ n: number | string }>(simple.count, simple.params, prepare))[0]?.n ?? 0);
+    const total = totalFromPage(rows.length, options.take, options.skip) ?? (await counted());
+    return { anchor: record, rows, total, joined: joined ? raw.map((r) => joinedOf(joined, r)) : [] };
   }
 
   private keptJoined(options: FindManyOptions<T>, joined: JoinedColumns): NonNullable<ReturnType<ScopedRepository<T>['kept']>> {
@@ -840,6 +898,16 @@ export class TenantDb {
    */
   listTotal(ctx: RequestContext, key: string, count: () => Promise<number>): Promise<number> {
     return BOUND.has(ctx) ? count() : this.totals.of(ctx.siteId, key, count);
+  }
+
+  /**
+   * A small value read from the rows of the context's site (its periods), kept and reused like a
+   * list's total (src/database/list-totals.ts): for LIST_TOTAL_CACHE_MS unless the site was written
+   * since, here or, through the InvalidationBus, on another replica; inside a transaction always
+   * read. `key` names what is read; the value is shared by every caller, who must not change it.
+   */
+  siteValue<V>(ctx: RequestContext, key: string, load: () => Promise<V>): Promise<V> {
+    return BOUND.has(ctx) ? load() : this.totals.of(ctx.siteId, `value:${key}`, load);
   }
 
   /**

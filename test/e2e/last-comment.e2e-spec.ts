@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CommentEntity } from '../../src/database/entities/comment.entity.js';
 import { INDIVIDUAL_READ_SQL } from '../../src/modules/individuals/individual-read.js';
 import { refreshLastCommentSql } from '../../src/database/queries/last-comment.js';
-import { bearer, countStatements, DB_KIND, NO_BACKGROUND_ROUNDS, startApp, TestApp } from './harness.js';
+import { bearer, countStatements, DB_KIND, NO_BACKGROUND_ROUNDS, startApp, statementsOf, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { refreshNewestComments } from '../factories/individuals.js';
 
@@ -117,6 +117,36 @@ describe('the last comment of an individual', () => {
         expect({ name, scans: plan.filter((d) => /^SCAN (?!up\b)/.test(d) || /TEMP B-TREE/.test(d)) }).toEqual({ name, scans: [] });
         expect(plan).toContainEqual(expect.stringMatching(/^SEARCH c USING INDEX sqlite_autoindex_comments_1 \(id=\?\)/));
       }
+    }
+  });
+
+  it('reads a page of comments on someone with 20,000, with its check and authors, from the page’s index entries alone (database plan)', async () => {
+    const { statements } = await statementsOf(t, () =>
+      t.http().get(`/v4/individuals/${busy.individualId}/comments?limit=20`).set('Authorization', bearer(site.admin.token)).expect(200),
+    );
+    // The page with its check and authors (then its total: the page is full).
+    const [sql] = statements;
+    expect(sql).toMatch(/ LEFT JOIN [`"]individuals[`"] a ON /);
+    // The anchor's site and id, then the list's site, kind, ancestor and live filter, then the limit.
+    const params = (id: string) => [site.siteId, id, site.siteId, 'individuals', id, 0, 20];
+    if (DB_KIND === 'mysql') {
+      const runner = t.ds.createQueryRunner();
+      try {
+        const counters = async () =>
+          ((await runner.query("SHOW SESSION STATUS LIKE 'Handler_read%'")) as { Value: string }[]).reduce((sum, r) => sum + Number(r.Value), 0);
+        const before = await counters();
+        const rows = (await runner.query(sql, params(busy.individualId))) as unknown[];
+        const reads = (await counters()) - before;
+        expect(rows).toHaveLength(20);
+        // 20 entries of the index in the page's order, 20 authors and the anchor, by primary key.
+        expect(reads).toBeLessThan(100);
+      } finally {
+        await runner.release();
+      }
+    } else {
+      const plan = ((await t.ds.query(`EXPLAIN QUERY PLAN ${sql}`, params(busy.individualId))) as { detail: string }[]).map((r) => r.detail);
+      expect(plan.filter((d) => /^SCAN/.test(d) || /TEMP B-TREE/.test(d))).toEqual([]);
+      expect(plan).toContainEqual(expect.stringMatching(/^SEARCH t USING INDEX ix_comments_site_ancestor_last/));
     }
   });
 

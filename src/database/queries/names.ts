@@ -26,12 +26,15 @@ export async function namesOf(db: TenantDb, ctx: RequestContext, ids: readonly s
   return out;
 }
 
+/** An individual's name columns, by database name (a joined or anchored read's `columns`). */
+export const PERSON_NAME_COLUMNS: readonly string[] = ['first_name', 'last_name'];
+
 /**
  * The name columns of the individual a record's `by` property references, to read with the record
  * in one statement (`ScopedRepository.findAndCountJoined`, `getJoined`) instead of `namesOf` after it.
  */
 export function nameOfReferenced(by: string): JoinedColumns {
-  return { table: 'individuals', columns: ['first_name', 'last_name'], by };
+  return { table: 'individuals', columns: PERSON_NAME_COLUMNS, by };
 }
 
 /** The name a joined read brought back (see nameOfReferenced); null where the record references no individual of the site. */

@@ -2,7 +2,7 @@ import type { EntityTarget, FindOptionsWhere } from 'typeorm';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import type { TenantEntity } from '../../database/entities/base.entity.js';
-import type { TenantDb } from '../../database/tenant-db.js';
+import type { Anchor, TenantDb } from '../../database/tenant-db.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
@@ -36,6 +36,15 @@ const ANCESTOR_TABLES: Partial<Record<CommentKind, AncestorTable>> = {
   tasks: { entity: TaskEntity, label: 'Task' },
   dialogs: { entity: DialogEntity, label: 'Dialog' },
 };
+
+/**
+ * The ancestor `kind`/`id` as the anchor of a list under it (ScopedRepository.findAndCountUnder:
+ * its 404 and the list in one statement); null for a kind that has no table yet.
+ */
+export function ancestorAnchor(kind: CommentKind, id: string): Anchor | null {
+  const table = ANCESTOR_TABLES[kind];
+  return table ? { target: table.entity, label: table.label, id, where: table.where as Anchor['where'] } : null;
+}
 
 /** The kinds whose ancestors are checked today (for the documentation and tests). */
 export const CHECKED_KINDS = Object.keys(ANCESTOR_TABLES) as CommentKind[];

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { FindManyOptions } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
@@ -13,7 +14,7 @@ import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { AccessService, Row, type RowFacts } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { TaskEntity } from '../../database/entities/task.entity.js';
-import { AncestorState, assertAncestorExists } from './comment-ancestors.js';
+import { ancestorAnchor, AncestorState, assertAncestorExists } from './comment-ancestors.js';
 import { joinedName, nameOfReferenced, namesOf } from '../../database/queries/names.js';
 import { CommentEntity, CommentKind } from '../../database/entities/comment.entity.js';
 import { Comment, CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
@@ -96,13 +97,20 @@ export class CommentsService {
     return withAuthorNames([row], [author])[0];
   }
 
+  /** One statement: the ancestor (its 404) with the page and its authors' names (ScopedRepository.findAndCountUnder). */
   async listFor(ctx: RequestContext, kind: CommentKind, ancestorId: string, q: DeletedQuery): Promise<Page<CommentDto>> {
-    await this.assertAncestorExists(ctx, kind, ancestorId);
+    const options: FindManyOptions<CommentEntity> = {
+      where: { ancestorType: kind, ancestorId, ...deletedFilter(q.deleted) },
+      order: NEWEST_FIRST,
+      ...pageOf(q),
+    };
+    const anchor = ancestorAnchor(kind, ancestorId);
+    const [rows, total, authors] = anchor
+      ? await this.comments(ctx)
+          .findAndCountUnder(anchor, options, nameOfReferenced('authorId'))
+          .then((page) => [page.rows, page.total, page.joined] as const)
+      : await this.comments(ctx).findAndCountJoined(options, nameOfReferenced('authorId'));
     await this.assertCanReadAncestor(ctx, kind, ancestorId);
-    const [rows, total, authors] = await this.comments(ctx).findAndCountJoined(
-      { where: { ancestorType: kind, ancestorId, ...deletedFilter(q.deleted) }, order: NEWEST_FIRST, ...pageOf(q) },
-      nameOfReferenced('authorId'),
-    );
     return Page.of(withAuthorNames(rows, authors), total, q);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { FindOptionsWhere } from 'typeorm';
+import type { FindManyOptions, FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf } from '../../common/pagination/pagination.js';
@@ -14,7 +14,7 @@ import { CreateGoalDto, Goal, GoalDto, UpdateGoalDto } from './dto/goal.dto.js';
 import { GoalEntity } from '../../database/entities/goal.entity.js';
 import { MEASURES } from './goal-measures.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
-import { joinedName, nameOfReferenced, namesOf } from '../../database/queries/names.js';
+import { joinedName, nameOfReferenced, namesOf, PERSON_NAME_COLUMNS } from '../../database/queries/names.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
@@ -43,10 +43,19 @@ export class GoalsService {
     );
   }
 
+  /** One statement: the individual (its 404, its name for FullName) with the page (ScopedRepository.findAndCountUnder). */
   async listForIndividual(ctx: RequestContext, individualId: string, q: PeriodQuery): Promise<Page<GoalDto>> {
-    const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
-    await this.assertCanRead(ctx, individual.id);
-    return this.page(ctx, individual, q);
+    const period = await this.periods.resolve(ctx, q.period).catch(async (e: unknown) => {
+      // An unknown period is answered only to a caller who may read this individual's goals.
+      await this.assertCanRead(ctx, (await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId)).id);
+      throw e;
+    });
+    const { anchor, rows, total } = await this.repo(ctx).findAndCountUnder(
+      { target: IndividualEntity, label: 'Individual', id: individualId, columns: PERSON_NAME_COLUMNS },
+      this.pageOf(individualId, q, period),
+    );
+    await this.assertCanRead(ctx, anchor.id as string);
+    return Page.wire(rows, total, q, Goal, joinedName(anchor));
   }
 
   async listMine(ctx: RequestContext, q: PeriodQuery): Promise<Page<GoalDto>> {
@@ -56,13 +65,16 @@ export class GoalsService {
     return this.page(ctx, me, q, period);
   }
 
-  private async page(ctx: RequestContext, individual: IndividualEntity, q: PeriodQuery, resolved?: PeriodEntity | null): Promise<Page<GoalDto>> {
-    const period = resolved !== undefined ? resolved : await this.periods.resolve(ctx, q.period);
-    const where: FindOptionsWhere<GoalEntity> = { individualId: individual.id };
-    if (period) where.periodId = period.id;
-    const { take, skip } = pageOf(q);
-    const [rows, total] = await this.repo(ctx).findAndCount({ where, order: { dueDate: 'ASC', id: 'ASC' }, take, skip });
+  private async page(ctx: RequestContext, individual: IndividualEntity, q: PeriodQuery, period: PeriodEntity | null): Promise<Page<GoalDto>> {
+    const [rows, total] = await this.repo(ctx).findAndCount(this.pageOf(individual.id, q, period));
     return Page.wire(rows, total, q, Goal, individual);
+  }
+
+  /** The goals of an individual in a period (all of them when the site has none), by DueDate then ID, paged. */
+  private pageOf(individualId: string, q: PeriodQuery, period: PeriodEntity | null): FindManyOptions<GoalEntity> {
+    const where: FindOptionsWhere<GoalEntity> = { individualId };
+    if (period) where.periodId = period.id;
+    return { where, order: { dueDate: 'ASC', id: 'ASC' }, ...pageOf(q) };
   }
 
   async get(ctx: RequestContext, id: number): Promise<GoalDto> {

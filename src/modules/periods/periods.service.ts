@@ -32,6 +32,9 @@ export function pickPeriod(periods: readonly PeriodEntity[], now: Date): PeriodE
   return current ?? latest;
 }
 
+/** The most periods of a site kept for `resolve` (a handful a year is usual); a site with more reads its period by statement. */
+const MAX_KEPT_PERIODS = 100;
+
 /** The column every period-scoped table uses for its period (goals, commitments, dialogs, …). */
 const PERIOD_REF_COLUMN = 'period_id';
 
@@ -60,9 +63,22 @@ export class PeriodsService {
     return this.db.repo(ctx, PeriodEntity, 'Period').find({});
   }
 
+  /**
+   * The period a period-scoped list or dashboard is for: `periodId`'s (404 when it is not a period
+   * of the site), else the default one (see pickPeriod). Picked from the site's periods as kept by
+   * TenantDb.siteValue (docs/performance.md, "The site's periods") when the site has at most
+   * MAX_KEPT_PERIODS of them; otherwise, and for an id not among them, read by statements.
+   */
   async resolve(ctx: RequestContext, periodId?: number | null): Promise<PeriodEntity | null> {
+    const kept = await this.db.siteValue(ctx, 'periods', () => this.keptPeriods(ctx));
+    const asked = periodId !== undefined && periodId !== null;
+    if (kept) {
+      if (!asked) return pickPeriod(kept, new Date());
+      const found = kept.find((p) => p.id === periodId);
+      if (found) return found;
+    }
     const periods = this.db.repo(ctx, PeriodEntity, 'Period');
-    if (periodId !== undefined && periodId !== null) return periods.get(periodId);
+    if (asked) return periods.get(periodId);
     const now = new Date();
     const [current] = await periods.find({
       where: { startDate: LessThanOrEqual(now), endDate: MoreThanOrEqual(now) },
@@ -72,6 +88,12 @@ export class PeriodsService {
     if (current) return current;
     const [latest] = await periods.find({ order: { endDate: 'DESC', id: 'DESC' }, take: 1 });
     return latest ?? null;
+  }
+
+  /** The site's periods, frozen (they are shared by every request), or null when there are more than MAX_KEPT_PERIODS. */
+  private async keptPeriods(ctx: RequestContext): Promise<readonly PeriodEntity[] | null> {
+    const rows = await this.db.repo(ctx, PeriodEntity, 'Period').find({ take: MAX_KEPT_PERIODS + 1 });
+    return rows.length > MAX_KEPT_PERIODS ? null : Object.freeze(rows.map((p) => Object.freeze(p)));
   }
 
   /** Every period of the site, ordered by StartDate (then id), paged. */
