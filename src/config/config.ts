@@ -96,9 +96,10 @@ export interface AppConfig {
    */
   recordMemo: number;
   /**
-   * LIST_TOTAL_CACHE_MS (2000): how long the total of a list (X-Total-Count) is reused while no
-   * write of the site committed through this process (docs/performance.md, "List totals"); 0
-   * counts on every page.
+   * LIST_TOTAL_CACHE_MS (2000): how long the total of a list (X-Total-Count), and the site's
+   * periods a default period is picked from, are reused while no write of the site committed
+   * through this process (docs/performance.md, "List totals", "The site's periods"); 0 reads them
+   * on every request.
    */
   listTotalCacheMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';

@@ -4,6 +4,7 @@ import { createPeriod, createUnit, DAY } from '../factories/goals.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { GoalEntity } from '../../src/database/entities/goal.entity.js';
+import { PeriodEntity } from '../../src/database/entities/period.entity.js';
 
 /**
  * A list under a record (an individual's goals, the comments on a record) reads that record with
@@ -138,5 +139,34 @@ describe('lists under a record, and the site’s periods', () => {
       .expect(200);
     expect(names((await get(`/v4/individuals/${ana.individualId}/goals`).expect(200)).body)).toEqual(['First', 'Second']);
     expect(names((await get(`/v4/individuals/${ana.individualId}/goals?period=${quarter}`).expect(200)).body)).toEqual(['Quarterly']);
+  });
+
+  it('shows a period written around the service within LIST_TOTAL_CACHE_MS, and at once with 0', async () => {
+    const now = Date.now();
+    const around = (name: string) =>
+      t.ds.getRepository(PeriodEntity).insert({
+        siteId: site.siteId,
+        name,
+        startDate: new Date(now - 5 * DAY),
+        endDate: new Date(now + 5 * DAY),
+        closed: false,
+        created: new Date(),
+        updated: new Date(),
+        version: 1,
+      } as PeriodEntity);
+    try {
+      t.config.listTotalCacheMs = 600;
+      expect(names((await get(`/v4/individuals/${ana.individualId}/goals`).expect(200)).body)).toEqual(['First', 'Second']);
+      // A week that started after the year began, inserted in SQL: nothing was written through the service.
+      const week = (await around('Week')).identifiers[0].id as number;
+      expect(names((await get(`/v4/individuals/${ana.individualId}/goals`).expect(200)).body)).toEqual(['First', 'Second']);
+      await new Promise((r) => setTimeout(r, 700));
+      expect((await get(`/v4/individuals/${ana.individualId}/goals`).expect(200)).body).toEqual([]);
+      t.config.listTotalCacheMs = 0;
+      await t.ds.getRepository(PeriodEntity).delete({ id: week });
+      expect(names((await get(`/v4/individuals/${ana.individualId}/goals`).expect(200)).body)).toEqual(['First', 'Second']);
+    } finally {
+      t.config.listTotalCacheMs = 2000;
+    }
   });
 });

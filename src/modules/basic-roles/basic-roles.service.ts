@@ -57,9 +57,14 @@ export class BasicRolesService {
     await this.assertCanManage(ctx, individualId, 'read');
   }
 
+  /** One statement: the individual (its 404) with the page (ScopedRepository.findAndCountUnder), then the 403. */
   async listFor(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<BasicRoleDto>> {
-    await this.pathIndividual(ctx, individualId);
-    return this.page(ctx, individualId, q);
+    const { rows, total } = await this.roles(ctx).findAndCountUnder(
+      { target: IndividualEntity, label: 'Individual', id: individualId },
+      { where: { individualId, ...deletedFilter(q.deleted) }, order: LIST_ORDER, ...pageOf(q) },
+    );
+    await this.assertCanManage(ctx, individualId, 'read');
+    return Page.wire(rows, total, q, BasicRole);
   }
 
   /** The caller's own roles; none for a caller without an individual in this site. */
