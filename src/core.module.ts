@@ -19,7 +19,7 @@ import { ProblemFilter } from './common/errors/problem.filter.js';
 import { WireCodec } from './common/http/codec.js';
 import { WireWriter } from './common/http/wire-writer.js';
 import { RouteStages } from './common/http/route-stages.js';
-import { IdempotencyInterceptor } from './database/idempotency.interceptor.js';
+import { IdempotencyStage } from './database/idempotency-stage.js';
 import { RouteIndex } from './common/http/route-index.js';
 import { ServerLifecycle } from './common/http/server-lifecycle.js';
 import { HttpMetrics } from './common/logging/http-metrics.js';
@@ -75,7 +75,7 @@ export class CoreModule {
         ...shared,
         IdempotencySweeper,
         // The write routes' stage (route-stages.ts): it provides itself to RouteStages.
-        IdempotencyInterceptor,
+        IdempotencyStage,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_PIPE, useClass: AppValidationPipe },
         { provide: APP_FILTER, useClass: ProblemFilter },

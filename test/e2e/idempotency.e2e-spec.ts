@@ -280,21 +280,31 @@ describe(`Idempotency-Key (${DB_KIND})`, () => {
 
     it('is 409 on another path with the same body', async () => {
       const k = key();
-      const first = await t
+      const first = await post(project(`Value ${k}`), k);
+      expect(first.status).toBe(200);
+      // The project's body is a valid core value too (its other fields are not a core value's, and dropped).
+      const res = await t
         .http()
         .post('/v4/corevalues')
         .set('Authorization', bearer(site.admin.token))
         .set('Idempotency-Key', k)
-        .send({ Name: `Value ${k}` });
-      expect(first.status).toBe(200);
+        .send(project(`Value ${k}`));
+      expect(res.status).toBe(409);
+      expect(res.body.type).toBe('urn:pms:problem:idempotency-key-reused');
+    });
+
+    it('is 400 for a body the route refuses, whatever the key, and writes nothing', async () => {
+      const k = key();
+      expect((await post(project(`Valid ${k}`), k)).status).toBe(200);
       const res = await t
         .http()
         .post('/v4/accountabilities')
         .set('Authorization', bearer(site.admin.token))
         .set('Idempotency-Key', k)
-        .send({ Name: `Value ${k}` });
-      expect(res.status).toBe(409);
-      expect(res.body.type).toBe('urn:pms:problem:idempotency-key-reused');
+        .send({ Name: `Valid ${k}` });
+      expect(res.status).toBe(400);
+      expect(res.body.type).toBe('urn:pms:problem:validation-failed');
+      expect(await projectsNamed(`Valid ${k}`)).toBe(1);
     });
   });
 

@@ -52,8 +52,8 @@ function retention(seconds: number): string {
 }
 
 /**
- * Every POST, PUT and PATCH of an authenticated caller honours Idempotency-Key (the global
- * IdempotencyInterceptor; docs/idempotency.md): declare the header, the replay marker of the
+ * Every POST, PUT and PATCH of an authenticated caller honours Idempotency-Key (the write
+ * routes' stage, IdempotencyStage; docs/idempotency.md): declare the header, the replay marker of the
  * answer and the 409 on each, rather than on every controller.
  */
 function addIdempotencyKeyHeader(document: OpenAPIObject, config: AppConfig): void {

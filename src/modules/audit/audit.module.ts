@@ -23,7 +23,7 @@ import { TasksModule } from '../tasks/tasks.module.js';
 import { AuditRetention } from './audit-retention.js';
 import { AuditController } from './audit.controller.js';
 import { AuditService } from './audit.service.js';
-import { DeltaListInterceptor } from './delta-list.interceptor.js';
+import { DeltaListStage } from './delta-list-stage.js';
 import { RecordKinds } from './record-kinds.js';
 import { SyncService } from './sync.service.js';
 
@@ -57,7 +57,7 @@ import { SyncService } from './sync.service.js';
     SitesModule,
   ],
   controllers: [AuditController],
-  providers: [AuditService, SyncService, RecordKinds, AuditRetention, DeltaListInterceptor],
+  providers: [AuditService, SyncService, RecordKinds, AuditRetention, DeltaListStage],
   exports: [AuditService, RecordKinds],
 })
 export class AuditModule {}

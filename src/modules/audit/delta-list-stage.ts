@@ -1,11 +1,10 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { from, Observable } from 'rxjs';
 import { CONTEXT_KEY, RequestContext } from '../../common/context/request-context.js';
 import { ValidationError, type FieldError } from '../../common/errors/errors.js';
 import { DELTA_LIST, type DeltaList } from '../../common/http/delta-list.js';
 import { isGuid } from '../../common/http/wire.js';
-import { RouteStages } from '../../common/http/route-stages.js';
+import { RouteStages, type Stage, type StageRequest } from '../../common/http/route-stages.js';
 import { MAX_LIMIT, type KeysetPage } from '../../common/pagination/pagination.js';
 import type { SyncEntryDto } from '../../common/pagination/sync-entry.js';
 import { SitesService } from '../sites/sites.service.js';
@@ -14,21 +13,21 @@ import { SyncService, type SyncFilter, type SyncPosition } from './sync.service.
 /** What may stand beside `updatedSince` in a list's query: the page size and the answer's time zone. */
 const WITH_UPDATED_SINCE = new Set(['updatedSince', 'limit', 'tz']);
 
-type Req = { query?: Record<string, unknown>; params?: Record<string, string | undefined>; [CONTEXT_KEY]?: RequestContext };
+type Req = StageRequest & { [CONTEXT_KEY]?: RequestContext };
 
 /**
  * Every list asked with `updatedSince` (docs/delta-sync.md, "Every list"), in one place: a list
  * route declares what its changes are (`ListRoute`'s delta, src/common/http/delta-list.ts), and
- * this interceptor answers the request as `GET /v4/sync/{kind}` does — the same SyncService, the
+ * this stage answers the request as `GET /v4/sync/{kind}` does — the same SyncService, the
  * same cursor and SyncEntry items — instead of running the route's handler. The route's access
  * rule has been checked by then (the guard); a sub-list first reads its parent as the parent's
  * GET does (404 for another site's, 403 when not readable), and answers only the records whose
- * fields name it. Without `updatedSince` the request goes to the handler untouched. It is the
- * lists' stage (`delta-list`, src/common/http/route-stages.ts): only the routes that declare their
- * changes run it.
+ * fields name it. Without `updatedSince` the list's method runs untouched (Stage.applies). It is
+ * the lists' stage (`delta-list`, src/common/http/route-stages.ts): only the routes that declare
+ * their changes run it, after the guards and pipes.
  */
 @Injectable()
-export class DeltaListInterceptor implements NestInterceptor, OnModuleInit {
+export class DeltaListStage implements Stage, OnModuleInit {
   constructor(
     private readonly reflector: Reflector,
     private readonly sync: SyncService,
@@ -40,12 +39,14 @@ export class DeltaListInterceptor implements NestInterceptor, OnModuleInit {
     this.stages.provide('delta-list', this);
   }
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
-    const delta = this.reflector.get<DeltaList | undefined>(DELTA_LIST, context.getHandler());
-    const req = context.switchToHttp().getRequest<Req>();
-    if (!delta || req.query?.updatedSince === undefined) return next.handle();
-    return from(this.changes(req, delta));
+  /** A list asked with `updatedSince`; any other request runs the list's method. */
+  applies(req: StageRequest): boolean {
+    return req.query?.updatedSince !== undefined;
+  }
+
+  run(req: StageRequest, method: Function, handle: () => Promise<unknown>): Promise<unknown> {
+    const delta = this.reflector.get<DeltaList | undefined>(DELTA_LIST, method);
+    return delta ? this.changes(req as Req, delta) : handle();
   }
 
   private async changes(req: Req, delta: DeltaList): Promise<KeysetPage<SyncEntryDto>> {

@@ -1,7 +1,6 @@
-import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
-import { HttpAdapterHost, Reflector } from '@nestjs/core';
-import { defer, lastValueFrom, map, Observable } from 'rxjs';
+import { Reflector } from '@nestjs/core';
 import { isUniqueViolation } from '../common/errors/db-errors.js';
 import { IdempotencyStore, StoredKey } from './idempotency-store.js';
 import { TenantDb } from './tenant-db.js';
@@ -10,15 +9,7 @@ import { ConflictError } from '../common/errors/errors.js';
 import { IDEMPOTENCY_REPLAYED_HEADER, parseIdempotencyKey, requestFingerprint, sha256Hex } from '../common/http/idempotency.js';
 import { isRevivable, reviveAnswer, storeAnswer } from '../common/http/stored-answer.js';
 import { WIRE_RESULT, WireResultMeta } from '../common/http/wire.js';
-import { RouteStages } from '../common/http/route-stages.js';
-
-type Req = Record<string, unknown> & {
-  method: string;
-  url: string;
-  originalUrl?: string;
-  headers: Record<string, string | string[] | undefined>;
-  body?: unknown;
-};
+import { RouteStages, type Stage, type StageRequest } from '../common/http/route-stages.js';
 
 interface KeyedRequest {
   keyHash: string;
@@ -38,23 +29,23 @@ interface Outcome {
 /**
  * Safe retries of writes (docs/idempotency.md). A POST, PUT or PATCH of an authenticated caller that
  * carries `Idempotency-Key` runs in one request-level transaction: the key is looked up, claimed,
- * the handler runs (its own transactions join this one), and the answer is stored with the key
+ * the route's method runs (its own transactions join this one), and the answer is stored with the key
  * before the single commit. So the key exists exactly when the write does, and a retry with the
- * same key and request replays the stored answer — through the response interceptor, in the
+ * same key and request replays the stored answer — written by the adapter's reply, in the
  * format and time zone the retry asks for — without writing again. A request without the header
- * passes through untouched.
+ * runs the method untouched (Stage.applies).
  *
  * The write routes' stage (`idempotent-write`, src/common/http/route-stages.ts): every POST, PUT
- * and PATCH route runs it around its handler. It sees the handler's objects; the answer is written
- * after it (the adapter's reply), so a replay is written as the retry asks.
+ * and PATCH route runs it around its method, after the guards and pipes. It sees the method's
+ * objects; the answer is written after it (the adapter's reply), so a replay is written as the
+ * retry asks.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
+export class IdempotencyStage implements Stage, OnModuleInit {
   private readonly logger = new Logger('Idempotency');
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly adapterHost: HttpAdapterHost,
     private readonly db: TenantDb,
     private readonly store: IdempotencyStore,
     private readonly stages: RouteStages,
@@ -64,41 +55,35 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
     this.stages.provide('idempotent-write', this);
   }
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
-    const req = context.switchToHttp().getRequest<Req>();
-    if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') return next.handle();
-    const header = req.headers['idempotency-key'];
-    const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
-    // Public routes (logging in) have no caller to scope a key to: the header is ignored there.
-    if (header === undefined || !ctx?.caller) return next.handle();
+  /** A POST, PUT or PATCH with the header, of a caller: public routes (logging in) have no caller to scope a key to, and ignore it. */
+  applies(req: StageRequest): boolean {
+    if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') return false;
+    return req.headers['idempotency-key'] !== undefined && !!(req[CONTEXT_KEY] as RequestContext | undefined)?.caller;
+  }
 
-    const key = parseIdempotencyKey(header);
-    const handler = context.getHandler();
+  async run(req: StageRequest, method: Function, handle: () => Promise<unknown>): Promise<unknown> {
+    const ctx = req[CONTEXT_KEY] as RequestContext;
+    const key = parseIdempotencyKey(req.headers['idempotency-key']!);
     const path = String(req.originalUrl ?? req.url).split('?')[0];
     const keyed: KeyedRequest = {
       keyHash: sha256Hex(key),
       fingerprint: requestFingerprint(req.method, path, req.body),
       request: `${req.method} ${path}`,
-      status: (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (req.method === 'POST' ? 201 : 200),
-      meta: this.reflector.get<WireResultMeta | undefined>(WIRE_RESULT, handler),
+      status: (Reflect.getMetadata(HTTP_CODE_METADATA, method) as number | undefined) ?? (req.method === 'POST' ? 201 : 200),
+      meta: this.reflector.get<WireResultMeta | undefined>(WIRE_RESULT, method),
     };
-    const res = context.switchToHttp().getResponse<unknown>();
-    return defer(() => this.run(ctx, keyed, () => lastValueFrom(next.handle(), { defaultValue: undefined }))).pipe(
-      map((outcome) => {
-        if (outcome.replayed) this.adapterHost.httpAdapter.setHeader(res, IDEMPOTENCY_REPLAYED_HEADER, 'true');
-        return outcome.value;
-      }),
-    );
+    const outcome = await this.runKeyed(ctx, keyed, handle);
+    if (outcome.replayed) req.res?.setHeader(IDEMPOTENCY_REPLAYED_HEADER, 'true');
+    return outcome.value;
   }
 
   /**
    * Looks the key up, or claims it, runs the handler and stores its answer, all in one
    * transaction. TenantDb runs the callback again after a deadlock: everything it did was rolled
-   * back, and `handle()` subscribes to the handler anew. Errors are not stored: a failed write rolls
+   * back, and `handle()` runs the route's method anew. Errors are not stored: a failed write rolls
    * the claim back with everything else, so the same key can be used again.
    */
-  private async run(ctx: RequestContext, keyed: KeyedRequest, handle: () => Promise<unknown>): Promise<Outcome> {
+  private async runKeyed(ctx: RequestContext, keyed: KeyedRequest, handle: () => Promise<unknown>): Promise<Outcome> {
     for (let attempt = 1; ; attempt++) {
       let claimed = false;
       try {
