@@ -7,7 +7,7 @@ import { FieldError, ForbiddenError, NotFoundError, ValidationError } from '../.
 import { Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { liveMemberIds, nearestAncestorOfType, organizationSubtree } from '../../database/queries/trees.js';
-import { TenantDb } from '../../database/tenant-db.js';
+import { type Anchor, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
@@ -18,6 +18,9 @@ import { periodErrors, periodGone } from '../../database/queries/period-referenc
 import { PeriodQuery } from '../../common/pagination/period-query.js';
 
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
+const LABEL_OF: Record<Exclude<CommitmentType, 'individual'>, string> = { organization: 'Organization', department: 'Department' };
+/** Every list of commitments: by Rank, then Name, then ID. */
+const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
 
 /**
  * Commitments of organizations, departments and individuals (docs/goals-colors-values-commitments.md). Every member of a
@@ -49,18 +52,37 @@ export class CommitmentsService {
     return Commitment.toWire(row);
   }
 
-  /** `GET /{individuals|organizations|departments}/{id}/commitments`: the row's own commitments. */
+  /**
+   * `GET /{individuals|organizations|departments}/{id}/commitments`: the row's own commitments, in
+   * one statement with the row (its 404; ScopedRepository.findAndCountUnder), then its 403.
+   */
   async listFor(ctx: RequestContext, type: CommitmentType, id: string, q: PeriodQuery): Promise<Page<CommitmentDto>> {
+    // An unknown period is answered only to a caller who may see the row.
+    const period = await this.periods.resolve(ctx, q.period).catch(async (e: unknown) => {
+      await this.assertRowVisible(ctx, type, id);
+      throw e;
+    });
+    const anchor: Anchor =
+      type === 'individual'
+        ? { target: IndividualEntity, label: 'Individual', id }
+        : { target: OrganizationEntity, label: LABEL_OF[type], id, where: { rowType: ROW_TYPE_OF[type] }, columns: ['manager_id'] };
+    const where: FindOptionsWhere<CommitmentEntity> = { type, ancestorId: id, ...(period ? { periodId: period.id } : {}) };
+    const page = await this.repo(ctx).findAndCountUnder(anchor, { where, order: LIST_ORDER, ...pageOf(q) });
+    const managerId = (page.anchor.manager_id ?? null) as string | null;
+    await this.access.assertVisible(ctx, type === 'individual' ? Row.individual(id) : Row.unit({ id, rowType: ROW_TYPE_OF[type], managerId }));
+    return Page.wire(page.rows, page.total, q, Commitment);
+  }
+
+  /** The row a list of commitments is under: 404 when not one of the site (of that type), 403 when the caller may not see it. */
+  private async assertRowVisible(ctx: RequestContext, type: CommitmentType, id: string): Promise<void> {
     if (type === 'individual') {
       await this.db.repo(ctx, IndividualEntity, 'Individual').get(id);
       await this.access.assertVisible(ctx, Row.individual(id));
     } else {
-      const label = type === 'organization' ? 'Organization' : 'Department';
-      const unit = await this.db.repo(ctx, OrganizationEntity, label).findOne({ id, rowType: ROW_TYPE_OF[type] });
-      if (!unit) throw new NotFoundError(label, id);
+      const unit = await this.db.repo(ctx, OrganizationEntity, LABEL_OF[type]).findOne({ id, rowType: ROW_TYPE_OF[type] });
+      if (!unit) throw new NotFoundError(LABEL_OF[type], id);
       await this.access.assertVisible(ctx, Row.unit(unit));
     }
-    return this.page(ctx, type, [id], q);
   }
 
   /**
@@ -121,8 +143,7 @@ export class CommitmentsService {
     if (ancestorIds.length === 0) return Page.of([], 0, q);
     const where: FindOptionsWhere<CommitmentEntity> = { type, ancestorId: In(ancestorIds) };
     if (period) where.periodId = period.id;
-    const { take, skip } = pageOf(q);
-    const [rows, total] = await this.repo(ctx).findAndCount({ where, order: { rank: 'ASC', name: 'ASC', id: 'ASC' }, take, skip });
+    const [rows, total] = await this.repo(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
     return Page.wire(rows, total, q, Commitment);
   }
 
