@@ -18,7 +18,7 @@ import { DashboardData } from '../factories/dashboards.js';
 import { createPeriod, createUnit, DAY } from '../factories/goals.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { deleteIndividual } from '../factories/performance.js';
-import { bearer, startApp, TestApp } from './harness.js';
+import { bearer, DB_KIND, startApp, statementsOf, TestApp } from './harness.js';
 
 /** Hooks that create people (scrypt hashing, a login each) on a shared, busy machine. */
 const SLOW = 120_000;
@@ -117,6 +117,20 @@ describe('dashboard summaries', () => {
     expect((await fromSummaries('organizations', site.orgId, written)).body).toMatchObject({ PersonalGoalsTotal: 5, PersonalGoalsCompleted: 1 });
     // Untouched rows keep their figures.
     expect((await fromSummaries('departments', D2.id, written)).body).toMatchObject({ PersonalGoalsTotal: 3 });
+  });
+
+  it('an individual dashboard from the summaries reads its individual once, the site’s sequence and one summary row', async () => {
+    await fromSummaries('individuals', bob.individualId, new Date());
+    const { result, statements } = await statementsOf(t, () => dashboard('individuals', bob.individualId));
+    expect(result.source).toBe('summaries');
+    expect(result.body).toMatchObject({ PersonalGoalsTotal: 2 });
+    // The individual (for the 404, the 403 and the answer's name) is read once, not checked and read again.
+    expect(statements.filter((s) => /FROM [`"]?individuals[`"]? i\b/.test(s))).toHaveLength(1);
+    expect(statements.filter((s) => /FROM dashboard_summaries/.test(s))).toHaveLength(1);
+    // MariaDB keeps the site's periods, settings and colors while the site's sequence stands; SQLite reads them each time.
+    expect(statements).toHaveLength(DB_KIND === 'mysql' ? 3 : 6);
+    // Another site's individual is a 404 from the same single read.
+    await get(`individuals/${other.admin.individualId}/dashboards?period=${period.id}`).expect(404);
   });
 
   it('every source at every level, written and changed, shows the records’ figures in every row', async () => {

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
-import { AccessService, hiddenIndividuals } from '../../authorization/access.service.js';
-import type { RowType } from './dashboard-engine.js';
+import { AccessService, hiddenIndividuals, Row } from '../../authorization/access.service.js';
+import { ROW_TYPE } from '../../database/entities/permission.entity.js';
+import type { DashboardRow, RowType } from './dashboard-engine.js';
 
 /** A row whose dashboard may be shown: its RowType and id. */
 export interface DashboardCandidate {
@@ -21,6 +22,17 @@ const LABEL: Record<RowType, string> = { 4: 'Organization', 56: 'Department', 39
 @Injectable()
 export class DashboardAccess {
   constructor(private readonly access: AccessService) {}
+
+  /**
+   * 404 (NotFoundError) unless `row` — the row `id` of that RowType as loadRows read it from the
+   * caller's site, or undefined — is there and readable by the caller (the check of assertCanRead
+   * without reading the row again).
+   */
+  async assertCanReadRow(ctx: RequestContext, rowType: RowType, id: string, row: DashboardRow | undefined): Promise<void> {
+    if (!row) throw new NotFoundError(LABEL[rowType], id);
+    const facts = rowType === ROW_TYPE.individual ? Row.individual(id) : Row.unit({ id, rowType, managerId: row.managerId ?? null });
+    await this.access.assert(ctx, 'read', facts, 'row', `The caller may not read this ${LABEL[rowType].toLowerCase()}`, [LABEL[rowType], id]);
+  }
 
   /** 404 (NotFoundError) unless the row is of the caller's site, of that RowType, and readable by the caller. */
   async assertCanRead(ctx: RequestContext, rowType: RowType, id: string): Promise<void> {

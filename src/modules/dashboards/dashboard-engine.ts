@@ -37,6 +37,8 @@ export interface DashboardRow {
   name: string;
   /** An individual's primary unit when it is a department (their Dept… figures), else null. */
   departmentId: string | null;
+  /** A unit's manager (who may read it whatever else is denied: DashboardAccess); undefined for an individual. */
+  managerId?: string | null;
 }
 
 /** What every dashboard of one request (or one close) shares. */
@@ -123,8 +125,10 @@ export async function loadRows(db: TenantDb, ctx: RequestContext, rowType: RowTy
     for (const p of await dashboardPeople(db, ctx, ids))
       byId.set(p.id, { rowType, id: p.id, name: fullName(p.first_name, p.last_name), departmentId: p.department_id ?? null });
   } else {
-    const units = await db.repo(ctx, OrganizationEntity, 'Organization').find({ where: { id: In([...ids]), rowType }, select: { id: true, name: true } });
-    for (const u of units) byId.set(u.id, { rowType, id: u.id, name: u.name, departmentId: null });
+    const units = await db
+      .repo(ctx, OrganizationEntity, 'Organization')
+      .find({ where: { id: In([...ids]), rowType }, select: { id: true, name: true, managerId: true } });
+    for (const u of units) byId.set(u.id, { rowType, id: u.id, name: u.name, departmentId: null, managerId: u.managerId });
   }
   return ids.map((id) => byId.get(id)).filter((r): r is DashboardRow => !!r);
 }

@@ -68,10 +68,12 @@ export class DashboardsService {
    * which and as of when (Dashboard-Source, Dashboard-As-Of).
    */
   async get(ctx: RequestContext, rowType: RowType, id: string, q: DashboardQuery): Promise<WithHeaders<DashboardDto>> {
-    await this.access.assertCanRead(ctx, rowType, id);
+    // The row is read once: for its 404 and 403, and for the answer.
+    const rows = await loadRows(this.db, ctx, rowType, [id]);
+    await this.access.assertCanReadRow(ctx, rowType, id, rows[0]);
     const { basis, seq } = await this.bases.basis(ctx, q.period);
     const freshness: Freshness[] = [];
-    const [answer] = await this.dashboards(ctx, rowType, await loadRows(this.db, ctx, rowType, [id]), basis, seq, freshness);
+    const [answer] = await this.dashboards(ctx, rowType, rows, basis, seq, freshness);
     return new WithHeaders(answer, freshnessHeaders(freshness[0] ?? { source: 'records', asOf: basis.now }));
   }
 
