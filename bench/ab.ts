@@ -43,6 +43,7 @@ import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
 import {
   createDatabase,
+  envWords,
   fmt,
   goalBody,
   load,
@@ -66,12 +67,7 @@ import { breakdownTables, summarise } from './profile.js';
 import type { SeededSite } from './seed.js';
 
 /** AB_ENV: settings for every build's service, as `NAME=value` words. */
-const EXTRA_ENV: Record<string, string> = Object.fromEntries(
-  (process.env.AB_ENV ?? '')
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
-);
+const EXTRA_ENV = envWords('AB_ENV');
 const ROUNDS = num('AB_ROUNDS', 4);
 const DURATION = num('AB_DURATION', 5);
 const CONNECTIONS = num('AB_CONNECTIONS', 50);

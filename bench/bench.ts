@@ -29,7 +29,8 @@
  * BENCH_SMALL (1000), BENCH_LARGE (10000), BENCH_BUSY_COMMENTS (100000), BENCH_SOAK (20000),
  * BENCH_PROFILE_REQUESTS (3000), BENCH_DASH_SIZE (10000; 0 leaves the dashboard rows out),
  * BENCH_DASH_DIVISIONS (10) × BENCH_DASH_PER_DIVISION (10) departments, BENCH_DASH_CONNECTIONS (10, for
- * the organization's dashboard), BENCH_DASH_WAIT (600 s at most for the summaries to be built).
+ * the organization's dashboard), BENCH_DASH_WAIT (600 s at most for the summaries to be built),
+ * BENCH_ENV='NAME=value …' (settings for the service, e.g. `RECORD_MEMO=0`).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,11 +46,13 @@ import { seedDashboardSite, type DashboardSite } from './seed-dashboards.js';
 import {
   goalBody,
   createDatabase,
+  envWords,
   fmt,
   load,
   loadMeasured,
   log,
   median,
+  migrateFirst,
   num,
   PIN,
   pinned,
@@ -153,7 +156,8 @@ async function main(): Promise<void> {
     const node = [process.execPath, ...serviceNodeFlags(), ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/src/main.js'];
     let origin: string;
     let env: Record<string, string>;
-    ({ service, origin, env } = await startService(database.url, PASSWORD, node));
+    migrateFirst(database.url);
+    ({ service, origin, env } = await startService(database.url, PASSWORD, node, envWords('BENCH_ENV')));
 
     const config = loadConfig({ ...env, NODE_ENV: 'production' });
     ds = new DataSource(dataSourceOptions(config, await detectMysqlFlavor(config)));

@@ -26,6 +26,16 @@ export function serviceNodeFlags(): string[] {
 
 export const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
 
+/** Settings given as `NAME=value` words in the environment variable `name` (AB_ENV, BENCH_ENV). */
+export function envWords(name: string): Record<string, string> {
+  return Object.fromEntries(
+    (process.env[name] ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+  );
+}
+
 export const PIN = cpus().length >= 2 && hasTaskset();
 export const CLK_TCK = clockTicks();
 
@@ -200,6 +210,20 @@ export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimu
 
 export function log(msg: string): void {
   process.stderr.write(`bench: ${msg}\n`);
+}
+
+/**
+ * Applies the migrations to `databaseUrl` in a process of their own (`dist/src/database/migrate.js`),
+ * as the image and the Kubernetes Job do before the service starts, so the run measures the
+ * service as it is deployed. (A service that migrates at its own start does it in a worker
+ * thread: docs/performance.md, "Migrations apart from the serving heap".)
+ */
+export function migrateFirst(databaseUrl: string): void {
+  execFileSync(process.execPath, ['dist/src/database/migrate.js'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', DATABASE_URL: databaseUrl, JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 /**

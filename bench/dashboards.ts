@@ -31,7 +31,7 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
-import { createDatabase, fmt, load, loadMeasured, log, median, num, PIN, Proc, settle, startService, stopProcess, tokenFor } from './common.js';
+import { createDatabase, fmt, load, loadMeasured, log, median, num, PIN, Proc, settle, migrateFirst, startService, stopProcess, tokenFor } from './common.js';
 import type { LoadRequest, LoadResult } from './load.js';
 import { seedDashboardSite, type DashboardSite } from './seed-dashboards.js';
 
@@ -80,6 +80,7 @@ async function main(): Promise<void> {
   try {
     let origin: string;
     let env: Record<string, string>;
+    migrateFirst(database.url);
     ({ service, origin, env } = await startService(database.url, PASSWORD, undefined, RECORDS ? { DASHBOARD_SUMMARIES: 'off' } : {}));
 
     const config = loadConfig(env);

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
-import { createDatabase, fmt, log, median, num, startService, stopProcess, tokenFor } from './common.js';
+import { createDatabase, fmt, log, median, num, migrateFirst, startService, stopProcess, tokenFor } from './common.js';
 import { seedSite } from './seed.js';
 import { RequestContext } from '../src/common/context/request-context.js';
 import { IndividualEntity } from '../src/database/entities/individual.entity.js';
@@ -54,6 +54,7 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  migrateFirst(database.url);
   const { service, origin, env } = await startService(database.url, PASSWORD, undefined, { WEBHOOK_ALLOW_PRIVATE: 'true' });
   const out: string[] = [];
   try {

@@ -6,7 +6,7 @@ import { CoreModule } from './core.module.js';
 import { JsonLogger } from './common/logging/json-logger.js';
 import { isDatabaseUnavailable } from './common/errors/db-errors.js';
 import { dataSourceOptions, initializeChecked, prepareMysqlDatabase } from './database/data-source.js';
-import { runMigrationsLocked } from './database/migration-lock.js';
+import { migrateAtStart } from './database/migrate-apart.js';
 import { FEATURE_MODULES } from './feature-modules.js';
 
 @Module({})
@@ -25,8 +25,9 @@ export class AppModule {
             toRetry: (err: unknown) => isDatabaseUnavailable(err),
           }),
           // Pending migrations run at start-up, each in its own transaction, under the cluster-wide
-          // migration lock: replicas starting together run each one once (docs/scaling.md).
-          dataSourceFactory: (options) => initializeChecked(options!, (ds) => runMigrationsLocked(ds, logger, { timeoutMs: config.migrationLockTimeoutMs })),
+          // migration lock: replicas starting together run each one once (docs/scaling.md); in a
+          // worker thread, off the serving heap (docs/performance.md).
+          dataSourceFactory: (options) => initializeChecked(options!, (ds) => migrateAtStart(ds, config, logger)),
         }),
         CoreModule.forRoot(config, logger),
         AuthorizationModule,
