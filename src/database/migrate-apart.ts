@@ -27,7 +27,7 @@ function workerScript(): URL | null {
  * or there is no compiled worker (the TypeScript sources under test).
  */
 export async function migrateAtStart(ds: DataSource, config: MigrateWorkerData, logger: JsonLogger): Promise<'none' | 'worker' | 'in-process'> {
-  if (!(await ds.showMigrations())) return 'none';
+  if (!(await hasPendingMigrations(ds))) return 'none';
   const started = Date.now();
   const done = (where: 'worker' | 'in-process') => {
     logger.event('info', 'Migrate', {
@@ -62,6 +62,24 @@ export async function migrateAtStart(ds: DataSource, config: MigrateWorkerData, 
     );
   });
   return done('worker');
+}
+
+/**
+ * Whether a migration of the data source is not recorded as applied: reads the migrations table
+ * and creates nothing (TypeORM's showMigrations creates the table, which replicas starting at once
+ * on a new database would race to do outside the migration lock).
+ */
+export async function hasPendingMigrations(ds: DataSource): Promise<boolean> {
+  const table = ds.options.migrationsTableName ?? 'migrations';
+  const runner = ds.createQueryRunner();
+  try {
+    if (!(await runner.hasTable(table))) return ds.migrations.length > 0;
+    const rows = (await runner.query(`SELECT name FROM ${ds.driver.escape(table)}`)) as { name: string }[];
+    const applied = new Set(rows.map((r) => r.name));
+    return ds.migrations.some((m) => !applied.has(m.name ?? m.constructor.name));
+  } finally {
+    await runner.release();
+  }
 }
 
 /** A migration applied by the worker failed: the start stops with its one line, as in-process. */
