@@ -59,6 +59,19 @@ class Person {
 
 const SITE = '00000000-0000-4000-8000-000000000001';
 const OTHER = '00000000-0000-4000-8000-000000000002';
+const ANA = '10000000-0000-4000-8000-000000000001';
+const BEN = '10000000-0000-4000-8000-000000000002';
+const CID = '10000000-0000-4000-8000-000000000003';
+const NAMES: JoinedColumns = { table: 'people', columns: ['first_name'], by: 'ownerId' };
+
+/** An in-memory database of people and their notes (the joined and anchored finds' fixtures). */
+async function peopleAndNotes(people: Partial<Person>[], notes: Partial<Note>[]): Promise<DataSource> {
+  const ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Note, Person], synchronize: true });
+  await ds.initialize();
+  await ds.getRepository(Person).insert(people);
+  await ds.getRepository(Note).insert(notes);
+  return ds;
+}
 
 describe('a simple find in one kept statement', () => {
   let ds: DataSource;
@@ -190,24 +203,21 @@ describe('a simple find in one kept statement', () => {
 
 describe('a simple find with the columns of the row it references', () => {
   let ds: DataSource;
-  const ANA = '10000000-0000-4000-8000-000000000001';
-  const BEN = '10000000-0000-4000-8000-000000000002';
-  const NAMES: JoinedColumns = { table: 'people', columns: ['first_name'], by: 'ownerId' };
 
   beforeAll(async () => {
-    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Note, Person], synchronize: true });
-    await ds.initialize();
-    await ds.getRepository(Person).insert([
-      { id: ANA, siteId: SITE, firstName: 'Ana' },
-      // BEN is a person of the other site only: a note of SITE naming him joins nothing.
-      { id: BEN, siteId: OTHER, firstName: 'Ben' },
-    ]);
-    await ds.getRepository(Note).insert([
-      { siteId: SITE, ownerId: ANA, rank: 2 },
-      { siteId: SITE, ownerId: BEN, rank: 1 },
-      { siteId: SITE, ownerId: null, rank: 0 },
-      { siteId: OTHER, ownerId: BEN, rank: 1 },
-    ]);
+    ds = await peopleAndNotes(
+      [
+        { id: ANA, siteId: SITE, firstName: 'Ana' },
+        // BEN is a person of the other site only: a note of SITE naming him joins nothing.
+        { id: BEN, siteId: OTHER, firstName: 'Ben' },
+      ],
+      [
+        { siteId: SITE, ownerId: ANA, rank: 2 },
+        { siteId: SITE, ownerId: BEN, rank: 1 },
+        { siteId: SITE, ownerId: null, rank: 0 },
+        { siteId: OTHER, ownerId: BEN, rank: 1 },
+      ],
+    );
   });
   afterAll(() => ds.destroy());
 
@@ -240,28 +250,24 @@ describe('a simple find with the columns of the row it references', () => {
 
 describe('a page under the record it hangs on, in one statement', () => {
   let ds: DataSource;
-  const ANA = '10000000-0000-4000-8000-000000000001';
-  const BEN = '10000000-0000-4000-8000-000000000002';
-  const CID = '10000000-0000-4000-8000-000000000003';
-  const NAMES: JoinedColumns = { table: 'people', columns: ['first_name'], by: 'ownerId' };
 
   beforeAll(async () => {
-    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Note, Person], synchronize: true });
-    await ds.initialize();
-    await ds.getRepository(Person).insert([
-      { id: ANA, siteId: SITE, firstName: 'Ana' },
-      { id: CID, siteId: SITE, firstName: 'Cid' },
-      { id: BEN, siteId: OTHER, firstName: 'Ben' },
-    ]);
-    await ds.getRepository(Note).insert([
-      { siteId: SITE, ownerId: ANA, rank: 2 },
-      { siteId: SITE, ownerId: ANA, rank: 1 },
-      { siteId: SITE, ownerId: ANA, rank: 1 },
-      { siteId: SITE, ownerId: CID, rank: 5 },
-      // BEN is a person of the other site only: his notes in SITE hang on no record of SITE.
-      { siteId: OTHER, ownerId: BEN, rank: 1 },
-      { siteId: SITE, ownerId: BEN, rank: 1 },
-    ]);
+    ds = await peopleAndNotes(
+      [
+        { id: ANA, siteId: SITE, firstName: 'Ana' },
+        { id: CID, siteId: SITE, firstName: 'Cid' },
+        { id: BEN, siteId: OTHER, firstName: 'Ben' },
+      ],
+      [
+        { siteId: SITE, ownerId: ANA, rank: 2 },
+        { siteId: SITE, ownerId: ANA, rank: 1 },
+        { siteId: SITE, ownerId: ANA, rank: 1 },
+        { siteId: SITE, ownerId: CID, rank: 5 },
+        // BEN is a person of the other site only: his notes in SITE hang on no record of SITE.
+        { siteId: OTHER, ownerId: BEN, rank: 1 },
+        { siteId: SITE, ownerId: BEN, rank: 1 },
+      ],
+    );
   });
   afterAll(() => ds.destroy());
 

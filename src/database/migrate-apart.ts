@@ -4,11 +4,26 @@ import { Worker } from 'node:worker_threads';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
 import type { JsonLogger } from '../common/logging/json-logger.js';
+import { createDataSource } from './data-source.js';
 import { runMigrationsLocked } from './migration-lock.js';
 
 /** What the worker needs: the database settings, plain data (structured-cloned into the worker). */
 export type MigrateWorkerData = Pick<AppConfig, 'database' | 'dbQueryTimeoutMs' | 'dbAcquireTimeoutMs' | 'migrationLockTimeoutMs' | 'logLevel'> &
   Partial<Pick<AppConfig, 'dbSyncWait'>>;
+
+/**
+ * Connects with a data source of its own, applies the pending migrations under the cluster-wide
+ * lock and disconnects: `npm run migrate` (migrate.ts) and the start-up's worker (migrate-worker.ts).
+ */
+export async function migrateDatabase(config: MigrateWorkerData, logger: JsonLogger): Promise<void> {
+  const ds = await createDataSource(config);
+  await ds.initialize();
+  try {
+    await runMigrationsLocked(ds, logger, { timeoutMs: config.migrationLockTimeoutMs });
+  } finally {
+    await ds.destroy();
+  }
+}
 
 /** The compiled worker next to this module, or null where there is none (tests run the TypeScript sources). */
 function workerScript(): URL | null {

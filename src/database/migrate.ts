@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from '../config/config.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
-import { createDataSource } from './data-source.js';
-import { runMigrationsLocked } from './migration-lock.js';
+import { migrateDatabase } from './migrate-apart.js';
 
 /**
  * Runs pending migrations and exits: the Kubernetes migration Job and `npm run migrate`. The
@@ -12,14 +11,7 @@ import { runMigrationsLocked } from './migration-lock.js';
  */
 async function migrate(): Promise<void> {
   const config = loadConfigOrExit('pms-api migrate');
-  const logger = new JsonLogger(config.logLevel);
-  const ds = await createDataSource(config);
-  await ds.initialize();
-  try {
-    await runMigrationsLocked(ds, logger, { timeoutMs: config.migrationLockTimeoutMs });
-  } finally {
-    await ds.destroy();
-  }
+  await migrateDatabase(config, new JsonLogger(config.logLevel));
 }
 
 migrate().catch((err: unknown) => {

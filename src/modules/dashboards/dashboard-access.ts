@@ -25,20 +25,13 @@ export class DashboardAccess {
 
   /**
    * 404 (NotFoundError) unless `row` — the row `id` of that RowType as loadRows read it from the
-   * caller's site, or undefined — is there and readable by the caller (the check of assertCanRead
-   * without reading the row again).
+   * caller's site, or undefined — is there and readable by the caller. The row is the one the
+   * answer is built from: a dashboard reads it once.
    */
-  async assertCanReadRow(ctx: RequestContext, rowType: RowType, id: string, row: DashboardRow | undefined): Promise<void> {
+  async assertCanRead(ctx: RequestContext, rowType: RowType, id: string, row: DashboardRow | undefined): Promise<void> {
     if (!row) throw new NotFoundError(LABEL[rowType], id);
     const facts = rowType === ROW_TYPE.individual ? Row.individual(id) : Row.unit({ id, rowType, managerId: row.managerId ?? null });
     await this.access.assert(ctx, 'read', facts, 'row', `The caller may not read this ${LABEL[rowType].toLowerCase()}`, [LABEL[rowType], id]);
-  }
-
-  /** 404 (NotFoundError) unless the row is of the caller's site, of that RowType, and readable by the caller. */
-  async assertCanRead(ctx: RequestContext, rowType: RowType, id: string): Promise<void> {
-    const row = await this.access.rowFacts(ctx, rowType, id);
-    if (!row || row.type !== rowType) throw new NotFoundError(LABEL[rowType], id);
-    await this.access.assert(ctx, 'read', row, 'row', `The caller may not read this ${LABEL[rowType].toLowerCase()}`, [LABEL[rowType], id]);
   }
 
   /** The candidates whose dashboards the caller may read, in their order: at most two statements for any batch. */

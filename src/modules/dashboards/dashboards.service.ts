@@ -70,7 +70,7 @@ export class DashboardsService {
   async get(ctx: RequestContext, rowType: RowType, id: string, q: DashboardQuery): Promise<WithHeaders<DashboardDto>> {
     // The row is read once: for its 404 and 403, and for the answer.
     const rows = await loadRows(this.db, ctx, rowType, [id]);
-    await this.access.assertCanReadRow(ctx, rowType, id, rows[0]);
+    await this.access.assertCanRead(ctx, rowType, id, rows[0]);
     const { basis, seq } = await this.bases.basis(ctx, q.period);
     const freshness: Freshness[] = [];
     const [answer] = await this.dashboards(ctx, rowType, rows, basis, seq, freshness);
@@ -160,10 +160,10 @@ export class DashboardsService {
 
   /** `GET /{kind}/{id}/dashboards/explain`: every computed figure with its formula and records. */
   async explain(ctx: RequestContext, rowType: RowType, id: string, q: DashboardQuery): Promise<DashboardExplanationDto> {
-    await this.access.assertCanRead(ctx, rowType, id);
+    const [row] = await loadRows(this.db, ctx, rowType, [id]);
+    await this.access.assertCanRead(ctx, rowType, id, row);
     const period = await this.period(ctx, q.period);
     const basis = await loadBasis(this.db, ctx, period);
-    const [row] = await loadRows(this.db, ctx, rowType, [id]);
     const figures = (await computeBatch(this.db, ctx, rowType, [row], basis)).get(id)!;
     const records = await dashboardRecords(this.db, ctx, KIND[rowType], id, windowOf(basis));
     const byFigure = new Map<string, ExplainRow[]>();
