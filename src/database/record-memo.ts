@@ -11,9 +11,12 @@ export interface MemoKind {
 
 type SameRow = (a: object, b: object) => boolean;
 
+/** The caller- or join-dependent part of an answer that its row does not hold (rights, a joined name). */
+export type MemoVariant = number | string;
+
 interface Entry<T> {
   row: object;
-  variant: number;
+  variant: MemoVariant;
   value: T;
   /** Read since it last reached the front of the eviction order (second chance). */
   used: boolean;
@@ -22,7 +25,7 @@ interface Entry<T> {
 /**
  * The answers built from rows of one kind, kept by record id for as long as a read brings back
  * exactly the same row (every listed column equal, dates by instant) for the same `variant` (the
- * caller-dependent part of the answer, e.g. its rights). A read still reads the row every time:
+ * part of the answer its row does not hold, compared with ===: the caller's rights, a joined name). A read still reads the row every time:
  * the memo only skips building the answer again, and with it the codec skips rendering it again
  * (the answer is frozen and keeps its rendered texts, src/common/http/codec.ts). A changed row is
  * simply a miss, so there is nothing to invalidate and nothing can be stale.
@@ -49,7 +52,7 @@ export class RecordMemo<T extends object> {
   }
 
   /** The answer built last time from this very row with this variant, or undefined. */
-  get(id: string, row: object, variant: number): T | undefined {
+  get(id: string, row: object, variant: MemoVariant): T | undefined {
     const entry = this.entries.get(id);
     if (entry === undefined || entry.variant !== variant || !this.same(entry.row, row)) {
       this.misses++;
@@ -61,7 +64,7 @@ export class RecordMemo<T extends object> {
   }
 
   /** Keeps `value` as the answer of this row and variant; answers it, frozen. */
-  set(id: string, row: object, variant: number, value: T): T {
+  set(id: string, row: object, variant: MemoVariant, value: T): T {
     const max = this.capacity();
     if (max <= 0) {
       this.entries.clear();

@@ -33,7 +33,7 @@ import {
   keptUpdate,
   totalFromPage,
 } from './kept-sql.js';
-import { RecordMemo, type MemoKind } from './record-memo.js';
+import { RecordMemo, type MemoKind, type MemoVariant } from './record-memo.js';
 import { rowAsWritten } from './written-row.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './list-totals.js';
@@ -254,6 +254,23 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     const counted = async () => Number((await reader.rows<{ n: number | string }>(simple.count, simple.params, prepare))[0]?.n ?? 0);
     const total = totalFromPage(rows.length, options.take, options.skip) ?? (await counted());
     return { anchor: record, rows, total, joined: joined ? raw.map((r) => joinedOf(joined, r)) : [] };
+  }
+
+  /**
+   * The answers of rows read through this repository, as `resource` writes them with `extras`,
+   * each kept with its rendered texts in the record memo (src/database/record-memo.ts,
+   * docs/performance.md "Record memo"): a row read again unchanged, with the same variant, is
+   * answered without building or rendering it again. `variantOf` gives, per row, everything its
+   * answer takes from `extras` (a joined name); without it the answer must take nothing from them
+   * that varies between calls.
+   */
+  answers<A extends object, X>(rows: readonly T[], resource: { toWire(row: T, extras?: X): A }, extras?: X, variantOf?: (row: T) => MemoVariant): A[] {
+    const memo = this.db.answerMemo<A>(this.target, resource);
+    return rows.map((row) => {
+      const id = String(row.id);
+      const variant = variantOf ? variantOf(row) : 0;
+      return memo.get(id, row, variant) ?? memo.set(id, row, variant, resource.toWire(row, extras));
+    });
   }
 
   private keptJoined(options: FindManyOptions<T>, joined: JoinedColumns): NonNullable<ReturnType<ScopedRepository<T>['kept']>> {
@@ -739,6 +756,9 @@ export class TenantDb {
   /** The record memos of this database, by kind (see `memo`). */
   private readonly memos = new Map<MemoKind, RecordMemo<object>>();
 
+  /** The memo kinds of the answers a resource builds from an entity's rows (see `answerMemo`), by resource and entity. */
+  private readonly answerKinds = new WeakMap<object, Map<EntityTarget<ObjectLiteral>, MemoKind>>();
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig,
@@ -918,6 +938,23 @@ export class TenantDb {
     let memo = this.memos.get(kind);
     if (!memo) this.memos.set(kind, (memo = new RecordMemo<object>(kind, () => this.config?.recordMemo ?? DEFAULT_RECORD_MEMO)));
     return memo as RecordMemo<T>;
+  }
+
+  /**
+   * The record memo of the answers `resource` builds from rows of `target`
+   * (ScopedRepository.answers): every selected column of the entity is compared.
+   */
+  answerMemo<A extends object>(target: EntityTarget<ObjectLiteral>, resource: object): RecordMemo<A> {
+    let kinds = this.answerKinds.get(resource);
+    if (!kinds) this.answerKinds.set(resource, (kinds = new Map()));
+    let kind = kinds.get(target);
+    if (!kind) {
+      const columns = this.metadataOf(target)
+        .columns.filter((c) => c.isSelect !== false)
+        .map((c) => c.propertyName);
+      kinds.set(target, (kind = { columns }));
+    }
+    return this.memo<A>(kind);
   }
 
   /** The tables of tenant entities that have a column named `databaseName` (e.g. `period_id`). */

@@ -126,7 +126,9 @@ describe('the last comment of an individual', () => {
     );
     // The page with its check and authors (then its total: the page is full).
     const [sql] = statements;
-    expect(sql).toMatch(/ LEFT JOIN [`"]individuals[`"] a ON /);
+    // The anchor (its id alone) is a subquery of no correlation, the authors a join.
+    expect(sql).toMatch(/\(SELECT a\.[`"]id[`"] AS [`"]__anchor_id[`"] FROM [`"]individuals[`"] a WHERE /);
+    expect(sql).toMatch(/ LEFT JOIN [`"]individuals[`"] j ON /);
     // The anchor's site and id, then the list's site, kind, ancestor and live filter, then the limit.
     const params = (id: string) => [site.siteId, id, site.siteId, 'individuals', id, 0, 20];
     if (DB_KIND === 'mysql') {

@@ -4,6 +4,12 @@ import type { RecordMemo } from '../../src/database/record-memo.js';
 import { bearer, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { insertIndividualComment, refreshNewestComments } from '../factories/individuals.js';
+import { createComment } from '../factories/comments.js';
+import { createPeriods } from '../factories/goals.js';
+import { GoalEntity } from '../../src/database/entities/goal.entity.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { Goal } from '../../src/modules/goals/dto/goal.dto.js';
+import { Comment } from '../../src/modules/comments/dto/comment.dto.js';
 
 /**
  * The record memo (docs/performance.md, "Record memo"): an individual read again with the very
@@ -153,3 +159,135 @@ describe('record memo of individuals', () => {
     expect(await get(byId(worker), acme.admin)).toEqual(asAdmin);
   });
 });
+
+/**
+ * The answers of list items kept per row (ScopedRepository.answers, docs/performance.md "Record
+ * memo"): a goal or a comment read again unchanged, with the same joined name, is answered from the
+ * answer built the first time. Byte for byte as without the memo, and every change of what an item
+ * shows, its own columns or the name joined to it, is seen by the next read.
+ */
+describe('record memo of list items', () => {
+  let t: TestApp;
+  let acme: TestSite;
+  let owner: TestPerson;
+  let peer: TestPerson;
+  let goalIds: number[];
+  let commentIds: string[];
+
+  beforeAll(async () => {
+    t = await startApp();
+    acme = await createSite(t);
+    owner = await createPerson(t, acme, { firstName: 'Olive', lastName: 'Owner' });
+    peer = await createPerson(t, acme, { firstName: 'Pat', lastName: 'Peer' });
+    const { current } = await createPeriods(t, acme.siteId);
+    goalIds = [];
+    for (const name of ['First goal', 'Second goal']) {
+      const res = await t
+        .http()
+        .post('/v4/goals')
+        .set('Authorization', bearer(acme.admin.token))
+        .send(goalBody(owner.individualId, current.id, name))
+        .expect(200);
+      goalIds.push((res.body as { ID: number }).ID);
+    }
+    commentIds = [
+      (await createComment(t, peer.token, 'individuals', owner.individualId, 'From the peer')).ID,
+      (await createComment(t, acme.admin.token, 'individuals', owner.individualId, 'From the administrator')).ID,
+    ];
+  });
+  afterAll(() => t?.close());
+  afterEach(() => {
+    t.config.recordMemo = 5000;
+  });
+
+  const goals = () => `/v4/individuals/${owner.individualId}/goals`;
+  const comments = () => `/v4/individuals/${owner.individualId}/comments`;
+  const memoOf = (path: string) =>
+    path.endsWith('/goals') ? t.app.get(TenantDb).answerMemo(GoalEntity, Goal) : t.app.get(TenantDb).answerMemo(CommentEntity, Comment);
+
+  async function get(path: string, accept = 'application/json') {
+    const res = await t.http().get(path).set('Authorization', bearer(acme.admin.token)).set('Accept', accept).set('X-Request-Id', 'memo-probe');
+    expect(res.status).toBe(200);
+    return { text: res.text, etag: res.headers.etag as string | undefined, total: res.headers['x-total-count'] as string | undefined };
+  }
+
+  it('answers byte for byte as without it, in JSON and XML and any zone, and serves the second read from it', async () => {
+    for (const list of [goals(), comments()]) {
+      for (const [query, accept] of [
+        ['', 'application/json'],
+        ['', 'application/xml'],
+        ['?tz=Europe/Berlin', 'application/json'],
+        ['?tz=-05:00', 'application/xml'],
+      ]) {
+        const memo = memoOf(list);
+        t.config.recordMemo = 0;
+        memo.clear();
+        const without = await get(list + query, accept);
+        t.config.recordMemo = 5000;
+        const first = await get(list + query, accept);
+        const hits = memo.hits;
+        const second = await get(list + query, accept);
+        expect({ list, query, ...first }).toEqual({ list, query, ...without });
+        expect({ list, query, ...second }).toEqual({ list, query, ...without });
+        expect(memo.hits - hits).toBe(2);
+      }
+    }
+  });
+
+  it('shows a change of the item’s own columns, or of the name joined to it, at once, even when written around the API', async () => {
+    const item = async (path: string, id: string | number) =>
+      (JSON.parse((await get(path)).text) as Record<string, unknown>[]).find((x) => x.ID === id) as Record<string, unknown>;
+    const xml = async (path: string) => (await get(path, 'application/xml')).text;
+    await get(goals());
+    await get(comments());
+
+    await t.ds.query('UPDATE goals SET name = ?, measure4_completed = ? WHERE id = ?', ['Renamed goal', true, goalIds[0]]);
+    expect(await item(goals(), goalIds[0])).toMatchObject({ Name: 'Renamed goal', MeasuresCompleted: 3 });
+    expect(await xml(goals())).toContain('<Name>Renamed goal</Name>');
+
+    await t.ds.query('UPDATE individuals SET first_name = ? WHERE id = ?', ['Olivia', owner.individualId]);
+    expect(await item(goals(), goalIds[1])).toMatchObject({ Name: 'Second goal', FullName: 'Olivia Owner' });
+    expect(await xml(goals())).toContain('<FullName>Olivia Owner</FullName>');
+
+    await t.ds.query('UPDATE individuals SET last_name = ? WHERE id = ?', ['Peers', peer.individualId]);
+    expect(await item(comments(), commentIds[0])).toMatchObject({ Body: 'From the peer', AuthorName: 'Pat Peers' });
+    expect(await item(comments(), commentIds[1])).toMatchObject({ AuthorName: expect.not.stringContaining('Peers') });
+
+    await t.ds.query('UPDATE comments SET body = ? WHERE id = ?', ['Edited in SQL', commentIds[1]]);
+    expect(await item(comments(), commentIds[1])).toMatchObject({ Body: 'Edited in SQL' });
+    expect(await xml(comments())).toContain('<Body>Edited in SQL</Body>');
+  });
+});
+
+function goalBody(individualId: string, periodId: number, name: string): Record<string, unknown> {
+  const day = '2026-12-31T00:00:00.000+00:00';
+  return {
+    IndividualID: individualId,
+    Name: name,
+    Completed: false,
+    Comment: 'On track',
+    Why: 'Because',
+    DueDate: day,
+    PeriodID: periodId,
+    Measure1: 'One',
+    Measure2: 'Two',
+    Measure3: 'Three',
+    Measure4: 'Four',
+    Measure5: '',
+    Measure1Completed: true,
+    Measure2Completed: true,
+    Measure3Completed: false,
+    Measure4Completed: false,
+    Measure5Completed: false,
+    Measure1StartDate: day,
+    Measure1EndDate: day,
+    Measure2StartDate: day,
+    Measure2EndDate: day,
+    Measure3StartDate: day,
+    Measure3EndDate: null,
+    Measure4StartDate: day,
+    Measure4EndDate: day,
+    Measure5StartDate: day,
+    Measure5EndDate: day,
+  };
+}

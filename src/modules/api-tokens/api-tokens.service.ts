@@ -29,7 +29,7 @@ export class ApiTokensService {
 
   async list(ctx: RequestContext, q: ApiTokenQuery): Promise<Page<ApiTokenDto>> {
     const [rows, total] = await this.tokens(ctx).findAndCount({ order: { created: 'DESC', id: 'ASC' }, ...pageOf(q) });
-    return Page.wire(rows, total, q, ApiToken, { secret: null });
+    return Page.of(this.tokens(ctx).answers(rows, ApiToken, { secret: null }), total, q);
   }
 
   async get(ctx: RequestContext, id: string): Promise<ApiTokenDto> {

@@ -53,7 +53,7 @@ export class ArchivesService {
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.wire(rows, total, q, Archive);
+    return Page.of(this.archives(ctx).answers(rows, Archive), total, q);
   }
 
   /** `GET /individuals/{ancestorid}/archives`: everything archived under the individual. */

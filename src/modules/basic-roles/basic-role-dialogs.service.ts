@@ -31,7 +31,7 @@ export class BasicRoleDialogsService {
     const dialog = await this.db.repo(ctx, DialogEntity, 'Dialog').get(dialogId);
     await this.dialogAccess.assertCanManage(ctx, dialog, 'read');
     const [rows, total] = await this.records(ctx).findAndCount({ where: { dialogId }, order: { created: 'ASC', id: 'ASC' }, ...pageOf(q) });
-    return Page.wire(rows, total, q, BasicRoleDialog);
+    return Page.of(this.records(ctx).answers(rows, BasicRoleDialog), total, q);
   }
 
   /** One record by its ID, as its pair's GET answers it (delta sync, history and webhook payloads). */

@@ -48,7 +48,7 @@ export class BasicRolesService {
 
   private async page(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<BasicRoleDto>> {
     const [rows, total] = await this.roles(ctx).findAndCount({ where: { individualId, ...deletedFilter(q.deleted) }, order: LIST_ORDER, ...pageOf(q) });
-    return Page.wire(rows, total, q, BasicRole);
+    return Page.of(this.roles(ctx).answers(rows, BasicRole), total, q);
   }
 
   /** The individual named by a path: 404 when not of the site, 403 when the caller may not see their roles. */
@@ -64,7 +64,7 @@ export class BasicRolesService {
       { where: { individualId, ...deletedFilter(q.deleted) }, order: LIST_ORDER, ...pageOf(q) },
     );
     await this.assertCanManage(ctx, individualId, 'read');
-    return Page.wire(rows, total, q, BasicRole);
+    return Page.of(this.roles(ctx).answers(rows, BasicRole), total, q);
   }
 
   /** The caller's own roles; none for a caller without an individual in this site. */

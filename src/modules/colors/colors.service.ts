@@ -41,7 +41,7 @@ export class ColorsService {
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<ColorDto>> {
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ order: { rank: 'ASC', minPercent: 'ASC', id: 'ASC' }, take, skip });
-    if (total > 0) return Page.wire(rows, total, q, Color);
+    if (total > 0) return Page.of(this.repo(ctx).answers(rows, Color), total, q);
     return this.defaults(ctx, q);
   }
 

@@ -9,7 +9,7 @@ import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/paginati
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { refreshLastCommentAtCommit } from '../../database/queries/last-comment.js';
-import { TenantDb } from '../../database/tenant-db.js';
+import { type ScopedRepository, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { AccessService, Row, type RowFacts } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
@@ -94,7 +94,7 @@ export class CommentsService {
   async get(ctx: RequestContext, id: string): Promise<CommentDto> {
     const [row, author] = await this.comments(ctx).getJoined(id, nameOfReferenced('authorId'));
     await this.assertCanReadAncestor(ctx, row.ancestorType, row.ancestorId);
-    return withAuthorNames([row], [author])[0];
+    return withAuthorNames(this.comments(ctx), [row], [author])[0];
   }
 
   /** One statement: the ancestor (its 404) with the page and its authors' names (ScopedRepository.findAndCountUnder). */
@@ -111,7 +111,7 @@ export class CommentsService {
           .then((page) => [page.rows, page.total, page.joined] as const)
       : await this.comments(ctx).findAndCountJoined(options, nameOfReferenced('authorId'));
     await this.assertCanReadAncestor(ctx, kind, ancestorId);
-    return Page.of(withAuthorNames(rows, authors), total, q);
+    return Page.of(withAuthorNames(this.comments(ctx), rows, authors), total, q);
   }
 
   /** The comments the caller wrote, on anything, newest first. */
@@ -122,7 +122,7 @@ export class CommentsService {
       { where: { authorId: me, ...deletedFilter(q.deleted) }, order: NEWEST_FIRST, ...pageOf(q) },
       nameOfReferenced('authorId'),
     );
-    return Page.of(withAuthorNames(rows, authors), total, q);
+    return Page.of(withAuthorNames(this.comments(ctx), rows, authors), total, q);
   }
 
   async create(ctx: RequestContext, dto: CreateCommentDto): Promise<CommentDto> {
@@ -222,12 +222,15 @@ export class CommentsService {
   }
 }
 
-/** Wire records of a page read with its authors' names (nameOfReferenced('authorId')). */
-function withAuthorNames(rows: CommentEntity[], authors: (Record<string, unknown> | null)[]): CommentDto[] {
+/**
+ * Wire records of a page read with its authors' names (nameOfReferenced('authorId')), kept in the
+ * record memo with the author's name as their variant (ScopedRepository.answers).
+ */
+function withAuthorNames(comments: ScopedRepository<CommentEntity>, rows: CommentEntity[], authors: (Record<string, unknown> | null)[]): CommentDto[] {
   const authorNames = new Map<string, string | null>();
   rows.forEach((r, i) => {
     const name = joinedName(authors[i]);
     if (r.authorId && name) authorNames.set(r.authorId, nameOf(name));
   });
-  return rows.map((r) => Comment.toWire(r, { authorNames }));
+  return comments.answers(rows, Comment, { authorNames }, (r) => (r.authorId === null ? 0 : (authorNames.get(r.authorId) ?? 0)));
 }

@@ -70,7 +70,7 @@ export class CommitmentsService {
     const page = await this.repo(ctx).findAndCountUnder(anchor, { where, order: LIST_ORDER, ...pageOf(q) });
     const managerId = (page.anchor.manager_id ?? null) as string | null;
     await this.access.assertVisible(ctx, type === 'individual' ? Row.individual(id) : Row.unit({ id, rowType: ROW_TYPE_OF[type], managerId }));
-    return Page.wire(page.rows, page.total, q, Commitment);
+    return Page.of(this.repo(ctx).answers(page.rows, Commitment), page.total, q);
   }
 
   /** The row a list of commitments is under: 404 when not one of the site (of that type), 403 when the caller may not see it. */
@@ -144,7 +144,7 @@ export class CommitmentsService {
     const where: FindOptionsWhere<CommitmentEntity> = { type, ancestorId: In(ancestorIds) };
     if (period) where.periodId = period.id;
     const [rows, total] = await this.repo(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
-    return Page.wire(rows, total, q, Commitment);
+    return Page.of(this.repo(ctx).answers(rows, Commitment), total, q);
   }
 
   async create(ctx: RequestContext, dto: CreateCommitmentDto): Promise<CommitmentDto> {

@@ -32,7 +32,7 @@ export class CoreValuesService {
       take,
       skip,
     });
-    return Page.wire(rows, total, q, CoreValue);
+    return Page.of(this.repo(ctx).answers(rows, CoreValue), total, q);
   }
 
   /** One core value (deleted ones too); there is no GET route of one: delta sync, history and webhook payloads read them through it. */

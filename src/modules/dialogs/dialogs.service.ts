@@ -51,7 +51,7 @@ export class DialogsService {
         ]
       : common;
     const [rows, total] = await this.dialogs(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
-    return Page.wire(rows, total, q, Dialog);
+    return Page.of(this.dialogs(ctx).answers(rows, Dialog), total, q);
   }
 
   /** Every dialog of the site (the route is for administrators). */

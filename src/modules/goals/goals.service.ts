@@ -10,7 +10,8 @@ import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { AccessService } from '../../authorization/access.service.js';
-import { CreateGoalDto, Goal, GoalDto, UpdateGoalDto } from './dto/goal.dto.js';
+import { CreateGoalDto, Goal, GoalDto, type GoalOwner, UpdateGoalDto } from './dto/goal.dto.js';
+import { nameOf } from '../../common/names.js';
 import { GoalEntity } from '../../database/entities/goal.entity.js';
 import { MEASURES } from './goal-measures.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
@@ -55,7 +56,7 @@ export class GoalsService {
       this.pageOf(individualId, q, period),
     );
     await this.assertCanRead(ctx, anchor.id as string);
-    return Page.wire(rows, total, q, Goal, joinedName(anchor));
+    return this.pageOfRows(ctx, rows, total, q, joinedName(anchor));
   }
 
   async listMine(ctx: RequestContext, q: PeriodQuery): Promise<Page<GoalDto>> {
@@ -67,7 +68,17 @@ export class GoalsService {
 
   private async page(ctx: RequestContext, individual: IndividualEntity, q: PeriodQuery, period: PeriodEntity | null): Promise<Page<GoalDto>> {
     const [rows, total] = await this.repo(ctx).findAndCount(this.pageOf(individual.id, q, period));
-    return Page.wire(rows, total, q, Goal, individual);
+    return this.pageOfRows(ctx, rows, total, q, individual);
+  }
+
+  /** A page of one individual's goals: their FullName is the answers' variant (ScopedRepository.answers). */
+  private pageOfRows(ctx: RequestContext, rows: GoalEntity[], total: number, q: PeriodQuery, owner: GoalOwner): Page<GoalDto> {
+    const fullName = nameOf(owner) ?? 0;
+    return Page.of(
+      this.repo(ctx).answers(rows, Goal, owner, () => fullName),
+      total,
+      q,
+    );
   }
 
   /** The goals of an individual in a period (all of them when the site has none), by DueDate then ID, paged. */

@@ -63,7 +63,7 @@ export class ListItemsService {
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.wire(rows, total, q, ListItem);
+    return Page.of(this.items(ctx, k).answers(rows, ListItem), total, q);
   }
 
   // ------------------------------------------------------------------ access

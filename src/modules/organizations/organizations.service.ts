@@ -50,7 +50,7 @@ export class OrganizationsService {
       take,
       skip,
     });
-    return Page.wire(rows, total, q, Organization);
+    return Page.of(this.repo(ctx).answers(rows, Organization), total, q);
   }
 
   /** GET /sites/{siteid}/departments: the caller's own site, any site for a global administrator. */
@@ -88,7 +88,7 @@ export class OrganizationsService {
     if (ids.size === 0) return Page.of([], 0, q);
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ where: { id: In([...ids]), ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });
-    return Page.wire(rows, total, q, Organization);
+    return Page.of(this.repo(ctx).answers(rows, Organization), total, q);
   }
 
   /** GET /departments/{id}: either row type; deleted records are answered too. */

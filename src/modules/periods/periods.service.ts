@@ -99,7 +99,7 @@ export class PeriodsService {
   /** Every period of the site, ordered by StartDate (then id), paged. */
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<PeriodDto>> {
     const [rows, total] = await this.periods(ctx).findAndCount({ order: { startDate: 'ASC', id: 'ASC' }, ...pageOf(q) });
-    return Page.wire(rows, total, q, Period);
+    return Page.of(this.periods(ctx).answers(rows, Period), total, q);
   }
 
   async get(ctx: RequestContext, id: number): Promise<PeriodDto> {

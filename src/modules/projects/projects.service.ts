@@ -43,7 +43,7 @@ export class ProjectsService {
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.wire(rows, total, q, Project);
+    return Page.of(this.projects(ctx).answers(rows, Project), total, q);
   }
 
   async list(ctx: RequestContext, q: DeletedQuery): Promise<Page<ProjectDto>> {

@@ -42,7 +42,7 @@ export class TasksService {
       order: LIST_ORDER,
       ...pageOf(q),
     });
-    return Page.wire(rows, total, q, Task);
+    return Page.of(this.tasks(ctx).answers(rows, Task), total, q);
   }
 
   /** Every task of the site (the route is for administrators). */

@@ -41,7 +41,7 @@ export class WebhooksService implements OnModuleInit {
   async list(ctx: RequestContext, q: PageQuery): Promise<Page<WebhookDto>> {
     const { take, skip } = pageOf(q);
     const [rows, total] = await this.repo(ctx).findAndCount({ order: { created: 'ASC', id: 'ASC' }, take, skip });
-    return Page.wire(rows, total, q, Webhook);
+    return Page.of(this.repo(ctx).answers(rows, Webhook), total, q);
   }
 
   async get(ctx: RequestContext, id: string): Promise<WebhookDto> {
@@ -104,10 +104,9 @@ export class WebhooksService implements OnModuleInit {
   async deliveries(ctx: RequestContext, id: string, q: PageQuery): Promise<Page<WebhookDeliveryDto>> {
     await this.repo(ctx).get(id);
     const { take, skip } = pageOf(q);
-    const [rows, total] = await this.db
-      .repo(ctx, this.events.deliveryEntity, 'Delivery')
-      .findAndCount({ where: { webhookId: id }, order: { created: 'DESC', attempt: 'DESC', id: 'DESC' }, take, skip });
-    return Page.wire(rows, total, q, WebhookDelivery);
+    const deliveries = this.db.repo(ctx, this.events.deliveryEntity, 'Delivery');
+    const [rows, total] = await deliveries.findAndCount({ where: { webhookId: id }, order: { created: 'DESC', attempt: 'DESC', id: 'DESC' }, take, skip });
+    return Page.of(deliveries.answers(rows, WebhookDelivery), total, q);
   }
 
   /** Sends a logged message again, as it was (same `webhook-id`), now; answers the new attempt. */
