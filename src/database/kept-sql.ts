@@ -296,14 +296,16 @@ function build(
   const q = (name: string) => driver.escape(name);
   const table = q(metadata.tableName);
   const where = (col: (name: string) => string) => [`${col('site_id')} = ?`, ...predicatesOf(col, conditions)].join(' AND ');
-  const count = `SELECT COUNT(*) AS n FROM ${table} WHERE ${where(q)}`;
+  const listIndex = driver.options.type === 'mysql' || driver.options.type === 'mariadb' ? listIndexOf(metadata, conditions, order) : null;
+  const hint = listIndex ? ` FORCE INDEX (${q(listIndex)})` : '';
+  const count = `SELECT COUNT(*) AS n FROM ${table}${hint} WHERE ${where(q)}`;
   // With a join every column of the record is qualified by its alias, `t`.
   const col = join || anchor ? (name: string) => `t.${q(name)}` : q;
   let columns = metadata.columns
     .filter((c) => c.isSelect !== false)
     .map((c) => col(c.databaseName))
     .join(', ');
-  let from = join || anchor ? `${table} t` : table;
+  let from = (join || anchor ? `${table} t` : table) + hint;
   if (join) {
     columns += [`j.${q('id')} AS ${q('__joined_id')}`, ...join.joined.columns.map((c) => `j.${q(c)} AS ${q(`__joined_${c}`)}`)].map((c) => `, ${c}`).join('');
     from += ` LEFT JOIN ${q(join.joined.table)} j ON j.${q('site_id')} = t.${q('site_id')} AND j.${q('id')} = t.${q(join.column)}`;
@@ -325,6 +327,30 @@ function build(
   const orderBy = order.length ? ` ORDER BY ${order.map(([c, dir]) => `${col(c)} ${dir}`).join(', ')}` : '';
   const limit = pagingValues === 0 ? '' : pagingValues === 1 ? ' LIMIT ?' : ' LIMIT ? OFFSET ?';
   return { rows: `SELECT ${columns} FROM ${from} WHERE ${where(col)}${orderBy}${limit}`, count, anchor: anchorAlone };
+}
+
+/**
+ * The index that answers a list exactly (docs/performance.md, "The list's own index"): its first
+ * columns are the site and the columns compared by equality, in any order, and the next ones the
+ * order's columns in sequence, one direction for all (the primary key may be left implicit, as
+ * InnoDB ends every secondary index with it). MariaDB would choose it anyway; named with `FORCE
+ * INDEX`, it is the only one the optimizer estimates, instead of diving into every index that starts
+ * with `site_id` too, a cost that grows with the site's rows (a page of 21 comments, with 100,000
+ * other comments in the site: 144 → 128 µs of MariaDB per statement). Null when no index fits, the
+ * find has no order, or a condition is not an equality.
+ */
+function listIndexOf(metadata: EntityMetadata, conditions: Condition[], order: [string, string][]): string | null {
+  if (order.length === 0 || conditions.some((c) => c.kind !== 'eq') || new Set(order.map(([, dir]) => dir)).size > 1) return null;
+  const equal = new Set(['site_id', ...conditions.map((c) => c.column)]);
+  const primary = metadata.primaryColumns.map((c) => c.databaseName);
+  for (const index of metadata.indices) {
+    if (!index.name) continue;
+    const columns = index.columns.map((c) => c.databaseName);
+    if (columns.length < equal.size || !columns.slice(0, equal.size).every((c) => equal.has(c))) continue;
+    const rest = [...columns.slice(equal.size), ...primary.filter((c) => !columns.includes(c))];
+    if (order.every(([c], k) => rest[k] === c)) return index.name;
+  }
+  return null;
 }
 
 /**

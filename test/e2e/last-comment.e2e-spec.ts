@@ -129,6 +129,7 @@ describe('the last comment of an individual', () => {
     // The anchor (its id alone) is a subquery of no correlation, the authors a join.
     expect(sql).toMatch(/\(SELECT a\.[`"]id[`"] AS [`"]__anchor_id[`"] FROM [`"]individuals[`"] a WHERE /);
     expect(sql).toMatch(/ LEFT JOIN [`"]individuals[`"] j ON /);
+    if (DB_KIND === 'mysql') expect(sql).toContain('FROM `comments` t FORCE INDEX (`ix_comments_site_ancestor_last`) ');
     // The anchor's site and id, then the list's site, kind, ancestor and live filter, then the limit.
     const params = (id: string) => [site.siteId, id, site.siteId, 'individuals', id, 0, 20];
     if (DB_KIND === 'mysql') {
