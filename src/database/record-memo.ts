@@ -87,6 +87,11 @@ export class RecordMemo<T extends object> {
     return value;
   }
 
+  /** The kept answer of this row and variant, or the one `build` makes, kept (`get`, then `set`). */
+  answer(id: string, row: object, variant: MemoVariant, build: () => T): T {
+    return this.get(id, row, variant) ?? this.set(id, row, variant, build());
+  }
+
   clear(): void {
     this.entries.clear();
   }

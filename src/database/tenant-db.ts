@@ -269,7 +269,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
     return rows.map((row) => {
       const id = String(row.id);
       const variant = variantOf ? variantOf(row) : 0;
-      return memo.get(id, row, variant) ?? memo.set(id, row, variant, resource.toWire(row, extras));
+      return memo.answer(id, row, variant, () => resource.toWire(row, extras));
     });
   }
 

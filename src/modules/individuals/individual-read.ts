@@ -204,19 +204,13 @@ async function toDtos(db: TenantDb, reader: RowReader, ctx: RequestContext, rows
     }
     const id = r.id as string;
     const variant = rightsVariant(rights);
-    return (
-      memo.get(id, r, variant) ??
-      memo.set(
-        id,
-        r,
-        variant,
-        Individual.toWire(entityOf(r), {
-          user: r.u_user_name === null ? null : ({ userName: r.u_user_name, email: r.u_email, isGlobalAdmin: boolOf(r.u_is_global_admin) } as UserEntity),
-          organizationName: r.o_name,
-          lastComment: lastCommentOf(r),
-          rights,
-        }),
-      )
+    return memo.answer(id, r, variant, () =>
+      Individual.toWire(entityOf(r), {
+        user: r.u_user_name === null ? null : ({ userName: r.u_user_name, email: r.u_email, isGlobalAdmin: boolOf(r.u_is_global_admin) } as UserEntity),
+        organizationName: r.o_name,
+        lastComment: lastCommentOf(r),
+        rights,
+      }),
     );
   });
 }
