@@ -29,4 +29,4 @@ EXPOSE 3000
 VOLUME ["/data"]
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # exec so the server is PID 1's child-free successor and receives SIGTERM directly.
-CMD ["sh", "-c", "node dist/src/database/migrate.js && exec node --min-semi-space-size=64 --max-semi-space-size=64 dist/src/main.js"]
+CMD ["sh", "-c", "node dist/src/database/migrate.js && exec node --min-semi-space-size=64 --max-semi-space-size=64 --single-threaded-gc dist/src/main.js"]

@@ -4,7 +4,7 @@ import { parseAllDocuments } from 'yaml';
 
 /**
  * The service is started with the same node options wherever it is deployed (docs/operations.md,
- * "Node's young generation"): `npm start`, the image's command and the Kubernetes deployment. The
+ * "Node's garbage collector"): `npm start`, the image's command and the Kubernetes deployment. The
  * benchmarks and the cluster script read `npm start`'s options, so what is measured is what runs.
  */
 const read = (path: string) => readFileSync(join(process.cwd(), path), 'utf8');
@@ -38,6 +38,10 @@ function deploymentCommand(): string[] {
 describe('the service start commands', () => {
   it('size the young generation for a server: 64 MB semi-spaces from the start', () => {
     expect(npmStart('start')).toEqual(expect.arrayContaining(['--min-semi-space-size=64', '--max-semi-space-size=64']));
+  });
+
+  it('collect garbage on the main thread alone: the service is given one CPU', () => {
+    expect(npmStart('start')).toContain('--single-threaded-gc');
   });
 
   it('carry the same node options in npm start, start:prod, the image and the Kubernetes deployment', () => {
