@@ -55,6 +55,7 @@ import {
   migrateFirst,
   num,
   PIN,
+  pinDatabase,
   pinned,
   post,
   Proc,
@@ -136,6 +137,9 @@ interface Measured {
   failures?: number;
 }
 
+/** How the database server was placed (BENCH_DB_CORE), for the results' heading. */
+let dbNote = '';
+
 async function main(): Promise<void> {
   const started = Date.now();
   const database = await createDatabase(SQLITE);
@@ -145,7 +149,10 @@ async function main(): Promise<void> {
   // BENCH_PROFILE_DIR keeps the .cpuprofile (for Chrome DevTools or bench/profile.ts); else a temp folder, removed.
   const keptProfileDir = process.env.BENCH_PROFILE_DIR;
   const profileDir = PROFILE ? (keptProfileDir ?? mkdtempSync(join(tmpdir(), 'pms-bench-prof-'))) : '';
+  const db = SQLITE ? { undo: () => undefined, note: '' } : pinDatabase();
+  dbNote = db.note;
   const cleanup = async () => {
+    db.undo();
     await stopProcess(service);
     await stopProcess(raw);
     if (ds?.isInitialized) await ds.destroy();
@@ -584,7 +591,7 @@ function printResults(measured: Measured[], soak: Soak | null, started: number):
   const kind = SQLITE ? 'SQLite' : 'MariaDB';
   console.log(
     `\n## ${kind}, ${fmt(SMALL)} / ${fmt(LARGE)} individuals, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s per row, ` +
-      `${PIN ? 'server pinned to one core' : 'not pinned'}, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
+      `${PIN ? 'server pinned to one core' : 'not pinned'}${dbNote}, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
   );
   console.log('| request | req/s | ratio | to | p50 ms | p99 ms | server CPU / request |');
   console.log('|---|---:|---:|---|---:|---:|---:|');

@@ -68,6 +68,40 @@ export function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/**
+ * BENCH_DB_CORE=<n>: the local database server's threads (mariadbd or mysqld, found by name) are
+ * pinned to core n while a benchmark runs, as if the database had a machine of its own; otherwise
+ * the scheduler also runs them on core 0, beside the server measured. Needs the right to change
+ * that process's affinity (root, or its owner). Returns the undo, which gives every thread back
+ * the affinity it had. Unset: nothing is changed (the default measurement).
+ */
+export function pinDatabase(): { undo: () => void; note: string } {
+  const core = process.env.BENCH_DB_CORE;
+  if (core === undefined || core === '') return { undo: () => undefined, note: '' };
+  if (!/^\d+$/.test(core)) throw new Error(`BENCH_DB_CORE: a core number, not ${core}`);
+  let pid = '';
+  for (const name of ['mariadbd', 'mysqld']) {
+    try {
+      pid = execFileSync('pidof', ['-s', name], { encoding: 'utf8' }).trim();
+      if (pid) break;
+    } catch {
+      // not running under this name
+    }
+  }
+  if (!pid) throw new Error('BENCH_DB_CORE: no local mariadbd or mysqld process to pin');
+  const before = /: (\S+)\s*$/.exec(execFileSync('taskset', ['-c', '-p', pid], { encoding: 'utf8' }))?.[1];
+  if (!before) throw new Error(`BENCH_DB_CORE: cannot read the affinity of process ${pid}`);
+  execFileSync('taskset', ['-a', '-c', '-p', core, pid], { stdio: 'ignore' });
+  log(`database server ${pid} pinned to core ${core} (it was on ${before})`);
+  return {
+    undo: () => {
+      execFileSync('taskset', ['-a', '-c', '-p', before, pid], { stdio: 'ignore' });
+      log(`database server ${pid} back on ${before}`);
+    },
+    note: `, database pinned to core ${core}`,
+  };
+}
+
 export function pinned(core: number, args: string[]): [string, string[]] {
   return PIN ? ['taskset', ['-c', String(core), ...args]] : [args[0], args.slice(1)];
 }

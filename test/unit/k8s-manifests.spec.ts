@@ -18,6 +18,7 @@ type Obj = { apiVersion: string; kind: string; metadata: { name: string; annotat
 type Container = {
   name: string;
   image: string;
+  command?: string[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: Record<string, unknown>;
 };
@@ -154,13 +155,17 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       const merged = structuredClone(base().find((o) => o.kind === 'Deployment')!);
       const patch = podOf(patches[0])!;
-      Object.assign(podOf(merged)!.containers[0], { resources: patch.containers[0].resources });
+      const { resources, command } = patch.containers[0];
+      Object.assign(podOf(merged)!.containers[0], command ? { resources, command } : { resources });
       built = [merged];
     }
     for (const o of built) validate(o);
     for (const o of built) expect(restrictedViolations(o)).toEqual([]);
     const deployment = built.find((o) => o.kind === 'Deployment')!;
     expect(podOf(deployment)!.containers[0].resources?.limits?.memory).toBe('1Gi');
+    // Given two CPUs, the collector keeps its background threads (the base, one CPU, runs without).
+    expect(podOf(deployment)!.containers[0].resources?.limits?.cpu).toBe('2');
+    expect(podOf(deployment)!.containers[0].command).toEqual(['node', '--min-semi-space-size=64', '--max-semi-space-size=64', 'dist/src/main.js']);
     const images = built.flatMap((o) => (podOf(o)?.containers ?? []).map((c) => c.image));
     expect(new Set(images).size).toBe(1);
   });
