@@ -19,7 +19,7 @@ describe('loadConfig', () => {
       idempotencyTtlSeconds: 86400,
       idempotencySweepSeconds: 600,
       routeTable: true,
-      recordMemo: 5000,
+      recordMemo: 20000,
       demoPassword: 'demo-password',
     });
   });

@@ -90,9 +90,9 @@ export interface AppConfig {
    */
   routeTable: boolean;
   /**
-   * RECORD_MEMO (5000): how many records of each memoized kind keep their built answer and its
-   * rendered texts, reused while a read brings back the very same row (docs/performance.md,
-   * "Record memo"); 0 keeps none.
+   * RECORD_MEMO (20000): how many records, of all memoized kinds together, keep their built
+   * answer and its rendered texts, reused while a read brings back the very same row
+   * (docs/performance.md, "Record memo"); 0 keeps none.
    */
   recordMemo: number;
   /**
@@ -367,8 +367,8 @@ function webhookConfig(env: Env): WebhookConfig {
   };
 }
 
-/** Records of each memoized kind kept when RECORD_MEMO is not set (docs/performance.md, "Record memo"). */
-export const DEFAULT_RECORD_MEMO = 5000;
+/** Records kept, of all memoized kinds together, when RECORD_MEMO is not set (docs/performance.md, "Record memo"). */
+export const DEFAULT_RECORD_MEMO = 20000;
 
 /** Milliseconds a list total is reused when LIST_TOTAL_CACHE_MS is not set (docs/performance.md, "List totals"). */
 export const DEFAULT_LIST_TOTAL_CACHE_MS = 2000;

@@ -2,7 +2,7 @@ import { jsonText, keepRenders, keptRendersOf, WireCodec } from '../common/http/
 import { etagOf } from '../common/http/etag.js';
 import { parseTimeZone, UTC } from '../common/http/dates.js';
 import { WireField, WireType } from '../common/http/wire.js';
-import { RecordMemo } from './record-memo.js';
+import { MemoStore, RecordMemo } from './record-memo.js';
 
 @WireType('Person')
 class Person {
@@ -94,5 +94,58 @@ describe('RecordMemo', () => {
 
   it('refuses to keep the texts of an answer that could still change', () => {
     expect(() => keepRenders(answer(row()))).toThrow(/frozen/);
+  });
+});
+
+describe('MemoStore: one bound for every memo of a database', () => {
+  const PLACE = { columns: ['id', 'name'] };
+  let capacity: number;
+  let store: MemoStore;
+  let people: RecordMemo<Person>;
+  let places: RecordMemo<Person>;
+  beforeEach(() => {
+    capacity = 3;
+    store = new MemoStore(() => capacity);
+    people = new RecordMemo<Person>(KIND, store);
+    places = new RecordMemo<Person>(PLACE, store);
+  });
+  const keep = (memo: RecordMemo<Person>, id: string) => memo.set(id, row({ id }), 0, answer(row({ id })));
+  const has = (memo: RecordMemo<Person>, id: string) => memo.get(id, row({ id }), 0) !== undefined;
+
+  it('keeps at most its capacity in all: a record of one kind makes room by dropping the oldest unread of any kind', () => {
+    keep(people, 'a');
+    keep(people, 'b');
+    keep(places, 'x');
+    expect(has(people, 'a')).toBe(true); // read: spared once
+    keep(places, 'y');
+    expect([people.size, places.size, store.size]).toEqual([1, 2, 3]);
+    expect(has(people, 'b')).toBe(false);
+    expect(has(people, 'a')).toBe(true);
+    expect(has(places, 'x')).toBe(true);
+    expect(has(places, 'y')).toBe(true);
+  });
+
+  it('counts a record kept again once, and forgets one kind on clear() without the other', () => {
+    keep(people, 'a');
+    keep(people, 'a');
+    keep(places, 'x');
+    expect(store.size).toBe(2);
+    people.clear();
+    expect([people.size, places.size, store.size]).toEqual([0, 1, 1]);
+    expect(has(places, 'x')).toBe(true);
+    // The order still runs through what is left: three more records, and the oldest unread leaves.
+    keep(people, 'b');
+    keep(people, 'c');
+    keep(places, 'z');
+    expect(store.size).toBe(3);
+    expect(has(people, 'b')).toBe(false);
+  });
+
+  it('keeps nothing of any kind at capacity 0', () => {
+    keep(people, 'a');
+    keep(places, 'x');
+    capacity = 0;
+    keep(places, 'y');
+    expect([people.size, places.size, store.size]).toEqual([0, 0, 0]);
   });
 });

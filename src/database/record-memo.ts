@@ -14,12 +14,52 @@ type SameRow = (a: object, b: object) => boolean;
 /** The caller- or join-dependent part of an answer that its row does not hold (rights, a joined name). */
 export type MemoVariant = number | string;
 
-interface Entry<T> {
+interface Entry {
+  id: string;
+  /** The memo whose record this is. */
+  memo: RecordMemo<object>;
   row: object;
   variant: MemoVariant;
-  value: T;
+  value: object;
   /** Read since it last reached the front of the eviction order (second chance). */
   used: boolean;
+  /** Neighbours in the store's eviction order. */
+  prev: Entry | null;
+  next: Entry | null;
+}
+
+/**
+ * The records of every memo of one database (TenantDb), under one bound: `capacity()` records in
+ * all, whatever their kind (RECORD_MEMO, read on every insert; 0 keeps nothing). One eviction order
+ * runs through all of them, oldest first, so the memory the memos take is bounded by one number
+ * however many kinds there are.
+ */
+export class MemoStore {
+  /** The eviction order, a list through the entries: the oldest at the head. */
+  head: Entry | null = null;
+  tail: Entry | null = null;
+  size = 0;
+  readonly memos: RecordMemo<object>[] = [];
+
+  constructor(readonly capacity: () => number) {}
+
+  append(entry: Entry): void {
+    entry.prev = this.tail;
+    entry.next = null;
+    if (this.tail) this.tail.next = entry;
+    else this.head = entry;
+    this.tail = entry;
+    this.size++;
+  }
+
+  unlink(entry: Entry): void {
+    if (entry.prev) entry.prev.next = entry.next;
+    else this.head = entry.next;
+    if (entry.next) entry.next.prev = entry.prev;
+    else this.tail = entry.prev;
+    entry.prev = entry.next = null;
+    this.size--;
+  }
 }
 
 /**
@@ -30,23 +70,25 @@ interface Entry<T> {
  * (the answer is frozen and keeps its rendered texts, src/common/http/codec.ts). A changed row is
  * simply a miss, so there is nothing to invalidate and nothing can be stale.
  *
- * Bounded: once `capacity()` is reached (read on every insert, RECORD_MEMO; 0 keeps nothing) the
- * records not read for longest leave first (second-chance order, an approximation of LRU whose
- * reads cost a flag instead of a reordering).
+ * Bounded with the other memos of its store (MemoStore; a capacity function gives it a store of
+ * its own): past the store's capacity the records not read for longest leave first, whatever
+ * their kind (second-chance order, an approximation of LRU whose reads cost a flag instead of a
+ * reordering).
  */
 export class RecordMemo<T extends object> {
-  private readonly entries = new Map<string, Entry<T>>();
+  private readonly entries = new Map<string, Entry>();
+  private readonly store: MemoStore;
   private readonly same: SameRow;
   hits = 0;
   misses = 0;
 
-  constructor(
-    kind: MemoKind,
-    private readonly capacity: () => number,
-  ) {
+  constructor(kind: MemoKind, store: MemoStore | (() => number)) {
+    this.store = typeof store === 'function' ? new MemoStore(store) : store;
+    this.store.memos.push(this as RecordMemo<object>);
     this.same = sameRowOf(kind.columns);
   }
 
+  /** The records of this kind kept. */
   get size(): number {
     return this.entries.size;
   }
@@ -60,28 +102,36 @@ export class RecordMemo<T extends object> {
     }
     this.hits++;
     entry.used = true;
-    return entry.value;
+    return entry.value as T;
   }
 
   /** Keeps `value` as the answer of this row and variant; answers it, frozen. */
   set(id: string, row: object, variant: MemoVariant, value: T): T {
-    const max = this.capacity();
+    const store = this.store;
+    const max = store.capacity();
     if (max <= 0) {
-      this.entries.clear();
+      for (const memo of store.memos) memo.entries.clear();
+      store.head = store.tail = null;
+      store.size = 0;
       return value;
     }
     Object.freeze(value);
     keepRenders(value);
-    this.entries.delete(id);
-    this.entries.set(id, { row, variant, value, used: false });
+    const old = this.entries.get(id);
+    if (old) store.unlink(old);
+    const entry: Entry = { id, memo: this as RecordMemo<object>, row, variant, value, used: false, prev: null, next: null };
+    this.entries.set(id, entry);
+    store.append(entry);
     // Second chance: from the oldest, a record read since it was kept (or last spared) goes to the
-    // back once; the first one not read is dropped. Reads then only set a flag.
-    while (this.entries.size > max) {
-      const [oldest, entry] = this.entries.entries().next().value as [string, Entry<T>];
-      this.entries.delete(oldest);
-      if (entry.used) {
-        entry.used = false;
-        this.entries.set(oldest, entry);
+    // back once; the first one not read leaves its memo. Reads then only set a flag.
+    while (store.size > max) {
+      const oldest = store.head!;
+      store.unlink(oldest);
+      if (oldest.used) {
+        oldest.used = false;
+        store.append(oldest);
+      } else {
+        oldest.memo.entries.delete(oldest.id);
       }
     }
     return value;
@@ -92,7 +142,9 @@ export class RecordMemo<T extends object> {
     return this.get(id, row, variant) ?? this.set(id, row, variant, build());
   }
 
+  /** Forgets the records of this kind (those of the store's other memos stay). */
   clear(): void {
+    for (const entry of this.entries.values()) this.store.unlink(entry);
     this.entries.clear();
   }
 }

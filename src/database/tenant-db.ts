@@ -33,7 +33,7 @@ import {
   keptUpdate,
   totalFromPage,
 } from './kept-sql.js';
-import { RecordMemo, type MemoKind, type MemoVariant } from './record-memo.js';
+import { MemoStore, RecordMemo, type MemoKind, type MemoVariant } from './record-memo.js';
 import { rowAsWritten } from './written-row.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './list-totals.js';
@@ -755,6 +755,8 @@ export class TenantDb {
 
   /** The record memos of this database, by kind (see `memo`). */
   private readonly memos = new Map<MemoKind, RecordMemo<object>>();
+  /** What every memo keeps, under one bound (RECORD_MEMO, read on every insert). */
+  private readonly memoStore = new MemoStore(() => this.config?.recordMemo ?? DEFAULT_RECORD_MEMO);
 
   /** The memo kinds of the answers a resource builds from an entity's rows (see `answerMemo`), by resource and entity. */
   private readonly answerKinds = new WeakMap<object, Map<EntityTarget<ObjectLiteral>, MemoKind>>();
@@ -931,12 +933,13 @@ export class TenantDb {
   }
 
   /**
-   * The memo of answers built from rows of one kind (src/database/record-memo.ts), sized by
-   * RECORD_MEMO (read on every insert, so a test may change it); one per kind and database.
+   * The memo of answers built from rows of one kind (src/database/record-memo.ts); one per kind
+   * and database, all of them bounded together by RECORD_MEMO (read on every insert, so a test
+   * may change it).
    */
   memo<T extends object>(kind: MemoKind): RecordMemo<T> {
     let memo = this.memos.get(kind);
-    if (!memo) this.memos.set(kind, (memo = new RecordMemo<object>(kind, () => this.config?.recordMemo ?? DEFAULT_RECORD_MEMO)));
+    if (!memo) this.memos.set(kind, (memo = new RecordMemo<object>(kind, this.memoStore)));
     return memo as RecordMemo<T>;
   }
 
