@@ -137,9 +137,6 @@ interface Measured {
   failures?: number;
 }
 
-/** How the database server was placed (BENCH_DB_CORE), for the results' heading. */
-let dbNote = '';
-
 async function main(): Promise<void> {
   const started = Date.now();
   const database = await createDatabase(SQLITE);
@@ -150,7 +147,6 @@ async function main(): Promise<void> {
   const keptProfileDir = process.env.BENCH_PROFILE_DIR;
   const profileDir = PROFILE ? (keptProfileDir ?? mkdtempSync(join(tmpdir(), 'pms-bench-prof-'))) : '';
   const db = SQLITE ? { undo: () => undefined, note: '' } : pinDatabase();
-  dbNote = db.note;
   const cleanup = async () => {
     db.undo();
     await stopProcess(service);
@@ -427,7 +423,7 @@ async function main(): Promise<void> {
       profileText = await profile(row, await jobOf(row, 0), service, profileDir);
     }
 
-    printResults(measured, soak, started);
+    printResults(measured, soak, started, db.note);
     if (profileText) console.log(profileText);
   } finally {
     await cleanup();
@@ -525,7 +521,7 @@ async function runSoak(origin: string, pid: number, small: SeededSite, adminToke
   // quarter's. A single reading at either end lands anywhere on the old generation's sawtooth
   // (tens of MB between major collections); a leak is a trend that the quarter means still show.
   // The warm-up is half the soak: the heap takes some 100,000 requests of this mix to reach the
-  // size it then keeps (bench/results/2026-11-25-soak.md).
+  // size it then keeps (bench/results/2026-11-25-placement.md, "A long soak").
   await load({ origin, requests: mix, connections: CONNECTIONS, duration: 0, amount: Math.max(20000, Math.round(SOAK / 2)) });
   const readings: number[] = [rssMb(pid)];
   const timer = setInterval(() => readings.push(rssMb(pid)), 250);
@@ -582,7 +578,8 @@ async function profile(row: Row, job: LoadJob, service: Proc, dir: string): Prom
   return lines.join('\n');
 }
 
-function printResults(measured: Measured[], soak: Soak | null, started: number): void {
+/** `placement`: how the database server was placed (BENCH_DB_CORE), for the heading. */
+function printResults(measured: Measured[], soak: Soak | null, started: number, placement: string): void {
   const byName = new Map(measured.map((m) => [m.row.name, m]));
   const limit = measured[0];
   const rps = (m: Measured) => m.rounds.reduce((s, r) => s + r.result.requests, 0) / m.rounds.reduce((s, r) => s + r.result.seconds, 0);
@@ -591,7 +588,7 @@ function printResults(measured: Measured[], soak: Soak | null, started: number):
   const kind = SQLITE ? 'SQLite' : 'MariaDB';
   console.log(
     `\n## ${kind}, ${fmt(SMALL)} / ${fmt(LARGE)} individuals, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s per row, ` +
-      `${PIN ? 'server pinned to one core' : 'not pinned'}${dbNote}, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
+      `${PIN ? 'server pinned to one core' : 'not pinned'}${placement}, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
   );
   console.log('| request | req/s | ratio | to | p50 ms | p99 ms | server CPU / request |');
   console.log('|---|---:|---:|---|---:|---:|---:|');

@@ -23,9 +23,6 @@ interface Entry {
   value: object;
   /** Read since it last reached the front of the eviction order (second chance). */
   used: boolean;
-  /** Neighbours in the store's eviction order. */
-  prev: Entry | null;
-  next: Entry | null;
 }
 
 /**
@@ -35,30 +32,14 @@ interface Entry {
  * however many kinds there are.
  */
 export class MemoStore {
-  /** The eviction order, a list through the entries: the oldest at the head. */
-  head: Entry | null = null;
-  tail: Entry | null = null;
-  size = 0;
+  /** Every kept record, in eviction order (a Set keeps insertion order): the oldest first. */
+  readonly order = new Set<Entry>();
   readonly memos: RecordMemo<object>[] = [];
 
   constructor(readonly capacity: () => number) {}
 
-  append(entry: Entry): void {
-    entry.prev = this.tail;
-    entry.next = null;
-    if (this.tail) this.tail.next = entry;
-    else this.head = entry;
-    this.tail = entry;
-    this.size++;
-  }
-
-  unlink(entry: Entry): void {
-    if (entry.prev) entry.prev.next = entry.next;
-    else this.head = entry.next;
-    if (entry.next) entry.next.prev = entry.prev;
-    else this.tail = entry.prev;
-    entry.prev = entry.next = null;
-    this.size--;
+  get size(): number {
+    return this.order.size;
   }
 }
 
@@ -111,25 +92,24 @@ export class RecordMemo<T extends object> {
     const max = store.capacity();
     if (max <= 0) {
       for (const memo of store.memos) memo.entries.clear();
-      store.head = store.tail = null;
-      store.size = 0;
+      store.order.clear();
       return value;
     }
     Object.freeze(value);
     keepRenders(value);
     const old = this.entries.get(id);
-    if (old) store.unlink(old);
-    const entry: Entry = { id, memo: this as RecordMemo<object>, row, variant, value, used: false, prev: null, next: null };
+    if (old) store.order.delete(old);
+    const entry: Entry = { id, memo: this as RecordMemo<object>, row, variant, value, used: false };
     this.entries.set(id, entry);
-    store.append(entry);
+    store.order.add(entry);
     // Second chance: from the oldest, a record read since it was kept (or last spared) goes to the
     // back once; the first one not read leaves its memo. Reads then only set a flag.
-    while (store.size > max) {
-      const oldest = store.head!;
-      store.unlink(oldest);
+    while (store.order.size > max) {
+      const oldest = store.order.values().next().value as Entry;
+      store.order.delete(oldest);
       if (oldest.used) {
         oldest.used = false;
-        store.append(oldest);
+        store.order.add(oldest);
       } else {
         oldest.memo.entries.delete(oldest.id);
       }
@@ -144,7 +124,7 @@ export class RecordMemo<T extends object> {
 
   /** Forgets the records of this kind (those of the store's other memos stay). */
   clear(): void {
-    for (const entry of this.entries.values()) this.store.unlink(entry);
+    for (const entry of this.entries.values()) this.store.order.delete(entry);
     this.entries.clear();
   }
 }
