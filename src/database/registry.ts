@@ -49,6 +49,7 @@ import { SiteLockSeq1732000001800 } from './migrations/1732000001800-site-lock-s
 import { EnterpriseIdentity1732000002000 } from './migrations/1732000002000-enterprise-identity.js';
 import { Scim1732000002100 } from './migrations/1732000002100-scim.js';
 import { DashboardSummaries1732000002200 } from './migrations/1732000002200-dashboard-summaries.js';
+import { CommentAuthorNames1732000002300 } from './migrations/1732000002300-comment-author-names.js';
 
 /**
  * Every entity and migration, listed as classes (no globs: the same list works under jest,
@@ -116,4 +117,5 @@ export const MIGRATIONS = [
   EnterpriseIdentity1732000002000,
   Scim1732000002100,
   DashboardSummaries1732000002200,
+  CommentAuthorNames1732000002300,
 ];

@@ -85,7 +85,7 @@ describe('dashboard summaries', () => {
   }
 
   beforeAll(async () => {
-    t = await startApp({ DASHBOARD_SUMMARIES: 'on' });
+    t = await startApp({ DASHBOARD_SUMMARIES: 'on', WEBHOOKS: 'off' });
     site = await createSite(t, { name: 'Summaries Co' });
     other = await createSite(t, { name: 'Elsewhere Co' });
     period = await createPeriod(t, site.siteId, { name: 'Now', start: new Date(Date.now() - 30 * DAY), end: new Date(Date.now() + 30 * DAY) });

@@ -41,3 +41,15 @@ export async function setCommentCreated(t: TestApp, id: string, created: Date): 
 export async function commentRow(t: TestApp, id: string): Promise<CommentEntity | null> {
   return t.ds.getRepository(CommentEntity).findOneBy({ id });
 }
+
+/**
+ * After comments were written or individuals renamed around the API: every comment's author name
+ * copied from its individual, with the statement docs/operations.md gives importers.
+ */
+export async function copyAuthorNames(t: TestApp): Promise<void> {
+  await t.ds.query(
+    t.ds.options.type === 'better-sqlite3'
+      ? 'UPDATE comments SET author_first_name = i.first_name, author_last_name = i.last_name FROM individuals i WHERE i.id = comments.author_id AND i.site_id = comments.site_id'
+      : 'UPDATE comments c JOIN individuals i ON i.id = c.author_id AND i.site_id = c.site_id SET c.author_first_name = i.first_name, c.author_last_name = i.last_name',
+  );
+}

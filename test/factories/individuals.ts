@@ -30,8 +30,8 @@ export async function createDepartment(
 
 /**
  * A comment on an individual with a chosen Created instant (the API never lets a client write it),
- * written around the API as an import would, then the individual's newest comment refreshed as
- * docs/operations.md tells importers to.
+ * written around the API as an import would, with its author's name, then the individual's newest
+ * comment refreshed as docs/operations.md tells importers to.
  */
 export async function insertIndividualComment(
   t: TestApp,
@@ -39,8 +39,16 @@ export async function insertIndividualComment(
   individualId: string,
   opts: { body: string; created: Date; authorId: string | null; deleted?: boolean },
 ): Promise<CommentEntity> {
+  const [author] = opts.authorId
+    ? ((await t.ds.query('SELECT first_name, last_name FROM individuals WHERE site_id = ? AND id = ?', [siteId, opts.authorId])) as {
+        first_name: string;
+        last_name: string;
+      }[])
+    : [];
   const row = await t.ds.getRepository(CommentEntity).save({
     id: randomUUID(),
+    authorFirstName: author?.first_name ?? null,
+    authorLastName: author?.last_name ?? null,
     siteId,
     ancestorId: individualId,
     ancestorType: 'individuals',

@@ -33,17 +33,21 @@ export const lastCommentIdOf = (alias: string, dialect: 'mysql' | 'sqlite') =>
  */
 export const refreshLastCommentSql = (dialect: 'mysql' | 'sqlite') => `UPDATE individuals SET last_comment_id = ${lastCommentIdOf('individuals', dialect)}`;
 
-/** The columns of the newest comment `c` and its author `a`, joined with {@link lastCommentJoins}. */
-export const LAST_COMMENT_COLUMNS = 'c.body AS lc_body, c.created AS lc_created, c.author_id AS lc_author_id, a.first_name AS lc_first, a.last_name AS lc_last';
 /**
- * Joins the newest comment `c` of the individual `alias` and its author `a`: two primary-key
- * lookups through the kept `last_comment_id`, whatever the number of comments. The comment must
+ * The columns of the newest comment `c`, joined with {@link lastCommentJoins}, with the author's
+ * name the comment keeps (docs/comments.md, "The author's name").
+ */
+export const LAST_COMMENT_COLUMNS =
+  'c.body AS lc_body, c.created AS lc_created, c.author_id AS lc_author_id, c.author_first_name AS lc_first, c.author_last_name AS lc_last';
+/**
+ * Joins the newest comment `c` of the individual `alias`: one primary-key lookup through the kept
+ * `last_comment_id`, whatever the number of comments. The comment must
  * still be a live comment on that individual of that site, so an id left stale by a write around
  * the API shows no comment rather than a deleted or foreign one.
  */
 export const lastCommentJoins = (alias: string) =>
   `LEFT JOIN comments c ON c.id = ${alias}.last_comment_id AND c.site_id = ${alias}.site_id AND c.ancestor_type = 'individuals'` +
-  ` AND c.ancestor_id = ${alias}.id AND c.deleted = 0 LEFT JOIN individuals a ON a.id = c.author_id AND a.site_id = c.site_id`;
+  ` AND c.ancestor_id = ${alias}.id AND c.deleted = 0`;
 
 /**
  * Keeps `individuals.last_comment_id` right for these individuals of the caller's site: call it in
@@ -106,7 +110,7 @@ export async function lastCommentsFor(db: TenantDb, ctx: RequestContext, individ
     .rows<LastCommentColumns & { ancestorId: string }>(
       `SELECT x.id AS ancestorId, ${LAST_COMMENT_COLUMNS}` +
         ` FROM (SELECT x.id, ${lastCommentIdOf('x', db.isSqlite ? 'sqlite' : 'mysql')} AS lc_id FROM individuals x WHERE x.site_id = ? AND x.id IN (${placeholders(ids.length)})) x` +
-        ` JOIN comments c ON c.id = x.lc_id LEFT JOIN individuals a ON a.id = c.author_id AND a.site_id = c.site_id`,
+        ` JOIN comments c ON c.id = x.lc_id`,
       [ctx.siteId, ...ids],
       { prepare: ids.length === 1 },
     );

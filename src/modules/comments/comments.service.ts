@@ -4,18 +4,17 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, ForbiddenError } from '../../common/errors/errors.js';
-import { nameOf } from '../../common/names.js';
 import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
 import { assertBodyId } from '../../common/validation/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { refreshLastCommentAtCommit } from '../../database/queries/last-comment.js';
-import { type ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { AccessService, Row, type RowFacts } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { TaskEntity } from '../../database/entities/task.entity.js';
 import { ancestorAnchor, AncestorState, assertAncestorExists } from './comment-ancestors.js';
-import { joinedName, nameOfReferenced, namesOf } from '../../database/queries/names.js';
+import { authorNamesFor } from '../../database/queries/comment-authors.js';
 import { CommentEntity, CommentKind } from '../../database/entities/comment.entity.js';
 import { Comment, CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 
@@ -92,12 +91,12 @@ export class CommentsService {
    * comment: delta sync, history and webhook payloads read comments through it.
    */
   async get(ctx: RequestContext, id: string): Promise<CommentDto> {
-    const [row, author] = await this.comments(ctx).getJoined(id, nameOfReferenced('authorId'));
+    const row = await this.comments(ctx).get(id);
     await this.assertCanReadAncestor(ctx, row.ancestorType, row.ancestorId);
-    return withAuthorNames(this.comments(ctx), [row], [author])[0];
+    return this.comments(ctx).answers([row], Comment)[0];
   }
 
-  /** One statement: the ancestor (its 404) with the page and its authors' names (ScopedRepository.findAndCountUnder). */
+  /** One statement: the ancestor (its 404) with the page (ScopedRepository.findAndCountUnder); each comment keeps its author's name. */
   async listFor(ctx: RequestContext, kind: CommentKind, ancestorId: string, q: DeletedQuery): Promise<Page<CommentDto>> {
     const options: FindManyOptions<CommentEntity> = {
       where: { ancestorType: kind, ancestorId, ...deletedFilter(q.deleted) },
@@ -105,24 +104,21 @@ export class CommentsService {
       ...pageOf(q),
     };
     const anchor = ancestorAnchor(kind, ancestorId);
-    const [rows, total, authors] = anchor
+    const [rows, total] = anchor
       ? await this.comments(ctx)
-          .findAndCountUnder(anchor, options, nameOfReferenced('authorId'))
-          .then((page) => [page.rows, page.total, page.joined] as const)
-      : await this.comments(ctx).findAndCountJoined(options, nameOfReferenced('authorId'));
+          .findAndCountUnder(anchor, options)
+          .then((page) => [page.rows, page.total] as const)
+      : await this.comments(ctx).findAndCount(options);
     await this.assertCanReadAncestor(ctx, kind, ancestorId);
-    return Page.of(withAuthorNames(this.comments(ctx), rows, authors), total, q);
+    return Page.of(this.comments(ctx).answers(rows, Comment), total, q);
   }
 
   /** The comments the caller wrote, on anything, newest first. */
   async listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<CommentDto>> {
     const me = ctx.user.individualId;
     if (!me) return Page.of([], 0, q);
-    const [rows, total, authors] = await this.comments(ctx).findAndCountJoined(
-      { where: { authorId: me, ...deletedFilter(q.deleted) }, order: NEWEST_FIRST, ...pageOf(q) },
-      nameOfReferenced('authorId'),
-    );
-    return Page.of(withAuthorNames(this.comments(ctx), rows, authors), total, q);
+    const [rows, total] = await this.comments(ctx).findAndCount({ where: { authorId: me, ...deletedFilter(q.deleted) }, order: NEWEST_FIRST, ...pageOf(q) });
+    return Page.of(this.comments(ctx).answers(rows, Comment), total, q);
   }
 
   async create(ctx: RequestContext, dto: CreateCommentDto): Promise<CommentDto> {
@@ -132,9 +128,10 @@ export class CommentsService {
         throw new ConflictError(`The ${dto.AncestorType} record ${dto.AncestorID} is deleted; undelete it before commenting on it`, 'deleted');
       }
       await this.assertCanReadAncestor(ctx, dto.AncestorType, dto.AncestorID, 'create');
-      const row = await this.comments(ctx).insert({ ...Comment.toColumns(dto, 'create'), authorId: ctx.user.individualId });
+      const author = ctx.user.individualId;
+      const row = await this.comments(ctx).insert({ ...Comment.toColumns(dto, 'create'), authorId: author, ...(await authorNamesFor(this.db, ctx, author)) });
       this.keepNewest(ctx, row);
-      return this.toDto(ctx, row);
+      return this.toDto(row);
     });
   }
 
@@ -145,13 +142,13 @@ export class CommentsService {
       const row = await comments.lock(id);
       this.assertMayChange(ctx, row);
       assertLive(row, 'Comment');
-      return this.toDto(ctx, await comments.update(id, Comment.toColumns(dto, 'update'), { ifMatch: true }));
+      return this.toDto(await comments.update(id, Comment.toColumns(dto, 'update'), { ifMatch: true }));
     });
   }
 
   /** PATCH: the comment, locked, merged with the patch, then `update` (src/database/patch-record.ts). */
   patch(ctx: RequestContext, id: string, patch: MergePatch): Promise<CommentDto> {
-    const show = (row: CommentEntity) => this.toDto(ctx, row);
+    const show = (row: CommentEntity) => this.toDto(row);
     return patchResource(this.db, ctx, patch, Comment, this.comments(ctx), id, (dto) => this.update(ctx, id, dto), show);
   }
 
@@ -183,7 +180,7 @@ export class CommentsService {
         },
       });
       this.keepNewest(ctx, saved);
-      return [await this.toDto(ctx, saved)];
+      return [await this.toDto(saved)];
     });
   }
 
@@ -215,22 +212,8 @@ export class CommentsService {
     throw new ForbiddenError('Only the author of a comment or an administrator may change, delete or undelete it');
   }
 
-  /** The wire record of a comment just written, its author's name read with two columns. */
-  private async toDto(ctx: RequestContext, row: CommentEntity): Promise<CommentDto> {
-    const authorNames = new Map([...(await namesOf(this.db, ctx, row.authorId ? [row.authorId] : []))].map(([id, name]) => [id, nameOf(name)]));
-    return Comment.toWire(row, { authorNames });
+  /** The wire record of a comment just written (it keeps its author's name). */
+  private toDto(row: CommentEntity): CommentDto {
+    return Comment.toWire(row);
   }
-}
-
-/**
- * Wire records of a page read with its authors' names (nameOfReferenced('authorId')), kept in the
- * record memo with the author's name as their variant (ScopedRepository.answers).
- */
-function withAuthorNames(comments: ScopedRepository<CommentEntity>, rows: CommentEntity[], authors: (Record<string, unknown> | null)[]): CommentDto[] {
-  const authorNames = new Map<string, string | null>();
-  rows.forEach((r, i) => {
-    const name = joinedName(authors[i]);
-    if (r.authorId && name) authorNames.set(r.authorId, nameOf(name));
-  });
-  return comments.answers(rows, Comment, { authorNames }, (r) => (r.authorId === null ? 0 : (authorNames.get(r.authorId) ?? 0)));
 }

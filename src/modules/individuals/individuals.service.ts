@@ -6,6 +6,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js
 import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../common/http/merge-patch.js';
+import { keepAuthorNames } from '../../database/queries/comment-authors.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { Page, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
@@ -167,7 +168,12 @@ export class IndividualsService {
       const membershipChanges = newOrgId !== current.primaryOrganizationId || newTitle !== current.primaryTitle;
       let userId = current.userId;
       if (userNameChanges || userEmailChanges || passwordChanges) userId = await this.writeAccount(ctx, user, { userName, email: dto.UserEmail, passwordHash });
-      await repo.update(id, { ...Individual.toColumns(dto, 'update'), userId: userId ?? undefined }, { ifMatch: true });
+      const columns = Individual.toColumns(dto, 'update');
+      await repo.update(id, { ...columns, userId: userId ?? undefined }, { ifMatch: true });
+      // The comments this individual wrote keep its name (docs/comments.md, "The author's name").
+      const firstName = columns.firstName ?? current.firstName;
+      const lastName = columns.lastName ?? current.lastName;
+      if (firstName !== current.firstName || lastName !== current.lastName) await keepAuthorNames(this.db, ctx, id, firstName, lastName);
       if (membershipChanges && newOrgId) await this.movePrimaryMembership(tx, id, current.primaryOrganizationId, newOrgId, newTitle);
       return this.get(ctx, id);
     });

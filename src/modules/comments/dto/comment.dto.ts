@@ -1,4 +1,5 @@
 import { field, resource } from '../../../common/http/resource.js';
+import { fullName } from '../../../common/names.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from '../comment-ancestors.js';
 import { COMMENT_KINDS, type CommentEntity, type CommentKind } from '../../../database/entities/comment.entity.js';
 
@@ -7,17 +8,11 @@ const ANCESTOR_RULE = `Must name a record of that kind in the caller’s site fo
 /** Comment.Body: required, at most 10,000 characters (docs/comments.md). */
 export const COMMENT_BODY_MAX = 10_000;
 
-/** What a comment's derived fields need beyond its row, loaded once for a whole page. */
-export interface CommentExtras {
-  /** FullName of each author, by individual id (authors of this site only). */
-  authorNames: ReadonlyMap<string, string | null>;
-}
-
 /**
  * Comment (docs/comments.md): every field declared once (docs/adding-a-resource.md). Only Body changes on
  * update: AncestorID and AncestorType are not update inputs, so an update ignores them.
  */
-export const Comment = resource<CommentEntity, CommentExtras>()('Comment', {
+export const Comment = resource<CommentEntity>()('Comment', {
   audit: 'softDelete',
   fields: {
     ID: field.guid('ReqUpd', {
@@ -41,7 +36,8 @@ export const Comment = resource<CommentEntity, CommentExtras>()('Comment', {
     AuthorName: field.string('RO', {
       nullable: true,
       description: 'FullName (First Last) of the author; null when the author is not an individual of this site.',
-      from: (e: CommentEntity, x: CommentExtras) => (e.authorId === null ? null : (x.authorNames.get(e.authorId) ?? null)),
+      // The names the comment keeps (docs/comments.md, "The author's name"): both null when none.
+      from: (e: CommentEntity) => (e.authorFirstName === null && e.authorLastName === null ? null : fullName(e.authorFirstName, e.authorLastName)),
     }),
   },
 });

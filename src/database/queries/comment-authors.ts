@@ -1,0 +1,43 @@
+import type { RequestContext } from '../../common/context/request-context.js';
+import type { TenantDb } from '../tenant-db.js';
+
+/** The author's name a comment keeps (CommentEntity.authorFirstName/authorLastName). */
+export interface AuthorNames {
+  authorFirstName: string | null;
+  authorLastName: string | null;
+}
+
+/**
+ * The names a new comment by `authorId` keeps (docs/comments.md, "The author's name"): its
+ * individual's in the caller's site, or both null when it is none (a global administrator acting
+ * in another site). Read with a shared lock (MySQL/MariaDB) held to the end of the comment's
+ * transaction, so a concurrent rename of the author either commits first (and this reads the new
+ * names) or waits for the comment to commit (and then rewrites it with the others, see
+ * keepAuthorNames). Call it inside the comment's transaction.
+ */
+export async function authorNamesFor(db: TenantDb, ctx: RequestContext, authorId: string | null): Promise<AuthorNames> {
+  if (authorId === null) return { authorFirstName: null, authorLastName: null };
+  db.assertInTransaction(ctx, 'authorNamesFor');
+  const lock = db.isSqlite ? '' : ' LOCK IN SHARE MODE';
+  const [row] = await db.sql<{ first_name: string; last_name: string }>(
+    ctx,
+    `SELECT first_name, last_name FROM individuals WHERE site_id = ? AND id = ?${lock}`,
+    [ctx.siteId, authorId],
+  );
+  return { authorFirstName: row?.first_name ?? null, authorLastName: row?.last_name ?? null };
+}
+
+/**
+ * After a change of an individual's first or last name, in the transaction of that change (which
+ * holds the individual's row): every comment it wrote in its site takes the new names, in one
+ * statement through `ix_comments_site_author`. Call it only when a name changed.
+ */
+export async function keepAuthorNames(db: TenantDb, ctx: RequestContext, individualId: string, firstName: string, lastName: string): Promise<void> {
+  db.assertInTransaction(ctx, 'keepAuthorNames');
+  await db.sql(ctx, 'UPDATE comments SET author_first_name = ?, author_last_name = ? WHERE site_id = ? AND author_id = ?', [
+    firstName,
+    lastName,
+    ctx.siteId,
+    individualId,
+  ]);
+}
