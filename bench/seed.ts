@@ -132,6 +132,9 @@ export async function seedSite(
     ancestorType: 'individuals' as const,
     body: `Comment ${k}: good quarter`,
     authorId: ids[(k * 31) % ids.length],
+    // The author's name the comment keeps, as an import writes it (docs/operations.md).
+    authorFirstName: individuals[(k * 31) % ids.length].firstName,
+    authorLastName: individuals[(k * 31) % ids.length].lastName,
     deleted: false,
     deletedByRef: false,
   });

@@ -3,8 +3,7 @@ import { AssessmentRatingEntity, type RatingItemKind } from '../database/entitie
 import { AssessmentEntity, type AssessmentKind } from '../database/entities/assessment.entity.js';
 import { BasicRoleDialogEntity } from '../database/entities/basic-role-dialog.entity.js';
 import { BasicRoleEntity } from '../database/entities/basic-role.entity.js';
-import { CommentEntity } from '../database/entities/comment.entity.js';
-import { authorNamesFor } from '../database/queries/comment-authors.js';
+import { writeComment } from '../database/queries/comment-authors.js';
 import { CoreValueEntity } from '../database/entities/core-value.entity.js';
 import { DialogEntity, type RecordKind } from '../database/entities/dialog.entity.js';
 import { IndividualEntity } from '../database/entities/individual.entity.js';
@@ -229,22 +228,20 @@ export async function seedDialogsRolesAssessments(tx: TenantTx): Promise<Record<
   const recentDialogs = await tx.repo(DialogEntity).find({ where: { kind: 'individual' }, order: { occurredDate: 'DESC' }, take: 6 });
   for (const d of recentDialogs) {
     if (!d.occurredDate) continue;
-    await tx.repo(CommentEntity).insert({
+    await writeComment(tx, {
       ancestorType: 'dialogs',
       ancestorId: d.id,
       authorId: d.leaderId,
-      ...(await authorNamesFor(tx.db, tx.ctx, d.leaderId)),
       body: 'Thanks for the open conversation. Notes are in the dialog.',
     });
     counts.recordComments++;
   }
   const openTasks = await tx.repo(TaskEntity).find({ where: { completed: false }, order: { dueDate: 'ASC' }, take: 4 });
   for (const task of openTasks) {
-    await tx.repo(CommentEntity).insert({
+    await writeComment(tx, {
       ancestorType: 'tasks',
       ancestorId: task.id,
       authorId: task.assignedToId,
-      ...(await authorNamesFor(tx.db, tx.ctx, task.assignedToId)),
       body: 'Started on this; will update by the end of the week.',
     });
     counts.recordComments++;

@@ -6,8 +6,7 @@ import { RequestContext } from '../common/context/request-context.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { loadConfigOrExit } from '../config/config.js';
 import { UserEntity } from '../database/entities/user.entity.js';
-import { CommentEntity } from '../database/entities/comment.entity.js';
-import { authorNamesFor } from '../database/queries/comment-authors.js';
+import { writeComment } from '../database/queries/comment-authors.js';
 import { refreshLastComments } from '../database/queries/last-comment.js';
 import { accounts } from '../database/queries/accounts.js';
 import { runMigrationsLocked } from '../database/migration-lock.js';
@@ -384,22 +383,20 @@ async function build(tx: TenantTx, passwordHash: string): Promise<Record<string,
   for (const [i, person] of people.entries()) {
     const manager = PEOPLE[i][2];
     if (manager === null || i % 2) continue;
-    await tx.repo(CommentEntity).insert({
+    await writeComment(tx, {
       ancestorType: 'individuals',
       ancestorId: person.id,
       authorId: people[manager].id,
-      ...(await authorNamesFor(tx.db, tx.ctx, people[manager].id)),
       body: COMMENTS[i % COMMENTS.length],
     });
     commented.push(person.id);
     comments++;
   }
   await refreshLastComments(tx.db, tx.ctx, commented);
-  await tx.repo(CommentEntity).insert({
+  await writeComment(tx, {
     ancestorType: 'departments',
     ancestorId: unitIds.get('platform')!,
     authorId: people[2].id,
-    ...(await authorNamesFor(tx.db, tx.ctx, people[2].id)),
     body: 'On-call load is down 30% since spring.',
   });
   comments++;

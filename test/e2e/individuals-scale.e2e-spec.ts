@@ -92,6 +92,8 @@ describe('/v4/individuals on a large site', () => {
           ancestorType: 'individuals' as const,
           body: `note ${k}`,
           authorId: manager.individualId,
+          authorFirstName: 'Many',
+          authorLastName: 'Reports',
           deleted: false,
           deletedByRef: false,
           created: new Date(now.getTime() - k * 1000),

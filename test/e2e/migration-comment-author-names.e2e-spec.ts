@@ -1,10 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/config.js';
-import { dataSourceOptions, detectMysqlFlavor } from '../../src/database/data-source.js';
-import { MIGRATIONS } from '../../src/database/registry.js';
+import { randomUUID } from 'node:crypto';
 import { CommentAuthorNames1732000002300 } from '../../src/database/migrations/1732000002300-comment-author-names.js';
-import { createTestDatabase, DB_KIND } from './harness.js';
+import { DB_KIND } from './harness.js';
+import { atReleaseBefore } from './upgrade.js';
 
 /**
  * An existing installation upgrading to comments that keep their author's name (migration
@@ -13,16 +10,9 @@ import { createTestDatabase, DB_KIND } from './harness.js';
  */
 describe(`migration 1732000002300: comments keep their author's name (${DB_KIND})`, () => {
   it('fills each comment’s author name from its site’s individual, and nothing else', async () => {
-    const db = await createTestDatabase();
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'error' });
-    const options = dataSourceOptions(config, await detectMysqlFlavor(config));
-    const upTo = MIGRATIONS.indexOf(CommentAuthorNames1732000002300);
-    expect(upTo).toBeGreaterThan(0);
-    const before = new DataSource({ ...options, migrations: MIGRATIONS.slice(0, upTo) });
-    const after = new DataSource(options);
+    const upgrade = await atReleaseBefore(CommentAuthorNames1732000002300);
+    const { before, after } = upgrade;
     try {
-      await before.initialize();
-      await before.runMigrations({ transaction: 'each' });
       const at = '2026-01-01 00:00:00.000';
       const [site, elsewhere] = [randomUUID(), randomUUID()];
       for (const id of [site, elsewhere]) {
@@ -59,10 +49,7 @@ describe(`migration 1732000002300: comments keep their author's name (${DB_KIND}
       const deletedByAna = await comment(ana, 1);
       const byNobody = await comment(null);
       const byOtherSite = await comment(gus);
-      await before.destroy();
-
-      await after.initialize();
-      expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toContain('CommentAuthorNames1732000002300');
+      expect(await upgrade.upgrade()).toContain('CommentAuthorNames1732000002300');
       const rows = (await after.query('SELECT id, author_first_name AS f, author_last_name AS l FROM comments WHERE site_id = ?', [site])) as {
         id: string;
         f: string | null;
@@ -75,9 +62,7 @@ describe(`migration 1732000002300: comments keep their author's name (${DB_KIND}
         [byOtherSite]: [null, null],
       });
     } finally {
-      if (before.isInitialized) await before.destroy();
-      if (after.isInitialized) await after.destroy();
-      await db.cleanup();
+      await upgrade.close();
     }
   });
 });

@@ -1,10 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { loadConfig } from '../../src/config/config.js';
-import { dataSourceOptions, detectMysqlFlavor } from '../../src/database/data-source.js';
-import { MIGRATIONS } from '../../src/database/registry.js';
+import { randomUUID } from 'node:crypto';
 import { IndividualsLastComment1732000001500 } from '../../src/database/migrations/1732000001500-individuals-last-comment.js';
-import { createTestDatabase, DB_KIND } from './harness.js';
+import { DB_KIND } from './harness.js';
+import { atReleaseBefore } from './upgrade.js';
 
 /**
  * An existing installation upgrading to the kept newest comment (migration 1732000001500): the
@@ -13,18 +10,9 @@ import { createTestDatabase, DB_KIND } from './harness.js';
  */
 describe(`migration 1732000001500: the kept newest comment (${DB_KIND})`, () => {
   it('fills each individual’s newest live comment from the comments already there, keeping every row', async () => {
-    const db = await createTestDatabase();
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'error' });
-    const options = dataSourceOptions(config, await detectMysqlFlavor(config));
-    const upTo = MIGRATIONS.indexOf(IndividualsLastComment1732000001500);
-    expect(upTo).toBeGreaterThan(0);
-    const before = new DataSource({ ...options, migrations: MIGRATIONS.slice(0, upTo) });
-    const after = new DataSource(options);
+    const upgrade = await atReleaseBefore(IndividualsLastComment1732000001500);
+    const { before, after } = upgrade;
     try {
-      // The schema as it was before the migration, with data in it (written in SQL: the entities
-      // of today know the new column).
-      await before.initialize();
-      await before.runMigrations({ transaction: 'each' });
       const at = (d: string) => `${d} 00:00:00.000`;
       const site = randomUUID();
       const org = randomUUID();
@@ -69,10 +57,7 @@ describe(`migration 1732000001500: the kept newest comment (${DB_KIND})`, () => 
       await comment('individuals', talked, 'newer but deleted', '2026-03-01', 1);
       await comment('metrics', talked, 'a metric with the same id, newer still', '2026-04-01');
       await comment('individuals', silent, 'only a deleted one', '2026-03-01', 1);
-      await before.destroy();
-
-      await after.initialize();
-      expect((await after.runMigrations({ transaction: 'each' })).map((m) => m.name)).toContain('IndividualsLastComment1732000001500');
+      expect(await upgrade.upgrade()).toContain('IndividualsLastComment1732000001500');
       const kept = (await after.query('SELECT id, last_comment_id FROM individuals WHERE site_id = ? ORDER BY id', [site])) as {
         id: string;
         last_comment_id: string | null;
@@ -81,9 +66,7 @@ describe(`migration 1732000001500: the kept newest comment (${DB_KIND})`, () => 
       const members = (await after.query('SELECT COUNT(*) AS n FROM organization_members WHERE site_id = ?', [site])) as { n: number | string }[];
       expect(Number(members[0].n)).toBe(3);
     } finally {
-      if (before.isInitialized) await before.destroy();
-      if (after.isInitialized) await after.destroy();
-      await db.cleanup();
+      await upgrade.close();
     }
   });
 });

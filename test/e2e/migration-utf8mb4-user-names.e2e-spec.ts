@@ -1,11 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
 import mysql from 'mysql2/promise';
-import { loadConfig, parseDatabaseUrl } from '../../src/config/config.js';
-import { dataSourceOptions, detectMysqlFlavor } from '../../src/database/data-source.js';
-import { MIGRATIONS } from '../../src/database/registry.js';
+import { parseDatabaseUrl } from '../../src/config/config.js';
 import { Utf8mb4UserNameKeys1732000001600 } from '../../src/database/migrations/1732000001600-utf8mb4-user-name-keys.js';
-import { createTestDatabase, DB_KIND } from './harness.js';
+import { DB_KIND } from './harness.js';
+import { atReleaseBefore } from './upgrade.js';
 
 /**
  * An existing installation upgrading through migration 1732000001600 (docs/operations.md,
@@ -15,27 +14,21 @@ import { createTestDatabase, DB_KIND } from './harness.js';
  */
 describe(`migration 1732000001600: utf8mb4 and user name keys (${DB_KIND})`, () => {
   it('recomputes every key, keeps an account whose new key another has, and (MySQL) converts a latin1 schema', async () => {
-    const db = await createTestDatabase();
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'error' });
-    const target = parseDatabaseUrl(db.url);
-    if (target.kind === 'mysql') {
+    const upgrade = await atReleaseBefore(Utf8mb4UserNameKeys1732000001600, async (url) => {
+      const target = parseDatabaseUrl(url);
+      if (target.kind !== 'mysql') return;
       // As created on a server whose default charset is latin1, before this release.
       const admin = await mysql.createConnection({ host: target.host, port: target.port, user: target.username, password: target.password });
       await admin.query(`ALTER DATABASE \`${target.database}\` CHARACTER SET latin1 COLLATE latin1_swedish_ci`);
       await admin.end();
-    }
-    const options = dataSourceOptions(config, await detectMysqlFlavor(config));
-    const upTo = MIGRATIONS.indexOf(Utf8mb4UserNameKeys1732000001600);
-    expect(upTo).toBeGreaterThan(0);
-    const before = new DataSource({ ...options, migrations: MIGRATIONS.slice(0, upTo) });
-    const after = new DataSource(options);
+    });
+    const { before, after } = upgrade;
+    const target = parseDatabaseUrl(upgrade.url);
     const foreignKeys = (ds: DataSource) =>
       ds.query(
         'SELECT CONSTRAINT_NAME AS name, TABLE_NAME AS t, REFERENCED_TABLE_NAME AS ref FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE() ORDER BY CONSTRAINT_NAME',
       ) as Promise<{ name: string; t: string; ref: string }[]>;
     try {
-      await before.initialize();
-      await before.runMigrations({ transaction: 'each' });
       const site = randomUUID();
       const at = '2026-01-01 00:00:00.000';
       await before.query('INSERT INTO sites (id, name, performance_management, created, updated, version) VALUES (?, ?, 1, ?, ?, 1)', [
@@ -68,10 +61,7 @@ describe(`migration 1732000001600: utf8mb4 and user name keys (${DB_KIND})`, () 
         ]);
       }
       const keysBefore = target.kind === 'mysql' ? await foreignKeys(before) : [];
-      await before.destroy();
-
-      await after.initialize();
-      await after.runMigrations({ transaction: 'each' });
+      await upgrade.upgrade();
       const rows = (await after.query('SELECT id, user_name AS name, user_name_key AS k FROM users WHERE site_id = ?', [site])) as {
         id: string;
         name: string;
@@ -97,9 +87,7 @@ describe(`migration 1732000001600: utf8mb4 and user name keys (${DB_KIND})`, () 
         expect(await after.query('SELECT name FROM sites WHERE id = ?', [site])).toEqual([{ name: 'Upgraded 😀' }]);
       }
     } finally {
-      if (before.isInitialized) await before.destroy();
-      if (after.isInitialized) await after.destroy();
-      await db.cleanup();
+      await upgrade.close();
     }
   });
 });

@@ -317,6 +317,10 @@ describe('the service process', () => {
       expect(new Set(assessments.map((a) => a.Kind))).toEqual(new Set(['self', 'leader', 'team']));
       const counts = await get(`/sites/${corp.SiteID}/individuals/basicroles`);
       expect(counts.every((c) => (c.BasicRolesCount as number) >= 1)).toBe(true);
+      // The seeded comments carry their authors' names, as the API's own do.
+      const commented = (await get('/individuals?limit=50')).filter((i) => i.LastComment !== null);
+      expect(commented.length).toBeGreaterThan(0);
+      expect(commented.every((i) => typeof i.LastCommentBy === 'string' && (i.LastCommentBy as string).length > 0)).toBe(true);
     } finally {
       p.child.kill('SIGKILL');
       await p.exited;

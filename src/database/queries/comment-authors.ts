@@ -1,5 +1,6 @@
 import type { RequestContext } from '../../common/context/request-context.js';
-import type { TenantDb } from '../tenant-db.js';
+import type { TenantDb, TenantTx } from '../tenant-db.js';
+import { CommentEntity } from '../entities/comment.entity.js';
 
 /** The author's name a comment keeps (CommentEntity.authorFirstName/authorLastName). */
 export interface AuthorNames {
@@ -40,4 +41,13 @@ export async function keepAuthorNames(db: TenantDb, ctx: RequestContext, individ
     ctx.siteId,
     individualId,
   ]);
+}
+
+/**
+ * A comment written in `tx` with the name of its author, as the API's create writes it, for
+ * writers of the service's own data (the demo site). The caller keeps the individual's newest
+ * comment (refreshLastComments) as every comment writer must.
+ */
+export async function writeComment(tx: TenantTx, values: Pick<CommentEntity, 'ancestorType' | 'ancestorId' | 'authorId' | 'body'>): Promise<CommentEntity> {
+  return tx.repo(CommentEntity).insert({ ...values, ...(await authorNamesFor(tx.db, tx.ctx, values.authorId)) });
 }
