@@ -56,6 +56,7 @@ import {
   num,
   PIN,
   pinDatabase,
+  databasePid,
   pinned,
   post,
   Proc,
@@ -132,7 +133,8 @@ interface Row {
 
 interface Measured {
   row: Row;
-  rounds: { result: LoadResult; cpuMs: number }[];
+  /** cpuMs: the server's; dbCpuMs: the local database server's over the same window (NaN on SQLite or without one). */
+  rounds: { result: LoadResult; cpuMs: number; dbCpuMs: number }[];
   /** Answers other than 2xx, over all rounds (tolerant rows only). */
   failures?: number;
 }
@@ -147,6 +149,10 @@ async function main(): Promise<void> {
   const keptProfileDir = process.env.BENCH_PROFILE_DIR;
   const profileDir = PROFILE ? (keptProfileDir ?? mkdtempSync(join(tmpdir(), 'pms-bench-prof-'))) : '';
   const db = SQLITE ? { undo: () => undefined, note: '' } : pinDatabase();
+  // The database server's CPU per request is read too when it runs on this machine (MariaDB's own
+  // share of a request, which competes with the server for core 0 in the default placement).
+  const local = !SQLITE && /^(127\.|localhost$|\[::1\]$)/.test(new URL(database.url).hostname);
+  const dbPid = local ? databasePid() : null;
   const cleanup = async () => {
     db.undo();
     await stopProcess(service);
@@ -392,7 +398,7 @@ async function main(): Promise<void> {
       for (const m of measured) {
         const pid = pidOf(m.row);
         await settleAll();
-        const { result, cpuMs: cpu } = await loadMeasured(pid, await jobOf(m.row, DURATION));
+        const { result, cpuMs: cpu, dbCpuMs } = await loadMeasured(pid, await jobOf(m.row, DURATION), dbPid);
         used(m.row, result);
         if (m.row.tolerant && (result.non2xx || result.errors)) {
           // A dashboard past the request's time limit (503) is counted and reported, not fatal.
@@ -401,6 +407,7 @@ async function main(): Promise<void> {
           m.rounds.push({
             result: { ...result, requests: result.requests - result.non2xx, rps: (result.requests - result.non2xx) / result.seconds },
             cpuMs: cpu,
+            dbCpuMs,
           });
           continue;
         }
@@ -408,7 +415,7 @@ async function main(): Promise<void> {
           const tail = (m.row.target === 'raw' ? raw! : service!).tail();
           throw new Error(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}\n${tail.slice(-3000)}`);
         }
-        m.rounds.push({ result, cpuMs: cpu });
+        m.rounds.push({ result, cpuMs: cpu, dbCpuMs });
         log(`round ${round}: ${m.row.name}: ${fmt(result.rps)} req/s`);
       }
     }
@@ -590,13 +597,14 @@ function printResults(measured: Measured[], soak: Soak | null, started: number, 
     `\n## ${kind}, ${fmt(SMALL)} / ${fmt(LARGE)} individuals, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s per row, ` +
       `${PIN ? 'server pinned to one core' : 'not pinned'}${placement}, node ${process.version}, ${new Date().toISOString().slice(0, 10)}\n`,
   );
-  console.log('| request | req/s | ratio | to | p50 ms | p99 ms | server CPU / request |');
-  console.log('|---|---:|---:|---|---:|---:|---:|');
+  console.log('| request | req/s | ratio | to | p50 ms | p99 ms | server CPU / request | database CPU / request |');
+  console.log('|---|---:|---:|---|---:|---:|---:|---:|');
   for (const m of measured) {
     const versus = m.row.versus ? byName.get(m.row.versus)! : limit;
     const isBase = m === limit || m.row.name === RAW_PAGE || m.row.name === RAW_WRITE || m.row.name.includes('without comments');
     const total = m.rounds.reduce((s, r) => s + r.result.requests, 0);
     const cpu = m.rounds.reduce((s, r) => s + r.cpuMs, 0) / total;
+    const dbCpu = m.rounds.reduce((s, r) => s + r.dbCpuMs, 0) / total;
     const to =
       !m.row.versus || versus === limit
         ? 'limit'
@@ -610,7 +618,8 @@ function printResults(measured: Measured[], soak: Soak | null, started: number, 
     const failed = m.failures ? ` (${fmt(m.failures)} failed)` : '';
     console.log(
       `| ${m.row.name}${failed} | ${fmt(rps(m))} | ${isBase ? '1.00' : ratio(m, versus).toFixed(2)} | ${isBase ? '' : to} | ` +
-        `${median(m.rounds.map((r) => r.result.p50)).toFixed(1)} | ${median(m.rounds.map((r) => r.result.p99)).toFixed(1)} | ${cpu.toFixed(2)} ms |`,
+        `${median(m.rounds.map((r) => r.result.p50)).toFixed(1)} | ${median(m.rounds.map((r) => r.result.p99)).toFixed(1)} | ${cpu.toFixed(2)} ms | ` +
+        `${Number.isFinite(dbCpu) ? `${dbCpu.toFixed(2)} ms` : '—'} |`,
     );
   }
   const find = (prefix: string) => measured.find((m) => m.row.name.startsWith(prefix));

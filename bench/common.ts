@@ -68,6 +68,19 @@ export function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
+/** The local database server's process (mariadbd or mysqld, found by name), or null. */
+export function databasePid(): number | null {
+  for (const name of ['mariadbd', 'mysqld']) {
+    try {
+      const pid = Number(execFileSync('pidof', ['-s', name], { encoding: 'utf8' }).trim());
+      if (pid > 0) return pid;
+    } catch {
+      // not running under this name
+    }
+  }
+  return null;
+}
+
 /**
  * BENCH_DB_CORE=<n>: the local database server's threads (mariadbd or mysqld, found by name) are
  * pinned to core n while a benchmark runs, as if the database had a machine of its own; otherwise
@@ -79,15 +92,7 @@ export function pinDatabase(): { undo: () => void; note: string } {
   const core = process.env.BENCH_DB_CORE;
   if (core === undefined || core === '') return { undo: () => undefined, note: '' };
   if (!/^\d+$/.test(core)) throw new Error(`BENCH_DB_CORE: a core number, not ${core}`);
-  let pid = '';
-  for (const name of ['mariadbd', 'mysqld']) {
-    try {
-      pid = execFileSync('pidof', ['-s', name], { encoding: 'utf8' }).trim();
-      if (pid) break;
-    } catch {
-      // not running under this name
-    }
-  }
+  const pid = String(databasePid() ?? '');
   if (!pid) throw new Error('BENCH_DB_CORE: no local mariadbd or mysqld process to pin');
   const before = /: (\S+)\s*$/.exec(execFileSync('taskset', ['-c', '-p', pid], { encoding: 'utf8' }))?.[1];
   if (!before) throw new Error(`BENCH_DB_CORE: cannot read the affinity of process ${pid}`);
@@ -175,13 +180,15 @@ export async function settle(pid: number, readyUrl?: string): Promise<void> {
 
 /**
  * Runs one load job against the process `pid` answers for and waits until it is idle again:
- * the result and the CPU (ms) the process spent meanwhile.
+ * the result and the CPU (ms) the process spent meanwhile, and that of the database server
+ * `dbPid` over the same window when one is given (NaN without).
  */
-export async function loadMeasured(pid: number, job: LoadJob): Promise<{ result: LoadResult; cpuMs: number }> {
+export async function loadMeasured(pid: number, job: LoadJob, dbPid: number | null = null): Promise<{ result: LoadResult; cpuMs: number; dbCpuMs: number }> {
+  const dbBefore = dbPid ? cpuMs(dbPid) : NaN;
   const before = cpuMs(pid);
   const result = await load(job);
   await settle(pid);
-  return { result, cpuMs: cpuMs(pid) - before };
+  return { result, cpuMs: cpuMs(pid) - before, dbCpuMs: dbPid ? cpuMs(dbPid) - dbBefore : NaN };
 }
 
 /** Runs one autocannon job in its own process (core 1). */
