@@ -121,7 +121,7 @@ export async function seedSite(
 
   const busyId = ids[Math.floor(opts.size / 2)];
   const quietId = ids[Math.floor(opts.size / 2) + 1];
-  const comment = (ancestorId: string, k: number, created: number) => ({
+  const comment = (ancestorId: string, k: number, created: number, author = individuals[(k * 31) % ids.length]) => ({
     id: randomUUID(),
     siteId,
     created: new Date(created),
@@ -131,10 +131,10 @@ export async function seedSite(
     ancestorId,
     ancestorType: 'individuals' as const,
     body: `Comment ${k}: good quarter`,
-    authorId: ids[(k * 31) % ids.length],
+    authorId: author.id,
     // The author's name the comment keeps, as an import writes it (docs/operations.md).
-    authorFirstName: individuals[(k * 31) % ids.length].firstName,
-    authorLastName: individuals[(k * 31) % ids.length].lastName,
+    authorFirstName: author.firstName,
+    authorLastName: author.lastName,
     deleted: false,
     deletedByRef: false,
   });
