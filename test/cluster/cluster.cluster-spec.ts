@@ -341,7 +341,7 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
   }, 300_000);
 
   it('a rolling restart of every replica fails no request of keep-alive clients', async () => {
-    const outcomes: { status: number; error?: string }[] = [];
+    const outcomes: { status: number; error?: string; at?: number; answer?: string }[] = [];
     let running = true;
     const client = async () => {
       while (running) {
@@ -350,15 +350,16 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
             headers: { Authorization: `Bearer ${adminToken}` },
             signal: AbortSignal.timeout(15_000),
           });
-          await res.arrayBuffer();
-          outcomes.push({ status: res.status });
+          const text = await res.text();
+          // A failure keeps who answered it: the proxy (HTML) or a replica (problem details).
+          outcomes.push(res.status === 200 ? { status: 200 } : { status: res.status, at: Date.now() - t0, answer: text.slice(0, 300) });
         } catch (e) {
           outcomes.push({ status: 0, error: (e as Error & { cause?: { code?: string } }).cause?.code ?? (e as Error).message });
         }
       }
     };
-    const clients = Array.from({ length: 8 }, client);
     const t0 = Date.now();
+    const clients = Array.from({ length: 8 }, client);
     for (let j = 0; j < cluster.replicaCount; j++) {
       await cluster.restartReplica(j);
       await waitFor(async () => (await cluster.proxyStates('api')).every((st) => st === 'UP'), 20_000);
@@ -371,6 +372,17 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     report(
       `rolling restart of 3 replicas (SIGTERM, drain, start, ready) in ${((Date.now() - t0) / 1000).toFixed(1)} s with 8 keep-alive clients: ${outcomes.length} requests, ${failed.length} failed`,
     );
+    if (failed.length) {
+      // What the proxy and the replicas logged around the failures, to tell their source.
+      const proxied = readFileSync(`${cluster.dir}/haproxy-api.log`, 'utf8').split('\n').filter((l) => l && !/ 200 \d+ |\/health\/ready/.test(l));
+      const replicas = [0, 1, 2].flatMap((j) =>
+        readFileSync(`${cluster.dir}/replica${j}.log`, 'utf8')
+          .split('\n')
+          .filter((l) => /"level":"(warn|error)"|"status":5\d\d|SIGTERM|listening/.test(l))
+          .map((l) => `replica${j}: ${l.slice(0, 400)}`),
+      );
+      process.stdout.write(`rolling restart failures:\n${JSON.stringify(failed, null, 1)}\nproxy:\n${proxied.slice(-40).join('\n')}\nreplicas:\n${replicas.slice(-60).join('\n')}\n`);
+    }
     expect(failed).toEqual([]);
   }, 300_000);
 });
