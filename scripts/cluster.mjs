@@ -398,6 +398,10 @@ defaults
   timeout client 65s
   timeout server 30s
   timeout http-keep-alive 60s
+  # Readiness waits up to 1 s for the database before it answers 503: the check waits for that
+  # answer (without this, a check times out at inter, 500 ms, and a replica that is slow but
+  # ready counted as down; on a slow machine all three could go at once).
+  timeout check 2s
   option http-keep-alive
 frontend api
   bind 127.0.0.1:${this.p.apiProxy}
