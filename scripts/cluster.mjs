@@ -381,7 +381,9 @@ listen stats
   }
 
   async startApiProxy() {
-    const servers = this.p.replicas.map((port, j) => `  server replica${j} 127.0.0.1:${port} check inter 500 fall 4 rise 2 observe layer4 error-limit 1 on-error mark-down`).join('\n');
+    const servers = this.p.replicas
+      .map((port, j) => `  server replica${j} 127.0.0.1:${port} check inter 500 fall 4 rise 2 observe layer4 error-limit 1 on-error mark-down`)
+      .join('\n');
     const cfg = join(this.dir, 'haproxy-api.cfg');
     writeFileSync(
       cfg,

@@ -374,14 +374,18 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     );
     if (failed.length) {
       // What the proxy and the replicas logged around the failures, to tell their source.
-      const proxied = readFileSync(`${cluster.dir}/haproxy-api.log`, 'utf8').split('\n').filter((l) => l && !/ 200 \d+ |\/health\/ready/.test(l));
+      const proxied = readFileSync(`${cluster.dir}/haproxy-api.log`, 'utf8')
+        .split('\n')
+        .filter((l) => l && !/ 200 \d+ |\/health\/ready/.test(l));
       const replicas = [0, 1, 2].flatMap((j) =>
         readFileSync(`${cluster.dir}/replica${j}.log`, 'utf8')
           .split('\n')
           .filter((l) => /"level":"(warn|error)"|"status":5\d\d|SIGTERM|listening/.test(l))
           .map((l) => `replica${j}: ${l.slice(0, 400)}`),
       );
-      process.stdout.write(`rolling restart failures:\n${JSON.stringify(failed, null, 1)}\nproxy:\n${proxied.slice(-40).join('\n')}\nreplicas:\n${replicas.slice(-60).join('\n')}\n`);
+      process.stdout.write(
+        `rolling restart failures:\n${JSON.stringify(failed, null, 1)}\nproxy:\n${proxied.slice(-40).join('\n')}\nreplicas:\n${replicas.slice(-60).join('\n')}\n`,
+      );
     }
     expect(failed).toEqual([]);
   }, 300_000);
