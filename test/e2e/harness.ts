@@ -10,6 +10,7 @@ import mysql from 'mysql2/promise';
 import { createApp } from '../../src/app.factory.js';
 import { AppConfig, loadConfig, parseDatabaseUrl } from '../../src/config/config.js';
 import { JsonLogger } from '../../src/common/logging/json-logger.js';
+import { TenantDb } from '../../src/database/tenant-db.js';
 import { ContractRecorder } from './contract.js';
 
 export const ADMIN_USER = 'admin';
@@ -137,19 +138,35 @@ export const NO_BACKGROUND_ROUNDS = { WEBHOOKS: 'off', DASHBOARD_SUMMARIES: 'off
 /**
  * Runs `fn` and records the SQL statements the app's data source sends meanwhile, in order: every
  * statement, through TypeORM's query runners or the raw reader, goes through its query logger.
+ * A background worker's look for work (TenantDb.pollRead: the summary builder's every 500 ms, the
+ * webhook claim's) is left out, since it lands in any window; work it then finds is not.
  */
 export async function statementsOf<R>(t: TestApp, fn: () => Promise<R>): Promise<{ result: R; statements: string[] }> {
   const logger = t.ds.logger;
   const original = logger.logQuery;
+  const db = t.app.get(TenantDb);
+  const pollRead = Object.getOwnPropertyDescriptor(db, 'pollRead');
+  let polling = false;
+  // The raw reader logs its statement synchronously, before its first await.
+  db.pollRead = function (this: TenantDb, ...args: Parameters<TenantDb['pollRead']>) {
+    polling = true;
+    try {
+      return TenantDb.prototype.pollRead.apply(this, args);
+    } finally {
+      polling = false;
+    }
+  } as TenantDb['pollRead'];
   const statements: string[] = [];
   logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
-    statements.push(args[0]);
+    if (!polling) statements.push(args[0]);
     return original.apply(this, args);
   };
   try {
     return { result: await fn(), statements };
   } finally {
     logger.logQuery = original;
+    if (pollRead) Object.defineProperty(db, 'pollRead', pollRead);
+    else delete (db as Partial<Pick<TenantDb, 'pollRead'>>).pollRead;
   }
 }
 
