@@ -145,13 +145,13 @@ export async function statementsOf<R>(t: TestApp, fn: () => Promise<R>): Promise
   const logger = t.ds.logger;
   const original = logger.logQuery;
   const db = t.app.get(TenantDb);
-  const pollRead = Object.getOwnPropertyDescriptor(db, 'pollRead');
+  const pollRead = db.pollRead;
   let polling = false;
   // The raw reader logs its statement synchronously, before its first await.
   db.pollRead = function (this: TenantDb, ...args: Parameters<TenantDb['pollRead']>) {
     polling = true;
     try {
-      return TenantDb.prototype.pollRead.apply(this, args);
+      return pollRead.apply(this, args);
     } finally {
       polling = false;
     }
@@ -165,8 +165,7 @@ export async function statementsOf<R>(t: TestApp, fn: () => Promise<R>): Promise
     return { result: await fn(), statements };
   } finally {
     logger.logQuery = original;
-    if (pollRead) Object.defineProperty(db, 'pollRead', pollRead);
-    else delete (db as Partial<Pick<TenantDb, 'pollRead'>>).pollRead;
+    db.pollRead = pollRead;
   }
 }
 
