@@ -30,6 +30,14 @@ export function applyServerTimeouts(server: Server, requestTimeoutMs: number): v
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(1000, requestTimeoutMs);
 }
 
+/** One request in flight (ServerLifecycle); its fields are cleared once it is answered. */
+interface InFlight {
+  req: IncomingMessage | null;
+  res: ServerResponse | null;
+  newer: InFlight | null;
+  older: InFlight | null;
+}
+
 /**
  * The shutdown sequence a load balancer can rely on (docs/operations.md, "Shutdown"). On
  * `drain()` (SIGTERM): readiness answers 503 at once, the listening socket closes so new
@@ -41,14 +49,6 @@ export function applyServerTimeouts(server: Server, requestTimeoutMs: number): v
  * headers are closed once no request is in flight, and the returned promise settles when the
  * last connection has closed.
  */
-/** One request in flight (ServerLifecycle); its fields are cleared once it is answered. */
-interface InFlight {
-  req: IncomingMessage | null;
-  res: ServerResponse | null;
-  newer: InFlight | null;
-  older: InFlight | null;
-}
-
 @Injectable()
 export class ServerLifecycle {
   constructor(private readonly codec: WireCodec) {}
@@ -101,9 +101,11 @@ export class ServerLifecycle {
   drain(server: Server): Promise<void> {
     this.server = server;
     this.drainingSince ??= Date.now();
-    for (let entry = this.newest; entry; entry = entry.older) {
-      const { req, res } = entry;
-      if (!req || !res || res.headersSent) continue;
+    // Taken out of the list first: answering one of them may unlink it while the list is walked.
+    const inFlight: { req: IncomingMessage; res: ServerResponse }[] = [];
+    for (let entry = this.newest; entry; entry = entry.older) if (entry.req && entry.res) inFlight.push({ req: entry.req, res: entry.res });
+    for (const { req, res } of inFlight) {
+      if (res.headersSent) continue;
       res.setHeader('Connection', 'close');
       if (!req.complete) {
         setTimeout(() => {
