@@ -55,14 +55,10 @@ export class ServerLifecycle {
 
   private server: Server | null = null;
   /**
-   * The requests in flight, newest first, as a list linked through one small entry per request
-   * (unlinked, and its pointers cleared, when the response finishes or closes). Not a Map: a
-   * long-lived Map that gains and loses an entry on every request rehashes into a new table every
-   * few dozen requests, and each old table keeps a pointer to its successor. Once one table has
-   * reached the old generation, every later table, and every request it held, survives V8's
-   * young-generation collections until the next full one: under load that promoted about 5 KB per
-   * request and made each scavenge 20-50 ms instead of 2 ms (docs/performance.md, "Nothing per
-   * request in a long-lived map").
+   * The requests in flight, newest first, linked through one small entry per request (unlinked,
+   * its pointers cleared, when the response finishes or closes). Not a long-lived Map, whose
+   * per-request churn kept every request alive until a full collection (docs/performance.md,
+   * "Nothing per request in a long-lived map").
    */
   private newest: InFlight | null = null;
   private count = 0;
@@ -101,11 +97,11 @@ export class ServerLifecycle {
   drain(server: Server): Promise<void> {
     this.server = server;
     this.drainingSince ??= Date.now();
-    // Taken out of the list first: answering one of them may unlink it while the list is walked.
-    const inFlight: { req: IncomingMessage; res: ServerResponse }[] = [];
-    for (let entry = this.newest; entry; entry = entry.older) if (entry.req && entry.res) inFlight.push({ req: entry.req, res: entry.res });
-    for (const { req, res } of inFlight) {
-      if (res.headersSent) continue;
+    for (let entry = this.newest; entry;) {
+      // The next entry is read first: an entry unlinked meanwhile has lost its pointers.
+      const { req, res, older } = entry;
+      entry = older;
+      if (!req || !res || res.headersSent) continue;
       res.setHeader('Connection', 'close');
       if (!req.complete) {
         setTimeout(() => {
