@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { jest } from '@jest/globals';
-import { boundPool, PoolConnectionLike, statementLimitSql } from './bounded-mysql.js';
+import { boundPool, LOST_CONNECTION_RETRIES, PoolConnectionLike, statementLimitSql } from './bounded-mysql.js';
 
 type Cb = (err: Error | null, conn?: PoolConnectionLike) => void;
 
@@ -16,9 +16,11 @@ class FakeConnection implements PoolConnectionLike {
   readonly release = jest.fn();
   readonly destroy = jest.fn();
   readonly sent: string[] = [];
+  readonly calls: unknown[][] = [];
   readonly callbacks: ((err: unknown, rows?: unknown) => void)[] = [];
   query(...args: unknown[]): unknown {
     this.sent.push(String(args[0]));
+    this.calls.push(args.slice(0, -1));
     this.callbacks.push(args[args.length - 1] as (err: unknown) => void);
     return undefined;
   }
@@ -31,6 +33,18 @@ class FakeConnection implements PoolConnectionLike {
 }
 
 const options = { flavor: 'mariadb' as const, acquireTimeoutMs: 50, statementTimeoutMs: 1500 };
+
+/** What mysql2 answers when the server or a proxy closed the connection under a statement. */
+const lost = () => Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A pool with one connection in use and spare ones the pool hands out next (all prepared). */
+function poolWithSpares(n: number) {
+  const pool = boundPool(new FakePool(), options);
+  const [conn, ...spares] = Array.from({ length: n + 1 }, () => new FakeConnection());
+  for (const c of [conn, ...spares]) pool.emit('connection', c);
+  return { pool, conn, spares };
+}
 
 describe('bounded mysql2 pool', () => {
   it('gives up waiting for a connection after the acquire timeout, and hands a late connection straight back', async () => {
@@ -101,5 +115,87 @@ describe('bounded mysql2 pool', () => {
     );
     expect(statementLimitSql('mariadb', 10000, 0)).toBe("SET SESSION max_statement_time = 10.000, SESSION tx_isolation = 'READ-COMMITTED'");
     expect(statementLimitSql('mysql', 10000, 1)).not.toContain('wsrep');
+  });
+
+  describe('a connection closed under a statement (a proxy shutting sessions, a restarting server)', () => {
+    it('runs a plain read again on another connection, which it then releases, and answers with that', async () => {
+      const { pool, conn, spares } = poolWithSpares(1);
+      const done = jest.fn();
+      conn.query({ sql: 'SELECT `id` FROM `sites` WHERE `id` = ?', timeout: 1500 }, ['s1'], done);
+      conn.callbacks[1](lost());
+      expect(done).not.toHaveBeenCalled();
+      // Not within the same turn: connections closed at the same moment leave the pool first.
+      expect(pool.waiting).toHaveLength(0);
+      await turn();
+      expect(pool.waiting).toHaveLength(1);
+      pool.waiting[0](null, spares[0]);
+      expect(spares[0].calls[1]).toEqual([{ sql: 'SELECT `id` FROM `sites` WHERE `id` = ?', timeout: 1500 }, ['s1']]);
+      spares[0].callbacks[1](null, [{ id: 's1' }], []);
+      expect(done).toHaveBeenCalledWith(null, [{ id: 's1' }], []);
+      expect(spares[0].release).toHaveBeenCalledTimes(1);
+    });
+
+    it(`gives up after ${LOST_CONNECTION_RETRIES} other connections with the last error`, async () => {
+      const { pool, conn, spares } = poolWithSpares(LOST_CONNECTION_RETRIES);
+      const done = jest.fn();
+      conn.query('SELECT 1', [], done);
+      conn.callbacks[1](lost());
+      for (const spare of spares) {
+        await turn();
+        pool.waiting.shift()!(null, spare);
+        spare.callbacks[1](lost());
+      }
+      await turn();
+      expect(pool.waiting).toHaveLength(0);
+      expect(done).toHaveBeenCalledTimes(1);
+      expect(done).toHaveBeenCalledWith(expect.objectContaining({ code: 'PROTOCOL_CONNECTION_LOST' }));
+      for (const spare of spares) expect(spare.release).toHaveBeenCalledTimes(1);
+    });
+
+    it('answers with the pool’s own error when no other connection comes', async () => {
+      const { pool, conn } = poolWithSpares(0);
+      const done = jest.fn();
+      conn.query('SELECT 1', [], done);
+      conn.callbacks[1](lost());
+      await turn();
+      pool.waiting[0](Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      expect(done).toHaveBeenCalledWith(expect.objectContaining({ code: 'ECONNREFUSED' }));
+    });
+
+    it('never runs again a write, a locking read, or any statement of an open transaction', async () => {
+      const { pool, conn } = poolWithSpares(0);
+      const outcomes: unknown[] = [];
+      const send = (sql: string) => {
+        const done = jest.fn();
+        conn.query(sql, [], done);
+        conn.callbacks[conn.callbacks.length - 1](lost());
+        outcomes.push(done.mock.calls[0]?.[0]);
+      };
+      send('UPDATE goals SET name = ? WHERE id = ?');
+      send('SELECT id FROM goals WHERE id = ? FOR UPDATE');
+      conn.query('START TRANSACTION', [], jest.fn());
+      send('SELECT id FROM goals WHERE id = ?');
+      conn.query('INSERT INTO audit_events VALUES (?);\nCOMMIT', [], jest.fn());
+      await turn();
+      expect(pool.waiting).toHaveLength(0);
+      expect(outcomes.map((e) => (e as { code?: string } | undefined)?.code)).toEqual(Array(3).fill('PROTOCOL_CONNECTION_LOST'));
+      // After the COMMIT the connection is outside a transaction again: a read goes elsewhere.
+      const done = jest.fn();
+      conn.query('SELECT 1', [], done);
+      conn.callbacks[conn.callbacks.length - 1](lost());
+      expect(done).not.toHaveBeenCalled();
+      await turn();
+      expect(pool.waiting).toHaveLength(1);
+    });
+
+    it('passes other errors of a read straight through', async () => {
+      const { pool, conn } = poolWithSpares(0);
+      const done = jest.fn();
+      conn.query('SELECT nope', [], done);
+      conn.callbacks[1](Object.assign(new Error('Unknown column'), { code: 'ER_BAD_FIELD_ERROR' }));
+      expect(done).toHaveBeenCalledWith(expect.objectContaining({ code: 'ER_BAD_FIELD_ERROR' }));
+      await turn();
+      expect(pool.waiting).toHaveLength(0);
+    });
   });
 });

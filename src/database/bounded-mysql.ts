@@ -1,4 +1,5 @@
 import mysql2 from 'mysql2';
+import { isLostConnection, isPlainRead } from '../common/errors/db-errors.js';
 
 /**
  * mysql2 as TypeORM's MySQL driver, with the bounds a stalled or slow database needs
@@ -21,6 +22,14 @@ import mysql2 from 'mysql2';
  *   every transaction the cluster committed before it, so a request (or the next one) reads what
  *   it just wrote through another node, and a replica told of a change by the InvalidationBus
  *   reads the new row. Without Galera the setting has no effect (docs/scaling.md).
+ * - **A read survives a dropped connection.** A database proxy that takes a node out of service
+ *   closes the sessions it carried (HAProxy's `on-marked-down shutdown-sessions`), and a server
+ *   restarting does the same: every statement in flight on those pooled connections fails with a
+ *   lost connection although the database as a whole still answers. A plain read outside a
+ *   transaction (isPlainRead) that fails so is run again on another connection of the pool, at
+ *   most LOST_CONNECTION_RETRIES times; a write, a locking read and anything inside a transaction
+ *   are never run again here (their outcome is unknown, or their transaction is gone) and answer
+ *   503 as before.
  * - The pool's "Queue limit reached." error gets a code (`POOL_QUEUE_LIMIT`), so it is recognised
  *   as unavailability like the others (db-errors.ts).
  */
@@ -98,7 +107,55 @@ function boundGetConnection(pool: PoolLike, acquireTimeoutMs: number): void {
   };
 }
 
-function prepareConnection(conn: PoolConnectionLike, setup: string): void {
+/** How many other connections a plain read that lost its connection is tried on. */
+export const LOST_CONNECTION_RETRIES = 2;
+
+type QueryCallback = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => void;
+/** Sends a statement (conn.query's arguments, callback last) with so many retries left. */
+type Send = (args: unknown[], retriesLeft: number) => unknown;
+
+/** Each prepared connection's own send (the bounds above), so a retry on it keeps them. */
+const senders = new WeakMap<PoolConnectionLike, Send>();
+
+function sqlOf(statement: unknown): string {
+  if (typeof statement === 'string') return statement;
+  const sql = (statement as { sql?: unknown } | null)?.sql;
+  return typeof sql === 'string' ? sql : '';
+}
+
+const TRANSACTION_START = /^\s*(?:START\s+TRANSACTION|BEGIN)\b/i;
+const TRANSACTION_END = /(?:^|;)\s*(?:COMMIT|ROLLBACK)\s*$/i;
+
+/**
+ * Runs a read that lost its connection again on another connection of the pool (after the
+ * current turn of the event loop, so that connections closed at the same moment have been noticed
+ * and left the pool). The caller's callback gets the first answer that is not a lost connection,
+ * or the last error.
+ */
+function readElsewhere(pool: PoolLike, args: unknown[], at: number, done: QueryCallback, retriesLeft: number, lost: Error): void {
+  if (retriesLeft <= 0) {
+    done(lost);
+    return;
+  }
+  setImmediate(() =>
+    pool.getConnection((err, fresh) => {
+      if (err || !fresh) {
+        done(err ?? lost);
+        return;
+      }
+      const again = args.slice();
+      again[at] = (e: (Error & { code?: string }) | null, ...rest: unknown[]) => {
+        fresh.release();
+        done(e, ...rest);
+      };
+      const send = senders.get(fresh);
+      if (send) send(again, retriesLeft - 1);
+      else fresh.query(...again);
+    }),
+  );
+}
+
+function prepareConnection(pool: PoolLike, conn: PoolConnectionLike, setup: string): void {
   // Queued before any command of a caller (mysql2 runs a connection's commands in order). A lost
   // connection surfaces on the caller's own query; a server that refuses the setting (none of the
   // supported versions does) leaves the connection bounded by the client-side timeout only.
@@ -106,17 +163,30 @@ function prepareConnection(conn: PoolConnectionLike, setup: string): void {
     if (err?.fatal) conn.destroy();
   });
   const query = conn.query.bind(conn);
-  conn.query = (...args: unknown[]) => {
+  // Whether the connection is inside a transaction, from the statements that open and close one
+  // (TypeORM's START TRANSACTION, COMMIT and ROLLBACK; TenantDb's batch ending in COMMIT).
+  let inTransaction = false;
+  const send: Send = (args, retriesLeft) => {
+    const sql = sqlOf(args[0]);
+    if (TRANSACTION_START.test(sql)) inTransaction = true;
+    else if (TRANSACTION_END.test(sql)) inTransaction = false;
     const i = args.findLastIndex((a) => typeof a === 'function');
     if (i >= 0) {
-      const done = args[i] as (err: { code?: string } | null, ...rest: unknown[]) => void;
-      args[i] = (err: { code?: string } | null, ...rest: unknown[]) => {
+      const done = args[i] as QueryCallback;
+      const retryable = !inTransaction && isPlainRead(sql);
+      args[i] = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => {
         if (err?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
+        if (err && retryable && isLostConnection(err)) {
+          readElsewhere(pool, args, i, done, retriesLeft, err);
+          return;
+        }
         done(err, ...rest);
       };
     }
     return query(...args);
   };
+  senders.set(conn, send);
+  conn.query = (...args: unknown[]) => send(args, LOST_CONNECTION_RETRIES);
   // TypeORM asks for `conn.promise()` on every query; mysql2 answers each call with a `require`
   // of its promise module and a new wrapper (an event emitter with two listeners), about 7 µs a
   // statement. The wrapper holds nothing of a query, so one per connection serves them all.
@@ -130,7 +200,7 @@ function prepareConnection(conn: PoolConnectionLike, setup: string): void {
 /** Applies the bounds described above to a mysql2 pool (exported for tests). */
 export function boundPool<P extends PoolLike>(pool: P, options: BoundedMysqlOptions): P {
   const setup = statementLimitSql(options.flavor, options.statementTimeoutMs, options.syncWait);
-  pool.on('connection', (conn) => prepareConnection(conn, setup));
+  pool.on('connection', (conn) => prepareConnection(pool, conn, setup));
   boundGetConnection(pool, options.acquireTimeoutMs);
   return pool;
 }

@@ -1,4 +1,6 @@
 import type { DataSource } from 'typeorm';
+import { isLostConnection } from '../common/errors/db-errors.js';
+import { LOST_CONNECTION_RETRIES } from './bounded-mysql.js';
 
 type MysqlCall = (options: { sql: string; timeout?: number }, params: unknown[], cb: (err: Error | null, rows: unknown) => void) => void;
 interface MysqlPool {
@@ -59,7 +61,17 @@ export class RawReader {
     const timeout = options.enableQueryTimeout && options.maxQueryExecutionTime ? options.maxQueryExecutionTime : undefined;
     const pool = (this.ds.driver as unknown as { pool: MysqlPool }).pool;
     const call = opts.prepare === false ? pool.query : pool.execute;
-    return new Promise((resolve, reject) => call.call(pool, { sql, timeout }, params as unknown[], (err, rows) => (err ? reject(err) : resolve(rows as T[]))));
+    return new Promise((resolve, reject) => {
+      // Every statement here is a read outside a transaction: one whose pooled connection was
+      // closed under it goes again on another connection (bounded-mysql.ts, docs/operations.md).
+      const attempt = (retriesLeft: number) =>
+        call.call(pool, { sql, timeout }, params as unknown[], (err, rows) => {
+          if (!err) resolve(rows as T[]);
+          else if (retriesLeft > 0 && isLostConnection(err)) setImmediate(attempt, retriesLeft - 1);
+          else reject(err);
+        });
+      attempt(LOST_CONNECTION_RETRIES);
+    });
   }
 }
 

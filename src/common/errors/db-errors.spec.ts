@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { isDatabaseUnavailable, isPrimaryKeyViolation, isRetryableConflict, isUniqueViolation } from './db-errors.js';
+import { isDatabaseUnavailable, isPrimaryKeyViolation, isRetryableConflict, isUniqueViolation, isLostConnection, isPlainRead } from './db-errors.js';
 
 const driver = (code: string, message: string) => new QueryFailedError('INSERT …', [], Object.assign(new Error(message), { code }));
 
@@ -52,5 +52,38 @@ describe('database unavailability', () => {
     expect(isDatabaseUnavailable(driver('ER_DUP_ENTRY', "Duplicate entry 'x' for key 'PRIMARY'"))).toBe(false);
     expect(isDatabaseUnavailable(new TypeError('x is undefined'))).toBe(false);
     expect(isDatabaseUnavailable(null)).toBe(false);
+  });
+});
+
+describe('a read that lost its connection', () => {
+  const fatal = (message: string, code?: string) => Object.assign(new Error(message), { fatal: true, ...(code ? { code } : {}) });
+
+  it('recognises a connection the server or a proxy closed or reset, and a statement given to a connection already closed', () => {
+    expect(isLostConnection(fatal('Connection lost: The server closed the connection.', 'PROTOCOL_CONNECTION_LOST'))).toBe(true);
+    expect(isLostConnection(fatal('read ECONNRESET', 'ECONNRESET'))).toBe(true);
+    expect(isLostConnection(fatal('write EPIPE', 'EPIPE'))).toBe(true);
+    expect(isLostConnection(fatal("Can't add new command when connection is in closed state"))).toBe(true);
+    // TypeORM wraps the driver's error.
+    expect(isLostConnection({ driverError: fatal('Connection lost', 'PROTOCOL_CONNECTION_LOST') })).toBe(true);
+  });
+
+  it('leaves statement errors, timeouts and errors the driver did not mark fatal alone', () => {
+    expect(isLostConnection(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(false);
+    expect(isLostConnection(fatal('Query inactivity timeout', 'PROTOCOL_SEQUENCE_TIMEOUT'))).toBe(false);
+    expect(isLostConnection(Object.assign(new Error('syntax'), { code: 'ER_PARSE_ERROR' }))).toBe(false);
+    expect(isLostConnection(null)).toBe(false);
+  });
+
+  it('counts plain SELECT and SHOW as reads, never a write or a read that takes locks', () => {
+    expect(isPlainRead('SELECT `s`.`id` FROM `sites` `s` WHERE `s`.`id` = ?')).toBe(true);
+    expect(isPlainRead('  (SELECT 1) UNION (SELECT 2)')).toBe(true);
+    expect(isPlainRead("SHOW VARIABLES LIKE 'wsrep_on'")).toBe(true);
+    expect(isPlainRead('SELECT id FROM goals WHERE site_id = ? FOR UPDATE')).toBe(false);
+    expect(isPlainRead('SELECT id FROM goals WHERE site_id = ? FOR SHARE')).toBe(false);
+    expect(isPlainRead('SELECT id FROM goals LOCK IN SHARE MODE')).toBe(false);
+    expect(isPlainRead("SELECT GET_LOCK('x', 1)")).toBe(false);
+    expect(isPlainRead('UPDATE goals SET name = ? WHERE id = ?')).toBe(false);
+    expect(isPlainRead('INSERT INTO comments SELECT * FROM x')).toBe(false);
+    expect(isPlainRead('')).toBe(false);
   });
 });

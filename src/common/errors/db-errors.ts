@@ -119,3 +119,30 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   const name = (e as { name?: unknown } | null)?.name;
   return typeof name === 'string' && UNAVAILABLE_NAMES.has(name);
 }
+
+/** Codes of a connection the server side closed or reset under a statement (the socket is gone). */
+const LOST_CONNECTION_CODES = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * The statement failed because its pooled connection was dead, not because of the statement: the
+ * proxy or the server closed the connection (mysql2 marks such errors `fatal`), or the statement
+ * was given to a connection already found closed. Nothing ran, or the server dropped the session
+ * with whatever ran in it; the same read on another connection may succeed (docs/operations.md,
+ * "A connection closed under a read").
+ */
+export function isLostConnection(e: unknown): boolean {
+  const err = (e as { driverError?: unknown } | null)?.driverError ?? e;
+  const fatal = (err as { fatal?: unknown } | null)?.fatal === true;
+  if (!fatal) return false;
+  const code = dbErrorCode(err);
+  if (code !== undefined && LOST_CONNECTION_CODES.has(code)) return true;
+  return /connection is in closed state/i.test(dbErrorMessage(err));
+}
+
+/**
+ * A statement that only reads and holds no lock (a plain SELECT or SHOW), so running it again on
+ * another connection, outside any transaction, cannot do anything twice.
+ */
+export function isPlainRead(sql: string): boolean {
+  return /^\s*\(?\s*(?:SELECT|SHOW)\b/i.test(sql) && !/\bFOR\s+(?:UPDATE|SHARE)\b|\bLOCK\s+IN\s+SHARE\s+MODE\b|\bGET_LOCK\s*\(/i.test(sql);
+}
