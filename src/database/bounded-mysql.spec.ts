@@ -174,6 +174,8 @@ describe('bounded mysql2 pool', () => {
       send('UPDATE goals SET name = ? WHERE id = ?');
       send('SELECT id FROM goals WHERE id = ? FOR UPDATE');
       conn.query('START TRANSACTION', [], jest.fn());
+      // A savepoint rolled back leaves the transaction open.
+      conn.query('ROLLBACK TO SAVEPOINT typeorm_1', [], jest.fn());
       send('SELECT id FROM goals WHERE id = ?');
       conn.query('INSERT INTO audit_events VALUES (?);\nCOMMIT', [], jest.fn());
       await turn();

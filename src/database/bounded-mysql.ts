@@ -124,7 +124,14 @@ function sqlOf(statement: unknown): string {
 }
 
 const TRANSACTION_START = /^\s*(?:START\s+TRANSACTION|BEGIN)\b/i;
-const TRANSACTION_END = /(?:^|;)\s*(?:COMMIT|ROLLBACK)\s*$/i;
+/** Tried on a statement's last 16 characters only, so a long statement costs no scan. */
+const TRANSACTION_END = /(?:^|[;\s])(?:COMMIT|ROLLBACK)\s*$/i;
+
+/** Whether a statement opens a transaction (1), ends one (-1), or neither (0). */
+function transactionEffect(sql: string): 1 | -1 | 0 {
+  if (TRANSACTION_END.test(sql.length > 16 ? sql.slice(-16) : sql)) return -1;
+  return TRANSACTION_START.test(sql) ? 1 : 0;
+}
 
 /**
  * Runs a read that lost its connection again on another connection of the pool (after the
@@ -168,15 +175,15 @@ function prepareConnection(pool: PoolLike, conn: PoolConnectionLike, setup: stri
   let inTransaction = false;
   const send: Send = (args, retriesLeft) => {
     const sql = sqlOf(args[0]);
-    if (TRANSACTION_START.test(sql)) inTransaction = true;
-    else if (TRANSACTION_END.test(sql)) inTransaction = false;
+    const effect = transactionEffect(sql);
+    if (effect !== 0) inTransaction = effect === 1;
     const i = args.findLastIndex((a) => typeof a === 'function');
     if (i >= 0) {
       const done = args[i] as QueryCallback;
-      const retryable = !inTransaction && isPlainRead(sql);
+      const outside = !inTransaction;
       args[i] = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => {
         if (err?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
-        if (err && retryable && isLostConnection(err)) {
+        if (err && outside && isLostConnection(err) && isPlainRead(sql)) {
           readElsewhere(pool, args, i, done, retriesLeft, err);
           return;
         }
