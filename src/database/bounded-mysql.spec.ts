@@ -17,7 +17,7 @@ class FakeConnection implements PoolConnectionLike {
   readonly destroy = jest.fn();
   readonly sent: string[] = [];
   readonly calls: unknown[][] = [];
-  readonly callbacks: ((err: unknown, rows?: unknown) => void)[] = [];
+  readonly callbacks: ((err: unknown, ...rest: unknown[]) => void)[] = [];
   query(...args: unknown[]): unknown {
     this.sent.push(String(args[0]));
     this.calls.push(args.slice(0, -1));

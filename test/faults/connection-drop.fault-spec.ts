@@ -135,11 +135,11 @@ describe('database sessions closed under load by a proxy (service as a process)'
     running = false;
     await Promise.all(load);
 
-    const reads_ = summarize(readOutcomes);
-    const writes = summarize(writeOutcomes);
+    const readFigures = summarize(readOutcomes);
+    const writeFigures = summarize(writeOutcomes);
     process.stdout.write(
-      `\n== connection drops ==\n${proxy.dropped} sessions closed in ${DROPS} drops; reads: ${reads_.requests}, ${reads_.ok} 200, ` +
-        `p99 ${reads_.p99} ms; writes: ${writes.requests}, ${writes.ok} 2xx, ${writes.unavailable} 503\n\n`,
+      `\n== connection drops ==\n${proxy.dropped} sessions closed in ${DROPS} drops; reads: ${readFigures.requests}, ${readFigures.ok} 200, ` +
+        `p99 ${readFigures.p99} ms; writes: ${writeFigures.requests}, ${writeFigures.ok} 2xx, ${writeFigures.unavailable} 503\n\n`,
     );
     expect(proxy.dropped).toBeGreaterThan(DROPS);
     expect(readOutcomes.length).toBeGreaterThan(100);
