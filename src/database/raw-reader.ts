@@ -2,10 +2,84 @@ import type { DataSource } from 'typeorm';
 import { isLostConnection } from '../common/errors/db-errors.js';
 import { LOST_CONNECTION_RETRIES } from './bounded-mysql.js';
 
-type MysqlCall = (options: { sql: string; timeout?: number }, params: unknown[], cb: (err: Error | null, rows: unknown) => void) => void;
-interface MysqlPool {
-  execute: MysqlCall;
+type RowsCallback = (err: Error | null, rows: unknown) => void;
+type MysqlCall = (options: { sql: string; timeout?: number }, params: unknown[], cb: RowsCallback) => void;
+/** mysql2's prepared statement (PreparedStatementInfo): executes by its server-side id. */
+export interface MysqlStatement {
+  execute(params: unknown[], cb: RowsCallback): unknown;
+}
+export interface MysqlConnection {
+  prepare(sql: string, cb: (err: Error | null, statement: MysqlStatement) => void): unknown;
+  release(): void;
+  destroy(): void;
+}
+export interface MysqlPool {
+  getConnection(cb: (err: Error | null, conn: MysqlConnection) => void): void;
   query: MysqlCall;
+}
+
+/**
+ * The statements each pooled connection has prepared for RawReader, by SQL text. Kept per
+ * connection object, so a connection that is closed takes its statements with it; the texts are
+ * the callers' constants, a bounded set (a varying text passes `prepare: false`).
+ */
+const prepared = new WeakMap<MysqlConnection, Map<string, MysqlStatement>>();
+
+/** What mysql2 answers when a statement's client-side timeout fires; bounded-mysql.ts knows it too. */
+function inactivityTimeout(): Error {
+  return Object.assign(new Error('Query inactivity timeout'), { code: 'PROTOCOL_SEQUENCE_TIMEOUT', fatal: true });
+}
+
+/**
+ * Runs a prepared statement on one pool connection: prepared once per connection, then executed
+ * by its id. mysql2's own `pool.execute` does the same, but on every call it copies its options,
+ * builds its statement-cache key from the whole SQL text (a new string, hashed again each time),
+ * looks that key up in an LRU and queues a prepare command before the execute, about 10 µs of a
+ * 170 µs by-id read (docs/performance.md, "One statement per read"). The client-side query timeout is
+ * kept: when it fires, the connection is closed (its state is unknown) and the read fails as
+ * mysql2's would.
+ */
+export function executePrepared(pool: MysqlPool, sql: string, params: unknown[], timeout: number | undefined, cb: RowsCallback): void {
+  pool.getConnection((err, conn) => {
+    if (err) {
+      cb(err, undefined);
+      return;
+    }
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (e: Error | null, rows?: unknown) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      conn.release();
+      cb(e, rows);
+    };
+    const run = (statement: MysqlStatement) => {
+      if (timeout) {
+        timer = setTimeout(() => {
+          conn.destroy();
+          finish(inactivityTimeout());
+        }, timeout);
+      }
+      statement.execute(params, (e, rows) => {
+        // mysql2 closes a connection's statements beyond its own cache's bound: prepare anew next time.
+        if ((e as { code?: string } | null)?.code === 'ER_UNKNOWN_STMT_HANDLER') prepared.get(conn)?.delete(sql);
+        finish(e, rows);
+      });
+    };
+    let statements = prepared.get(conn);
+    if (!statements) prepared.set(conn, (statements = new Map()));
+    const statement = statements.get(sql);
+    if (statement) {
+      run(statement);
+      return;
+    }
+    const cache = statements;
+    conn.prepare(sql, (e, made) => {
+      if (e) finish(e);
+      else run(cache.set(sql, made).get(sql)!);
+    });
+  });
 }
 interface SqliteStatement {
   all(...params: unknown[]): unknown[];
@@ -16,8 +90,8 @@ interface SqliteConnection {
 
 /**
  * A lower-level read path for the hottest reads (docs/performance.md): one hand-written SQL
- * statement, run as a prepared statement on the driver TypeORM already holds (mysql2's pool with
- * its per-connection statement cache, or better-sqlite3's connection), without building a query,
+ * statement, run as a prepared statement on the driver TypeORM already holds (mysql2's pool, each
+ * connection preparing the statement once, or better-sqlite3's connection), without building a query,
  * creating a query runner or hydrating entities. Same pool, same query timeout
  * (DB_QUERY_TIMEOUT_MS), same query logger as every other query. Tenancy is the caller's SQL's to
  * state (`site_id = ?`); use it only where TenantDb's scoped repositories are too slow.
@@ -60,16 +134,19 @@ export class RawReader {
     const options = this.ds.options as { enableQueryTimeout?: boolean; maxQueryExecutionTime?: number };
     const timeout = options.enableQueryTimeout && options.maxQueryExecutionTime ? options.maxQueryExecutionTime : undefined;
     const pool = (this.ds.driver as unknown as { pool: MysqlPool }).pool;
-    const call = opts.prepare === false ? pool.query : pool.execute;
+    const values = params as unknown[];
     return new Promise((resolve, reject) => {
       // Every statement here is a read outside a transaction: one whose pooled connection was
       // closed under it goes again on another connection (bounded-mysql.ts, docs/operations.md).
-      const attempt = (retriesLeft: number) =>
-        call.call(pool, { sql, timeout }, params as unknown[], (err, rows) => {
+      const attempt = (retriesLeft: number) => {
+        const done: RowsCallback = (err, rows) => {
           if (!err) resolve(rows as T[]);
           else if (retriesLeft > 0 && isLostConnection(err)) setImmediate(attempt, retriesLeft - 1);
           else reject(err);
-        });
+        };
+        if (opts.prepare === false) pool.query({ sql, timeout }, values, done);
+        else executePrepared(pool, sql, values, timeout, done);
+      };
       attempt(LOST_CONNECTION_RETRIES);
     });
   }
