@@ -134,32 +134,36 @@ function transactionEffect(sql: string): 1 | -1 | 0 {
 }
 
 /**
- * Runs a read that lost its connection again on another connection of the pool (after the
- * current turn of the event loop, so that connections closed at the same moment have been noticed
- * and left the pool). The caller's callback gets the first answer that is not a lost connection,
- * or the last error.
+ * The one retry policy of a read that lost its connection (here and in RawReader): when retries
+ * are left, `again` runs with one fewer after the current turn of the event loop, so that
+ * connections closed at the same moment have been noticed and left the pool. False when the read
+ * is not to be tried again (its caller answers with the error).
+ */
+export function againIfLost(err: unknown, retriesLeft: number, again: (retriesLeft: number) => void): boolean {
+  if (retriesLeft <= 0 || !isLostConnection(err)) return false;
+  setImmediate(again, retriesLeft - 1);
+  return true;
+}
+
+/**
+ * Sends a read that lost its connection (`lost`) on another connection of the pool; the caller's
+ * callback gets its answer, or the pool's own error when no connection comes.
  */
 function readElsewhere(pool: PoolLike, args: unknown[], at: number, done: QueryCallback, retriesLeft: number, lost: Error): void {
-  if (retriesLeft <= 0) {
-    done(lost);
-    return;
-  }
-  setImmediate(() =>
-    pool.getConnection((err, fresh) => {
-      if (err || !fresh) {
-        done(err ?? lost);
-        return;
-      }
-      const again = args.slice();
-      again[at] = (e: (Error & { code?: string }) | null, ...rest: unknown[]) => {
-        fresh.release();
-        done(e, ...rest);
-      };
-      const send = senders.get(fresh);
-      if (send) send(again, retriesLeft - 1);
-      else fresh.query(...again);
-    }),
-  );
+  pool.getConnection((err, fresh) => {
+    if (err || !fresh) {
+      done(err ?? lost);
+      return;
+    }
+    const again = args.slice();
+    again[at] = (e: (Error & { code?: string }) | null, ...rest: unknown[]) => {
+      fresh.release();
+      done(e, ...rest);
+    };
+    const send = senders.get(fresh);
+    if (send) send(again, retriesLeft);
+    else fresh.query(...again);
+  });
 }
 
 function prepareConnection(pool: PoolLike, conn: PoolConnectionLike, setup: string): void {
@@ -183,10 +187,7 @@ function prepareConnection(pool: PoolLike, conn: PoolConnectionLike, setup: stri
       const outside = !inTransaction;
       args[i] = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => {
         if (err?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
-        if (err && outside && isLostConnection(err) && isPlainRead(sql)) {
-          readElsewhere(pool, args, i, done, retriesLeft, err);
-          return;
-        }
+        if (err && outside && isPlainRead(sql) && againIfLost(err, retriesLeft, (left) => readElsewhere(pool, args, i, done, left, err))) return;
         done(err, ...rest);
       };
     }

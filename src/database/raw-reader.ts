@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { isLostConnection } from '../common/errors/db-errors.js';
-import { LOST_CONNECTION_RETRIES } from './bounded-mysql.js';
+import { againIfLost, LOST_CONNECTION_RETRIES } from './bounded-mysql.js';
 
 type RowsCallback = (err: Error | null, rows: unknown) => void;
 type MysqlCall = (options: { sql: string; timeout?: number }, params: unknown[], cb: RowsCallback) => void;
@@ -24,6 +23,12 @@ export interface MysqlPool {
  * the callers' constants, a bounded set (a varying text passes `prepare: false`).
  */
 const prepared = new WeakMap<MysqlConnection, Map<string, MysqlStatement>>();
+
+function statementsOf(conn: MysqlConnection): Map<string, MysqlStatement> {
+  let statements = prepared.get(conn);
+  if (!statements) prepared.set(conn, (statements = new Map()));
+  return statements;
+}
 
 /** What mysql2 answers when a statement's client-side timeout fires; bounded-mysql.ts knows it too. */
 function inactivityTimeout(): Error {
@@ -54,6 +59,7 @@ export function executePrepared(pool: MysqlPool, sql: string, params: unknown[],
       conn.release();
       cb(e, rows);
     };
+    const known = statementsOf(conn);
     const run = (statement: MysqlStatement) => {
       if (timeout) {
         timer = setTimeout(() => {
@@ -63,21 +69,19 @@ export function executePrepared(pool: MysqlPool, sql: string, params: unknown[],
       }
       statement.execute(params, (e, rows) => {
         // mysql2 closes a connection's statements beyond its own cache's bound: prepare anew next time.
-        if ((e as { code?: string } | null)?.code === 'ER_UNKNOWN_STMT_HANDLER') prepared.get(conn)?.delete(sql);
+        if ((e as { code?: string } | null)?.code === 'ER_UNKNOWN_STMT_HANDLER') known.delete(sql);
         finish(e, rows);
       });
     };
-    let statements = prepared.get(conn);
-    if (!statements) prepared.set(conn, (statements = new Map()));
-    const statement = statements.get(sql);
+    const statement = known.get(sql);
     if (statement) {
       run(statement);
       return;
     }
-    const cache = statements;
     conn.prepare(sql, (e, made) => {
-      if (e) finish(e);
-      else run(cache.set(sql, made).get(sql)!);
+      if (e) return finish(e);
+      known.set(sql, made);
+      run(made);
     });
   });
 }
@@ -142,8 +146,7 @@ export class RawReader {
       const attempt = (retriesLeft: number) => {
         const done: RowsCallback = (err, rows) => {
           if (!err) resolve(rows as T[]);
-          else if (retriesLeft > 0 && isLostConnection(err)) setImmediate(attempt, retriesLeft - 1);
-          else reject(err);
+          else if (!againIfLost(err, retriesLeft, attempt)) reject(err);
         };
         if (opts.prepare === false) pool.query({ sql, timeout }, values, done);
         else executePrepared(pool, sql, values, timeout, done);
