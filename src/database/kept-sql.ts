@@ -52,12 +52,13 @@ export function joinedOf(joined: JoinedColumns, row: Record<string, unknown>): R
 /**
  * The record a list hangs on (an individual's goals, the record a page of comments is on), read in
  * the list's own statement instead of by a check before it (docs/performance.md, "Lists under a
- * record"): `… LEFT JOIN <table> a ON a.site_id = ? AND a.id = ? [AND a.<column> = ?]` after the
- * list's own tables, its id and `columns` selected as `__anchor_id` and `__anchor_<column>` on every
- * row; an anchor read for its id alone is a subquery in the select list instead, which MariaDB
- * evaluates once and plans for less than a join. The list's table stays the first: the database
- * walks its index in the page's order as without the anchor, and reads the anchor once, by primary
- * key (a constant). A page with no row tells nothing of the anchor: SimpleFind.anchor reads it alone.
+ * record"): `… JOIN <table> a ON a.site_id = ? AND a.id = ? [AND a.<column> = ?]` after the list's
+ * own tables, its id and `columns` selected as `__anchor_id` and `__anchor_<column>` on every row;
+ * an anchor read for its id alone is a subquery in the select list instead (null on every row when
+ * the record is missing), which MariaDB evaluates once. The join is an inner one on the anchor's
+ * primary key: the database reads the anchor once, as a constant, and walks the list's index in the
+ * page's order as without it. No row (a missing anchor, or an empty page) tells nothing of the
+ * anchor: SimpleFind.anchor reads it alone.
  */
 export interface AnchorColumns {
   table: string;
@@ -321,7 +322,10 @@ function build(
       columns += `, (${anchorAlone}) AS ${q('__anchor_id')}`;
     } else {
       columns += `, ${anchorColumns}`;
-      from += ` LEFT JOIN ${q(anchor.table)} a ON ${anchorIs}`;
+      // An inner join: MariaDB reads the record once while planning (a `const` table) and drops
+      // it from the join; as an outer join's inner table it was looked up again for every row
+      // (docs/performance.md, "Lists under a record").
+      from += ` JOIN ${q(anchor.table)} a ON ${anchorIs}`;
     }
   }
   const orderBy = order.length ? ` ORDER BY ${order.map(([c, dir]) => `${col(c)} ${dir}`).join(', ')}` : '';
