@@ -200,4 +200,84 @@ describe('bounded mysql2 pool', () => {
       expect(pool.waiting).toHaveLength(0);
     });
   });
+
+  describe('a transaction’s BEGIN (sent with the transaction’s first statement)', () => {
+    /** A prepared connection of a pool, and what a caller of conn.query gets back. */
+    function prepared() {
+      const { pool, conn } = poolWithSpares(0);
+      const ask = (...args: unknown[]) => {
+        const done = jest.fn();
+        conn.query(...args, done);
+        return done;
+      };
+      return { pool, conn, ask, setup: conn.sent.length };
+    }
+
+    it('answers START TRANSACTION without sending it, and sends it in front of the next statement, answering that statement alone', async () => {
+      const { conn, ask, setup } = prepared();
+      const begun = ask('START TRANSACTION');
+      await turn();
+      expect(begun).toHaveBeenCalledWith(null, expect.objectContaining({ affectedRows: 0 }), undefined);
+      expect(conn.sent).toHaveLength(setup);
+      const done = ask({ sql: 'SELECT id FROM goals WHERE id = ? FOR UPDATE', timeout: 1500 }, [7]);
+      expect(conn.calls[setup]).toEqual([{ sql: 'START TRANSACTION;\nSELECT id FROM goals WHERE id = ? FOR UPDATE', timeout: 1500 }, [7]]);
+      const fields = [{ name: 'id' }];
+      conn.callbacks[setup](null, [{ affectedRows: 0 }, [{ id: 7 }]], [undefined, fields]);
+      expect(done).toHaveBeenCalledWith(null, [{ id: 7 }], fields);
+      // Only the first statement carries it.
+      ask('UPDATE goals SET name = ? WHERE id = ?', ['x', 7]);
+      expect(conn.sent[setup + 1]).toBe('UPDATE goals SET name = ? WHERE id = ?');
+    });
+
+    it('answers a batch sent first with its own results, without the BEGIN’s', () => {
+      const { conn, ask, setup } = prepared();
+      ask('START TRANSACTION');
+      const done = ask('INSERT INTO a VALUES (?);\nCOMMIT', [1]);
+      expect(conn.sent[setup]).toBe('START TRANSACTION;\nINSERT INTO a VALUES (?);\nCOMMIT');
+      conn.callbacks[setup](null, [{ affectedRows: 0 }, { affectedRows: 1 }, { affectedRows: 0 }], [undefined, undefined, undefined]);
+      expect(done).toHaveBeenCalledWith(null, [{ affectedRows: 1 }, { affectedRows: 0 }], [undefined, undefined]);
+    });
+
+    it('sends nothing for a transaction that ends before its first statement, and begins the next one afresh', async () => {
+      const { conn, ask, setup } = prepared();
+      ask('START TRANSACTION');
+      const committed = ask('COMMIT');
+      ask('START TRANSACTION');
+      const rolledBack = ask('ROLLBACK');
+      await turn();
+      expect(committed).toHaveBeenCalledWith(null, expect.objectContaining({ affectedRows: 0 }), undefined);
+      expect(rolledBack).toHaveBeenCalledWith(null, expect.objectContaining({ affectedRows: 0 }), undefined);
+      expect(conn.sent).toHaveLength(setup);
+      ask('SELECT 1');
+      expect(conn.sent[setup]).toBe('SELECT 1');
+    });
+
+    it('passes the first statement’s error through, and counts the transaction as open (a lost read is not run again)', async () => {
+      const { pool, conn, ask, setup } = prepared();
+      ask('START TRANSACTION');
+      const done = ask('SELECT id FROM goals WHERE id = ?', [1]);
+      conn.callbacks[setup](lost());
+      expect(done).toHaveBeenCalledWith(expect.objectContaining({ code: 'PROTOCOL_CONNECTION_LOST' }));
+      await turn();
+      expect(pool.waiting).toHaveLength(0);
+      ask('ROLLBACK');
+      expect(conn.sent[setup + 1]).toBe('ROLLBACK');
+    });
+
+    it('drops a BEGIN still held back when the pool hands the connection out again', () => {
+      const { pool, conn, ask, setup } = prepared();
+      ask('START TRANSACTION');
+      pool.getConnection(() => undefined);
+      pool.waiting[0](null, conn);
+      ask('SELECT 1');
+      expect(conn.sent[setup]).toBe('SELECT 1');
+    });
+
+    it('sends the BEGIN alone before a statement that has no callback (a stream)', () => {
+      const { conn, ask, setup } = prepared();
+      ask('START TRANSACTION');
+      conn.query('SELECT id FROM goals', []);
+      expect(conn.sent.slice(setup)).toEqual(['START TRANSACTION', 'SELECT id FROM goals']);
+    });
+  });
 });

@@ -30,6 +30,12 @@ import { isLostConnection, isPlainRead } from '../common/errors/db-errors.js';
  *   most LOST_CONNECTION_RETRIES times; a write, a locking read and anything inside a transaction
  *   are never run again here (their outcome is unknown, or their transaction is gone) and answer
  *   503 as before.
+ * - **A transaction's BEGIN rides with its first statement.** TypeORM sends `START TRANSACTION`
+ *   alone, one round trip that carries nothing. Here it is answered at once and sent in front of
+ *   the transaction's first statement instead (`START TRANSACTION;` + that statement, one round
+ *   trip; the caller gets that statement's answer alone). A transaction that ends before any
+ *   statement sends nothing at all. One round trip less for every write (docs/performance.md,
+ *   "Writes: fewer round trips").
  * - The pool's "Queue limit reached." error gets a code (`POOL_QUEUE_LIMIT`), so it is recognised
  *   as unavailability like the others (db-errors.ts).
  */
@@ -102,6 +108,8 @@ function boundGetConnection(pool: PoolLike, acquireTimeoutMs: number): void {
       settled = true;
       clearTimeout(timer);
       if (err && /^Queue limit reached/.test(err.message)) Object.assign(err, { code: 'POOL_QUEUE_LIMIT' });
+      // A BEGIN still held back when the connection was given up was never sent: drop it.
+      if (conn) handedOver.get(conn)?.();
       cb(err, conn);
     });
   };
@@ -116,6 +124,23 @@ type Send = (args: unknown[], retriesLeft: number) => unknown;
 
 /** Each prepared connection's own send (the bounds above), so a retry on it keeps them. */
 const senders = new WeakMap<PoolConnectionLike, Send>();
+/** What each prepared connection forgets when the pool hands it to a caller (a held-back BEGIN). */
+const handedOver = new WeakMap<PoolConnectionLike, () => void>();
+
+/** The statement TypeORM opens a transaction with, held back until the transaction's first statement. */
+const BEGIN = 'START TRANSACTION';
+/** A bare COMMIT or ROLLBACK: with the BEGIN still held back, nothing was sent and nothing is. */
+const BARE_END = /^\s*(?:COMMIT|ROLLBACK)\s*$/i;
+
+/** What mysql2 answers a statement that changes no row (a ResultSetHeader's fields), for a held-back BEGIN. */
+function nothingChanged(): Record<string, number | string> {
+  return { fieldCount: 0, affectedRows: 0, insertId: 0, info: '', serverStatus: 0, warningStatus: 0, changedRows: 0 };
+}
+
+/** conn.query's first argument (a text or `{ sql, … }`) with `sql` in its place. */
+function withSql(statement: unknown, sql: string): unknown {
+  return typeof statement === 'string' ? sql : { ...(statement as object), sql };
+}
 
 function sqlOf(statement: unknown): string {
   if (typeof statement === 'string') return statement;
@@ -177,11 +202,41 @@ function prepareConnection(pool: PoolLike, conn: PoolConnectionLike, setup: stri
   // Whether the connection is inside a transaction, from the statements that open and close one
   // (TypeORM's START TRANSACTION, COMMIT and ROLLBACK; TenantDb's batch ending in COMMIT).
   let inTransaction = false;
+  // TypeORM's START TRANSACTION, answered but not sent yet (see "A transaction's BEGIN" above).
+  let beginHeld = false;
+  handedOver.set(conn, () => {
+    beginHeld = false;
+  });
   const send: Send = (args, retriesLeft) => {
     const sql = sqlOf(args[0]);
     const effect = transactionEffect(sql);
     if (effect !== 0) inTransaction = effect === 1;
     const i = args.findLastIndex((a) => typeof a === 'function');
+    if (i >= 0 && (beginHeld || sql === BEGIN)) {
+      const done = args[i] as QueryCallback;
+      if (sql === BEGIN || (beginHeld && BARE_END.test(sql))) {
+        // The BEGIN is held back; a transaction that ends before its first statement sent nothing.
+        beginHeld = sql === BEGIN;
+        process.nextTick(done, null, nothingChanged(), undefined);
+        return undefined;
+      }
+      beginHeld = false;
+      args[0] = withSql(args[0], `${BEGIN};\n${sql}`);
+      // The answer is the statement's own: its result (or, for a batch, its results) without the BEGIN's.
+      args[i] = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => {
+        const [results, fields] = rest;
+        if (err || !Array.isArray(results)) return done(err, ...rest);
+        const own = results.length === 2 ? results[1] : results.slice(1);
+        const ownFields = Array.isArray(fields) ? (results.length === 2 ? fields[1] : fields.slice(1)) : fields;
+        done(null, own, ownFields);
+      };
+    } else if (beginHeld) {
+      // A statement without a callback (a stream) cannot share its answer: the BEGIN goes first, alone.
+      beginHeld = false;
+      query(BEGIN, (err: Error | null) => {
+        if (err) conn.destroy();
+      });
+    }
     if (i >= 0) {
       const done = args[i] as QueryCallback;
       const outside = !inTransaction;
