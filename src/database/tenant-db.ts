@@ -395,8 +395,14 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * primary keys — is a 409 `id-taken`, and a race on the same id fails in the database, never
    * overwriting the other row. The answer is the same wherever the id is used, and names no
    * record, so it tells a caller nothing about another site (docs/http-and-xml.md).
+   *
+   * `atCommit`: when the id is made here (a new uuid) and the insert is one kept statement, it is
+   * sent when the transaction commits (TenantDb.sqlAtCommit: on MySQL/MariaDB in the COMMIT's round
+   * trip), not now. For a row nothing later in the transaction reads except other writes left for
+   * the commit, which follow it in order, and whose failure the caller does not interpret (a new
+   * uuid takes no unique index but its own); a failure fails the commit and rolls everything back.
    */
-  async insert(values: DeepPartial<T>): Promise<T> {
+  async insert(values: DeepPartial<T>, opts: { atCommit?: boolean } = {}): Promise<T> {
     return this.db.transaction(this.ctx, async () => {
       const repo = this.repo;
       const now = new Date();
@@ -412,9 +418,12 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
       } as DeepPartial<T>);
       const rec = entity as Record<string, unknown>;
       const idCol = repo.metadata.primaryColumns[0];
+      let madeId = false;
       if (idCol && !idCol.isGenerated) {
-        if (rec.id === undefined || rec.id === null) rec.id = randomUUID();
-        else if (await repo.exists({ where: { id: rec.id } as unknown as FindOptionsWhere<T> })) {
+        if (rec.id === undefined || rec.id === null) {
+          rec.id = randomUUID();
+          madeId = true;
+        } else if (await repo.exists({ where: { id: rec.id } as unknown as FindOptionsWhere<T> })) {
           throw idTaken(rec.id);
         }
       }
@@ -431,7 +440,10 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
         const statement = keptInsert(repo.metadata, rec);
         const runner = repo.manager.queryRunner;
         let raw: unknown;
-        if (statement && runner) {
+        if (statement && runner && opts.atCommit && madeId) {
+          this.db.sqlAtCommit(this.ctx, statement.sql, statement.params);
+          await announceWrite('afterInsert', repo.metadata, runner, rec);
+        } else if (statement && runner) {
           raw = await runner.query(statement.sql, statement.params);
           await announceWrite('afterInsert', repo.metadata, runner, rec);
         } else {

@@ -4,6 +4,7 @@ import { ConflictError } from '../../src/common/errors/errors.js';
 import { isDatabaseUnavailable, isUniqueViolation } from '../../src/common/errors/db-errors.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
+import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../src/database/entities/organization.entity.js';
 import { createPerson, createSite } from '../factories/index.js';
 import { bearer, databaseUrlOf, DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -57,6 +58,34 @@ describe(`database connection (${DB_KIND})`, () => {
     expect(isUniqueViolation(clash)).toBe(true);
   });
 
+  it('writes an insert left for the commit with it, and nothing of the transaction when it fails there', async () => {
+    const site = await createSite(t);
+    const person = await createPerson(t, site, { firstName: 'Before' });
+    const ctx = RequestContext.system(site.siteId);
+    const db = t.app.get(TenantDb);
+    const firstName = async () =>
+      ((await t.ds.query('SELECT first_name FROM individuals WHERE id = ?', [person.individualId])) as { first_name: string }[])[0].first_name;
+    const org = await db.repo(ctx, OrganizationEntity).insert({ name: 'Left for the commit', rowType: ROW_TYPE_ORGANIZATION, rank: 1 });
+    const made = await db.transaction(ctx, async () => {
+      const row = await db.repo(ctx, OrganizationMemberEntity).insert({ individualId: person.individualId, organizationId: org.id }, { atCommit: true });
+      // Not written yet: the transaction's own reads do not see it before the commit.
+      expect(await db.repo(ctx, OrganizationMemberEntity).find({ where: { organizationId: org.id } })).toEqual([]);
+      return row;
+    });
+    expect(await db.repo(ctx, OrganizationMemberEntity).find({ where: { organizationId: org.id } })).toEqual([expect.objectContaining({ id: made.id })]);
+
+    // The same membership again clashes on its unique index at the commit: the rename before it is rolled back too.
+    const failed = await db
+      .transaction(ctx, async () => {
+        await db.sql(ctx, 'UPDATE individuals SET first_name = ? WHERE site_id = ? AND id = ?', ['During', site.siteId, person.individualId]);
+        await db.repo(ctx, OrganizationMemberEntity).insert({ individualId: person.individualId, organizationId: org.id }, { atCommit: true });
+      })
+      .catch((e: unknown) => e);
+    expect(isUniqueViolation(failed)).toBe(true);
+    expect(await firstName()).toBe('Before');
+    expect(await db.repo(ctx, OrganizationMemberEntity).find({ where: { organizationId: org.id } })).toHaveLength(1);
+  });
+
   if (DB_KIND === 'sqlite') {
     it('runs SQLite in WAL mode with a busy timeout, so writers wait instead of failing', async () => {
       expect(await t.ds.query('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
@@ -82,6 +111,31 @@ describe(`database connection (${DB_KIND})`, () => {
         Array.from({ length: 12 }, () => db.transaction(ctx, async () => (await db.sql(ctx, 'SELECT @@tx_isolation AS level', [])) as { level: string }[])),
       );
       expect(new Set(levels.map(([r]) => r.level))).toEqual(new Set(['READ-COMMITTED']));
+    });
+
+    it('opens each transaction with its first statement (START TRANSACTION travels with it) and holds its locks to the end', async () => {
+      const site = await createSite(t);
+      const person = await createPerson(t, site);
+      const ctx = RequestContext.system(site.siteId);
+      const db = t.app.get(TenantDb);
+      const inTransaction = await db.transaction(ctx, async () => (await db.sql<{ t: number | string }>(ctx, 'SELECT @@in_transaction AS t', []))[0].t);
+      expect(Number(inTransaction)).toBe(1);
+      // Outside a transaction the pool's connections are not left in one.
+      expect(Number(((await t.ds.query('SELECT @@in_transaction AS t')) as { t: number }[])[0].t)).toBe(0);
+      // Two transactions locking the same row with their first statement run one after the other.
+      const events: string[] = [];
+      // Each with a context of its own: a transaction asked for with a bound context joins it.
+      const lockFor = (name: string, ms: number, own = RequestContext.system(site.siteId)) =>
+        db.transaction(own, async () => {
+          await db.sql(own, 'SELECT id FROM individuals WHERE site_id = ? AND id = ? FOR UPDATE', [site.siteId, person.individualId]);
+          events.push(`${name} locked`);
+          await new Promise((r) => setTimeout(r, ms));
+          events.push(`${name} done`);
+        });
+      const first = lockFor('first', 150);
+      await new Promise((r) => setTimeout(r, 40));
+      await Promise.all([first, lockFor('second', 0)]);
+      expect(events).toEqual(['first locked', 'first done', 'second locked', 'second done']);
     });
   }
 });

@@ -129,7 +129,11 @@ export class CommentsService {
       }
       await this.assertCanReadAncestor(ctx, dto.AncestorType, dto.AncestorID, 'create');
       const author = ctx.user.individualId;
-      const row = await this.comments(ctx).insert({ ...Comment.toColumns(dto, 'create'), authorId: author, ...(await authorNamesFor(this.db, ctx, author)) });
+      // Sent with the COMMIT: nothing below reads the new row but the newest-comment update, which follows it there.
+      const row = await this.comments(ctx).insert(
+        { ...Comment.toColumns(dto, 'create'), authorId: author, ...(await authorNamesFor(this.db, ctx, author)) },
+        { atCommit: true },
+      );
       this.keepNewest(ctx, row);
       return this.toDto(row);
     });
