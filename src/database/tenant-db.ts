@@ -399,8 +399,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
    * `atCommit`: when the id is made here (a new uuid) and the insert is one kept statement, it is
    * sent when the transaction commits (TenantDb.sqlAtCommit: on MySQL/MariaDB in the COMMIT's round
    * trip), not now. For a row nothing later in the transaction reads except other writes left for
-   * the commit, which follow it in order, and whose failure the caller does not interpret (a new
-   * uuid takes no unique index but its own); a failure fails the commit and rolls everything back.
+   * the commit, which follow it in order, and whose failure the caller does not interpret: its new
+   * uuid cannot clash, but any other unique index or a foreign key may refuse the row there, and
+   * then the commit fails with that error and everything rolls back.
    */
   async insert(values: DeepPartial<T>, opts: { atCommit?: boolean } = {}): Promise<T> {
     return this.db.transaction(this.ctx, async () => {
@@ -440,11 +441,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> {
         const statement = keptInsert(repo.metadata, rec);
         const runner = repo.manager.queryRunner;
         let raw: unknown;
-        if (statement && runner && opts.atCommit && madeId) {
-          this.db.sqlAtCommit(this.ctx, statement.sql, statement.params);
-          await announceWrite('afterInsert', repo.metadata, runner, rec);
-        } else if (statement && runner) {
-          raw = await runner.query(statement.sql, statement.params);
+        if (statement && runner) {
+          if (opts.atCommit && madeId) this.db.sqlAtCommit(this.ctx, statement.sql, statement.params);
+          else raw = await runner.query(statement.sql, statement.params);
           await announceWrite('afterInsert', repo.metadata, runner, rec);
         } else {
           raw = (
