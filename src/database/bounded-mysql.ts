@@ -137,6 +137,19 @@ function nothingChanged(): Record<string, number | string> {
   return { fieldCount: 0, affectedRows: 0, insertId: 0, info: '', serverStatus: 0, warningStatus: 0, changedRows: 0 };
 }
 
+/**
+ * The callback of a statement sent behind a held-back BEGIN: it gets the statement's own answer,
+ * its result (or, for a batch, its results) and fields without the BEGIN's.
+ */
+function withoutBegin(done: QueryCallback): QueryCallback {
+  return (err, ...rest) => {
+    const [results, fields] = rest;
+    if (err || !Array.isArray(results)) return done(err, ...rest);
+    const single = results.length === 2;
+    done(null, single ? results[1] : results.slice(1), Array.isArray(fields) ? (single ? fields[1] : fields.slice(1)) : fields);
+  };
+}
+
 /** conn.query's first argument (a text or `{ sql, … }`) with `sql` in its place. */
 function withSql(statement: unknown, sql: string): unknown {
   return typeof statement === 'string' ? sql : { ...(statement as object), sql };
@@ -213,23 +226,15 @@ function prepareConnection(pool: PoolLike, conn: PoolConnectionLike, setup: stri
     if (effect !== 0) inTransaction = effect === 1;
     const i = args.findLastIndex((a) => typeof a === 'function');
     if (i >= 0 && (beginHeld || sql === BEGIN)) {
-      const done = args[i] as QueryCallback;
-      if (sql === BEGIN || (beginHeld && BARE_END.test(sql))) {
+      if (sql === BEGIN || BARE_END.test(sql)) {
         // The BEGIN is held back; a transaction that ends before its first statement sent nothing.
         beginHeld = sql === BEGIN;
-        process.nextTick(done, null, nothingChanged(), undefined);
+        process.nextTick(args[i] as QueryCallback, null, nothingChanged(), undefined);
         return undefined;
       }
       beginHeld = false;
       args[0] = withSql(args[0], `${BEGIN};\n${sql}`);
-      // The answer is the statement's own: its result (or, for a batch, its results) without the BEGIN's.
-      args[i] = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => {
-        const [results, fields] = rest;
-        if (err || !Array.isArray(results)) return done(err, ...rest);
-        const own = results.length === 2 ? results[1] : results.slice(1);
-        const ownFields = Array.isArray(fields) ? (results.length === 2 ? fields[1] : fields.slice(1)) : fields;
-        done(null, own, ownFields);
-      };
+      args[i] = withoutBegin(args[i] as QueryCallback);
     } else if (beginHeld) {
       // A statement without a callback (a stream) cannot share its answer: the BEGIN goes first, alone.
       beginHeld = false;

@@ -41,8 +41,8 @@ function inactivityTimeout(): Error {
  * builds its statement-cache key from the whole SQL text (a new string, hashed again each time),
  * looks that key up in an LRU and queues a prepare command before the execute. A by-id read took
  * 165 µs of CPU that way and takes 130 µs this way (docs/performance.md, "One statement per
- * read"). The client-side query timeout is kept: when it fires, the connection is closed (its state is unknown) and the read fails as
- * mysql2's would.
+ * read"). The client-side query timeout is kept: when it fires, the connection is closed (its
+ * state is unknown) and the read fails as mysql2's would.
  */
 export function executePrepared(pool: MysqlPool, sql: string, params: unknown[], timeout: number | undefined, cb: RowsCallback): void {
   pool.getConnection((err, conn) => {
