@@ -9,8 +9,10 @@
  *     a comment on each, one individual with 100,000 comments and one with none),
  *  4. starts the yardstick (bench/raw-server.ts: node:http + mysql2, same tables, same node options)
  *     pinned the same way,
- *  5. drives every row with autocannon from another process (pinned to core 1), in rounds that
- *     interleave the yardstick and the service, so every figure is a ratio within one run,
+ *  5. drives every row with autocannon from another process (pinned to core 1), in rounds; each
+ *     row's baseline (the yardstick, or the row it is compared with) runs half a slot just before it
+ *     and half just after, and the row's ratio is taken to that, so a machine whose speed drifts
+ *     within a run (a shared host) slows both sides of a ratio alike,
  *  6. seeds a third site for the dashboards (bench/seed-dashboards.ts: BENCH_DASH_SIZE individuals,
  *     10,000, in departments of 100 with about 25 records each), waits until its dashboards are
  *     answered from their summaries, and measures an individual's, a department's and the whole
@@ -133,8 +135,12 @@ interface Row {
 
 interface Measured {
   row: Row;
-  /** cpuMs: the server's; dbCpuMs: the local database server's over the same window (NaN on SQLite or without one). */
-  rounds: { result: LoadResult; cpuMs: number; dbCpuMs: number }[];
+  /**
+   * cpuMs: the server's; dbCpuMs: the local database server's over the same window (NaN on SQLite
+   * or without one); base: the row's baseline (`versus`, or the limit) measured around it in the
+   * same round, half a slot before and half after, which its ratio is taken to.
+   */
+  rounds: { result: LoadResult; cpuMs: number; dbCpuMs: number; base?: { requests: number; seconds: number } }[];
   /** Answers other than 2xx, over all rounds (tolerant rows only). */
   failures?: number;
 }
@@ -241,8 +247,9 @@ async function main(): Promise<void> {
       { name: `${RAW} \`SELECT * … WHERE id = ?\` (the limit)`, target: 'raw', requests: rawById(small) },
       { name: '`GET /health/live` (framework floor)', target: 'service', requests: [{ path: '/health/live' }] },
       { name: '`GET /v4/individuals/{id}` JSON, administrator', target: 'service', requests: byId(small, h(admin.small)) },
-      { name: '`GET /v4/individuals/{id}` JSON, manager (not an administrator)', target: 'service', requests: byId(small, h(manager)) },
-      { name: '`GET /v4/individuals/{id}` XML, administrator', target: 'service', requests: byId(small, h(admin.small, 'application/xml')) },
+      // The targets compare these two with the administrator's JSON read, so that is their baseline.
+      { name: '`GET /v4/individuals/{id}` JSON, manager (not an administrator)', target: 'service', requests: byId(small, h(manager)), versus: BY_ID },
+      { name: '`GET /v4/individuals/{id}` XML, administrator', target: 'service', requests: byId(small, h(admin.small, 'application/xml')), versus: BY_ID },
       { name: '`GET /v4/individuals/{id}` XML, manager', target: 'service', requests: byId(small, h(manager, 'application/xml')) },
       { name: `\`GET /v4/individuals/{id}\` JSON, administrator, site of ${fmt(LARGE)}`, target: 'service', requests: byId(large, h(admin.large)) },
       {
@@ -394,12 +401,25 @@ async function main(): Promise<void> {
     }
 
     const measured: Measured[] = rows.map((row) => ({ row, rounds: [] }));
+    const baselineOf = (r: Row) => (isBase(r) ? undefined : (rows.find((b) => b.name === r.versus) ?? rows[0]));
+    /** The baseline's share of a row's slot: half of it before the row, half after (docs/performance.md, "Ratios"). */
+    const half = async (b: Row) => {
+      await settleAll();
+      const result = await load(await jobOf(b, DURATION / 2));
+      used(b, result);
+      if (result.non2xx || result.errors) throw new Error(`${b.name} (baseline): ${result.non2xx} non-2xx, ${result.errors} errors`);
+      return result;
+    };
     for (let round = 1; round <= ROUNDS; round++) {
       for (const m of measured) {
         const pid = pidOf(m.row);
+        const baseline = baselineOf(m.row);
+        const before = baseline ? await half(baseline) : null;
         await settleAll();
         const { result, cpuMs: cpu, dbCpuMs } = await loadMeasured(pid, await jobOf(m.row, DURATION), dbPid);
         used(m.row, result);
+        const after = baseline ? await half(baseline) : null;
+        const base = before && after ? { requests: before.requests + after.requests, seconds: before.seconds + after.seconds } : undefined;
         if (m.row.tolerant && (result.non2xx || result.errors)) {
           // A dashboard past the request's time limit (503) is counted and reported, not fatal.
           log(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}`);
@@ -408,6 +428,7 @@ async function main(): Promise<void> {
             result: { ...result, requests: result.requests - result.non2xx, rps: (result.requests - result.non2xx) / result.seconds },
             cpuMs: cpu,
             dbCpuMs,
+            base,
           });
           continue;
         }
@@ -415,8 +436,9 @@ async function main(): Promise<void> {
           const tail = (m.row.target === 'raw' ? raw! : service!).tail();
           throw new Error(`${m.row.name}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statuses)}\n${tail.slice(-3000)}`);
         }
-        m.rounds.push({ result, cpuMs: cpu, dbCpuMs });
-        log(`round ${round}: ${m.row.name}: ${fmt(result.rps)} req/s`);
+        m.rounds.push({ result, cpuMs: cpu, dbCpuMs, base });
+        const next = base ? ` (${fmt(base.requests / base.seconds)} req/s of its baseline around it)` : '';
+        log(`round ${round}: ${m.row.name}: ${fmt(result.rps)} req/s${next}`);
       }
     }
 
@@ -585,13 +607,27 @@ async function profile(row: Row, job: LoadJob, service: Proc, dir: string): Prom
   return lines.join('\n');
 }
 
+/** The rows others are compared with: the yardsticks, and the individual without comments. */
+function isBase(row: Row): boolean {
+  return row.target === 'raw' || row.name.includes('without comments');
+}
+
 /** `placement`: how the database server was placed (BENCH_DB_CORE), for the heading. */
 function printResults(measured: Measured[], soak: Soak | null, started: number, placement: string): void {
   const byName = new Map(measured.map((m) => [m.row.name, m]));
   const limit = measured[0];
   const rps = (m: Measured) => m.rounds.reduce((s, r) => s + r.result.requests, 0) / m.rounds.reduce((s, r) => s + r.result.seconds, 0);
-  /** The ratio of two rows, round by round (each round's pair ran minutes apart at most), then the median. */
-  const ratio = (a: Measured, b: Measured) => median(a.rounds.map((r, i) => r.result.rps / b.rounds[i].result.rps));
+  /**
+   * The ratio of two rows, round by round, then the median. A row's ratio to its own baseline is
+   * taken to the baseline measured around it (`base`); any other pair, to that row's own slot in the
+   * same round, which ran minutes away at most.
+   */
+  const ratio = (a: Measured, b: Measured) =>
+    median(
+      a.rounds.map((r, i) =>
+        r.base && (a.row.versus ?? limit.row.name) === b.row.name ? r.result.rps / (r.base.requests / r.base.seconds) : r.result.rps / b.rounds[i].result.rps,
+      ),
+    );
   const kind = SQLITE ? 'SQLite' : 'MariaDB';
   console.log(
     `\n## ${kind}, ${fmt(SMALL)} / ${fmt(LARGE)} individuals, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s per row, ` +
@@ -601,7 +637,7 @@ function printResults(measured: Measured[], soak: Soak | null, started: number, 
   console.log('|---|---:|---:|---|---:|---:|---:|---:|');
   for (const m of measured) {
     const versus = m.row.versus ? byName.get(m.row.versus)! : limit;
-    const isBase = m === limit || m.row.name === RAW_PAGE || m.row.name === RAW_WRITE || m.row.name.includes('without comments');
+    const base = isBase(m.row);
     const total = m.rounds.reduce((s, r) => s + r.result.requests, 0);
     const cpu = m.rounds.reduce((s, r) => s + r.cpuMs, 0) / total;
     const dbCpu = m.rounds.reduce((s, r) => s + r.dbCpuMs, 0) / total;
@@ -617,7 +653,7 @@ function printResults(measured: Measured[], soak: Soak | null, started: number, 
               : 'no comments';
     const failed = m.failures ? ` (${fmt(m.failures)} failed)` : '';
     console.log(
-      `| ${m.row.name}${failed} | ${fmt(rps(m))} | ${isBase ? '1.00' : ratio(m, versus).toFixed(2)} | ${isBase ? '' : to} | ` +
+      `| ${m.row.name}${failed} | ${fmt(rps(m))} | ${base ? '1.00' : ratio(m, versus).toFixed(2)} | ${base ? '' : to} | ` +
         `${median(m.rounds.map((r) => r.result.p50)).toFixed(1)} | ${median(m.rounds.map((r) => r.result.p99)).toFixed(1)} | ${cpu.toFixed(2)} ms | ` +
         `${Number.isFinite(dbCpu) ? `${dbCpu.toFixed(2)} ms` : '—'} |`,
     );
