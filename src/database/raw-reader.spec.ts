@@ -55,6 +55,20 @@ describe('RawReader’s prepared statements on a mysql2 pool', () => {
     expect(conn.release).toHaveBeenCalledTimes(2);
   });
 
+  it('refuses an undefined parameter before it takes a connection, which mysql2 would close as it failed to write the statement', () => {
+    const conn = new FakeConnection();
+    const getConnection = jest.fn();
+    const done = jest.fn();
+    executePrepared({ getConnection, query: () => undefined }, BY_ID, ['s', undefined], undefined, done);
+    expect(getConnection).not.toHaveBeenCalled();
+    expect(done).toHaveBeenCalledWith(expect.objectContaining({ name: 'TypeError', message: expect.stringContaining('undefined') }), undefined);
+    expect(conn.executes).toHaveLength(0);
+
+    const fine = jest.fn();
+    executePrepared(poolOf(conn), BY_ID, ['s', null], undefined, fine);
+    expect(conn.prepares).toHaveLength(1);
+  });
+
   it('prepares again on another connection, which has statements of its own', () => {
     const one = new FakeConnection();
     const other = new FakeConnection();

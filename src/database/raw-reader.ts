@@ -45,6 +45,13 @@ function inactivityTimeout(): Error {
  * state is unknown) and the read fails as mysql2's would.
  */
 export function executePrepared(pool: MysqlPool, sql: string, params: unknown[], timeout: number | undefined, cb: RowsCallback): void {
+  // mysql2 throws on an undefined parameter while it writes the statement, after the command has
+  // taken the connection, and treats that as fatal: the pooled connection would be closed for a
+  // caller's mistake. Refused before one is taken, as mysql2's own `execute` does.
+  if (params.includes(undefined)) {
+    cb(new TypeError('Bind parameters must not contain undefined. To pass SQL NULL specify JS null'), undefined);
+    return;
+  }
   pool.getConnection((err, conn) => {
     if (err) {
       cb(err, undefined);
