@@ -24,6 +24,8 @@ const CALLER_TABLES = new Set([
   'identity_providers',
 ]);
 const DIRTY = '__pmsCallerTablesWritten';
+/** Everyone below an individual, or 'many' past MAX_KEPT_REPORTS. */
+type Reports = ReadonlySet<string> | 'many';
 const MAX_ENTRIES = 10_000;
 /** A manager with more people below them than this is not kept (their reads join the chain instead). */
 export const MAX_KEPT_REPORTS = 5_000;
@@ -48,9 +50,10 @@ const MAX_KEPT_REPORT_IDS = 200_000;
  */
 @Injectable()
 export class CallerCache implements EntitySubscriberInterface {
-  private readonly entries: LRUCache<string, Caller> | null;
-  /** Everyone below an individual, by `site individual`; 'many' past MAX_KEPT_REPORTS. */
-  private readonly reports: LRUCache<string, ReadonlySet<string> | 'many'> | null;
+  /** Callers by `account site generation`, or the read of one under way (see `shared`). */
+  private readonly entries: LRUCache<string, Caller | Promise<Caller>> | null;
+  /** Everyone below an individual, by `site individual`; 'many' past MAX_KEPT_REPORTS; or the read under way. */
+  private readonly reports: LRUCache<string, Reports | Promise<Reports>> | null;
   /** Bumped by every invalidation: a caller read before it is not stored after it. */
   private generation = 0;
 
@@ -59,12 +62,12 @@ export class CallerCache implements EntitySubscriberInterface {
   constructor(@Inject(APP_CONFIG) config: AppConfig, @InjectDataSource() dataSource: DataSource, @Optional() bus?: InvalidationBus) {
     this.bus = bus ?? new InvalidationBus();
     this.bus.on(CALLERS_TOPIC, () => this.clear());
-    this.entries = config.callerCacheMs > 0 ? new LRUCache<string, Caller>({ max: MAX_ENTRIES, ttl: config.callerCacheMs }) : null;
+    this.entries = config.callerCacheMs > 0 ? new LRUCache<string, Caller | Promise<Caller>>({ max: MAX_ENTRIES, ttl: config.callerCacheMs }) : null;
     this.reports =
       config.callerCacheMs > 0
-        ? new LRUCache<string, ReadonlySet<string> | 'many'>({
+        ? new LRUCache<string, Reports | Promise<Reports>>({
             maxSize: MAX_KEPT_REPORT_IDS,
-            sizeCalculation: (v) => (v === 'many' ? 1 : v.size + 1),
+            sizeCalculation: (v) => (v === 'many' || v instanceof Promise ? 1 : v.size + 1),
             ttl: config.callerCacheMs,
           })
         : null;
@@ -77,13 +80,9 @@ export class CallerCache implements EntitySubscriberInterface {
    * after a password change through another instance) is never answered from an older one.
    */
   async get(sub: string, sid: string, gen: number, load: () => Promise<Caller>): Promise<Caller> {
+    if (!this.entries) return Object.freeze(await load());
     const key = `${sub} ${sid} ${gen}`;
-    const hit = this.entries?.get(key);
-    if (hit) return hit;
-    const generation = this.generation;
-    const caller = Object.freeze(await load());
-    if (this.entries && generation === this.generation) this.entries.set(key, caller);
-    return caller;
+    return this.entries.get(key) ?? this.shared(this.entries, key, async () => Object.freeze(await load()));
   }
 
   /**
@@ -95,12 +94,36 @@ export class CallerCache implements EntitySubscriberInterface {
     if (!this.reports) return null;
     const key = `${siteId} ${individualId}`;
     const hit = this.reports.get(key);
-    if (hit) return hit === 'many' ? null : hit;
-    const generation = this.generation;
-    const found = await load();
-    const kept = found.size > MAX_KEPT_REPORTS ? 'many' : found;
-    if (generation === this.generation) this.reports.set(key, kept);
+    const kept = hit === undefined ? await this.shared(this.reports, key, async () => keptOf(await load())) : hit instanceof Promise ? await hit : hit;
     return kept === 'many' ? null : kept;
+  }
+
+  /**
+   * One read for everyone who asks while it runs: the read under way is kept under its key, so
+   * the requests that find its entry expired at the same moment (a client's 50 connections when
+   * its 5 s are up) wait for it instead of each reading the same rows again. Kept as the value once
+   * read, unless the cache was invalidated meanwhile: that drops the read under way with everything
+   * else, so a request after the invalidation never gets what was read before it.
+   */
+  private async shared<V extends object | string>(cache: LRUCache<string, V | Promise<V>>, key: string, load: () => Promise<V>): Promise<V> {
+    const generation = this.generation;
+    let settle!: { resolve: (v: V) => void; reject: (e: unknown) => void };
+    const reading = new Promise<V>((resolve, reject) => (settle = { resolve, reject }));
+    // The requests that joined it get the error too; with none, it is not an unhandled rejection.
+    reading.catch(() => undefined);
+    cache.set(key, reading);
+    const mine = () => cache.peek(key) === reading;
+    try {
+      const value = await load();
+      if (generation === this.generation && mine()) cache.set(key, value);
+      else if (mine()) cache.delete(key);
+      settle.resolve(value);
+      return value;
+    } catch (e) {
+      if (mine()) cache.delete(key);
+      settle.reject(e);
+      throw e;
+    }
   }
 
   /**
@@ -147,4 +170,8 @@ export class CallerCache implements EntitySubscriberInterface {
       event.queryRunner.data = { ...(event.queryRunner.data as object), [DIRTY]: true };
     }
   }
+}
+
+function keptOf(found: ReadonlySet<string>): Reports {
+  return found.size > MAX_KEPT_REPORTS ? 'many' : found;
 }
