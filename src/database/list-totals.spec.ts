@@ -54,6 +54,34 @@ describe('ListTotals', () => {
     expect(await sut.of('s1', 'individuals/0', count(11))).toBe(11);
   });
 
+  it('counts once for the requests that find the total missing at the same moment, and answers each of them', async () => {
+    let finish!: (n: number) => void;
+    let counts = 0;
+    const slow = () => (counts++, new Promise<number>((res) => (finish = res))) as Promise<number>;
+    const all = Promise.all(Array.from({ length: 50 }, () => sut.of('s1', 'individuals/0', slow)));
+    finish(10);
+    expect(await all).toEqual(Array(50).fill(10));
+    expect(counts).toBe(1);
+    expect(await sut.of('s1', 'individuals/0', count(11))).toBe(10);
+  });
+
+  it('does not give a request after a write the count that began before it, and passes a failed count to those who waited', async () => {
+    let finish!: (n: number) => void;
+    const before = sut.of('s1', 'individuals/0', () => new Promise<number>((res) => (finish = res)));
+    sut.written('s1');
+    expect(await sut.of('s1', 'individuals/0', count(11))).toBe(11);
+    finish(10);
+    expect(await before).toBe(10);
+
+    let fail!: (e: Error) => void;
+    sut.written('s1');
+    const failing = () => new Promise<number>((_, rej) => (fail = rej));
+    const waited = Promise.allSettled([sut.of('s1', 'individuals/0', failing), sut.of('s1', 'individuals/0', failing)]);
+    fail(new Error('database unavailable'));
+    expect((await waited).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(await sut.of('s1', 'individuals/0', count(12))).toBe(12);
+  });
+
   it('keeps the totals of different keys apart', async () => {
     await sut.of('s1', 'individuals/0', count(10));
     expect(await sut.of('s1', 'individuals/1', count(3))).toBe(3);

@@ -17,7 +17,7 @@ export const LIST_TOTALS_TOPIC = 'list-totals';
  * Bounded: at most MAX_TOTALS totals and MAX_SITES site generations; the oldest leave first.
  */
 export class ListTotals {
-  private readonly totals = new Map<string, { n: unknown; at: number; generation: number }>();
+  private readonly totals = new Map<string, Kept>();
   private readonly generations = new Map<string, number>();
   private nextGeneration = 1;
   /** The newest generation forgotten (MAX_SITES): what a site without one of its own is at. */
@@ -69,19 +69,44 @@ export class ListTotals {
     const generation = this.generations.get(siteId) ?? this.floor;
     const at = this.now();
     const kept = this.totals.get(full);
-    if (kept !== undefined && kept.generation === generation && at - kept.at < ttl) {
-      this.hits++;
-      return kept.n as V;
+    if (kept !== undefined && kept.generation === generation) {
+      // A count under way in the same generation is waited for, not run again: the requests that
+      // find a total expired at the same moment (every connection of a busy client) count once.
+      if (kept.counting) {
+        this.hits++;
+        return kept.counting as Promise<V>;
+      }
+      if (at - kept.at < ttl) {
+        this.hits++;
+        return kept.n as V;
+      }
     }
     this.misses++;
-    const n = await count();
-    // Kept with the generation and time from before the count: a write committed while it ran
-    // makes it stale at once.
+    // Kept with the generation and time from before the count: a write committed while it runs
+    // makes it stale at once (the requests after that write count again).
+    const counting = count();
+    const entry: Kept = { n: undefined, at, generation, counting };
     this.totals.delete(full);
-    this.totals.set(full, { n, at, generation });
+    this.totals.set(full, entry);
     if (this.totals.size > MAX_TOTALS) this.totals.delete(this.totals.keys().next().value as string);
-    return n;
+    try {
+      const n = await counting;
+      entry.n = n;
+      entry.counting = undefined;
+      return n;
+    } catch (e) {
+      if (this.totals.get(full) === entry) this.totals.delete(full);
+      throw e;
+    }
   }
+}
+
+/** A total (or kept value) of a site, counted at `at` in the site's `generation`; `counting` while it is counted. */
+interface Kept {
+  n: unknown;
+  at: number;
+  generation: number;
+  counting?: Promise<unknown>;
 }
 
 const MAX_TOTALS = 10_000;
