@@ -402,7 +402,7 @@ async function main(): Promise<void> {
 
     const measured: Measured[] = rows.map((row) => ({ row, rounds: [] }));
     const baselineOf = (r: Row) => (isBase(r) ? undefined : (rows.find((b) => b.name === r.versus) ?? rows[0]));
-    /** The baseline's share of a row's slot: half of it before the row, half after (docs/performance.md, "Ratios"). */
+    /** The baseline's share of a row's slot: half of it before the row, half after (docs/performance.md, "The read benchmark"). */
     const half = async (b: Row) => {
       await settleAll();
       const result = await load(await jobOf(b, DURATION / 2));
@@ -618,16 +618,13 @@ function printResults(measured: Measured[], soak: Soak | null, started: number, 
   const limit = measured[0];
   const rps = (m: Measured) => m.rounds.reduce((s, r) => s + r.result.requests, 0) / m.rounds.reduce((s, r) => s + r.result.seconds, 0);
   /**
-   * The ratio of two rows, round by round, then the median. A row's ratio to its own baseline is
-   * taken to the baseline measured around it (`base`); any other pair, to that row's own slot in the
-   * same round, which ran minutes away at most.
+   * A row's ratio to its baseline `b` (its `versus`, or the limit), taken to the baseline measured
+   * around it (`base`) round by round, then the median. Every ratio reported is one of these.
    */
-  const ratio = (a: Measured, b: Measured) =>
-    median(
-      a.rounds.map((r, i) =>
-        r.base && (a.row.versus ?? limit.row.name) === b.row.name ? r.result.rps / (r.base.requests / r.base.seconds) : r.result.rps / b.rounds[i].result.rps,
-      ),
-    );
+  const ratio = (a: Measured, b: Measured) => {
+    if ((a.row.versus ?? limit.row.name) !== b.row.name) throw new Error(`${a.row.name} is not measured against ${b.row.name}`);
+    return median(a.rounds.map((r) => r.result.rps / (r.base!.requests / r.base!.seconds)));
+  };
   const kind = SQLITE ? 'SQLite' : 'MariaDB';
   console.log(
     `\n## ${kind}, ${fmt(SMALL)} / ${fmt(LARGE)} individuals, ${CONNECTIONS} connections, ${ROUNDS} rounds × ${DURATION} s per row, ` +

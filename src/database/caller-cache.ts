@@ -54,8 +54,6 @@ export class CallerCache implements EntitySubscriberInterface {
   private readonly entries: LRUCache<string, Caller | Promise<Caller>> | null;
   /** Everyone below an individual, by `site individual`; 'many' past MAX_KEPT_REPORTS; or the read under way. */
   private readonly reports: LRUCache<string, Reports | Promise<Reports>> | null;
-  /** Bumped by every invalidation: a caller read before it is not stored after it. */
-  private generation = 0;
 
   private readonly bus: InvalidationBus;
 
@@ -80,9 +78,10 @@ export class CallerCache implements EntitySubscriberInterface {
    * after a password change through another instance) is never answered from an older one.
    */
   async get(sub: string, sid: string, gen: number, load: () => Promise<Caller>): Promise<Caller> {
-    if (!this.entries) return Object.freeze(await load());
+    const read = async () => Object.freeze(await load());
+    if (!this.entries) return read();
     const key = `${sub} ${sid} ${gen}`;
-    return this.entries.get(key) ?? this.shared(this.entries, key, async () => Object.freeze(await load()));
+    return this.entries.get(key) ?? this.shared(this.entries, key, read);
   }
 
   /**
@@ -93,8 +92,7 @@ export class CallerCache implements EntitySubscriberInterface {
   async reportsOf(siteId: string, individualId: string, load: () => Promise<ReadonlySet<string>>): Promise<ReadonlySet<string> | null> {
     if (!this.reports) return null;
     const key = `${siteId} ${individualId}`;
-    const hit = this.reports.get(key);
-    const kept = hit === undefined ? await this.shared(this.reports, key, async () => keptOf(await load())) : hit instanceof Promise ? await hit : hit;
+    const kept = await (this.reports.get(key) ?? this.shared(this.reports, key, async () => keptOf(await load())));
     return kept === 'many' ? null : kept;
   }
 
@@ -103,10 +101,10 @@ export class CallerCache implements EntitySubscriberInterface {
    * the requests that find its entry expired at the same moment (a client's 50 connections when
    * its 5 s are up) wait for it instead of each reading the same rows again. Kept as the value once
    * read, unless the cache was invalidated meanwhile: that drops the read under way with everything
-   * else, so a request after the invalidation never gets what was read before it.
+   * else (so it is no longer the key's entry), and a request after the invalidation never gets
+   * what was read before it.
    */
   private async shared<V extends object | string>(cache: LRUCache<string, V | Promise<V>>, key: string, load: () => Promise<V>): Promise<V> {
-    const generation = this.generation;
     let settle!: { resolve: (v: V) => void; reject: (e: unknown) => void };
     const reading = new Promise<V>((resolve, reject) => (settle = { resolve, reject }));
     // The requests that joined it get the error too; with none, it is not an unhandled rejection.
@@ -115,8 +113,7 @@ export class CallerCache implements EntitySubscriberInterface {
     const mine = () => cache.peek(key) === reading;
     try {
       const value = await load();
-      if (generation === this.generation && mine()) cache.set(key, value);
-      else if (mine()) cache.delete(key);
+      if (mine()) cache.set(key, value);
       settle.resolve(value);
       return value;
     } catch (e) {
@@ -136,7 +133,6 @@ export class CallerCache implements EntitySubscriberInterface {
   }
 
   private clear(): void {
-    this.generation++;
     this.entries?.clear();
     this.reports?.clear();
   }
