@@ -275,6 +275,20 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     const failures = after.filter((o) => o.status < 200 || o.status >= 300);
     const recovered = failures.length ? Math.max(...failures.map((o) => o.end)) - killedAt : 0;
     const bad = load.outcomes.filter((o) => (o.status >= 500 && o.status !== 503) || (o.status === 503 && !o.retryAfter) || o.status === 0);
+    if (recovered > 5000 || bad.length) {
+      // What failed late, and what the proxy and the replicas logged meanwhile, to tell the cause.
+      const late = failures.filter((o) => o.end - killedAt > 2000).map((o) => ({ ...o, start: o.start - killedAt, end: o.end - killedAt }));
+      const proxied = readFileSync(`${cluster.dir}/haproxy-db.log`, 'utf8').split('\n').filter(Boolean);
+      const replicas = [0, 1, 2].flatMap((j) =>
+        readFileSync(`${cluster.dir}/replica${j}.log`, 'utf8')
+          .split('\n')
+          .filter((l) => /"level":"(warn|error)"/.test(l))
+          .map((l) => `replica${j}: ${l.slice(0, 400)}`),
+      );
+      process.stdout.write(
+        `Galera node kill, failures ending over 2 s after the kill (ms from the kill):\n${JSON.stringify(late, null, 1)}\nproxy:\n${proxied.slice(-40).join('\n')}\nreplicas:\n${replicas.slice(-60).join('\n')}\n`,
+      );
+    }
     expect(bad).toEqual([]);
     expect(recovered).toBeLessThanOrEqual(5000);
     // Every acknowledged write is there, read through the proxy.

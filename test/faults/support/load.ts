@@ -15,7 +15,7 @@ export interface Outcome {
   /** A keyed write's Idempotency-Key and body, so it can be retried exactly. */
   key?: string;
   body?: string;
-  /** A keyed write's answer: its body, and whether it carried `Idempotency-Replayed: true`. */
+  /** A keyed write's answer (its body), or the start of a failure's; and whether a keyed write's carried `Idempotency-Replayed: true`. */
   answer?: string;
   replayed?: boolean;
 }
@@ -105,7 +105,13 @@ export async function request(
       signal: AbortSignal.timeout(o.hangMs),
     });
     const text = await res.text();
-    const answer = key ? { answer: text, replayed: res.headers.get('idempotency-replayed') === 'true' } : {};
+    // A keyed write keeps its whole answer (to compare a replay); a failure keeps the start of its
+    // problem answer, so a test can say what failed and where.
+    const answer = key
+      ? { answer: text, replayed: res.headers.get('idempotency-replayed') === 'true' }
+      : res.status >= 300
+        ? { answer: text.slice(0, 300) }
+        : {};
     return { kind, start, end: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after'), id, ...keyed, ...answer };
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };
