@@ -340,8 +340,11 @@ wsrep_slave_threads=2
       `#!/bin/sh\n# args: proxy address, proxy port, server address, server port\nstate=$(${client} --protocol=tcp -h"$3" -P"$4" -uroot -N -B --connect-timeout=1 -e "SHOW STATUS LIKE 'wsrep_local_state'" 2>/dev/null | cut -f2)\n[ "$state" = "4" ]\n`,
     );
     chmodSync(check, 0o755);
+    // Three failed checks (1.5 s) take a node out: on a loaded machine a live node's check can time
+    // out twice in a row, and taking it out closes every session it carried. A node that died
+    // refuses new connections, which go to another node at once (redispatch, below).
     const servers = this.p.nodes
-      .map((n, i) => `  server node${i} 127.0.0.1:${n.sql} check inter 500 fall 2 rise 2 on-marked-down shutdown-sessions`)
+      .map((n, i) => `  server node${i} 127.0.0.1:${n.sql} check inter 500 fall 3 rise 2 on-marked-down shutdown-sessions`)
       .join('\n');
     const cfg = join(this.dir, 'haproxy-db.cfg');
     writeFileSync(
@@ -363,6 +366,11 @@ backend galera
   # Every node takes reads and writes (multi-primary): the service retries certification
   # conflicts and reads with wsrep_sync_wait (docs/scaling.md).
   balance leastconn
+  # A new connection refused by a node that died since its last check (leastconn prefers it: its
+  # sessions are gone) is tried again on another node at once instead of failing the client's
+  # connect after the retries' turn-around delays.
+  retries 3
+  option redispatch 1
   option external-check
   external-check path "/usr/bin:/bin:/usr/sbin:/sbin"
   external-check command ${check}
