@@ -85,5 +85,11 @@ describe('a read that lost its connection', () => {
     expect(isPlainRead('UPDATE goals SET name = ? WHERE id = ?')).toBe(false);
     expect(isPlainRead('INSERT INTO comments SELECT * FROM x')).toBe(false);
     expect(isPlainRead('')).toBe(false);
+    // MariaDB's per-statement settings in front (the readiness ping's, src/database/ping.ts).
+    expect(isPlainRead('SET STATEMENT wsrep_sync_wait = 0 FOR SELECT 1')).toBe(true);
+    expect(isPlainRead("set statement max_statement_time=1.5, tx_isolation='READ-COMMITTED' for SHOW STATUS")).toBe(true);
+    expect(isPlainRead('SET STATEMENT wsrep_sync_wait = 0 FOR SELECT id FROM goals FOR UPDATE')).toBe(false);
+    expect(isPlainRead('SET STATEMENT wsrep_sync_wait = 0 FOR UPDATE goals SET name = ?')).toBe(false);
+    expect(isPlainRead('SET SESSION wsrep_sync_wait = 0')).toBe(false);
   });
 });

@@ -139,10 +139,15 @@ export function isLostConnection(e: unknown): boolean {
   return /connection is in closed state/i.test(dbErrorMessage(err));
 }
 
+/** MariaDB's settings for one statement (`SET STATEMENT name = value, … FOR <statement>`), before that statement. */
+const STATEMENT_SETTINGS = /^\s*SET\s+STATEMENT\s+\w+\s*=\s*(?:'[^']*'|[\w.-]+)(?:\s*,\s*\w+\s*=\s*(?:'[^']*'|[\w.-]+))*\s+FOR\s+/i;
+
 /**
- * A statement that only reads and holds no lock (a plain SELECT or SHOW), so running it again on
- * another connection, outside any transaction, cannot do anything twice.
+ * A statement that only reads and holds no lock (a plain SELECT or SHOW, also under MariaDB's
+ * `SET STATEMENT … FOR`, as the readiness ping is), so running it again on another connection,
+ * outside any transaction, cannot do anything twice.
  */
 export function isPlainRead(sql: string): boolean {
-  return /^\s*\(?\s*(?:SELECT|SHOW)\b/i.test(sql) && !/\bFOR\s+(?:UPDATE|SHARE)\b|\bLOCK\s+IN\s+SHARE\s+MODE\b|\bGET_LOCK\s*\(/i.test(sql);
+  const statement = sql.replace(STATEMENT_SETTINGS, '');
+  return /^\s*\(?\s*(?:SELECT|SHOW)\b/i.test(statement) && !/\bFOR\s+(?:UPDATE|SHARE)\b|\bLOCK\s+IN\s+SHARE\s+MODE\b|\bGET_LOCK\s*\(/i.test(statement);
 }
