@@ -306,6 +306,16 @@ wsrep_slave_threads=2
     await killPid(this.state.pids[`node${i}`], 'SIGKILL');
   }
 
+  /** Freezes a node (SIGSTOP): it answers nothing, so the others hold every commit until they evict it. */
+  freezeNode(i) {
+    process.kill(this.state.pids[`node${i}`], 'SIGSTOP');
+  }
+
+  /** Lets a frozen node run again (SIGCONT): it finds itself evicted and rejoins (IST). */
+  thawNode(i) {
+    process.kill(this.state.pids[`node${i}`], 'SIGCONT');
+  }
+
   /** Starts a killed node again on its data directory: it rejoins the cluster (IST from gcache). */
   async restartNode(i) {
     await this.startNode(i);
