@@ -100,6 +100,16 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     return { id: String(res.body.ID), userId: String(res.body.UserID ?? ''), token, userName };
   }
 
+  /** The replicas' log lines that match, each named by its replica and cut to 400 characters, for a failure's report. */
+  function replicaLines(match: RegExp): string[] {
+    return [0, 1, 2].flatMap((j) =>
+      readFileSync(`${cluster.dir}/replica${j}.log`, 'utf8')
+        .split('\n')
+        .filter((l) => match.test(l))
+        .map((l) => `replica${j}: ${l.slice(0, 400)}`),
+    );
+  }
+
   /**
    * Waits until the three nodes are one primary component and each is Synced, three checks in a
    * row 500 ms apart, and the database proxy has every node up again.
@@ -343,9 +353,8 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     expect(paused).toBeGreaterThan(1000);
     expect(plain).toBeGreaterThan(500);
     expect(ping).toBeLessThan(200);
-    // The node rejoins by itself once it runs again (and its donor goes back to Synced after the
-    // transfer); the next test needs a whole cluster.
-    await settled();
+    // The node rejoins by itself once it runs again; a test that needs a whole cluster waits for
+    // it (settled).
   }, 120_000);
 
   it('loses no acknowledged write when a Galera node is SIGKILLed under load; the node rejoins by IST and the nodes agree', async () => {
@@ -367,12 +376,7 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
       // What failed late, and what the proxy and the replicas logged meanwhile, to tell the cause.
       const late = failures.filter((o) => o.end - killedAt > 2000).map((o) => ({ ...o, start: o.start - killedAt, end: o.end - killedAt }));
       const proxied = readFileSync(`${cluster.dir}/haproxy-db.log`, 'utf8').split('\n').filter(Boolean);
-      const replicas = [0, 1, 2].flatMap((j) =>
-        readFileSync(`${cluster.dir}/replica${j}.log`, 'utf8')
-          .split('\n')
-          .filter((l) => /"level":"(warn|error)"/.test(l))
-          .map((l) => `replica${j}: ${l.slice(0, 400)}`),
-      );
+      const replicas = replicaLines(/"level":"(warn|error)"/);
       process.stdout.write(
         `Galera node kill, failures ending over 2 s after the kill (ms from the kill):\n${JSON.stringify(late, null, 1)}\nproxy:\n${proxied.slice(-40).join('\n')}\nreplicas:\n${replicas.slice(-60).join('\n')}\n`,
       );
@@ -479,12 +483,7 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
       const proxied = readFileSync(`${cluster.dir}/haproxy-api.log`, 'utf8')
         .split('\n')
         .filter((l) => l && !/ 200 \d+ |\/health\/ready/.test(l));
-      const replicas = [0, 1, 2].flatMap((j) =>
-        readFileSync(`${cluster.dir}/replica${j}.log`, 'utf8')
-          .split('\n')
-          .filter((l) => /"level":"(warn|error)"|SIGTERM|listening/.test(l))
-          .map((l) => `replica${j}: ${l.slice(0, 400)}`),
-      );
+      const replicas = replicaLines(/"level":"(warn|error)"|SIGTERM|listening/);
       process.stdout.write(
         `rolling restart failures:\n${JSON.stringify(failed, null, 1)}\nproxy:\n${proxied.slice(-40).join('\n')}\nreplicas:\n${replicas.slice(-60).join('\n')}\n`,
       );
