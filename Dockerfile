@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Multi-stage build on the current Node LTS. The runtime image holds only production
-# dependencies and the compiled output, runs as a non-root user, applies pending
-# migrations, then starts the server.
+# dependencies and the compiled output, runs as a non-root user, and starts the server, which
+# listens at once and applies pending migrations itself (docs/operations.md, "Probes").
 
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
@@ -10,6 +10,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
+COPY scripts/build-if-changed.mjs ./scripts/
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
@@ -28,5 +29,6 @@ USER node
 EXPOSE 3000
 VOLUME ["/data"]
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-# exec so the server is PID 1's child-free successor and receives SIGTERM directly.
-CMD ["sh", "-c", "node dist/src/database/migrate.js && exec node --min-semi-space-size=64 --max-semi-space-size=64 --single-threaded-gc dist/src/main.js"]
+# Node is PID 1 and receives SIGTERM itself; it handles it, while starting too. Pending migrations run
+# at start under the cluster-wide lock, while /health/live answers 200 and /health/ready 503.
+CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "--single-threaded-gc", "dist/src/main.js"]

@@ -28,21 +28,52 @@ const SLOW = [
   'migration-utf8mb4-user-names',
 ].map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`);
 
+/**
+ * The e2e files `npm run test:prism` sends through Stoplight Prism's validating proxy (docs/openapi.md,
+ * "Prism"): a representative few minutes — the records of every shape (people, goals, periods,
+ * projects, comments, tasks, tokens, archives), lists and their updatedSince, dashboards, the HTTP
+ * conventions and hostile input (the cases meant to be invalid).
+ * `npm run test:prism:all` sends every e2e file.
+ */
+const PRISM_SUBSET = [
+  'goals',
+  'individuals',
+  'periods',
+  'projects',
+  'comments',
+  'tasks',
+  'api-tokens',
+  'archives',
+  'delta-lists',
+  'dashboards',
+  'http-conventions',
+  'hostile-input',
+].map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`);
+const E2E = ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/security/**/*.e2e-spec.ts'];
+const PRISM_SETUP = ['<rootDir>/test/e2e/prism-mode.ts'];
+
 export default {
   // A global option (ignored inside a project): e2e hooks start a whole app and create users
   // (scrypt), so be generous on a loaded 2-core machine.
   testTimeout: 60_000,
   // Two workers even on two cores: an e2e suite waits on scrypt and the database part of its time.
   maxWorkers: 2,
+  // A folder for the run where the e2e harness keeps the documents its apps answer (test/e2e/harness.ts).
+  globalSetup: '<rootDir>/test/documents-setup.mjs',
+  globalTeardown: '<rootDir>/test/documents-teardown.mjs',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/unit/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      // test/security: the attack suite (docs/security.md), on SQLite here and on MariaDB in `npm run test:e2e`.
+      testMatch: E2E,
       testPathIgnorePatterns: SLOW.map((p) => p.replace('<rootDir>/', '/')),
     },
     { ...common, displayName: 'slow', testMatch: SLOW },
+    // Through Prism's validating proxy: `npm run test:prism` (CI) and `npm run test:prism:all`.
+    { ...common, displayName: 'prism', testMatch: PRISM_SUBSET, setupFiles: PRISM_SETUP },
+    { ...common, displayName: 'prism-all', testMatch: E2E, testPathIgnorePatterns: SLOW.map((p) => p.replace('<rootDir>/', '/')), setupFiles: PRISM_SETUP },
     // Needs Mono (mcs, mono): run by `npm run test:interop` and CI, not by `npm test`.
     { ...common, displayName: 'interop', testMatch: ['<rootDir>/test/interop/**/*.interop-spec.ts'] },
     // Starts MariaDB servers of its own and kills them: run by `npm run test:faults` and CI.

@@ -17,7 +17,9 @@
  *     10,000, in departments of 100 with about 25 records each), waits until its dashboards are
  *     answered from their summaries, and measures an individual's, a department's and the whole
  *     organization's dashboard as ratios to the by-id read,
- *  7. checks the server's RSS over a soak of mixed requests, and prints Markdown tables.
+ *  7. checks the server's RSS over a soak of mixed requests, and prints Markdown tables,
+ *  8. runs bench/bulk.ts (`npm run bench:bulk`): bulk writes against the bulk limit, and an import of
+ *     IMPORT_BENCH_ROWS (100,000) individuals with by-id reads while it runs (BENCH_BULK=0 leaves it out).
  *
  *   npm run bench                          # MariaDB at mysql://root@127.0.0.1:3306
  *   npm run bench -- --sqlite              # embedded SQLite
@@ -34,6 +36,7 @@
  * the organization's dashboard), BENCH_DASH_WAIT (600 s at most for the summaries to be built),
  * BENCH_ENV='NAME=value …' (settings for the service, e.g. `RECORD_MEMO=0`).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -59,14 +62,13 @@ import {
   PIN,
   pinDatabase,
   databasePid,
-  pinned,
   post,
   Proc,
   rssMb,
   settle,
-  startProcess,
   serviceNodeFlags,
   startService,
+  startYardstick,
   stopProcess,
   tokenFor,
 } from './common.js';
@@ -104,6 +106,8 @@ const PASSWORD = 'bench-password-1';
 /** The yardstick's name in the table. */
 const RAW = SQLITE ? 'node:http + better-sqlite3' : 'node:http + mysql2';
 const RAW_PAGE = `${RAW} page of 500 (the page limit)`;
+/** The plain page the queried pages of 100 are compared with (docs/queries.md). */
+const PLAIN_100 = '`GET /v4/individuals?limit=100` JSON, administrator (plain page of 100)';
 const RAW_WRITE = `${RAW} one comment inserted in a transaction (the write limit)`;
 const DELETABLE = num('BENCH_DELETABLE', 60000);
 const DASH_SIZE = num('BENCH_DASH_SIZE', 10000);
@@ -196,13 +200,8 @@ async function main(): Promise<void> {
     }
     await ds.destroy();
 
-    raw = await startProcess(
-      'yardstick',
-      pinned(0, [process.execPath, ...serviceNodeFlags(), join(here, 'raw-server.js')]),
-      { DATABASE_URL: database.url },
-      /listening (\d+)/,
-    );
-    const rawOrigin = `http://127.0.0.1:${raw.port}`;
+    let rawOrigin: string;
+    ({ raw, rawOrigin } = await startYardstick(database.url));
 
     const admin = { small: await tokenFor(origin, 'admin', PASSWORD, small.siteId), large: await tokenFor(origin, 'admin', PASSWORD, large.siteId) };
     const manager = await tokenFor(origin, small.manager.userName, PASSWORD);
@@ -282,6 +281,34 @@ async function main(): Promise<void> {
         requests: [{ path: '/v4/individuals?limit=500', headers: h(admin.large, 'application/xml') }],
         connections: PAGE_CONNECTIONS,
         versus: RAW_PAGE,
+      },
+      // Queried lists (docs/queries.md): a filtered and a sorted page of 100 against a plain one, on the large site.
+      {
+        name: PLAIN_100,
+        target: 'service',
+        requests: [{ path: '/v4/individuals?limit=100', headers: h(admin.large) }],
+        connections: PAGE_CONNECTIONS,
+      },
+      {
+        name: '`GET /v4/individuals?limit=100&filter=LastName sw "Last0001"` JSON (the 100 of 10,000 it selects)',
+        target: 'service',
+        requests: [{ path: `/v4/individuals?limit=100&filter=${encodeURIComponent('LastName sw "Last0001"')}`, headers: h(admin.large) }],
+        connections: PAGE_CONNECTIONS,
+        versus: PLAIN_100,
+      },
+      {
+        name: '`GET /v4/individuals?limit=100&sort=-Updated` JSON',
+        target: 'service',
+        requests: [{ path: '/v4/individuals?limit=100&sort=-Updated', headers: h(admin.large) }],
+        connections: PAGE_CONNECTIONS,
+        versus: PLAIN_100,
+      },
+      {
+        name: '`GET /v4/individuals?limit=100&cursor=start&fields=ID,UserName` JSON',
+        target: 'service',
+        requests: [{ path: '/v4/individuals?limit=100&cursor=start&fields=ID,UserName', headers: h(admin.large) }],
+        connections: PAGE_CONNECTIONS,
+        versus: PLAIN_100,
       },
       { name: '`GET /v4/me` (a manager)', target: 'service', requests: [{ path: '/v4/me', headers: h(manager) }] },
       { name: '`GET /v4/organizations/{id}`', target: 'service', requests: [{ path: `/v4/organizations/${small.orgId}`, headers: h(admin.small) }] },
@@ -645,9 +672,11 @@ function printResults(measured: Measured[], soak: Soak | null, started: number, 
           ? 'write limit'
           : versus.row.name === BY_ID
             ? 'by-id read'
-            : versus.row.name.includes('page')
-              ? 'raw page'
-              : 'no comments';
+            : versus.row.name === PLAIN_100
+              ? 'plain page'
+              : versus.row.name.includes('page')
+                ? 'raw page'
+                : 'no comments';
     const failed = m.failures ? ` (${fmt(m.failures)} failed)` : '';
     console.log(
       `| ${m.row.name}${failed} | ${fmt(rps(m))} | ${base ? '1.00' : ratio(m, versus).toFixed(2)} | ${base ? '' : to} | ` +
@@ -704,6 +733,12 @@ function printResults(measured: Measured[], soak: Soak | null, started: number, 
     );
   }
   console.log(`\nTotal run time ${Math.round((Date.now() - started) / 1000)} s.`);
+  // The bulk writes and their limit (bench/bulk.ts) on a database of their own, after the rest: BENCH_BULK=0 leaves them out.
+  if (process.env.BENCH_BULK !== '0') {
+    log('the bulk writes and the bulk limit (bench/bulk.ts)');
+    const bulk = spawnSync(process.execPath, [join(here, 'bulk.js'), ...(SQLITE ? ['--sqlite'] : [])], { stdio: 'inherit' });
+    if (bulk.status !== 0) throw new Error(`bench/bulk.ts failed (${bulk.status ?? bulk.signal})`);
+  }
 }
 
 main().catch((e: unknown) => {

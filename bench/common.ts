@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stringify } from 'csv-stringify/sync';
 import mysql from 'mysql2/promise';
 import type { LoadJob, LoadResult } from './load.js';
 
@@ -214,7 +215,9 @@ export async function createDatabase(sqlite: boolean): Promise<{ url: string; dr
   const u = new URL((process.env.BENCH_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/').replace(/^mariadb:/, 'mysql:'));
   if (u.protocol !== 'mysql:') throw new Error('BENCH_DATABASE_URL must be a mysql:// URL (or use --sqlite)');
   const conn = { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username || 'root'), password: decodeURIComponent(u.password) };
-  const name = `pms_bench_${randomBytes(4).toString('hex')}`;
+  // Named after the database BENCH_DATABASE_URL names (an engineer's own prefix on a shared server), else pms_bench.
+  const base = decodeURIComponent(u.pathname.slice(1));
+  const name = `${/^\w{1,40}$/.test(base) ? base : 'pms_bench'}_${randomBytes(4).toString('hex')}`;
   const admin = await mysql.createConnection(conn);
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await admin.end();
@@ -286,6 +289,9 @@ export async function startService(
     JWT_SECRET: randomBytes(32).toString('hex'),
     ADMIN_PASSWORD: password,
     LOG_LEVEL: 'info',
+    // The request budgets count every request (their cost is measured) but never refuse one: the bench's load is far over them.
+    RATE_LIMIT_PER_CALLER: '1000000000',
+    RATE_LIMIT_PER_SITE: '1000000000',
     ...extraEnv,
   };
   const service = await startProcess('service', pinned(0, node), env, /listening on http:\/\/[^:/\s]+:(\d+)/);
@@ -326,4 +332,235 @@ export function goalBody(individualId: string, periodId: number): string {
     Measure5StartDate: d('2026-07-01'),
     Measure5EndDate: d('2026-09-30'),
   });
+}
+
+/** One API call as JSON with a bearer token; anything but `expect` (200) throws with the answer's start. */
+export async function call(origin: string, token: string, method: string, path: string, body?: unknown, expect = 200): Promise<unknown> {
+  const res = await fetch(origin + path, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/**
+ * The individual the bulk and import rows write (bench/bulk.ts, bench/scale.ts): `run`'s `i`th, upserted by its
+ * ExternalID, with a login account (UserName) as an HR feed gives one, in `orgId`, reporting to nobody.
+ */
+export const benchPerson = (run: string, i: number, orgId: string, title = 'Analyst') => ({
+  ExternalID: `${run}-${i}`,
+  FirstName: 'Bench',
+  LastName: `Person ${i}`,
+  UserName: `${run}.${i}`,
+  Email: `${run}.${i}@example.test`,
+  UserEmail: `${run}.${i}@example.test`,
+  PrimaryOrganizationID: orgId,
+  PrimaryTitle: title,
+  PrimaryReportsTo: null,
+});
+
+/** `run`'s `rows` people (benchPerson) as one CSV file (a header row of field names, empty cells for null), built in slices. */
+export function peopleCsv(run: string, rows: number, orgId: string): Buffer {
+  const parts: Buffer[] = [];
+  for (let from = 0; from < rows; from += 10_000) {
+    const slice = Array.from({ length: Math.min(10_000, rows - from) }, (_, k) => benchPerson(run, from + k, orgId));
+    parts.push(Buffer.from(stringify(slice, { header: from === 0, record_delimiter: 'windows' })));
+  }
+  return Buffer.concat(parts);
+}
+
+/** Reads `pid`'s RSS every `everyMs` until stopped; answers the highest reading. */
+export function sampleRss(pid: number, everyMs = 100): { stop: () => number } {
+  let peakMb = rssMb(pid);
+  const timer = setInterval(() => (peakMb = Math.max(peakMb, rssMb(pid))), everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peakMb, rssMb(pid));
+    },
+  };
+}
+
+/** Reads a whole answer, sampling `pid`'s RSS meanwhile; answers the seconds, the bytes and the RSS peak. */
+export async function download(url: string, headers: Record<string, string>, pid: number): Promise<{ s: number; bytes: number; peakMb: number }> {
+  const rss = sampleRss(pid, 50);
+  const t0 = performance.now();
+  try {
+    const res = await fetch(url, { headers });
+    if (res.status !== 200 || !res.body) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+    let bytes = 0;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.byteLength;
+    return { s: (performance.now() - t0) / 1000, bytes, peakMb: rss.stop() };
+  } finally {
+    rss.stop();
+  }
+}
+
+export interface ImportJob {
+  ID: string;
+  State: string;
+  RowsTotal: number | null;
+  RowsRead: number;
+  RowsWritten: number;
+  RowsFailed: number;
+  Problem: string | null;
+}
+
+/**
+ * One import end to end (docs/imports.md): `POST /v4/imports?kind=individuals&mode=upsert` with the CSV
+ * `file`, then the job read every 200 ms until it has ended. `whileRunning`, if given, runs once the job
+ * is running (e.g. reads measured meanwhile). Answers the seconds from the POST to the job's end, the
+ * job as it ended (it must have succeeded with every row written), the RSS peak of the service `pid`
+ * (the replica that imports) read every 100 ms throughout, and what `whileRunning` answered.
+ */
+export async function importCsv<T>(
+  origin: string,
+  token: string,
+  file: Buffer,
+  pid: number,
+  whileRunning?: (job: () => Promise<ImportJob>) => Promise<T>,
+): Promise<{ s: number; job: ImportJob; peakRssMb: number; during?: T }> {
+  const rss = sampleRss(pid);
+  const t0 = performance.now();
+  try {
+    const res = await fetch(`${origin}/v4/imports?kind=individuals&mode=upsert`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'text/csv', Accept: 'application/json' },
+      body: file,
+    });
+    if (res.status !== 202) throw new Error(`POST /v4/imports: ${res.status} ${(await res.text()).slice(0, 500)}`);
+    const id = ((await res.json()) as ImportJob).ID;
+    const read = async () => (await call(origin, token, 'GET', `/v4/imports/${id}`)) as ImportJob;
+    let during: T | undefined;
+    let logged = 0;
+    for (;;) {
+      const job = await read();
+      if (!['queued', 'running'].includes(job.State)) {
+        const s = (performance.now() - t0) / 1000;
+        if (job.State !== 'succeeded' || job.RowsFailed || job.RowsWritten !== job.RowsTotal)
+          throw new Error(
+            `import ${id}: ${job.State}, ${job.RowsWritten} of ${String(job.RowsTotal)} written, ${job.RowsFailed} failed: ${String(job.Problem)}`,
+          );
+        return { s, job, peakRssMb: rss.stop(), during };
+      }
+      if (job.State === 'running' && whileRunning && during === undefined) during = await whileRunning(read);
+      if (Date.now() - logged > 10_000) {
+        logged = Date.now();
+        log(`import: ${job.State}, ${fmt(job.RowsRead)} of ${job.RowsTotal === null ? '?' : fmt(job.RowsTotal)} rows read, RSS ${fmt(rssMb(pid))} MB`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    rss.stop();
+  }
+}
+
+/** One of the formats an export is asked in (`Accept`), and the share of the export limit it targets (0: none). */
+export interface ExportFormat {
+  name: string;
+  accept: string;
+  target: number;
+}
+
+/**
+ * Exports against the export limit (bench/raw-server.ts `GET /individuals.csv`): `rows` individuals of
+ * `siteId` streamed by the yardstick and by `GET /v4/individuals` in each of `formats`, a first (warm-up)
+ * export of each unless `warm` is false, then `rounds` rounds taking turns (the order reversed every other
+ * round); the service's RSS is read every 50 ms while it exports. Answers the table rows: rows a second
+ * (medians), each format's share of the limit against its target, and the RSS growth (≤ 50 MB).
+ */
+export async function exportRows(opts: {
+  origin: string;
+  token: string;
+  servicePid: number;
+  rawOrigin: string;
+  rawPid: number;
+  siteId: string;
+  rows: number;
+  formats: readonly ExportFormat[];
+  rounds: number;
+  warm?: boolean;
+}): Promise<string[]> {
+  const times: Record<string, number[]> = Object.fromEntries(['limit', ...opts.formats.map((f) => f.name)].map((n) => [n, []]));
+  let growth = 0;
+  const runs = [
+    { name: 'limit', go: () => download(`${opts.rawOrigin}/individuals.csv?site=${opts.siteId}`, {}, opts.rawPid) },
+    ...opts.formats.map((f) => ({
+      name: f.name,
+      go: async () => {
+        const before = rssMb(opts.servicePid);
+        const r = await download(`${opts.origin}/v4/individuals`, { Authorization: `Bearer ${opts.token}`, Accept: f.accept }, opts.servicePid);
+        growth = Math.max(growth, r.peakMb - before);
+        return r;
+      },
+    })),
+  ];
+  // A first export of each warms the statements and the record memo.
+  if (opts.warm !== false) for (const run of runs) await run.go();
+  for (let r = 0; r < opts.rounds; r++) {
+    for (const run of r % 2 === 0 ? runs : [...runs].reverse()) {
+      const { s, bytes } = await run.go();
+      times[run.name].push(s);
+      log(`export round ${r + 1}/${opts.rounds} ${run.name}: ${fmt(opts.rows)} rows, ${fmt(bytes / 1e6, 1)} MB in ${fmt(s, 2)} s`);
+    }
+  }
+  const rate = (name: string) => opts.rows / median(times[name]);
+  const lines = [`| the export limit (one SELECT streamed as CSV) | ${fmt(rate('limit'))} | 1.00 | | |`];
+  for (const f of opts.formats) {
+    const ratio = rate(f.name) / rate('limit');
+    lines.push(
+      `| \`GET /v4/individuals\` as ${f.name} | ${fmt(rate(f.name))} | ${fmt(ratio, 2)} | ${f.target ? `≥ ${f.target}` : ''} | ${f.target ? (ratio >= f.target ? 'met' : '**not met**') : ''} |`,
+    );
+  }
+  lines.push(`| the service's RSS while exporting, most over its RSS before | ${fmt(growth, 0)} MB | | ≤ 50 MB | ${growth <= 50 ? 'met' : '**not met**'} |`);
+  return lines;
+}
+
+/** The yardstick (bench/raw-server.ts) as its own process on `databaseUrl`, pinned as the service is; answers it and its origin. */
+export async function startYardstick(databaseUrl: string): Promise<{ raw: Proc; rawOrigin: string }> {
+  const raw = await startProcess(
+    'yardstick',
+    pinned(0, [process.execPath, ...serviceNodeFlags(), join(here, 'raw-server.js')]),
+    { DATABASE_URL: databaseUrl },
+    /listening (\d+)/,
+  );
+  return { raw, rawOrigin: `http://127.0.0.1:${raw.port}` };
+}
+
+/**
+ * `job` measured against its baseline `base` as bench.ts measures a row (docs/performance.md): in each
+ * of `rounds` rounds half of the baseline's slot runs just before the job and half just after, each
+ * run once `settleAll` says the processes are idle, and the round's ratio is the job's req/s to the
+ * baseline's around it. Answers the medians over the rounds: the ratio, both req/s and the job's p99.
+ * An answer other than 2xx fails the run (`what` names it).
+ */
+export async function versus(
+  what: string,
+  job: LoadJob,
+  base: LoadJob,
+  rounds: number,
+  settleAll: () => Promise<void>,
+): Promise<{ ratio: number; rps: number; baseRps: number; p99: number }> {
+  const run = async (j: LoadJob, duration: number, name: string) => {
+    await settleAll();
+    const r = await load({ ...j, duration });
+    if (r.non2xx || r.errors) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors ${JSON.stringify(r.statuses)}`);
+    return r;
+  };
+  const m = { ratio: [] as number[], rps: [] as number[], baseRps: [] as number[], p99: [] as number[] };
+  for (let k = 0; k < rounds; k++) {
+    const before = await run(base, base.duration / 2, `${what} (baseline)`);
+    const r = await run(job, job.duration, what);
+    const after = await run(base, base.duration / 2, `${what} (baseline)`);
+    const b = (before.requests + after.requests) / (before.seconds + after.seconds);
+    m.ratio.push(r.rps / b);
+    m.rps.push(r.rps);
+    m.baseRps.push(b);
+    m.p99.push(r.p99);
+    log(`round ${k + 1}/${rounds}: ${what}: ${fmt(r.rps)} req/s (${fmt(b)} req/s of its baseline around it)`);
+  }
+  return { ratio: median(m.ratio), rps: median(m.rps), baseRps: median(m.baseRps), p99: median(m.p99) };
 }

@@ -12,9 +12,9 @@
  */
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-import { checkJsonBody, checkXmlBody, type BodyLimits } from '../src/common/http/body-limits.js';
-import { WireCodec } from '../src/common/http/codec.js';
-import { AppValidationPipe } from '../src/common/validation/app-validation.pipe.js';
+import { checkJsonBody, checkXmlBody, type BodyLimits } from '../src/http/wire/body-limits.js';
+import { WireCodec } from '../src/http/wire/codec.js';
+import { AppValidationPipe } from '../src/http/pipeline/app-validation.pipe.js';
 import { CreateAssessmentDto } from '../src/modules/assessments/dto/assessment.dto.js';
 import { TokenRequestDto } from '../src/modules/auth/dto/token.dto.js';
 

@@ -30,7 +30,7 @@ export interface Breakdown {
   functions: { name: string; ms: number }[];
 }
 
-/** `typeorm`, `@nestjs/core`, `node:http`, `service src/common/http`, `(garbage collector)`… */
+/** `typeorm`, `@nestjs/core`, `node:http`, `service src/http`, `(garbage collector)`… */
 function groupOf(frame: CallFrame): string {
   const url = frame.url;
   if (!url) return frame.functionName.startsWith('(') ? frame.functionName : '(native)';

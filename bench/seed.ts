@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
-import { hashPassword } from '../src/common/auth/password.js';
+import { hashPassword } from '../src/auth/password.js';
 import { RequestContext } from '../src/common/context/request-context.js';
 import { refreshLastComments } from '../src/database/queries/last-comment.js';
 import { TenantDb } from '../src/database/tenant-db.js';

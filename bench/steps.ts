@@ -14,12 +14,12 @@
  */
 import 'reflect-metadata';
 import { DataSource, type ObjectLiteral } from 'typeorm';
-import { hydrateRows } from '../src/database/kept-sql.js';
+import { hydrateRows } from '../src/database/hydrate.js';
 import { entitiesFor } from '../src/database/registry.js';
 import { GoalEntity } from '../src/database/entities/goal.entity.js';
 import { loadConfig } from '../src/config/config.js';
-import { TokenService } from '../src/common/auth/token.service.js';
-import { OidcVerifier } from '../src/common/auth/oidc-verifier.js';
+import { TokenService } from '../src/auth/token.service.js';
+import { OidcVerifier } from '../src/auth/oidc-verifier.js';
 
 const ROUNDS = 5;
 const RUNS = 20_000;

@@ -29,7 +29,10 @@ function startNodeFlags() {
   return start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
-/** The port layout from a base: node i uses base+10i … base+10i+3; proxies, Redis and replicas follow. */
+/**
+ * The port layout from a base: node i uses base+10i … base+10i+3; proxies, Redis and replicas
+ * follow; instance i pinned to node i (not behind any proxy) listens on base+75+i.
+ */
 export function ports(base, replicas) {
   return {
     nodes: [0, 1, 2].map((i) => ({ sql: base + 10 * i, wsrep: base + 10 * i + 1, ist: base + 10 * i + 2, sst: base + 10 * i + 3 })),
@@ -40,6 +43,9 @@ export function ports(base, replicas) {
     replicas: Array.from({ length: replicas }, (_, j) => base + 70 + j),
     /** Each replica's Prometheus scrape (METRICS_PORT). */
     metrics: Array.from({ length: replicas }, (_, j) => base + 80 + j),
+    /** The instances pinned to one node each (see Cluster.startPinned), and their scrapes. */
+    pinned: [0, 1, 2].map((i) => base + 75 + i),
+    pinnedMetrics: [0, 1, 2].map((i) => base + 85 + i),
   };
 }
 
@@ -126,24 +132,28 @@ async function killPid(pid, signal = 'SIGTERM', waitMs = 30_000) {
 }
 
 /**
- * One cluster: start(), the fault operations the test uses (killNode, restartNode, killReplica,
- * startReplica, restartReplica), stop(). Its process ids live in `<dir>/state.json`, so another
- * process (cluster:down) can stop exactly what it started.
+ * One cluster: start(), the fault operations the test uses (killNode, freezeNode, isolateNode,
+ * restartNode, killReplica, startReplica, restartReplica, startPinned, killPinned), stop(). Its
+ * process ids live in `<dir>/state.json`, so another process (cluster:down) can stop exactly what
+ * it started. `pinned: true` also starts, besides the replicas behind the API proxy, one instance
+ * of the service per Galera node that talks to that node alone (no database proxy): writes through
+ * two of them meet only at certification.
  */
 export class Cluster {
-  constructor({ base = 24100, replicas = 3, dir, env = {} } = {}) {
+  constructor({ base = 24100, replicas = 3, pinned = false, dir, env = {} } = {}) {
     this.base = base;
     this.replicaCount = replicas;
+    this.pinned = pinned;
     this.dir = dir ?? mkdtempSync(join(tmpdir(), 'pms-cluster-'));
     this.p = ports(base, replicas);
     this.env = env;
-    this.state = { base, dir: this.dir, replicas, pids: {}, jwtSecret: randomBytes(32).toString('hex'), adminPassword: 'cluster-admin-1' };
+    this.state = { base, dir: this.dir, replicas, pinned, pids: {}, jwtSecret: randomBytes(32).toString('hex'), adminPassword: 'cluster-admin-1' };
     this.database = 'pms';
   }
 
   static load(stateFile) {
     const state = JSON.parse(readFileSync(stateFile, 'utf8'));
-    const c = new Cluster({ base: state.base, replicas: state.replicas, dir: state.dir });
+    const c = new Cluster({ base: state.base, replicas: state.replicas, pinned: state.pinned, dir: state.dir });
     c.state = state;
     return c;
   }
@@ -164,6 +174,10 @@ export class Cluster {
   replicaUrl(j) {
     return `http://127.0.0.1:${this.p.replicas[j]}`;
   }
+  /** The instance pinned to node i (started with `pinned: true`). */
+  pinnedUrl(i) {
+    return `http://127.0.0.1:${this.p.pinned[i]}`;
+  }
   nodeLog(i) {
     return join(this.dir, `node${i}`, 'error.log');
   }
@@ -179,6 +193,7 @@ export class Cluster {
       this.p.stats,
       this.p.redis,
       ...this.p.replicas,
+      ...(this.pinned ? this.p.pinned : []),
     ]) {
       if (await portOpen(port)) throw new Error(`port ${port} is taken: is a cluster already up? (npm run cluster:down, or set CLUSTER_PORT_BASE)`);
     }
@@ -191,6 +206,7 @@ export class Cluster {
     await this.sql(0, `CREATE DATABASE IF NOT EXISTS ${this.database} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     // All replicas at once: their migration lock makes one run the migrations while the others wait.
     await Promise.all(this.p.replicas.map((_, j) => this.startReplica(j)));
+    if (this.pinned) await Promise.all([0, 1, 2].map((i) => this.startPinned(i)));
     await this.startApiProxy();
     await waitFor('every replica healthy behind the API proxy', async () => (await this.proxyStates('api')).every((s) => s === 'UP'), 30_000);
     log(
@@ -306,6 +322,21 @@ wsrep_slave_threads=2
     await killPid(this.state.pids[`node${i}`], 'SIGKILL');
   }
 
+  /**
+   * SIGKILLs several nodes `gapMs` apart (the signals at those instants; a killed server takes a
+   * second or two to be gone), then waits until all are gone. Answers when each signal went.
+   */
+  async killNodes(nodes, gapMs) {
+    const sent = [];
+    for (const [n, i] of nodes.entries()) {
+      if (n > 0) await sleep(gapMs);
+      process.kill(this.state.pids[`node${i}`], 'SIGKILL');
+      sent.push(Date.now());
+    }
+    await Promise.all(nodes.map((i) => killPid(this.state.pids[`node${i}`], 'SIGKILL')));
+    return sent;
+  }
+
   /** Freezes a node (SIGSTOP): it answers nothing, so the others hold every commit until they evict it. */
   freezeNode(i) {
     process.kill(this.state.pids[`node${i}`], 'SIGSTOP');
@@ -314,6 +345,19 @@ wsrep_slave_threads=2
   /** Lets a frozen node run again (SIGCONT): it finds itself evicted and rejoins (IST). */
   thawNode(i) {
     process.kill(this.state.pids[`node${i}`], 'SIGCONT');
+  }
+
+  /**
+   * Cuts node i off from the group (Galera's `gmcast.isolate`): it keeps running and answering its
+   * clients, but leaves the primary component (error 1047 for every statement) until rejoinNode(i).
+   */
+  isolateNode(i) {
+    this.sql(i, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+  }
+
+  /** Ends isolateNode(i): the node reconnects to the group and catches up (IST). */
+  rejoinNode(i) {
+    this.sql(i, "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
   }
 
   /** Starts a killed node again on its data directory: it rejoins the cluster (IST from gcache). */
@@ -472,7 +516,7 @@ ${servers}
       .map((l) => l.split(',')[17]);
   }
 
-  replicaEnv(j) {
+  replicaEnv(j, databaseUrl = this.dbUrl) {
     return {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'production',
@@ -480,10 +524,13 @@ ${servers}
       HOST: '127.0.0.1',
       PORT: String(this.p.replicas[j]),
       METRICS_PORT: String(this.p.metrics[j]),
-      DATABASE_URL: this.dbUrl,
+      DATABASE_URL: databaseUrl,
       REDIS_URL: this.redisUrl,
       REDIS_PREFIX: `pms${this.base}:`,
       JWT_SECRET: this.state.jwtSecret,
+      // The workloads are over the default request budgets (docs/limits.md), which are not under test here.
+      RATE_LIMIT_PER_CALLER: '1000000000',
+      RATE_LIMIT_PER_SITE: '1000000000',
       ADMIN_PASSWORD: this.state.adminPassword,
       SHUTDOWN_GRACE_MS: '10000',
       ...this.env,
@@ -491,12 +538,27 @@ ${servers}
   }
 
   async startReplica(j) {
-    this.spawnLogged(`replica${j}`, process.execPath, [...startNodeFlags(), join(ROOT, 'dist/src/main.js')], this.replicaEnv(j));
+    await this.startInstance(`replica${j}`, this.replicaUrl(j), this.replicaEnv(j));
+  }
+
+  /** Starts the instance pinned to node i: DATABASE_URL names that node's own port, not the proxy. */
+  async startPinned(i) {
+    const env = { ...this.replicaEnv(0, `mysql://root@127.0.0.1:${this.p.nodes[i].sql}/${this.database}`) };
+    Object.assign(env, { PORT: String(this.p.pinned[i]), METRICS_PORT: String(this.p.pinnedMetrics[i]) });
+    await this.startInstance(`pinned${i}`, this.pinnedUrl(i), env);
+  }
+
+  async killPinned(i) {
+    await killPid(this.state.pids[`pinned${i}`], 'SIGKILL');
+  }
+
+  async startInstance(name, url, env) {
+    this.spawnLogged(name, process.execPath, [...startNodeFlags(), join(ROOT, 'dist/src/main.js')], env);
     await waitFor(
-      `replica ${j} ready`,
-      async () => (await fetch(`${this.replicaUrl(j)}/health/ready`, { signal: AbortSignal.timeout(2000) })).status === 200,
+      `${name} ready`,
+      async () => (await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2000) })).status === 200,
       120_000,
-      () => `\n${this.tail(join(this.dir, `replica${j}.log`))}`,
+      () => `\n${this.tail(join(this.dir, `${name}.log`))}`,
     );
   }
 
@@ -520,7 +582,7 @@ ${servers}
 
   /** Stops everything this cluster started, replicas first, by the recorded process ids; removes its data. */
   async stop({ keepData = false } = {}) {
-    const order = [...Object.keys(this.state.pids).filter((n) => n.startsWith('replica')), 'haproxy-api', 'haproxy-db', 'node2', 'node1', 'node0', 'redis'];
+    const order = [...Object.keys(this.state.pids).filter((n) => /^(replica|pinned)/.test(n)), 'haproxy-api', 'haproxy-db', 'node2', 'node1', 'node0', 'redis'];
     for (const name of order) {
       const pid = this.state.pids[name];
       if (pid) await killPid(pid, 'SIGTERM', 20_000);

@@ -11,7 +11,18 @@ const SVG = 'docs/architecture-graph.svg';
 
 const dot = execFileSync(
   'npx',
-  ['depcruise', 'src', '--config', '.dependency-cruiser.cjs', '--include-only', '^src/', '--exclude', '\\.spec\\.ts$', '--output-type', 'dot'],
+  [
+    'depcruise',
+    'src',
+    '--config',
+    '.dependency-cruiser.cjs',
+    '--include-only',
+    '^src/',
+    '--exclude',
+    '(?:\\.spec|\\.cases)\\.ts$|^src/testing/',
+    '--output-type',
+    'dot',
+  ],
   { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] },
 );
 

@@ -39,7 +39,7 @@ const { getDataSourceToken } = await import('@nestjs/typeorm');
 const { createApp } = await load('app.factory.js');
 const { loadConfig } = await load('config/config.js');
 const { JsonLogger } = await load('common/logging/json-logger.js');
-const { ACCESS_KEY } = await load('common/auth/access.decorators.js');
+const { ACCESS_KEY } = await load('auth/access.decorators.js');
 const { createDataSource } = await load('database/data-source.js');
 
 const env = (url) => ({

@@ -3,6 +3,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module.js';
 import { ApiTokensModule } from './modules/api-tokens/api-tokens.module.js';
 import { IdentityProvidersModule } from './modules/identity-providers/identity-providers.module.js';
 import { ScimModule } from './modules/scim/scim.module.js';
+import { ImportsModule } from './modules/imports/imports.module.js';
 import { AssessmentsModule } from './modules/assessments/assessments.module.js';
 import { AuthModule } from './modules/auth/auth.module.js';
 import { BasicRolesModule } from './modules/basic-roles/basic-roles.module.js';
@@ -14,6 +15,7 @@ import { DialogsModule } from './modules/dialogs/dialogs.module.js';
 import { GoalsModule } from './modules/goals/goals.module.js';
 import { CommentsModule } from './modules/comments/comments.module.js';
 import { HealthModule } from './modules/health/health.module.js';
+import { IdempotencyModule } from './modules/idempotency/idempotency.module.js';
 import { ListItemsModule } from './modules/list-items/list-items.module.js';
 import { ProjectsModule } from './modules/projects/projects.module.js';
 import { IndividualsModule } from './modules/individuals/individuals.module.js';
@@ -29,6 +31,8 @@ import { TasksModule } from './modules/tasks/tasks.module.js';
 /** Every feature module. A new resource module is added here (and its entities in src/database/registry.ts). */
 export const FEATURE_MODULES = [
   AuthModule,
+  // The write routes' stage (Idempotency-Key): no routes of its own.
+  IdempotencyModule,
   SitesModule,
   HealthModule,
   PeriodsModule,
@@ -55,4 +59,5 @@ export const FEATURE_MODULES = [
   ApiTokensModule,
   IdentityProvidersModule,
   ScimModule,
+  ImportsModule,
 ];

@@ -1,14 +1,12 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { createApp } from './app.factory.js';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type AppConfig, loadConfigOrExit } from './config/config.js';
 import { JsonLogger } from './common/logging/json-logger.js';
-import { ServerLifecycle } from './common/http/server-lifecycle.js';
-import { HttpMetrics } from './common/logging/http-metrics.js';
-import { metricsPortOf, startMetricsServer } from './common/logging/metrics-server.js';
-import { BootstrapService } from './modules/auth/bootstrap.service.js';
+import { ServerLifecycle } from './http/pipeline/server-lifecycle.js';
+import { StartGate } from './modules/health/start-gate.js';
+import type { BootstrapService } from './modules/auth/bootstrap.service.js';
 
 /** Once every request is answered, how long closing the database pool and Redis may take. */
 const CLEANUP_MS = 1000;
@@ -16,48 +14,39 @@ const CLEANUP_MS = 1000;
 async function main(): Promise<void> {
   const config = loadConfigOrExit('pms-api');
   const logger = new JsonLogger(config.logLevel);
-  const app = await createApp(config, logger);
+  // Listening comes first (docs/operations.md, "Probes"): liveness answers 200 and everything else
+  // 503 + Retry-After while the application's modules load, the database is migrated (or another
+  // process's migrations are waited for, under the migration lock) and the application is built.
+  const gate = await StartGate.listen(config);
+  let stop: ((signal: string) => void) | null = null;
+  const onSignal = (signal: string) => {
+    if (stop) return stop(signal);
+    // Nothing is served yet: nothing to finish. (PID 1 in a container has no default action for SIGTERM.)
+    logger.event('info', 'Main', { msg: `${signal} received while starting: exiting` });
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+
+  // The application's modules load behind the gate (most of a start's first seconds).
+  const [{ createApp }, { HttpMetrics }, { metricsPortOf, startMetricsServer }, { BootstrapService: Bootstrap }] = await Promise.all([
+    import('./app.factory.js'),
+    import('./http/pipeline/http-metrics.js'),
+    import('./http/pipeline/metrics-server.js'),
+    import('./modules/auth/bootstrap.service.js'),
+  ]);
+  const app = await createApp(config, logger, { gate });
   const server = app.getHttpServer() as Server;
-  await app.listen(config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   let metricsServer: Server | null = null;
-  if (config.metricsPort !== null) {
-    try {
-      metricsServer = await startMetricsServer(app.get(HttpMetrics), config.host, config.metricsPort);
-    } catch (e) {
-      process.stderr.write(`pms-api: ${e instanceof Error ? e.message : String(e)}\n`);
-      await app.close();
-      process.exit(2);
-    }
-  }
-  const everywhere = config.host === '0.0.0.0' || config.host === '::';
-  const url = `http://${everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const first = app.get(BootstrapService).firstStart;
-  const shown = first?.generatedPassword ? revealPassword(first.generatedPassword, config) : null;
-  const login = shown
-    ? ` First start: log in as "${first!.userName}" with the generated password ${shown} (set ADMIN_PASSWORD before the first start to choose it; change it with PUT /v4/individuals/{your ID from GET /v4/me}).`
-    : first
-      ? ` First start: log in as "${first.userName}" with ADMIN_PASSWORD.`
-      : '';
-  logger.event(first?.generatedPassword ? 'warn' : 'info', 'Main', {
-    msg: `pms-api is listening on ${url}${everywhere ? ` (every interface, ${config.host})` : ''} — API ${url}/v4, Swagger UI ${url}/docs, OpenAPI ${url}/docs/openapi.json${metricsServer ? `; Prometheus metrics on port ${metricsPortOf(metricsServer)} (/metrics)` : ''}.${login}`,
-    host: config.host,
-    port,
-    metricsPort: metricsServer ? metricsPortOf(metricsServer) : null,
-    database:
-      config.database.kind === 'sqlite'
-        ? `sqlite:${config.database.file}`
-        : `mysql://${config.database.host}:${config.database.port}/${config.database.database}`,
-  });
-  if (!first && config.adminPassword) await warnIfAdminPasswordIgnored(app.get(BootstrapService), config, logger);
 
   // Shutdown (docs/operations.md): readiness 503 and no new connections at once, every request
   // already received answered (with Connection: close), then exit 0 — or 1 when requests are
-  // still open after SHUTDOWN_GRACE_MS.
+  // still open after SHUTDOWN_GRACE_MS. In place from the moment the application serves.
   const lifecycle = app.get(ServerLifecycle);
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     const started = Date.now();
@@ -81,8 +70,37 @@ async function main(): Promise<void> {
       process.exit(0);
     });
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+
+  if (config.metricsPort !== null) {
+    try {
+      metricsServer = await startMetricsServer(app.get(HttpMetrics), config.host, config.metricsPort);
+    } catch (e) {
+      process.stderr.write(`pms-api: ${e instanceof Error ? e.message : String(e)}\n`);
+      await app.close();
+      process.exit(2);
+    }
+  }
+  const everywhere = config.host === '0.0.0.0' || config.host === '::';
+  const url = `http://${everywhere ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const bootstrap: BootstrapService = app.get(Bootstrap);
+  const first = bootstrap.firstStart;
+  const shown = first?.generatedPassword ? revealPassword(first.generatedPassword, config) : null;
+  const login = shown
+    ? ` First start: log in as "${first!.userName}" with the generated password ${shown} (set ADMIN_PASSWORD before the first start to choose it; change it with PUT /v4/individuals/{your ID from GET /v4/me}).`
+    : first
+      ? ` First start: log in as "${first.userName}" with ADMIN_PASSWORD.`
+      : '';
+  logger.event(first?.generatedPassword ? 'warn' : 'info', 'Main', {
+    msg: `pms-api is listening on ${url}${everywhere ? ` (every interface, ${config.host})` : ''} — API ${url}/v4, Swagger UI ${url}/docs, OpenAPI ${url}/docs/openapi.json${metricsServer ? `; Prometheus metrics on port ${metricsPortOf(metricsServer)} (/metrics)` : ''}.${login}`,
+    host: config.host,
+    port,
+    metricsPort: metricsServer ? metricsPortOf(metricsServer) : null,
+    database:
+      config.database.kind === 'sqlite'
+        ? `sqlite:${config.database.file}`
+        : `mysql://${config.database.host}:${config.database.port}/${config.database.database}`,
+  });
+  if (!first && config.adminPassword) await warnIfAdminPasswordIgnored(bootstrap, config, logger);
 }
 
 /**

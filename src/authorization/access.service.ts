@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { In, Not, type EntityTarget, type FindOperator, type ObjectLiteral } from 'typeorm';
 import { RequestContext, type Caller, type Grant } from '../common/context/request-context.js';
 import { ForbiddenError, NotFoundError } from '../common/errors/errors.js';
-import { projectIdsOfUnits, unitChain, unitsBelow } from './grants.js';
-import { CallerCache } from '../database/caller-cache.js';
+import { projectIdsOfUnits, unitChain, unitsBelow } from './grants.statements.js';
+import { CallerCache } from '../database/caches/caller-cache.js';
 import { isInReportingChain, subordinateIds } from '../database/queries/trees.js';
 import { TenantDb } from '../database/tenant-db.js';
 import type { TenantEntity } from '../database/entities/base.entity.js';
@@ -462,7 +462,7 @@ export class AccessService {
 
   /**
    * Everyone below the caller in the reporting chain, at any depth, kept for CALLER_CACHE_MS like
-   * the caller (src/database/caller-cache.ts), for reads that show the caller's rights on many
+   * the caller (src/database/caches/caller-cache.ts), for reads that show the caller's rights on many
    * records. Null when reads must work the chain out themselves: for an administrator (who needs
    * no chain), a caller without an individual, inside a transaction (which may have just changed
    * the chain), with CALLER_CACHE_MS=0, or above more than MAX_KEPT_REPORTS people.
@@ -496,10 +496,15 @@ export function overlayRights(caller: Caller, id: string, defaults: Rights): Rig
   return { read: state(1, defaults.read), update: state(2, defaults.update), delete: state(3, defaults.delete), delegate: state(4, defaults.delegate) };
 }
 
-/** The individuals a Deny on Read hides from the caller (no statement: individuals have no ChildType scope). */
+/**
+ * The individuals hidden from the caller: those a Deny on Read hides (no statement: individuals
+ * have no ChildType scope) and those the caller never sees (Caller.unseen: global administrators,
+ * for an API token).
+ */
 export function hiddenIndividuals(caller: Caller): string[] {
-  if (caller.isAdmin || !caller.grants?.length) return [];
-  return caller.grants.filter((g) => g.rowType === ROW_TYPE.individual && g.childType === 0 && g.states[1] === DENY).map((g) => g.rowId);
+  const unseen = caller.unseen ?? [];
+  if (caller.isAdmin || !caller.grants?.length) return unseen.length ? [...unseen] : [];
+  return [...unseen, ...caller.grants.filter((g) => g.rowType === ROW_TYPE.individual && g.childType === 0 && g.states[1] === DENY).map((g) => g.rowId)];
 }
 
 /**

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, parseDatabaseUrl, parseTrustProxy } from './config.js';
+import { ConfigError, loadConfig, loadConfigWithoutCredentials, parseDatabaseUrl, parseTrustProxy } from './config.js';
 
 const SECRET = 'x'.repeat(40);
 
@@ -21,7 +21,16 @@ describe('loadConfig', () => {
       routeTable: true,
       recordMemo: 20000,
       demoPassword: 'demo-password',
+      passwordScryptCost: 16384,
     });
+  });
+
+  it('takes a lower scrypt cost for new password hashes outside production only, and powers of two only', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, PASSWORD_SCRYPT_COST: '1024' }).passwordScryptCost).toBe(1024);
+    expect(loadConfig({ JWT_SECRET: SECRET, NODE_ENV: 'production', PASSWORD_SCRYPT_COST: '65536' }).passwordScryptCost).toBe(65536);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, NODE_ENV: 'production', PASSWORD_SCRYPT_COST: '8192' })).toThrow(/PASSWORD_SCRYPT_COST.*at least 16384/);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, PASSWORD_SCRYPT_COST: '3000' })).toThrow(/PASSWORD_SCRYPT_COST.*power of two/);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, PASSWORD_SCRYPT_COST: '512' })).toThrow(/PASSWORD_SCRYPT_COST.*between 1024/);
   });
 
   it.each([
@@ -50,6 +59,10 @@ describe('loadConfig', () => {
     [{ RECORD_MEMO: '-1' }, 'RECORD_MEMO'],
     [{ RECORD_MEMO: 'lots' }, 'RECORD_MEMO'],
     [{ ROUTE_TABLE: 'maybe' }, 'ROUTE_TABLE'],
+    [{ COMPRESSION: 'gzip' }, 'COMPRESSION'],
+    [{ RATE_LIMIT_PER_CALLER: '100/min' }, 'RATE_LIMIT_PER_CALLER'],
+    [{ RATE_LIMIT_PER_SITE: '-1' }, 'RATE_LIMIT_PER_SITE'],
+    [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS'],
     [{ LIST_TOTAL_CACHE_MS: '-5' }, 'LIST_TOTAL_CACHE_MS'],
     [{ LIST_TOTAL_CACHE_MS: '60001' }, 'LIST_TOTAL_CACHE_MS'],
   ])('refuses %j with a ConfigError naming %s', (env, variable) => {
@@ -68,6 +81,29 @@ describe('loadConfig', () => {
     const sut = loadConfig({ JWT_SECRET: SECRET });
     expect(sut).toMatchObject({ dbQueryTimeoutMs: 10000, dbAcquireTimeoutMs: 5000, requestTimeoutMs: 15000, shutdownGraceMs: 20000, trustProxy: false });
     expect(sut.requestTimeoutMs).toBeLessThan(30000);
+  });
+
+  it('refuses private egress targets unless EGRESS_ALLOW_PRIVATE (or its older name WEBHOOK_ALLOW_PRIVATE) allows them, and refuses the two disagreeing', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET }).egressAllowPrivate).toBe(false);
+    expect(loadConfig({ JWT_SECRET: SECRET, EGRESS_ALLOW_PRIVATE: 'true' }).egressAllowPrivate).toBe(true);
+    expect(loadConfig({ JWT_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' }).egressAllowPrivate).toBe(true);
+    expect(loadConfig({ JWT_SECRET: SECRET, EGRESS_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' }).egressAllowPrivate).toBe(true);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, EGRESS_ALLOW_PRIVATE: 'false', WEBHOOK_ALLOW_PRIVATE: 'true' })).toThrow(/WEBHOOK_ALLOW_PRIVATE/);
+    expect(loadConfig({ JWT_SECRET: SECRET }).webhooks.deliveryRetentionDays).toBe(30);
+  });
+
+  it('gives every caller and site a request budget by default (docs/limits.md), 0 meaning none', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET }).rateLimits).toEqual({ windowSeconds: 60, perCaller: 12_000, perSite: 60_000 });
+    expect(loadConfig({ JWT_SECRET: SECRET, RATE_LIMIT_PER_SITE: '0', RATE_LIMIT_WINDOW_SECONDS: '1' }).rateLimits).toEqual({
+      windowSeconds: 1,
+      perCaller: 12_000,
+      perSite: 0,
+    });
+  });
+
+  it('compresses by default, and not with COMPRESSION=off', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET }).compression).toBe(true);
+    expect(loadConfig({ JWT_SECRET: SECRET, COMPRESSION: 'off' }).compression).toBe(false);
   });
 
   it('reads RECORD_MEMO=0 as keeping no answers, and ROUTE_TABLE=off', () => {
@@ -98,6 +134,24 @@ describe('loadConfig', () => {
 
   it('requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET: is required when NODE_ENV=production/);
+  });
+
+  it('reads no credential for a command that needs none (the migration Job): no JWT_SECRET in production, no secret file, ADMIN_* ignored', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pms-config-'));
+    try {
+      const env = { NODE_ENV: 'production', DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, MIGRATION_LOCK_TIMEOUT_MS: '60000', ADMIN_PASSWORD: 'short' };
+      const sut = loadConfigWithoutCredentials(env);
+      expect(sut).toMatchObject({ nodeEnv: 'production', database: { kind: 'sqlite' }, migrationLockTimeoutMs: 60000 });
+      expect(Object.keys(sut).filter((k) => /secret|admin/i.test(k))).toEqual([]);
+      expect(existsSync(join(dir, 'jwt-secret'))).toBe(false);
+      // Every other variable is still checked.
+      expect(() => loadConfigWithoutCredentials({ ...env, DB_QUERY_TIMEOUT_MS: 'ten' })).toThrow('DB_QUERY_TIMEOUT_MS: must be a whole number');
+      // The service itself still requires them.
+      expect(() => loadConfig(env)).toThrow(/JWT_SECRET: is required/);
+      expect(() => loadConfig({ ...env, JWT_SECRET: SECRET })).toThrow('ADMIN_PASSWORD: must be at least 8 characters long');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps a generated development secret beside the SQLite file, the same on every start', () => {

@@ -64,16 +64,35 @@ export interface AppConfig {
   idempotencyTtlSeconds: number;
   /** How often expired Idempotency-Keys are deleted, in seconds. */
   idempotencySweepSeconds: number;
+  /**
+   * IDEMPOTENCY_MAX_KEYS_PER_CALLER (10000): the most keys one caller (account or API token, per
+   * site) keeps; the sweep deletes a caller's oldest beyond it (docs/idempotency.md, "Limits").
+   */
+  idempotencyMaxKeysPerCaller: number;
   /** AUDIT_RETENTION_DAYS (365): audit entries older than this are pruned (docs/audit.md, "Retention"). */
   auditRetentionDays: number;
   /** AUDIT_PRUNE_SECONDS (3600): how often the retention sweep runs. */
   auditPruneSeconds: number;
   /** The webhook delivery settings (docs/events.md). */
   webhooks: WebhookConfig;
+  /** File imports (docs/imports.md). */
+  imports: ImportConfig;
+  /**
+   * EGRESS_ALLOW_PRIVATE (false; WEBHOOK_ALLOW_PRIVATE is its older name): let the egress guard reach
+   * loopback, private, link-local and reserved addresses — for tests and closed networks
+   * (docs/security.md, "The network egress"). Metadata, multicast and broadcast stay refused.
+   */
+  egressAllowPrivate: boolean;
   /** DASHBOARD_SUMMARIES (on): off stops this replica from building dashboard summaries (docs/dashboards.md, "Summaries"); another replica still may, and dashboards are computed from the records while none does. */
   dashboardSummaries: boolean;
   /** Milliseconds a resolved caller (account, individual, site) is reused for the same token claims; 0 = never. */
   callerCacheMs: number;
+  /**
+   * PASSWORD_SCRYPT_COST (16384): scrypt's cost N for new password hashes, a power of two from 1024
+   * to 1048576; below 16384 only outside production (the test suites' 1024 spends a sixteenth of the
+   * CPU on each login). Stored hashes keep their own cost (docs/identity-and-tenancy.md).
+   */
+  passwordScryptCost: number;
   /** Bound on one fetch of an identity provider's discovery document or JWKS (docs/identity.md). */
   oidcFetchTimeoutMs: number;
   /** How long a fetched JWKS is used before it is fetched again (an unknown `kid` refetches sooner). */
@@ -90,6 +109,19 @@ export interface AppConfig {
    */
   routeTable: boolean;
   /**
+   * COMPRESSION (on by default): answers of 1 KB or more in a compressible media type are sent
+   * with `br` or `gzip` when the request's Accept-Encoding takes one (docs/http-and-xml.md,
+   * "Compression"); `off` leaves compression to a proxy in front.
+   */
+  compression: boolean;
+  /**
+   * Request budgets (docs/limits.md): per caller (a person's account or an API token) and per site,
+   * fixed windows of RATE_LIMIT_WINDOW_SECONDS (60); RATE_LIMIT_PER_CALLER (12000) and
+   * RATE_LIMIT_PER_SITE (60000) requests a window, 0 for no budget of that kind. Counted in Redis
+   * when REDIS_URL is set (every replica shares them), else per process.
+   */
+  rateLimits: { windowSeconds: number; perCaller: number; perSite: number };
+  /**
    * RECORD_MEMO (20000): how many records, of all memoized kinds together, keep their built
    * answer and its rendered texts, reused while a read brings back the very same row
    * (docs/performance.md, "Record memo"); 0 keeps none.
@@ -102,6 +134,10 @@ export interface AppConfig {
    * on every request.
    */
   listTotalCacheMs: number;
+  /** EXPORT_BATCH_ROWS (1000): rows a streamed export of a list reads per statement (docs/exports.md). */
+  exportBatchRows: number;
+  /** EXPORT_PROGRESS_ROWS (100000): a streamed export logs its progress every this many rows (docs/exports.md). */
+  exportProgressRows: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Password of every demo user `npm run seed:demo` creates (DEMO_PASSWORD). */
   demoPassword: string;
@@ -122,6 +158,14 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** PASSWORD_SCRYPT_COST: a power of two; production keeps at least the default cost. */
+function scryptCost(env: Env, nodeEnv: string): number {
+  const cost = intVar(env, 'PASSWORD_SCRYPT_COST', 16384, 1024, 1048576);
+  if ((cost & (cost - 1)) !== 0) throw new ConfigError('PASSWORD_SCRYPT_COST', `must be a power of two, got ${cost}`);
+  if (nodeEnv === 'production' && cost < 16384) throw new ConfigError('PASSWORD_SCRYPT_COST', `must be at least 16384 when NODE_ENV=production, got ${cost}`);
+  return cost;
+}
 
 function intVar(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
@@ -212,6 +256,36 @@ function devSecret(database: DatabaseConfig): { secret: string; source: 'file' |
  * value, so the process can stop with one line naming the variable.
  */
 export function loadConfig(env: Env = process.env): AppConfig {
+  const rest = loadConfigWithoutCredentials(env);
+  let jwtSecret = env.JWT_SECRET ?? '';
+  let jwtSecretSource: AppConfig['jwtSecretSource'] = 'env';
+  if (jwtSecret) {
+    if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET', 'must be at least 32 characters long');
+  } else if (rest.nodeEnv === 'production') {
+    throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production (at least 32 random characters)');
+  } else {
+    const dev = devSecret(rest.database);
+    jwtSecret = dev.secret;
+    jwtSecretSource = dev.source;
+  }
+
+  const adminUserName = (env.ADMIN_USERNAME || 'admin').trim();
+  if (adminUserName.length > 255) throw new ConfigError('ADMIN_USERNAME', 'must be at most 255 characters');
+  const adminPassword = env.ADMIN_PASSWORD ? env.ADMIN_PASSWORD : null;
+  if (adminPassword !== null && adminPassword.length < 8) throw new ConfigError('ADMIN_PASSWORD', 'must be at least 8 characters long');
+  return { ...rest, jwtSecret, jwtSecretSource, adminUserName, adminPassword };
+}
+
+/** The configuration without what signs tokens and creates the first administrator. */
+export type ConfigWithoutCredentials = Omit<AppConfig, 'jwtSecret' | 'jwtSecretSource' | 'adminUserName' | 'adminPassword'>;
+
+/**
+ * The configuration of a command that signs no token and creates no administrator (`pms-api
+ * migrate`, the Kubernetes migration Job): JWT_SECRET, ADMIN_USERNAME and ADMIN_PASSWORD are
+ * neither read nor required, in production too, so the Job is given the database's settings only
+ * (docs/operations.md, "The migration Job").
+ */
+export function loadConfigWithoutCredentials(env: Env = process.env): ConfigWithoutCredentials {
   const nodeEnv = env.NODE_ENV || 'development';
   const port = intVar(env, 'PORT', 3000, 0, 65535);
   const host = (env.HOST ?? '').trim() || '127.0.0.1';
@@ -222,23 +296,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${port})`);
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/pms.sqlite';
   const database = parseDatabaseUrl(databaseUrl);
-
-  let jwtSecret = env.JWT_SECRET ?? '';
-  let jwtSecretSource: AppConfig['jwtSecretSource'] = 'env';
-  if (jwtSecret) {
-    if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET', 'must be at least 32 characters long');
-  } else if (nodeEnv === 'production') {
-    throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production (at least 32 random characters)');
-  } else {
-    const dev = devSecret(database);
-    jwtSecret = dev.secret;
-    jwtSecretSource = dev.source;
-  }
-
-  const adminUserName = (env.ADMIN_USERNAME || 'admin').trim();
-  if (adminUserName.length > 255) throw new ConfigError('ADMIN_USERNAME', 'must be at most 255 characters');
-  const adminPassword = env.ADMIN_PASSWORD ? env.ADMIN_PASSWORD : null;
-  if (adminPassword !== null && adminPassword.length < 8) throw new ConfigError('ADMIN_PASSWORD', 'must be at least 8 characters long');
 
   const xmlNamespace = env.XML_NAMESPACE || 'urn:pms:v4';
   if (/[\s"'<>&]/.test(xmlNamespace)) throw new ConfigError('XML_NAMESPACE', 'must be a URI without spaces, quotes or markup');
@@ -272,10 +329,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     nodeEnv,
     database,
     databaseUrl,
-    jwtSecret,
-    jwtSecretSource,
-    adminUserName,
-    adminPassword,
     xmlNamespace,
     tokenTtlSeconds: intVar(env, 'TOKEN_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
     redisUrl,
@@ -289,11 +342,27 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     idempotencyTtlSeconds: intVar(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 1, 30 * 24 * 3600),
     idempotencySweepSeconds: intVar(env, 'IDEMPOTENCY_SWEEP_SECONDS', 600, 1, 24 * 3600),
+    idempotencyMaxKeysPerCaller: intVar(env, 'IDEMPOTENCY_MAX_KEYS_PER_CALLER', 10_000, 1, 10_000_000),
     callerCacheMs: intVar(env, 'CALLER_CACHE_MS', 5000, 0, 60000),
+    passwordScryptCost: scryptCost(env, nodeEnv),
     routeTable: routeTableRaw !== 'off',
+    compression: boolVar(env, 'COMPRESSION', true),
+    rateLimits: {
+      windowSeconds: intVar(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
+      perCaller: intVar(env, 'RATE_LIMIT_PER_CALLER', 12_000, 0, 1_000_000_000),
+      perSite: intVar(env, 'RATE_LIMIT_PER_SITE', 60_000, 0, 1_000_000_000),
+    },
     auditRetentionDays: intVar(env, 'AUDIT_RETENTION_DAYS', 365, 1, 100 * 365),
     auditPruneSeconds: intVar(env, 'AUDIT_PRUNE_SECONDS', 3600, 1, 7 * 24 * 3600),
     webhooks: webhookConfig(env),
+    imports: {
+      process: boolVar(env, 'IMPORTS', true),
+      pollMs: intVar(env, 'IMPORT_POLL_MS', 1000, 10, 60_000),
+      leaseMs: intVar(env, 'IMPORT_LEASE_MS', 60_000, 1000, 3600_000),
+      chunkRows: intVar(env, 'IMPORT_CHUNK_ROWS', 500, 1, 1000),
+      maxBytes: intVar(env, 'IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    },
+    egressAllowPrivate: egressAllowPrivate(env),
     dashboardSummaries: boolVar(env, 'DASHBOARD_SUMMARIES', true),
     oidcFetchTimeoutMs: intVar(env, 'OIDC_FETCH_TIMEOUT_MS', 3000, 100, 30_000),
     oidcJwksCacheMs: intVar(env, 'OIDC_JWKS_CACHE_MS', 600_000, 1000, 24 * 3600_000),
@@ -301,6 +370,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     apiTokenLastUseSeconds: intVar(env, 'API_TOKEN_LAST_USE_SECONDS', 60, 1, 3600),
     recordMemo: intVar(env, 'RECORD_MEMO', DEFAULT_RECORD_MEMO, 0, 1_000_000),
     listTotalCacheMs: intVar(env, 'LIST_TOTAL_CACHE_MS', DEFAULT_LIST_TOTAL_CACHE_MS, 0, 60_000),
+    exportBatchRows: intVar(env, 'EXPORT_BATCH_ROWS', 1000, 10, 5000),
+    exportProgressRows: intVar(env, 'EXPORT_PROGRESS_ROWS', 100_000, 1, 1_000_000_000),
     logLevel,
     demoPassword,
   };
@@ -308,11 +379,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
 /**
  * The configuration of a command (`pms-api`, `pms-api migrate`, `pms-api seed:demo`): a bad value
- * stops it with one line on stderr naming the command and the variable, and exit code 2.
+ * stops it with one line on stderr naming the command and the variable, and exit code 2. `load`
+ * is loadConfig unless the command needs less (loadConfigWithoutCredentials).
  */
-export function loadConfigOrExit(command: string, env: Env = process.env): AppConfig {
+export function loadConfigOrExit(command: string, env?: Env): AppConfig;
+export function loadConfigOrExit<T>(command: string, env: Env, load: (env: Env) => T): T;
+export function loadConfigOrExit(command: string, env: Env = process.env, load: (env: Env) => unknown = loadConfig): unknown {
   try {
-    return loadConfig(env);
+    return load(env);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(`${command}: configuration error: ${e.message}\n`);
@@ -323,10 +397,22 @@ export function loadConfigOrExit(command: string, env: Env = process.env): AppCo
 /** MariaDB `wsrep_sync_wait` when DB_SYNC_WAIT is not set: reads wait for the cluster's earlier commits. */
 export const DEFAULT_DB_SYNC_WAIT = 1;
 
+/** How file imports are taken and processed (docs/imports.md). */
+export interface ImportConfig {
+  /** IMPORTS (on): off stops this replica from processing imports (another replica still may; it still takes files). */
+  process: boolean;
+  /** IMPORT_POLL_MS (1000): how often a replica looks for an import to process. */
+  pollMs: number;
+  /** IMPORT_LEASE_MS (60000): how long a claim on an import holds without progress; each chunk renews it. */
+  leaseMs: number;
+  /** IMPORT_CHUNK_ROWS (500): rows written per transaction (at most 1,000, a bulk request's items). */
+  chunkRows: number;
+  /** IMPORT_MAX_BYTES (268435456, 256 MiB): the largest file an import takes (413 beyond it). */
+  maxBytes: number;
+}
+
 /** How webhooks are delivered (docs/events.md, "Retries" and "Where deliveries may go"). */
 export interface WebhookConfig {
-  /** WEBHOOK_ALLOW_PRIVATE (false): allow targets on loopback, private, link-local and metadata addresses. */
-  allowPrivate: boolean;
   /** WEBHOOK_RETRY_BASE_MS (30000): the delay after the first failure; each further failure doubles it (with ±25 % jitter). */
   retryBaseMs: number;
   /** WEBHOOK_RETRY_MAX_MS (3600000): the longest delay between two attempts. */
@@ -343,6 +429,8 @@ export interface WebhookConfig {
   secretOverlapHours: number;
   /** WEBHOOKS (on): off stops this replica from delivering (another replica still may). */
   deliver: boolean;
+  /** WEBHOOK_DELIVERY_RETENTION_DAYS (30): delivery attempts older than this are pruned (every AUDIT_PRUNE_SECONDS). */
+  deliveryRetentionDays: number;
 }
 
 function boolVar(env: Env, name: string, def: boolean): boolean {
@@ -353,9 +441,18 @@ function boolVar(env: Env, name: string, def: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
 }
 
+/** EGRESS_ALLOW_PRIVATE, or its older name WEBHOOK_ALLOW_PRIVATE; both set and different is a configuration error. */
+function egressAllowPrivate(env: Env): boolean {
+  const current = boolVar(env, 'EGRESS_ALLOW_PRIVATE', false);
+  if ((env.WEBHOOK_ALLOW_PRIVATE ?? '').trim() === '') return current;
+  const alias = boolVar(env, 'WEBHOOK_ALLOW_PRIVATE', false);
+  if ((env.EGRESS_ALLOW_PRIVATE ?? '').trim() !== '' && alias !== current)
+    throw new ConfigError('WEBHOOK_ALLOW_PRIVATE', 'is the older name of EGRESS_ALLOW_PRIVATE and says otherwise; set only EGRESS_ALLOW_PRIVATE');
+  return alias;
+}
+
 function webhookConfig(env: Env): WebhookConfig {
   return {
-    allowPrivate: boolVar(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     retryBaseMs: intVar(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1, 24 * 3600_000),
     retryMaxMs: intVar(env, 'WEBHOOK_RETRY_MAX_MS', 3600_000, 1, 24 * 3600_000),
     retryWindowMs: intVar(env, 'WEBHOOK_RETRY_WINDOW_MS', 24 * 3600_000, 1, 30 * 24 * 3600_000),
@@ -364,6 +461,7 @@ function webhookConfig(env: Env): WebhookConfig {
     concurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 8, 1, 64),
     secretOverlapHours: intVar(env, 'WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 30 * 24),
     deliver: boolVar(env, 'WEBHOOKS', true),
+    deliveryRetentionDays: intVar(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
   };
 }
 

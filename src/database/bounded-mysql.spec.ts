@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { jest } from '@jest/globals';
-import { boundPool, LOST_CONNECTION_RETRIES, PoolConnectionLike, statementLimitSql } from './bounded-mysql.js';
+import { boundPool, inTransactionOf, LOST_CONNECTION_RETRIES, PoolConnectionLike, statementLimitSql } from './bounded-mysql.js';
 
 type Cb = (err: Error | null, conn?: PoolConnectionLike) => void;
 
@@ -13,8 +13,12 @@ class FakePool extends EventEmitter {
 }
 
 class FakeConnection implements PoolConnectionLike {
-  readonly release = jest.fn();
+  /** Calls of release() as mysql2 has it (the pool's own), under any wrapper of it. */
+  readonly released = jest.fn();
   readonly destroy = jest.fn();
+  release(): void {
+    this.released();
+  }
   readonly sent: string[] = [];
   readonly calls: unknown[][] = [];
   readonly callbacks: ((err: unknown, ...rest: unknown[]) => void)[] = [];
@@ -55,7 +59,7 @@ describe('bounded mysql2 pool', () => {
     expect(err).toMatchObject({ code: 'POOL_ACQUIRE_TIMEOUT' });
     const late = new FakeConnection();
     pool.waiting[0](null, late);
-    expect(late.release).toHaveBeenCalledTimes(1);
+    expect(late.released).toHaveBeenCalledTimes(1);
   });
 
   it('passes a connection that comes in time, and gives the full-queue error a code', async () => {
@@ -64,7 +68,7 @@ describe('bounded mysql2 pool', () => {
     const got = new Promise<PoolConnectionLike | undefined>((resolve) => pool.getConnection((_e, c) => resolve(c)));
     pool.waiting[0](null, conn);
     expect(await got).toBe(conn);
-    expect(conn.release).not.toHaveBeenCalled();
+    expect(conn.released).not.toHaveBeenCalled();
 
     const full = new Promise<Error | null>((resolve) => pool.getConnection((e) => resolve(e)));
     pool.waiting[1](new Error('Queue limit reached.'));
@@ -132,7 +136,7 @@ describe('bounded mysql2 pool', () => {
       expect(spares[0].calls[1]).toEqual([{ sql: 'SELECT `id` FROM `sites` WHERE `id` = ?', timeout: 1500 }, ['s1']]);
       spares[0].callbacks[1](null, [{ id: 's1' }], []);
       expect(done).toHaveBeenCalledWith(null, [{ id: 's1' }], []);
-      expect(spares[0].release).toHaveBeenCalledTimes(1);
+      expect(spares[0].released).toHaveBeenCalledTimes(1);
     });
 
     it(`gives up after ${LOST_CONNECTION_RETRIES} other connections with the last error`, async () => {
@@ -149,7 +153,8 @@ describe('bounded mysql2 pool', () => {
       expect(pool.waiting).toHaveLength(0);
       expect(done).toHaveBeenCalledTimes(1);
       expect(done).toHaveBeenCalledWith(expect.objectContaining({ code: 'PROTOCOL_CONNECTION_LOST' }));
-      for (const spare of spares) expect(spare.release).toHaveBeenCalledTimes(1);
+      // Each connection that was lost too is closed, not handed back to the pool.
+      for (const spare of spares) expect([spare.released.mock.calls.length, spare.destroy.mock.calls.length]).toEqual([0, 1]);
     });
 
     it('answers with the pool’s own error when no other connection comes', async () => {
@@ -278,6 +283,145 @@ describe('bounded mysql2 pool', () => {
       ask('START TRANSACTION');
       conn.query('SELECT id FROM goals', []);
       expect(conn.sent.slice(setup)).toEqual(['START TRANSACTION', 'SELECT id FROM goals']);
+    });
+  });
+  describe('a connection whose transaction is open or in doubt never goes back to the pool', () => {
+    /** mysql2's answer to a statement that changed rows or ended a transaction: an OK packet with the server's status. */
+    const ok = (inTransaction: boolean) => ({
+      fieldCount: 0,
+      affectedRows: 1,
+      insertId: 0,
+      info: '',
+      serverStatus: 2 | (inTransaction ? 1 : 0),
+      warningStatus: 0,
+    });
+    /** What a Galera node outside the primary component answers every statement, ROLLBACK included. */
+    const notPrimary = () => Object.assign(new Error('WSREP has not yet prepared node for application use'), { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 });
+    const duplicate = () => Object.assign(new Error("Duplicate entry 'k' for key 'PRIMARY'"), { code: 'ER_DUP_ENTRY', errno: 1062 });
+    const commitRefused = () =>
+      Object.assign(new Error('Got error 6 "No such device or address" during COMMIT'), { code: 'ER_ERROR_DURING_COMMIT', errno: 1180 });
+    type Answer = { err?: Error; result?: unknown };
+    const wrote: Answer = { result: [ok(true), ok(true)] };
+
+    /** A prepared connection; `run` sends a statement and answers it as the server would (an error, or an answer). */
+    function prepared() {
+      const { pool, conn } = poolWithSpares(0);
+      const run = (sql: string, answer: Answer = {}) => {
+        const done = jest.fn();
+        const before = conn.callbacks.length;
+        conn.query(sql, [], done);
+        if (conn.callbacks.length > before) conn.callbacks[before](answer.err ?? null, answer.result, undefined);
+        return done;
+      };
+      return { pool, conn, run };
+    }
+    const fate = (conn: FakeConnection) => ({ released: conn.released.mock.calls.length, destroyed: conn.destroy.mock.calls.length });
+    /** What becomes of a connection released after these statements and answers. */
+    const releasedAfter = (...steps: [string, Answer?][]) => {
+      const { conn, run } = prepared();
+      for (const [sql, answer] of steps) run(sql, answer);
+      conn.release();
+      return fate(conn);
+    };
+    const DESTROYED = { released: 0, destroyed: 1 };
+    const POOLED = { released: 1, destroyed: 0 };
+    /** A transaction that wrote, then lost its node (outside the primary component): its next statement and its ROLLBACK fail. */
+    const HALF_DONE: [string, Answer?][] = [
+      ['START TRANSACTION'],
+      ['INSERT INTO idempotency_keys VALUES (?)', wrote],
+      ['INSERT INTO comments VALUES (?)', { err: notPrimary() }],
+      ['ROLLBACK', { err: notPrimary() }],
+    ];
+
+    it('destroys a connection whose transaction failed and whose ROLLBACK failed too (a Galera node that left the primary component)', () => {
+      expect(releasedAfter(...HALF_DONE)).toEqual(DESTROYED);
+    });
+
+    it('pools a connection again once its ROLLBACK succeeded (a duplicate key inside a transaction, the usual 409), and after an error outside a transaction', () => {
+      expect(
+        releasedAfter(['START TRANSACTION'], ['INSERT INTO idempotency_keys VALUES (?)', { err: duplicate() }], ['ROLLBACK', { result: ok(false) }]),
+      ).toEqual(POOLED);
+      expect(releasedAfter(['INSERT INTO sites VALUES (?)', { err: duplicate() }])).toEqual(POOLED);
+    });
+
+    it('destroys a connection whose COMMIT failed, even after a ROLLBACK that succeeded: the commit’s outcome is unknown', () => {
+      expect(
+        releasedAfter(
+          ['START TRANSACTION'],
+          ['INSERT INTO comments VALUES (?)', wrote],
+          ['COMMIT', { err: commitRefused() }],
+          ['ROLLBACK', { result: ok(false) }],
+        ),
+      ).toEqual(DESTROYED);
+      // The same for the trail sent with its COMMIT in one batch.
+      const deadlock = Object.assign(new Error('Deadlock found'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
+      expect(
+        releasedAfter(
+          ['START TRANSACTION'],
+          ['INSERT INTO comments VALUES (?)', wrote],
+          ['INSERT INTO audit_log VALUES (?);\nCOMMIT', { err: deadlock }],
+          ['ROLLBACK', { result: ok(false) }],
+        ),
+      ).toEqual(DESTROYED);
+    });
+
+    it('destroys a connection lost under a statement, and one released with its transaction still open', () => {
+      expect(releasedAfter(['INSERT INTO sites VALUES (?)', { err: lost() }])).toEqual(DESTROYED);
+      expect(releasedAfter(['START TRANSACTION'], ['INSERT INTO comments VALUES (?)', wrote])).toEqual(DESTROYED);
+    });
+
+    it('believes the server: an OK packet that says a transaction is open, or a ROLLBACK answered with one still open, keeps the connection out of the pool', () => {
+      // Not a statement this code knows to open a transaction, but the server says one is open.
+      expect(releasedAfter(['SET autocommit = 0', { result: ok(false) }], ['INSERT INTO sites VALUES (?)', { result: ok(true) }])).toEqual(DESTROYED);
+      expect(releasedAfter(['START TRANSACTION'], ['UPDATE sites SET name = ?', { err: duplicate() }], ['ROLLBACK', { result: ok(true) }])).toEqual(DESTROYED);
+    });
+
+    it('pools a connection after a committed transaction, and after one that ended before its first statement (nothing was sent)', () => {
+      expect(
+        releasedAfter(
+          ['START TRANSACTION'],
+          ['INSERT INTO comments VALUES (?)', wrote],
+          ['COMMIT', { result: ok(false) }],
+          ['START TRANSACTION'],
+          ['ROLLBACK'],
+        ),
+      ).toEqual(POOLED);
+      // Released while a BEGIN was still held back: nothing open on the server either.
+      expect(releasedAfter(['START TRANSACTION'])).toEqual(POOLED);
+    });
+
+    it('never sends a held-back BEGIN on a connection whose last transaction is open or in doubt: its statement fails with CONNECTION_IN_DOUBT', async () => {
+      const { conn, run } = prepared();
+      for (const [sql, answer] of HALF_DONE) run(sql, answer);
+      const sent = conn.sent.length;
+      // A caller that goes on with the same connection (it was not released) begins another transaction.
+      run('START TRANSACTION');
+      const refused = run('INSERT INTO comments VALUES (?)');
+      await turn();
+      expect(refused.mock.calls[0][0]).toMatchObject({ code: 'CONNECTION_IN_DOUBT' });
+      expect(conn.sent).toHaveLength(sent);
+      // Its ROLLBACK goes to the server; had it failed again, the connection would be destroyed.
+      run('ROLLBACK', { err: notPrimary() });
+      expect(conn.sent[sent]).toBe('ROLLBACK');
+      conn.release();
+      expect(fate(conn)).toEqual(DESTROYED);
+
+      // Once a ROLLBACK succeeds and the server says no transaction is open, a BEGIN goes out again.
+      const healed = prepared();
+      for (const [sql, answer] of HALF_DONE.slice(0, -1)) healed.run(sql, answer);
+      healed.run('ROLLBACK', { result: ok(false) });
+      healed.run('START TRANSACTION');
+      healed.run('SELECT 1');
+      expect(healed.conn.sent[healed.conn.sent.length - 1]).toBe('START TRANSACTION;\nSELECT 1');
+    });
+
+    it('reads the server’s in-transaction flag from an OK packet or a batch’s last one, and nothing from rows', () => {
+      expect(inTransactionOf(ok(true))).toBe(true);
+      expect(inTransactionOf(ok(false))).toBe(false);
+      expect(inTransactionOf([ok(true), ok(false)])).toBe(false);
+      expect(inTransactionOf([{ id: 1, serverStatus: 1 }])).toBeUndefined();
+      expect(inTransactionOf([ok(true), [{ id: 1 }]])).toBeUndefined();
+      expect(inTransactionOf(undefined)).toBeUndefined();
     });
   });
 });

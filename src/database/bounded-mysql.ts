@@ -1,4 +1,5 @@
-import mysql2 from 'mysql2';
+import { createRequire } from 'node:module';
+import type mysql2 from 'mysql2';
 import { isLostConnection, isPlainRead } from '../common/errors/db-errors.js';
 
 /**
@@ -36,6 +37,19 @@ import { isLostConnection, isPlainRead } from '../common/errors/db-errors.js';
  *   trip; the caller gets that statement's answer alone). A transaction that ends before any
  *   statement sends nothing at all. One round trip less for every write (docs/performance.md,
  *   "Writes: fewer round trips").
+ * - **No connection goes back to the pool with a transaction open or in doubt.** When a statement
+ *   fails inside a transaction, the transaction's state is unknown until a ROLLBACK succeeds: a
+ *   Galera node that left the primary component fails the statement and the ROLLBACK after it
+ *   (1047) and keeps the transaction open on the session, and a `START TRANSACTION` sent later on
+ *   that session would commit its leftover half (an idempotency key without its answer, a record
+ *   without its audit row). So each connection keeps, at O(1) per statement, whether a statement
+ *   of an open transaction (or its end) failed with no ROLLBACK or COMMIT succeeding since, whether
+ *   a COMMIT failed (its outcome unknown), and the SERVER_STATUS_IN_TRANS flag of the server's last
+ *   OK packet (mysql2's `ResultSetHeader.serverStatus`, on MariaDB and MySQL alike). Released in
+ *   any of those states, or with a transaction still open, the connection is destroyed instead of
+ *   pooled: closing the session makes the server roll the transaction back. A held-back BEGIN is
+ *   never sent on a connection in such a state; its statement fails with `CONNECTION_IN_DOUBT`
+ *   (503) instead (docs/operations.md, "A transaction in doubt").
  * - The pool's "Queue limit reached." error gets a code (`POOL_QUEUE_LIMIT`), so it is recognised
  *   as unavailability like the others (db-errors.ts).
  */
@@ -116,7 +130,7 @@ function boundGetConnection(pool: PoolLike, acquireTimeoutMs: number): void {
 }
 
 /** How many other connections a plain read that lost its connection is tried on. */
-export const LOST_CONNECTION_RETRIES = 2;
+export const LOST_CONNECTION_RETRIES = 3;
 
 type QueryCallback = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => void;
 /** Sends a statement (conn.query's arguments, callback last) with so many retries left. */
@@ -164,11 +178,41 @@ function sqlOf(statement: unknown): string {
 const TRANSACTION_START = /^\s*(?:START\s+TRANSACTION|BEGIN)\b/i;
 /** Tried on a statement's last 16 characters only, so a long statement costs no scan. */
 const TRANSACTION_END = /(?:^|[;\s])(?:COMMIT|ROLLBACK)\s*$/i;
+const ENDS_WITH_COMMIT = /COMMIT\s*$/i;
 
-/** Whether a statement opens a transaction (1), ends one (-1), or neither (0). */
-function transactionEffect(sql: string): 1 | -1 | 0 {
-  if (TRANSACTION_END.test(sql.length > 16 ? sql.slice(-16) : sql)) return -1;
+/** Whether a statement opens a transaction (1), commits one (-2), rolls one back (-1), or neither (0). */
+function transactionEffect(sql: string): 1 | -1 | -2 | 0 {
+  const tail = sql.length > 16 ? sql.slice(-16) : sql;
+  if (TRANSACTION_END.test(tail)) return ENDS_WITH_COMMIT.test(tail) ? -2 : -1;
   return TRANSACTION_START.test(sql) ? 1 : 0;
+}
+
+/** The MySQL protocol's SERVER_STATUS_IN_TRANS flag in an OK packet's server status. */
+const SERVER_STATUS_IN_TRANS = 0x0001;
+
+/**
+ * Whether the server said the session is inside a transaction, from a statement's answer: its OK
+ * packet (mysql2's ResultSetHeader, or a batch's last result); undefined for rows, which carry no
+ * status here.
+ */
+export function inTransactionOf(results: unknown): boolean | undefined {
+  const last: unknown = Array.isArray(results) ? results[results.length - 1] : results;
+  const header = last as { serverStatus?: unknown; fieldCount?: unknown } | null | undefined;
+  if (typeof header?.serverStatus !== 'number' || typeof header.fieldCount !== 'number') return undefined;
+  return (header.serverStatus & SERVER_STATUS_IN_TRANS) !== 0;
+}
+
+/**
+ * What the statement behind a held-back BEGIN gets when its connection's last transaction is open
+ * or in doubt (see "No connection goes back to the pool…" above): the BEGIN would commit that
+ * transaction's leftover, so nothing is sent. Answered 503 (db-errors.ts).
+ */
+export class ConnectionInDoubtError extends Error {
+  readonly code = 'CONNECTION_IN_DOUBT';
+  constructor() {
+    super('The connection’s previous transaction is open or in doubt: a new transaction is not begun on it');
+    this.name = 'ConnectionInDoubtError';
+  }
 }
 
 /**
@@ -217,14 +261,45 @@ function prepareConnection(pool: PoolLike, conn: PoolConnectionLike, setup: stri
   let inTransaction = false;
   // TypeORM's START TRANSACTION, answered but not sent yet (see "A transaction's BEGIN" above).
   let beginHeld = false;
+  // A statement of a transaction, or its end, failed, and no ROLLBACK or COMMIT succeeded since:
+  // the server may still hold the transaction open (see "No connection goes back…" above).
+  let inDoubt = false;
+  // A COMMIT failed (its outcome is unknown) or the connection was lost: never used again.
+  let spoilt = false;
+  // SERVER_STATUS_IN_TRANS of the server's last OK packet on this connection.
+  let serverInTransaction = false;
   handedOver.set(conn, () => {
+    // Nothing of a held-back BEGIN was sent: the server has no transaction of it.
+    if (beginHeld) inTransaction = false;
     beginHeld = false;
   });
+  /** Whether the connection may hold a transaction a later BEGIN would commit. */
+  const unsafe = () => spoilt || inDoubt || serverInTransaction || (inTransaction && !beginHeld);
+  const release = conn.release.bind(conn);
+  conn.release = () => {
+    // Closing the session makes the server roll its transaction back; the pool opens a new one.
+    if (unsafe()) conn.destroy();
+    else release();
+  };
   const send: Send = (args, retriesLeft) => {
     const sql = sqlOf(args[0]);
     const effect = transactionEffect(sql);
-    if (effect !== 0) inTransaction = effect === 1;
     const i = args.findLastIndex((a) => typeof a === 'function');
+    if (beginHeld && (spoilt || inDoubt || serverInTransaction) && sql !== BEGIN && !(i >= 0 && BARE_END.test(sql))) {
+      // Sending the held-back BEGIN now would commit what the connection's last transaction left:
+      // nothing is sent (the caller's ROLLBACK then goes to the server, and its answer tells).
+      beginHeld = false;
+      inDoubt = true;
+      if (i >= 0) {
+        process.nextTick(args[i] as QueryCallback, new ConnectionInDoubtError());
+        return undefined;
+      }
+      // A stream has no callback to fail: it fails on the closed connection.
+      spoilt = true;
+      conn.destroy();
+      return query(...args);
+    }
+    if (effect !== 0) inTransaction = effect === 1;
     if (i >= 0 && (beginHeld || sql === BEGIN)) {
       if (sql === BEGIN || BARE_END.test(sql)) {
         // The BEGIN is held back; a transaction that ends before its first statement sent nothing.
@@ -245,9 +320,18 @@ function prepareConnection(pool: PoolLike, conn: PoolConnectionLike, setup: stri
     if (i >= 0) {
       const done = args[i] as QueryCallback;
       const outside = !inTransaction;
-      args[i] = (err: (Error & { code?: string }) | null, ...rest: unknown[]) => {
-        if (err?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
-        if (err && outside && isPlainRead(sql) && againIfLost(err, retriesLeft, (left) => readElsewhere(pool, args, i, done, left, err))) return;
+      args[i] = (err: (Error & { code?: string; fatal?: boolean }) | null, ...rest: unknown[]) => {
+        if (err) {
+          if (err.code === 'PROTOCOL_SEQUENCE_TIMEOUT') conn.destroy();
+          if (effect === -2 || err.fatal) spoilt = true;
+          else if (!outside || effect !== 0) inDoubt = true;
+          if (outside && isPlainRead(sql) && againIfLost(err, retriesLeft, (left) => readElsewhere(pool, args, i, done, left, err))) return;
+        } else {
+          const status = inTransactionOf(rest[0]);
+          if (status !== undefined) serverInTransaction = status;
+          // The transaction ended: the connection is clean unless the server says otherwise.
+          if (effect < 0) inDoubt = serverInTransaction;
+        }
         done(err, ...rest);
       };
     }
@@ -273,8 +357,13 @@ export function boundPool<P extends PoolLike>(pool: P, options: BoundedMysqlOpti
   return pool;
 }
 
-/** A mysql2 module whose pools are bounded as described above; pass it as TypeORM's `driver`. */
+/**
+ * A mysql2 module whose pools are bounded as described above; pass it as TypeORM's `driver`.
+ * mysql2 is loaded here, when a MySQL/MariaDB data source is configured: a process on the
+ * embedded SQLite never loads it.
+ */
 export function boundedMysql2(options: BoundedMysqlOptions): typeof mysql2 {
-  const createPool = (config: Parameters<typeof mysql2.createPool>[0]) => boundPool(mysql2.createPool(config) as unknown as PoolLike, options);
-  return Object.create(mysql2, { createPool: { value: createPool } }) as typeof mysql2;
+  const driver = createRequire(import.meta.url)('mysql2') as typeof mysql2;
+  const createPool = (config: Parameters<typeof mysql2.createPool>[0]) => boundPool(driver.createPool(config) as unknown as PoolLike, options);
+  return Object.create(driver, { createPool: { value: createPool } }) as typeof mysql2;
 }

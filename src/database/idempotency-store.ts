@@ -1,5 +1,5 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { LessThan, LessThanOrEqual, Repository } from 'typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import { In, LessThan, LessThanOrEqual, Repository } from 'typeorm';
 import { RequestContext } from '../common/context/request-context.js';
 import { LIMITS } from '../common/limits.js';
 import { APP_CONFIG, type AppConfig } from '../config/config.js';
@@ -71,6 +71,17 @@ export class IdempotencyStore {
     });
   }
 
+  /**
+   * Deletes the caller's row for this key when it holds no answer (status 0), in the context's
+   * transaction. Such a row is never visible while its claim runs — the claim commits only with its
+   * answer — so one found is the leftover of a claim committed without it (a transaction
+   * half-committed by the database, docs/idempotency.md): the key is free again.
+   */
+  async forgetUnanswered(ctx: RequestContext, keyHash: string): Promise<void> {
+    this.db.assertInTransaction(ctx, 'forgetUnanswered');
+    await this.table(ctx).delete({ ...this.scope(ctx, keyHash), status: 0 });
+  }
+
   /** Stores the write's answer in the row `claim` inserted, before the transaction commits. */
   async complete(ctx: RequestContext, keyHash: string, status: number, answer: string): Promise<void> {
     this.db.assertInTransaction(ctx, 'complete');
@@ -78,9 +89,11 @@ export class IdempotencyStore {
   }
 
   /**
-   * Deletes every expired key: one short transaction per site, each a single DELETE on the
-   * (site_id, expires) index (on SQLite queued with the other transactions). Answers the number of
-   * rows deleted.
+   * Deletes every expired key — one short transaction per site, each a single DELETE on the
+   * (site_id, expires) index (on SQLite queued with the other transactions) — and then, for each
+   * caller holding more than IDEMPOTENCY_MAX_KEYS_PER_CALLER keys in a site, their oldest beyond
+   * that many, so no caller can grow the table without bound between expiries. Answers the number
+   * of rows deleted.
    */
   async sweep(now = new Date()): Promise<number> {
     const sites = await this.table(null).createQueryBuilder('k').select('k.siteId', 'siteId').distinct(true).getRawMany<{ siteId: string }>();
@@ -88,56 +101,37 @@ export class IdempotencyStore {
     for (const { siteId } of sites) {
       const ctx = RequestContext.system(siteId);
       const res = await this.db.transaction(ctx, () => this.table(ctx).delete({ siteId, expires: LessThan(now) }));
-      deleted += res.affected ?? 0;
+      deleted += (res.affected ?? 0) + (await this.trim(ctx));
     }
     return deleted;
   }
-}
 
-/**
- * Runs `IdempotencyStore.sweep` every IDEMPOTENCY_SWEEP_SECONDS in the background. Each replica
- * sweeps on its own; deleting expired rows twice is harmless. A failed sweep is logged and tried
- * again at the next tick.
- */
-@Injectable()
-export class IdempotencySweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('IdempotencySweeper');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-
-  constructor(
-    private readonly store: IdempotencyStore,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), this.config.idempotencySweepSeconds * 1000);
-    this.timer.unref();
-  }
-
-  /** Stops the timer and waits for a sweep in progress, before the database closes. */
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
-  }
-
-  /** One sweep now (also what the timer runs); a sweep already running is not doubled. */
-  async tick(): Promise<void> {
-    if (this.running) return this.running;
-    const run = this.sweepOnce().finally(() => {
-      if (this.running === run) this.running = null;
-    });
-    this.running = run;
-    return run;
-  }
-
-  private async sweepOnce(): Promise<void> {
-    try {
-      const deleted = await this.store.sweep();
-      if (deleted > 0) this.logger.log(`deleted ${deleted} expired idempotency keys`);
-    } catch (e) {
-      this.logger.warn(`idempotency key sweep failed: ${(e as Error).message}`);
+  /** Deletes the oldest keys of every caller of the context's site who holds more than the cap (walking the primary key's (site, user) prefix). */
+  private async trim(ctx: RequestContext): Promise<number> {
+    const cap = this.config.idempotencyMaxKeysPerCaller;
+    const over = await this.table(null)
+      .createQueryBuilder('k')
+      .select('k.userId', 'userId')
+      .where('k.siteId = :siteId', { siteId: ctx.siteId })
+      .groupBy('k.userId')
+      .having('COUNT(*) > :cap', { cap })
+      .getRawMany<{ userId: string }>();
+    let deleted = 0;
+    for (const { userId } of over) {
+      deleted += await this.db.transaction(ctx, async () => {
+        const kept = await this.table(ctx).find({
+          where: { siteId: ctx.siteId, userId },
+          order: { created: 'DESC', keyHash: 'ASC' },
+          take: cap,
+          select: { keyHash: true },
+        });
+        const keep = new Set(kept.map((k) => k.keyHash));
+        const all = await this.table(ctx).find({ where: { siteId: ctx.siteId, userId }, select: { keyHash: true } });
+        const drop = all.map((k) => k.keyHash).filter((h) => !keep.has(h));
+        for (let i = 0; i < drop.length; i += 500) await this.table(ctx).delete({ siteId: ctx.siteId, userId, keyHash: In(drop.slice(i, i + 500)) });
+        return drop.length;
+      });
     }
+    return deleted;
   }
 }

@@ -51,7 +51,7 @@ export interface Actor {
 const BOOKKEEPING = new Set(['siteId', 'created', 'createdBy', 'updated', 'updatedBy', 'version', 'lastCommentId', 'lockSeq']);
 /**
  * Columns of one kind that are the service's state, not the record's, kept with plain statements:
- * a webhook's delivery state (src/database/queries/outbox.ts), an API token's last use.
+ * a webhook's delivery state (src/modules/webhooks/outbox.statements.ts), an API token's last use.
  */
 const STATE_OF: Readonly<Record<string, ReadonlySet<string>>> = {
   webhook: new Set(['cursorSeq', 'failingSince', 'attempts', 'nextAttempt', 'leaseOwner', 'leaseUntil']),

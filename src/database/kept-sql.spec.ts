@@ -15,19 +15,9 @@ import {
   type FindManyOptions,
 } from 'typeorm';
 import { BoolCol, DateCol, DecimalCol, GuidCol, GuidPk, IntCol, IntPk, StrCol, VersionCol } from './columns.js';
-import {
-  anchorOf,
-  announceWrite,
-  compileAnchor,
-  compileHydrate,
-  compileSimpleFind,
-  hydrateRows,
-  joinedOf,
-  keptInsert,
-  keptUpdate,
-  totalFromPage,
-  type JoinedColumns,
-} from './kept-sql.js';
+import { anchorOf, compileAnchor, compileSimpleFind, joinedOf, totalFromPage, type JoinedColumns } from './kept-sql.js';
+import { compileHydrate, hydrateRows } from './hydrate.js';
+import { announceWrite, keptInsert, keptUpdate } from './kept-writes.js';
 import { entitiesFor } from './registry.js';
 
 @Entity('things')

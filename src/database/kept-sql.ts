@@ -1,4 +1,5 @@
-import { type EntityMetadata, FindOperator, type FindManyOptions, type ObjectLiteral, type QueryRunner } from 'typeorm';
+import { type EntityMetadata, FindOperator, type FindManyOptions, type ObjectLiteral } from 'typeorm';
+import { columnOf } from './hydrate.js';
 
 /**
  * Statements kept per entity and shape (docs/performance.md, "Kept statements"): the reads and
@@ -109,7 +110,7 @@ interface KeptFind {
 /** Per entity: the statements of each shape, or null for a shape that is not simple after all (a relation's property). */
 const STATEMENTS = new WeakMap<EntityMetadata, Map<string, KeptFind | null>>();
 /** Shapes kept per entity at most: a shape is the set of columns compared, never their values. */
-const MAX_SHAPES = 200;
+export const MAX_SHAPES = 200;
 
 type Kind = 'eq' | 'null' | 'in' | '<' | '<=' | '>' | '>=';
 type Condition = { column: string; kind: Kind; size: number };
@@ -205,84 +206,6 @@ function buildFind(
     join = { column: by.databaseName, joined };
   }
   return { ...build(metadata, conditions, orderBy, pagingValues, join, anchor), prepare: !conditions.some((c) => c.kind === 'in') };
-}
-
-type Column = EntityMetadata['columns'][number];
-type Hydrate = (row: Record<string, unknown>, entity: ObjectLiteral) => void;
-
-const SELECTED = new WeakMap<EntityMetadata, Hydrate>();
-const ALL = new WeakMap<EntityMetadata, Hydrate>();
-
-/**
- * The entities of rows read with {@link compileSimpleFind} (its selected columns) or with every
- * column (`'all'`: a by-id read), hydrated as TypeORM hydrates them (see `compileHydrate`).
- */
-export function hydrateRows<T>(metadata: EntityMetadata, rows: Record<string, unknown>[], which: 'selected' | 'all' = 'selected'): T[] {
-  const kept = which === 'all' ? ALL : SELECTED;
-  let hydrate = kept.get(metadata);
-  if (!hydrate)
-    kept.set(metadata, (hydrate = compileHydrate(metadata, which === 'all' ? metadata.columns : metadata.columns.filter((c) => c.isSelect !== false))));
-  const out = new Array<T>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const entity = metadata.create() as ObjectLiteral;
-    hydrate(rows[i], entity);
-    out[i] = entity as T;
-  }
-  return out;
-}
-
-/**
- * Column types whose value TypeORM's MySQL and SQLite drivers hand over untouched when the column
- * has no transformer (neither `prepareHydratedValue` converts them): the value read is the value
- * kept.
- */
-const UNTOUCHED_TYPES = new Set<unknown>(['varchar', 'char', 'text', 'longtext', 'mediumtext', 'integer', 'int']);
-
-/**
- * One row's hydration for these columns, compiled once per entity: an assignment per column
- * instead of TypeORM's `setEntityValue(entity, driver.prepareHydratedValue(value, column))` per
- * column and row (about 45 µs of a list of 20 goals). Each value goes through the driver's own
- * `prepareHydratedValue` unless its type is one the drivers leave untouched (UNTOUCHED_TYPES) or
- * a boolean (true/false, null kept), which are written inline exactly as the drivers convert them.
- * An entity with a column TypeORM writes deeper than one property (embedded, or a virtual relation
- * id) keeps TypeORM's own per-column loop. The generated source holds only property and column
- * names, JSON-quoted. `kept-sql.spec.ts` holds every entity of the application, on both drivers,
- * to TypeORM's result.
- */
-export function compileHydrate(metadata: EntityMetadata, columns: readonly Column[]): Hydrate {
-  const driver = metadata.connection.driver;
-  const flat = columns.every((c) => !c.embeddedMetadata && !(c.isVirtual && c.referencedColumn && c.referencedColumn.propertyName !== c.propertyName));
-  const mysql = driver.options.type === 'mysql' || driver.options.type === 'mariadb';
-  const sqlite = driver.options.type === 'better-sqlite3';
-  if (!flat || metadata.isJunction || !(mysql || sqlite)) {
-    return (row, entity) => {
-      for (const column of columns) column.setEntityValue(entity, driver.prepareHydratedValue(row[column.databaseName], column));
-    };
-  }
-  const lines = columns.map((c, i) => {
-    const to = `entity[${JSON.stringify(c.propertyName)}]`;
-    const from = `row[${JSON.stringify(c.databaseName)}]`;
-    if (!c.transformer && UNTOUCHED_TYPES.has(c.type)) return `${to} = ${from};`;
-    if (!c.transformer && (c.type === 'boolean' || c.type === Boolean)) return `v = ${from}; ${to} = v === null || v === undefined ? v : v ? true : false;`;
-    return `${to} = prepare(${from}, columns[${i}]);`;
-  });
-  const prepare = (value: unknown, column: Column) => driver.prepareHydratedValue(value, column);
-  return new Function('prepare', 'columns', `return function hydrate(row, entity) { let v; ${lines.join(' ')} };`)(prepare, columns) as Hydrate;
-}
-
-const COLUMNS = new WeakMap<EntityMetadata, Map<string, EntityMetadata['columns'][number]>>();
-
-/** `metadata.findColumnWithPropertyName`, remembered per entity (TypeORM searches the column list on each call). */
-export function columnOf(metadata: EntityMetadata, property: string): EntityMetadata['columns'][number] | undefined {
-  let columns = COLUMNS.get(metadata);
-  if (!columns) COLUMNS.set(metadata, (columns = new Map()));
-  let column = columns.get(property);
-  if (column === undefined) {
-    column = metadata.findColumnWithPropertyName(property);
-    // Only properties that are columns are kept: the map stays as small as the entity.
-    if (column) columns.set(property, column);
-  }
-  return column;
 }
 
 function build(
@@ -390,7 +313,7 @@ function conditionOf(value: unknown, params: unknown[], ranges: boolean): string
  * them (writes); otherwise a site condition is refused, since the statement adds the caller's own
  * (reads).
  */
-function conditionsOf(metadata: EntityMetadata, where: Record<string, unknown>, params: unknown[], withSite: boolean): Condition[] | null {
+export function conditionsOf(metadata: EntityMetadata, where: Record<string, unknown>, params: unknown[], withSite: boolean): Condition[] | null {
   const conditions: Condition[] = [];
   for (const [property, value] of Object.entries(where)) {
     if (value === undefined) continue;
@@ -405,7 +328,7 @@ function conditionsOf(metadata: EntityMetadata, where: Record<string, unknown>, 
   return conditions;
 }
 
-function predicatesOf(q: (name: string) => string, conditions: readonly Condition[]): string[] {
+export function predicatesOf(q: (name: string) => string, conditions: readonly Condition[]): string[] {
   return conditions.map((c) =>
     c.kind === 'eq'
       ? `${q(c.column)} = ?`
@@ -449,100 +372,4 @@ export function totalFromPage(found: number, take: number | undefined, skip: num
   if (take !== undefined && found >= take) return null;
   if (found === 0 && offset > 0) return null;
   return offset + found;
-}
-
-const INSERTS = new WeakMap<EntityMetadata, Map<string, string>>();
-const UPDATES = new WeakMap<EntityMetadata, Map<string, string>>();
-
-/** A value a kept write binds as it is: no SQL expression (a function), no find operator, no plain object. */
-function isBindable(v: unknown): boolean {
-  return v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v instanceof Date || Buffer.isBuffer(v);
-}
-
-function kept(cache: WeakMap<EntityMetadata, Map<string, string>>, metadata: EntityMetadata, shape: string, build: () => string): string {
-  let shapes = cache.get(metadata);
-  if (!shapes) cache.set(metadata, (shapes = new Map()));
-  let sql = shapes.get(shape);
-  if (sql === undefined) {
-    sql = build();
-    if (shapes.size >= MAX_SHAPES) shapes.clear();
-    shapes.set(shape, sql);
-  }
-  return sql;
-}
-
-/**
- * `INSERT INTO t (<the columns the entity sets>) VALUES (?, …)` and its values, converted as
- * TypeORM converts them (`preparePersistentValue`), kept per entity and set of columns; null
- * when a value is not a plain one (TypeORM's query builder then writes it).
- */
-export function keptInsert(metadata: EntityMetadata, entity: ObjectLiteral): { sql: string; params: unknown[] } | null {
-  const driver = metadata.connection.driver;
-  const columns = metadata.columns.filter((c) => entity[c.propertyName] !== undefined);
-  const params: unknown[] = [];
-  for (const c of columns) {
-    if (c.relationMetadata || c.embeddedMetadata) return null;
-    const value = entity[c.propertyName] as unknown;
-    if (!isBindable(value)) return null;
-    params.push(driver.preparePersistentValue(value, c));
-  }
-  const shape = columns.map((c) => c.databaseName).join(',');
-  const sql = kept(INSERTS, metadata, shape, () => {
-    const names = columns.map((c) => driver.escape(c.databaseName)).join(', ');
-    return `INSERT INTO ${driver.escape(metadata.tableName)} (${names}) VALUES (${columns.map(() => '?').join(', ')})`;
-  });
-  return { sql, params };
-}
-
-/**
- * `UPDATE t SET <columns> = ?, …, version = version + 1 WHERE <conditions>` and its values: the
- * set values converted as TypeORM converts them, the conditions equality or `In` on columns (the
- * site among them). Null when a value or a condition is not a plain one.
- */
-export function keptUpdate(metadata: EntityMetadata, set: Record<string, unknown>, where: Record<string, unknown>): { sql: string; params: unknown[] } | null {
-  const driver = metadata.connection.driver;
-  const setColumns: string[] = [];
-  const params: unknown[] = [];
-  for (const [property, value] of Object.entries(set)) {
-    const column = metadata.findColumnWithPropertyName(property);
-    if (!column || column.relationMetadata || column.embeddedMetadata || !isBindable(value)) return null;
-    setColumns.push(column.databaseName);
-    params.push(driver.preparePersistentValue(value, column));
-  }
-  const conditions = conditionsOf(metadata, where, params, true);
-  if (!conditions) return null;
-  if (!conditions.some((c) => c.column === 'site_id')) return null;
-  const shape = `${setColumns.join(',')}|${conditions.map((c) => `${c.column}:${c.kind}${c.size}`).join(',')}`;
-  const sql = kept(UPDATES, metadata, shape, () => {
-    const q = (name: string) => driver.escape(name);
-    const assignments = [...setColumns.map((c) => `${q(c)} = ?`), `${q('version')} = ${q('version')} + 1`];
-    return `UPDATE ${q(metadata.tableName)} SET ${assignments.join(', ')} WHERE ${predicatesOf(q, conditions).join(' AND ')}`;
-  });
-  return { sql, params };
-}
-
-/**
- * Tells the data source's subscribers of a kept write, as TypeORM's query builder would have
- * (`afterInsert`/`afterUpdate`): the caller cache, for one, listens for writes to the tables that
- * decide who a caller is (src/database/caller-cache.ts).
- */
-export async function announceWrite(
-  event: 'afterInsert' | 'afterUpdate',
-  metadata: EntityMetadata,
-  queryRunner: QueryRunner,
-  entity?: ObjectLiteral,
-): Promise<void> {
-  const connection = metadata.connection;
-  for (const subscriber of connection.subscribers) {
-    const listener = subscriber[event] as ((e: unknown) => unknown) | undefined;
-    if (!listener) continue;
-    const target = subscriber.listenTo?.() as unknown;
-    if (
-      target &&
-      target !== metadata.target &&
-      !(typeof metadata.target === 'function' && metadata.target.prototype instanceof (target as { new (): unknown }))
-    )
-      continue;
-    await listener.call(subscriber, { connection, queryRunner, manager: queryRunner.manager, entity, metadata });
-  }
 }

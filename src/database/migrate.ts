@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { loadConfigOrExit } from '../config/config.js';
+import { loadConfigOrExit, loadConfigWithoutCredentials } from '../config/config.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { migrateDatabase } from './migrate-apart.js';
 
@@ -10,7 +10,8 @@ import { migrateDatabase } from './migrate-apart.js';
  * first as a Job keeps a slow migration out of the pods' readiness window.
  */
 async function migrate(): Promise<void> {
-  const config = loadConfigOrExit('pms-api migrate');
+  // The database's settings only: a migration signs no token and creates no administrator.
+  const config = loadConfigOrExit('pms-api migrate', process.env, loadConfigWithoutCredentials);
   await migrateDatabase(config, new JsonLogger(config.logLevel));
 }
 

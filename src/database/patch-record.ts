@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context.js';
-import { mergedInput, patchBody } from '../common/http/merge-patch.js';
+import { mergedInput, patchBody } from '../http/pipeline/merge-patch.js';
 import type { TenantDb } from './tenant-db.js';
 
 /** How one resource's PATCH reads its record and runs its PUT (see `patchRecord`). */

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { againIfLost, LOST_CONNECTION_RETRIES } from './bounded-mysql.js';
+import type { Statement } from './statements.js';
 
 type RowsCallback = (err: Error | null, rows: unknown) => void;
 type MysqlCall = (options: { sql: string; timeout?: number }, params: unknown[], cb: RowsCallback) => void;
@@ -123,12 +124,18 @@ export class RawReader {
     return reader;
   }
 
+  /** The rows of a statement (statements.ts): prepared per connection when it is a fixed text. */
+  rows<R>(statement: Statement<R>, params: readonly unknown[]): Promise<R[]> {
+    return this.read<R>(statement.text, params, statement.prepare);
+  }
+
   /**
    * The rows of a SELECT; `?` placeholders on both databases; booleans are passed as 0/1. A
-   * statement whose text varies (an `IN` list of any length) passes `prepare: false`: MySQL keeps
-   * prepared statements per connection, up to a server-wide limit (max_prepared_stmt_count).
+   * statement whose text varies (an `IN` list of any length) passes `prepare` false: MySQL keeps
+   * prepared statements per connection, up to a server-wide limit (max_prepared_stmt_count). For
+   * the kept statements of simple finds (kept-sql.ts); everything else runs named statements (`rows`).
    */
-  rows<T>(sql: string, params: readonly unknown[], opts: { prepare?: boolean } = {}): Promise<T[]> {
+  read<T>(sql: string, params: readonly unknown[], prepare = true): Promise<T[]> {
     this.ds.logger.logQuery(sql, params as unknown[]);
     if (this.kind === 'sqlite') {
       try {
@@ -136,7 +143,7 @@ export class RawReader {
         if (!statement) {
           statement = (this.ds.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection.prepare(sql);
           // A text that varies (an IN list's length) is prepared for this call only.
-          if (opts.prepare !== false) this.statements.set(sql, statement);
+          if (prepare) this.statements.set(sql, statement);
         }
         return Promise.resolve(statement.all(...params) as T[]);
       } catch (e) {
@@ -155,7 +162,7 @@ export class RawReader {
           if (!err) resolve(rows as T[]);
           else if (!againIfLost(err, retriesLeft, attempt)) reject(err);
         };
-        if (opts.prepare === false) pool.query({ sql, timeout }, values, done);
+        if (!prepare) pool.query({ sql, timeout }, values, done);
         else executePrepared(pool, sql, values, timeout, done);
       };
       attempt(LOST_CONNECTION_RETRIES);
@@ -171,11 +178,6 @@ export function affectedOf(res: unknown): number {
 }
 
 const readers = new WeakMap<DataSource, RawReader>();
-
-/** `?, ?, ?` for a list of n values. */
-export function placeholders(n: number): string {
-  return n <= 0 ? '' : '?' + ', ?'.repeat(n - 1);
-}
 
 /** A datetime column as a Date: MySQL gives Dates, SQLite 'YYYY-MM-DD HH:MM:SS.SSS' strings (UTC). */
 export function dateOf(v: Date | string | null | undefined): Date | null {

@@ -3,6 +3,10 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { RequestContext } from '../common/context/request-context.js';
 import { ServiceUnavailableError } from '../common/errors/errors.js';
 import { TenantDb, TRANSACTION_ATTEMPTS } from './tenant-db.js';
+import { sql } from './statements.js';
+
+const UPDATE_A = sql('test.update-a', 'UPDATE a SET x = ?');
+const UPDATE_B = sql('test.update-b', 'UPDATE b SET y = ?');
 
 const deadlock = () => Object.assign(new Error('Deadlock found when trying to get lock'), { driverError: { code: 'ER_LOCK_DEADLOCK' } });
 
@@ -115,8 +119,8 @@ describe('TenantDb.transaction', () => {
     const sut = new TenantDb(ds);
     const c = ctx();
     await sut.transaction(c, async () => {
-      sut.sqlAtCommit(c, 'UPDATE a SET x = ?', [1]);
-      sut.sqlAtCommit(c, 'UPDATE b SET y = ?', [2]);
+      sut.sqlAtCommit(c, UPDATE_A, [1]);
+      sut.sqlAtCommit(c, UPDATE_B, [2]);
       // Not sent yet: the callback goes on without waiting for it.
       expect(statements).toEqual(['START TRANSACTION']);
     });
@@ -127,9 +131,9 @@ describe('TenantDb.transaction', () => {
     const { ds, statements } = fakeDataSource('better-sqlite3');
     const sut = new TenantDb(ds);
     const c = ctx();
-    await sut.transaction(c, async () => sut.sqlAtCommit(c, 'UPDATE a SET x = ?', [1]));
+    await sut.transaction(c, async () => sut.sqlAtCommit(c, UPDATE_A, [1]));
     expect(statements).toEqual(['START TRANSACTION', 'UPDATE a SET x = ?', 'COMMIT']);
-    expect(() => sut.sqlAtCommit(ctx(), 'UPDATE a SET x = ?', [1])).toThrow('inside TenantDb.transaction');
+    expect(() => sut.sqlAtCommit(ctx(), UPDATE_A, [1])).toThrow('inside TenantDb.transaction');
   });
 
   it('rolls back a transaction whose callback fails', async () => {

@@ -1,5 +1,6 @@
 import type { EntityMetadata } from 'typeorm';
-import { columnOf, isInstant } from './kept-sql.js';
+import { isInstant } from './kept-sql.js';
+import { columnOf } from './hydrate.js';
 
 type Column = EntityMetadata['columns'][number];
 

@@ -1,7 +1,7 @@
-import { userNameKey } from '../common/auth/user-name.js';
+import { userNameKey } from '../auth/user-name.js';
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../common/auth/password.js';
+import { hashPassword } from '../auth/password.js';
 import { RequestContext } from '../common/context/request-context.js';
 import { JsonLogger } from '../common/logging/json-logger.js';
 import { loadConfigOrExit } from '../config/config.js';
@@ -176,7 +176,7 @@ async function seed(): Promise<void> {
       logger.event('info', 'SeedDemo', { msg: `The demo site already exists (${DEMO_SITE_ID}); nothing to do.` });
       return;
     }
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await hashPassword(password, config.passwordScryptCost);
     const ctx = RequestContext.system(DEMO_SITE_ID);
     const counts = await db.transaction(ctx, (tx) => build(tx, passwordHash));
     logger.event('info', 'SeedDemo', {

@@ -22,7 +22,8 @@ function describe(problem: Problem): string {
 }
 
 const [baseUrl, userName, password] = process.argv.slice(2);
-const client = createClient<paths>({ baseUrl });
+// The queried lists also answer CSV, XLSX and NDJSON (docs/exports.md): the client reads JSON, so it names the media types it types.
+const client = createClient<paths, 'application/json' | 'application/problem+json'>({ baseUrl });
 
 // 1. Log in. The error of a failed call is a Problem; after `if (error)` the data is defined.
 const login = await client.POST('/v4/auth/token', { body: { UserName: userName, Password: password } });
@@ -103,8 +104,8 @@ const measuresCompleted: number = goal.data.MeasuresCompleted;
 // 5. List the individual's goals of that period (a page: X-Total-Count).
 const goals = await client.GET('/v4/individuals/{id}/goals', { params: { path: { id: individualId }, query: { period: periodId, limit: 10 } } });
 if (goals.error) fail(`goals: ${describe(goals.error)}`);
-// A list answers its records, or with `updatedSince` their changes (SyncEntry items): the type says both.
-const names: string[] = goals.data.flatMap((g) => ('Name' in g ? [g.Name] : []));
+// A list answers its records, also with `updatedSince` (changes with tombstones are /v4/sync/{kind}'s): no narrowing.
+const names: string[] = goals.data.map((g) => g.Name);
 const total = Number(goals.response.headers.get('X-Total-Count'));
 
 // 6. A goal that does not exist: a typed 404 problem.

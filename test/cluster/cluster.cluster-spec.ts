@@ -3,12 +3,16 @@ import { readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { pingSql } from '../../src/database/ping.js';
 import { Load, keyedName, keyedRequest, summarize, type Outcome } from '../faults/support/load.js';
+import { HistoryWorkload, withQueries, type Instance, type SqlQuery, type WorkloadOptions } from '../faults/support/history-workloads.js';
+import { anomalyLines, verdictLine, type Verdict } from '../faults/support/history.js';
 
 /**
  * The service as a cluster on real engines (docs/scaling.md): 3 replicas over a 3-node MariaDB
- * Galera cluster behind HAProxy, Redis for invalidations and counters — all started here by
- * scripts/cluster.mjs on ports 24500–24599 and temp directories, and stopped at the end. Each test
- * prints its figures; docs/scaling.md records them.
+ * Galera cluster behind HAProxy, 3 more instances each talking to one node directly, Redis for
+ * invalidations and counters — all started here by scripts/cluster.mjs on ports 24500–24599 and
+ * temp directories, and stopped at the end. The faults (nodes killed, two killed within a second,
+ * paused, isolated; a replica killed) run under recorded workloads whose histories are checked
+ * (test/faults/support/history.ts). Each test prints its figures; docs/scaling.md records them.
  *
  * CLUSTER_STATE=<dir>/state.json reuses a cluster that is already up (npm run cluster:up) instead.
  */
@@ -18,10 +22,14 @@ interface ClusterApi {
   dir: string;
   state: { adminPassword: string };
   replicaUrl(j: number): string;
+  pinnedUrl(i: number): string;
   start(): Promise<void>;
   stop(): Promise<void>;
   p: { nodes: { sql: number }[] };
   killNode(i: number): Promise<void>;
+  killNodes(nodes: number[], gapMs: number): Promise<number[]>;
+  isolateNode(i: number): void;
+  rejoinNode(i: number): void;
   freezeNode(i: number): void;
   thawNode(i: number): void;
   restartNode(i: number): Promise<void>;
@@ -132,16 +140,86 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     await waitFor(async () => (await cluster.proxyStates('galera')).every((st) => st === 'UP'), timeoutMs);
   }
 
+  /** Every instance of the service: one pinned to each node, and each replica behind the database proxy. */
+  const instances = (): Instance[] =>
+    [0, 1, 2].flatMap((i) => [
+      { name: `pinned${i}`, base: cluster.pinnedUrl(i) },
+      { name: `replica${i}`, base: cluster.replicaUrl(i) },
+    ]);
+
+  /** The history workloads (test/faults/support/history-workloads.ts) on every instance unless said, started. */
+  async function recording(o: Partial<WorkloadOptions> = {}): Promise<HistoryWorkload> {
+    const workload = new HistoryWorkload({ instances, token: adminToken, ownerId, appenders: 6, ...o });
+    await onNode0((query) => workload.start(query));
+    return workload;
+  }
+
+  /**
+   * Runs `fn` with queries on node 0 directly (a connection of the test's own, closed after). Its
+   * reads are causal (`wsrep_sync_wait = 1`, as the service's own sessions): a node applies what
+   * the others committed a little after they answered, so without it the final state could miss a
+   * comment acknowledged through another node milliseconds before — once, in CI, a "lost" comment
+   * that was not lost.
+   */
+  const onNode0 = <R>(fn: (query: SqlQuery) => Promise<R>): Promise<R> =>
+    withQueries(async () => {
+      const conn = await mysql.createConnection({ host: '127.0.0.1', port: cluster.p.nodes[0].sql, user: 'root', database: 'pms' });
+      await conn.query('SET SESSION wsrep_sync_wait = 1');
+      return conn;
+    }, fn);
+
+  /**
+   * The workloads as a deployment that sends every write to one node (HAProxy `balance first`, the
+   * others hot standbys) runs them: writes through the instance pinned to node 0, twice the usual
+   * writers, reads through every instance. When node 0 leaves the primary component with its
+   * sessions open, nobody else writes the rows its open transactions hold, so nothing but those
+   * sessions decides their fate: before bounded-mysql.ts closed them, one was committed half done
+   * in 3 runs of 3 (isolation) and 2 of 3 (two nodes killed) on the development machine.
+   */
+  /** Injects a fault 2 s into the workload, heals it `ms` later, and checks the history once the cluster has settled. */
+  async function faultFor(name: string, workload: HistoryWorkload, ms: number, inject: () => void, heal: () => void): Promise<Verdict> {
+    await sleep(2000);
+    inject();
+    try {
+      await sleep(ms);
+    } finally {
+      heal();
+    }
+    return checked(name, workload);
+  }
+
+  const throughNode0 = (): Promise<HistoryWorkload> =>
+    recording({ instances: () => instances().filter((i) => i.name === 'pinned0'), readVia: instances, appenders: 12, writers: 5 });
+
+  /**
+   * Stops the workload once the faults have healed (the cluster settled), retries every comment
+   * still unanswered with its key, reads the final state through node 0 and checks the history:
+   * prints its figures and any anomaly, and fails on one.
+   */
+  async function checked(name: string, workload: HistoryWorkload): Promise<Verdict> {
+    await settled();
+    await sleep(1500);
+    const { verdict, unsettled } = await onNode0((query) => workload.finish(query));
+    report(verdictLine(name, verdict));
+    if (!verdict.valid) process.stdout.write(anomalyLines(name, verdict));
+    expect(verdict.anomalies).toEqual([]);
+    expect(unsettled).toBe(0);
+    expect(verdict.counts.acknowledged).toBeGreaterThan(0);
+    return verdict;
+  }
+
   beforeAll(async () => {
     const { Cluster } = (await import(SCRIPT)) as { Cluster: new (o: object) => ClusterApi } & { Cluster: { load(f: string): ClusterApi } };
     if (process.env.CLUSTER_STATE) {
       cluster = (Cluster as unknown as { load(f: string): ClusterApi }).load(process.env.CLUSTER_STATE);
       reused = true;
     } else {
-      cluster = new Cluster({ base: Number(process.env.CLUSTER_TEST_PORT_BASE ?? 24500), replicas: 3, env: { LOG_LEVEL: 'info' } });
+      cluster = new Cluster({ base: Number(process.env.CLUSTER_TEST_PORT_BASE ?? 24500), replicas: 3, pinned: true, env: { LOG_LEVEL: 'info' } });
       const t0 = Date.now();
       await cluster.start();
-      report(`cluster up (3 Galera nodes, HAProxy ×2, Redis, 3 replicas started at once) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      report(
+        `cluster up (3 Galera nodes, HAProxy ×2, Redis, 3 replicas started at once, 3 instances pinned to one node each) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      );
     }
     adminToken = await login(cluster.apiUrl, 'admin', cluster.state.adminPassword);
     const orgs = await call(cluster.apiUrl, 'GET', '/v4/organizations?limit=5', adminToken);
@@ -357,10 +435,11 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     // it (settled).
   }, 120_000);
 
-  it('loses no acknowledged write when a Galera node is SIGKILLed under load; the node rejoins by IST and the nodes agree', async () => {
+  it('loses no acknowledged write when a Galera node is SIGKILLed under load; the node rejoins by IST, the history checks out and the nodes agree', async () => {
     // Killed out of a whole cluster: with one of the other two still rejoining (a joiner, or its
     // donor), the survivor alone would not be a primary component.
     await settled();
+    const workload = await recording();
     const load = new Load({ base: cluster.apiUrl, token: adminToken, writers: 6, readers: 4, hangMs: 15_000 });
     await sleep(3000);
     const killedAt = Date.now();
@@ -400,6 +479,8 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     expect(rejoin).toMatch(/IST received|Receiving IST|IST request/);
     expect(rejoin).not.toMatch(/Proceeding with SST/);
     await waitFor(async () => (await cluster.proxyStates('galera')).every((st) => st === 'UP'), 20_000);
+    // Every instance's history, the one pinned to the killed node included; then nothing writes.
+    await checked('one node SIGKILLed', workload);
     const tables = cluster.sql(0, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pms' ORDER BY TABLE_NAME").trim().split('\n');
     const fingerprint = (i: number) =>
       cluster
@@ -413,7 +494,8 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     );
   }, 300_000);
 
-  it('a replica SIGKILLed under load: clients retrying with Idempotency-Key through the proxy end with exactly one record each', async () => {
+  it('a replica SIGKILLed under load: clients retrying with Idempotency-Key end with exactly one record each, and the history checks out', async () => {
+    const workload = await recording();
     const load = new Load({ base: cluster.apiUrl, token: adminToken, writers: 0, keyedWriters: 6, readers: 2, ownerId, hangMs: 15_000 });
     await sleep(2000);
     await cluster.killReplica(2);
@@ -444,7 +526,54 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
     );
     await cluster.startReplica(2);
     await waitFor(async () => (await cluster.proxyStates('api')).every((st) => st === 'UP'), 20_000);
+    await checked('a replica SIGKILLed', workload);
   }, 300_000);
+
+  it('two Galera nodes SIGKILLed 0.5 s apart under load: nothing half-committed, no 500, every key answered once the nodes are back', async () => {
+    await settled();
+    // Writes through the survivor's own instance: the database proxy would close the survivor's
+    // sessions when it takes the node out, which ends their transactions for them.
+    const workload = await throughNode0();
+    await sleep(2000);
+    // The survivor is left outside any primary component (one of three): every statement on it
+    // fails with 1047 — also the ROLLBACK of a transaction it had open — until the others return.
+    const [first, second] = await cluster.killNodes([1, 2], 500);
+    await sleep(4000);
+    // Both at once: neither alone would make a primary component with the survivor.
+    const back = Date.now();
+    await Promise.all([cluster.restartNode(1), cluster.restartNode(2)]);
+    const verdict = await checked('two nodes SIGKILLed 0.5 s apart', workload);
+    report(
+      `two nodes SIGKILLed ${second - first} ms apart: both restarted and synced in ${((Date.now() - back) / 1000).toFixed(1)} s; ${verdict.counts.unavailable} answers 503 with Retry-After meanwhile`,
+    );
+    expect(verdict.counts.unavailable).toBeGreaterThan(0);
+  }, 300_000);
+
+  // A fault of 6 s under recorded workloads, injected 2 s into the load, the history checked once healed.
+  it.each([
+    {
+      title: 'a Galera node paused (SIGSTOP) for 6 s under load: the others evict it, it rejoins, and the history checks out',
+      name: 'one node paused 6 s',
+      workload: () => recording(),
+      inject: () => cluster.freezeNode(2),
+      heal: () => cluster.thawNode(2),
+    },
+    {
+      title:
+        'the Galera node that takes every write cut off from the group (gmcast.isolate) for 6 s under load: its open transactions fail with 1047 and are not committed later',
+      name: 'the writers’ node isolated 6 s',
+      workload: () => throughNode0(),
+      inject: () => cluster.isolateNode(0),
+      heal: () => cluster.rejoinNode(0),
+    },
+  ])(
+    '$title',
+    async ({ name, workload, inject, heal }) => {
+      await settled();
+      await faultFor(name, await workload(), 6000, inject, heal);
+    },
+    300_000,
+  );
 
   it('a rolling restart of every replica fails no request of keep-alive clients', async () => {
     const outcomes: { status: number; error?: string; at?: number; answer?: string }[] = [];

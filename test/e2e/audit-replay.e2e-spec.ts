@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityMetadata } from 'typeorm';
 import { RequestContext } from '../../src/common/context/request-context.js';
+import { WebhookEntity } from '../../src/database/entities/webhook.entity.js';
 import { UserEntity } from '../../src/database/entities/user.entity.js';
 import { diffRow, kindOf } from '../../src/database/journal.js';
 import { accounts } from '../../src/database/queries/accounts.js';
@@ -20,7 +21,20 @@ import { buildWorld, unique, World } from '../factories/world.js';
  */
 
 /** Tables that hold no records: never in the trail. */
-const NOT_RECORDS = new Set(['webhook-delivery', 'webhook-delivery-mysql', 'idempotency-key', 'idempotency-key-mysql']);
+const NOT_RECORDS = new Set([
+  'webhook-delivery',
+  'webhook-delivery-mysql',
+  'idempotency-key',
+  'idempotency-key-mysql',
+  // The (issuer, audience) pairs of identity providers: an index of the providers' own fields.
+  'identity-provider-audience',
+  // Import jobs, their file and failed rows: the work of a file import, as deliveries are a
+  // webhook's; the rows an import writes are in the trail, each as the job's creator (docs/imports.md).
+  'import-job',
+  'import-file-part',
+  'import-file-part-mysql',
+  'import-error',
+]);
 
 /** A value as the trail answers it (docs/audit.md, "Values"). */
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
@@ -41,7 +55,7 @@ describe(`the audit trail replays to the current rows (${DB_KIND})`, () => {
 
   async function trail(site: World): Promise<Entry[]> {
     const out: Entry[] = [];
-    let url: string | null = '/v4/audit?limit=5000';
+    let url: string | null = '/v4/audit?limit=200';
     while (url) {
       const res = await t.http().get(url).set('Authorization', bearer(site.admin.token));
       if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.text}`);
@@ -171,8 +185,8 @@ describe(`the audit trail replays to the current rows (${DB_KIND})`, () => {
     const all = JSON.stringify(entries);
     expect(all).not.toContain(password);
     expect(all).not.toContain(user.passwordHash!.split('$').pop()!);
-    const hook = await t.http().get(`/v4/webhooks/${w.ids.webhook}`).set('Authorization', bearer(w.admin.token)).expect(200);
-    expect(all).not.toContain((hook.body as { Secret: string }).Secret.slice(6));
+    const hook = await t.ds.getRepository(WebhookEntity).findOneByOrFail({ id: w.ids.webhook });
+    expect(all).not.toContain(hook.secret.slice(6));
   });
 
   it('leaves nothing of a rolled-back write to a login account or a site', async () => {
@@ -220,7 +234,7 @@ describe(`the audit trail replays to the current rows (${DB_KIND})`, () => {
     expect(mine.filter((e) => otherIds.has(`${e.Kind}:${e.RowID}`))).toEqual([]);
     expect(JSON.stringify(mine)).not.toContain(name);
     // The global administrator's own site does not hold it either.
-    const defaults = await t.http().get(`/v4/audit?kind=site&limit=5000`).set('Authorization', bearer(t.adminToken)).expect(200);
+    const defaults = await t.http().get(`/v4/audit?kind=site&limit=200`).set('Authorization', bearer(t.adminToken)).expect(200);
     expect((defaults.body as Entry[]).some((e) => e.RowID === other.siteId)).toBe(false);
     // And the other site's replay holds too.
     const replayed = replay(theirs);

@@ -150,6 +150,20 @@ describe('BasicRoleDialog: /v4/basicroles/{basicRoleid}/dialogs/{dialogid} and /
     });
   });
 
+  describe('PATCH', () => {
+    it('creates the record of a basic role in a dialog from the patch when the pair has none, as its PUT does', async () => {
+      const fresh = await createBasicRole(t, acme.admin.token, acme.worker.individualId, 'Mentor');
+      const at = path(fresh.ID, dialog.ID);
+      const patch = (body: string) => t.http().patch(at).set('Authorization', as(acme.admin)).set('Content-Type', 'application/merge-patch+json').send(body);
+      expect((await t.http().get(at).set('Authorization', as(acme.admin))).status).toBe(404);
+      const stale = await patch('{"Rating":4}').set('If-Match', '"1-abc"');
+      expect(stale.status).toBe(412);
+      const res = await patch('{"Rating":4}');
+      expect({ status: res.status, Rating: res.body.Rating, Comment: res.body.Comment }).toEqual({ status: 200, Rating: 4, Comment: null });
+      expect((await t.http().get(at).set('Authorization', as(acme.admin))).body).toEqual(res.body);
+    });
+  });
+
   describe('GET', () => {
     it('reads the single record of a pair (JSON and XML), 404 when the pair has none', async () => {
       const res = await t.http().get(path(role.ID, dialog.ID)).set('Authorization', as(acme.manager)).expect(200);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import mysql2 from 'mysql2';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { ConflictError } from '../../src/common/errors/errors.js';
 import { isDatabaseUnavailable, isUniqueViolation } from '../../src/common/errors/db-errors.js';
@@ -7,6 +8,15 @@ import { OrganizationMemberEntity } from '../../src/database/entities/organizati
 import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../src/database/entities/organization.entity.js';
 import { createPerson, createSite } from '../factories/index.js';
 import { bearer, databaseUrlOf, DB_KIND, startApp, TestApp } from './harness.js';
+import { sql } from '../../src/database/statements.js';
+
+/** Statements the tests send through TenantDb's raw paths, as the statements files do. */
+const RENAME = sql('test.rename', 'UPDATE individuals SET first_name = ? WHERE site_id = ? AND id = ?');
+const CONNECTION_ID = sql<{ id: number }>('test.connection-id', 'SELECT CONNECTION_ID() AS id');
+const LOCK_SITE = sql('test.lock-site', 'UPDATE sites SET lock_seq = lock_seq + 1 WHERE id = ?');
+const ISOLATION = sql<{ level: string }>('test.isolation', 'SELECT @@tx_isolation AS level');
+const IN_TRANSACTION = sql<{ t: number | string }>('test.in-transaction', 'SELECT @@in_transaction AS t');
+const LOCK_INDIVIDUAL = sql('test.lock-individual', 'SELECT id FROM individuals WHERE site_id = ? AND id = ? FOR UPDATE');
 
 /**
  * What the database connection promises (issue: foundation, Database): concurrent writes do not
@@ -58,13 +68,17 @@ describe(`database connection (${DB_KIND})`, () => {
     expect(isUniqueViolation(clash)).toBe(true);
   });
 
-  it('writes an insert left for the commit with it, and nothing of the transaction when it fails there', async () => {
+  /** A person first-named "Before" in a new site, the site's system context, and a read of the person's first name as committed. */
+  async function personNamedBefore() {
     const site = await createSite(t);
     const person = await createPerson(t, site, { firstName: 'Before' });
-    const ctx = RequestContext.system(site.siteId);
-    const db = t.app.get(TenantDb);
     const firstName = async () =>
       ((await t.ds.query('SELECT first_name FROM individuals WHERE id = ?', [person.individualId])) as { first_name: string }[])[0].first_name;
+    return { site, person, ctx: RequestContext.system(site.siteId), db: t.app.get(TenantDb), firstName };
+  }
+
+  it('writes an insert left for the commit with it, and nothing of the transaction when it fails there', async () => {
+    const { site, person, ctx, db, firstName } = await personNamedBefore();
     const org = await db.repo(ctx, OrganizationEntity).insert({ name: 'Left for the commit', rowType: ROW_TYPE_ORGANIZATION, rank: 1 });
     const made = await db.transaction(ctx, async () => {
       const row = await db.repo(ctx, OrganizationMemberEntity).insert({ individualId: person.individualId, organizationId: org.id }, { atCommit: true });
@@ -77,7 +91,7 @@ describe(`database connection (${DB_KIND})`, () => {
     // The same membership again clashes on its unique index at the commit: the rename before it is rolled back too.
     const failed = await db
       .transaction(ctx, async () => {
-        await db.sql(ctx, 'UPDATE individuals SET first_name = ? WHERE site_id = ? AND id = ?', ['During', site.siteId, person.individualId]);
+        await db.sql(ctx, RENAME, ['During', site.siteId, person.individualId]);
         await db.repo(ctx, OrganizationMemberEntity).insert({ individualId: person.individualId, organizationId: org.id }, { atCommit: true });
       })
       .catch((e: unknown) => e);
@@ -104,12 +118,51 @@ describe(`database connection (${DB_KIND})`, () => {
       expect(await t.ds.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
     });
 
+    it('never pools a connection whose transaction could not be rolled back: what that transaction wrote is not committed by the next one', async () => {
+      const { site, person, ctx, db, firstName } = await personNamedBefore();
+      // The server refuses the next ROLLBACK, as a Galera node that left the primary component does
+      // (1047): here it is sent as a statement the server cannot parse, so it fails on the server and
+      // the transaction stays open on that session.
+      const proto = mysql2.Connection.prototype as unknown as { addCommand(cmd: { sql?: string }): unknown };
+      const addCommand = proto.addCommand;
+      let refused = 0;
+      proto.addCommand = function (this: unknown, cmd: { sql?: string }) {
+        if (cmd.sql === 'ROLLBACK' && refused === 0) {
+          refused++;
+          cmd.sql = 'ROLLBACK refused by the test';
+        }
+        return addCommand.call(this, cmd);
+      };
+      let session = 0;
+      try {
+        const failed = await db
+          .transaction(ctx, async () => {
+            session = Number((await db.sql(ctx, CONNECTION_ID, []))[0].id);
+            await db.sql(ctx, RENAME, ['Leftover', site.siteId, person.individualId]);
+            throw new Error('the request failed after its first write');
+          })
+          .catch((e: unknown) => e);
+        expect(failed).toMatchObject({ message: 'the request failed after its first write' });
+      } finally {
+        proto.addCommand = addCommand;
+      }
+      expect(refused).toBe(1);
+      // Transactions that follow, one after the other: a pooled connection is handed out again at once.
+      for (let n = 0; n < 12; n++) {
+        await db.transaction(ctx, () => db.sql(ctx, LOCK_SITE, [site.siteId]));
+      }
+      expect(await firstName()).toBe('Before');
+      // The session was closed, so the server rolled its transaction back.
+      const open = async () =>
+        Number(((await t.ds.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ?', [session])) as { n: number }[])[0].n);
+      for (let wait = 0; wait < 50 && (await open()) > 0; wait++) await new Promise((r) => setTimeout(r, 20));
+      expect(await open()).toBe(0);
+    });
+
     it('reads committed data in every transaction: each pooled connection is READ COMMITTED from its first statement', async () => {
       const ctx = RequestContext.system(t.defaultSiteId);
       const db = t.app.get(TenantDb);
-      const levels = await Promise.all(
-        Array.from({ length: 12 }, () => db.transaction(ctx, async () => (await db.sql(ctx, 'SELECT @@tx_isolation AS level', [])) as { level: string }[])),
-      );
+      const levels = await Promise.all(Array.from({ length: 12 }, () => db.transaction(ctx, async () => await db.sql(ctx, ISOLATION, []))));
       expect(new Set(levels.map(([r]) => r.level))).toEqual(new Set(['READ-COMMITTED']));
     });
 
@@ -118,7 +171,7 @@ describe(`database connection (${DB_KIND})`, () => {
       const person = await createPerson(t, site);
       const ctx = RequestContext.system(site.siteId);
       const db = t.app.get(TenantDb);
-      const inTransaction = await db.transaction(ctx, async () => (await db.sql<{ t: number | string }>(ctx, 'SELECT @@in_transaction AS t', []))[0].t);
+      const inTransaction = await db.transaction(ctx, async () => (await db.sql(ctx, IN_TRANSACTION, []))[0].t);
       expect(Number(inTransaction)).toBe(1);
       // Outside a transaction the pool's connections are not left in one.
       expect(Number(((await t.ds.query('SELECT @@in_transaction AS t')) as { t: number }[])[0].t)).toBe(0);
@@ -127,7 +180,7 @@ describe(`database connection (${DB_KIND})`, () => {
       // Each with a context of its own: a transaction asked for with a bound context joins it.
       const lockFor = (name: string, ms: number, own = RequestContext.system(site.siteId)) =>
         db.transaction(own, async () => {
-          await db.sql(own, 'SELECT id FROM individuals WHERE site_id = ? AND id = ? FOR UPDATE', [site.siteId, person.individualId]);
+          await db.sql(own, LOCK_INDIVIDUAL, [site.siteId, person.individualId]);
           events.push(`${name} locked`);
           await new Promise((r) => setTimeout(r, ms));
           events.push(`${name} done`);

@@ -39,6 +39,9 @@ const REQ_FIELDS = [
 ];
 
 const d = (iso: string) => `${iso}T00:00:00.000+00:00`;
+/** Members that change with every write, whatever it writes. */
+const AUDIT = ['Updated', 'UpdatedBy'];
+const without = (record: Record<string, unknown>, fields: string[]) => Object.fromEntries(Object.entries(record).filter(([k]) => !fields.includes(k)));
 
 function goalBody(individualId: string, periodId: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -522,5 +525,83 @@ describe('/v4/goals', () => {
     await t.http().get(`/v4/goals/${id}`).set('Authorization', bearer(t.adminToken)).expect(404);
     const still = await t.http().get(`/v4/goals/${id}`).set('Authorization', as(globex.admin)).expect(200);
     expect(still.body).toEqual(globexGoal);
+  });
+
+  describe('PATCH /v4/goals/{id} on the wire: the merge-patch rules of every PATCH (docs/http-and-xml.md, "PATCH")', () => {
+    let id: number;
+    beforeAll(async () => {
+      id = (await post(acme.admin, goalBody(report.individualId, current)).expect(200)).body.ID as number;
+    });
+    const goal = () => `/v4/goals/${id}`;
+    const send = (method: 'patch' | 'put', path: string, contentType: string, body: string) =>
+      t.http()[method](path).set('Authorization', bearer(acme.admin.token)).set('Content-Type', contentType).send(body);
+
+    it('reads a merge patch as application/merge-patch+json, application/json, text/json, application/merge-patch+xml, application/xml or text/xml', async () => {
+      const json = JSON.stringify({ Why: 'Any of the six' });
+      const xml = '<Goal xmlns="urn:pms:v4"><Why>Any of the six</Why></Goal>';
+      for (const [type, body] of [
+        ['application/merge-patch+json', json],
+        ['application/json; charset=utf-8', json],
+        ['text/json', json],
+        ['application/merge-patch+xml', xml],
+        ['application/xml', xml],
+        ['text/xml; charset=utf-8', xml],
+      ]) {
+        const res = await send('patch', goal(), type, body);
+        expect({ type, status: res.status, Why: res.body.Why }).toEqual({ type, status: 200, Why: 'Any of the six' });
+      }
+    });
+
+    it('answers 415 to a JSON Patch (RFC 6902) and to the merge-patch types on PUT, whose body is a whole record', async () => {
+      const jsonPatch = await send('patch', goal(), 'application/json-patch+json', '[{"op":"replace","path":"/Why","value":"x"}]');
+      const onPut = await send('put', goal(), 'application/merge-patch+json', '{"Why":"x"}');
+      for (const res of [jsonPatch, onPut]) {
+        expect({ status: res.status, type: res.body.type }).toEqual({ status: 415, type: 'urn:pms:problem:unsupported-media-type' });
+      }
+      expect(jsonPatch.body.detail).toContain('application/merge-patch+json');
+    });
+
+    it('answers 400 to a patch that is not an object (a list, a value, an XML list), writing nothing', async () => {
+      const before = (await t.http().get(goal()).set('Authorization', bearer(acme.admin.token))).body;
+      for (const [type, body] of [
+        ['application/merge-patch+json', '[{"Why":"x"}]'],
+        ['application/merge-patch+json', '"Why"'],
+        ['application/merge-patch+xml', '<ArrayOfGoal xmlns="urn:pms:v4"><Goal><Why>x</Why></Goal></ArrayOfGoal>'],
+      ]) {
+        const res = await send('patch', goal(), type, body);
+        expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      }
+      expect((await t.http().get(goal()).set('Authorization', bearer(acme.admin.token))).body).toEqual(before);
+    });
+
+    it('ignores read-only and unknown fields, and a field the PUT ignores, as the PUT does', async () => {
+      const before = (await t.http().get(goal()).set('Authorization', bearer(acme.admin.token))).body;
+      const res = await send(
+        'patch',
+        goal(),
+        'application/merge-patch+json',
+        JSON.stringify({
+          SiteID: globex.siteId,
+          FullName: 'Someone Else',
+          MeasuresTotal: 99,
+          IndividualID: manager.individualId,
+          Nonsense: 1,
+          Why: 'Only this',
+        }),
+      );
+      expect(res.status).toBe(200);
+      expect(without(res.body, [...AUDIT, 'Why'])).toEqual(without(before, [...AUDIT, 'Why']));
+      expect(res.body.Why).toBe('Only this');
+    });
+
+    it('answers an empty patch with the record as it was (an empty body too), and 400 for an ID other than the path’s', async () => {
+      const before = (await t.http().get(goal()).set('Authorization', bearer(acme.admin.token))).body;
+      const empty = await send('patch', goal(), 'application/merge-patch+json', '{}');
+      const none = await t.http().patch(goal()).set('Authorization', bearer(acme.admin.token));
+      for (const res of [empty, none]) expect(without(res.body, AUDIT)).toEqual(without(before, AUDIT));
+      const otherId = await send('patch', goal(), 'application/merge-patch+json', JSON.stringify({ ID: id + 1 }));
+      expect(otherId.status).toBe(400);
+      expect(otherId.body.errors).toEqual([expect.objectContaining({ field: 'ID' })]);
+    });
   });
 });

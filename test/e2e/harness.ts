@@ -1,17 +1,19 @@
 import type { INestApplication } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
-import mysql from 'mysql2/promise';
 import { createApp } from '../../src/app.factory.js';
+import type { AddedFeature } from '../../src/app.module.js';
 import { AppConfig, loadConfig, parseDatabaseUrl } from '../../src/config/config.js';
 import { JsonLogger } from '../../src/common/logging/json-logger.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { ContractRecorder } from './contract.js';
+import { ContractRecorder, xmlRootsOf } from './contract.js';
+import { XSD_BASE, XSD_FILES } from '../../src/openapi/xsd.js';
+import { PRISM, serveAt, startPrism } from './prism.js';
 
 export const ADMIN_USER = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -42,7 +44,10 @@ export async function createTestDatabase(): Promise<{ url: string; cleanup: () =
   if (DB_KIND === 'mysql') {
     const base = parseDatabaseUrl(process.env.DATABASE_URL!);
     if (base.kind !== 'mysql') throw new Error('unreachable');
-    const name = `pms_test_${suffix}`;
+    // Named after the database DATABASE_URL names (an engineer's own prefix on a shared server), else pms_test.
+    const name = `${/^\w{1,40}$/.test(base.database) ? base.database : 'pms_test'}_${suffix}`;
+    // Loaded here: a run on SQLite never loads the MySQL driver.
+    const { default: mysql } = await import('mysql2/promise');
     const admin = await mysql.createConnection({ host: base.host, port: base.port, user: base.username, password: base.password });
     await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     await admin.end();
@@ -61,6 +66,42 @@ export async function createTestDatabase(): Promise<{ url: string; cleanup: () =
   return { url: `sqlite:${join(dir, 'pms.sqlite')}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The OpenAPI document and the XML Schemas (by file name) an app answers. */
+interface Documents {
+  openapi: Record<string, unknown>;
+  xsd: Record<string, string>;
+}
+
+/**
+ * The documents every answer of a test app is checked against when it closes. Building them costs
+ * an app about a second (@nestjs/swagger scans every route), and every app of one run with the same
+ * settings and no added feature answers the same ones: the first such app's are kept for the run in
+ * the folder the run's global setup made (test/documents-setup.mjs, PMS_E2E_DOCUMENTS), keyed by
+ * the settings the test gave. An app with an added feature, or a run without that folder, answers
+ * its own.
+ */
+async function documentsOf(http: () => ReturnType<typeof request>, env: Record<string, string>, added: readonly AddedFeature[]): Promise<Documents> {
+  const fetch = async (): Promise<Documents> => {
+    const openapi = (await http().get('/docs/openapi.json').expect(200)).body as Record<string, unknown>;
+    const xsd: Record<string, string> = {};
+    for (const name of [XSD_FILES.main, XSD_FILES.system, XSD_FILES.problem]) xsd[name] = (await http().get(`${XSD_BASE}${name}`).expect(200)).text;
+    return { openapi, xsd };
+  };
+  const folder = process.env.PMS_E2E_DOCUMENTS;
+  if (!folder || added.length > 0 || !existsSync(folder)) return fetch();
+  const key = createHash('sha256')
+    .update(JSON.stringify(Object.entries(env).sort(([a], [b]) => a.localeCompare(b))))
+    .digest('hex')
+    .slice(0, 32);
+  const file = join(folder, `${key}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Documents;
+  const documents = await fetch();
+  const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(partial, JSON.stringify(documents));
+  renameSync(partial, file);
+  return documents;
+}
+
 /**
  * The DATABASE_URL of a running test app's MySQL/MariaDB database, for a second app on the same
  * database (another replica; startApp with `{ DATABASE_URL }` then migrates nothing).
@@ -74,9 +115,10 @@ export function databaseUrlOf(t: TestApp): string {
 /**
  * Starts the real application on a database of its own: a fresh SQLite file in a temp folder, or,
  * when DATABASE_URL names a MySQL/MariaDB server, a database created for this test file and
- * dropped by close(). Migrations run exactly as at production start-up.
+ * dropped by close(). Migrations run exactly as at production start-up. `added`: features composed
+ * into the app besides its own (a test's throwaway resource, test/fixtures).
  */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, added: readonly AddedFeature[] = []): Promise<TestApp> {
   const { url: databaseUrl, cleanup } = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -88,6 +130,13 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     // The dashboard summary builder runs in the test files that ask for it (dashboards, summaries):
     // elsewhere its rounds after every commit would share the data source with the feature under test.
     DASHBOARD_SUMMARIES: 'off',
+    // Every request spends from the budgets and is announced (docs/limits.md), but the suites' bursts
+    // from one token are not refused; test/e2e/request-budgets.e2e-spec.ts sets small budgets.
+    RATE_LIMIT_PER_CALLER: '1000000000',
+    RATE_LIMIT_PER_SITE: '1000000000',
+    // New password hashes at scrypt's lowest admitted cost: the suites create and log in thousands
+    // of people, and at the default cost hashing was over a third of their CPU (docs/operations.md).
+    PASSWORD_SCRYPT_COST: '1024',
     ...env,
   });
   const logs: string[] = [];
@@ -97,7 +146,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   });
   let app: INestApplication;
   try {
-    app = await createApp(config, logger);
+    app = await createApp(config, logger, { added });
   } catch (e) {
     await cleanup();
     throw e;
@@ -105,8 +154,11 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   // Every answer of this app is checked against its OpenAPI document when the test file closes it.
   const contract = new ContractRecorder();
   contract.attach(app.getHttpServer());
-  const http = () => request(app.getHttpServer());
-  const document = (await http().get('/docs/openapi.json')).body as Record<string, unknown>;
+  const direct = () => request(app.getHttpServer());
+  // With PRISM=1 every request goes through Stoplight Prism's validating proxy (test/e2e/prism.ts), which reads the document first.
+  const served = PRISM ? await serveAt(app.getHttpServer()) : null;
+  const prism = served ? await startPrism(served.url, (await direct().get('/docs/openapi.json')).text) : null;
+  const http = prism ? () => request(prism.url) : direct;
   const login = await http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD });
   if (login.status !== 200) throw new Error(`admin login failed: ${login.status} ${login.text}`);
   const sites = await http().get('/v4/sites').set('Authorization', `Bearer ${login.body.access_token}`);
@@ -119,11 +171,31 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     defaultSiteId: sites.body[0].ID as string,
     logs,
     close: async () => {
+      const documents = await documentsOf(direct, env, added);
+      const document = documents.openapi;
       const violations = contract.violations(document);
+      // Every XML answer against the app's XML Schema (and its root against the document): docs/openapi.md.
+      try {
+        violations.push(
+          ...(await contract.xml.violations(
+            async () => documents.xsd,
+            (answer) => xmlRootsOf(document, answer),
+          )),
+        );
+      } catch (e) {
+        violations.push(`The XML answers could not be validated: ${(e as Error).message}`);
+      }
+      if (prism) {
+        await prism.close();
+        await served!.close();
+        violations.push(...prism.findings);
+      }
       await app.close();
       await cleanup();
       if (violations.length) {
-        throw new Error(`Answers the OpenAPI document does not declare (fix the service or the document, see docs/openapi.md):\n${violations.join('\n')}`);
+        throw new Error(
+          `Answers the OpenAPI document or the XML Schema does not declare (fix the service, the document or the schema, see docs/openapi.md):\n${violations.join('\n')}`,
+        );
       }
     },
   };
@@ -179,4 +251,4 @@ export async function countStatements<R>(t: TestApp, fn: () => Promise<R>): Prom
 export const bearer = (token: string) => `Bearer ${token}`;
 
 /** Parses an XML answer into the same plain shape the service reads (for assertions). */
-export { WireCodec } from '../../src/common/http/codec.js';
+export { WireCodec } from '../../src/http/wire/codec.js';

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import mysql from 'mysql2/promise';
 import { bearer, createSite, createPerson, type TestSite } from '../factories/index.js';
 import { ADMIN_PASSWORD, ADMIN_USER, createTestDatabase, DB_KIND, startApp, TestApp } from './harness.js';
-import { BODY_LIMITS } from '../../src/common/http/body-limits.js';
+import { BODY_LIMITS } from '../../src/http/wire/body-limits.js';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig, parseDatabaseUrl } from '../../src/config/config.js';
 import { JsonLogger } from '../../src/common/logging/json-logger.js';

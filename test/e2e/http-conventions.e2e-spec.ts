@@ -1,6 +1,6 @@
 import { bearer, startApp, TestApp } from './harness.js';
-import { HttpMetrics } from '../../src/common/logging/http-metrics.js';
-import { metricsPortOf, startMetricsServer } from '../../src/common/logging/metrics-server.js';
+import { HttpMetrics } from '../../src/http/pipeline/http-metrics.js';
+import { metricsPortOf, startMetricsServer } from '../../src/http/pipeline/metrics-server.js';
 
 describe('HTTP conventions (docs/http-and-xml.md)', () => {
   let t: TestApp;

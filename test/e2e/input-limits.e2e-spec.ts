@@ -1,5 +1,5 @@
 import { ADMIN_PASSWORD, ADMIN_USER, bearer, DB_KIND, startApp, TestApp } from './harness.js';
-import { MAX_BODY_DEPTH } from '../../src/common/http/body-limits.js';
+import { MAX_BODY_DEPTH } from '../../src/http/wire/body-limits.js';
 
 /**
  * Input limits checked before any work (issue 13, docs/operations.md "Input limits"): bodies

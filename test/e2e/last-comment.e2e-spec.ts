@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CommentEntity } from '../../src/database/entities/comment.entity.js';
-import { INDIVIDUAL_READ_SQL } from '../../src/modules/individuals/individual-read.js';
-import { refreshLastCommentSql } from '../../src/database/queries/last-comment.js';
+import { INDIVIDUAL_READ_SQL } from '../../src/modules/individuals/individuals.statements.js';
+import { REFRESH_LAST_COMMENTS } from '../../src/database/queries/last-comment.js';
 import { bearer, countStatements, DB_KIND, NO_BACKGROUND_ROUNDS, startApp, statementsOf, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { refreshNewestComments } from '../factories/individuals.js';
@@ -87,8 +87,8 @@ describe('the last comment of an individual', () => {
 
   it('reads as many index entries for 20,000 comments as for one (database plan)', async () => {
     for (const [name, sql, params] of [
-      ['administrator', INDIVIDUAL_READ_SQL.asAdmin, (id: string) => [site.siteId, id]],
-      ['member', INDIVIDUAL_READ_SQL.asMember, (id: string) => [site.siteId, id]],
+      ['administrator', INDIVIDUAL_READ_SQL.asAdmin.text, (id: string) => [site.siteId, id]],
+      ['member', INDIVIDUAL_READ_SQL.asMember.text, (id: string) => [site.siteId, id]],
     ] as const) {
       if (DB_KIND === 'mysql') {
         // Rows the storage engine handed over for the statement, read from the session's counters.
@@ -155,7 +155,7 @@ describe('the last comment of an individual', () => {
   });
 
   it('keeps the newest comment with one index descent whatever the number of comments (database plan)', async () => {
-    const refresh = refreshLastCommentSql(DB_KIND === 'mysql' ? 'mysql' : 'sqlite') + ' WHERE site_id = ? AND id = ?';
+    const refresh = REFRESH_LAST_COMMENTS.of(DB_KIND === 'mysql' ? 'mysql' : 'sqlite', 1).text;
     if (DB_KIND === 'mysql') {
       const runner = t.ds.createQueryRunner();
       try {

@@ -1,8 +1,8 @@
 import { jest } from '@jest/globals';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { COUNTER_STORE, type CounterStore } from '../../src/common/auth/counter-store.js';
-import { CallerResolver } from '../../src/common/auth/caller-resolver.js';
+import { COUNTER_STORE, type CounterStore } from '../../src/auth/counter-store.js';
+import { CallerResolver } from '../../src/auth/caller-resolver.js';
 import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
 
 /**

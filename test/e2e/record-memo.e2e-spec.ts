@@ -1,6 +1,6 @@
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { INDIVIDUAL_MEMO } from '../../src/modules/individuals/individual-read.js';
-import type { RecordMemo } from '../../src/database/record-memo.js';
+import type { RecordMemo } from '../../src/http/wire/record-memo.js';
 import { bearer, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { insertIndividualComment, refreshNewestComments } from '../factories/individuals.js';

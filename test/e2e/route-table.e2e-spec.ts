@@ -1,4 +1,4 @@
-import type { RecordingExpressAdapter } from '../../src/common/http/route-table.js';
+import type { RecordingExpressAdapter } from '../../src/http/pipeline/route-table.js';
 import { buildWorld, World } from '../factories/world.js';
 import { bearer, startApp, TestApp } from './harness.js';
 import { bodyFor, paramsFor, restoringAccounts, ROUTE_CASES } from './route-cases.js';
@@ -9,7 +9,7 @@ import { AppRoute, fillPath, listRoutes } from './routes.js';
  * (docs/architecture.md, "How a request runs"); with ROUTE_TABLE=off, Express's router finds the
  * same handler. Every route of the app is called both ways, as its line in route-cases.ts says:
  * anonymously, and as the site's administrator in JSON and (for reads) XML. The answers must be
- * the same — status, body and every header but Date; for a write that succeeds (which changes the
+ * the same — status, body and every header but Date and what remains of the request budgets; for a write that succeeds (which changes the
  * records, so the second call cannot see what the first saw), the status and header names. The
  * table must really serve: every call with it on is dispatched by it, none with it off.
  */
@@ -47,6 +47,11 @@ describe('the route table answers every route exactly as Express’s router', ()
     delete headers.date;
     // The instant a dashboard's figures are as of (the moment of the answer, like Date).
     delete headers['dashboard-as-of'];
+    // What remains of the request budgets counts down with every request (docs/limits.md); its
+    // policy (RateLimit-Policy) is compared, and the names of the headers below.
+    const budget = headers.ratelimit;
+    delete headers.ratelimit;
+    if (budget !== undefined) headers['ratelimit (present)'] = 'yes';
     return { status: res.status, text: res.text, headers, routed: adapter.table!.routed - before };
   }
 

@@ -2,11 +2,11 @@ import type { INestApplication } from '@nestjs/common';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
-import { ACCESS_KEY, type AccessRule } from '../../src/common/auth/access.decorators.js';
-import { routeTemplate } from '../../src/common/http/route-index.js';
-import { WIRE_RESULT } from '../../src/common/http/wire.js';
-import { DELTA_LIST } from '../../src/common/http/delta-list.js';
-import { stagesOf, type StageName } from '../../src/common/http/route-stages.js';
+import { ACCESS_KEY, type AccessRule } from '../../src/auth/access.decorators.js';
+import { routeTemplate } from '../../src/http/pipeline/route-index.js';
+import { WIRE_RESULT, type WireResultMeta } from '../../src/http/wire/wire.js';
+import { DELTA_LIST } from '../../src/http/pipeline/delta-list.js';
+import { stagesOf, type StageName } from '../../src/http/pipeline/route-stages.js';
 
 /** One route of the running app, read from the same metadata the AuthGuard and the router read. */
 export interface AppRoute {
@@ -20,10 +20,12 @@ export interface AppRoute {
   params: string[];
   /** Declares its answer (@ApiResult). */
   documented: boolean;
-  /** The stages it runs around its handler (src/common/http/route-stages.ts). */
+  /** The stages it runs around its handler (src/http/pipeline/route-stages.ts). */
   stages: StageName[];
   /** Declares what it answers to `updatedSince` (ListRoute's delta). */
   delta: boolean;
+  /** A GET answering a collection (a list, or a List-of-one read). */
+  list: boolean;
 }
 
 /** Every route of the app, ordered by path, then method. */
@@ -48,6 +50,7 @@ export function listRoutes(app: INestApplication): AppRoute[] {
           documented: Reflect.getMetadata(WIRE_RESULT, handler) !== undefined,
           stages: stagesOf(handler),
           delta: Reflect.getMetadata(DELTA_LIST, handler) !== undefined,
+          list: method === 'GET' && (Reflect.getMetadata(WIRE_RESULT, handler) as WireResultMeta | undefined)?.collection === true,
         });
       }
     }
@@ -63,4 +66,11 @@ export function fillPath(path: string, params: Record<string, string>): string {
     // A colon needs no escape in a path segment (RFC 3986 pchar), and a SCIM schema id is a URN full of them.
     return encodeURIComponent(params[name]).replace(/%3A/gi, ':');
   });
+}
+
+/** The routes' lines of the route-permissions snapshot: method, path, access rule and stages, ordered by path, then method. */
+export function routeLines(routes: AppRoute[]): string[] {
+  return routes
+    .map((r) => `${r.method.padEnd(6)} ${r.path.padEnd(70)} ${r.rule}${r.stages.length ? ` + ${r.stages.join(' + ')}` : ''}`)
+    .sort((a, b) => (a.slice(7) + a).localeCompare(b.slice(7) + b));
 }

@@ -434,13 +434,16 @@ describe('SCIM 2.0 provisioning (/scim/v2)', () => {
       await login().expect(200);
     });
 
-    it('will not deactivate or delete a global administrator (400 mutability)', async () => {
+    it('never sees, deactivates, renames or deletes a global administrator (not a User of provisioning: 404)', async () => {
       const defaultToken = (
         await t.http().post('/v4/apitokens').set('Authorization', bearer(t.adminToken)).send({ Name: 'Default SCIM', Scopes: 'scim' }).expect(200)
       ).body.Secret as string;
-      const admin = (await scim('GET', `/Users?filter=${q(`userName eq "${ADMIN_USER}"`)}`, undefined, defaultToken).expect(200)).body.Resources[0];
-      expectScimError(await scim('PATCH', `/Users/${admin.id}`, patchOp({ op: 'replace', path: 'active', value: false }), defaultToken), 400, 'mutability');
-      expectScimError(await scim('DELETE', `/Users/${admin.id}`, undefined, defaultToken), 400, 'mutability');
+      expect((await scim('GET', `/Users?filter=${q(`userName eq "${ADMIN_USER}"`)}`, undefined, defaultToken).expect(200)).body.totalResults).toBe(0);
+      const me = (await t.http().get('/v4/me').set('Authorization', bearer(t.adminToken)).expect(200)).body as { ID: string };
+      expectScimError(await scim('GET', `/Users/${me.ID}`, undefined, defaultToken), 404);
+      expectScimError(await scim('PATCH', `/Users/${me.ID}`, patchOp({ op: 'replace', path: 'active', value: false }), defaultToken), 404);
+      expectScimError(await scim('PATCH', `/Users/${me.ID}`, patchOp({ op: 'replace', path: 'userName', value: 'taken-over' }), defaultToken), 404);
+      expectScimError(await scim('DELETE', `/Users/${me.ID}`, undefined, defaultToken), 404);
       await t.http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD }).expect(200);
     });
   });

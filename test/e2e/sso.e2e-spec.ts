@@ -22,7 +22,7 @@ describe('single sign-on with an OpenID provider (/v4/identityproviders)', () =>
     idp = await TestOidcProvider.start([oldKey, await signingKey('ES256', 'ec-1')]);
     stranger = await TestOidcProvider.start([await signingKey('RS256', 'stranger')]);
     // JWKS kept 1 s (and no clock skew), so a rotation and an expiry show within the test.
-    t = await startApp({ OIDC_JWKS_CACHE_MS: '1000', OIDC_CLOCK_SKEW_SECONDS: '0' });
+    t = await startApp({ OIDC_JWKS_CACHE_MS: '1000', OIDC_CLOCK_SKEW_SECONDS: '0', EGRESS_ALLOW_PRIVATE: 'true' });
     site = await createSite(t);
     other = await createSite(t);
     person = await createPerson(t, site);

@@ -182,7 +182,7 @@ describe('/v4/webhooks and event delivery', () => {
       },
       40_000,
     );
-    expect(disabled.DisabledReason).toMatch(/deliveries failed since .* last error: no answer within 300 ms/);
+    expect(disabled.DisabledReason).toMatch(/deliveries failed since .* last error: no complete answer within 300 ms/);
     expect(r.got.length).toBeGreaterThanOrEqual(4);
     expect(new Set(r.got.map((g) => g.headers['webhook-id'])).size).toBe(1);
     // The delays between attempts grow as backoffMs says (webhook-dispatcher.spec.ts: 100 ms doubling
@@ -396,7 +396,15 @@ describe('webhooks: targets on private addresses', () => {
     'http://10.1.2.3/x',
     'http://[::1]/x',
     'http://[::ffff:127.0.0.1]/x',
-  ])('refuses %s unless WEBHOOK_ALLOW_PRIVATE=true', async (url) => {
+    // Reserved ranges (issue 46, row 11): documentation, discard, 6to4, IPv4-translated.
+    'http://192.0.2.1/x',
+    'http://198.51.100.7/x',
+    'http://203.0.113.9/x',
+    'http://[2001:db8::1]/x',
+    'http://[100::1]/x',
+    'http://[2002::1]/x',
+    'http://[::ffff:0:a00:1]/x',
+  ])('refuses %s unless EGRESS_ALLOW_PRIVATE=true', async (url) => {
     const res = await t.http().post('/v4/webhooks').set('Authorization', bearer(site.admin.token)).send({ URL: url, EventTypes: '*' }).expect(400);
     expect(res.body.errors[0].field).toBe('URL');
   });

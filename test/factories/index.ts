@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../../src/common/auth/password.js';
-import { userNameKey } from '../../src/common/auth/user-name.js';
+import { Passwords } from '../../src/auth/password.js';
+import { userNameKey } from '../../src/auth/user-name.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { accounts } from '../../src/database/queries/accounts.js';
@@ -72,7 +72,7 @@ export async function createPerson(
     userName,
     userNameKey: userNameKey(userName),
     email: `${userName}@example.test`,
-    passwordHash: await hashPassword(password),
+    passwordHash: await t.app.get(Passwords).hash(password),
     isGlobalAdmin: false,
     created: now,
     updated: now,

@@ -121,4 +121,5 @@ export const INDIVIDUAL_FIELDS = [
   'CanDelegate',
   'SendEvalSurvey',
   'HireDate',
+  'ExternalID',
 ];

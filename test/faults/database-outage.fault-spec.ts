@@ -2,6 +2,8 @@ import { adminToken, AppProcess, startAppProcess } from './support/app-process.j
 import { createHash } from 'node:crypto';
 import { keyedName, keyedRequest, Load, Outcome, recoveryMs, request, summarize } from './support/load.js';
 import { PrivateMariaDb } from './support/mariadb.js';
+import { HistoryWorkload, withQueries, type SqlQuery } from './support/history-workloads.js';
+import { anomalyLines, verdictLine } from './support/history.js';
 
 /**
  * The database fails under load (issue 13, docs/operations.md "When the database is slow or
@@ -9,7 +11,9 @@ import { PrivateMariaDb } from './support/mariadb.js';
  * (SIGKILL, then restarted) and frozen (SIGSTOP, then SIGCONT) while 20 writers and 10 readers
  * keep going. What a client must see: every request answered within the bound, as 2xx or 503 +
  * Retry-After, never a 500; every acknowledged write kept; service back within 5 s of the
- * database.
+ * database. Beside that load, recorded workloads (test/faults/support/history-workloads.ts) run
+ * through each fault — and through the service itself SIGKILLed mid-transaction — and their
+ * histories are checked: nothing lost, duplicated or half-committed (docs/scaling.md).
  */
 const REQUEST_TIMEOUT_MS = 2000;
 const DB_ACQUIRE_TIMEOUT_MS = 1000;
@@ -39,16 +43,47 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
     const admin = await db.connect();
     await admin.query('CREATE DATABASE pms_faults CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
     await admin.end();
-    app = await startAppProcess({
-      DATABASE_URL: `${db.url}/pms_faults`,
-      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-      DB_ACQUIRE_TIMEOUT_MS: String(DB_ACQUIRE_TIMEOUT_MS),
-      DB_QUERY_TIMEOUT_MS: String(DB_QUERY_TIMEOUT_MS),
-    });
+    app = await startAppProcess(appEnv());
     token = await adminToken(app.base);
     const me = await fetch(`${app.base}/v4/me`, { headers: { Authorization: `Bearer ${token}` } });
     ownerId = ((await me.json()) as { ID: string }).ID;
   }, 120_000);
+
+  const appEnv = () => ({
+    DATABASE_URL: `${db.url}/pms_faults`,
+    REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    DB_ACQUIRE_TIMEOUT_MS: String(DB_ACQUIRE_TIMEOUT_MS),
+    DB_QUERY_TIMEOUT_MS: String(DB_QUERY_TIMEOUT_MS),
+  });
+
+  /** The history workloads, a few clients beside the load, through the service as it runs now (started). */
+  async function recording(): Promise<HistoryWorkload> {
+    const workload = new HistoryWorkload({
+      instances: () => [{ name: 'service', base: app.base }],
+      token,
+      ownerId,
+      appenders: 3,
+      writers: 2,
+      racers: 2,
+      readers: 1,
+    });
+    await onDatabase((query) => workload.start(query));
+    return workload;
+  }
+
+  /** Runs `fn` with queries on the test's database (a connection of the test's own, closed after). */
+  const onDatabase = <R>(fn: (query: SqlQuery) => Promise<R>): Promise<R> => withQueries(() => db.connect('pms_faults'), fn);
+
+  /** Stops the workload, settles it and checks its history against the database; figures, anomalies, and a failure on one. */
+  async function checked(name: string, workload: HistoryWorkload) {
+    const { verdict, unsettled } = await onDatabase((query) => workload.finish(query));
+    figures.push(verdictLine(name, verdict));
+    if (!verdict.valid) process.stdout.write(anomalyLines(name, verdict));
+    expect(verdict.anomalies).toEqual([]);
+    expect(unsettled).toBe(0);
+    expect(verdict.counts.acknowledged).toBeGreaterThan(0);
+    return verdict;
+  }
 
   const loadOptions = () => ({ base: app.base, token, writers: WRITERS, keyedWriters: KEYED_WRITERS, ownerId, readers: READERS, hangMs: 15_000 });
 
@@ -188,7 +223,8 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
     expect(s.max).toBeLessThanOrEqual(BOUND_MS);
   }
 
-  it('SIGKILL and restart: 503 + Retry-After during the outage, nothing acknowledged is lost, back within 5 s, keyed retries write once', async () => {
+  it('SIGKILL and restart: 503 + Retry-After during the outage, nothing acknowledged is lost, back within 5 s, keyed retries write once, the history checks out', async () => {
+    const workload = await recording();
     const load = new Load(loadOptions());
     await sleep(2000);
     await db.kill();
@@ -226,9 +262,11 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
     // Recovered for good: nothing started a second after recovery fails.
     expect(outcomes.filter((o) => o.start > backAt + recovered + 1000 && o.status !== 200)).toEqual([]);
     expectKeyedSafe(keyed);
+    await checked('history, database SIGKILLed', workload);
   }, 90_000);
 
-  it('SIGSTOP and SIGCONT: no request waits out the stall, a burst of 260 reads is 503 not 500, readiness says 503 within 2 s', async () => {
+  it('SIGSTOP and SIGCONT: no request waits out the stall, a burst of 260 reads is 503 not 500, readiness says 503 within 2 s, the history checks out', async () => {
+    const workload = await recording();
     const load = new Load(loadOptions());
     await sleep(2000);
     const frozenAt = Date.now();
@@ -277,6 +315,28 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
     expect(outcomes.filter((o) => o.start > backAt + recovered + 1000 && o.status !== 200)).toEqual([]);
     expect((await fetch(`${app.base}/health/ready`)).status).toBe(200);
     expectKeyedSafe(keyed);
+    await checked('history, database frozen 6 s', workload);
+  }, 90_000);
+
+  it('the service SIGKILLed mid-transaction three times under load and started again: nothing half-committed, every key answered once', async () => {
+    const workload = await recording();
+    const kills: number[] = [];
+    for (let n = 0; n < 3; n++) {
+      await sleep(1500);
+      kills.push(Date.now());
+      // Its connections close with it, in the middle of transactions: the server rolls those back.
+      await app.stop();
+      app = await startAppProcess(appEnv());
+    }
+    await sleep(1500);
+    const verdict = await checked('history, service SIGKILLed 3 times', workload);
+    // Requests the kills cut off: their outcome is unknown to the client (the comments were retried with their keys).
+    const cut = workload.history.filter((op) => op.status === 0 && op.error !== 'ECONNREFUSED').length;
+    const refused = workload.history.filter((op) => op.error === 'ECONNREFUSED').length;
+    figures.push(
+      `service SIGKILLed 3 times: ${cut} requests cut off in flight, ${refused} refused while it was down; ${verdict.counts.acknowledged} writes acknowledged`,
+    );
+    expect(cut).toBeGreaterThan(0);
   }, 90_000);
 
   it('stops a statement the service gave up on at the server too: a read blocked by a table lock is not left waiting', async () => {

@@ -88,6 +88,7 @@ public class Individual {
   [DataMember] public bool CanDelegate;
   [DataMember] public bool SendEvalSurvey;
   [DataMember] public DateTime? HireDate;
+  [DataMember] public string ExternalID;
 }
 
 [DataContract(Name = "BasicRole", Namespace = "urn:pms:v4")]

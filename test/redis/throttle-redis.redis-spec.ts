@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { createClient } from 'redis';
 import { ADMIN_PASSWORD, ADMIN_USER, startApp, TestApp } from '../e2e/harness.js';
+import { dropPrefix, freshPrefix, REDIS_URL } from './redis-support.js';
 
 /**
  * With REDIS_URL set, login failures are counted in Redis, so instances behind a load balancer
@@ -8,10 +7,8 @@ import { ADMIN_PASSWORD, ADMIN_USER, startApp, TestApp } from '../e2e/harness.js
  * prefix of its own): `npm run test:redis`, which .ci/run runs after starting Redis when it is
  * not running. The fail-open case without Redis is in test/e2e/throttle-redis-down.e2e-spec.ts.
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
 describe('login throttling shared through Redis', () => {
-  const prefix = `pms-test-${randomBytes(4).toString('hex')}:`;
+  const prefix = freshPrefix();
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
@@ -20,11 +17,7 @@ describe('login throttling shared through Redis', () => {
   });
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close()]);
-    const client = createClient({ url: REDIS_URL });
-    await client.connect();
-    const keys = await client.keys(`${prefix}*`);
-    if (keys.length) await client.del(keys);
-    await client.close();
+    await dropPrefix(prefix);
   });
 
   it('locks a user name after 10 failures spread over two instances', async () => {

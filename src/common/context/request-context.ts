@@ -1,10 +1,9 @@
 import { UnauthorizedError } from '../errors/errors.js';
-import { TimeZone, UTC } from '../http/dates.js';
-import { ifMatchVersions } from '../http/etag.js';
+import { TimeZone, UTC } from '../dates.js';
 
 /**
  * One Permission record as the evaluation reads it (docs/authorization.md): read by
- * src/authorization/grants.ts, carried with the caller.
+ * src/authorization/grants.statements.ts, carried with the caller.
  */
 export interface Grant {
   id: string;
@@ -49,6 +48,12 @@ export interface Caller {
    * with the caller; empty for administrators, whom no record restricts (docs/authorization.md).
    */
   grants?: readonly Grant[];
+  /**
+   * Individuals this caller does not see, whatever its rights: for an API token (and so a SCIM
+   * client), the individuals of global administrators in its site (docs/security.md: nothing a
+   * site controls reads or writes the global scope).
+   */
+  unseen?: readonly string[];
 }
 
 /**
@@ -119,3 +124,21 @@ export class RequestContext {
 
 /** Where the context is kept on the underlying request object. */
 export const CONTEXT_KEY = '__pmsContext';
+
+/**
+ * The record versions an If-Match header names: `null` when there is none or it is `*` (no
+ * condition); otherwise the versions of the listed ETags (an empty list when none is one of ours,
+ * which then matches no row: 412). The request context hands them to the data layer
+ * (`RequestContext.ifMatchVersions`), which compares them in the UPDATE.
+ */
+function ifMatchVersions(ifMatch: string | null): number[] | null {
+  if (!ifMatch) return null;
+  const tags = ifMatch.split(',').map((s) => s.trim().replace(/^W\//, ''));
+  if (tags.includes('*')) return null;
+  const out: number[] = [];
+  for (const tag of tags) {
+    const m = /^"(\d{1,15})-[A-Za-z0-9_-]+"$/.exec(tag);
+    if (m) out.push(Number(m[1]));
+  }
+  return out;
+}

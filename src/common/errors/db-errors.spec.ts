@@ -47,6 +47,19 @@ describe('database unavailability', () => {
     expect(isRetryableConflict(certification)).toBe(true);
   });
 
+  it('counts a COMMIT the node refused after it left the cluster, a killed session and a connection in doubt as unavailable', () => {
+    const commitRefused = new QueryFailedError(
+      'COMMIT',
+      [],
+      Object.assign(new Error('Got error 6 "No such device or address" during COMMIT'), { code: 'ER_ERROR_DURING_COMMIT', errno: 1180 }),
+    );
+    const wsrepWords = driver('ER_ERROR_DURING_COMMIT', 'Not connected to Primary Component');
+    const killed = new QueryFailedError('SELECT …', [], Object.assign(new Error('Connection was killed'), { errno: 1927, sqlState: '70100' }));
+    const inDoubt = new QueryFailedError('INSERT …', [], Object.assign(new Error('in doubt'), { code: 'CONNECTION_IN_DOUBT' }));
+    const socketFailed = new QueryFailedError('INSERT …', [], Object.assign(new Error('read ETIMEDOUT-like failure'), { fatal: true }));
+    expect([commitRefused, wsrepWords, killed, inDoubt, socketFailed].map(isDatabaseUnavailable)).toEqual([true, true, true, true, true]);
+  });
+
   it('leaves programming and data errors alone', () => {
     expect(isDatabaseUnavailable(driver('ER_PARSE_ERROR', 'syntax'))).toBe(false);
     expect(isDatabaseUnavailable(driver('ER_DUP_ENTRY', "Duplicate entry 'x' for key 'PRIMARY'"))).toBe(false);

@@ -86,6 +86,18 @@ const UNAVAILABLE_CODES = new Set([
   // Galera: the node is not part of the primary component, or not synced yet ("WSREP has not yet
   // prepared node for application use", 1047): another node will answer the retry.
   'ER_UNKNOWN_COM_ERROR',
+  // A COMMIT the node refused: on Galera "Not connected to Primary Component" (the node left the
+  // cluster between the transaction's last statement and its COMMIT); nothing was committed there.
+  'ER_ERROR_DURING_COMMIT',
+  // The server ended the session (idle too long, or killed) or its network failed under a statement.
+  'ER_CLIENT_INTERACTION_TIMEOUT',
+  'ER_NEW_ABORTING_CONNECTION',
+  'ER_NET_READ_ERROR',
+  'ER_NET_READ_INTERRUPTED',
+  'ER_NET_ERROR_ON_WRITE',
+  'ER_NET_WRITE_INTERRUPTED',
+  // bounded-mysql.ts: a transaction not begun on a connection whose last one is open or in doubt.
+  'CONNECTION_IN_DOUBT',
   'ER_LOCK_WAIT_TIMEOUT',
   'ER_LOCK_DEADLOCK',
   // MySQL: max_execution_time exceeded; a statement stopped by KILL QUERY.
@@ -99,12 +111,18 @@ const UNAVAILABLE_CODES = new Set([
   'SQLITE_LOCKED',
 ]);
 
-/** MariaDB's max_statement_time error (1969), which mysql2 has no code name for. */
-const UNAVAILABLE_ERRNOS = new Set([1969, 1047]);
+/**
+ * MariaDB's numbers mysql2 has no code name for (its names are MySQL's): max_statement_time
+ * exceeded (1969), "Connection was killed" (1927); and 1047 and 1180 by number as well.
+ */
+const UNAVAILABLE_ERRNOS = new Set([1969, 1927, 1047, 1180]);
 
-/** Drivers that report a lost connection or a full pool without a code. */
+/**
+ * Drivers that report a lost connection or a full pool without a code; and Galera's own words for
+ * a node that is not (or no longer) part of the primary component, whatever error carries them.
+ */
 const UNAVAILABLE_MESSAGE =
-  /database connection is not open|connection is not established|pool is closed|queue limit reached|connection is in closed state|can't add new command when connection is in closed state|connection lost/i;
+  /database connection is not open|connection is not established|pool is closed|queue limit reached|connection is in closed state|can't add new command when connection is in closed state|connection lost|not connected to primary component|wsrep has not yet prepared node/i;
 
 const UNAVAILABLE_NAMES = new Set(['CannotConnectAlreadyConnectedError', 'ConnectionIsNotSetError', 'DriverNotInitialized']);
 
@@ -116,6 +134,9 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   const errno = err?.driverError?.errno ?? err?.errno;
   if (typeof errno === 'number' && UNAVAILABLE_ERRNOS.has(errno)) return true;
   if (UNAVAILABLE_MESSAGE.test(dbErrorMessage(e))) return true;
+  // mysql2 marks `fatal` every error after which the connection is unusable (its socket failed).
+  const driverError = (e as { driverError?: unknown } | null)?.driverError ?? e;
+  if ((driverError as { fatal?: unknown } | null)?.fatal === true) return true;
   const name = (e as { name?: unknown } | null)?.name;
   return typeof name === 'string' && UNAVAILABLE_NAMES.has(name);
 }

@@ -73,8 +73,16 @@ export class AdminRequiredError extends ForbiddenError {
 export class ScopeMissingError extends ForbiddenError {
   override readonly code = 'insufficient-scope';
   override readonly title = 'The API token lacks the scope this operation needs';
-  constructor(readonly scope: string | null) {
-    super(scope ? `The API token lacks the scope ${scope}` : 'API tokens cannot manage credentials (API tokens, identity providers, sign-in)');
+  constructor(
+    readonly scope: string | null,
+    /** What the scope is needed for, when it is not the route itself (a field of the body). */
+    what?: string,
+  ) {
+    super(
+      scope
+        ? `The API token lacks the scope ${scope}${what ? ` needed to write ${what}` : ''}`
+        : 'API tokens cannot manage credentials (API tokens, identity providers, sign-in)',
+    );
     // RFC 6750 §3.1: the challenge names the missing scope.
     if (scope) this.headers['WWW-Authenticate'] = `Bearer realm="pms-api", error="insufficient_scope", scope="${scope}"`;
   }
@@ -116,6 +124,9 @@ export class PreconditionFailedError extends problemOf(412, 'precondition-failed
 }
 
 export class PayloadTooLargeError extends problemOf(413, 'payload-too-large', 'The request body is too large') {}
+
+/** An Accept the route cannot answer in any type it names (a list without exports asked only for CSV: docs/exports.md). */
+export class NotAcceptableError extends problemOf(406, 'not-acceptable', 'The route cannot answer in the media type asked for') {}
 
 export class UnsupportedMediaTypeError extends problemOf(415, 'unsupported-media-type', 'The request media type is not supported') {}
 

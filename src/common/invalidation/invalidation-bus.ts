@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
 import type { JsonLogger } from '../logging/json-logger.js';
+import { redisClient, type RedisClient } from '../redis/redis-client.js';
 
 /**
  * What a handler is told: the key that changed (e.g. a site id), or `undefined` for "anything of
@@ -119,29 +119,30 @@ export class InvalidationBus {
  * away drops the message with a warning (the bounds again), never failing the write that made it.
  */
 export class RedisInvalidationTransport implements InvalidationTransport {
-  private readonly publisher;
-  private readonly subscriber;
+  private publisher: RedisClient | undefined;
+  private subscriber: RedisClient | undefined;
   private readonly channel: string;
   private readonly origin = randomUUID();
   private wasReady = false;
 
   constructor(
-    url: string,
-    prefix: string,
+    private readonly url: string,
+    private readonly prefix: string,
     private readonly logger: JsonLogger,
   ) {
-    const socket = { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) };
-    // Named (CLIENT LIST shows who is subscribed): `<prefix>invalidate-pub` / `-sub`.
-    this.publisher = createClient({ url, disableOfflineQueue: true, socket, name: `${prefix}invalidate-pub` });
-    this.subscriber = createClient({ url, socket, name: `${prefix}invalidate-sub` });
     this.channel = `${prefix}invalidate`;
-    for (const client of [this.publisher, this.subscriber]) {
-      client.on('error', (err: Error) => this.logger.event('warn', 'Invalidation', { msg: `Redis error: ${err.message}` }));
-    }
   }
 
   async start(receive: (batch: readonly WireInvalidation[]) => void, resync: () => void): Promise<void> {
-    this.subscriber.on('ready', () => {
+    const socket = { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) };
+    // Named (CLIENT LIST shows who is subscribed): `<prefix>invalidate-pub` / `-sub`.
+    const publisher = await redisClient({ url: this.url, disableOfflineQueue: true, socket, name: `${this.prefix}invalidate-pub` });
+    const subscriber = await redisClient({ url: this.url, socket, name: `${this.prefix}invalidate-sub` });
+    [this.publisher, this.subscriber] = [publisher, subscriber];
+    for (const client of [publisher, subscriber]) {
+      client.on('error', (err: Error) => this.logger.event('warn', 'Invalidation', { msg: `Redis error: ${err.message}` }));
+    }
+    subscriber.on('ready', () => {
       // Every ready after the first is a reconnection: what was published meanwhile is lost.
       if (this.wasReady) {
         this.logger.event('warn', 'Invalidation', { msg: 'Redis subscription restored; dropping every cached caller and total' });
@@ -150,9 +151,9 @@ export class RedisInvalidationTransport implements InvalidationTransport {
       this.wasReady = true;
     });
     const connecting = Promise.all([
-      this.publisher.connect(),
-      this.subscriber.connect().then(() =>
-        this.subscriber.subscribe(this.channel, (raw: string) => {
+      publisher.connect(),
+      subscriber.connect().then(() =>
+        subscriber.subscribe(this.channel, (raw: string) => {
           let message: { o?: unknown; b?: unknown };
           try {
             message = JSON.parse(raw) as { o?: unknown; b?: unknown };
@@ -165,7 +166,7 @@ export class RedisInvalidationTransport implements InvalidationTransport {
       ),
     ]).catch(() => undefined);
     await Promise.race([connecting, new Promise((r) => setTimeout(r, 2000).unref())]);
-    if (!this.subscriber.isReady) {
+    if (!subscriber.isReady) {
       this.logger.event('warn', 'Invalidation', {
         msg: 'Redis is not reachable at start-up; caches of other replicas are invalidated by their time bounds until it is',
       });
@@ -173,17 +174,19 @@ export class RedisInvalidationTransport implements InvalidationTransport {
   }
 
   send(batch: readonly WireInvalidation[]): void {
-    if (!this.publisher.isReady) {
+    const publisher = this.publisher;
+    if (!publisher?.isReady) {
       this.logger.event('warn', 'Invalidation', { msg: 'Redis is not reachable; an invalidation reaches other replicas by their time bounds only' });
       return;
     }
-    this.publisher.publish(this.channel, JSON.stringify({ o: this.origin, b: batch })).catch((e: Error) => {
+    publisher.publish(this.channel, JSON.stringify({ o: this.origin, b: batch })).catch((e: Error) => {
       this.logger.event('warn', 'Invalidation', { msg: `publishing an invalidation failed: ${e.message}` });
     });
   }
 
   async close(): Promise<void> {
     for (const client of [this.subscriber, this.publisher]) {
+      if (!client) continue;
       if (client.isOpen) await client.close().catch(() => client.destroy());
       else client.destroy();
     }

@@ -6,6 +6,8 @@ import { LIMITS } from '../../common/limits.js';
 /** A core value of a site (assessments rate individuals against them, so deletion is soft). */
 @Entity('core_values')
 @Index('ix_core_values_site_rank', ['siteId', 'deleted', 'rank', 'name'])
+// Behind the fields lists may be filtered and sorted on (docs/queries.md; migration 1732000002620).
+@Index('ix_core_values_site_name', ['siteId', 'deleted', 'name'])
 export class CoreValueEntity extends GuidTenantEntity {
   @StrCol('name', LIMITS.name, { nullable: false })
   name: string;

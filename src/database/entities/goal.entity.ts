@@ -8,6 +8,9 @@ import { LIMITS } from '../../common/limits.js';
 @Entity('goals')
 @Index('ix_goals_site_individual_period', ['siteId', 'individualId', 'periodId', 'dueDate'])
 @Index('ix_goals_site_period', ['siteId', 'periodId'])
+// Behind the fields lists may be filtered and sorted on (docs/queries.md; migration 1732000002620).
+@Index('ix_goals_site_individual_name', ['siteId', 'individualId', 'periodId', 'name'])
+@Index('ix_goals_site_individual_completed', ['siteId', 'individualId', 'periodId', 'completed', 'dueDate'])
 export class GoalEntity extends IntTenantEntity {
   @GuidCol('individual_id')
   individualId: string;

@@ -10,7 +10,12 @@ import { LIMITS } from '../../common/limits.js';
 @Index('ix_individuals_site_reports_to', ['siteId', 'primaryReportsTo'])
 @Index('ix_individuals_site_org', ['siteId', 'primaryOrganizationId'])
 @Index('ux_individuals_user', ['userId'], { unique: true })
-@Index('ix_individuals_site_external_id', ['siteId', 'externalId'])
+@Index('ux_individuals_site_external_id', ['siteId', 'externalId'], { unique: true })
+// Behind the fields lists may be filtered and sorted on (docs/queries.md; migration 1732000002610).
+@Index('ix_individuals_site_first_name', ['siteId', 'deleted', 'firstName'])
+@Index('ix_individuals_site_email', ['siteId', 'deleted', 'email'])
+@Index('ix_individuals_site_hire_date', ['siteId', 'deleted', 'hireDate'])
+@Index('ix_individuals_site_updated', ['siteId', 'deleted', 'updated'])
 export class IndividualEntity extends GuidTenantEntity {
   @GuidCol('user_id', { nullable: true })
   userId: string | null;
@@ -73,7 +78,7 @@ export class IndividualEntity extends GuidTenantEntity {
   @GuidCol('last_comment_id', { nullable: true })
   lastCommentId: string | null;
 
-  /** The provisioning client's own id of the person (SCIM `externalId`, docs/identity.md); never read from a /v4 body. */
+  /** The HR system's key of the person (Individual.ExternalID, SCIM `externalId`; docs/bulk.md): unique per site. */
   @StrCol('external_id', LIMITS.name)
   externalId: string | null;
 }

@@ -14,6 +14,11 @@ export type MetricKind = (typeof METRIC_KINDS)[number];
 @Entity('metrics')
 @Index('ix_metrics_site_ancestor', ['siteId', 'kind', 'ancestorId', 'deleted', 'name'])
 @Index('ix_metrics_site_name', ['siteId', 'deleted', 'name'])
+// Behind the fields lists may be filtered and sorted on (docs/queries.md; migration 1732000002620).
+@Index('ix_metrics_site_8020', ['siteId', 'deleted', 'is8020', 'name'])
+@Index('ix_metrics_site_target', ['siteId', 'deleted', 'target'])
+@Index('ix_metrics_site_ancestor_8020', ['siteId', 'kind', 'ancestorId', 'deleted', 'is8020', 'name'])
+@Index('ix_metrics_site_ancestor_target', ['siteId', 'kind', 'ancestorId', 'deleted', 'target'])
 export class MetricEntity extends GuidTenantEntity {
   @StrCol('kind', 20, { nullable: false })
   kind: MetricKind;

@@ -10,7 +10,11 @@ export const ROW_TYPE_DEPARTMENT = 56;
 /** Organizations and departments share this table (the Organization resource, docs/organizations.md). */
 @Entity('organizations')
 @Index('ix_organizations_site_type', ['siteId', 'rowType', 'deleted', 'name'])
+// Behind the fields lists may be filtered and sorted on (docs/queries.md; migration 1732000002610).
+@Index('ix_organizations_site_rank', ['siteId', 'rowType', 'deleted', 'rank', 'name'])
+@Index('ix_organizations_site_updated', ['siteId', 'rowType', 'deleted', 'updated'])
 @Index('ix_organizations_site_parent', ['siteId', 'parentId'])
+@Index('ux_organizations_site_external_id', ['siteId', 'externalId'], { unique: true })
 export class OrganizationEntity extends GuidTenantEntity {
   @GuidCol('parent_id', { nullable: true })
   parentId: string | null;
@@ -29,6 +33,10 @@ export class OrganizationEntity extends GuidTenantEntity {
 
   @IntCol('rank', { default: 0 })
   rank: number;
+
+  /** The HR system's key of the unit (Organization.ExternalID; docs/bulk.md): unique per site. */
+  @StrCol('external_id', LIMITS.name)
+  externalId: string | null;
 
   @BoolCol('deleted', false)
   deleted: boolean;

@@ -8,6 +8,11 @@ import { LIMITS } from '../../common/limits.js';
 @Index('ix_projects_site_name', ['siteId', 'deleted', 'name'])
 @Index('ix_projects_site_owner', ['siteId', 'ownerId', 'deleted', 'name'])
 @Index('ix_projects_site_org', ['siteId', 'organizationId'])
+// Behind the fields lists may be filtered and sorted on (docs/queries.md; migration 1732000002620).
+@Index('ix_projects_site_due', ['siteId', 'deleted', 'dueDate'])
+@Index('ix_projects_site_completed', ['siteId', 'deleted', 'completedDate'])
+@Index('ix_projects_site_owner_due', ['siteId', 'ownerId', 'deleted', 'dueDate'])
+@Index('ix_projects_site_owner_completed', ['siteId', 'ownerId', 'deleted', 'completedDate'])
 export class ProjectEntity extends GuidTenantEntity {
   @StrCol('name', LIMITS.name, { nullable: false })
   name: string;

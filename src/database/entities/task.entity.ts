@@ -10,7 +10,14 @@ import type { RecordKind } from './dialog.entity.js';
  * the service's: set when Completed turns true, cleared when it turns false.
  */
 @Entity('tasks')
-@Index('ix_tasks_site_assigned', ['siteId', 'assignedToId', 'deleted', 'dueDate'])
+// ix_tasks_site_assigned ends with created since migration 1732000002620: the lists' order (DueDate, then creation).
+@Index('ix_tasks_site_assigned', ['siteId', 'assignedToId', 'deleted', 'dueDate', 'created'])
+// Behind the fields lists may be filtered and sorted on (docs/queries.md; migration 1732000002620).
+@Index('ix_tasks_site_assigned_name', ['siteId', 'assignedToId', 'deleted', 'name'])
+@Index('ix_tasks_site_assigned_completed', ['siteId', 'assignedToId', 'deleted', 'completed', 'dueDate'])
+@Index('ix_tasks_site_due', ['siteId', 'deleted', 'dueDate', 'created'])
+@Index('ix_tasks_site_name', ['siteId', 'deleted', 'name'])
+@Index('ix_tasks_site_completed', ['siteId', 'deleted', 'completed', 'dueDate'])
 @Index('ix_tasks_site_dialog', ['siteId', 'dialogId'])
 @Index('ix_tasks_site_ancestor', ['siteId', 'kind', 'ancestorId'])
 @Index('ix_tasks_site_created', ['siteId', 'created'])

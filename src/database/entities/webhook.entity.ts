@@ -6,7 +6,7 @@ import { BoolCol, DateCol, IntCol, StrCol, TextCol } from '../columns.js';
  * A webhook endpoint of a site (docs/events.md). The administrator's columns (URL, event types,
  * secret, active) are written through the scoped data path and so appear in the audit trail (the
  * secrets only as "changed"). The delivery state below them is the dispatcher's: written with
- * plain statements (src/database/queries/outbox.ts) that move neither the row version nor the
+ * plain statements (src/modules/webhooks/outbox.statements.ts) that move neither the row version nor the
  * trail.
  */
 @Entity('webhooks')

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { IsNull } from 'typeorm';
-import { userNameKey } from '../../common/auth/user-name.js';
+import { userNameKey } from '../../auth/user-name.js';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { IndividualEntity } from '../entities/individual.entity.js';
 import { OrganizationMemberEntity } from '../entities/organization-member.entity.js';

@@ -1,6 +1,6 @@
 import type { RequestContext } from '../../common/context/request-context.js';
-import { placeholders } from '../raw-reader.js';
 import type { TenantDb } from '../tenant-db.js';
+import { family, placeholders } from '../statements.js';
 
 /** One live individual of the site with the number of their live basic roles. */
 export interface BasicRolesCountRow {
@@ -9,6 +9,30 @@ export interface BasicRolesCountRow {
   lastName: string | null;
   basicRolesCount: number;
 }
+
+/** Individuals a Deny on Read hides, left out: `hidden` of them. */
+const notHidden = (hidden: number) => (hidden ? ` AND i.id NOT IN (${placeholders(hidden)})` : '');
+
+/** A page of the live individuals with their basic roles' count and the total on every row; `hidden`: how many are left out. */
+const COUNTS = family(
+  'basic-roles.counts-page',
+  (hidden: number) => `SELECT i.id AS individualId, i.first_name AS firstName, i.last_name AS lastName,
+          (SELECT COUNT(*) FROM basic_roles b
+            WHERE b.site_id = i.site_id AND b.individual_id = i.id AND b.deleted = 0) AS basicRolesCount,
+          COUNT(*) OVER () AS total
+     FROM individuals i
+    WHERE i.site_id = ? AND i.deleted = 0${notHidden(hidden)}
+    ORDER BY i.last_name, i.first_name, i.id
+    LIMIT ? OFFSET ?`,
+  [[0], [2]],
+).rows<{ individualId: string; firstName: string | null; lastName: string | null; basicRolesCount: number | string; total: number | string }>();
+
+/** The number of live individuals (less `hidden` of them), for a page past the end. */
+const TOTAL = family(
+  'basic-roles.counts-total',
+  (hidden: number) => `SELECT COUNT(*) AS total FROM individuals i WHERE i.site_id = ? AND i.deleted = 0${notHidden(hidden)}`,
+  [[0], [2]],
+).rows<{ total: number | string }>();
 
 /**
  * `GET /sites/{siteid}/individuals/basicroles`: every live individual of the site with the count
@@ -25,32 +49,10 @@ export async function basicRolesCounts(
   /** Individuals to leave out (those a Deny on Read hides from the caller, docs/authorization.md). */
   hidden: readonly string[] = [],
 ): Promise<{ rows: BasicRolesCountRow[]; total: number }> {
-  const notHidden = hidden.length ? ` AND i.id NOT IN (${placeholders(hidden.length)})` : '';
-  const raw = await db.sql<{
-    individualId: string;
-    firstName: string | null;
-    lastName: string | null;
-    basicRolesCount: number | string;
-    total: number | string;
-  }>(
-    ctx,
-    `SELECT i.id AS individualId, i.first_name AS firstName, i.last_name AS lastName,
-            (SELECT COUNT(*) FROM basic_roles b
-              WHERE b.site_id = i.site_id AND b.individual_id = i.id AND b.deleted = 0) AS basicRolesCount,
-            COUNT(*) OVER () AS total
-       FROM individuals i
-      WHERE i.site_id = ? AND i.deleted = 0${notHidden}
-      ORDER BY i.last_name, i.first_name, i.id
-      LIMIT ? OFFSET ?`,
-    [ctx.siteId, ...hidden, page.take, page.skip],
-  );
+  const raw = await db.sql(ctx, COUNTS.of(hidden.length), [ctx.siteId, ...hidden, page.take, page.skip]);
   let total = raw.length > 0 ? Number(raw[0].total) : 0;
   if (raw.length === 0 && page.skip > 0) {
-    const [row] = await db.sql<{ total: number | string }>(
-      ctx,
-      `SELECT COUNT(*) AS total FROM individuals i WHERE i.site_id = ? AND i.deleted = 0${notHidden}`,
-      [ctx.siteId, ...hidden],
-    );
+    const [row] = await db.sql(ctx, TOTAL.of(hidden.length), [ctx.siteId, ...hidden]);
     total = Number(row?.total ?? 0);
   }
   const rows = raw.map((r) => ({ individualId: r.individualId, firstName: r.firstName, lastName: r.lastName, basicRolesCount: Number(r.basicRolesCount) }));

@@ -1,6 +1,16 @@
 import type { RequestContext } from '../../common/context/request-context.js';
 import type { TenantDb, TenantTx } from '../tenant-db.js';
 import { CommentEntity } from '../entities/comment.entity.js';
+import { family, sql } from '../statements.js';
+
+/** An individual's names, read with a shared lock on MySQL/MariaDB (SQLite runs one transaction at a time). */
+const NAMES_LOCKED = family(
+  'comment-authors.names-locked',
+  (dialect: 'mysql' | 'sqlite') =>
+    `SELECT first_name, last_name FROM individuals WHERE site_id = ? AND id = ?${dialect === 'mysql' ? ' LOCK IN SHARE MODE' : ''}`,
+  [['mysql'], ['sqlite']],
+).rows<{ first_name: string; last_name: string }>();
+const KEEP_NAMES = sql('comment-authors.keep-names', 'UPDATE comments SET author_first_name = ?, author_last_name = ? WHERE site_id = ? AND author_id = ?');
 
 /** The author's name a comment keeps (CommentEntity.authorFirstName/authorLastName). */
 export interface AuthorNames {
@@ -19,12 +29,7 @@ export interface AuthorNames {
 export async function authorNamesFor(db: TenantDb, ctx: RequestContext, authorId: string | null): Promise<AuthorNames> {
   if (authorId === null) return { authorFirstName: null, authorLastName: null };
   db.assertInTransaction(ctx, 'authorNamesFor');
-  const lock = db.isSqlite ? '' : ' LOCK IN SHARE MODE';
-  const [row] = await db.sql<{ first_name: string; last_name: string }>(
-    ctx,
-    `SELECT first_name, last_name FROM individuals WHERE site_id = ? AND id = ?${lock}`,
-    [ctx.siteId, authorId],
-  );
+  const [row] = await db.sql(ctx, NAMES_LOCKED.of(db.isSqlite ? 'sqlite' : 'mysql'), [ctx.siteId, authorId]);
   return { authorFirstName: row?.first_name ?? null, authorLastName: row?.last_name ?? null };
 }
 
@@ -35,12 +40,7 @@ export async function authorNamesFor(db: TenantDb, ctx: RequestContext, authorId
  */
 export async function keepAuthorNames(db: TenantDb, ctx: RequestContext, individualId: string, firstName: string, lastName: string): Promise<void> {
   db.assertInTransaction(ctx, 'keepAuthorNames');
-  await db.sql(ctx, 'UPDATE comments SET author_first_name = ?, author_last_name = ? WHERE site_id = ? AND author_id = ?', [
-    firstName,
-    lastName,
-    ctx.siteId,
-    individualId,
-  ]);
+  await db.sql(ctx, KEEP_NAMES, [firstName, lastName, ctx.siteId, individualId]);
 }
 
 /**

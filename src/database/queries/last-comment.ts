@@ -1,8 +1,9 @@
 import type { RequestContext } from '../../common/context/request-context.js';
 import { fullName } from '../../common/names.js';
-import { dateOf, placeholders } from '../raw-reader.js';
+import { dateOf } from '../raw-reader.js';
 import { inChunks } from '../soft-delete.js';
 import type { TenantDb } from '../tenant-db.js';
+import { family, placeholders } from '../statements.js';
 
 export interface LastComment {
   body: string;
@@ -27,11 +28,30 @@ export const lastCommentIdOf = (alias: string, dialect: 'mysql' | 'sqlite') =>
   ` AND lc.deleted = 0 ORDER BY lc.created DESC, lc.id DESC LIMIT 1)`;
 
 /**
- * Sets `last_comment_id` of every individual of the statement to its newest live comment (append
- * `WHERE …`). Unaliased, so SQLite runs it too; the migration that added the column fills it with
- * this same statement, and docs/operations.md gives it to those who write comments around the API.
+ * Sets `last_comment_id` of some individuals to their newest live comment. Unaliased, so SQLite
+ * runs it too; the migration that added the column fills it with this same statement (without the
+ * WHERE), and docs/operations.md gives it to those who write comments around the API.
  */
-export const refreshLastCommentSql = (dialect: 'mysql' | 'sqlite') => `UPDATE individuals SET last_comment_id = ${lastCommentIdOf('individuals', dialect)}`;
+type Dialect = 'mysql' | 'sqlite';
+const dialectOf = (db: TenantDb): Dialect => (db.isSqlite ? 'sqlite' : 'mysql');
+
+/** That statement for `n` individuals of a site. */
+export const REFRESH_LAST_COMMENTS = family(
+  'last-comment.refresh',
+  (dialect: Dialect, n: number) =>
+    `UPDATE individuals SET last_comment_id = ${lastCommentIdOf('individuals', dialect)} WHERE site_id = ? AND id IN (${placeholders(n)})`,
+  [
+    ['mysql', 1],
+    ['sqlite', 3],
+  ],
+);
+
+/** Locks `n` individuals of a site in id order (MySQL/MariaDB), before refreshing more than one. */
+const LOCK_INDIVIDUALS = family(
+  'last-comment.lock-individuals',
+  (n: number) => `SELECT id FROM individuals WHERE site_id = ? AND id IN (${placeholders(n)}) ORDER BY id FOR UPDATE`,
+  [[3]],
+);
 
 /**
  * The columns of the newest comment `c`, joined with {@link lastCommentJoins}, with the author's
@@ -60,11 +80,10 @@ export const lastCommentJoins = (alias: string) =>
 export async function refreshLastComments(db: TenantDb, ctx: RequestContext, individualIds: readonly string[]): Promise<void> {
   db.assertInTransaction(ctx, 'refreshLastComments');
   await inChunks([...new Set(individualIds)].sort(), async (chunk) => {
-    const where = ` WHERE site_id = ? AND id IN (${placeholders(chunk.length)})`;
     // Several rows are locked in id order first, so two refreshes cannot deadlock; one row is
     // locked by the UPDATE itself.
-    if (!db.isSqlite && chunk.length > 1) await db.sql(ctx, `SELECT id FROM individuals${where} ORDER BY id FOR UPDATE`, [ctx.siteId, ...chunk]);
-    await db.sql(ctx, refreshLastCommentSql(db.isSqlite ? 'sqlite' : 'mysql') + where, [ctx.siteId, ...chunk]);
+    if (!db.isSqlite && chunk.length > 1) await db.sql(ctx, LOCK_INDIVIDUALS.of(chunk.length), [ctx.siteId, ...chunk]);
+    await db.sql(ctx, REFRESH_LAST_COMMENTS.of(dialectOf(db), chunk.length), [ctx.siteId, ...chunk]);
   });
 }
 
@@ -75,7 +94,7 @@ export async function refreshLastComments(db: TenantDb, ctx: RequestContext, ind
  * may read that individual's `last_comment_id`.
  */
 export function refreshLastCommentAtCommit(db: TenantDb, ctx: RequestContext, individualId: string): void {
-  db.sqlAtCommit(ctx, refreshLastCommentSql(db.isSqlite ? 'sqlite' : 'mysql') + ' WHERE site_id = ? AND id IN (?)', [ctx.siteId, individualId]);
+  db.sqlAtCommit(ctx, REFRESH_LAST_COMMENTS.of(dialectOf(db), 1), [ctx.siteId, individualId]);
 }
 
 export interface LastCommentColumns {
@@ -97,6 +116,21 @@ export function lastCommentOf(r: LastCommentColumns): LastComment | null {
   };
 }
 
+/** The newest live comment of `n` individuals, worked out from the comments (lastCommentsFor). */
+const NEWEST_COMMENTS = family(
+  'last-comment.newest-of',
+  (dialect: Dialect, n: number) =>
+    `SELECT x.id AS ancestorId, ${LAST_COMMENT_COLUMNS}` +
+    ` FROM (SELECT x.id, ${lastCommentIdOf('x', dialect)} AS lc_id FROM individuals x WHERE x.site_id = ? AND x.id IN (${placeholders(n)})) x` +
+    ` JOIN comments c ON c.id = x.lc_id`,
+  [
+    ['mysql', 1],
+    ['sqlite', 3],
+  ],
+  // One individual's statement is kept prepared; a list's varying IN list is prepared for its call only.
+  { prepared: (_dialect, n) => n === 1 },
+).rows<LastCommentColumns & { ancestorId: string }>();
+
 /**
  * The newest live comment on each of the given individuals, worked out from the comments
  * themselves (not from the kept `last_comment_id`): what the kept id must point to, for tests.
@@ -105,15 +139,7 @@ export async function lastCommentsFor(db: TenantDb, ctx: RequestContext, individ
   const out = new Map<string, LastComment>();
   const ids = [...new Set(individualIds)];
   if (ids.length === 0) return out;
-  const rows = await db
-    .reader(ctx)
-    .rows<LastCommentColumns & { ancestorId: string }>(
-      `SELECT x.id AS ancestorId, ${LAST_COMMENT_COLUMNS}` +
-        ` FROM (SELECT x.id, ${lastCommentIdOf('x', db.isSqlite ? 'sqlite' : 'mysql')} AS lc_id FROM individuals x WHERE x.site_id = ? AND x.id IN (${placeholders(ids.length)})) x` +
-        ` JOIN comments c ON c.id = x.lc_id`,
-      [ctx.siteId, ...ids],
-      { prepare: ids.length === 1 },
-    );
+  const rows = await db.reader(ctx).rows(NEWEST_COMMENTS.of(dialectOf(db), ids.length), [ctx.siteId, ...ids]);
   for (const r of rows) {
     const last = lastCommentOf(r);
     if (last) out.set(r.ancestorId, last);

@@ -1,11 +1,22 @@
 import type { RequestContext } from '../../common/context/request-context.js';
-import { placeholders } from '../raw-reader.js';
 import type { TenantDb } from '../tenant-db.js';
+import { family, placeholders } from '../statements.js';
 import type { IndividualEntity } from '../entities/individual.entity.js';
 import type { JoinedColumns } from '../kept-sql.js';
 
 /** An individual's name columns: what FullName and AuthorName are written from (src/common/names.ts). */
 export type PersonName = Pick<IndividualEntity, 'firstName' | 'lastName'>;
+
+/** The names of `n` individuals of a site. */
+const NAMES = family(
+  'names.of',
+  (n: number) => `SELECT id, first_name, last_name FROM individuals WHERE site_id = ? AND id IN (${placeholders(n)})`,
+  [[1], [3]],
+  {
+    // A list's varying IN list is prepared for its call only; one id's statement is kept.
+    prepared: (n) => n === 1,
+  },
+).rows<{ id: string; first_name: PersonName['firstName']; last_name: PersonName['lastName'] }>();
 
 /**
  * The names of these individuals of the caller's site (a goal's FullName, the AuthorNames of a
@@ -16,12 +27,7 @@ export async function namesOf(db: TenantDb, ctx: RequestContext, ids: readonly s
   const unique = [...new Set(ids)];
   const out = new Map<string, PersonName>();
   if (unique.length === 0) return out;
-  const rows = await db.reader(ctx).rows<{ id: string; first_name: PersonName['firstName']; last_name: PersonName['lastName'] }>(
-    `SELECT id, first_name, last_name FROM individuals WHERE site_id = ? AND id IN (${placeholders(unique.length)})`,
-    [ctx.siteId, ...unique],
-    // A list's varying IN list is prepared for its call only; one id's statement is kept.
-    { prepare: unique.length === 1 },
-  );
+  const rows = await db.reader(ctx).rows(NAMES.of(unique.length), [ctx.siteId, ...unique]);
   for (const r of rows) out.set(r.id, { firstName: r.first_name, lastName: r.last_name });
   return out;
 }

@@ -1,22 +1,25 @@
 import { Body, Query } from '@nestjs/common';
-import { Admin } from '../../common/auth/access.decorators.js';
+import { Admin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { GuidParam } from '../../common/validation/ids.js';
+import { GuidParam } from '../../http/wire/ids.js';
 import { ApiTokenDto, ApiTokenQuery, CreateApiTokenDto } from './dto/api-token.dto.js';
 import { ApiTokensService } from './api-tokens.service.js';
-import { ApiController, ListRoute, GetRoute, PostRoute, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf } from '../../common/http/delta-list.js';
+import { ApiController, ListRoute, GetRoute, PostRoute, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesRefused, CREDENTIALS_NOT_SYNCED } from '../../http/pipeline/delta-list.js';
 
 const PRINCIPAL =
   'A token acts as a service principal of the site: what an administrator may do, within its scopes (a missing scope is 403 insufficient-scope naming it); its writes are recorded with the token’s ID as CreatedBy/UpdatedBy.';
 
 /** API tokens for integrations (docs/identity.md); every route is for administrators, never for a token. */
-@ApiController('ApiToken')
+@ApiController('ApiToken', undefined, {
+  description:
+    'Scoped tokens for integrations, acting as a service principal of the site: created and revoked by administrators, the secret shown once (docs/identity.md).',
+})
 export class ApiTokensController {
   constructor(private readonly tokens: ApiTokensService) {}
 
-  @ListRoute(Admin, 'apitokens', ApiTokenDto, changesOf('apitokens'), {
+  @ListRoute(Admin, 'apitokens', ApiTokenDto, changesRefused(CREDENTIALS_NOT_SYNCED), {
     summary: 'List the API tokens of the caller’s site (Admin)',
     description: `Newest first, revoked ones included; paged with limit/offset. Secrets are never listed. ${PRINCIPAL}`,
   })

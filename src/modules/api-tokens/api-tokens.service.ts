@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { apiTokenHash, apiTokenHint, CREDENTIAL_KINDS, newApiTokenSecret, parseScopes, SCIM_SCOPE } from '../../common/auth/api-token.js';
+import { ADMIN_SCOPE, apiTokenHash, apiTokenHint, CREDENTIAL_KINDS, newApiTokenSecret, parseScopes, SCIM_SCOPE, SCOPE_PATTERN } from '../../auth/api-token.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ForbiddenError, type FieldError, ValidationError } from '../../common/errors/errors.js';
-import { RouteIndex } from '../../common/http/route-index.js';
-import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { RouteIndex } from '../../http/pipeline/route-index.js';
+import { Page, pageOf } from '../../http/wire/pagination.js';
 import { ApiTokenEntity } from '../../database/entities/api-token.entity.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { ApiToken, ApiTokenDto, ApiTokenQuery, CreateApiTokenDto } from './dto/api-token.dto.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 const LABEL = 'ApiToken';
 const DAY_MS = 24 * 3600 * 1000;
@@ -19,6 +20,7 @@ export const MAX_TOKEN_DAYS = 2 * 366;
  * `api_tokens`, which empties the caller cache, so the token is refused from the next request on.
  */
 @Injectable()
+@DeclaresRecordKind<ApiTokensService>({ path: 'apitokens', kind: 'api-token', access: 'admin', credential: true, read: (s, ctx, id) => s.get(ctx, id) })
 export class ApiTokensService {
   private readonly tokens = this.db.scoped(ApiTokenEntity, LABEL);
 
@@ -44,7 +46,7 @@ export class ApiTokensService {
     if (unknown.length) {
       errors.push({
         field: 'Scopes',
-        message: `Scopes ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a scope: use <kind>:read or <kind>:write (kinds: ${this.kinds().join(', ')}), *:read, *:write or ${SCIM_SCOPE}`,
+        message: `Scopes ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a scope: use <kind>:read or <kind>:write (kinds: ${this.kinds().join(', ')}), *:read, *:write, ${SCIM_SCOPE} or ${ADMIN_SCOPE}`,
       });
     }
     const now = Date.now();
@@ -81,12 +83,14 @@ export class ApiTokensService {
   }
 
   private kinds(): string[] {
-    return this.routes.resourceKinds().filter((k) => !CREDENTIAL_KINDS.has(k));
+    // Delta sync needs the read scope of the collection it serves (scopeFor): `sync:` grants nothing.
+    return this.routes.resourceKinds().filter((k) => !CREDENTIAL_KINDS.has(k) && k !== 'sync');
   }
 
   private validScope(scope: string): boolean {
-    if (scope === SCIM_SCOPE) return true;
-    const m = /^([a-z0-9-]+|\*):(read|write)$/.exec(scope);
-    return !!m && (m[1] === '*' || this.kinds().includes(m[1]));
+    if (scope === SCIM_SCOPE || scope === ADMIN_SCOPE) return true;
+    if (!SCOPE_PATTERN.test(scope)) return false;
+    const kind = scope.slice(0, scope.indexOf(':'));
+    return kind === '*' || this.kinds().includes(kind);
   }
 }

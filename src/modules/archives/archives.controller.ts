@@ -1,14 +1,14 @@
 import { Query } from '@nestjs/common';
-import { ApiParam } from '@nestjs/swagger';
-import { Authenticated } from '../../common/auth/access.decorators.js';
+import { ApiBody, ApiParam } from '@nestjs/swagger';
+import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { GuidParam } from '../../common/validation/ids.js';
+import { GuidParam } from '../../http/wire/ids.js';
 import { ArchivesService } from './archives.service.js';
-import { ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
-import { ApiController, GetRoute, ListRoute, PostAction, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { defineRoutes } from '../../common/http/route-family.js';
-import { changesRefused, changesUnder } from '../../common/http/delta-list.js';
+import { ArchiveDto, ArchiveQuery, ArchiveWriteBody } from './dto/archive.dto.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
+import { defineRoutes } from '../../http/pipeline/route-family.js';
+import { changesRefused, changesUnder } from '../../http/pipeline/delta-list.js';
 
 const READ_RULE =
   'Archives filed under an individual are read by the individual, anyone above them in the reporting chain and administrators (others 403); the others by every member of the site.';
@@ -17,15 +17,27 @@ const LIST_NOTE =
 const UNSUPPORTED =
   'Unsupported, as the spec says: archives are written only by closing a period (PUT /periods/{id}/close). The path answers 200 with an empty object and changes nothing; any body is ignored.';
 
-/** The writes the spec lists for archives, in route order: the handler, its route, and the verb and its participle for the texts. */
+/**
+ * The writes the spec lists for archives, in route order: the handler, its route, the verb and its
+ * participle for the texts, and whether it takes a body (the create and the update do, and ignore it).
+ */
 const UNSUPPORTED_WRITES = [
-  { name: 'create', route: PostAction, path: 'archives', verb: 'create', done: 'created' },
-  { name: 'update', route: PutAction, path: 'archives/:id', verb: 'update', done: 'changed' },
-  { name: 'remove', route: DeleteRoute, path: 'archives/:id', verb: 'delete', done: 'deleted' },
+  { name: 'create', route: PostRoute, path: 'archives', verb: 'create', done: 'created', body: true },
+  { name: 'update', route: PutRoute, path: 'archives/:id', verb: 'update', done: 'changed', body: true },
+  { name: 'remove', route: DeleteRoute, path: 'archives/:id', verb: 'delete', done: 'deleted', body: false },
 ];
 
+/** The body the create and the update take: anything well formed (an Archive as a .NET client sends it, `{}`), read by no one. */
+const IGNORED_BODY = ApiBody({
+  type: ArchiveWriteBody,
+  required: false,
+  description: 'Any body (an Archive as the spec shows it, `{}`) is taken and ignored; none is needed.',
+});
+
 /** The Archive routes: six reads and three unsupported writes (docs/metrics-archives.md). */
-@ApiController('Archive')
+@ApiController('Archive', undefined, {
+  description: 'What closing a period froze: the figures of its metrics and dashboards, read only (the write operations change nothing).',
+})
 export class ArchivesController {
   constructor(private readonly archives: ArchivesService) {}
 
@@ -95,6 +107,7 @@ export class ArchivesController {
             { description: `An empty object; nothing was ${w.done}` },
           ),
           ...(w.path.endsWith(':id') ? [ApiParam({ name: 'id', type: String, description: 'A plain string (not checked).' })] : []),
+          ...(w.body ? [IGNORED_BODY] : []),
         ],
         params: [],
         handle: (): Record<string, never> => ({}),

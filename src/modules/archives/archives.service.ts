@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
-import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { Page, pageOf } from '../../http/wire/pagination.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
@@ -13,6 +13,7 @@ import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { ArchiveEntity } from '../../database/entities/archive.entity.js';
 import { Archive, ArchiveDto, ArchiveQuery } from './dto/archive.dto.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Newest period first; within a period by Name; the id keeps paging stable. */
 const LIST_ORDER = { periodId: 'DESC', name: 'ASC', id: 'ASC' } as const;
@@ -24,6 +25,7 @@ const LIST_ORDER = { periodId: 'DESC', name: 'ASC', id: 'ASC' } as const;
  * (projects, organizations, departments) by every member of the site.
  */
 @Injectable()
+@DeclaresRecordKind<ArchivesService>({ path: 'archives', kind: 'archive', access: 'authenticated', read: (s, ctx, id) => s.get(ctx, id) })
 export class ArchivesService {
   constructor(
     private readonly db: TenantDb,

@@ -1,14 +1,14 @@
 import { Body, Query } from '@nestjs/common';
-import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
+import { Pm, PmAdmin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { GuidParam } from '../../http/wire/ids.js';
 import { AssessmentsService } from './assessments.service.js';
 import { AssessmentDto, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf, changesUnder } from '../../common/http/delta-list.js';
-import { PeriodQuery } from '../../common/pagination/period-query.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf, changesUnder } from '../../http/pipeline/delta-list.js';
+import { PeriodQuery } from '../../http/wire/period-query.js';
 
 const LIST_NOTE =
   'Filtered by `period` (default: the period containing today, else the latest); ordered by creation; paged with limit/offset (X-Total-Count, Link). Each assessment carries its Ratings. XML root ArrayOfAssessment.';
@@ -16,7 +16,9 @@ const READ_RULE =
   'Readable by administrators, the assessor, anyone above the subject in the reporting chain, and the subject (self and leader assessments only); others get 403.';
 const WRITE_RULE = 'Allowed for the assessor and administrators; others get 403.';
 
-@ApiController('Assessment')
+@ApiController('Assessment', undefined, {
+  description: 'Self, leader and team assessments of an individual in a period, with their ratings (performance management).',
+})
 export class AssessmentsController {
   constructor(private readonly assessments: AssessmentsService) {}
 

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
-import { Page, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { Page, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { liveIndividualErrors } from '../../database/queries/record-kinds.js';
 import { PeriodsService } from '../periods/periods.service.js';
@@ -15,7 +15,8 @@ import { ratingErrors } from './assessment-ratings.js';
 import { AssessmentEntity } from '../../database/entities/assessment.entity.js';
 import { Assessment, AssessmentDto, AssessmentRatingInput, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
-import { PeriodQuery } from '../../common/pagination/period-query.js';
+import { PeriodQuery } from '../../http/wire/period-query.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Lists run in creation order; the id keeps paging stable. */
 const LIST_ORDER = { created: 'ASC', id: 'ASC' } as const;
@@ -32,6 +33,7 @@ const LIST_ORDER = { created: 'ASC', id: 'ASC' } as const;
  * (self and leader assessments; team assessments reach the subject only as dashboard figures).
  */
 @Injectable()
+@DeclaresRecordKind<AssessmentsService>({ path: 'assessments', kind: 'assessment', access: 'pm', read: (s, ctx, id) => s.get(ctx, id) })
 export class AssessmentsService {
   constructor(
     private readonly db: TenantDb,

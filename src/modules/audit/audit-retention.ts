@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { SiteEntity } from '../../database/entities/site.entity.js';
 import { pruneBatch } from '../../database/queries/audit.js';
 import { TenantDb } from '../../database/tenant-db.js';
+import { PeriodicTask } from '../../common/tasks/periodic-task.js';
 
 const BATCH = 1000;
 
@@ -15,22 +16,24 @@ const BATCH = 1000;
  */
 @Injectable()
 export class AuditRetention implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('AuditRetention');
-  private timer: NodeJS.Timeout | null = null;
-  private running = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly db: TenantDb,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), this.config.auditPruneSeconds * 1000);
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask(new Logger('AuditRetention'), 'audit retention sweep', config.auditPruneSeconds * 1000, async () => {
+      const n = await this.prune();
+      return n ? `pruned ${n} audit entries older than ${this.config.auditRetentionDays} days` : null;
+    });
   }
 
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+  onApplicationBootstrap(): void {
+    this.task.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One sweep over every site; answers the number of entries deleted. */
@@ -47,18 +50,5 @@ export class AuditRetention implements OnApplicationBootstrap, OnModuleDestroy {
       }
     }
     return total;
-  }
-
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const n = await this.prune();
-      if (n) this.logger.log(`pruned ${n} audit entries older than ${this.config.auditRetentionDays} days`);
-    } catch (e) {
-      this.logger.warn(`audit retention sweep failed, tried again in ${this.config.auditPruneSeconds} s: ${(e as Error).message}`);
-    } finally {
-      this.running = false;
-    }
   }
 }

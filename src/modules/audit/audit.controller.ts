@@ -1,20 +1,23 @@
 import { Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam } from '@nestjs/swagger';
-import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
+import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiResult } from '../../common/http/wire.js';
+import { ApiResult } from '../../http/wire/wire.js';
 import { AuditService } from './audit.service.js';
 import { AuditEntryDto, AuditQuery, HistoryQuery } from './dto/audit.dto.js';
-import { SyncEntryDto } from '../../common/pagination/sync-entry.js';
+import { SyncEntryDto } from '../../http/wire/sync-entry.js';
 import { SyncQuery } from './dto/sync.dto.js';
 import { SyncService } from './sync.service.js';
-import { HISTORY_PATHS } from './history-paths.js';
-import { ApiController, GetRoute } from '../../common/http/routes.js';
+import { ApiController, GetRoute } from '../../http/pipeline/routes.js';
+import { ExportsList } from '../../http/pipeline/route-stages.js';
 
 const PAGING = 'Newest first, keyset-paged: the `Link: rel="next"` header names the next page (`before` = the last Seq of this page).';
 
-@ApiController('Audit')
+@ApiController('Audit', undefined, {
+  description:
+    'Who changed what and when: the audit trail of every write (administrators), the history of one record (whoever may read it), and delta sync of a collection since a cursor.',
+})
 export class AuditController {
   constructor(
     private readonly audit: AuditService,
@@ -35,29 +38,32 @@ export class AuditController {
     return this.audit.list(ctx, q);
   }
 
+  // Every collection carries the export stage: an export type alone is 406 here (docs/exports.md).
+  @ExportsList()
   @Get(':kind/:id/history')
   @Authenticated()
   @ApiOperation({
     summary: 'Read the history of one record',
     description: `The audit entries of the record, for whoever may read the record (its GET decides: 404 when it is not of the caller’s site, 403 when the caller may not read it). ${PAGING}`,
   })
-  @ApiParam({ name: 'kind', enum: HISTORY_PATHS, description: 'The record’s collection.' })
+  @ApiParam({ name: 'kind', type: String, description: 'The record’s collection.' })
   @ApiParam({ name: 'id', description: 'The record’s ID (an integer for periods, goals and colors; else a UUID).' })
   @ApiResult(AuditEntryDto, { collection: true })
   history(@Ctx() ctx: RequestContext, @Param('kind') kind: string, @Param('id') id: string, @Query() q: HistoryQuery) {
     return this.audit.history(ctx, kind, id, q);
   }
 
+  @ExportsList()
   @Get('sync/:kind')
   @Authenticated()
   @ApiOperation({
     summary: 'Delta sync: the records of a collection created, changed or deleted since a cursor',
     description:
-      'Answers each record changed since `updatedSince` once, as its GET answers it for the caller, or as a tombstone (`Deleted: true`, `Record: null`), in commit order. Loop: send the `X-Sync-Cursor` of each answer as the next `updatedSince`; while a page is full, `Link: rel="next"` names the next one. The cursor is a position in the site’s commit sequence, so a write that commits late with an earlier `Updated` is still answered (docs/delta-sync.md). Records the caller may not read are left out; a caller who may not use the collection’s GET at all (its access rule) gets 403. Every list of these records answers the same when asked with `updatedSince`.',
+      'Answers each record changed since `updatedSince` once, as its GET answers it for the caller, or as a tombstone (`Deleted: true`, `Record: null`), in commit order. Loop: send the `X-Sync-Cursor` of each answer as the next `updatedSince`; while a page is full, `Link: rel="next"` names the next one. The cursor is a position in the site’s commit sequence, so a write that commits late with an earlier `Updated` is still answered (docs/delta-sync.md). Records the caller may not read are left out; a caller who may not use the collection’s GET at all (its access rule) gets 403. With `parent`, only the changes of one sub-list (a person’s goals: `parent=individuals/{id}`; the caller’s own: `parent=me`). A list asked with `updatedSince` answers the same records changed since then as its own type, without tombstones.',
   })
-  @ApiParam({ name: 'kind', enum: HISTORY_PATHS, description: 'The collection.' })
+  @ApiParam({ name: 'kind', type: String, description: 'The collection.' })
   @ApiResult(SyncEntryDto, { collection: true })
   changes(@Ctx() ctx: RequestContext, @Param('kind') kind: string, @Query() q: SyncQuery) {
-    return this.sync.page(ctx, kind, q);
+    return this.sync.changes(ctx, kind, q);
   }
 }

@@ -1,16 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { assertAccess } from '../../common/auth/auth.guard.js';
+import { assertAccess } from '../../auth/auth.guard.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { isGuid } from '../../common/http/wire.js';
-import { DEFAULT_LIMIT, KeysetPage } from '../../common/pagination/pagination.js';
+import { isGuid } from '../../http/wire/wire.js';
+import { KeysetPage } from '../../http/wire/pagination.js';
 import { auditPage, instantOf, type AuditRow } from '../../database/queries/audit.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { AuditEntry, type AuditEntryDto, type AuditEntryRow, type AuditFieldChangeRow, type AuditQuery, type HistoryQuery } from './dto/audit.dto.js';
-import { RecordKinds } from './record-kinds.js';
-
-/** What other features use of the audit trail: the record kinds table (webhooks render payloads with it). */
-export { RecordKinds } from './record-kinds.js';
+import {
+  AUDIT_MAX_LIMIT,
+  AuditEntry,
+  type AuditEntryDto,
+  type AuditEntryRow,
+  type AuditFieldChangeRow,
+  type AuditQuery,
+  type HistoryQuery,
+} from './dto/audit.dto.js';
+import { RecordKinds } from '../../database/registries/record-kinds.js';
 
 /** A value of the trail as text (docs/audit.md): null stays null, everything else its string form. */
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
@@ -53,7 +58,7 @@ export class AuditService {
   /** GET /audit: the site's trail, newest first, keyset-paged (administrators). */
   async list(ctx: RequestContext, q: AuditQuery): Promise<KeysetPage<AuditEntryDto>> {
     if (q.since && q.until && q.since >= q.until) throw new ValidationError([{ field: 'until', message: 'until must be after since' }]);
-    const limit = q.limit ?? DEFAULT_LIMIT;
+    const limit = q.limit ?? AUDIT_MAX_LIMIT;
     const rows = await auditPage(this.db, ctx, {
       rowId: q.rowid?.toLowerCase(),
       kind: q.kind,
@@ -61,9 +66,10 @@ export class AuditService {
       since: q.since,
       until: q.until,
       before: q.before,
+      offset: q.offset,
       limit,
     });
-    return this.page(rows, limit);
+    return this.page(rows, limit, q.offset);
   }
 
   /** GET /{kind}/{id}/history: the record's trail, for whoever may read the record (its own GET decides). */
@@ -75,14 +81,16 @@ export class AuditService {
       throw new ValidationError([{ field: 'id', message: k.intId ? 'id must be a whole number' : 'id must be a UUID' }]);
     const rowId = k.intId ? String(Number(id)) : id.toLowerCase();
     await k.read(ctx, rowId);
-    const limit = q.limit ?? DEFAULT_LIMIT;
-    const rows = await auditPage(this.db, ctx, { rowId, kind: k.kind, before: q.before, limit });
-    return this.page(rows, limit);
+    const limit = q.limit ?? AUDIT_MAX_LIMIT;
+    const rows = await auditPage(this.db, ctx, { rowId, kind: k.kind, before: q.before, offset: q.offset, limit });
+    return this.page(rows, limit, q.offset);
   }
 
-  private page(rows: AuditRow[], limit: number): KeysetPage<AuditEntryDto> {
+  /** A page, whose next one continues below its last entry (an `offset` asked for is spent: the next link sets it to 0). */
+  private page(rows: AuditRow[], limit: number, offset: number | undefined): KeysetPage<AuditEntryDto> {
     const items = rows.map((r) => AuditEntry.toWire(entryOf(r)));
     const last = rows[rows.length - 1];
-    return new KeysetPage(items, limit, rows.length === limit && last ? { before: String(last.seq), limit: String(limit) } : null);
+    const next = rows.length === limit && last ? { before: String(last.seq), limit: String(limit), ...(offset ? { offset: '0' } : {}) } : null;
+    return new KeysetPage(items, limit, next);
   }
 }

@@ -2,11 +2,11 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { CONTEXT_KEY, RequestContext } from '../../common/context/request-context.js';
 import { ValidationError, type FieldError } from '../../common/errors/errors.js';
-import { DELTA_LIST, type DeltaList } from '../../common/http/delta-list.js';
-import { isGuid } from '../../common/http/wire.js';
-import { RouteStages, type Stage, type StageRequest } from '../../common/http/route-stages.js';
-import { MAX_LIMIT, type KeysetPage } from '../../common/pagination/pagination.js';
-import type { SyncEntryDto } from '../../common/pagination/sync-entry.js';
+import { DELTA_LIST, type DeltaList } from '../../http/pipeline/delta-list.js';
+import { isGuid } from '../../http/wire/wire.js';
+import { RouteStages, type Stage, type StageRequest } from '../../http/pipeline/route-stages.js';
+import { KeysetPage, MAX_LIMIT } from '../../http/wire/pagination.js';
+import type { SyncEntryDto } from '../../http/wire/sync-entry.js';
 import { SitesService } from '../sites/sites.service.js';
 import { SyncService, type SyncFilter, type SyncPosition } from './sync.service.js';
 
@@ -17,13 +17,14 @@ type Req = StageRequest & { [CONTEXT_KEY]?: RequestContext };
 
 /**
  * Every list asked with `updatedSince` (docs/delta-sync.md, "Every list"), in one place: a list
- * route declares what its changes are (`ListRoute`'s delta, src/common/http/delta-list.ts), and
- * this stage answers the request as `GET /v4/sync/{kind}` does — the same SyncService, the
- * same cursor and SyncEntry items — instead of running the route's handler. The route's access
+ * route declares what its changes are (`ListRoute`'s delta, src/http/pipeline/delta-list.ts), and
+ * this stage answers the request from the page `GET /v4/sync/{kind}` reads — the same SyncService,
+ * the same cursor — instead of running the route's handler, but as the list's own type: the
+ * records of the changed entries, without the tombstones (no union in a list's answer). The route's access
  * rule has been checked by then (the guard); a sub-list first reads its parent as the parent's
  * GET does (404 for another site's, 403 when not readable), and answers only the records whose
  * fields name it. Without `updatedSince` the list's method runs untouched (Stage.applies). It is
- * the lists' stage (`delta-list`, src/common/http/route-stages.ts): only the routes that declare
+ * the lists' stage (`delta-list`, src/http/pipeline/route-stages.ts): only the routes that declare
  * their changes run it, after the guards and pipes.
  */
 @Injectable()
@@ -49,7 +50,14 @@ export class DeltaListStage implements Stage, OnModuleInit {
     return delta ? this.changes(req as Req, delta) : handle();
   }
 
-  private async changes(req: Req, delta: DeltaList): Promise<KeysetPage<SyncEntryDto>> {
+  private async changes(req: Req, delta: DeltaList): Promise<KeysetPage<object>> {
+    const page = await this.entries(req, delta);
+    // The records changed since then, as the list's own items; deletions are the sync route's tombstones.
+    const records = page.items.filter((e) => !e.Deleted && e.Record).map((e) => e.Record as object);
+    return new KeysetPage(records, page.limit, page.next, page.headers);
+  }
+
+  private async entries(req: Req, delta: DeltaList): Promise<KeysetPage<SyncEntryDto>> {
     const position = positionOf(req.query ?? {});
     if ('refuse' in delta) throw new ValidationError([{ field: 'updatedSince', message: delta.refuse }]);
     let ctx = req[CONTEXT_KEY]!;
@@ -60,16 +68,8 @@ export class DeltaListStage implements Stage, OnModuleInit {
       ctx = await this.sites.scopeTo(ctx, siteId.toLowerCase());
     }
     let filter: SyncFilter | null = null;
-    if (delta.mine) filter = { fields: delta.mine, value: ctx.user.individualId ?? null };
-    if (delta.parent) {
-      const parent = this.sync.kind(ctx, delta.parent.of);
-      const raw = param(delta.parent.param);
-      if (parent.intId ? !/^\d{1,10}$/.test(raw) : !isGuid(raw))
-        throw new ValidationError([{ field: delta.parent.param, message: `${delta.parent.param} must be ${parent.intId ? 'a whole number' : 'a UUID'}` }]);
-      const id = parent.intId ? String(Number(raw)) : raw.toLowerCase();
-      await parent.read(ctx, id);
-      filter = { fields: delta.parent.fields, value: id };
-    }
+    if (delta.mine) filter = await this.sync.parentFilter(ctx, { of: 'me', fields: delta.mine }, '', 'updatedSince');
+    if (delta.parent) filter = await this.sync.parentFilter(ctx, delta.parent, param(delta.parent.param), delta.parent.param);
     return this.sync.page(ctx, delta.kind, position, filter);
   }
 }

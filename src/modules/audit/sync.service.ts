@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { assertAccess } from '../../common/auth/auth.guard.js';
+import { assertAccess } from '../../auth/auth.guard.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { AppError, GoneError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { parseInputDate } from '../../common/http/dates.js';
-import { DEFAULT_LIMIT, KeysetPage } from '../../common/pagination/pagination.js';
-import { SYNC_ENTRIES, SyncEntry, type SyncEntryDto, type SyncEntryRow } from '../../common/pagination/sync-entry.js';
+import { parseInputDate } from '../../common/dates.js';
+import { DEFAULT_LIMIT, KeysetPage } from '../../http/wire/pagination.js';
+import { isGuid } from '../../http/wire/wire.js';
+import { subListOf, subListParents, type SubList } from '../../http/pipeline/delta-list.js';
+import { SYNC_ENTRIES, SyncEntry, type SyncEntryDto, type SyncEntryRow } from '../../http/wire/sync-entry.js';
 import { changesAfter, currentSequence, instantOf, sequenceBefore, type AuditRow } from '../../database/queries/audit.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { RecordKinds, type RecordKind } from './record-kinds.js';
+import { RecordKinds, type RecordKind } from '../../database/registries/record-kinds.js';
 
 const CURSOR = /^seq-(\d{1,15})$/;
 export const SYNC_CURSOR_HEADER = 'X-Sync-Cursor';
@@ -16,6 +18,11 @@ export const SYNC_CURSOR_HEADER = 'X-Sync-Cursor';
 export interface SyncPosition {
   updatedSince: string;
   limit?: number;
+}
+
+/** The sync route's query: where to continue and, for the changes of one sub-list, its parent (`individuals/{id}`, `me`). */
+export interface SyncRequest extends SyncPosition {
+  parent?: string;
 }
 
 /**
@@ -53,12 +60,53 @@ export class SyncService {
     return `seq-${await currentSequence(this.db, ctx)}`;
   }
 
-  /** The kind of a collection path, for a caller who meets the access rule of its GET (else 403); 404 for an unknown path. */
+  /**
+   * The kind of a collection path, for a caller who meets the access rule of its GET (else 403);
+   * 404 for an unknown path and for a collection of credentials, which sync does not serve.
+   */
   kind(ctx: RequestContext, path: string): RecordKind {
     const k = this.kinds.ofPath(path);
-    if (!k) throw new NotFoundError('Resource', path);
+    if (!k || k.credential) throw new NotFoundError('Resource', path);
     assertAccess(ctx.user, k.access);
     return k;
+  }
+
+  /**
+   * `GET /v4/sync/{kind}`: the changes of the collection, or with `parent` those of one of its
+   * sub-lists as its list route declares them (a person's goals: `parent=individuals/{id}`, the
+   * caller's own: `parent=me`), tombstones included.
+   */
+  async changes(ctx: RequestContext, path: string, q: SyncRequest): Promise<KeysetPage<SyncEntryDto>> {
+    if (q.parent === undefined) return this.page(ctx, path, q);
+    this.kind(ctx, path);
+    const slash = q.parent.indexOf('/');
+    const [at, raw] = slash < 0 ? [q.parent, ''] : [q.parent.slice(0, slash), q.parent.slice(slash + 1)];
+    const sub = subListOf(path, at);
+    if (!sub || (at === 'me') !== slash < 0) {
+      const parents = subListParents(path).map((p) => (p === 'me' ? 'me' : `${p}/{id}`));
+      throw new ValidationError([
+        {
+          field: 'parent',
+          message: parents.length ? `parent must be one of ${parents.join(', ')} for ${path}` : `${path} has no sub-lists: sync the collection without parent`,
+        },
+      ]);
+    }
+    return this.page(ctx, path, q, await this.parentFilter(ctx, sub, raw, 'parent'));
+  }
+
+  /**
+   * The filter of a sub-list's records: the caller's individual (`me`), or the parent, read first
+   * as its GET reads it (404 for another site's, 403 when the caller may not read it); `field`
+   * names the parameter that held its ID in a 400.
+   */
+  async parentFilter(ctx: RequestContext, sub: SubList, raw: string, field: string): Promise<SyncFilter> {
+    if (sub.of === 'me') return { fields: sub.fields, value: ctx.user.individualId ?? null };
+    const parent = this.kind(ctx, sub.of);
+    if (parent.intId ? !/^\d{1,10}$/.test(raw) : !isGuid(raw))
+      throw new ValidationError([{ field, message: `${field} must name the ${sub.of} by ${parent.intId ? 'a whole number' : 'a UUID'}` }]);
+    const id = parent.intId ? String(Number(raw)) : raw.toLowerCase();
+    await parent.read(ctx, id);
+    return { fields: sub.fields, value: id };
   }
 
   async page(ctx: RequestContext, path: string, q: SyncPosition, filter: SyncFilter | null = null): Promise<KeysetPage<SyncEntryDto>> {

@@ -1,14 +1,17 @@
 import { Body, Header, Post } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { Authenticated, Public } from '../../common/auth/access.decorators.js';
+import { Authenticated, Public } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiResult } from '../../common/http/wire.js';
+import { ApiResult } from '../../http/wire/wire.js';
 import { TokenRequestDto, TokenResponseDto } from './dto/token.dto.js';
 import { AuthService } from './auth.service.js';
-import { ApiController, PostAction } from '../../common/http/routes.js';
+import { ApiController, PostAction } from '../../http/pipeline/routes.js';
 
-@ApiController('Authentication', 'auth')
+@ApiController('Authentication', 'auth', {
+  description:
+    'Log in: a user name and password for a bearer token (JWT), sent as `Authorization: Bearer <token>` on every other /v4 call; an identity provider’s token or an API token is sent the same way (docs/identity.md). Logout everywhere ends every earlier token of the account.',
+})
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 

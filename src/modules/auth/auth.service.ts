@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { LoginThrottle } from '../../common/auth/login-throttle.js';
-import { verifyPassword } from '../../common/auth/password.js';
-import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
-import { TokenService } from '../../common/auth/token.service.js';
+import { LoginThrottle } from '../../auth/login-throttle.js';
+import { Passwords } from '../../auth/password.js';
+import { userNameKey, userNameProblem } from '../../auth/user-name.js';
+import { TokenService } from '../../auth/token.service.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ForbiddenError, InvalidCredentialsError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
@@ -18,6 +18,7 @@ export class AuthService {
     private readonly db: TenantDb,
     private readonly tokens: TokenService,
     private readonly throttle: LoginThrottle,
+    private readonly passwords: Passwords,
   ) {}
 
   /** Password login (docs/identity-and-tenancy.md): the same 401 for an unknown user and a wrong password. */
@@ -41,11 +42,11 @@ export class AuthService {
     // a database collation that also ignores accents or invisible characters can match at most
     // the one account whose key this is — and it is counted by that key and that account.
     const key = userNameKey(userName);
-    await this.throttle.assertAllowed(key, ctx.ip);
+    await this.throttle.assertAllowed(key);
     const found = await this.db.global(null, UserEntity).findOneBy({ userNameKey: key });
     const user = found?.userNameKey === key ? found : null;
     if (user) await this.throttle.assertAccountAllowed(user.id);
-    const ok = await verifyPassword(password, user?.passwordHash ?? null);
+    const ok = await this.passwords.verify(password, user?.passwordHash ?? null);
     if (!user || !ok) {
       await this.throttle.recordFailure(key, ctx.ip, user?.id);
       throw new InvalidCredentialsError('The user name or password is not correct');

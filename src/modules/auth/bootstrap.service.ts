@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { generatePassword, hashPassword, verifyPassword } from '../../common/auth/password.js';
-import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
+import { generatePassword, Passwords } from '../../auth/password.js';
+import { userNameKey, userNameProblem } from '../../auth/user-name.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { JsonLogger } from '../../common/logging/json-logger.js';
 import { APP_LOGGER } from '../../common/logging/logger.token.js';
@@ -28,6 +28,7 @@ export class BootstrapService implements OnApplicationBootstrap {
     private readonly db: TenantDb,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: JsonLogger,
+    private readonly passwords: Passwords,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -41,7 +42,7 @@ export class BootstrapService implements OnApplicationBootstrap {
   async adminPasswordMatches(password: string): Promise<boolean | null> {
     const user = await this.db.global(null, UserEntity).findOneBy({ userNameKey: userNameKey(this.config.adminUserName) });
     if (!user) return null;
-    return verifyPassword(password, user.passwordHash);
+    return this.passwords.verify(password, user.passwordHash);
   }
 
   async ensureInitialData(): Promise<void> {
@@ -49,7 +50,7 @@ export class BootstrapService implements OnApplicationBootstrap {
     const nameProblem = userNameProblem(this.config.adminUserName);
     if (nameProblem) throw new Error(`ADMIN_USERNAME ${nameProblem}`);
     const password = this.config.adminPassword ?? generatePassword();
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await this.passwords.hash(password);
     const siteId = randomUUID();
     const userId = randomUUID();
     const individualId = randomUUID();

@@ -1,11 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { JWTPayload } from 'jose';
-import { LRUCache } from 'lru-cache';
-import { apiTokenHash } from '../../common/auth/api-token.js';
-import { CallerResolver } from '../../common/auth/caller-resolver.js';
-import { OidcVerifier } from '../../common/auth/oidc-verifier.js';
-import type { TokenClaims } from '../../common/auth/token.service.js';
-import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
+import { In } from 'typeorm';
+import { apiTokenHash } from '../../auth/api-token.js';
+import { CallerResolver } from '../../auth/caller-resolver.js';
+import { OidcVerifier } from '../../auth/oidc-verifier.js';
+import type { TokenClaims } from '../../auth/token.service.js';
+import { userNameKey, userNameProblem } from '../../auth/user-name.js';
 import type { Caller } from '../../common/context/request-context.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { UnauthorizedError } from '../../common/errors/errors.js';
@@ -13,9 +13,9 @@ import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { LIMITS } from '../../common/limits.js';
 import { callerRow, type CallerRow } from '../../database/queries/caller.js';
 import { createPerson, defaultOrganizationId } from '../../database/queries/accounts.js';
-import { grantsOfUser } from '../../authorization/grants.js';
+import { grantsOfUser } from '../../authorization/grants.statements.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { CallerCache } from '../../database/caller-cache.js';
+import { CallerCache } from '../../database/caches/caller-cache.js';
 import { ApiTokenEntity } from '../../database/entities/api-token.entity.js';
 import { groupMappingsOf, IdentityProviderEntity } from '../../database/entities/identity-provider.entity.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
@@ -23,9 +23,8 @@ import { SecurityGroupMemberEntity } from '../../database/entities/security-grou
 import { SiteEntity } from '../../database/entities/site.entity.js';
 import { UserEntity } from '../../database/entities/user.entity.js';
 import { ApiTokenUses } from './api-token-uses.js';
-
-/** How long the identity provider configurations of an issuer are reused before they are read again. */
-const PROVIDERS_TTL_MS = 5000;
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { audiencesOf } from '../../database/entities/identity-provider-audience.entity.js';
 
 /**
  * Turns a verified credential into the Caller of the request (docs/identity.md), every kind through
@@ -44,15 +43,17 @@ const PROVIDERS_TTL_MS = 5000;
  */
 @Injectable()
 export class AccountCallerResolver extends CallerResolver {
-  private readonly providers = new LRUCache<string, IdentityProviderEntity[]>({ max: 1000, ttl: PROVIDERS_TTL_MS });
+  private readonly skewMs: number;
 
   constructor(
     private readonly db: TenantDb,
     private readonly cache: CallerCache,
     private readonly oidc: OidcVerifier,
     private readonly uses: ApiTokenUses,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
     super();
+    this.skewMs = config.oidcClockSkewSeconds * 1000;
   }
 
   resolve(claims: TokenClaims): Promise<Caller> {
@@ -69,17 +70,21 @@ export class AccountCallerResolver extends CallerResolver {
 
   async resolveExternal(token: string, issuer: string): Promise<Caller> {
     const configs = await this.providersOf(issuer);
-    if (configs.length === 0) throw new UnauthorizedError(`No site accepts tokens of the identity provider ${issuer}`);
-    const audiences = (c: IdentityProviderEntity) => [c.clientId, ...(c.audiences ?? '').split(/\s+/).filter(Boolean)];
-    // The configuration whose audiences the token names (at most one per issuer and client id).
+    if (configs.length === 0) throw new UnauthorizedError('No site accepts tokens of this identity provider');
+    // The configuration whose audiences the token names: exactly one, or the token names no site.
     const aud = OidcVerifier.audiencesOf(token);
-    const config = configs.find((c) => audiences(c).some((a) => aud.includes(a)));
-    if (!config) throw new UnauthorizedError('The identity provider token is not valid here (aud check failed)');
-    const payload = await this.oidc.verify(token, issuer, audiences(config));
+    const matching = configs.filter((c) => audiencesOf(c).some((a) => aud.includes(a)));
+    if (matching.length === 0) throw new UnauthorizedError('The identity provider token is not valid here (aud check failed)');
+    if (matching.length > 1)
+      throw new UnauthorizedError(
+        'The identity provider token matches more than one configured identity provider; it is refused until an administrator resolves the collision',
+      );
+    const config = matching[0];
+    const payload = await this.oidc.verify(token, issuer, audiencesOf(config));
     const value = payload[config.userClaim];
     if (typeof value !== 'string' || !value.trim())
       throw new UnauthorizedError(`The identity provider token carries no ${config.userClaim} claim to name the account`);
-    const iat = typeof payload.iat === 'number' ? payload.iat : 0;
+    const iat = payload.iat as number;
     return this.cache.get(`oidc:${config.id}:${value}`, config.siteId, iat, () => this.loadExternal(config.id, config.siteId, value.trim(), payload));
   }
 
@@ -117,6 +122,13 @@ export class AccountCallerResolver extends CallerResolver {
     if (token.expires && token.expires.getTime() <= Date.now()) throw new UnauthorizedError('The API token has expired');
     const site = await this.db.global(null, SiteEntity).findOneBy({ id: token.siteId });
     if (!site) throw new UnauthorizedError('The bearer token names an account or site that no longer exists');
+    // A global administrator is invisible to a site's integrations (docs/security.md, "Privileges").
+    const globalAdmins = await this.db.global(null, UserEntity).find({ where: { siteId: token.siteId, isGlobalAdmin: true }, select: { id: true } });
+    const unseen = globalAdmins.length
+      ? (
+          await this.db.repo(RequestContext.system(token.siteId), IndividualEntity, 'Individual').find({ where: { userId: In(globalAdmins.map((u) => u.id)) } })
+        ).map((i) => i.id)
+      : [];
     return {
       kind: 'service',
       userId: token.id,
@@ -129,6 +141,7 @@ export class AccountCallerResolver extends CallerResolver {
       pmEnabled: site.performanceManagement,
       scopes: Object.freeze(token.scopes.split(/\s+/).filter(Boolean)),
       grants: Object.freeze([]),
+      unseen: Object.freeze(unseen),
       ...(token.expires ? { validUntil: token.expires.getTime() } : {}),
     };
   }
@@ -142,9 +155,14 @@ export class AccountCallerResolver extends CallerResolver {
       if (!config.jitProvisioning) throw new UnauthorizedError(`No account of this site matches ${config.userClaim} "${value}"`);
       user = await this.createJustInTime(ctx, config, value, payload);
     }
+    // A site's provider vouches for people of its site, never for the global scope (docs/security.md).
+    if (user.isGlobalAdmin) throw new UnauthorizedError('A global administrator signs in with their password, not through a site’s identity provider');
+    // Tokens issued before the account's tokens were ended are refused; `iat` is the provider's
+    // clock, which may run ahead of ours by the tolerated skew, so a token is refused until that
+    // much after the end (a sign-in right after "log out everywhere" waits out the skew).
     const revokedAt = user.tokensRevokedAt ? user.tokensRevokedAt.getTime() : null;
     const issuedAt = typeof payload.iat === 'number' ? payload.iat * 1000 : null;
-    if (revokedAt !== null && (issuedAt === null || issuedAt < revokedAt)) {
+    if (revokedAt !== null && (issuedAt === null || issuedAt < revokedAt + this.skewMs)) {
       throw new UnauthorizedError('The identity provider token was issued before the account’s tokens were ended; sign in again');
     }
     if (config.groupsClaim) await this.applyGroups(ctx, config, user.id, payload[config.groupsClaim]);
@@ -223,12 +241,12 @@ export class AccountCallerResolver extends CallerResolver {
     for (const groupId of remove) await members.deleteWhere({ groupId, individualId: individual.id });
   }
 
-  private async providersOf(issuer: string): Promise<IdentityProviderEntity[]> {
-    const kept = this.providers.get(issuer);
-    if (kept) return kept;
-    const found = await this.db.global(null, IdentityProviderEntity).find({ where: { issuer, enabled: true }, order: { created: 'ASC' } });
-    const exact = found.filter((c) => c.issuer === issuer);
-    this.providers.set(issuer, exact);
-    return exact;
+  /** The enabled providers of an issuer (every site's), kept by the CallerCache: a provider's write takes effect at the next request. */
+  private providersOf(issuer: string): Promise<IdentityProviderEntity[]> {
+    return this.cache.kept(`issuer ${issuer}`, async () => {
+      const found = await this.db.global(null, IdentityProviderEntity).find({ where: { issuer, enabled: true }, order: { created: 'ASC' } });
+      // The exact text only (a collation may compare case- or accent-insensitively).
+      return found.filter((c) => c.issuer === issuer);
+    });
   }
 }

@@ -1,19 +1,19 @@
 import { Body, Query } from '@nestjs/common';
-import { Authenticated } from '../../common/auth/access.decorators.js';
+import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { PageQuery } from '../../common/pagination/pagination.js';
-import { GuidParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { PageQuery } from '../../http/wire/pagination.js';
+import { GuidParam } from '../../http/wire/ids.js';
 import { BasicRoleDialogsService } from './basic-role-dialogs.service.js';
 import { BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
-import { ApiController, GetRoute, ListRoute, PutRoute } from '../../common/http/routes.js';
-import { changesUnder } from '../../common/http/delta-list.js';
+import { ApiController, GetRoute, ListRoute, PutRoute } from '../../http/pipeline/routes.js';
+import { changesUnder } from '../../http/pipeline/delta-list.js';
 
 const WHO =
   'Allowed for whoever may manage the dialog: administrators, its leader and anyone the leader reports to, and whoever manages what the dialog is about; others get 403.';
 
-@ApiController('BasicRoleDialog')
+@ApiController('BasicRoleDialog', undefined, { description: 'The rating of a basic role in a dialog.' })
 export class BasicRoleDialogsController {
   constructor(private readonly records: BasicRoleDialogsService) {}
 

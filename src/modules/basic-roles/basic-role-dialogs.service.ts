@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
-import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
+import { Page, PageQuery, pageOf } from '../../http/wire/pagination.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
@@ -11,6 +11,7 @@ import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { BasicRoleDialogEntity } from '../../database/entities/basic-role-dialog.entity.js';
 import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 import { BasicRoleDialog, BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /**
  * The rating of a basic role in a dialog (docs/dialogs-tasks-roles-assessments.md):
@@ -18,6 +19,12 @@ import { BasicRoleDialog, BasicRoleDialogDto, PutBasicRoleDialogDto } from './dt
  * manage the dialog (DialogAccess).
  */
 @Injectable()
+@DeclaresRecordKind<BasicRoleDialogsService>({
+  path: 'basicroledialogs',
+  kind: 'basic-role-dialog',
+  access: 'authenticated',
+  read: (s, ctx, id) => s.getById(ctx, id),
+})
 export class BasicRoleDialogsService {
   constructor(
     private readonly db: TenantDb,

@@ -1,20 +1,20 @@
 import { Body, Query } from '@nestjs/common';
-import { Authenticated } from '../../common/auth/access.decorators.js';
+import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { PageQuery, DeletedQuery } from '../../common/pagination/pagination.js';
-import { GuidParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { PageQuery, DeletedQuery } from '../../http/wire/pagination.js';
+import { GuidParam } from '../../http/wire/ids.js';
 import { BasicRolesService } from './basic-roles.service.js';
 import { BasicRoleDto, CreateBasicRoleDto, IndividualBasicRolesCountDto, UpdateBasicRoleDto } from './dto/basic-role.dto.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesUnder } from '../../common/http/delta-list.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesUnder } from '../../http/pipeline/delta-list.js';
 
 const WHO = 'Allowed for the individual, anyone above them in the reporting chain, and administrators; others get 403.';
 const LIST_NOTE =
   '`deleted`: 0 live (default), 1 deleted, 2 all. Ordered by Rank, then Name; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfBasicRole.';
 
-@ApiController('BasicRole')
+@ApiController('BasicRole', undefined, { description: 'The basic roles of an individual, each with the number of dialogs it calls for per period.' })
 export class BasicRolesController {
   constructor(private readonly roles: BasicRolesService) {}
 

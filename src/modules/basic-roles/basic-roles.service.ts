@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, PageQuery, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { deletedFilter, Page, PageQuery, pageOf, DeletedQuery } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { basicRolesCounts } from '../../database/queries/basic-roles.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -20,6 +20,7 @@ import {
   IndividualBasicRolesCountDto,
   UpdateBasicRoleDto,
 } from './dto/basic-role.dto.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Lists are ordered by Rank, then Name; the id keeps paging stable. */
 const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
@@ -32,6 +33,7 @@ const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
  * role down by reference; undeleting the individual restores exactly those roles.
  */
 @Injectable()
+@DeclaresRecordKind<BasicRolesService>({ path: 'basicroles', kind: 'basic-role', access: 'authenticated', read: (s, ctx, id) => s.get(ctx, id) })
 export class BasicRolesService {
   constructor(
     private readonly db: TenantDb,

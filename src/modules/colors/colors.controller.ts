@@ -1,20 +1,22 @@
 import { Body, Query } from '@nestjs/common';
-import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
+import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { PageQuery } from '../../common/pagination/pagination.js';
-import { GuidParam, IntParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { PageQuery } from '../../http/wire/pagination.js';
+import { GuidParam, IntParam } from '../../http/wire/ids.js';
 import { ColorsService } from './colors.service.js';
 import { ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf } from '../../common/http/delta-list.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf } from '../../http/pipeline/delta-list.js';
 
 const BANDS =
   'Bands are half-open, MinPercent ≤ p < MaxPercent, except that the top band (highest MaxPercent) includes its maximum; where bands overlap the lower Rank wins.';
 const DEFAULTS = 'The defaults are red [0,70), yellow [70,90), green [90,100]; they are not stored records and carry the IDs -1, -2, -3.';
 
-@ApiController('Color')
+@ApiController('Color', undefined, {
+  description: 'The colors a site gives to ranges of percentages in its dashboards, and the three defaults shown while it has none of its own.',
+})
 export class ColorsController {
   constructor(private readonly colors: ColorsService) {}
 

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { Page, PageQuery, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
 import { DEFAULT_COLOR_BANDS } from './color-band.js';
 import { ColorEntity } from '../../database/entities/color.entity.js';
 import { Color, ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** The band rule other features color their figures with (dashboards): the colors feature's to say. */
 export { colorFor, DEFAULT_COLOR_BANDS, type ColorBand } from './color-band.js';
@@ -19,6 +20,7 @@ export { colorFor, DEFAULT_COLOR_BANDS, type ColorBand } from './color-band.js';
  * which are not rows: they carry the negative IDs -1, -2, -3 and cannot be changed or deleted.
  */
 @Injectable()
+@DeclaresRecordKind<ColorsService>({ path: 'colors', kind: 'color', intId: true, access: 'authenticated', read: (s, ctx, id) => s.get(ctx, Number(id)) })
 export class ColorsService {
   constructor(
     private readonly db: TenantDb,

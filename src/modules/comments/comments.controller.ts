@@ -1,18 +1,18 @@
 import { Body, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery } from '@nestjs/swagger';
-import { Authenticated } from '../../common/auth/access.decorators.js';
+import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { DeletedQuery } from '../../common/pagination/pagination.js';
-import { GuidPipe, GuidParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { DeletedQuery } from '../../http/wire/pagination.js';
+import { GuidPipe, GuidParam } from '../../http/wire/ids.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from './comment-ancestors.js';
 import type { CommentKind } from '../../database/entities/comment.entity.js';
 import { CommentsService } from './comments.service.js';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
-import { defineRoutes } from '../../common/http/route-family.js';
-import { ApiController, ListAnswer, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesUnder } from '../../common/http/delta-list.js';
+import { defineRoutes } from '../../http/pipeline/route-family.js';
+import { ApiController, ListAnswer, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesUnder } from '../../http/pipeline/delta-list.js';
 
 const TZ = ApiQuery({
   name: 'tz',
@@ -44,7 +44,10 @@ function listOperation(kind: CommentKind): MethodDecorator {
   return ApiOperation({ summary: `List the comments on one of the ${kind}`, description: `${check} ${LIST_NOTE}` });
 }
 
-@ApiController('Comment')
+@ApiController('Comment', undefined, {
+  description:
+    'Comments on individuals, organizations, departments, projects, tasks, metrics and dialogs; the author or an administrator changes or deletes them.',
+})
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 

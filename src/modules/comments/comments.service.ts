@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { FindManyOptions } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, ForbiddenError } from '../../common/errors/errors.js';
-import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { DeletedQuery, deletedFilter, Page, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { refreshLastCommentAtCommit } from '../../database/queries/last-comment.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -17,6 +17,7 @@ import { ancestorAnchor, AncestorState, assertAncestorExists } from './comment-a
 import { authorNamesFor } from '../../database/queries/comment-authors.js';
 import { CommentEntity, CommentKind } from '../../database/entities/comment.entity.js';
 import { Comment, CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Lists are newest first; equal instants fall back to the id so paging is stable. */
 const NEWEST_FIRST = { created: 'DESC', id: 'DESC' } as const;
@@ -27,6 +28,7 @@ const NEWEST_FIRST = { created: 'DESC', id: 'DESC' } as const;
  * changes, deletes or restores one. Soft delete and undelete are idempotent.
  */
 @Injectable()
+@DeclaresRecordKind<CommentsService>({ path: 'comments', kind: 'comment', access: 'authenticated', read: (s, ctx, id) => s.get(ctx, id) })
 export class CommentsService {
   constructor(
     private readonly db: TenantDb,

@@ -1,17 +1,17 @@
 import { Body, Param, Query } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import { Pm } from '../../common/auth/access.decorators.js';
+import { Pm } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidParam, IntParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { GuidParam, IntParam } from '../../http/wire/ids.js';
 import { COMMITMENT_TYPES, type CommitmentType } from '../../database/entities/commitment.entity.js';
 import { CommitmentsService } from './commitments.service.js';
 import { CommitmentDto, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
-import { ApiController, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
-import { defineRoutes } from '../../common/http/route-family.js';
-import { changesRefused, changesUnder } from '../../common/http/delta-list.js';
-import { PeriodQuery } from '../../common/pagination/period-query.js';
+import { ApiController, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
+import { defineRoutes } from '../../http/pipeline/route-family.js';
+import { changesRefused, changesUnder } from '../../http/pipeline/delta-list.js';
+import { PeriodQuery } from '../../http/wire/period-query.js';
 
 const PERIOD =
   'period: a period id of the site (404 when unknown); default the period containing today, else the latest. Ordered by Rank, Name, ID. Every member of the site may read commitments.';
@@ -25,7 +25,7 @@ const LEVEL_LISTS: readonly { type: CommitmentType; path: string; name: string; 
   { type: 'department', path: 'departments', name: 'listForDepartment', record: 'a department', rowType: 56 },
 ];
 
-@ApiController('Commitment')
+@ApiController('Commitment', undefined, { description: 'Commitments of an organization, department or individual in a period (performance management).' })
 export class CommitmentsController {
   constructor(private readonly commitments: CommitmentsService) {}
 

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { Page, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { Page, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { liveMemberIds, nearestAncestorOfType, organizationSubtree } from '../../database/queries/trees.js';
 import { type Anchor, TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
@@ -15,7 +15,8 @@ import { AccessService, Row, type Operation } from '../../authorization/access.s
 import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from '../../database/entities/commitment.entity.js';
 import { Commitment, CommitmentDto, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
-import { PeriodQuery } from '../../common/pagination/period-query.js';
+import { PeriodQuery } from '../../http/wire/period-query.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
 const LABEL_OF: Record<Exclude<CommitmentType, 'individual'>, string> = { organization: 'Organization', department: 'Department' };
@@ -29,6 +30,7 @@ const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
  * manager (Organization.ManagerID). Commitments are hard-deleted.
  */
 @Injectable()
+@DeclaresRecordKind<CommitmentsService>({ path: 'commitments', kind: 'commitment', intId: true, access: 'pm', read: (s, ctx, id) => s.get(ctx, Number(id)) })
 export class CommitmentsService {
   constructor(
     private readonly db: TenantDb,

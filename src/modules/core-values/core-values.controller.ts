@@ -1,32 +1,33 @@
 import { Body, Query } from '@nestjs/common';
-import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
+import { Pm, PmAdmin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { GuidParam } from '../../http/wire/ids.js';
 import { CoreValuesService } from './core-values.service.js';
-import { CoreValueDto, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
-import { ApiController, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf } from '../../common/http/delta-list.js';
-import { DeletedQuery } from '../../common/pagination/pagination.js';
+import { CoreValue, CoreValueDto, CreateCoreValueDto, UpdateCoreValueDto } from './dto/core-value.dto.js';
+import { ApiController, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf } from '../../http/pipeline/delta-list.js';
+import { QueriedListQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 
-@ApiController('CoreValue')
+@ApiController('CoreValue', undefined, { description: 'The core values of a site, rated in assessments (performance management).' })
 export class CoreValuesController {
   constructor(private readonly values: CoreValuesService) {}
 
   @ListRoute(Pm, 'corevalues', CoreValueDto, changesOf('corevalues'), {
     summary: 'List the core values of the caller’s site (PM)',
-    description: 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all.',
+    description: `Ordered by Rank, then Name. \`deleted\`: 0 live (default), 1 deleted, 2 all. ${queryNotes(CoreValue)}`,
   })
-  list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.values.list(ctx, q);
   }
 
   @ListRoute(Pm, 'sites/:siteId/corevalues', CoreValueDto, changesOf('corevalues'), {
     summary: 'List the core values of a site (PM)',
-    description: 'The caller’s own site, or any site for a global administrator (else 403). Ordered by Rank, then Name.',
+    description: `The caller’s own site, or any site for a global administrator (else 403). Ordered by Rank, then Name. ${queryNotes(CoreValue)}`,
   })
-  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteId') siteId: string, @Query() q: DeletedQuery) {
+  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteId') siteId: string, @Query() q: QueriedListQuery) {
     return this.values.listForSite(ctx, siteId, q);
   }
 

@@ -1,5 +1,5 @@
 import { In } from 'typeorm';
-import { toJsonValue } from '../../common/http/codec.js';
+import { toJsonValue } from '../../http/wire/codec.js';
 import type { TenantTx } from '../../database/tenant-db.js';
 import type { ArchiveDraft, ArchiveWriter } from '../../database/archive-writers.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';

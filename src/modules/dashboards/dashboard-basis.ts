@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
 import type { PeriodEntity } from '../../database/entities/period.entity.js';
-import { siteSequence, type SiteSequence } from '../../database/queries/dashboard-summaries.js';
+import { siteSequence, type SiteSequence } from './dashboard-summaries.statements.js';
 import { TenantDb } from '../../database/tenant-db.js';
+import { actorOf } from '../../database/journal.js';
 import { PeriodsService, pickPeriod } from '../periods/periods.service.js';
 import { loadColors, loadSettings, type DashboardBasis } from './dashboard-engine.js';
 
@@ -46,7 +47,7 @@ export class DashboardBasisCache {
    */
   async basis(ctx: RequestContext, periodId: number | null | undefined): Promise<{ basis: DashboardBasis; seq: SiteSequence }> {
     const now = new Date();
-    const seq = await siteSequence(this.db, ctx);
+    const seq = await siteSequence(this.db, ctx, actorOf(ctx).id);
     // SQLite's reads share one connection with a request's open transaction, so the number read may
     // be one that rolls back and is taken again by another write: nothing is kept there.
     let kept = this.db.isSqlite ? undefined : this.kept.get(ctx.siteId);

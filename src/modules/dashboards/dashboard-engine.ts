@@ -1,14 +1,7 @@
 import { In } from 'typeorm';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { fullName } from '../../common/names.js';
-import {
-  dashboardAggregates,
-  dashboardPeople,
-  ROW_TYPE,
-  type AggregateRow,
-  type DashboardBatchKind,
-  type DashboardWindow,
-} from '../../database/queries/dashboards.js';
+import { dashboardAggregates, dashboardPeople, ROW_TYPE, type AggregateRow, type DashboardBatchKind, type DashboardWindow } from './dashboards.statements.js';
 import type { TenantDb } from '../../database/tenant-db.js';
 import { ColorEntity } from '../../database/entities/color.entity.js';
 import { DEFAULT_COLOR_BANDS } from '../colors/colors.service.js';

@@ -1,4 +1,4 @@
-import type { AggregateRow } from '../../database/queries/dashboards.js';
+import type { AggregateRow } from './dashboards.statements.js';
 import { DEFAULT_COLOR_BANDS } from '../colors/colors.service.js';
 import { computeFigures, round2, type FigureSettings } from './dashboard-figures.js';
 import { FIGURE_FORMULAS } from './dashboard-formulas.js';

@@ -1,9 +1,9 @@
-import { RATE_LEVELS, type AggregateRow, type DashboardBatchKind, type Level } from '../../database/queries/dashboards.js';
+import { RATE_LEVELS, type AggregateRow, type DashboardBatchKind, type Level } from './dashboards.statements.js';
 import { colorFor, type ColorBand } from '../colors/colors.service.js';
 import { FIGURE_FORMULAS, type FigureName } from './dashboard-formulas.js';
 
 /**
- * From the grouped counts and sums of one row (queries/dashboards.ts) to every computed figure of
+ * From the grouped counts and sums of one row (dashboards.statements.ts) to every computed figure of
  * its Dashboard, each with the numbers it was computed from (docs/dashboards.md). Pure: the
  * formulas are unit-tested here and proven against hand-computed data in the e2e tests.
  */

@@ -1,4 +1,4 @@
-import type { AggregateRow, SourceName } from '../../database/queries/dashboards.js';
+import type { AggregateRow, SourceName } from './dashboards.statements.js';
 import type { DashboardSettingsDto } from './dto/dashboard-settings.dto.js';
 
 /**

@@ -1,17 +1,17 @@
 import { Body, Query } from '@nestjs/common';
-import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
+import { Pm, PmAdmin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { GuidParam } from '../../http/wire/ids.js';
 import { DashboardsService } from './dashboards.service.js';
 import { DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery } from './dto/dashboard.dto.js';
 import { DashboardExplanationDto } from './dto/dashboard-explanation.dto.js';
 import { DashboardSettingsDto, UpdateDashboardSettingsDto } from './dto/dashboard-settings.dto.js';
-import { ApiController, GetRoute, ListRoute, PutRoute } from '../../common/http/routes.js';
-import { defineRoutes } from '../../common/http/route-family.js';
+import { ApiController, GetRoute, ListRoute, PutRoute } from '../../http/pipeline/routes.js';
+import { defineRoutes } from '../../http/pipeline/route-family.js';
 import type { RowType } from './dashboard-engine.js';
-import { AnswerHeaders } from '../../common/http/answer-headers.js';
+import { AnswerHeaders } from '../../http/wire/answer-headers.js';
 import { FRESHNESS_HEADERS } from './summary-reader.js';
 
 const PERIOD =
@@ -38,7 +38,9 @@ const PARAMS = [
 ] as const;
 
 /** The dashboards (PM; docs/dashboards.md). Paths are written without /v4. */
-@ApiController('Dashboard')
+@ApiController('Dashboard', undefined, {
+  description: 'Figures of an organization, department or individual in a period, the site’s dashboard settings, and how each figure is computed.',
+})
 export class DashboardsController {
   constructor(private readonly dashboards: DashboardsService) {}
 

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
-import { Page, pageOf } from '../../common/pagination/pagination.js';
+import { Page, pageOf } from '../../http/wire/pagination.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
-import { dashboardRecords, ROW_TYPE, type ExplainRow } from '../../database/queries/dashboards.js';
+import { dashboardRecords, ROW_TYPE, type ExplainRow } from './dashboards.statements.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
@@ -15,7 +15,7 @@ import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { PeriodsService } from '../periods/periods.service.js';
 import { DashboardAccess, type DashboardCandidate } from './dashboard-access.js';
 import { DashboardBasisCache, noPeriodError } from './dashboard-basis.js';
-import type { SiteSequence } from '../../database/queries/dashboard-summaries.js';
+import type { SiteSequence } from './dashboard-summaries.statements.js';
 import {
   BATCH,
   computeBatch,
@@ -29,7 +29,7 @@ import {
   type RowType,
 } from './dashboard-engine.js';
 import { computeFigures } from './dashboard-figures.js';
-import { WithHeaders } from '../../common/http/answer-headers.js';
+import { WithHeaders } from '../../http/wire/answer-headers.js';
 import { freshFigures, freshnessHeaders, type Freshness } from './summary-reader.js';
 import { FIGURE_FORMULAS, recordTypeOf, type FigureName } from './dashboard-formulas.js';
 import { SAMPLE_NAME, sampleAggregates } from './dashboard-sample.js';

@@ -22,8 +22,8 @@ import {
   type SummaryState,
   writeSummaries,
   type SummaryWrite,
-} from '../../database/queries/dashboard-summaries.js';
-import { dashboardAggregates, ROW_TYPE, type AggregateRow, type DashboardBatchKind, type DashboardWindow } from '../../database/queries/dashboards.js';
+} from './dashboard-summaries.statements.js';
+import { dashboardAggregates, ROW_TYPE, type AggregateRow, type DashboardBatchKind, type DashboardWindow } from './dashboards.statements.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { Coalescer } from './coalescer.js';
 import { BATCH, loadSettings } from './dashboard-engine.js';

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../common/context/request-context.js';
 import { changesAfter, instantOf } from '../../database/queries/audit.js';
-import { readSummaries, type SiteSequence } from '../../database/queries/dashboard-summaries.js';
-import { ROW_TYPE, type AggregateRow } from '../../database/queries/dashboards.js';
+import { readSummaries, type SiteSequence } from './dashboard-summaries.statements.js';
+import { ROW_TYPE, type AggregateRow } from './dashboards.statements.js';
 import type { TenantDb } from '../../database/tenant-db.js';
 import { computeBatch, type DashboardBasis, type DashboardRow, type RowType } from './dashboard-engine.js';
 import { computeFigures, type Figures } from './dashboard-figures.js';
@@ -25,12 +25,12 @@ export interface Freshness {
 export const FRESHNESS_HEADERS = {
   'Dashboard-Source': {
     description:
-      '`summaries`: the figures come from the stored summaries (docs/dashboards.md, "Summaries"); `records`: they were computed from the records for this answer (the summaries were not caught up within 1 s of a committed write, or not built yet).',
+      '`summaries`: the figures come from the stored summaries (docs/dashboards.md, "Summaries"); `records`: they were computed from the records for this answer (the summaries did not yet reflect a write of the caller\'s own, were not caught up within 1 s of another committed write, or were not built yet).',
     enum: ['summaries', 'records'],
   },
   'Dashboard-As-Of': {
     description:
-      'ISO-8601 UTC instant (milliseconds): every write committed at or before it is reflected in the figures. The moment of the answer when it is fully caught up, else the millisecond before the first committed write it does not reflect (never 1 s or more before the answer). A client whose write was answered at T sees it reflected once Dashboard-As-Of ≥ T.',
+      "ISO-8601 UTC instant (milliseconds): every write committed at or before it is reflected in the figures. The moment of the answer when it is fully caught up, else the millisecond before the first committed write it does not reflect (never 1 s or more before the answer). The caller's own committed writes are always reflected; another caller's write answered at T is reflected once Dashboard-As-Of ≥ T.",
     format: 'date-time',
   },
 } as const;
@@ -43,7 +43,8 @@ export function freshnessHeaders(f: Freshness): Record<string, string> {
  * The figures of some rows of one type from the summaries, or null when they cannot answer
  * within the freshness promise: none built yet for the site, time alone has changed a figure
  * since they were computed, the first committed write they do not reflect is more than
- * FRESHNESS_MS old, or a row (or an individual's department) has no summary yet (created since,
+ * FRESHNESS_MS old, the caller made a change they do not reflect yet (a writer reads their own
+ * writes), or a row (or an individual's department) has no summary yet (created since,
  * or deleted: a deleted row's dashboard is computed from its records). From the site's state as
  * `seq` holds it, one statement: the rows' summaries (a second, the first unreflected change, only
  * while the builder is behind).
@@ -62,6 +63,8 @@ export async function summaryFigures(
   if (!state || state.builtSeq < 0) return null;
   if (state.validUntil && now.getTime() >= state.validUntil.getTime()) return null;
   let asOf = now;
+  // Read-your-writes: a caller's own change the summaries do not reflect yet is never hidden from them.
+  if (seq.callerSeq > state.builtSeq) return null;
   if (state.builtSeq < state.currentSeq) {
     const [first] = await changesAfter(db, ctx, null, state.builtSeq, 1);
     if (!first) return null;

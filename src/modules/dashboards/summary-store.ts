@@ -1,4 +1,4 @@
-import type { AggregateRow } from '../../database/queries/dashboards.js';
+import type { AggregateRow } from './dashboards.statements.js';
 
 /**
  * How a summary is stored (docs/dashboards.md, "Summaries"): a row's `AggregateRow`s — the counts

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { deletedFilter, Page, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -17,6 +17,7 @@ import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { CreateDialogDto, Dialog, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
 import { liveIndividualErrors, liveRecordErrors } from '../../database/queries/record-kinds.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Lists run in schedule order; the id keeps paging stable. */
 const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;
@@ -27,6 +28,7 @@ const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;
  * Soft delete takes the dialog's comments down by reference; undelete brings exactly those back.
  */
 @Injectable()
+@DeclaresRecordKind<DialogsService>({ path: 'dialogs', kind: 'dialog', access: 'pm', read: (s, ctx, id) => s.get(ctx, id) })
 export class DialogsService {
   constructor(
     private readonly db: TenantDb,

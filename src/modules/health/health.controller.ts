@@ -1,14 +1,17 @@
 import { Get } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
-import { Public } from '../../common/auth/access.decorators.js';
+import { Public } from '../../auth/access.decorators.js';
 import { ServiceUnavailableError } from '../../common/errors/errors.js';
-import { ApiResult } from '../../common/http/wire.js';
-import { ServerLifecycle } from '../../common/http/server-lifecycle.js';
+import { ApiResult } from '../../http/wire/wire.js';
+import { ServerLifecycle } from '../../http/pipeline/server-lifecycle.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { ApiController } from '../../common/http/routes.js';
+import { ApiController } from '../../http/pipeline/routes.js';
 
 /** Kubernetes probes, outside /v4 and without a token. */
-@ApiController('Operations', 'health')
+@ApiController('Operations', 'health', {
+  outsideV4: true,
+  description: 'For orchestrators and monitoring, outside /v4 and without a token: the liveness and readiness probes and the Prometheus metrics.',
+})
 export class HealthController {
   constructor(
     private readonly db: TenantDb,

@@ -1,10 +1,14 @@
-import { Injectable } from '@nestjs/common';
-import { In, Not } from 'typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
+import { egressUrlProblem } from '../../common/egress/egress-guard.js';
 import { ConflictError, type FieldError, ValidationError } from '../../common/errors/errors.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
-import { Page, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { audiencesOf, IdentityProviderAudienceEntity, issuerKey } from '../../database/entities/identity-provider-audience.entity.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
+import { Page, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { groupMappingsOf, IdentityProviderEntity } from '../../database/entities/identity-provider.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { SecurityGroupEntity } from '../../database/entities/security-group.entity.js';
@@ -19,19 +23,36 @@ import {
   IdentityProviderQuery,
   UpdateIdentityProviderDto,
 } from './dto/identity-provider.dto.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 const LABEL = 'IdentityProvider';
+/** The longest audience (the ClientID's own limit). */
+export const AUDIENCE_MAX = 255;
+/** The most audiences one provider accepts (ClientID and Audiences together). */
+export const AUDIENCES_MAX = 20;
 
 /**
  * Per-site OpenID Connect configuration (docs/identity.md, "Single sign-on"), for administrators.
- * One issuer and client id belong to one site (409 otherwise), so a token names its site. A write
- * empties the caller cache: a disabled provider's tokens are refused from the next request on.
+ * Every (issuer, audience) pair a provider accepts belongs to that one provider, across all sites
+ * (docs/security.md, "Identity providers"): the pairs are rows of identity_provider_audiences, whose
+ * key refuses a second holder, so a registration that collides is 409 and names no other site. A
+ * write empties the caller cache: a disabled provider's tokens are refused from the next request on.
  */
 @Injectable()
+@DeclaresRecordKind<IdentityProvidersService>({
+  path: 'identityproviders',
+  kind: 'identity-provider',
+  access: 'admin',
+  credential: true,
+  read: (s, ctx, id) => s.get(ctx, id),
+})
 export class IdentityProvidersService {
   private readonly providers = this.db.scoped(IdentityProviderEntity, LABEL);
 
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async list(ctx: RequestContext, q: IdentityProviderQuery): Promise<Page<IdentityProviderDto>> {
     const [rows, total] = await this.providers(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, ...pageOf(q) });
@@ -42,10 +63,29 @@ export class IdentityProvidersService {
     return this.toDto(await this.providers(ctx).get(id));
   }
 
+  /**
+   * For global administrators: every provider, of any site, that accepts an (issuer, audience)
+   * pair another provider accepts too — registrations refuse such pairs, so only providers
+   * configured before that rule can collide, and their tokens are refused while they do — or, with
+   * `issuer`, every provider of that issuer, colliding or not: who holds the pair a registration
+   * was refused (409) for.
+   */
+  async collisions(ctx: RequestContext, issuer?: string): Promise<IdentityProviderDto[]> {
+    const order = { issuer: 'ASC', created: 'ASC', id: 'ASC' } as const;
+    if (issuer !== undefined)
+      return (await this.db.global(ctx, IdentityProviderEntity).find({ where: { issuer: issuer.trim() }, order })).map((r) => this.toDto(r));
+    const all = await this.db.global(ctx, IdentityProviderEntity).find({ order });
+    const holders = new Map<string, IdentityProviderEntity[]>();
+    for (const p of all) for (const a of audiencesOf(p)) holders.set(`${p.issuer}\n${a}`, [...(holders.get(`${p.issuer}\n${a}`) ?? []), p]);
+    const colliding = new Set([...holders.values()].filter((ps) => ps.length > 1).flat());
+    return all.filter((p) => colliding.has(p)).map((r) => this.toDto(r));
+  }
+
   async create(ctx: RequestContext, dto: CreateIdentityProviderDto): Promise<IdentityProviderDto> {
     return this.db.transaction(ctx, async () => {
-      await this.check(ctx, dto, null);
+      await this.check(ctx, dto);
       const row = await this.providers(ctx).insert({ ...IdentityProvider.toColumns(dto, 'create'), groupMappings: mappingsColumn(dto.GroupMappings ?? []) });
+      await this.claimAudiences(ctx, row);
       return this.toDto(row);
     });
   }
@@ -54,9 +94,11 @@ export class IdentityProvidersService {
     assertBodyId(id, dto.ID);
     return this.db.transaction(ctx, async () => {
       await this.providers(ctx).lock(id);
-      await this.check(ctx, dto, id);
+      await this.check(ctx, dto);
       const mappings = dto.GroupMappings === undefined ? {} : { groupMappings: mappingsColumn(dto.GroupMappings ?? []) };
-      return this.toDto(await this.providers(ctx).update(id, { ...IdentityProvider.toColumns(dto, 'update'), ...mappings }, { ifMatch: true }));
+      const row = await this.providers(ctx).update(id, { ...IdentityProvider.toColumns(dto, 'update'), ...mappings }, { ifMatch: true });
+      await this.claimAudiences(ctx, row);
+      return this.toDto(row);
     });
   }
 
@@ -76,14 +118,49 @@ export class IdentityProvidersService {
   async remove(ctx: RequestContext, id: string): Promise<Record<string, never>> {
     await this.db.transaction(ctx, async () => {
       await this.providers(ctx).lock(id);
+      await this.audienceRows(ctx).delete({ siteId: ctx.siteId, providerId: id });
       await this.providers(ctx).remove(id, { ifMatch: true });
     });
     return {};
   }
 
-  private async check(ctx: RequestContext, dto: CreateIdentityProviderDto | UpdateIdentityProviderDto, id: string | null): Promise<void> {
+  private audienceRows(ctx: RequestContext) {
+    return this.db.serviceTable(ctx, IdentityProviderAudienceEntity);
+  }
+
+  /**
+   * Makes the provider's (issuer, audience) rows those of its row now, in the write's transaction:
+   * 409 when another provider holds one of them (found first, or refused by the key when a
+   * registration in another transaction took it meanwhile). The 409 names no site.
+   */
+  private async claimAudiences(ctx: RequestContext, row: IdentityProviderEntity): Promise<void> {
+    const rows = this.audienceRows(ctx);
+    const key = issuerKey(row.issuer);
+    const wanted = audiencesOf(row);
+    await rows.delete({ siteId: ctx.siteId, providerId: row.id });
+    const held = await rows.find({ where: { issuerKey: key, audience: In(wanted) } });
+    const clash = () =>
+      new ConflictError(
+        `Another identity provider already accepts tokens of issuer ${row.issuer} for the audience ${held[0]?.audience ?? 'sent'}: one issuer and audience belong to one provider (docs/security.md)`,
+        'duplicate-identity-provider',
+      );
+    if (held.length) throw clash();
+    try {
+      await rows.insert(wanted.map((audience) => ({ issuerKey: key, audience, siteId: ctx.siteId, providerId: row.id })));
+    } catch (e) {
+      if (isUniqueViolation(e)) throw clash();
+      throw e;
+    }
+  }
+
+  private async check(ctx: RequestContext, dto: CreateIdentityProviderDto | UpdateIdentityProviderDto): Promise<void> {
     const errors: FieldError[] = [];
-    if (!isHttpUrl(dto.Issuer)) errors.push({ field: 'Issuer', message: 'Issuer must be an http(s) URL' });
+    const issuerProblem = egressUrlProblem(dto.Issuer, this.config.egressAllowPrivate);
+    if (issuerProblem) errors.push({ field: 'Issuer', message: `Issuer ${issuerProblem}` });
+    const audiences = audiencesOf({ clientId: dto.ClientID, audiences: dto.Audiences ?? null });
+    if (audiences.some((a) => a.length > AUDIENCE_MAX)) errors.push({ field: 'Audiences', message: `Each audience may be at most ${AUDIENCE_MAX} characters` });
+    if (audiences.length > AUDIENCES_MAX)
+      errors.push({ field: 'Audiences', message: `A provider accepts at most ${AUDIENCES_MAX} audiences (ClientID included)` });
     if (dto.JitOrganizationID) {
       const org = await this.db.repo(ctx, OrganizationEntity, 'Organization').findOne({ id: dto.JitOrganizationID, deleted: false });
       if (!org)
@@ -103,28 +180,10 @@ export class IdentityProvidersService {
       });
     }
     if (errors.length) throw new ValidationError(errors);
-    // Across sites on purpose: the issuer and audience of a token must name one site.
-    const clash = await this.db
-      .global(ctx, IdentityProviderEntity)
-      .findOneBy({ issuer: dto.Issuer.trim(), clientId: dto.ClientID.trim(), ...(id ? { id: Not(id) } : {}) });
-    if (clash)
-      throw new ConflictError(
-        `Issuer ${dto.Issuer} with client id ${dto.ClientID} is already configured${clash.siteId === ctx.siteId ? ' for this site' : ''}`,
-        'duplicate-identity-provider',
-      );
   }
 
   private toDto(row: IdentityProviderEntity): IdentityProviderDto {
     return IdentityProvider.toWire(row, { mappings: groupMappingsOf(row) });
-  }
-}
-
-function isHttpUrl(s: string): boolean {
-  try {
-    const u = new URL(s.trim());
-    return u.protocol === 'https:' || u.protocol === 'http:';
-  } catch {
-    return false;
   }
 }
 

@@ -1,124 +1,30 @@
 import type { RequestContext } from '../../common/context/request-context.js';
-import { boolOf, dateOf, placeholders } from '../../database/raw-reader.js';
-import type { RowReader, TenantDb } from '../../database/tenant-db.js';
-import type { MemoKind } from '../../database/record-memo.js';
+import { boolOf, dateOf } from '../../database/raw-reader.js';
+import type { TenantDb } from '../../database/tenant-db.js';
+import type { MemoKind } from '../../http/wire/record-memo.js';
 import type { UserEntity } from '../../database/entities/user.entity.js';
 import { hiddenIndividuals, overlayRights, type Rights } from '../../authorization/access.service.js';
-import { LAST_COMMENT_COLUMNS, lastCommentJoins, lastCommentOf, type LastCommentColumns } from '../../database/queries/last-comment.js';
+import { lastCommentOf } from '../../database/queries/last-comment.js';
+import {
+  ANSWER_COLUMNS,
+  CHAIN_DEPTH,
+  chainsReaching,
+  countIndividuals,
+  individualPageRows,
+  individualRows,
+  queriedIndividualRows,
+  type IndividualRow as Row,
+} from './individuals.statements.js';
 import { Individual, type IndividualDto } from './dto/individual.dto.js';
-import type { IndividualEntity } from '../../database/entities/individual.entity.js';
-
-/** The columns of `individuals` as IndividualEntity names them. */
-const COLUMNS = [
-  'id',
-  'site_id',
-  'user_id',
-  'is_admin',
-  'prefix',
-  'suffix',
-  'first_name',
-  'last_name',
-  'user_defined1',
-  'user_defined2',
-  'user_defined3',
-  'user_defined4',
-  'email',
-  'primary_organization_id',
-  'primary_title',
-  'primary_reports_to',
-  'hire_date',
-  'send_eval_survey',
-  'deleted',
-  'deleted_by_ref',
-  'created',
-  'created_by',
-  'updated',
-  'updated_by',
-  'version',
-] as const;
-
-type Row = Record<(typeof COLUMNS)[number], unknown> &
-  LastCommentColumns & {
-    o_name: string | null;
-    u_user_name: string | null;
-    u_email: string | null;
-    u_is_global_admin: unknown;
-    beyond?: string | null;
-  } & Record<`m${number}`, string | null | undefined>;
-
-/** The organization, account and newest comment of each record, as `expression AS name`. */
-const DECORATIONS = 'o.name AS o_name, u.user_name AS u_user_name, u.email AS u_email, u.is_global_admin AS u_is_global_admin, ' + LAST_COMMENT_COLUMNS;
-const SELECT = `SELECT ${COLUMNS.map((c) => `i.${c}`).join(', ')}, ${DECORATIONS}`;
+import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { countQueried, type ListScope } from '../../database/list-query-sql.js';
+import type { KeyValue, ListQuery } from '../../http/wire/list-query.js';
 
 /**
- * The record memo's kind (src/database/record-memo.ts): every column an answer is built from,
- * taken from the same lists the SELECT is written from, so a column added there is compared too.
- * The manager chain only decides the rights, which are the memo's variant.
+ * The record memo's kind (src/http/wire/record-memo.ts): every column an answer is built from. The
+ * manager chain only decides the rights, which are the memo's variant.
  */
-export const INDIVIDUAL_MEMO: MemoKind = {
-  columns: [...COLUMNS, ...[...DECORATIONS.matchAll(/ AS (\w+)/g)].map((m) => m[1])],
-};
-
-const JOINS =
-  ' LEFT JOIN organizations o ON o.site_id = i.site_id AND o.id = i.primary_organization_id' +
-  ' LEFT JOIN users u ON u.id = i.user_id AND u.site_id = i.site_id ' +
-  lastCommentJoins('i');
-const byId = (joins: string) => ' FROM individuals i' + joins + ' WHERE i.site_id = ? AND i.id = ?';
-
-/** As an administrator (every right): the record and its decorations. */
-const AS_ADMIN = SELECT + byId(JOINS);
-
-/** How many managers above the record one statement looks at; deeper chains take a second query. */
-const CHAIN_DEPTH = 8;
-const CHAIN_JOINS = Array.from(
-  { length: CHAIN_DEPTH },
-  (_, k) => ` LEFT JOIN individuals m${k + 1} ON m${k + 1}.site_id = i.site_id AND m${k + 1}.id = ${k === 0 ? 'i' : `m${k}`}.primary_reports_to`,
-).join('');
-const CHAIN_COLUMNS = Array.from({ length: CHAIN_DEPTH }, (_, k) => `, m${k + 1}.id AS m${k + 1}`).join('') + `, m${CHAIN_DEPTH}.primary_reports_to AS beyond`;
-/**
- * As anyone else: also the first managers above the record (primary-key lookups), to tell whether
- * the caller is one of them (CanUpdate).
- */
-const AS_MEMBER = SELECT + CHAIN_COLUMNS + byId(JOINS + CHAIN_JOINS);
-/**
- * Above the CHAIN_DEPTH-th manager: which of these managers have `managerId` at or above them,
- * walking up (bounded like AccessService.reportsTo), for all of a page's deep chains at once.
- */
-const restOfChains = (n: number) =>
-  `WITH RECURSIVE up(start, id, depth) AS (SELECT x.id, x.id, 1 FROM individuals x WHERE x.site_id = ? AND x.id IN (${placeholders(n)})` +
-  ' UNION ALL SELECT up.start, x.primary_reports_to, up.depth + 1 FROM up CROSS JOIN individuals x' +
-  ' WHERE x.site_id = ? AND x.id = up.id AND up.depth < 256) SELECT DISTINCT start FROM up WHERE id = ?';
-
-const ORDER_BY = ' ORDER BY i.last_name, i.first_name, i.id';
-const LIMIT = ' LIMIT ? OFFSET ?';
-const DELETED = { 0: ' AND i.deleted = 0', 1: ' AND i.deleted = 1', 2: '' } as const;
-/**
- * A page in the list's order (LastName, FirstName, ID), for each `deleted` filter and with `extra`
- * conditions, in one of two shapes that answer the same rows:
- * - `first` (offset 0): one join walked in the order of `ix_individuals_site_name`, which stops
- *   after the page's rows;
- * - `later`: the page's ids are cut from the index alone (no row read for the rows skipped), then
- *   the page's rows and decorations are joined to those ids only. Walking the join past 9,000
- *   skipped rows took 110 ms; this 17 ms (docs/performance.md).
- */
-const pageOf = (asAdmin: boolean, d: 0 | 1 | 2, shape: 'first' | 'later', extra = '') => {
-  const columns = asAdmin ? SELECT : SELECT + CHAIN_COLUMNS;
-  const joins = asAdmin ? JOINS : JOINS + CHAIN_JOINS;
-  const where = ' WHERE i.site_id = ?' + DELETED[d] + extra;
-  if (shape === 'first') return columns + ' FROM individuals i' + joins + where + ORDER_BY + LIMIT;
-  const ids = '(SELECT i.id FROM individuals i' + where + ORDER_BY + LIMIT + ') p';
-  return columns + ' FROM ' + ids + ' JOIN individuals i ON i.id = p.id' + joins + ORDER_BY;
-};
-const DELETED_FILTERS = [0, 1, 2] as const;
-const pagesOf = (asAdmin: boolean) => ({
-  first: DELETED_FILTERS.map((d) => pageOf(asAdmin, d, 'first')),
-  later: DELETED_FILTERS.map((d) => pageOf(asAdmin, d, 'later')),
-});
-const PAGE = {
-  asAdmin: pagesOf(true),
-  asMember: pagesOf(false),
-  count: DELETED_FILTERS.map((d) => 'SELECT COUNT(*) AS n FROM individuals i WHERE i.site_id = ?' + DELETED[d]),
-};
+export const INDIVIDUAL_MEMO: MemoKind = { columns: ANSWER_COLUMNS };
 
 /**
  * One individual of the caller's site with everything its answer shows — organization name,
@@ -131,9 +37,8 @@ const PAGE = {
 export async function readIndividual(db: TenantDb, ctx: RequestContext, id: string, reports: ReadonlySet<string> | null = null): Promise<IndividualDto | null> {
   // A Deny on Read hides the record: for this caller it is not there (docs/authorization.md).
   if (hiddenIndividuals(ctx.user).includes(id)) return null;
-  const reader = db.reader(ctx);
-  const rows = await reader.rows<Row>(joinsChain(ctx, reports) ? AS_MEMBER : AS_ADMIN, [ctx.siteId, id]);
-  return rows.length ? (await toDtos(db, reader, ctx, rows, reports))[0] : null;
+  const rows = await individualRows(db, ctx, id, joinsChain(ctx, reports));
+  return rows.length ? (await toDtos(db, ctx, rows, reports))[0] : null;
 }
 
 /** Whether a read must join the manager chain to know the caller's rights (see `reports` above). */
@@ -144,7 +49,7 @@ function joinsChain(ctx: RequestContext, reports: ReadonlySet<string> | null): b
 /**
  * A page of the site's individuals in the list's order (`deleted`: 0 live, 1 deleted, 2 all) and
  * their total: two statements whatever the page size (the page with its decorations, the count,
- * which a recent total of the site makes one: src/database/list-totals.ts), and a third only when
+ * which a recent total of the site makes one: src/database/caches/list-totals.ts), and a third only when
  * a non-administrator reads records more than eight managers below someone.
  */
 export async function readIndividualPage(
@@ -153,26 +58,45 @@ export async function readIndividualPage(
   q: { deleted?: number; take: number; skip: number },
   reports: ReadonlySet<string> | null = null,
 ): Promise<{ items: IndividualDto[]; total: number }> {
-  const reader = db.reader(ctx);
   const d = q.deleted === 1 || q.deleted === 2 ? q.deleted : 0;
-  const shape = q.skip === 0 ? 'first' : 'later';
-  const chain = joinsChain(ctx, reports);
-  let page = (chain ? PAGE.asMember : PAGE.asAdmin)[shape][d];
-  let count = PAGE.count[d];
   // Records a Deny on Read hides are left out in the statement itself, so pages stay full.
   const hidden = hiddenIndividuals(ctx.user);
-  if (hidden.length) {
-    const notHidden = ` AND i.id NOT IN (${placeholders(hidden.length)})`;
-    page = pageOf(!chain, d, shape, notHidden);
-    count += notHidden;
-  }
-  const counted = async () => Number((await reader.rows<{ n: number | string }>(count, [ctx.siteId, ...hidden], { prepare: hidden.length === 0 }))[0]?.n ?? 0);
+  const counted = () => countIndividuals(db, ctx, d, hidden);
   const [rows, total] = await Promise.all([
-    reader.rows<Row>(page, [ctx.siteId, ...hidden, q.take, q.skip], { prepare: hidden.length === 0 }),
+    individualPageRows(db, ctx, d, joinsChain(ctx, reports), hidden, q.take, q.skip),
     // A total that leaves out records a Deny hides from this caller is counted every time.
     hidden.length ? counted() : db.listTotal(ctx, `individuals/${d}`, counted),
   ]);
-  return { items: await toDtos(db, reader, ctx, rows, reports), total };
+  return { items: await toDtos(db, ctx, rows, reports), total };
+}
+
+/** The list's own order, when a query names none: LastName (then FirstName), then ID. */
+const BY_NAME = [{ field: Individual.queryable.get('lastname')!, desc: false }] as const;
+
+/**
+ * A page of a queried list of the site's individuals (docs/queries.md): `filter`, `sort` and
+ * `cursor` applied in the database after the list's own scope — `deleted` and the records a Deny
+ * on Read hides from the caller, so neither a page nor the total ever holds or counts them. The
+ * page's keys are read through the index of its order (src/database/list-query-sql.ts) and its
+ * rows with their decorations joined to them, in one statement; the total (kept like the plain
+ * list's) only when paged by offset. `next`: the position after the page when another follows (keyset paging).
+ */
+export async function readQueriedIndividualPage(
+  db: TenantDb,
+  ctx: RequestContext,
+  query: ListQuery,
+  q: { deleted?: number; take: number; skip: number },
+  reports: ReadonlySet<string> | null = null,
+): Promise<{ items: IndividualDto[]; total: number; next: KeyValue[] | null }> {
+  const d = q.deleted === 1 || q.deleted === 2 ? q.deleted : 0;
+  const hidden = hiddenIndividuals(ctx.user);
+  const scope: ListScope = { equal: d === 2 ? {} : { deleted: d === 1 }, notIn: [{ property: 'id', values: hidden }] };
+  const [page, total] = await Promise.all([
+    queriedIndividualRows(db, ctx, scope, query, BY_NAME, joinsChain(ctx, reports), q.take, q.skip),
+    query.cursor === null ? countQueried(db, ctx, IndividualEntity, scope, query) : Promise.resolve(-1),
+  ]);
+  const { rows, keys } = page;
+  return { items: await toDtos(db, ctx, rows, reports), total, next: keys.next };
 }
 
 const ALL_RIGHTS = Object.freeze({ read: true, update: true, delete: true, delegate: true });
@@ -180,18 +104,15 @@ const READ_ONLY = Object.freeze({ read: true, update: false, delete: false, dele
 const READ_UPDATE = Object.freeze({ read: true, update: true, delete: false, delegate: false });
 
 /** The answers for rows read with SELECT (and CHAIN_COLUMNS for a non-administrator whose `reports` are not known). */
-async function toDtos(db: TenantDb, reader: RowReader, ctx: RequestContext, rows: Row[], reports: ReadonlySet<string> | null): Promise<IndividualDto[]> {
+async function toDtos(db: TenantDb, ctx: RequestContext, rows: Row[], reports: ReadonlySet<string> | null): Promise<IndividualDto[]> {
   const me = ctx.user;
   let deep = new Set<string>();
   if (!me.isAdmin && me.individualId && reports === null) {
     const beyond = [...new Set(rows.filter((r) => r.beyond && r.id !== me.individualId && !managedWithin(r, me.individualId!)).map((r) => r.beyond!))];
-    if (beyond.length) {
-      const found = await reader.rows<{ start: string }>(restOfChains(beyond.length), [ctx.siteId, ...beyond, ctx.siteId, me.individualId], { prepare: false });
-      deep = new Set(found.map((f) => f.start));
-    }
+    if (beyond.length) deep = await chainsReaching(db, ctx, beyond, me.individualId);
   }
   // The same row read again with the same rights gives the same answer, kept with its rendered
-  // texts (src/database/record-memo.ts).
+  // texts (src/http/wire/record-memo.ts).
   const memo = db.memo<IndividualDto>(INDIVIDUAL_MEMO);
   return rows.map((r) => {
     let rights: Rights = ALL_RIGHTS;
@@ -253,8 +174,6 @@ function entityOf(r: Row): IndividualEntity {
     updated: dateOf(r.updated as Date | string),
     updatedBy: r.updated_by,
     version: Number(r.version),
+    externalId: r.external_id,
   } as IndividualEntity;
 }
-
-/** The statements, for tests that check their plans. */
-export const INDIVIDUAL_READ_SQL = { asAdmin: AS_ADMIN, asMember: AS_MEMBER, page: PAGE } as const;

@@ -1,15 +1,18 @@
 import { Body, Query } from '@nestjs/common';
 import { ApiParam, ApiQuery } from '@nestjs/swagger';
-import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
+import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidParam } from '../../common/validation/ids.js';
-import { CreateIndividualDto, IndividualDto, UpdateIndividualDto } from './dto/individual.dto.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { GuidParam } from '../../http/wire/ids.js';
+import { BulkIndividuals, CreateIndividualDto, Individual, IndividualDto, UpdateIndividualDto } from './dto/individual.dto.js';
 import { IndividualsService } from './individuals.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf } from '../../common/http/delta-list.js';
-import { DeletedQuery } from '../../common/pagination/pagination.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf } from '../../http/pipeline/delta-list.js';
+import { QueriedListQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
+import { BulkRoute } from '../../http/pipeline/bulk-route.js';
+import { BulkQuery } from '../../http/wire/bulk.js';
 
 const TZ = () =>
   ApiQuery({
@@ -23,9 +26,12 @@ const TZ = () =>
 const ID = ApiParam({ name: 'id', format: 'uuid' });
 
 const LIST_NOTES =
-  'Ordered by LastName, FirstName, ID. `deleted` (typed byte in the spec): 0 live (default), 1 deleted, 2 all. Paged with `limit` (default 500, max 5000) and `offset`; the answer carries X-Total-Count and a Link rel="next" while more remain. CanRead/CanUpdate/CanDelete/CanDelegate are the caller’s rights on each individual.';
+  'Ordered by LastName, FirstName, ID. `deleted` (typed byte in the spec): 0 live (default), 1 deleted, 2 all. Paged with `limit` (default 500, max 5000) and `offset`; the answer carries X-Total-Count and a Link rel="next" while more remain. CanRead/CanUpdate/CanDelete/CanDelegate are the caller’s rights on each individual. ' +
+  queryNotes(Individual);
 
-@ApiController('Individual')
+@ApiController('Individual', undefined, {
+  description: 'The people of a site: their user account, their primary organization and title, and whom they report to.',
+})
 export class IndividualsController {
   constructor(private readonly individuals: IndividualsService) {}
 
@@ -34,7 +40,7 @@ export class IndividualsController {
     description: LIST_NOTES,
   })
   @TZ()
-  list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.individuals.list(ctx, q);
   }
 
@@ -43,7 +49,7 @@ export class IndividualsController {
     description: `The caller’s own site; another site only for a global administrator (else 403). ${LIST_NOTES}`,
   })
   @TZ()
-  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: DeletedQuery) {
+  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: QueriedListQuery) {
     return this.individuals.listForSite(ctx, siteId, q);
   }
 
@@ -77,6 +83,16 @@ export class IndividualsController {
   })
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateIndividualDto) {
     return this.individuals.create(ctx, dto);
+  }
+
+  @BulkRoute(Authenticated, 'individuals/bulk', {
+    summary: 'Create, update and upsert up to 1,000 individuals',
+    description:
+      'Each Record is the body of POST /individuals (create: administrators, else 403 admin-required) or of PUT /individuals/{id} (update: as that route allows), upserted by ID or ExternalID. ' +
+      'ExternalRefs.PrimaryReportsTo and ExternalRefs.PrimaryOrganizationID name the manager and the primary organization by their ExternalID instead of their ID; a manager created by another item of the request may come after the people reporting to them.',
+  })
+  bulk(@Ctx() ctx: RequestContext, @Body() body: BulkIndividuals, @Query() q: BulkQuery) {
+    return this.individuals.bulk(ctx, body, q);
   }
 
   @PutRoute(Authenticated, 'individuals/:id', IndividualDto, {

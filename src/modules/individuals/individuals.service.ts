@@ -2,15 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../../common/auth/password.js';
-import { userNameKey, userNameProblem } from '../../common/auth/user-name.js';
+import { MIN_PASSWORD_LENGTH, Passwords } from '../../auth/password.js';
+import { assertPrivilegeChange, type PrivilegeTarget } from '../../authorization/privileges.js';
+import { userNameKey, userNameProblem } from '../../auth/user-name.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { keepAuthorNames } from '../../database/queries/comment-authors.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { Page, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { Page, pageOf, QueriedListQuery, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
 import { accounts, endTokens } from '../../database/queries/accounts.js';
@@ -21,8 +23,13 @@ import { OrganizationEntity } from '../../database/entities/organization.entity.
 import { AccessService, Row } from '../../authorization/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, Individual, IndividualDto, UpdateIndividualDto } from './dto/individual.dto.js';
-import { readIndividual, readIndividualPage } from './individual-read.js';
+import { readIndividual, readIndividualPage, readQueriedIndividualPage } from './individual-read.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
+import { DeclaresBulkWrites } from '../../database/registries/bulk-writers.js';
+import { guardExternalId } from '../../http/wire/external-id.js';
+import { answerBulk, applyBulk, type BulkOptions, type BulkPlan, type BulkRun } from '../../database/bulk-write.js';
+import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../../http/wire/bulk.js';
 
 const LABEL = 'Individual';
 
@@ -35,23 +42,38 @@ const duplicateUserName = (userName: string) => new ConflictError(`The user name
  * The rules and the decisions behind them are in docs/individuals.md.
  */
 @Injectable()
+@DeclaresRecordKind<IndividualsService>({ path: 'individuals', kind: 'individual', access: 'authenticated', read: (s, ctx, id) => s.get(ctx, id) })
+@DeclaresBulkWrites<IndividualsService>({
+  path: 'individuals',
+  records: [CreateIndividualDto, UpdateIndividualDto, IndividualDto],
+  apply: (s, ctx, items, opts) => s.applyBatch(ctx, items, opts),
+})
 export class IndividualsService {
   constructor(
     private readonly db: TenantDb,
     private readonly byReference: ByReference,
     private readonly access: AccessService,
     private readonly sites: SitesService,
+    private readonly queries: ListQueries,
+    private readonly passwords: Passwords,
   ) {}
 
   // ------------------------------------------------------------------ reads
 
-  async list(ctx: RequestContext, q: DeletedQuery): Promise<Page<IndividualDto>> {
+  async list(ctx: RequestContext, q: QueriedListQuery): Promise<Page<IndividualDto>> {
+    if (asksQuery(q)) {
+      const query = this.queries.read(ctx, Individual, q);
+      const { take, skip } = pageOf(q);
+      const page = await readQueriedIndividualPage(this.db, ctx, query, { deleted: q.deleted, take, skip }, await this.access.keptReports(ctx));
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(page.items, page.total, take, skip, query.fields, next);
+    }
     const { items, total } = await readIndividualPage(this.db, ctx, { deleted: q.deleted, ...pageOf(q) }, await this.access.keptReports(ctx));
     return Page.of(items, total, q);
   }
 
   /** `/sites/{siteid}/individuals`: the own site, or any site for a global administrator. */
-  async listForSite(ctx: RequestContext, siteId: string, q: DeletedQuery): Promise<Page<IndividualDto>> {
+  async listForSite(ctx: RequestContext, siteId: string, q: QueriedListQuery): Promise<Page<IndividualDto>> {
     return this.list(await this.sites.scopeTo(ctx, siteId), q);
   }
 
@@ -77,7 +99,9 @@ export class IndividualsService {
     const inputErrors = [this.checkUserName(userName), this.checkPassword(dto.Password)].filter((e): e is FieldError => e !== null);
     if (inputErrors.length) throw new ValidationError(inputErrors);
     // Hashing is slow on purpose: do it before the transaction takes any lock.
-    const passwordHash = dto.Password ? await hashPassword(dto.Password) : null;
+    // An API token grants administrator rights or sets a password only with the scope admin.
+    assertPrivilegeChange(ctx.user, null, { isAdmin: dto.IsAdmin === true, password: !!dto.Password, login: false });
+    const passwordHash = dto.Password ? await this.passwords.hash(dto.Password) : null;
     const id = dto.ID ?? randomUUID();
     return this.db.transaction(ctx, async (tx) => {
       const errors: FieldError[] = [];
@@ -89,7 +113,9 @@ export class IndividualsService {
       }
       if (errors.length) throw new ValidationError(errors);
       const userId = await this.writeAccount(ctx, null, { userName, email: dto.UserEmail, passwordHash: passwordHash ?? undefined });
-      await tx.repo(IndividualEntity, LABEL).insert({ ...Individual.toColumns(dto, 'create'), id, userId });
+      await guardExternalId('individual', dto.ExternalID, () =>
+        tx.repo(IndividualEntity, LABEL).insert({ ...Individual.toColumns(dto, 'create'), id, userId }),
+      );
       await tx.repo(OrganizationMemberEntity, 'OrganizationMember').insert({
         individualId: id,
         organizationId: dto.PrimaryOrganizationID,
@@ -110,7 +136,7 @@ export class IndividualsService {
     const passwordError = this.checkPassword(dto.Password);
     if (passwordError) throw new ValidationError([passwordError]);
     const passwordChanges = !!dto.Password;
-    const passwordHash = passwordChanges ? await hashPassword(dto.Password as string) : undefined;
+    const passwordHash = passwordChanges ? await this.passwords.hash(dto.Password as string) : undefined;
     const me = ctx.user;
     const isSelf = me.individualId === id;
 
@@ -149,6 +175,12 @@ export class IndividualsService {
       if ((userNameChanges || userEmailChanges || passwordChanges) && !me.isAdmin && !isSelf) {
         throw new ForbiddenError('Only the individual or an administrator may change UserName, UserEmail or Password');
       }
+      // A global administrator's record, and privileges through an API token (docs/security.md).
+      assertPrivilegeChange(me, this.target(current, user), {
+        isAdmin: dto.IsAdmin !== undefined && dto.IsAdmin !== null && dto.IsAdmin !== current.isAdmin,
+        password: passwordChanges,
+        login: userNameChanges || userEmailChanges,
+      });
 
       const reportsToChanges = newReportsTo !== current.primaryReportsTo && newReportsTo !== null;
       // Reporting-line changes of a site run one at a time, so two cannot make a cycle together.
@@ -169,7 +201,7 @@ export class IndividualsService {
       let userId = current.userId;
       if (userNameChanges || userEmailChanges || passwordChanges) userId = await this.writeAccount(ctx, user, { userName, email: dto.UserEmail, passwordHash });
       const columns = Individual.toColumns(dto, 'update');
-      await repo.update(id, { ...columns, userId: userId ?? undefined }, { ifMatch: true });
+      await guardExternalId('individual', dto.ExternalID, () => repo.update(id, { ...columns, userId: userId ?? undefined }, { ifMatch: true }));
       // The comments this individual wrote keep its name (docs/comments.md, "The author's name").
       const firstName = columns.firstName ?? current.firstName;
       const lastName = columns.lastName ?? current.lastName;
@@ -177,6 +209,36 @@ export class IndividualsService {
       if (membershipChanges && newOrgId) await this.movePrimaryMembership(tx, id, current.primaryOrganizationId, newOrgId, newTitle);
       return this.get(ctx, id);
     });
+  }
+
+  /**
+   * A batch of creates, updates and upserts (docs/bulk.md), each through `create` or `update`:
+   * what `POST /individuals/bulk` and a file import run. PrimaryReportsTo and
+   * PrimaryOrganizationID may be given by ExternalID (a manager in the same batch included).
+   */
+  applyBatch(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
+    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx), opts);
+  }
+
+  /** `POST /individuals/bulk`. */
+  bulk(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
+    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx));
+  }
+
+  private bulkPlan(ctx: RequestContext): BulkPlan<CreateIndividualDto, UpdateIndividualDto> {
+    return {
+      label: LABEL,
+      entity: IndividualEntity,
+      create: CreateIndividualDto,
+      update: UpdateIndividualDto,
+      createRule: 'admin',
+      refs: { PrimaryReportsTo: IndividualEntity, PrimaryOrganizationID: OrganizationEntity },
+      createOne: (dto) => this.create(ctx, dto),
+      updateOne: (id, dto) => this.update(ctx, id, dto),
+      read: (id) => this.get(ctx, id),
+      // A global administrator's record only a global administrator changes (docs/security.md, "Privileges").
+      mayChange: (current) => current.CanUpdate === true && (current.IsGlobalAdmin !== true || ctx.user.isGlobalAdmin),
+    };
   }
 
   /** Soft delete: idempotent; memberships and other owned rows follow by reference. */
@@ -198,6 +260,7 @@ export class IndividualsService {
       owned: this.byReference.ownedBy('individual'),
       guard: async (_tx, row) => {
         if (ctx.user.individualId === id) throw new ForbiddenError('An administrator cannot delete their own individual (it would lock them out)');
+        assertPrivilegeChange(ctx.user, await this.targetOf(ctx, row));
         // A deletion ends the person's tokens for good: an undelete does not bring them back.
         if (row.userId) await endTokens(this.db, ctx, row.userId);
       },
@@ -207,12 +270,25 @@ export class IndividualsService {
   /** Restores the individual and what its deletion took down by reference; idempotent. */
   async undelete(ctx: RequestContext, id: string): Promise<IndividualDto> {
     return this.db.transaction(ctx, async () => {
-      await softUndelete(this.db, ctx, IndividualEntity, id, { label: LABEL, owned: this.byReference.ownedBy('individual') });
+      await softUndelete(this.db, ctx, IndividualEntity, id, {
+        label: LABEL,
+        owned: this.byReference.ownedBy('individual'),
+        authorize: async (row) => assertPrivilegeChange(ctx.user, await this.targetOf(ctx, row)),
+      });
       return this.get(ctx, id);
     });
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /** What the privilege rules need to know of an individual and its account. */
+  private target(row: IndividualEntity, account: UserEntity | null): PrivilegeTarget {
+    return { id: row.id, isAdmin: row.isAdmin, isGlobalAdmin: account?.isGlobalAdmin ?? false };
+  }
+
+  private async targetOf(ctx: RequestContext, row: IndividualEntity): Promise<PrivilegeTarget> {
+    return this.target(row, row.userId ? await this.users(ctx).findOneBy({ id: row.userId }) : null);
+  }
 
   /** Login accounts: not a tenant table (user names are unique across all sites, docs/decisions.md). */
   private users(ctx: RequestContext) {

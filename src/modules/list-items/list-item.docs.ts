@@ -1,4 +1,4 @@
-import type { RouteDoc } from '../../common/http/routes.js';
+import type { RouteDoc } from '../../http/pipeline/routes.js';
 import type { ListItemKindInfo } from './list-item-kinds.js';
 
 /**
@@ -42,6 +42,15 @@ export const listItemDoc = {
   create: (k: ListItemKindInfo): RouteDoc => ({
     summary: `Create a ${k.label.toLowerCase()}`,
     description: `AncestorID, Rank, Name and Description are required; AncestorID must be a live ${owner(k)} of the site (else 400 naming it). ID is optional (used if free, else 409 id-taken). Read-only fields are ignored. ${WRITE_RULE(k)}`,
+  }),
+  bulk: (k: ListItemKindInfo): RouteDoc => ({
+    summary: `Create, update and upsert up to 1,000 ${k.plural}`,
+    description:
+      `Each Record is the body of POST /${k.path} (create) or of PUT /${k.path}/{id} (update), each held to its rule. ${WRITE_RULE(k)} ` +
+      `List items have no ExternalID: an update names its item by ID, an upsert without one creates. ` +
+      (k.ancestor === 'individual'
+        ? 'ExternalRefs.AncestorID names the owning individual by their ExternalID instead of their ID.'
+        : 'The owner is a project, which has no ExternalID: ExternalRefs.AncestorID is 400.'),
   }),
   update: (k: ListItemKindInfo): RouteDoc => ({
     summary: `Update a ${k.label.toLowerCase()}`,

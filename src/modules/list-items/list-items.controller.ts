@@ -1,13 +1,15 @@
 import { Body, Query, type Type } from '@nestjs/common';
-import { Authenticated } from '../../common/auth/access.decorators.js';
+import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { DeletedQuery } from '../../common/pagination/pagination.js';
-import { GuidParam } from '../../common/validation/ids.js';
-import { ApiController, DeleteRoute, ListRoute, PostRoute, PutAction, PutRoute } from '../../common/http/routes.js';
-import { changesRefused, changesUnder, type DeltaDecl } from '../../common/http/delta-list.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
+import { DeletedQuery } from '../../http/wire/pagination.js';
+import { GuidParam } from '../../http/wire/ids.js';
+import { ApiController, DeleteRoute, ListRoute, PostRoute, PutAction, PutRoute } from '../../http/pipeline/routes.js';
+import { changesRefused, changesUnder, type DeltaDecl } from '../../http/pipeline/delta-list.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { BulkListItems, CreateListItemDto, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
+import { BulkRoute } from '../../http/pipeline/bulk-route.js';
+import { BulkQuery } from '../../http/wire/bulk.js';
 import { ACCOUNTABILITY, EVALUATION_CRITERION, PROJECT_SCOPE, SUPERVISORY_SCOPE, type ListItemKindInfo } from './list-item-kinds.js';
 import { AS_LIST, listItemDoc as doc, listItemPatchDoc } from './list-item.docs.js';
 import { ListItemsService } from './list-items.service.js';
@@ -17,6 +19,8 @@ interface ListItemPaths {
   /** The controller's class name (the OpenAPI operation ids are `<controller>_<handler>`). */
   controller: string;
   tag: string;
+  /** What the tag groups (the document's tag list). */
+  tagDescription: string;
   kind: ListItemKindInfo;
   /** The owner's collection and path parameter: `individuals/:individualid`. */
   owner: 'individuals' | 'projects';
@@ -45,7 +49,7 @@ function mine(p: ListItemPaths): DeltaDecl {
 function listItemController(p: ListItemPaths): Type {
   const { kind } = p;
 
-  @ApiController(p.tag)
+  @ApiController(p.tag, undefined, { description: p.tagDescription })
   class ListItemController {
     constructor(private readonly items: ListItemsService) {}
 
@@ -73,6 +77,11 @@ function listItemController(p: ListItemPaths): Type {
     @PostRoute(Authenticated, p.items, ListItemDto, doc.create(kind))
     create(@Ctx() ctx: RequestContext, @Body() dto: CreateListItemDto) {
       return this.items.create(ctx, kind, dto);
+    }
+
+    @BulkRoute(Authenticated, `${p.items}/bulk`, doc.bulk(kind))
+    bulk(@Ctx() ctx: RequestContext, @Body() body: BulkListItems, @Query() q: BulkQuery) {
+      return this.items.bulk(ctx, kind, body, q);
     }
 
     @PutRoute(Authenticated, `${p.items}/:id`, ListItemDto, doc.update(kind))
@@ -105,6 +114,7 @@ const LIST_ITEM_ROUTES: readonly ListItemPaths[] = [
   {
     controller: 'AccountabilitiesController',
     tag: 'Accountability',
+    tagDescription: 'The accountabilities of an individual: ListItems ordered by Rank.',
     kind: ACCOUNTABILITY,
     owner: 'individuals',
     ownerParam: 'individualid',
@@ -115,6 +125,7 @@ const LIST_ITEM_ROUTES: readonly ListItemPaths[] = [
   {
     controller: 'EvaluationCriteriaController',
     tag: 'EvaluationCriteria',
+    tagDescription: 'The evaluation criteria of an individual: ListItems ordered by Rank, rated in assessments.',
     kind: EVALUATION_CRITERION,
     owner: 'individuals',
     ownerParam: 'individualid',
@@ -124,6 +135,7 @@ const LIST_ITEM_ROUTES: readonly ListItemPaths[] = [
   {
     controller: 'SupervisoryScopesController',
     tag: 'SupervisoryScope',
+    tagDescription: 'The supervisory scopes of an individual: ListItems ordered by Rank.',
     kind: SUPERVISORY_SCOPE,
     owner: 'individuals',
     ownerParam: 'individualid',
@@ -134,6 +146,7 @@ const LIST_ITEM_ROUTES: readonly ListItemPaths[] = [
   {
     controller: 'ProjectScopesController',
     tag: 'ProjectScope',
+    tagDescription: 'The scopes of a project: ListItems ordered by Rank.',
     kind: PROJECT_SCOPE,
     owner: 'projects',
     ownerParam: 'projectid',

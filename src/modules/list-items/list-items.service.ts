@@ -1,19 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { DeletedQuery, deletedFilter, Page, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
+import { DeclaresBulkWrites } from '../../database/registries/bulk-writers.js';
+import { answerBulk, applyBulk, type BulkOptions, type BulkPlan, type BulkRun } from '../../database/bulk-write.js';
+import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../../http/wire/bulk.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { AccessService, type Operation } from '../../authorization/access.service.js';
 import { assertCanManageProject } from '../../authorization/project-access.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { CreateListItemDto, ListItem, ListItemDto, UpdateListItemDto } from './dto/list-item.dto.js';
-import { LIST_ITEM_KINDS, type ListItemKindInfo } from './list-item-kinds.js';
+import { ACCOUNTABILITY, EVALUATION_CRITERION, LIST_ITEM_KINDS, PROJECT_SCOPE, SUPERVISORY_SCOPE, type ListItemKindInfo } from './list-item-kinds.js';
 import { ListItemEntity } from '../../database/entities/list-item.entity.js';
 
 /** Lists are ordered by Rank, then Name; the id keeps paging stable. */
@@ -32,6 +36,53 @@ const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
  *   409 `deleted`. An item taken down with its owner (DeletedByRef) comes back only with it.
  */
 @Injectable()
+// One table, four collections: each path reads only its own kind of item (else 404); events name the
+// table's kind and render as the item's own kind's GET.
+@DeclaresRecordKind<ListItemsService>({
+  path: ACCOUNTABILITY.path,
+  kind: 'list-item',
+  access: 'authenticated',
+  read: (s, ctx, id) => s.getOne(ctx, ACCOUNTABILITY, id),
+  renderEvents: (s, ctx, id) => s.getAny(ctx, id),
+})
+@DeclaresRecordKind<ListItemsService>({
+  path: EVALUATION_CRITERION.path,
+  kind: 'list-item',
+  access: 'authenticated',
+  read: (s, ctx, id) => s.getOne(ctx, EVALUATION_CRITERION, id),
+})
+@DeclaresRecordKind<ListItemsService>({
+  path: SUPERVISORY_SCOPE.path,
+  kind: 'list-item',
+  access: 'authenticated',
+  read: (s, ctx, id) => s.getOne(ctx, SUPERVISORY_SCOPE, id),
+})
+@DeclaresRecordKind<ListItemsService>({
+  path: PROJECT_SCOPE.path,
+  kind: 'list-item',
+  access: 'authenticated',
+  read: (s, ctx, id) => s.getOne(ctx, PROJECT_SCOPE, id),
+})
+@DeclaresBulkWrites<ListItemsService>({
+  path: ACCOUNTABILITY.path,
+  records: [CreateListItemDto, UpdateListItemDto, ListItemDto],
+  apply: (s, ctx, items, opts) => s.applyBatch(ctx, ACCOUNTABILITY, items, opts),
+})
+@DeclaresBulkWrites<ListItemsService>({
+  path: EVALUATION_CRITERION.path,
+  records: [CreateListItemDto, UpdateListItemDto, ListItemDto],
+  apply: (s, ctx, items, opts) => s.applyBatch(ctx, EVALUATION_CRITERION, items, opts),
+})
+@DeclaresBulkWrites<ListItemsService>({
+  path: SUPERVISORY_SCOPE.path,
+  records: [CreateListItemDto, UpdateListItemDto, ListItemDto],
+  apply: (s, ctx, items, opts) => s.applyBatch(ctx, SUPERVISORY_SCOPE, items, opts),
+})
+@DeclaresBulkWrites<ListItemsService>({
+  path: PROJECT_SCOPE.path,
+  records: [CreateListItemDto, UpdateListItemDto, ListItemDto],
+  apply: (s, ctx, items, opts) => s.applyBatch(ctx, PROJECT_SCOPE, items, opts),
+})
 export class ListItemsService {
   constructor(
     private readonly db: TenantDb,
@@ -132,9 +183,9 @@ export class ListItemsService {
     );
   }
 
-  /** The four kinds' collections and how one item of each is read as its GET answers it (delta sync and history, src/modules/audit/record-kinds.ts). */
-  readers(): { path: string; read: (ctx: RequestContext, id: string) => Promise<ListItemDto> }[] {
-    return LIST_ITEM_KINDS.map((k) => ({ path: k.path, read: async (ctx, id) => (await this.getAsList(ctx, k, id))[0] }));
+  /** One item of the kind as its GET answers it (delta sync and history: the record kinds declared above). */
+  async getOne(ctx: RequestContext, k: ListItemKindInfo, id: string): Promise<ListItemDto> {
+    return (await this.getAsList(ctx, k, id))[0];
   }
 
   /** An item of any kind, as its kind's GET answers it (webhook payloads name only the table's kind). */
@@ -180,6 +231,37 @@ export class ListItemsService {
       const saved = await this.items(ctx, k).update(id, ListItem.toColumns(dto, 'update'), { ifMatch: true });
       return ListItem.toWire(saved);
     });
+  }
+
+  /**
+   * A batch of creates, updates and upserts of one kind's items (docs/bulk.md), each through
+   * `create` or `update`: what `POST /{kind}/bulk` and a file import run. List items have no
+   * ExternalID (an item is named by its ID); an individual owner (AncestorID) may be named by theirs.
+   */
+  applyBatch(ctx: RequestContext, k: ListItemKindInfo, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
+    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx, k), opts);
+  }
+
+  /** `POST /{kind}/bulk`. */
+  bulk(ctx: RequestContext, k: ListItemKindInfo, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
+    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx, k));
+  }
+
+  private bulkPlan(ctx: RequestContext, k: ListItemKindInfo): BulkPlan<CreateListItemDto, UpdateListItemDto> {
+    return {
+      label: k.label,
+      entity: ListItemEntity,
+      externalIds: false,
+      create: CreateListItemDto,
+      update: UpdateListItemDto,
+      // POST admits any member; `create` then holds the caller to the owner's items.
+      createRule: 'authenticated',
+      // A project has no ExternalID: only an individual owner may be named by one.
+      refs: k.ancestor === 'individual' ? { AncestorID: IndividualEntity } : {},
+      createOne: (dto) => this.create(ctx, k, dto),
+      updateOne: (id, dto) => this.update(ctx, k, id, dto),
+      read: (id) => this.getOne(ctx, k, id),
+    };
   }
 
   /** PATCH: the item, locked, merged with the patch, then `update` (src/database/patch-record.ts). */

@@ -1,15 +1,23 @@
 import { Body, Query, type Type } from '@nestjs/common';
-import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
+import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { PageQuery } from '../../common/pagination/pagination.js';
-import { GuidParam } from '../../common/validation/ids.js';
-import { CreateOrganizationMemberDto, CreatePairMemberDto, OrganizationMemberDto, UpdateOrganizationMemberDto } from './dto/organization-member.dto.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { PageQuery } from '../../http/wire/pagination.js';
+import { GuidParam } from '../../http/wire/ids.js';
+import {
+  BulkOrganizationMembers,
+  CreateOrganizationMemberDto,
+  CreatePairMemberDto,
+  OrganizationMemberDto,
+  UpdateOrganizationMemberDto,
+} from './dto/organization-member.dto.js';
+import { BulkRoute } from '../../http/pipeline/bulk-route.js';
+import { BulkQuery } from '../../http/wire/bulk.js';
 import { OrganizationMembersService } from './organization-members.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
-import { defineRoutes } from '../../common/http/route-family.js';
-import { changesUnder } from '../../common/http/delta-list.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
+import { defineRoutes } from '../../http/pipeline/route-family.js';
+import { changesUnder } from '../../http/pipeline/delta-list.js';
 
 const BY_INDIVIDUAL = 'individuals/:individualId/departments/:departmentId/departmentmembers';
 const BY_DEPARTMENT = 'departments/:departmentId/individuals/:individualId/departmentmembers';
@@ -83,7 +91,9 @@ const PAIR_OPERATIONS: readonly PairOperation[] = [
   },
 ];
 
-@ApiController('DepartmentMember')
+@ApiController('DepartmentMember', undefined, {
+  description: 'The membership of an individual in an organization or department, with its title; reached by id or by the pair of records.',
+})
 export class OrganizationMembersController {
   constructor(private readonly members: OrganizationMembersService) {}
 
@@ -110,6 +120,17 @@ export class OrganizationMembersController {
   })
   create(@Ctx() ctx: RequestContext, @Body() dto: CreateOrganizationMemberDto) {
     return this.members.create(ctx, dto);
+  }
+
+  @BulkRoute(Admin, 'departmentmembers/bulk', {
+    summary: 'Create, update and upsert up to 1,000 department memberships (Admin)',
+    description:
+      'Each Record is the body of POST /departmentmembers (create) or of PUT /departmentmembers/{id} (update: only Title changes). ' +
+      'A Record names its membership by ID, or by IndividualID and OrganizationID: an upsert of an individual who is not a member of that department yet adds them, else changes the title; two creates of one pair: the second is 409 duplicate-membership. ' +
+      'ExternalRefs.IndividualID and ExternalRefs.OrganizationID name the individual and the department by their ExternalID instead of their ID.',
+  })
+  bulk(@Ctx() ctx: RequestContext, @Body() body: BulkOrganizationMembers, @Query() q: BulkQuery) {
+    return this.members.bulk(ctx, body, q);
   }
 
   @PutRoute(Admin, 'departmentmembers/:id', OrganizationMemberDto, {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { Page, PageQuery, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { AccessService, hiddenIndividuals, Row } from '../../authorization/access.service.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
@@ -20,6 +20,10 @@ import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 import { kindOf } from './organizations.service.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
+import { DeclaresBulkWrites } from '../../database/registries/bulk-writers.js';
+import { answerBulk, applyBulk, type BulkOptions, type BulkPlan, type BulkRun } from '../../database/bulk-write.js';
+import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../../http/wire/bulk.js';
 
 /**
  * Department membership (the DepartmentMember routes, OrganizationMember records; docs/organizations.md). A
@@ -29,6 +33,17 @@ import { kindOf } from './organizations.service.js';
  * removed: the individual's PrimaryOrganizationID moves it.
  */
 @Injectable()
+@DeclaresRecordKind<OrganizationMembersService>({
+  path: 'departmentmembers',
+  kind: 'organization-member',
+  access: 'authenticated',
+  read: (s, ctx, id) => s.get(ctx, id),
+})
+@DeclaresBulkWrites<OrganizationMembersService>({
+  path: 'departmentmembers',
+  records: [CreateOrganizationMemberDto, UpdateOrganizationMemberDto, OrganizationMemberDto],
+  apply: (s, ctx, items, opts) => s.applyBatch(ctx, items, opts),
+})
 export class OrganizationMembersService {
   constructor(
     private readonly db: TenantDb,
@@ -199,6 +214,49 @@ export class OrganizationMembersService {
       input: UpdateOrganizationMemberDto,
       update: (dto) => this.updatePair(ctx, individualId, organizationId, dto),
     });
+  }
+
+  /**
+   * A batch of creates, updates and upserts of memberships (docs/bulk.md), each through `create` or
+   * `update`: what `POST /departmentmembers/bulk` and a file import run. An item names its
+   * membership by ID, or by IndividualID and OrganizationID (each may be given by ExternalID):
+   * an upsert of a pair that is no member yet creates the membership, else changes its title.
+   */
+  applyBatch(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
+    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx), opts);
+  }
+
+  /** `POST /departmentmembers/bulk`. */
+  bulk(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
+    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx));
+  }
+
+  private bulkPlan(ctx: RequestContext): BulkPlan<CreateOrganizationMemberDto, UpdateOrganizationMemberDto> {
+    return {
+      label: 'OrganizationMember',
+      entity: OrganizationMemberEntity,
+      externalIds: false,
+      create: CreateOrganizationMemberDto,
+      update: UpdateOrganizationMemberDto,
+      // Both single writes are for administrators (their routes' rule: a file import is held to it too).
+      createRule: 'admin',
+      updateRule: 'admin',
+      refs: { IndividualID: IndividualEntity, OrganizationID: OrganizationEntity },
+      match: {
+        fields: ['IndividualID', 'OrganizationID'],
+        find: async (record) =>
+          (
+            await this.members(ctx).findOne({
+              individualId: String(record.IndividualID).toLowerCase(),
+              organizationId: String(record.OrganizationID).toLowerCase(),
+              deletedByRef: false,
+            })
+          )?.id ?? null,
+      },
+      createOne: (dto) => this.create(ctx, dto),
+      updateOne: (id, dto) => this.update(ctx, id, dto),
+      read: (id) => this.get(ctx, id),
+    };
   }
 
   /** DELETE /departmentmembers/{id}. */

@@ -1,31 +1,38 @@
 import { Body, Query } from '@nestjs/common';
-import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
+import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { DeletedQuery } from '../../common/pagination/pagination.js';
-import { GuidParam } from '../../common/validation/ids.js';
-import { CreateOrganizationDto, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { DeletedQuery, QueriedListQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
+import { GuidParam } from '../../http/wire/ids.js';
+import { BulkOrganizations, CreateOrganizationDto, Organization, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
 import { ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import { OrganizationsService } from './organizations.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf, changesRefused } from '../../common/http/delta-list.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf, changesRefused } from '../../http/pipeline/delta-list.js';
+import { BulkRoute } from '../../http/pipeline/bulk-route.js';
+import { BulkQuery } from '../../http/wire/bulk.js';
 
 const ORDER = 'Ordered by Rank, then Name. `deleted`: 0 live (default), 1 deleted, 2 all; `limit`/`offset` page the list (X-Total-Count, Link).';
+/** What the lists of one row type take beyond ORDER (docs/queries.md). */
+const QUERIED = queryNotes(Organization);
 
 /** Why the departments of a person are not answered as changes (docs/delta-sync.md). */
 const BY_MEMBERSHIP =
   'The departments of a person are theirs by membership, not by a field of the department: sync the memberships with GET /v4/individuals/{id}/departmentmembers?updatedSince=… and the departments with GET /v4/departments?updatedSince=…';
 
-@ApiController('Department')
+@ApiController('Department', undefined, {
+  description: 'Organizations and departments (one Organization resource, RowType 4 or 56) as a tree, read and changed through /departments.',
+})
 export class OrganizationsController {
   constructor(private readonly organizations: OrganizationsService) {}
 
   @ListRoute(Authenticated, 'departments', OrganizationDto, changesOf('departments'), {
     summary: 'List the departments of the caller’s site',
-    description: `Departments only (RowType 56); organizations (RowType 4) are listed by GET /organizations. ${ORDER}`,
+    description: `Departments only (RowType 56); organizations (RowType 4) are listed by GET /organizations. ${ORDER} ${QUERIED}`,
   })
-  list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.organizations.list(ctx, ROW_TYPE_DEPARTMENT, q);
   }
 
@@ -38,11 +45,21 @@ export class OrganizationsController {
     return this.organizations.create(ctx, dto);
   }
 
+  @BulkRoute(Authenticated, 'departments/bulk', {
+    summary: 'Create, update and upsert up to 1,000 departments and organizations',
+    description:
+      'Each Record is the body of POST /departments (create: administrators, else 403 admin-required; RowType 4 for an organization) or of PUT /departments/{id} (update: as that route allows), upserted by ID or ExternalID. ' +
+      'ExternalRefs.ParentID and ExternalRefs.ManagerID name the parent unit and the manager by their ExternalID; a parent created by another item of the request may come after its children.',
+  })
+  bulk(@Ctx() ctx: RequestContext, @Body() body: BulkOrganizations, @Query() q: BulkQuery) {
+    return this.organizations.bulk(ctx, body, q);
+  }
+
   @ListRoute(Authenticated, 'sites/:siteid/departments', OrganizationDto, changesOf('departments'), {
     summary: 'List the departments of a site',
-    description: `The caller’s own site, or any site for a global administrator (else 403). Departments only (RowType 56). ${ORDER}`,
+    description: `The caller’s own site, or any site for a global administrator (else 403). Departments only (RowType 56). ${ORDER} ${QUERIED}`,
   })
-  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: DeletedQuery) {
+  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: QueriedListQuery) {
     return this.organizations.listForSite(ctx, siteId, q);
   }
 
@@ -107,15 +124,17 @@ export class OrganizationsController {
   }
 }
 
-@ApiController('Organization', 'organizations')
+@ApiController('Organization', 'organizations', {
+  description: 'The organizations of a site (RowType 4), read only here: create and change them through /departments.',
+})
 export class OrganizationsReadController {
   constructor(private readonly organizations: OrganizationsService) {}
 
   @ListRoute(Authenticated, '/', OrganizationDto, changesOf('organizations'), {
     summary: 'List the organizations of the caller’s site',
-    description: `Organizations only (RowType 4). ${ORDER}`,
+    description: `Organizations only (RowType 4). ${ORDER} ${QUERIED}`,
   })
-  list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.organizations.list(ctx, ROW_TYPE_ORGANIZATION, q);
   }
 

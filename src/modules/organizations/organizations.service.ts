@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { AdminRequiredError, ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { DeletedQuery, Page, deletedFilter, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { DeletedQuery, Page, QueriedListQuery, QueriedPage, deletedFilter, pageOf } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { organizationAncestorIds, organizationDescendantIds } from '../../database/queries/trees.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
@@ -17,9 +19,19 @@ import { SitesService } from '../sites/sites.service.js';
 import { CreateOrganizationDto, Organization, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
 import { OrganizationEntity, ROW_TYPE_DEPARTMENT, ROW_TYPE_ORGANIZATION } from '../../database/entities/organization.entity.js';
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
+import { DeclaresBulkWrites } from '../../database/registries/bulk-writers.js';
+import { guardExternalId } from '../../http/wire/external-id.js';
+import { answerBulk, applyBulk, type BulkOptions, type BulkPlan, type BulkRun } from '../../database/bulk-write.js';
+import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../../http/wire/bulk.js';
+
+/** What an ExternalID clash names (ExternalIDs are unique across both row types of a site). */
+const UNIT = 'organization or department';
 
 /** Lists of organizations are ordered by Rank, then Name (id breaks ties so pages are stable). */
 const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
+/** The same order for a queried list: Rank, then Name (the field's `then`), then ID. */
+const BY_RANK = [{ field: Organization.queryable.get('rank')!, desc: false }] as const;
 
 /**
  * Organizations and departments (one table, RowType 4 or 56). Reads are open to every member of
@@ -28,12 +40,32 @@ const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
  * above it, and only an administrator may move it, retype it or change its manager.
  */
 @Injectable()
+@DeclaresRecordKind<OrganizationsService>({
+  path: 'departments',
+  kind: 'organization',
+  access: 'authenticated',
+  read: (s, ctx, id) => s.get(ctx, id),
+  // One table, two collections: `departments` reads both, and renders the kind's events; its list has departments only.
+  listed: (r) => (r as { RowType?: number }).RowType === ROW_TYPE_DEPARTMENT,
+})
+@DeclaresRecordKind<OrganizationsService>({
+  path: 'organizations',
+  kind: 'organization',
+  access: 'authenticated',
+  read: (s, ctx, id) => s.getOrganization(ctx, id),
+})
+@DeclaresBulkWrites<OrganizationsService>({
+  path: 'departments',
+  records: [CreateOrganizationDto, UpdateOrganizationDto, OrganizationDto],
+  apply: (s, ctx, items, opts) => s.applyBatch(ctx, items, opts),
+})
 export class OrganizationsService {
   constructor(
     private readonly db: TenantDb,
     private readonly byReference: ByReference,
     private readonly sites: SitesService,
     private readonly access: AccessService,
+    private readonly queries: ListQueries,
   ) {}
 
   private repo(ctx: RequestContext, label = 'Department') {
@@ -41,9 +73,18 @@ export class OrganizationsService {
   }
 
   /** GET /departments and /organizations: the records of one row type. */
-  async list(ctx: RequestContext, rowType: number, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+  async list(ctx: RequestContext, rowType: number, q: QueriedListQuery): Promise<Page<OrganizationDto>> {
     const { take, skip } = pageOf(q);
     const hidden = await this.access.hidden(ctx, rowType === ROW_TYPE_ORGANIZATION ? ROW_TYPE.organization : ROW_TYPE.department);
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the row type, `deleted` and the records a Deny hides come first.
+      const query = this.queries.read(ctx, Organization, q);
+      const deleted = deletedFilter(q.deleted).deleted;
+      const scope = { equal: { rowType, ...(deleted === undefined ? {} : { deleted }) }, notIn: [{ property: 'id', values: hidden.ids }] };
+      const page = await readQueriedRows(this.db, ctx, OrganizationEntity, scope, query, BY_RANK, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.repo(ctx).answers(page.rows, Organization), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.repo(ctx).findAndCount({
       where: { rowType, ...deletedFilter(q.deleted), ...notHidden(hidden) },
       order: LIST_ORDER,
@@ -54,7 +95,7 @@ export class OrganizationsService {
   }
 
   /** GET /sites/{siteid}/departments: the caller's own site, any site for a global administrator. */
-  async listForSite(ctx: RequestContext, siteId: string, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+  async listForSite(ctx: RequestContext, siteId: string, q: QueriedListQuery): Promise<Page<OrganizationDto>> {
     return this.list(await this.sites.scopeTo(ctx, siteId), ROW_TYPE_DEPARTMENT, q);
   }
 
@@ -109,7 +150,7 @@ export class OrganizationsService {
   async create(ctx: RequestContext, dto: CreateOrganizationDto): Promise<OrganizationDto> {
     const errors = [...(await this.parentErrors(ctx, dto.ParentID ?? null)), ...(await this.managerErrors(ctx, dto.ManagerID ?? null))];
     if (errors.length) throw new ValidationError(errors);
-    const row = await this.repo(ctx).insert(Organization.toColumns(dto, 'create'));
+    const row = await guardExternalId(UNIT, dto.ExternalID, () => this.repo(ctx).insert(Organization.toColumns(dto, 'create')));
     return Organization.toWire(row);
   }
 
@@ -133,9 +174,37 @@ export class OrganizationsService {
       ];
       if (errors.length) throw new ValidationError(errors);
       if (parentChanges && dto.ParentID) await this.assertNoCycle(ctx, org.id, dto.ParentID);
-      const saved = await repo.update(id, Organization.toColumns(dto, 'update'), { ifMatch: true });
+      const saved = await guardExternalId(UNIT, dto.ExternalID, () => repo.update(id, Organization.toColumns(dto, 'update'), { ifMatch: true }));
       return Organization.toWire(saved);
     });
+  }
+
+  /**
+   * A batch of creates, updates and upserts of organizations and departments (docs/bulk.md), each
+   * through `create` or `update`: what `POST /departments/bulk` and a file import run. ParentID and
+   * ManagerID may be given by ExternalID (a parent in the same batch included).
+   */
+  applyBatch(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
+    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx), opts);
+  }
+
+  /** `POST /departments/bulk`. */
+  bulk(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
+    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx));
+  }
+
+  private bulkPlan(ctx: RequestContext): BulkPlan<CreateOrganizationDto, UpdateOrganizationDto> {
+    return {
+      label: 'Department',
+      entity: OrganizationEntity,
+      create: CreateOrganizationDto,
+      update: UpdateOrganizationDto,
+      createRule: 'admin',
+      refs: { ParentID: OrganizationEntity, ManagerID: IndividualEntity },
+      createOne: (dto) => this.create(ctx, dto),
+      updateOne: (id, dto) => this.update(ctx, id, dto),
+      read: (id) => this.get(ctx, id),
+    };
   }
 
   /** PATCH: the record, locked, merged with the patch, then `update` (src/database/patch-record.ts). */

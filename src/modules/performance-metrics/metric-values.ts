@@ -1,4 +1,4 @@
-import { MAX_LIMIT } from '../../common/pagination/pagination.js';
+import { MAX_LIMIT } from '../../http/wire/pagination.js';
 import type { ScopedRepository } from '../../database/tenant-db.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
 import { MetricValue, MetricValueDto } from './dto/metric.dto.js';

@@ -1,27 +1,33 @@
 import { Body, Query } from '@nestjs/common';
-import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
+import { Pm, PmAdmin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidParam, IntParam } from '../../common/validation/ids.js';
-import { CreateMetricDto, MetricDto, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { GuidParam, IntParam } from '../../http/wire/ids.js';
+import { BulkMetricValues, CreateMetricDto, Metric, MetricDto, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
+import { BulkRoute } from '../../http/pipeline/bulk-route.js';
+import { BulkQuery } from '../../http/wire/bulk.js';
 import { PerformanceMetricsService } from './performance-metrics.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf, changesUnder } from '../../common/http/delta-list.js';
-import { DeletedQuery } from '../../common/pagination/pagination.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf, changesUnder } from '../../http/pipeline/delta-list.js';
+import { QueriedListQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 
 const READ_RULE =
   'An individual’s metrics are read by the individual, anyone above them in the reporting chain and administrators (others 403); a project’s metrics by every member of the site.';
 const WRITE_RULE =
   'Allowed for the individual, anyone above them in the reporting chain and administrators (individual metrics), or whoever may change the project: its owner, anyone the owner reports to, administrators (project metrics). Others 403.';
 const LIST_NOTE =
-  'Ordered by Name; each metric carries its Values. deleted: 0 live (default), 1 deleted, 2 all; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfMetric.';
+  'Ordered by Name; each metric carries its Values. deleted: 0 live (default), 1 deleted, 2 all; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfMetric. ' +
+  queryNotes(Metric);
 
 /**
  * The Metric resource (PM). Paths are written without /v4; the site-wide list is `GET /metrics`
  * for the caller's site and `/sites/{siteid}/metrics` for a named one (docs/metrics-archives.md).
  */
-@ApiController('Metric')
+@ApiController('Metric', undefined, {
+  description: 'Metrics of an individual or project with a target and one actual value per period (performance management).',
+})
 export class PerformanceMetricsController {
   constructor(private readonly metrics: PerformanceMetricsService) {}
 
@@ -29,7 +35,7 @@ export class PerformanceMetricsController {
     summary: 'List an individual’s metrics (PM)',
     description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
-  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: QueriedListQuery) {
     return this.metrics.listForIndividual(ctx, id, q);
   }
 
@@ -37,7 +43,7 @@ export class PerformanceMetricsController {
     summary: 'List a project’s metrics (PM)',
     description: `404 when the project is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
-  listForProject(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
+  listForProject(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: QueriedListQuery) {
     return this.metrics.listForProject(ctx, id, q);
   }
 
@@ -45,7 +51,7 @@ export class PerformanceMetricsController {
     summary: 'List the caller’s own metrics (PM)',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })
-  listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  listMine(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.metrics.listMine(ctx, q);
   }
 
@@ -53,7 +59,7 @@ export class PerformanceMetricsController {
     summary: 'List every metric of a site (PM, Admin)',
     description: `For integrations that sync all metrics. The caller’s own site, or any site with PM on for a global administrator (else 403). ${LIST_NOTE}`,
   })
-  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteId') siteId: string, @Query() q: DeletedQuery) {
+  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteId') siteId: string, @Query() q: QueriedListQuery) {
     return this.metrics.listForSite(ctx, siteId, q);
   }
 
@@ -61,7 +67,7 @@ export class PerformanceMetricsController {
     summary: 'List every metric of the caller’s site (PM, Admin)',
     description: `For integrations that sync all metrics; the same list as GET /sites/{siteid}/metrics for the caller’s own site. ${LIST_NOTE}`,
   })
-  listAll(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  listAll(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.metrics.listForSite(ctx, ctx.siteId, q);
   }
 
@@ -116,6 +122,16 @@ export class PerformanceMetricsController {
   })
   setValue(@Ctx() ctx: RequestContext, @GuidParam() id: string, @IntParam('periodid') periodId: number, @Body() dto: PutMetricValueDto) {
     return this.metrics.setValue(ctx, id, periodId, dto);
+  }
+
+  @BulkRoute(Pm, 'metrics/values/bulk', {
+    summary: 'Set up to 1,000 metric values (PM)',
+    description:
+      'Each item is PUT /metrics/{id}/values/{periodid}: its Record names the metric (MetricID) and the period (PeriodID) with the Actual value, or a value by its ID with the Actual; ' +
+      `create, update and upsert all set the value (a value that exists is replaced, as the single PUT does), except that an update of a metric and period without a value yet is 404. ${WRITE_RULE} The ID answered is the value’s.`,
+  })
+  bulkValues(@Ctx() ctx: RequestContext, @Body() body: BulkMetricValues, @Query() q: BulkQuery) {
+    return this.metrics.bulkValues(ctx, body, q);
   }
 
   @DeleteRoute(Pm, 'metrics/:id/values/:periodid', null, {

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, PmDisabledError, ValidationError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { deletedFilter, Page, pageOf, QueriedListQuery, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries, type ListQuery } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
@@ -16,13 +17,28 @@ import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { assertCanManageProject } from '../../authorization/project-access.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
 import { SitesService } from '../sites/sites.service.js';
-import { CreateMetricDto, Metric, MetricDto, MetricValue, PutMetricValueDto, UpdateMetricDto } from './dto/metric.dto.js';
+import {
+  CreateMetricDto,
+  Metric,
+  MetricDto,
+  MetricValue,
+  MetricValueInput,
+  PutMetricValueDto,
+  SetMetricValueInput,
+  UpdateMetricDto,
+} from './dto/metric.dto.js';
 import { MetricValueEntity } from '../../database/entities/metric-value.entity.js';
 import { MetricEntity, MetricKind } from '../../database/entities/metric.entity.js';
 import { valuesByMetric } from './metric-values.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
+import { DeclaresBulkWrites } from '../../database/registries/bulk-writers.js';
+import { answerBulk, applyBulk, type BulkOptions, type BulkPlan, type BulkRun } from '../../database/bulk-write.js';
+import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../../http/wire/bulk.js';
 
 /** Lists are ordered by Name; the id keeps paging stable. */
 const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;
+/** The same order for a queried list. */
+const BY_NAME = [{ field: Metric.queryable.get('name')!, desc: false }] as const;
 
 type Owned = Pick<MetricEntity, 'kind' | 'ancestorId'>;
 
@@ -40,12 +56,19 @@ type Owned = Pick<MetricEntity, 'kind' | 'ancestorId'>;
  *   exactly those back. A metric taken down with its individual or project comes back with it.
  */
 @Injectable()
+@DeclaresRecordKind<PerformanceMetricsService>({ path: 'metrics', kind: 'metric', access: 'pm', read: (s, ctx, id) => s.get(ctx, id) })
+@DeclaresBulkWrites<PerformanceMetricsService>({
+  path: 'metrics/values',
+  records: [SetMetricValueInput, MetricValueInput],
+  apply: (s, ctx, items, opts) => s.applyValues(ctx, items, opts),
+})
 export class PerformanceMetricsService {
   constructor(
     private readonly db: TenantDb,
     private readonly byReference: ByReference,
     private readonly access: AccessService,
     private readonly sites: SitesService,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly metrics = this.db.scoped(MetricEntity, 'Metric');
@@ -65,9 +88,27 @@ export class PerformanceMetricsService {
     return (await this.toWire(ctx, [row]))[0];
   }
 
-  private async page(ctx: RequestContext, where: FindOptionsWhere<MetricEntity>, q: DeletedQuery): Promise<Page<MetricDto>> {
+  private async page(ctx: RequestContext, where: { kind?: MetricKind; ancestorId?: string }, q: QueriedListQuery): Promise<Page<MetricDto>> {
     const hidden = await this.access.hidden(ctx, ROW_TYPE.metric);
-    if (typeof where.ancestorId === 'string' && hidden.ancestors.includes(where.ancestorId)) return Page.of([], 0, q);
+    const query = asksQuery(q) ? this.queries.read(ctx, Metric, q) : null;
+    if (typeof where.ancestorId === 'string' && hidden.ancestors.includes(where.ancestorId)) {
+      return query ? emptyQueried(q, query) : Page.of([], 0, q);
+    }
+    if (query) {
+      // Queried (docs/queries.md): the record the list is under, `deleted` and the metrics a Deny hides come first.
+      const { take, skip } = pageOf(q);
+      const deleted = deletedFilter(q.deleted).deleted;
+      const scope = {
+        equal: { ...where, ...(deleted === undefined ? {} : { deleted }) },
+        notIn: [
+          { property: 'id', values: hidden.ids },
+          { property: 'ancestorId', values: hidden.ancestors },
+        ],
+      };
+      const page = await readQueriedRows(this.db, ctx, MetricEntity, scope, query, BY_NAME, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(await this.toWire(ctx, page.rows), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.metrics(ctx).findAndCount({
       where: { ...notHidden(hidden), ...where, ...deletedFilter(q.deleted) },
       order: LIST_ORDER,
@@ -120,25 +161,26 @@ export class PerformanceMetricsService {
   }
 
   /** `GET /individuals/{id}/metrics`: 404 for an individual not of the site, 403 when not readable. */
-  async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<MetricDto>> {
+  async listForIndividual(ctx: RequestContext, individualId: string, q: QueriedListQuery): Promise<Page<MetricDto>> {
     await this.access.assertCanReadRecordsOf(ctx, individualId, 'read their metrics');
     return this.page(ctx, { kind: 'individual', ancestorId: individualId }, q);
   }
 
   /** `GET /projects/{id}/metrics`: 404 for a project not of the site. */
-  async listForProject(ctx: RequestContext, projectId: string, q: DeletedQuery): Promise<Page<MetricDto>> {
+  async listForProject(ctx: RequestContext, projectId: string, q: QueriedListQuery): Promise<Page<MetricDto>> {
     const project = await this.db.repo(ctx, ProjectEntity, 'Project').get(projectId);
     await this.access.assertVisible(ctx, Row.project(project));
     return this.page(ctx, { kind: 'project', ancestorId: projectId }, q);
   }
 
   /** `GET /me/metrics`: the caller's own metrics; none for a caller without an individual here. */
-  listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<MetricDto>> {
+  listMine(ctx: RequestContext, q: QueriedListQuery): Promise<Page<MetricDto>> {
+    if (!ctx.user.individualId && asksQuery(q)) return Promise.resolve(emptyQueried(q, this.queries.read(ctx, Metric, q)));
     return Page.mine(ctx.user.individualId, q, (me) => this.page(ctx, { kind: 'individual', ancestorId: me }, q));
   }
 
   /** `GET /sites/{siteid}/metrics`: every metric of a site, for administrators. */
-  async listForSite(ctx: RequestContext, siteId: string, q: DeletedQuery): Promise<Page<MetricDto>> {
+  async listForSite(ctx: RequestContext, siteId: string, q: QueriedListQuery): Promise<Page<MetricDto>> {
     const scoped = await this.sites.scopeTo(ctx, siteId);
     if (!scoped.user.pmEnabled) throw new PmDisabledError('Performance management is switched off for that site');
     return this.page(scoped, {}, q);
@@ -217,6 +259,60 @@ export class PerformanceMetricsService {
   }
 
   /**
+   * A batch of metric values to set (docs/bulk.md), each through `setValue`: what
+   * `POST /metrics/values/bulk` and a file import run. An item names its value by MetricID and
+   * PeriodID, or by the value's ID; setting a value that exists replaces it, as the single PUT does,
+   * except that an update of a pair that has no value yet is 404.
+   */
+  applyValues(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
+    return applyBulk(this.db, ctx, items, this.valuesPlan(ctx), opts);
+  }
+
+  /** `POST /metrics/values/bulk`. */
+  bulkValues(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
+    return answerBulk(this.db, ctx, body, q, this.valuesPlan(ctx));
+  }
+
+  private valuesPlan(ctx: RequestContext): BulkPlan<SetMetricValueInput, MetricValueInput> {
+    const values = () => this.db.repo(ctx, MetricValueEntity, 'MetricValue');
+    const idOf = async (metricId: string, periodId: number) => (await values().findOne({ metricId, periodId }))?.id ?? null;
+    const set = async (metricId: string, periodId: number, actual: number) => {
+      await this.setValue(ctx, metricId, periodId, { Actual: actual } as PutMetricValueDto);
+      return { ID: await idOf(metricId, periodId) };
+    };
+    return {
+      label: 'MetricValue',
+      entity: MetricValueEntity,
+      externalIds: false,
+      create: SetMetricValueInput,
+      update: MetricValueInput,
+      // The single write's route is for performance management sites (a file import is held to it too).
+      createRule: 'pm',
+      updateRule: 'pm',
+      refs: {},
+      match: {
+        fields: ['MetricID', 'PeriodID'],
+        find: async (record) => {
+          const periodId = Number(record.PeriodID);
+          const metricId = String(record.MetricID).trim().toLowerCase();
+          // Values the single write would refuse are not looked for (the write answers them).
+          if (!Number.isSafeInteger(periodId) || !/^[0-9a-f-]{36}$/.test(metricId)) return null;
+          return idOf(metricId, periodId);
+        },
+      },
+      createOne: (dto) => set(dto.MetricID, dto.PeriodID, dto.Actual),
+      updateOne: async (id, dto) => {
+        const row = await values().get(id);
+        return set(row.metricId, row.periodId, dto.Actual);
+      },
+      read: async (id) => {
+        const row = await values().get(id);
+        return { ID: row.id, MetricID: row.metricId, ...MetricValue.toWire(row) };
+      },
+    };
+  }
+
+  /**
    * `DELETE /metrics/{id}/values/{periodid}`: removes that period's value (idempotent); the metric
    * is marked changed only when there was a value to remove.
    */
@@ -252,4 +348,10 @@ export class PerformanceMetricsService {
     if (period.closed) throw new ConflictError(`Period ${periodId} is closed: its metric values were archived and cannot change`, 'closed');
     return metric;
   }
+}
+
+/** The empty page of a queried list (a caller with nothing to list), its query checked all the same. */
+function emptyQueried(q: QueriedListQuery, query: ListQuery): QueriedPage<MetricDto> {
+  const { take, skip } = pageOf(q);
+  return new QueriedPage<MetricDto>([], query.cursor === null ? 0 : -1, take, skip, query.fields, query.cursor === null ? undefined : null);
 }

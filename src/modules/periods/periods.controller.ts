@@ -1,24 +1,27 @@
 import { Body, Query } from '@nestjs/common';
-import { Admin, Authenticated } from '../../common/auth/access.decorators.js';
+import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { PageQuery } from '../../common/pagination/pagination.js';
-import { IntParam } from '../../common/validation/ids.js';
-import { CreatePeriodDto, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { QueriedPageQuery } from '../../http/wire/pagination.js';
+import { IntParam } from '../../http/wire/ids.js';
+import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { PeriodsService } from './periods.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf } from '../../common/http/delta-list.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf } from '../../http/pipeline/delta-list.js';
 
-@ApiController('Period', 'periods')
+@ApiController('Period', 'periods', {
+  description: 'The time spans that goals, commitments, dialogs, assessments and metric values belong to; closing a period archives its figures.',
+})
 export class PeriodsController {
   constructor(private readonly periods: PeriodsService) {}
 
   @ListRoute(Authenticated, '/', PeriodDto, changesOf('periods'), {
     summary: 'List the periods of the site, ordered by StartDate',
-    description: 'Every member reads the periods. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfPeriod.',
+    description: `Every member reads the periods. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfPeriod. ${queryNotes(Period)}`,
   })
-  list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedPageQuery) {
     return this.periods.list(ctx, q);
   }
 

@@ -1,4 +1,5 @@
 import { RequestContext } from '../../common/context/request-context.js';
+import { ListQueries } from '../../http/wire/list-query.js';
 import { ConflictError } from '../../common/errors/errors.js';
 import { ArchiveWriters } from '../../database/archive-writers.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -56,7 +57,7 @@ describe('PeriodsService.remove (in-use check)', () => {
         },
       }),
     };
-    return { sut: new PeriodsService(db as unknown as TenantDb, new ArchiveWriters()), asked, deleted };
+    return { sut: new PeriodsService(db as unknown as TenantDb, new ArchiveWriters(), new ListQueries('test')), asked, deleted };
   }
 
   it('asks every tenant table with a period_id column, by its property name, and deletes an unused period', async () => {

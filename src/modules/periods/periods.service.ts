@@ -1,17 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { FindOptionsWhere, LessThanOrEqual, MoreThanOrEqual, ObjectLiteral } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, ValidationError } from '../../common/errors/errors.js';
-import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { Page, pageOf, QueriedPage, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import type { TenantEntity } from '../../database/entities/base.entity.js';
 import { ArchiveWriters } from '../../database/archive-writers.js';
 import { isForeignKeyViolation } from '../../common/errors/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { CreatePeriodDto, Period, PeriodDto, UpdatePeriodDto } from './dto/period.dto.js';
 import { PeriodEntity } from '../../database/entities/period.entity.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /**
  * The default period among a site's periods, by the rule `PeriodsService.resolve` applies in SQL:
@@ -38,6 +41,9 @@ const MAX_KEPT_PERIODS = 100;
 /** The column every period-scoped table uses for its period (goals, commitments, dialogs, …). */
 const PERIOD_REF_COLUMN = 'period_id';
 
+/** The order of the list without `sort=`: StartDate, then ID, as the plain list's. */
+const BY_START = [{ field: Period.queryable.get('startdate')!, desc: false }] as const;
+
 /**
  * Periods (docs/periods-projects.md) and the `period` rule every resource uses (docs/http-and-xml.md): a given id must name
  * a period of the site (404 otherwise); without one, the period containing now, else the latest
@@ -50,10 +56,12 @@ const PERIOD_REF_COLUMN = 'period_id';
  * `in-use`).
  */
 @Injectable()
+@DeclaresRecordKind<PeriodsService>({ path: 'periods', kind: 'period', intId: true, access: 'authenticated', read: (s, ctx, id) => s.get(ctx, Number(id)) })
 export class PeriodsService {
   constructor(
     private readonly db: TenantDb,
     private readonly archiveWriters: ArchiveWriters,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly periods = this.db.scoped(PeriodEntity, 'Period');
@@ -97,7 +105,15 @@ export class PeriodsService {
   }
 
   /** Every period of the site, ordered by StartDate (then id), paged. */
-  async list(ctx: RequestContext, q: PageQuery): Promise<Page<PeriodDto>> {
+  async list(ctx: RequestContext, q: QueriedPageQuery): Promise<Page<PeriodDto>> {
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): every member reads the site's periods; the filter selects among them.
+      const query = this.queries.read(ctx, Period, q);
+      const { take, skip } = pageOf(q);
+      const page = await readQueriedRows(this.db, ctx, PeriodEntity, {}, query, BY_START, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.periods(ctx).answers(page.rows, Period), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.periods(ctx).findAndCount({ order: { startDate: 'ASC', id: 'ASC' }, ...pageOf(q) });
     return Page.of(this.periods(ctx).answers(rows, Period), total, q);
   }

@@ -1,15 +1,25 @@
 import { Body, Query } from '@nestjs/common';
 import { ApiForbiddenResponse } from '@nestjs/swagger';
-import { Authenticated } from '../../common/auth/access.decorators.js';
+import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidParam } from '../../common/validation/ids.js';
-import { CreatePermissionDto, EffectivePermissionsDto, EffectiveQuery, PermissionDto, PermissionQuery, UpdatePermissionDto } from './dto/permission.dto.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { GuidParam } from '../../http/wire/ids.js';
+import {
+  BulkPermissions,
+  CreatePermissionDto,
+  EffectivePermissionsDto,
+  EffectiveQuery,
+  PermissionDto,
+  PermissionQuery,
+  UpdatePermissionDto,
+} from './dto/permission.dto.js';
+import { BulkRoute } from '../../http/pipeline/bulk-route.js';
+import { BulkQuery } from '../../http/wire/bulk.js';
 import { PermissionsService } from './permissions.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../common/http/routes.js';
-import { defineRoutes } from '../../common/http/route-family.js';
-import { changesOf, changesUnder } from '../../common/http/delta-list.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
+import { defineRoutes } from '../../http/pipeline/route-family.js';
+import { changesOf, changesUnder } from '../../http/pipeline/delta-list.js';
 
 const STATES = 'States: 0 Not Set, 1 Allow, 2 Deny (CreateText … DelegateText give the words).';
 const WHO_WRITES = 'An administrator, or a holder of Delegate on the row (else 403; 404 when a Deny hides the row from the caller).';
@@ -28,7 +38,10 @@ const ROW_LISTS: readonly { kind: string; name: string; what: string }[] = [
  * The Permission resource (docs/authorization.md). `effective` is declared before `:id`
  * so the static segment is not taken for an id.
  */
-@ApiController('Permission')
+@ApiController('Permission', undefined, {
+  description:
+    'Permission records: Allow or Deny on create, read, update, delete and delegate for a user or security group on a row (and, through ChildType, the rows below it); and the explanation of any decision.',
+})
 export class PermissionsController {
   constructor(private readonly permissions: PermissionsService) {}
 
@@ -64,6 +77,17 @@ export class PermissionsController {
   })
   create(@Ctx() ctx: RequestContext, @Body() dto: CreatePermissionDto) {
     return this.permissions.create(ctx, dto);
+  }
+
+  @BulkRoute(Authenticated, 'permissions/bulk', {
+    summary: 'Create, update and upsert up to 1,000 permissions',
+    description:
+      `Each Record is the body of POST /permissions (create) or of PUT /permissions/{id} (update: the five states), each held to its rule: ${WHO_WRITES} ` +
+      'A Record names its permission by ID, or by RowID, PrincipalID and ChildType (unique together): an upsert of a grant that does not exist yet creates it, else changes its states; two creates of one grant: the second is 409 duplicate-permission. ' +
+      'RowID and PrincipalID are IDs (a row of several kinds, a UserID or a security group): they take no ExternalRefs.',
+  })
+  bulk(@Ctx() ctx: RequestContext, @Body() body: BulkPermissions, @Query() q: BulkQuery) {
+    return this.permissions.bulk(ctx, body, q);
   }
 
   @PutRoute(Authenticated, 'permissions/:id', PermissionDto, {

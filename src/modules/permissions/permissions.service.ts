@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { fullName } from '../../common/names.js';
-import { Page, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { Page, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
-import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../authorization/grants.js';
+import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../authorization/grants.statements.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
@@ -26,9 +26,14 @@ import {
   PermissionDto,
   PermissionQuery,
   UpdatePermissionDto,
+  childTypeOf,
   type DecisionRow,
 } from './dto/permission.dto.js';
 import { PermissionEntity, PRINCIPAL_GROUP, PRINCIPAL_USER, ROW_TYPE, type RowType } from '../../database/entities/permission.entity.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
+import { DeclaresBulkWrites } from '../../database/registries/bulk-writers.js';
+import { answerBulk, applyBulk, type BulkOptions, type BulkPlan, type BulkRun } from '../../database/bulk-write.js';
+import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../../http/wire/bulk.js';
 
 const LABEL = 'Permission';
 const ORDER = { rowType: 'ASC', rowId: 'ASC', principalType: 'ASC', principalId: 'ASC', childType: 'ASC', id: 'ASC' } as const;
@@ -55,6 +60,12 @@ interface Principal {
  * Reading them: administrators, Delegate holders of the row, and the principal itself.
  */
 @Injectable()
+@DeclaresRecordKind<PermissionsService>({ path: 'permissions', kind: 'permission', access: 'authenticated', read: (s, ctx, id) => s.get(ctx, id) })
+@DeclaresBulkWrites<PermissionsService>({
+  path: 'permissions',
+  records: [CreatePermissionDto, UpdatePermissionDto, PermissionDto],
+  apply: (s, ctx, items, opts) => s.applyBatch(ctx, items, opts),
+})
 export class PermissionsService {
   constructor(
     private readonly db: TenantDb,
@@ -177,6 +188,57 @@ export class PermissionsService {
       const saved = await this.repo(ctx).update(id, Permission.toColumns(dto, 'update'), { ifMatch: true });
       return (await this.toDtos(ctx, [saved]))[0];
     });
+  }
+
+  /**
+   * A batch of creates, updates and upserts of permissions (docs/bulk.md), each through `create` or
+   * `update`: what `POST /permissions/bulk` and a file import run. An item names its permission by
+   * ID, or by RowID, PrincipalID and ChildType (unique together): an upsert of a grant that does not
+   * exist yet creates it, else changes its five states.
+   */
+  applyBatch(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
+    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx), opts);
+  }
+
+  /** `POST /permissions/bulk`. */
+  bulk(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
+    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx));
+  }
+
+  private bulkPlan(ctx: RequestContext): BulkPlan<CreatePermissionDto, UpdatePermissionDto> {
+    return {
+      label: LABEL,
+      entity: PermissionEntity,
+      externalIds: false,
+      create: CreatePermissionDto,
+      update: UpdatePermissionDto,
+      // POST /permissions admits any member; `create` then holds the caller to Delegate on the row.
+      createRule: 'authenticated',
+      refs: {},
+      match: {
+        fields: ['RowID', 'PrincipalID'],
+        find: async (record) => {
+          // ChildType as the create stores it (absent or null: the row itself; an unknown number: null); not a number: nothing is matched.
+          const sent = record.ChildType;
+          const n =
+            sent === undefined || sent === null
+              ? null
+              : typeof sent === 'number' || (typeof sent === 'string' && /^-?\d+$/.test(sent.trim()))
+                ? Number(sent)
+                : NaN;
+          if (Number.isNaN(n)) return null;
+          const found = await this.repo(ctx).findOne({
+            rowId: String(record.RowID).trim().toLowerCase(),
+            principalId: String(record.PrincipalID).trim().toLowerCase(),
+            childType: childTypeOf(n),
+          });
+          return found?.id ?? null;
+        },
+      },
+      createOne: (dto) => this.create(ctx, dto),
+      updateOne: (id, dto) => this.update(ctx, id, dto),
+      read: (id) => this.get(ctx, id),
+    };
   }
 
   /** PATCH: the permission, locked, merged with the patch, then `update` (src/database/patch-record.ts). */

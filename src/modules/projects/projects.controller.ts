@@ -1,20 +1,23 @@
 import { Body, Query } from '@nestjs/common';
-import { Authenticated } from '../../common/auth/access.decorators.js';
+import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { DeletedQuery } from '../../common/pagination/pagination.js';
-import { GuidParam } from '../../common/validation/ids.js';
-import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { QueriedListQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
+import { GuidParam } from '../../http/wire/ids.js';
+import { CreateProjectDto, Project, ProjectDto, UpdateProjectDto } from './dto/project.dto.js';
 import { ProjectsService } from './projects.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf, changesUnder } from '../../common/http/delta-list.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf, changesUnder } from '../../http/pipeline/delta-list.js';
 
 const READ_RULE = 'Every member of the site reads projects.';
 const WRITE_RULE = 'Allowed for administrators, the owner (OwnerID), and anyone the owner reports to; others get 403.';
-const LIST_NOTE = 'Ordered by Name; deleted: 0 live (default), 1 deleted, 2 all; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfProject.';
+const LIST_NOTE =
+  'Ordered by Name; deleted: 0 live (default), 1 deleted, 2 all; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfProject. ' +
+  queryNotes(Project);
 
-@ApiController('Project')
+@ApiController('Project', undefined, { description: 'Projects with their owner, start and due dates (each change of the due date is counted).' })
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
@@ -22,7 +25,7 @@ export class ProjectsController {
     summary: 'List the projects of the site',
     description: `${LIST_NOTE} ${READ_RULE}`,
   })
-  list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.projects.list(ctx, q);
   }
 
@@ -35,7 +38,7 @@ export class ProjectsController {
     summary: 'List the projects an individual owns',
     description: `404 when the individual is not one of the site. ${LIST_NOTE} ${READ_RULE}`,
   })
-  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() individualId: string, @Query() q: DeletedQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() individualId: string, @Query() q: QueriedListQuery) {
     return this.projects.listForIndividual(ctx, individualId, q);
   }
 
@@ -43,7 +46,7 @@ export class ProjectsController {
     summary: 'List the projects the caller owns',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })
-  listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  listMine(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.projects.listMine(ctx, q);
   }
 

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
-import { DeletedQuery, deletedFilter, Page, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { deletedFilter, Page, pageOf, QueriedListQuery, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
@@ -16,9 +18,12 @@ import { CreateProjectDto, Project, ProjectDto, UpdateProjectDto } from './dto/p
 import { assertCanGiveProjectTo, assertCanManageProject } from '../../authorization/project-access.js';
 import { ProjectDueDateChangeEntity } from '../../database/entities/project-due-date-change.entity.js';
 import { ProjectEntity } from '../../database/entities/project.entity.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Lists are ordered by Name; the id keeps paging stable. */
 const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;
+/** The same order for a queried list. */
+const BY_NAME = [{ field: Project.queryable.get('name')!, desc: false }] as const;
 
 /**
  * Projects (docs/periods-projects.md). Every member of the site reads them; an administrator, the owner or anyone
@@ -27,17 +32,32 @@ const LIST_ORDER = { name: 'ASC', id: 'ASC' } as const;
  * the project's scopes and comments down by reference; undelete brings exactly those back.
  */
 @Injectable()
+@DeclaresRecordKind<ProjectsService>({ path: 'projects', kind: 'project', access: 'authenticated', read: (s, ctx, id) => s.get(ctx, id) })
 export class ProjectsService {
   constructor(
     private readonly db: TenantDb,
     private readonly byReference: ByReference,
     private readonly access: AccessService,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly projects = this.db.scoped(ProjectEntity, 'Project');
 
-  private async page(ctx: RequestContext, q: DeletedQuery, ownerId?: string): Promise<Page<ProjectDto>> {
+  private async page(ctx: RequestContext, q: QueriedListQuery, ownerId?: string): Promise<Page<ProjectDto>> {
     const hidden = await this.access.hidden(ctx, ROW_TYPE.project);
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the owner, `deleted` and the projects a Deny hides come first.
+      const query = this.queries.read(ctx, Project, q);
+      const { take, skip } = pageOf(q);
+      const deleted = deletedFilter(q.deleted).deleted;
+      const scope = {
+        equal: { ...(ownerId ? { ownerId } : {}), ...(deleted === undefined ? {} : { deleted }) },
+        notIn: [{ property: 'id', values: hidden.ids }],
+      };
+      const page = await readQueriedRows(this.db, ctx, ProjectEntity, scope, query, BY_NAME, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.projects(ctx).answers(page.rows, Project), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.projects(ctx).findAndCount({
       where: { ...(ownerId ? { ownerId } : {}), ...deletedFilter(q.deleted), ...notHidden(hidden) },
       order: LIST_ORDER,
@@ -46,19 +66,26 @@ export class ProjectsService {
     return Page.of(this.projects(ctx).answers(rows, Project), total, q);
   }
 
-  async list(ctx: RequestContext, q: DeletedQuery): Promise<Page<ProjectDto>> {
+  async list(ctx: RequestContext, q: QueriedListQuery): Promise<Page<ProjectDto>> {
     return this.page(ctx, q);
   }
 
   /** The projects an individual owns (docs/periods-projects.md); 404 when the individual is not one of the site. */
-  async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<ProjectDto>> {
+  async listForIndividual(ctx: RequestContext, individualId: string, q: QueriedListQuery): Promise<Page<ProjectDto>> {
     await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
     await this.access.assertVisible(ctx, Row.individual(individualId));
     return this.page(ctx, q, individualId);
   }
 
   /** The projects the caller owns; none for a caller without an individual in this site. */
-  listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<ProjectDto>> {
+  listMine(ctx: RequestContext, q: QueriedListQuery): Promise<Page<ProjectDto>> {
+    if (!ctx.user.individualId && asksQuery(q)) {
+      const query = this.queries.read(ctx, Project, q);
+      const { take, skip } = pageOf(q);
+      return Promise.resolve(
+        new QueriedPage<ProjectDto>([], query.cursor === null ? 0 : -1, take, skip, query.fields, query.cursor === null ? undefined : null),
+      );
+    }
     return Page.mine(ctx.user.individualId, q, (me) => this.page(ctx, q, me));
   }
 

@@ -1,4 +1,4 @@
-import { SCIM_BASE, SCIM_SCHEMA } from '../../common/http/scim.js';
+import { SCIM_BASE, SCIM_SCHEMA } from './scim-protocol.js';
 import { LIMITS } from '../../common/limits.js';
 import { MAX_COUNT } from './scim-wire.js';
 

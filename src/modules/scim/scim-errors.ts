@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { ScimError } from '../../common/http/scim.js';
+import { ScimError } from './scim-protocol.js';
 
 /** The SCIM attribute of each field of /v4 an error of IndividualsService or SecurityGroupsService may name. */
 const ATTRIBUTES: Record<string, string> = {
@@ -31,6 +31,7 @@ export async function asScimError<T>(fn: () => Promise<T>): Promise<T> {
     }
     if (e instanceof ConflictError) {
       if (e.code === 'duplicate-username') throw new ScimError(409, 'uniqueness', `userName: ${scimNames(e.detail ?? 'already taken')}`);
+      if (e.code === 'duplicate-external-id') throw new ScimError(409, 'uniqueness', 'externalId: another User of this site has it');
       if (e.code === 'cycle') throw new ScimError(400, 'invalidValue', `manager: ${scimNames(e.detail ?? 'would make a reporting cycle')}`);
       if (e.code === 'deleted') throw new ScimError(404, null, scimNames(e.detail ?? 'The resource was deleted'));
     }

@@ -1,9 +1,10 @@
-import { type Compare, type Filter, parse } from 'scim2-parse-filter';
-import { ScimError } from '../../common/http/scim.js';
+import type { Compare, Filter } from 'scim2-parse-filter';
+import { FilterSyntaxError, parseFilter } from '../../common/query/filter-grammar.js';
+import { ScimError } from './scim-protocol.js';
 
 /**
  * SCIM filters (RFC 7644 §3.4.2.2; docs/identity.md, "Filters") as a parameterised SQL condition.
- * The grammar is scim2-parse-filter's; this file says what each attribute of a resource is in SQL
+ * The grammar is the API's one filter grammar (src/common/query/filter-grammar.ts); this file says what each attribute of a resource is in SQL
  * (`FilterAttributes`) and refuses, as 400 invalidFilter, what it cannot answer in the database: an
  * unknown attribute, an operator the attribute does not take. The condition is ANDed to a query
  * that is already scoped to the caller's site, so a filter can only narrow it.
@@ -22,9 +23,6 @@ export interface SqlCondition {
   where: string;
   params: Record<string, unknown>;
 }
-
-/** The longest filter read: Entra and Okta send a few dozen characters. */
-export const MAX_FILTER_LENGTH = 2000;
 
 const invalid = (detail: string) => new ScimError(400, 'invalidFilter', detail);
 
@@ -103,12 +101,12 @@ function attributeKey(path: string, schemaUrns: readonly string[]): string {
  * on a filter that does not parse, an unknown attribute or an operator it does not take.
  */
 export function compileFilter(filter: string, attributes: FilterAttributes, schemaUrns: readonly string[] = []): SqlCondition {
-  if (filter.length > MAX_FILTER_LENGTH) throw invalid(`The filter is longer than ${MAX_FILTER_LENGTH} characters`);
   let ast: Filter;
   try {
-    ast = parse(filter);
+    ast = parseFilter(filter);
   } catch (e) {
-    throw invalid(`The filter cannot be read: ${(e as Error).message}`);
+    if (e instanceof FilterSyntaxError) throw invalid(e.message);
+    throw e;
   }
   const params: Record<string, unknown> = {};
   const bind: Bind = (value) => {

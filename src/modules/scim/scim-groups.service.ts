@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
-import { SCIM_SCHEMA, ScimError } from '../../common/http/scim.js';
-import type { RawBody } from '../../common/http/wire-writer.js';
+import { SCIM_SCHEMA, ScimError } from './scim-protocol.js';
+import type { RawBody } from '../../http/pipeline/wire-writer.js';
 import { LIMITS } from '../../common/limits.js';
 import { SecurityGroupEntity } from '../../database/entities/security-group.entity.js';
 import { TenantDb } from '../../database/tenant-db.js';

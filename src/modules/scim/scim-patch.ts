@@ -1,6 +1,6 @@
 import { parse } from 'scim2-parse-filter';
 import { scimPatch, type ScimPatchOperation, type ScimResource } from 'scim-patch';
-import { SCIM_SCHEMA, ScimError, type ScimType } from '../../common/http/scim.js';
+import { SCIM_SCHEMA, ScimError, type ScimType } from './scim-protocol.js';
 
 /**
  * SCIM PATCH (RFC 7644 §3.5.2; docs/identity.md, "PATCH"): the PatchOp body read leniently, as

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
-import { userNameKey } from '../../common/auth/user-name.js';
+import { userNameKey } from '../../auth/user-name.js';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
-import { SCIM_SCHEMA, ScimError } from '../../common/http/scim.js';
-import type { RawBody } from '../../common/http/wire-writer.js';
+import { SCIM_SCHEMA, ScimError } from './scim-protocol.js';
+import type { RawBody } from '../../http/pipeline/wire-writer.js';
 import { LIMITS } from '../../common/limits.js';
 import { fullName } from '../../common/names.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
@@ -16,6 +16,7 @@ import { booleanAttribute, equalityAttribute, type FilterAttributes, presenceAtt
 import { applyPatch, booleanOf, type Json, managerIdOf, readPatch } from './scim-patch.js';
 import { asScimError } from './scim-errors.js';
 import { NO_CONTENT, assertIfMatch, type ListOf, listPage, metaOf, projectionOf, resourceAnswer } from './scim-wire.js';
+import { guardExternalId } from '../../http/wire/external-id.js';
 
 const ENTERPRISE = SCIM_SCHEMA.enterpriseUser;
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -84,7 +85,9 @@ export class ScimUsersService {
       .qb('i')
       .innerJoin(UserEntity, 'u', 'u.id = i.user_id AND u.site_id = i.site_id')
       .andWhere('i.deleted = 0')
-      .andWhere('u.deprovisioned IS NULL');
+      .andWhere('u.deprovisioned IS NULL')
+      // A global administrator is no provisioned person (docs/security.md).
+      .andWhere('u.is_global_admin = 0');
     const resources = async (rows: IndividualEntity[]) => {
       const accounts = await this.accounts(ctx, rows);
       return rows.map((r) => toScimUser(r, accounts.get(r.userId!)!));
@@ -161,7 +164,6 @@ export class ScimUsersService {
       this.db.transaction(ctx, async () => {
         const { person, account } = await this.find(ctx, id, true);
         assertIfMatch(ctx, person.version);
-        if (account.isGlobalAdmin) throw new ScimError(400, 'mutability', 'A global administrator’s account is managed in pms-api, not by provisioning');
         await accounts(this.db, ctx).update(account.id, { active: false, deprovisioned: new Date(), updated: new Date() });
         await endTokens(this.db, ctx, account.id);
         await this.individuals(ctx).update(id, {});
@@ -179,7 +181,8 @@ export class ScimUsersService {
     const person = lock ? await this.individuals(ctx).lock(id.toLowerCase()) : await this.individuals(ctx).findById(id.toLowerCase());
     if (!person || person.deleted || !person.userId) throw gone();
     const account = await this.db.global(ctx, UserEntity).findOneBy({ id: person.userId });
-    if (!account || account.siteId !== ctx.siteId || account.deprovisioned) throw gone();
+    // A global administrator is not a User of provisioning: never read, changed or deactivated by it.
+    if (!account || account.siteId !== ctx.siteId || account.deprovisioned || account.isGlobalAdmin) throw gone();
     return { person, account };
   }
 
@@ -200,16 +203,17 @@ export class ScimUsersService {
     const { person, account } = await this.find(ctx, id, true);
     if (!opts.fresh) {
       assertIfMatch(ctx, person.version);
+      // Provisioning never moves an administrator's sign-in name or e-mail (docs/security.md, "Privileges").
+      if (person.isAdmin && (userNameKey(input.userName) !== account.userNameKey || (input.email !== person.email && input.email !== account.email)))
+        throw new ScimError(403, null, 'The userName and e-mail of a site administrator are managed in pms-api, not by provisioning');
       // The address is written only when it changes: the account's sign-in e-mail may differ from
       // the work address answered (single sign-on matches by it), and a PATCH of `active` must not move it.
       const fields = input.email === person.email ? { ...personFields(input), Email: undefined, UserEmail: undefined } : personFields(input);
       await this.people.update(ctx, person.id, { ID: person.id, ...fields } as PersonFields);
     }
     if (input.externalId !== undefined && input.externalId !== person.externalId)
-      await this.individuals(ctx).update(person.id, { externalId: input.externalId });
+      await guardExternalId('individual', input.externalId, () => this.individuals(ctx).update(person.id, { externalId: input.externalId }));
     if (input.active !== undefined && input.active !== account.active) {
-      if (!input.active && account.isGlobalAdmin)
-        throw new ScimError(400, 'mutability', 'A global administrator’s account is managed in pms-api, not by provisioning');
       await accounts(this.db, ctx).update(account.id, { active: input.active, updated: new Date() });
       // Deactivation ends every token the person holds, on every instance (docs/identity.md, "Revocation").
       if (!input.active) await endTokens(this.db, ctx, account.id);

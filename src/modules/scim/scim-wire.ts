@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { PreconditionFailedError } from '../../common/errors/errors.js';
-import { SCIM_BASE, SCIM_CONTENT_TYPE, SCIM_SCHEMA, ScimError } from '../../common/http/scim.js';
-import { RawBody } from '../../common/http/wire-writer.js';
+import { SCIM_BASE, SCIM_CONTENT_TYPE, SCIM_SCHEMA, ScimError } from './scim-protocol.js';
+import { RawBody } from '../../http/pipeline/wire-writer.js';
 import type { SelectQueryBuilder } from 'typeorm';
 import { compileFilter, type FilterAttributes } from './scim-filter.js';
 

@@ -1,10 +1,11 @@
 import { Body, Param, Query } from '@nestjs/common';
-import { Scim } from '../../common/auth/access.decorators.js';
+import { Scim } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiController, ScimRoute } from '../../common/http/routes.js';
-import { defineRoutes } from '../../common/http/route-family.js';
-import { ScimError } from '../../common/http/scim.js';
+import { ApiController } from '../../http/pipeline/routes.js';
+import { ScimRoute } from './scim-route.js';
+import { defineRoutes } from '../../http/pipeline/route-family.js';
+import { ScimError } from './scim-protocol.js';
 import { RESOURCE_TYPES, SCHEMAS, SERVICE_PROVIDER_CONFIG } from './scim-discovery.js';
 import { ScimGroupsService } from './scim-groups.service.js';
 import { ScimUsersService } from './scim-users.service.js';
@@ -16,7 +17,11 @@ type ScimQuery = Record<string, unknown>;
 const TOKEN = 'Only an API token with the scope scim (401/403 otherwise, as SCIM errors).';
 
 /** SCIM 2.0 Users (docs/identity.md, "SCIM provisioning"). */
-@ApiController('SCIM', 'scim/v2')
+@ApiController('SCIM', 'scim/v2', {
+  outsideV4: true,
+  description:
+    'SCIM 2.0 provisioning at /scim/v2 (RFC 7643/7644) for Okta, Microsoft Entra ID and other identity providers: Users (the site’s people) and Groups (its security groups), JSON only, for an API token with the scope scim (docs/identity.md).',
+})
 export class ScimUsersController {
   constructor(private readonly users: ScimUsersService) {}
 
@@ -67,7 +72,7 @@ export class ScimUsersController {
 }
 
 /** SCIM 2.0 Groups: the site's security groups. */
-@ApiController('SCIM', 'scim/v2')
+@ApiController('SCIM', 'scim/v2', { outsideV4: true })
 export class ScimGroupsController {
   constructor(private readonly groups: ScimGroupsService) {}
 
@@ -131,7 +136,7 @@ const DISCOVERY = [
 ] as const;
 
 /** What a client reads to learn the service: ServiceProviderConfig, ResourceTypes, Schemas (RFC 7644 §4). */
-@ApiController('SCIM', 'scim/v2')
+@ApiController('SCIM', 'scim/v2', { outsideV4: true })
 export class ScimDiscoveryController {
   @ScimRoute(Scim, 'get', 'ServiceProviderConfig', { summary: 'What the SCIM service supports', description: TOKEN })
   config() {

@@ -1,19 +1,23 @@
 import { Body, Query } from '@nestjs/common';
-import { Admin } from '../../common/auth/access.decorators.js';
+import { Admin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidParam } from '../../common/validation/ids.js';
-import { CreateSecurityGroupDto, SecurityGroupDto, UpdateSecurityGroupDto } from './dto/security-group.dto.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { GuidParam } from '../../http/wire/ids.js';
+import { BulkSecurityGroupMembers, CreateSecurityGroupDto, SecurityGroupDto, UpdateSecurityGroupDto } from './dto/security-group.dto.js';
+import { BulkRoute } from '../../http/pipeline/bulk-route.js';
+import { BulkQuery } from '../../http/wire/bulk.js';
 import { SecurityGroupsService } from './security-groups.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf } from '../../common/http/delta-list.js';
-import { PageQuery } from '../../common/pagination/pagination.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf } from '../../http/pipeline/delta-list.js';
+import { PageQuery } from '../../http/wire/pagination.js';
 
 const PRINCIPAL = 'A Permission record naming the group (PrincipalID = its ID, PrincipalType 2) applies to each of its members.';
 
 /** Security groups and their members (docs/authorization.md); every route is for administrators. */
-@ApiController('SecurityGroup')
+@ApiController('SecurityGroup', undefined, {
+  description: 'Named groups of individuals that a Permission record can name as its principal (administrators only).',
+})
 export class SecurityGroupsController {
   constructor(private readonly groups: SecurityGroupsService) {}
 
@@ -72,6 +76,17 @@ export class SecurityGroupsController {
   })
   addMember(@Ctx() ctx: RequestContext, @GuidParam() id: string, @GuidParam('individualid') individualId: string) {
     return this.groups.addMember(ctx, id, individualId);
+  }
+
+  @BulkRoute(Admin, 'securitygroups/members/bulk', {
+    summary: 'Add up to 1,000 individuals to security groups (Admin)',
+    description:
+      'Each item is PUT /securitygroups/{id}/members/{individualid}: its Record names the group (SecurityGroupID) and the individual (IndividualID), or a membership by ID; ' +
+      'create, update and upsert all add the member (adding one twice is 200, one membership), except that an update of a pair that is no member yet is 404. ' +
+      'ExternalRefs.SecurityGroupID names the group by its ExternalID (the SCIM client’s externalId), ExternalRefs.IndividualID the individual by theirs. The ID answered is the membership’s. Members are removed with DELETE /securitygroups/{id}/members/{individualid}.',
+  })
+  bulkMembers(@Ctx() ctx: RequestContext, @Body() body: BulkSecurityGroupMembers, @Query() q: BulkQuery) {
+    return this.groups.bulkMembers(ctx, body, q);
   }
 
   @DeleteRoute(Admin, 'securitygroups/:id/members/:individualid', SecurityGroupDto, {

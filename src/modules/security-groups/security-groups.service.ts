@@ -1,18 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, ValidationError } from '../../common/errors/errors.js';
 import { fullName } from '../../common/names.js';
-import { Page, pageOf, PageQuery } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { Page, pageOf, PageQuery } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { PermissionEntity } from '../../database/entities/permission.entity.js';
-import { CreateSecurityGroupDto, SecurityGroup, SecurityGroupDto, UpdateSecurityGroupDto, type MemberRow } from './dto/security-group.dto.js';
+import {
+  AddSecurityGroupMemberInput,
+  CreateSecurityGroupDto,
+  SecurityGroup,
+  SecurityGroupDto,
+  SecurityGroupMemberInput,
+  UpdateSecurityGroupDto,
+  type MemberRow,
+} from './dto/security-group.dto.js';
 import { SecurityGroupEntity, SecurityGroupMemberEntity } from '../../database/entities/security-group.entity.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
+import { DeclaresBulkWrites } from '../../database/registries/bulk-writers.js';
+import { answerBulk, applyBulk, type BulkOptions, type BulkPlan, type BulkRun } from '../../database/bulk-write.js';
+import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../../http/wire/bulk.js';
 
 const LABEL = 'SecurityGroup';
 
@@ -23,6 +35,12 @@ const LABEL = 'SecurityGroup';
  * rights of the members on the next request (the caller cache is emptied by these writes).
  */
 @Injectable()
+@DeclaresRecordKind<SecurityGroupsService>({ path: 'securitygroups', kind: 'security-group', access: 'admin', read: (s, ctx, id) => s.get(ctx, id) })
+@DeclaresBulkWrites<SecurityGroupsService>({
+  path: 'securitygroups/members',
+  records: [AddSecurityGroupMemberInput, SecurityGroupMemberInput],
+  apply: (s, ctx, items, opts) => s.applyMembers(ctx, items, opts),
+})
 export class SecurityGroupsService {
   constructor(private readonly db: TenantDb) {}
 
@@ -89,6 +107,53 @@ export class SecurityGroupsService {
     });
   }
 
+  /**
+   * A batch of memberships to add (docs/bulk.md), each through `addMember`: what
+   * `POST /securitygroups/members/bulk` and a file import run. An item names the pair (the group and
+   * the individual, each by ID or ExternalID) or a membership's ID; adding a member twice is the
+   * single write's idempotent 200. A membership has nothing to change: an update of one answers it.
+   */
+  applyMembers(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
+    return applyBulk(this.db, ctx, items, this.membersPlan(ctx), opts);
+  }
+
+  /** `POST /securitygroups/members/bulk`. */
+  bulkMembers(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
+    return answerBulk(this.db, ctx, body, q, this.membersPlan(ctx));
+  }
+
+  private membersPlan(ctx: RequestContext): BulkPlan<AddSecurityGroupMemberInput, SecurityGroupMemberInput> {
+    const idOf = async (groupId: string, individualId: string) => (await this.members(ctx).findOne({ groupId, individualId }))?.id ?? null;
+    return {
+      label: 'SecurityGroupMember',
+      entity: SecurityGroupMemberEntity,
+      externalIds: false,
+      create: AddSecurityGroupMemberInput,
+      update: SecurityGroupMemberInput,
+      // The single write's route is for administrators (a file import is held to it too).
+      createRule: 'admin',
+      updateRule: 'admin',
+      refs: { SecurityGroupID: SecurityGroupEntity, IndividualID: IndividualEntity },
+      match: {
+        fields: ['SecurityGroupID', 'IndividualID'],
+        find: (record) => idOf(String(record.SecurityGroupID).trim().toLowerCase(), String(record.IndividualID).trim().toLowerCase()),
+      },
+      createOne: async (dto) => {
+        await this.addMember(ctx, dto.SecurityGroupID, dto.IndividualID);
+        return { ID: await idOf(dto.SecurityGroupID, dto.IndividualID) };
+      },
+      updateOne: async (id) => {
+        const m = await this.members(ctx).get(id);
+        await this.addMember(ctx, m.groupId, m.individualId);
+        return { ID: m.id };
+      },
+      read: async (id) => {
+        const m = await this.members(ctx).get(id);
+        return { ID: m.id, SecurityGroupID: m.groupId, IndividualID: m.individualId };
+      },
+    };
+  }
+
   /** `DELETE /securitygroups/{id}/members/{individualid}`: removes the membership if there is one; answers the group. */
   async removeMember(ctx: RequestContext, id: string, individualId: string): Promise<SecurityGroupDto> {
     return this.db.transaction(ctx, async () => {
@@ -115,10 +180,14 @@ export class SecurityGroupsService {
     await this.db.transaction(ctx, async () => {
       await this.groups(ctx).lock(id);
       const target = change.replace ? new Set([...change.replace, ...change.add].filter((m) => !change.remove.has(m))) : new Set(change.add);
-      const current = (await this.members(ctx).find({ where: { groupId: id } })).map((m) => m.individualId);
+      // Whom the caller does not see (a global administrator, for an API token) it neither adds nor removes.
+      const unseen = new Set(ctx.user.unseen ?? []);
+      const current = (await this.members(ctx).find({ where: { groupId: id } })).map((m) => m.individualId).filter((m) => !unseen.has(m));
       const have = new Set(current);
       const joining = [...target].filter((m) => !have.has(m));
-      const live = new Set((await this.db.repo(ctx, IndividualEntity, 'Individual').findByIds(joining)).filter((p) => !p.deleted).map((p) => p.id));
+      const live = new Set(
+        (await this.db.repo(ctx, IndividualEntity, 'Individual').findByIds(joining)).filter((p) => !p.deleted && !unseen.has(p.id)).map((p) => p.id),
+      );
       const unknown = joining.filter((m) => !live.has(m));
       if (unknown.length)
         throw new ValidationError(
@@ -144,7 +213,8 @@ export class SecurityGroupsService {
   /** Wire records with their members: two statements for any page. */
   private async toDtos(ctx: RequestContext, rows: SecurityGroupEntity[]): Promise<SecurityGroupDto[]> {
     if (rows.length === 0) return [];
-    const memberships = await this.members(ctx).find({ where: { groupId: In(rows.map((r) => r.id)) } });
+    const unseen = new Set(ctx.user.unseen ?? []);
+    const memberships = (await this.members(ctx).find({ where: { groupId: In(rows.map((r) => r.id)) } })).filter((m) => !unseen.has(m.individualId));
     const people = await this.db.repo(ctx, IndividualEntity, 'Individual').findByIds([...new Set(memberships.map((m) => m.individualId))]);
     const byId = new Map(people.map((p) => [p.id, p]));
     const sortKey = (id: string) => `${byId.get(id)?.lastName ?? ''}\u0000${byId.get(id)?.firstName ?? ''}\u0000${id}`;

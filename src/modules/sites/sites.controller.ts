@@ -1,16 +1,18 @@
 import { Body, Query } from '@nestjs/common';
-import { Authenticated, GlobalAdmin } from '../../common/auth/access.decorators.js';
+import { Authenticated, GlobalAdmin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { PageQuery } from '../../common/pagination/pagination.js';
-import { GuidParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { PageQuery } from '../../http/wire/pagination.js';
+import { GuidParam } from '../../http/wire/ids.js';
 import { CreateSiteDto, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SitesService } from './sites.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute } from '../../common/http/routes.js';
-import { changesRefused } from '../../common/http/delta-list.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute } from '../../http/pipeline/routes.js';
+import { changesRefused } from '../../http/pipeline/delta-list.js';
 
-@ApiController('Site', 'sites')
+@ApiController('Site', 'sites', {
+  description: 'The tenants. Every record belongs to one site; a caller acts in the site of their token, a global administrator in any.',
+})
 export class SitesController {
   constructor(private readonly sites: SitesService) {}
 

@@ -1,25 +1,29 @@
 import { Body, Query } from '@nestjs/common';
-import { Pm, PmAdmin } from '../../common/auth/access.decorators.js';
+import { Pm, PmAdmin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { GuidParam } from '../../common/validation/ids.js';
-import { CreateTaskDto, TaskDto, UpdateTaskDto } from './dto/task.dto.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { GuidParam } from '../../http/wire/ids.js';
+import { CreateTaskDto, Task, TaskDto, UpdateTaskDto } from './dto/task.dto.js';
 import { TasksService } from './tasks.service.js';
-import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf, changesUnder } from '../../common/http/delta-list.js';
-import { DeletedQuery } from '../../common/pagination/pagination.js';
+import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesOf, changesUnder } from '../../http/pipeline/delta-list.js';
+import { QueriedListQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 
 const WHO = 'Allowed for administrators, the assignee and anyone they report to, and whoever may manage the dialog the task follows up; others get 403.';
 const LIST_NOTE =
-  '`deleted`: 0 live (default), 1 deleted, 2 all. Ordered by DueDate (tasks without one first), then creation; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfTask.';
+  '`deleted`: 0 live (default), 1 deleted, 2 all. Ordered by DueDate (tasks without one first), then creation; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfTask. ' +
+  queryNotes(Task);
 
-@ApiController('Task')
+@ApiController('Task', undefined, {
+  description: 'Follow-up tasks about an individual, organization, department or project, assigned to an individual (performance management).',
+})
 export class TasksController {
   constructor(private readonly tasks: TasksService) {}
 
   @ListRoute(PmAdmin, 'tasks', TaskDto, changesOf('tasks'), { summary: 'List the follow-up tasks of the site (PM, Admin)', description: LIST_NOTE })
-  list(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.tasks.list(ctx, q);
   }
 
@@ -27,7 +31,7 @@ export class TasksController {
     summary: 'List the tasks assigned to an individual (PM)',
     description: `404 for an individual not of the site; allowed for the individual, anyone they report to and administrators (else 403). ${LIST_NOTE}`,
   })
-  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: QueriedListQuery) {
     return this.tasks.listForIndividual(ctx, id, q);
   }
 
@@ -35,7 +39,7 @@ export class TasksController {
     summary: 'List the tasks assigned to the caller (PM)',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })
-  listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  listMine(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.tasks.listMine(ctx, q);
   }
 

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, pageOf, DeletedQuery } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import { deletedFilter, Page, pageOf, QueriedListQuery, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -14,9 +16,12 @@ import { liveIndividualErrors, liveRecordErrors } from '../../database/queries/r
 import { AccessService, type Operation } from '../../authorization/access.service.js';
 import { CreateTaskDto, Task, TaskDto, UpdateTaskDto } from './dto/task.dto.js';
 import { TaskEntity } from '../../database/entities/task.entity.js';
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Lists run by due date (tasks without one first), then creation; the id keeps paging stable. */
 const LIST_ORDER = { dueDate: 'ASC', created: 'ASC', id: 'ASC' } as const;
+/** The same order for a queried list: DueDate, then creation (the field's `then`), then ID. */
+const BY_DUE_DATE = [{ field: Task.queryable.get('duedate')!, desc: false }] as const;
 
 /**
  * Follow-up tasks (docs/dialogs-tasks-roles-assessments.md). A task is seen and changed
@@ -26,17 +31,29 @@ const LIST_ORDER = { dueDate: 'ASC', created: 'ASC', id: 'ASC' } as const;
  * reference.
  */
 @Injectable()
+@DeclaresRecordKind<TasksService>({ path: 'tasks', kind: 'task', access: 'pm', read: (s, ctx, id) => s.get(ctx, id) })
 export class TasksService {
   constructor(
     private readonly db: TenantDb,
     private readonly byReference: ByReference,
     private readonly access: AccessService,
     private readonly dialogAccess: DialogAccess,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly tasks = this.db.scoped(TaskEntity, 'Task');
 
-  private async page(ctx: RequestContext, q: DeletedQuery, assignedToId?: string): Promise<Page<TaskDto>> {
+  private async page(ctx: RequestContext, q: QueriedListQuery, assignedToId?: string): Promise<Page<TaskDto>> {
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the caller's right to the list was checked; `deleted` and the assignee come first.
+      const query = this.queries.read(ctx, Task, q);
+      const { take, skip } = pageOf(q);
+      const deleted = deletedFilter(q.deleted).deleted;
+      const scope = { equal: { ...(assignedToId ? { assignedToId } : {}), ...(deleted === undefined ? {} : { deleted }) } };
+      const page = await readQueriedRows(this.db, ctx, TaskEntity, scope, query, BY_DUE_DATE, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.tasks(ctx).answers(page.rows, Task), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.tasks(ctx).findAndCount({
       where: { ...deletedFilter(q.deleted), ...(assignedToId ? { assignedToId } : {}) },
       order: LIST_ORDER,
@@ -46,18 +63,23 @@ export class TasksService {
   }
 
   /** Every task of the site (the route is for administrators). */
-  list(ctx: RequestContext, q: DeletedQuery): Promise<Page<TaskDto>> {
+  list(ctx: RequestContext, q: QueriedListQuery): Promise<Page<TaskDto>> {
     return this.page(ctx, q);
   }
 
   /** The tasks assigned to an individual; for them, their managers and administrators. */
-  async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<TaskDto>> {
+  async listForIndividual(ctx: RequestContext, individualId: string, q: QueriedListQuery): Promise<Page<TaskDto>> {
     await this.access.assertCanReadRecordsOf(ctx, individualId, 'list their tasks');
     return this.page(ctx, q, individualId);
   }
 
   /** The tasks assigned to the caller; none for a caller without an individual in this site. */
-  listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<TaskDto>> {
+  listMine(ctx: RequestContext, q: QueriedListQuery): Promise<Page<TaskDto>> {
+    if (!ctx.user.individualId && asksQuery(q)) {
+      const query = this.queries.read(ctx, Task, q);
+      const { take, skip } = pageOf(q);
+      return Promise.resolve(new QueriedPage<TaskDto>([], query.cursor === null ? 0 : -1, take, skip, query.fields, query.cursor === null ? undefined : null));
+    }
     return Page.mine(ctx.user.individualId, q, (me) => this.page(ctx, q, me));
   }
 

@@ -1,7 +1,4 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
-import { guardedLookup, isPrivateAddress } from './target-guard.js';
+import { EgressError, egressRequest } from '../../common/egress/egress-guard.js';
 
 export interface SendResult {
   /** The receiver's status code, null when none came (network error, timeout, refused address). */
@@ -11,12 +8,16 @@ export interface SendResult {
   error: string | null;
 }
 
+/** What is read of a receiver's answer: only its status counts (docs/events.md). */
+const ANSWER_READ_BYTES = 4096;
+
 /**
- * POSTs one signed message (docs/events.md). Redirects are not followed: a 3xx is a failed
- * attempt. The connection goes only to addresses the guard allows; the receiver has `timeoutMs`
- * to answer; its body is read and dropped.
+ * POSTs one signed message (docs/events.md) through the egress guard (docs/security.md): only to
+ * addresses the guard allows, checked at connect time; redirects are not followed (a 3xx is a
+ * failed attempt); the receiver has `timeoutMs` for its whole answer, of which only the status is
+ * kept. The attempt's error names what failed in the service's words, never the receiver's.
  */
-export function send(url: string, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<SendResult> {
+export async function send(url: string, headers: Record<string, string>, body: string, timeoutMs: number, allowPrivate: boolean): Promise<SendResult> {
   const started = performance.now();
   const done = (status: number | null, error: string | null): SendResult => ({
     status,
@@ -24,32 +25,21 @@ export function send(url: string, headers: Record<string, string>, body: string,
     durationMs: Math.round(performance.now() - started),
     error: error ?? (status !== null && (status < 200 || status >= 300) ? `the receiver answered ${status}` : null),
   });
-  return new Promise((resolve) => {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return resolve(done(null, 'invalid URL'));
-    }
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!allowPrivate && isIP(host) && isPrivateAddress(host)) return resolve(done(null, `${host} is a private address`));
-    const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = request(
-      target,
+  try {
+    const answer = await egressRequest(
+      url,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'pms-api-webhooks', ...headers, 'content-length': Buffer.byteLength(body) },
-        lookup: guardedLookup(allowPrivate) as never,
-        timeout: timeoutMs,
+        headers: { 'content-type': 'application/json', 'user-agent': 'pms-api-webhooks', ...headers },
+        body,
+        timeoutMs,
+        maxBytes: ANSWER_READ_BYTES,
+        truncate: true,
       },
-      (res) => {
-        res.on('data', () => undefined);
-        res.on('end', () => resolve(done(res.statusCode ?? null, null)));
-        res.on('error', (e) => resolve(done(res.statusCode ?? null, e.message)));
-      },
+      allowPrivate,
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', (e) => resolve(done(null, e.message)));
-    req.end(body);
-  });
+    return done(answer.status, null);
+  } catch (e) {
+    return done(null, e instanceof EgressError ? e.message : 'the request failed');
+  }
 }

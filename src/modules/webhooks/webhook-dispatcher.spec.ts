@@ -83,9 +83,9 @@ describe('WebhookDispatcher wakes (a claim per gap, not per commit)', () => {
         db.claims++;
         return [];
       },
-      async housekeeping(fn: (m: { query: () => Promise<unknown[]> }) => Promise<unknown>) {
+      async housekeeping(fn: (h: { rows: () => Promise<unknown[]>; write: () => Promise<number> }) => Promise<unknown>) {
         db.transactions++;
-        return fn({ query: async () => [] });
+        return fn({ rows: async () => [], write: async () => 0 });
       },
     };
     const config = { webhooks: { deliver: true, pollMs: 60_000, timeoutMs: 1000 } } as unknown as AppConfig;

@@ -4,9 +4,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { WebhookEntity } from '../../database/entities/webhook.entity.js';
 import { changesAfter, type AuditRow } from '../../database/queries/audit.js';
-import { claimDue, release, settle, type Backoff, type ClaimedWebhook } from '../../database/queries/outbox.js';
+import { claimDue, release, settle, type Backoff, type ClaimedWebhook } from './outbox.statements.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { eventType, parseTypes, plainType, subscribes } from '../../common/events/event-types.js';
+import { eventType, parseTypes, plainType, subscribes } from './event-types.js';
 import { WebhookEvents } from './webhook-events.js';
 
 /** Events read per webhook per statement. */

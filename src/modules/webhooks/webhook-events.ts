@@ -1,14 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
-import { WireCodec } from '../../common/http/codec.js';
-import { UTC } from '../../common/http/dates.js';
+import { WireCodec } from '../../http/wire/codec.js';
+import { UTC } from '../../common/dates.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from '../../database/entities/webhook-delivery.entity.js';
 import type { AuditRow } from '../../database/queries/audit.js';
-import { logDelivery, type DeliveryRecord } from '../../database/queries/outbox.js';
+import { logDelivery, type DeliveryRecord } from './outbox.statements.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { AuditService, RecordKinds } from '../audit/audit.service.js';
-import { eventType } from '../../common/events/event-types.js';
+import { AuditService } from '../audit/audit.service.js';
+import { RecordKinds } from '../../database/registries/record-kinds.js';
+import { eventType } from './event-types.js';
 import { send, type SendResult } from './sender.js';
 import { signedHeaders } from './signing.js';
 
@@ -91,7 +92,7 @@ export class WebhookEvents {
   /** Signs and sends one message; answers the result and its log entry, for the caller to write (the dispatcher writes a wave's at once). */
   async attempt(w: Endpoint, m: Message, attempt: number): Promise<{ result: SendResult; log: DeliveryRecord }> {
     const cfg = this.config.webhooks;
-    const result = await send(w.url, signedHeaders(secretsOf(w), m.id, m.body), m.body, cfg.timeoutMs, cfg.allowPrivate);
+    const result = await send(w.url, signedHeaders(secretsOf(w), m.id, m.body), m.body, cfg.timeoutMs, this.config.egressAllowPrivate);
     const log: DeliveryRecord = {
       webhookId: w.id,
       siteId: w.siteId,

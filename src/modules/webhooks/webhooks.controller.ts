@@ -1,23 +1,29 @@
 import { Body, Query } from '@nestjs/common';
-import { Admin } from '../../common/auth/access.decorators.js';
+import { Admin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { type MergePatch, PatchRoute } from '../../common/http/merge-patch.js';
-import { PageQuery } from '../../common/pagination/pagination.js';
-import { GuidParam } from '../../common/validation/ids.js';
+import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
+import { PageQuery } from '../../http/wire/pagination.js';
+import { GuidParam } from '../../http/wire/ids.js';
 import { CreateWebhookDto, UpdateWebhookDto, WebhookDeliveryDto, WebhookDto } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
-import { ApiController, ListRoute, GetRoute, PostRoute, PostAction, PutRoute, DeleteRoute } from '../../common/http/routes.js';
-import { changesOf } from '../../common/http/delta-list.js';
+import { ApiController, ListRoute, GetRoute, PostRoute, PostAction, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
+import { changesRefused, CREDENTIALS_NOT_SYNCED } from '../../http/pipeline/delta-list.js';
 
 const EVENTS =
   'Events are delivered at least once, in commit order per endpoint, signed as Standard Webhooks says (webhook-id, webhook-timestamp, webhook-signature); failed deliveries are retried with exponential backoff and jitter for 24 h, then the endpoint is disabled (DisabledReason). See docs/events.md.';
 
-@ApiController('Webhook')
+@ApiController('Webhook', undefined, {
+  description:
+    'Endpoints that receive signed events (Standard Webhooks) after each committed change, with their delivery log, redelivery, ping and secret rotation (administrators).',
+})
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
-  @ListRoute(Admin, 'webhooks', WebhookDto, changesOf('webhooks'), { summary: 'List the webhooks of the caller’s site (Admin)', description: EVENTS })
+  @ListRoute(Admin, 'webhooks', WebhookDto, changesRefused(CREDENTIALS_NOT_SYNCED), {
+    summary: 'List the webhooks of the caller’s site (Admin)',
+    description: EVENTS,
+  })
   list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
     return this.webhooks.list(ctx, q);
   }

@@ -1,40 +1,44 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, ValidationError, type FieldError } from '../../common/errors/errors.js';
-import type { MergePatch } from '../../common/http/merge-patch.js';
-import { Page, PageQuery, pageOf } from '../../common/pagination/pagination.js';
-import { assertBodyId } from '../../common/validation/ids.js';
+import type { MergePatch } from '../../http/pipeline/merge-patch.js';
+import { Page, PageQuery, pageOf } from '../../http/wire/pagination.js';
+import { assertBodyId } from '../../http/wire/ids.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { WebhookEntity } from '../../database/entities/webhook.entity.js';
 import { patchResource } from '../../database/patch-record.js';
 import { currentSequence } from '../../database/queries/audit.js';
-import { deleteDeliveries } from '../../database/queries/outbox.js';
+import { deleteDeliveries } from './outbox.statements.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import { parseTypes, TYPE_PATTERN } from '../../common/events/event-types.js';
-import { isPrivateAddress, urlProblem } from './target-guard.js';
+import { parseTypes, TYPE_PATTERN } from './event-types.js';
+import { egressUrlProblem, refusedRange } from '../../common/egress/egress-guard.js';
 import { newSecret, SECRET_PATTERN } from './signing.js';
 import { Webhook, WebhookDelivery, type CreateWebhookDto, type UpdateWebhookDto, type WebhookDeliveryDto, type WebhookDto } from './dto/webhook.dto.js';
 import { WebhookEvents } from './webhook-events.js';
-import { RecordKinds } from '../audit/audit.service.js';
+
+import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 const LABEL = 'Webhook';
 
 /** Webhook endpoints, their delivery log, redelivery, ping and secret rotation (docs/events.md). */
 @Injectable()
-export class WebhooksService implements OnModuleInit {
+@DeclaresRecordKind<WebhooksService>({
+  path: 'webhooks',
+  kind: 'webhook',
+  access: 'admin',
+  // Its events carry no record, and sync does not serve it: the record holds the signing secret.
+  inEvents: false,
+  credential: true,
+  read: (s, ctx, id) => s.get(ctx, id),
+})
+export class WebhooksService {
   constructor(
     private readonly db: TenantDb,
     private readonly events: WebhookEvents,
-    private readonly kinds: RecordKinds,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  /** Webhooks are records of the trail with history and delta sync (administrators); their events carry no record: it holds the secret. */
-  onModuleInit(): void {
-    this.kinds.register({ path: 'webhooks', kind: 'webhook', intId: false, access: 'admin', read: (ctx, id) => this.get(ctx, id), inEvents: false });
-  }
 
   private readonly repo = this.db.scoped(WebhookEntity, LABEL);
 
@@ -54,7 +58,8 @@ export class WebhooksService implements OnModuleInit {
       const cols = Webhook.toColumns(dto, 'create');
       // A new endpoint receives the events committed from now on, not the site's history.
       const row = await this.repo(ctx).insert({ ...cols, secret: dto.Secret ?? newSecret(), cursorSeq: await currentSequence(this.db, ctx) });
-      return Webhook.toWire(row);
+      // The one answer that shows the secret, besides a rotation's (docs/security.md, "Secrets").
+      return Webhook.toWire(row, { secret: row.secret });
     });
   }
 
@@ -96,7 +101,8 @@ export class WebhooksService implements OnModuleInit {
       const repo = this.repo(ctx);
       const row = await repo.lock(id);
       const expires = new Date(Date.now() + this.config.webhooks.secretOverlapHours * 3600_000);
-      return Webhook.toWire(await repo.update(id, { secret: newSecret(), previousSecret: row.secret, previousSecretExpires: expires }));
+      const secret = newSecret();
+      return Webhook.toWire(await repo.update(id, { secret, previousSecret: row.secret, previousSecretExpires: expires }), { secret });
     });
   }
 
@@ -130,10 +136,10 @@ export class WebhooksService implements OnModuleInit {
   /** 400 for a URL the guard refuses, an unknown event type pattern, or a malformed secret. */
   private async check(url: string | undefined, types: string | undefined, secret: string | null | undefined): Promise<void> {
     const errors: FieldError[] = [];
-    const allowPrivate = this.config.webhooks.allowPrivate;
+    const allowPrivate = this.config.egressAllowPrivate;
     if (url !== undefined) {
-      const problem = urlProblem(url, allowPrivate) ?? (allowPrivate ? null : await this.resolvesPrivate(url));
-      if (problem) errors.push({ field: 'URL', message: problem });
+      const problem = egressUrlProblem(url, allowPrivate) ?? (allowPrivate ? null : await this.resolvesRefused(url));
+      if (problem) errors.push({ field: 'URL', message: `URL ${problem}` });
     }
     if (types !== undefined) {
       const list = parseTypes(types);
@@ -147,13 +153,14 @@ export class WebhooksService implements OnModuleInit {
     if (errors.length) throw new ValidationError(errors);
   }
 
-  private async resolvesPrivate(url: string): Promise<string | null> {
+  /** Where the URL's name resolves now, refused already at the write (the guard checks again at every connect). */
+  private async resolvesRefused(url: string): Promise<string | null> {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) return null;
     try {
       const addresses = await lookup(host, { all: true });
-      const bad = addresses.find((a) => isPrivateAddress(a.address));
-      return bad ? `URL's host resolves to ${bad.address}, a loopback, private, link-local or metadata address` : null;
+      const range = addresses.map((a) => refusedRange(a.address, false)).find((r) => r !== null);
+      return range ? `has a host that resolves to a ${range} address, which the service does not call` : null;
     } catch {
       // A name that does not resolve now may later: the guard checks again at every connect.
       return null;

@@ -22,7 +22,14 @@ export interface AppProcess {
 
 export const ADMIN_PASSWORD = 'fault-admin-pass-1';
 
-export function startAppProcess(env: Record<string, string>): Promise<AppProcess> {
+/** The line a start prints once it serves; its group is the port. */
+const LISTENING = /listening on http:\/\/[^:/\s]+:(\d+)/;
+
+/**
+ * Starts the service and resolves once it printed `until` (by default the line it prints once it
+ * serves, which names the port; for an earlier line, give PORT in `env`).
+ */
+export function startAppProcess(env: Record<string, string>, until: RegExp = LISTENING): Promise<AppProcess> {
   const main = join(process.cwd(), 'dist/src/main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run the fault tests with npm run test:faults (it builds first)`);
   const child = spawn(process.execPath, [main], {
@@ -31,6 +38,9 @@ export function startAppProcess(env: Record<string, string>): Promise<AppProcess
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
       JWT_SECRET: 'f'.repeat(40),
+      // The load here is over the default request budgets (docs/limits.md), which are not under test.
+      RATE_LIMIT_PER_CALLER: '1000000000',
+      RATE_LIMIT_PER_SITE: '1000000000',
       ADMIN_PASSWORD,
       PORT: '0',
       METRICS_PORT: '0',
@@ -51,13 +61,13 @@ export function startAppProcess(env: Record<string, string>): Promise<AppProcess
   child.stderr!.on('data', take);
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no line matching ${until} within 30 s:\n${out}`)), 30_000);
     const check = () => {
-      const m = /listening on http:\/\/[^:/\s]+:(\d+)/.exec(out);
+      const m = until.exec(out);
       if (!m) return;
       clearTimeout(timer);
       child.stdout!.off('data', check);
-      const port = Number(m[1]);
+      const port = Number(until === LISTENING ? m[1] : env.PORT);
       resolve({
         child,
         port,
@@ -74,7 +84,7 @@ export function startAppProcess(env: Record<string, string>): Promise<AppProcess
     child.stdout!.on('data', check);
     void exited.then(({ code }) => {
       clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening:\n${out}`));
+      reject(new Error(`exited with ${code} before ${until === LISTENING ? 'listening' : `printing ${until}`}:\n${out}`));
     });
   });
 }

@@ -1,6 +1,8 @@
-import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { PageQuery } from '../../../common/pagination/pagination.js';
+import { LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
+import { PageQuery } from '../../../http/wire/pagination.js';
 import type { ApiTokenEntity } from '../../../database/entities/api-token.entity.js';
+import { declareExamples } from '../../../http/wire/examples.js';
+import { SCOPES_PATTERN } from '../../../auth/api-token.js';
 
 /** What an API token's answer needs beyond its row: the secret, in the answer that creates it only. */
 export interface ApiTokenExtras {
@@ -19,9 +21,12 @@ export const ApiToken = resource<ApiTokenEntity, ApiTokenExtras>()('ApiToken', {
     Scopes: field.string('Req', {
       max: 1000,
       min: 1,
+      pattern: SCOPES_PATTERN,
+      example: 'individuals:read goals:write',
       description:
         'Space-separated scopes: `<kind>:read` or `<kind>:write` for a resource kind (the first path segment after /v4, e.g. `individuals:read`, `goals:write`; write includes read), ' +
-        '`*:read` or `*:write` for every kind; `scim` for SCIM provisioning at /scim/v2 (only a token naming it exactly may provision). No scope admits to /v4/apitokens, /v4/identityproviders or /v4/auth.',
+        '`*:read` or `*:write` for every kind; `scim` for SCIM provisioning at /scim/v2 (only a token naming it exactly may provision). Delta sync (`/v4/sync/{kind}`) needs the read scope of its kind. ' +
+        '`admin` lets the token also write IsAdmin, a Password and an administrator’s UserName or UserEmail — **it can make anyone an administrator or sign in as them: give it only to a system as trusted as an administrator** (docs/security.md). No scope admits to /v4/apitokens, /v4/identityproviders or /v4/auth.',
     }),
     Expires: field.date('-', {
       nullable: true,
@@ -46,3 +51,8 @@ export type ApiTokenDto = InstanceType<typeof ApiTokenDto>;
 export type CreateApiTokenDto = InstanceType<typeof CreateApiTokenDto>;
 
 export class ApiTokenQuery extends PageQuery {}
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  CreateApiTokenDto: { body: { Name: 'Payroll sync', Scopes: 'individuals:read goals:write' } },
+});

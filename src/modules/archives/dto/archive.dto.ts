@@ -1,6 +1,8 @@
-import { InputField } from '../../../common/http/wire.js';
-import { LIMITS, field, resource } from '../../../common/http/resource.js';
-import { PageQuery } from '../../../common/pagination/pagination.js';
+import { ApiSchema } from '@nestjs/swagger';
+import { InputField, WireInputOf } from '../../../http/wire/wire.js';
+import { declareExamples } from '../../../http/wire/examples.js';
+import { LIMITS, field, resource } from '../../../http/wire/resource.js';
+import { PageQuery } from '../../../http/wire/pagination.js';
 import { ARCHIVE_ANCESTOR_TYPES, type ArchiveEntity } from '../../../database/entities/archive.entity.js';
 
 /**
@@ -26,6 +28,16 @@ export const Archive = resource<ArchiveEntity>()('Archive', {
     SiteID: field.guid('RO'),
   },
 });
+
+/**
+ * What `POST /archives` and `PUT /archives/{id}` take: any body, which they ignore (archives are
+ * written only by closing a period); a .NET client sends an Archive (XML root `<Archive>`).
+ */
+@ApiSchema({ name: 'ArchiveWrite', description: 'Any members (an Archive as the spec shows it): taken and ignored.' })
+@WireInputOf('Archive')
+export class ArchiveWriteBody {}
+
+declareExamples({ ArchiveWrite: { body: {} } });
 
 export const ArchiveDto = Archive.Response;
 export type ArchiveDto = InstanceType<typeof ArchiveDto>;

@@ -1,7 +1,8 @@
-import { field, resource } from '../../../common/http/resource.js';
-import { InputField } from '../../../common/http/wire.js';
+import { field, resource } from '../../../http/wire/resource.js';
+import { InputField } from '../../../http/wire/wire.js';
 import { RATING_ITEM_KINDS, type AssessmentRatingEntity, type RatingItemKind } from '../../../database/entities/assessment-rating.entity.js';
 import { ASSESSMENT_KINDS, type AssessmentEntity, type AssessmentKind } from '../../../database/entities/assessment.entity.js';
+import { declareExamples, declareListElements } from '../../../http/wire/examples.js';
 
 /** More ratings than this in one assessment is not an assessment but an import gone wrong. */
 export const RATINGS_MAX = 200;
@@ -77,3 +78,21 @@ export const CreateAssessmentDto = Assessment.Create;
 export type CreateAssessmentDto = InstanceType<typeof CreateAssessmentDto> & { Ratings?: AssessmentRatingInput[] | null };
 export const UpdateAssessmentDto = Assessment.Update;
 export type UpdateAssessmentDto = InstanceType<typeof UpdateAssessmentDto> & { Ratings?: AssessmentRatingInput[] | null };
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchAssessmentDto: { body: { Ratings: [{ ItemKind: 'general', ItemID: null, Rating: 3 }] } },
+  CreateAssessmentDto: {
+    body: {
+      Kind: 'self',
+      SubjectID: 'INDIVIDUAL_ID',
+      AssessorID: 'INDIVIDUAL_ID',
+      PeriodID: 'PERIOD_ID',
+      Ratings: [{ ItemKind: 'general', ItemID: null, Rating: 4 }],
+    },
+  },
+  UpdateAssessmentDto: { body: { ID: 'PATH_ID', Ratings: [{ ItemKind: 'general', ItemID: null, Rating: 5 }] } },
+});
+
+/** The element of each item of the list member in XML (the examples write it so). */
+declareListElements({ Ratings: 'AssessmentRating' });

@@ -1,6 +1,13 @@
-import { field, resource } from '../../../common/http/resource.js';
-import { InputField } from '../../../common/http/wire.js';
-import { MAX_LIMIT } from '../../../common/pagination/pagination.js';
+import { field, resource } from '../../../http/wire/resource.js';
+import { InputField } from '../../../http/wire/wire.js';
+/**
+ * The largest page of audit entries: an entry carries every changed field before and after, so a
+ * page costs far more to render than a page of records; 200 keep an XML answer's rendering within
+ * about 25 ms of the event loop (docs/audit.md, "Reading the trail").
+ */
+export const AUDIT_MAX_LIMIT = 200;
+/** The largest `offset` of the audit trail and a history: deeper pages are read with `before`. */
+export const AUDIT_MAX_OFFSET = 10_000;
 
 /** One changed field of an audit entry (XML element `AuditFieldChange`). */
 export interface AuditFieldChangeRow {
@@ -96,8 +103,15 @@ export class AuditQuery {
   @InputField('int', { minValue: 1, description: 'Keyset cursor: only entries with a Seq below this (the `Link: rel="next"` of the previous page).' })
   before?: number;
 
-  @InputField('int', { minValue: 1, maxValue: MAX_LIMIT, description: 'Page size, default 500.' })
+  @InputField('int', { minValue: 1, maxValue: AUDIT_MAX_LIMIT, description: `Page size, default and at most ${AUDIT_MAX_LIMIT}.` })
   limit?: number;
+
+  @InputField('int', {
+    minValue: 0,
+    maxValue: AUDIT_MAX_OFFSET,
+    description: `Entries to skip (after \`before\` when both are given), at most ${AUDIT_MAX_OFFSET}; the \`Link: rel="next"\` continues with \`before\`.`,
+  })
+  offset?: number;
 }
 
 /** `GET /{kind}/{id}/history` paging. */
@@ -105,6 +119,13 @@ export class HistoryQuery {
   @InputField('int', { minValue: 1, description: 'Keyset cursor: only entries with a Seq below this.' })
   before?: number;
 
-  @InputField('int', { minValue: 1, maxValue: MAX_LIMIT, description: 'Page size, default 500.' })
+  @InputField('int', { minValue: 1, maxValue: AUDIT_MAX_LIMIT, description: `Page size, default and at most ${AUDIT_MAX_LIMIT}.` })
   limit?: number;
+
+  @InputField('int', {
+    minValue: 0,
+    maxValue: AUDIT_MAX_OFFSET,
+    description: `Entries to skip (after \`before\` when both are given), at most ${AUDIT_MAX_OFFSET}; the \`Link: rel="next"\` continues with \`before\`.`,
+  })
+  offset?: number;
 }

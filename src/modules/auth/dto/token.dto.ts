@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { InputField, WireField, WireType } from '../../../common/http/wire.js';
+import { InputField, WireField, WireType } from '../../../http/wire/wire.js';
 import { LIMITS } from '../../../common/limits.js';
+import { declareExamples } from '../../../http/wire/examples.js';
 
 /**
  * The login body: `{ UserName, Password, SiteID? }` in JSON or XML, or the OAuth-style form
@@ -39,3 +40,11 @@ export class TokenResponseDto {
   @WireField('int', { access: 'RO', description: 'Lifetime in seconds.' })
   expires_in: number;
 }
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  TokenRequest: {
+    body: { UserName: 'admin', Password: 'ADMIN_PASSWORD' },
+    form: { grant_type: 'password', username: 'admin', password: 'ADMIN_PASSWORD' },
+  },
+});

@@ -1,8 +1,9 @@
 import { fullName } from '../../../common/names.js';
-import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
 import type { BasicRolesCountRow } from '../../../database/queries/basic-roles.js';
 import type { BasicRoleDialogEntity } from '../../../database/entities/basic-role-dialog.entity.js';
 import type { BasicRoleEntity } from '../../../database/entities/basic-role.entity.js';
+import { declareExamples } from '../../../http/wire/examples.js';
 
 export const BASIC_ROLE_DESCRIPTION_MAX = 4000;
 /** A role reviewed in more dialogs than this per period is a data-entry error (a daily review is ~260). */
@@ -91,3 +92,12 @@ export const BasicRoleDialogDto = BasicRoleDialog.Response;
 export type BasicRoleDialogDto = InstanceType<typeof BasicRoleDialogDto>;
 export const PutBasicRoleDialogDto = BasicRoleDialog.Update;
 export type PutBasicRoleDialogDto = InstanceType<typeof PutBasicRoleDialogDto>;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchBasicRoleDto: { body: { DialogsPerPeriod: 3 } },
+  PatchBasicRoleDialogDto: { body: { Rating: 5 } },
+  CreateBasicRoleDto: { body: { IndividualID: 'INDIVIDUAL_ID', Name: 'People leader', Description: 'Leads and grows the team', Rank: 1, DialogsPerPeriod: 2 } },
+  UpdateBasicRoleDto: { body: { ID: 'PATH_ID', Name: 'People leader', Description: 'Leads, coaches and grows the team', Rank: 1, DialogsPerPeriod: 2 } },
+  PutBasicRoleDialogDto: { body: { Rating: 4, Comment: 'Coached two new hires to independence' } },
+});

@@ -1,5 +1,6 @@
-import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
 import type { ColorEntity } from '../../../database/entities/color.entity.js';
+import { declareExamples } from '../../../http/wire/examples.js';
 
 export const MAX_COLOR_VALUE = 0xffffff;
 export const MAX_PERCENT = 1000;
@@ -36,3 +37,10 @@ export const { Response: ColorDto, Create: CreateColorDto, Update: UpdateColorDt
 export type ColorDto = InstanceType<typeof ColorDto>;
 export type CreateColorDto = InstanceType<typeof CreateColorDto>;
 export type UpdateColorDto = InstanceType<typeof UpdateColorDto>;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchColorDto: { body: { MaxPercent: 140 } },
+  CreateColorDto: { body: { Name: 'Blue', ColorValue: 255, MinPercent: 100, MaxPercent: 120, Rank: 4 } },
+  UpdateColorDto: { body: { ID: 'PATH_ID', Name: 'Blue', ColorValue: 3355647, MinPercent: 100, MaxPercent: 150, Rank: 4 } },
+});

@@ -1,7 +1,8 @@
-import { field, resource } from '../../../common/http/resource.js';
+import { field, resource } from '../../../http/wire/resource.js';
 import { fullName } from '../../../common/names.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from '../comment-ancestors.js';
 import { COMMENT_KINDS, type CommentEntity, type CommentKind } from '../../../database/entities/comment.entity.js';
+import { declareExamples } from '../../../http/wire/examples.js';
 
 const ANCESTOR_RULE = `Must name a record of that kind in the caller’s site for ${CHECKED_KINDS.join(', ')}; ${UNCHECKED_KINDS.join(', ')} accept any id until their resource exists.`;
 
@@ -46,3 +47,10 @@ export const { Response: CommentDto, Create: CreateCommentDto, Update: UpdateCom
 export type CommentDto = InstanceType<typeof CommentDto>;
 export type CreateCommentDto = InstanceType<typeof CreateCommentDto>;
 export type UpdateCommentDto = InstanceType<typeof UpdateCommentDto>;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchCommentDto: { body: { Body: 'Great progress this quarter (edited).' } },
+  CreateCommentDto: { body: { AncestorID: 'INDIVIDUAL_ID', AncestorType: 'individuals', Body: 'Great progress this quarter, keep it up.' } },
+  UpdateCommentDto: { body: { ID: 'PATH_ID', Body: 'Great progress this quarter.' } },
+});

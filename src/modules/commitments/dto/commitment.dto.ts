@@ -1,5 +1,6 @@
-import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
 import { COMMITMENT_TYPES, type CommitmentEntity, type CommitmentType } from '../../../database/entities/commitment.entity.js';
+import { declareExamples, exampleDate } from '../../../http/wire/examples.js';
 
 export const COMMITMENT_DESCRIPTION_MAX = 4000;
 
@@ -48,3 +49,23 @@ export const { Response: CommitmentDto, Create: CreateCommitmentDto, Update: Upd
 export type CommitmentDto = InstanceType<typeof CommitmentDto>;
 export type CreateCommitmentDto = InstanceType<typeof CreateCommitmentDto>;
 export type UpdateCommitmentDto = InstanceType<typeof UpdateCommitmentDto>;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchCommitmentDto: { body: { Completed: true } },
+  CreateCommitmentDto: {
+    body: {
+      Type: 'individual',
+      AncestorID: 'INDIVIDUAL_ID',
+      PeriodID: 'PERIOD_ID',
+      Name: 'Close the Q1 deals',
+      Description: 'All deals in the pipeline',
+      DueDate: exampleDate('2027-03-31'),
+      Completed: false,
+      Rank: 1,
+    },
+  },
+  UpdateCommitmentDto: {
+    body: { ID: 'PATH_ID', PeriodID: 'PERIOD_ID', Name: 'Close the Q1 deals', DueDate: exampleDate('2027-03-31'), Completed: true, Rank: 1 },
+  },
+});

@@ -1,4 +1,4 @@
-import { field, LIMITS, resource } from '../../../common/http/resource.js';
+import { field, LIMITS, resource } from '../../../http/wire/resource.js';
 
 /** One record behind a figure; XML element `DashboardRecord`. */
 export const DashboardRecord = resource<never>()('DashboardRecord', {

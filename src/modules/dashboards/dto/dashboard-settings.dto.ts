@@ -1,6 +1,7 @@
-import { field, resource } from '../../../common/http/resource.js';
+import { field, resource } from '../../../http/wire/resource.js';
 import type { DashboardSettingsEntity } from '../../../database/entities/dashboard-settings.entity.js';
 import { SWITCH_DOCS } from './dashboard.dto.js';
+import { declareExamples } from '../../../http/wire/examples.js';
 
 /** The bounds of a threshold (percent of target). */
 export const THRESHOLD_MAX = 1000;
@@ -40,3 +41,27 @@ export const DashboardSettingsDto = DashboardSettings.Response;
 export type DashboardSettingsDto = InstanceType<typeof DashboardSettingsDto>;
 export const UpdateDashboardSettingsDto = DashboardSettings.Update;
 export type UpdateDashboardSettingsDto = InstanceType<typeof UpdateDashboardSettingsDto>;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchDashboardSettingsDto: { body: { Threshold3: 120, ShowTeamAssessment: true } },
+  UpdateDashboardSettingsDto: {
+    body: {
+      Threshold1: 75,
+      Threshold2: 95,
+      Threshold3: 115,
+      ShowMetrics: true,
+      ShowDialogs: true,
+      ShowFollowUps: true,
+      ShowProjectLoad: true,
+      ShowEvaluationCriteria: true,
+      ShowLeaderAssessment: true,
+      ShowTeamAssessment: false,
+      ShowGoals: true,
+      ShowOrgCommitments: true,
+      ShowDeptCommitments: true,
+      ShowIndCommitments: true,
+      Show8020Metrics: true,
+    },
+  },
+});

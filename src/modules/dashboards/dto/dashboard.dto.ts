@@ -1,6 +1,6 @@
-import { field, LIMITS, resource } from '../../../common/http/resource.js';
-import { InputField } from '../../../common/http/wire.js';
-import { PageQuery } from '../../../common/pagination/pagination.js';
+import { field, LIMITS, resource } from '../../../http/wire/resource.js';
+import { InputField } from '../../../http/wire/wire.js';
+import { PageQuery } from '../../../http/wire/pagination.js';
 import { FIGURE_FORMULAS, type FigureName } from '../dashboard-formulas.js';
 
 /** A count: never null (0 when there is nothing to count). */

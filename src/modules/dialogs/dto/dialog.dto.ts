@@ -1,7 +1,8 @@
-import { field, resource } from '../../../common/http/resource.js';
-import { InputField } from '../../../common/http/wire.js';
-import { DeletedQuery } from '../../../common/pagination/pagination.js';
+import { field, resource } from '../../../http/wire/resource.js';
+import { InputField } from '../../../http/wire/wire.js';
+import { DeletedQuery } from '../../../http/wire/pagination.js';
 import { RECORD_KINDS, type DialogEntity, type RecordKind } from '../../../database/entities/dialog.entity.js';
+import { declareExamples, exampleDate } from '../../../http/wire/examples.js';
 
 export const DIALOG_NOTES_MAX = 10000;
 
@@ -58,3 +59,28 @@ export class DialogQuery extends DeletedQuery {
   @InputField('int', { description: 'Period id. Default: the period containing today, else the latest period.' })
   period?: number;
 }
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchDialogDto: { body: { OccurredDate: exampleDate('2027-03-17'), Notes: 'Held, one day late' } },
+  CreateDialogDto: {
+    body: {
+      Kind: 'individual',
+      AncestorID: 'INDIVIDUAL_ID',
+      LeaderID: 'INDIVIDUAL_ID',
+      PeriodID: 'PERIOD_ID',
+      ScheduledDate: exampleDate('2027-03-15'),
+      Notes: 'Mid-year review',
+    },
+  },
+  UpdateDialogDto: {
+    body: {
+      ID: 'PATH_ID',
+      LeaderID: 'INDIVIDUAL_ID',
+      PeriodID: 'PERIOD_ID',
+      ScheduledDate: exampleDate('2027-03-15'),
+      OccurredDate: exampleDate('2027-03-16'),
+      Notes: 'Held',
+    },
+  },
+});

@@ -1,7 +1,8 @@
-import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { InputField } from '../../../common/http/wire.js';
-import { PageQuery } from '../../../common/pagination/pagination.js';
+import { LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
+import { InputField } from '../../../http/wire/wire.js';
+import { PageQuery } from '../../../http/wire/pagination.js';
 import type { IdentityProviderEntity } from '../../../database/entities/identity-provider.entity.js';
+import { declareExamples } from '../../../http/wire/examples.js';
 
 export const GROUP_MAPPINGS_MAX = 200;
 
@@ -109,3 +110,37 @@ export const UpdateIdentityProviderDto = IdentityProvider.Update;
 export type UpdateIdentityProviderDto = InstanceType<typeof UpdateIdentityProviderDto> & { GroupMappings?: GroupMappingInput[] | null };
 
 export class IdentityProviderQuery extends PageQuery {}
+
+/** `GET /identityproviders/collisions` (global administrators). */
+export class CollisionQuery {
+  @InputField('string', {
+    max: 500,
+    min: 1,
+    description: 'Instead of the colliding providers, every provider of every site with exactly this Issuer (who holds a pair a registration was refused for).',
+  })
+  issuer?: string;
+}
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchIdentityProviderDto: { body: { Enabled: false } },
+  CreateIdentityProviderDto: {
+    body: {
+      Name: 'Okta',
+      Issuer: 'https://example.okta.com/oauth2/default',
+      ClientID: '0oa1b2c3d4e5f6g7h8i9',
+      Audiences: 'api://pms',
+      UserClaim: 'email',
+      GroupsClaim: 'groups',
+    },
+  },
+  UpdateIdentityProviderDto: {
+    body: {
+      ID: 'PATH_ID',
+      Name: 'Okta (production)',
+      Issuer: 'https://example.okta.com/oauth2/default',
+      ClientID: '0oa1b2c3d4e5f6g7h8i9',
+      JitProvisioning: true,
+    },
+  },
+});

@@ -2,14 +2,17 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ValidateBy } from 'class-validator';
-import { MIN_PASSWORD_LENGTH } from '../../../common/auth/password.js';
-import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
-import { isGuid, ZERO_GUID } from '../../../common/http/wire.js';
+import { MIN_PASSWORD_LENGTH } from '../../../auth/password.js';
+import { ID_DOC, LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
+import { isGuid, ZERO_GUID } from '../../../http/wire/wire.js';
 import { formalName, fullName, fullOrderedName } from '../../../common/names.js';
 import type { Rights } from '../../../authorization/access.service.js';
 import type { LastComment } from '../../../database/queries/last-comment.js';
 import type { UserEntity } from '../../../database/entities/user.entity.js';
 import type { IndividualEntity } from '../../../database/entities/individual.entity.js';
+import { declareExamples, exampleDate } from '../../../http/wire/examples.js';
+import { externalIdField } from '../../../http/wire/external-id.js';
+import { bulkRequestOf, type BulkRequest } from '../../../http/wire/bulk.js';
 
 /** A bound of this service (docs/operations.md, input limits) so a huge body cannot make scrypt work on megabytes. */
 export const PASSWORD_MAX = 256;
@@ -68,8 +71,8 @@ const FREE_FIELD = { nullable: true, max: LIMITS.name, description: 'Free field 
 const PASSWORD_DOC = `Deprecated, may be removed. Write-only: sets the login password, at least ${MIN_PASSWORD_LENGTH} characters (400 otherwise). Null or an empty string leave the password unchanged.`;
 /** Documented only: without a validation decorator the global pipe drops it whatever it holds. */
 const PARENT_INPUT = ApiProperty({
+  // No format: it is never validated, so the document admits any text (as the service does).
   type: String,
-  format: 'uuid',
   required: false,
   nullable: true,
   deprecated: true,
@@ -83,6 +86,7 @@ const PARENT_INPUT = ApiProperty({
 export const Individual = resource<E, X>()('Individual', {
   fields: {
     ID: field.guid('ReqUpd', {
+      query: { filter: true },
       description: 'Id of the individual. Optional on create (used if free, else 409 id-taken); on update it must equal the id in the path.',
       create: { description: ID_DOC.create },
       update: { description: ID_DOC.update },
@@ -98,13 +102,26 @@ export const Individual = resource<E, X>()('Individual', {
     UserID: field.guid('RO', { nullable: true, description: 'Id of the login account (the PrincipalID of this user in Permission records).' }),
     Prefix: field.string('-', { nullable: true, max: LIMITS.affix, description: 'Name prefix, e.g. "Dr.".' }),
     Suffix: field.string('-', { nullable: true, max: LIMITS.affix, description: 'Name suffix, e.g. "Jr.".' }),
-    FirstName: field.string('Req', { max: LIMITS.personName, min: 1, write: trim, description: 'Given name; not blank.' }),
-    LastName: field.string('Req', { max: LIMITS.personName, min: 1, write: trim, description: 'Family name; not blank.' }),
+    FirstName: field.string('Req', {
+      query: { filter: true, sort: true },
+      max: LIMITS.personName,
+      min: 1,
+      write: trim,
+      description: 'Given name; not blank.',
+    }),
+    LastName: field.string('Req', {
+      query: { filter: true, sort: true, then: ['firstName'] },
+      max: LIMITS.personName,
+      min: 1,
+      write: trim,
+      description: 'Family name; not blank.',
+    }),
     UserDefined1: field.string('-', FREE_FIELD),
     UserDefined2: field.string('-', FREE_FIELD),
     UserDefined3: field.string('-', FREE_FIELD),
     UserDefined4: field.string('-', FREE_FIELD),
     Email: field.string('ReqCre', {
+      query: { filter: true, sort: true },
       nullable: true,
       max: LIMITS.name,
       description: 'Work e-mail address of the individual. On update: absent keeps it, null clears it.',
@@ -112,6 +129,7 @@ export const Individual = resource<E, X>()('Individual', {
       update: { description: KEEP_OR_CLEAR },
     }),
     PrimaryOrganizationID: field.guid('ReqCre', {
+      query: { filter: true },
       nullable: true,
       description:
         'Primary organization or department: a live one of the same site (else 400). Creating the individual creates this primary membership; changing it moves the membership. On update absent, null or all zeros keep the current value.',
@@ -126,6 +144,7 @@ export const Individual = resource<E, X>()('Individual', {
       update: { description: KEEP_OR_CLEAR },
     }),
     PrimaryReportsTo: field.guid('ReqCre', {
+      query: { filter: true },
       nullable: true,
       description:
         'The individual this one reports to, of the same site (else 400). Null or the all-zero guid means nobody. A reporting cycle (including the individual itself) is 409 with code cycle.',
@@ -173,11 +192,12 @@ export const Individual = resource<E, X>()('Individual', {
     FullOrderedName: field.string('RO', { from: (e: E) => fullOrderedName(e.firstName, e.lastName), description: '"Last, First".' }),
     // The audit members stand here, not at the end, in this record (JSON keeps this order).
     Deleted: field.bool('RO', {
+      query: { filter: true },
       description: 'Soft-deleted (DELETE /individuals/{id}); undone by PUT /individuals/{id}/undelete. A deleted individual cannot log in.',
     }),
     DeletedByRef: field.bool('RO', { description: 'Deleted by reference (through the deletion of a record it belongs to).' }),
     Created: field.date('RO'),
-    Updated: field.date('RO'),
+    Updated: field.date('RO', { query: { filter: true, sort: true } }),
     CreatedBy: field.guid('RO', { nullable: true, description: 'Individual id of the creator.' }),
     UpdatedBy: field.guid('RO', { nullable: true, description: 'Individual id of the last writer.' }),
     IsGlobalAdmin: field.bool('RO', {
@@ -214,11 +234,13 @@ export const Individual = resource<E, X>()('Individual', {
     CanDelegate: field.bool('RO', { from: (_e: E, x: X) => x.rights.delegate, description: 'The caller may manage Permission records on this individual.' }),
     SendEvalSurvey: field.bool('RO', { description: 'Whether evaluation surveys are sent to the individual (set by the service).' }),
     HireDate: field.date('-', {
+      query: { filter: true, sort: true },
       nullable: true,
       description: 'Date of hire.',
       create: { description: HIRE_DATE_INPUT },
       update: { description: HIRE_DATE_INPUT },
     }),
+    ExternalID: externalIdField('individual'),
   },
 });
 
@@ -227,4 +249,68 @@ export type IndividualDto = InstanceType<typeof IndividualDto>;
 export type CreateIndividualDto = InstanceType<typeof CreateIndividualDto>;
 export type UpdateIndividualDto = InstanceType<typeof UpdateIndividualDto>;
 
+/** The body of POST /individuals/bulk (docs/bulk.md): the manager and the primary organization may be named by ExternalID. */
+export const BulkIndividuals = bulkRequestOf('Individual', {
+  create: 'CreateIndividualDto',
+  update: 'UpdateIndividualDto',
+  refs: ['PrimaryOrganizationID', 'PrimaryReportsTo'],
+});
+export type BulkIndividuals = BulkRequest;
+
 /** `deleted` (a byte, docs/http-and-xml.md: 0 not deleted, the default; 1 deleted; 2 all), `limit`, `offset`. */
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchIndividualDto: { body: { PrimaryTitle: 'Team lead', UserDefined1: null } },
+  CreateIndividualDto: {
+    body: {
+      FirstName: 'Jane',
+      LastName: 'Doe',
+      UserName: 'jane.doe',
+      Password: 'choose-a-good-password',
+      Email: 'jane.doe@example.com',
+      UserEmail: 'jane.doe@example.com',
+      PrimaryOrganizationID: 'ORGANIZATION_ID',
+      PrimaryTitle: 'Account Executive',
+      PrimaryReportsTo: null,
+      HireDate: exampleDate('2026-03-01'),
+      IsAdmin: false,
+    },
+  },
+  BulkRequestOfIndividual: {
+    body: {
+      Items: [
+        {
+          Op: 'upsert',
+          Record: {
+            ExternalID: 'HR-1001',
+            FirstName: 'Jane',
+            LastName: 'Doe',
+            UserName: 'jane.doe.hr1001',
+            Email: 'jane.doe@example.com',
+            UserEmail: 'jane.doe@example.com',
+            PrimaryOrganizationID: 'ORGANIZATION_ID',
+            PrimaryTitle: 'Account Executive',
+            PrimaryReportsTo: null,
+          },
+          ExternalRefs: { PrimaryReportsTo: 'HR-1000' },
+        },
+        {
+          Op: 'upsert',
+          Record: {
+            ExternalID: 'HR-1000',
+            FirstName: 'John',
+            LastName: 'Roe',
+            UserName: 'john.roe.hr1000',
+            Email: 'john.roe@example.com',
+            UserEmail: 'john.roe@example.com',
+            PrimaryOrganizationID: 'ORGANIZATION_ID',
+            PrimaryTitle: 'Sales Director',
+            PrimaryReportsTo: null,
+          },
+        },
+      ],
+    },
+  },
+  UpdateIndividualDto: { body: { ID: 'PATH_ID', FirstName: 'Jane', LastName: 'Doe-Smith', UserName: 'USER_NAME', PrimaryTitle: 'Senior Account Executive' } },
+});

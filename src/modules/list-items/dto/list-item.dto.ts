@@ -1,5 +1,7 @@
-import { ID_DOC, LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { ID_DOC, LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
 import type { ListItemEntity } from '../../../database/entities/list-item.entity.js';
+import { declareExamples } from '../../../http/wire/examples.js';
+import { bulkRequestOf, type BulkRequest } from '../../../http/wire/bulk.js';
 
 /** Description has no documented limit (docs/list-items.md); 10,000 characters keeps it inside a MySQL TEXT column. */
 export const LIST_ITEM_DESCRIPTION_MAX = 10000;
@@ -28,3 +30,25 @@ export const { Response: ListItemDto, Create: CreateListItemDto, Update: UpdateL
 export type ListItemDto = InstanceType<typeof ListItemDto>;
 export type CreateListItemDto = InstanceType<typeof CreateListItemDto>;
 export type UpdateListItemDto = InstanceType<typeof UpdateListItemDto>;
+
+/**
+ * The body of POST /{accountabilities|evaluationcriteria|supervisoryscopes|projectscopes}/bulk
+ * (docs/bulk.md), one class for the four kinds: an individual owner may be named by ExternalID.
+ */
+export const BulkListItems = bulkRequestOf('ListItem', { create: 'CreateListItemDto', update: 'UpdateListItemDto', refs: ['AncestorID'] });
+export type BulkListItems = BulkRequest;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  BulkRequestOfListItem: {
+    body: {
+      Items: [
+        { Op: 'create', Record: { AncestorID: 'ANCESTOR_ID', Rank: 1, Name: 'Customer satisfaction', Description: 'Keep the yearly CSAT above 4.5' } },
+        { Op: 'create', Record: { Rank: 2, Name: 'Renewals', Description: 'Renew 95 % of contracts' }, ExternalRefs: { AncestorID: 'HR-1001' } },
+      ],
+    },
+  },
+  PatchListItemDto: { body: { Description: 'Keep the yearly CSAT above 4.7' } },
+  CreateListItemDto: { body: { AncestorID: 'ANCESTOR_ID', Rank: 1, Name: 'Customer satisfaction', Description: 'Keep the yearly CSAT above 4.5' } },
+  UpdateListItemDto: { body: { ID: 'PATH_ID', Rank: 2, Name: 'Customer satisfaction', Description: 'Keep the yearly CSAT above 4.6' } },
+});

@@ -1,9 +1,11 @@
-import { LIMITS, field, inputVariant, resource } from '../../../common/http/resource.js';
+import { LIMITS, field, inputVariant, resource } from '../../../http/wire/resource.js';
 import { nameOf } from '../../../common/names.js';
 import type { IndividualEntity } from '../../../database/entities/individual.entity.js';
 import type { OrganizationEntity } from '../../../database/entities/organization.entity.js';
 import type { OrganizationMemberEntity } from '../../../database/entities/organization-member.entity.js';
 import { OPTIONAL_ID_DOC } from './organization.dto.js';
+import { declareExamples, declareOperationExamples } from '../../../http/wire/examples.js';
+import { bulkRequestOf, type BulkRequest } from '../../../http/wire/bulk.js';
 
 /** The two ends of a membership, loaded in batches by the service: IsPrimary and the names come from them. */
 export interface MembershipEnds {
@@ -72,3 +74,33 @@ export const CreatePairMemberDto = inputVariant(OrganizationMember, 'CreatePairM
   OrganizationID: { required: false, description: 'Optional; when given it must equal the department of the path (else 400).' },
 });
 export type CreatePairMemberDto = InstanceType<typeof CreatePairMemberDto>;
+
+/**
+ * The body of POST /departmentmembers/bulk (docs/bulk.md): a membership is named by its ID, or by
+ * its individual and department, each of which may be given by ExternalID.
+ */
+export const BulkOrganizationMembers = bulkRequestOf('OrganizationMember', {
+  create: 'CreateOrganizationMemberDto',
+  update: 'UpdateOrganizationMemberDto',
+  refs: ['IndividualID', 'OrganizationID'],
+});
+export type BulkOrganizationMembers = BulkRequest;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  BulkRequestOfOrganizationMember: {
+    body: {
+      Items: [
+        { Op: 'upsert', Record: { Title: 'Account Executive' }, ExternalRefs: { IndividualID: 'HR-1001', OrganizationID: 'D-110' } },
+        { Op: 'upsert', Record: { IndividualID: 'INDIVIDUAL_ID', OrganizationID: 'DEPARTMENT_ID', Title: 'Project lead' } },
+      ],
+    },
+  },
+  PatchOrganizationMemberDto: { body: { Title: 'Interim project lead' } },
+  CreateOrganizationMemberDto: { body: { IndividualID: 'INDIVIDUAL_ID', OrganizationID: 'DEPARTMENT_ID', Title: 'Project lead' } },
+  CreatePairMemberDto: { body: { Title: 'Project lead' } },
+  UpdateOrganizationMemberDto: { body: { Title: 'Senior project lead' } },
+});
+
+// The membership-by-id route wants the body ID equal to the path id; the pair routes do not.
+declareOperationExamples({ 'PUT /v4/departmentmembers/{id}': { body: { ID: 'PATH_ID', Title: 'Senior project lead' } } });

@@ -1,7 +1,9 @@
-import { field, resource } from '../../../common/http/resource.js';
-import { InputField } from '../../../common/http/wire.js';
-import { PageQuery } from '../../../common/pagination/pagination.js';
+import { field, resource } from '../../../http/wire/resource.js';
+import { InputField } from '../../../http/wire/wire.js';
+import { PageQuery } from '../../../http/wire/pagination.js';
 import { CHILD_TYPE_COVERS, STATE_TEXT, type PermissionEntity } from '../../../database/entities/permission.entity.js';
+import { bulkRequestOf, type BulkRequest } from '../../../http/wire/bulk.js';
+import { declareExamples } from '../../../http/wire/examples.js';
 
 /** What the wire form of a permission needs beyond its row: the names of its principal and row. */
 export interface PermissionExtras {
@@ -171,3 +173,39 @@ export const EffectivePermissions = resource<EffectiveRow>()('EffectivePermissio
 });
 export const EffectivePermissionsDto = EffectivePermissions.Response;
 export type EffectivePermissionsDto = InstanceType<typeof EffectivePermissionsDto>;
+
+/**
+ * The body of POST /permissions/bulk (docs/bulk.md): a permission is named by its ID, or by its
+ * RowID, PrincipalID and ChildType (unique together). Its rows and principals have no ExternalRefs:
+ * RowID names rows of several kinds, PrincipalID a UserID or a security group.
+ */
+export const BulkPermissions = bulkRequestOf('Permission', { create: 'CreatePermissionDto', update: 'UpdatePermissionDto', refs: [] });
+export type BulkPermissions = BulkRequest;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchPermissionDto: { body: { UpdateState: 2 } },
+  BulkRequestOfPermission: {
+    body: {
+      Items: [
+        {
+          Op: 'upsert',
+          Record: {
+            RowID: 'INDIVIDUAL_ID',
+            PrincipalID: 'USER_ID',
+            ChildType: null,
+            CreateState: 0,
+            ReadState: 1,
+            UpdateState: 1,
+            DeleteState: 0,
+            DelegateState: 0,
+          },
+        },
+      ],
+    },
+  },
+  CreatePermissionDto: {
+    body: { RowID: 'INDIVIDUAL_ID', PrincipalID: 'USER_ID', ChildType: null, CreateState: 0, ReadState: 1, UpdateState: 2, DeleteState: 0, DelegateState: 0 },
+  },
+  UpdatePermissionDto: { body: { ID: 'PATH_ID', CreateState: 0, ReadState: 1, UpdateState: 1, DeleteState: 2, DelegateState: 0 } },
+});

@@ -1,5 +1,8 @@
-import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
 import type { SecurityGroupEntity } from '../../../database/entities/security-group.entity.js';
+import { declareExamples } from '../../../http/wire/examples.js';
+import { InputField } from '../../../http/wire/wire.js';
+import { bulkRequestOf, type BulkRequest } from '../../../http/wire/bulk.js';
 
 export const SECURITY_GROUP_DESCRIPTION_MAX = 4000;
 
@@ -47,3 +50,55 @@ export const { Response: SecurityGroupDto, Create: CreateSecurityGroupDto, Updat
 export type SecurityGroupDto = InstanceType<typeof SecurityGroupDto>;
 export type CreateSecurityGroupDto = InstanceType<typeof CreateSecurityGroupDto>;
 export type UpdateSecurityGroupDto = InstanceType<typeof UpdateSecurityGroupDto>;
+
+/**
+ * A bulk item's Record adding an individual to a security group (POST /securitygroups/members/bulk,
+ * docs/bulk.md): the pair PUT /securitygroups/{id}/members/{individualid} names.
+ */
+export class AddSecurityGroupMemberInput {
+  @InputField('guid', { description: 'Ignored: a membership is named by its pair when it is added.' })
+  ID?: string;
+
+  @InputField('guid', { required: true, description: 'A security group of the site (else 404, as the single write).' })
+  SecurityGroupID: string;
+
+  @InputField('guid', { required: true, description: 'A live individual of the site (else 404; 409 deleted when deleted).' })
+  IndividualID: string;
+}
+
+/** A bulk item's Record naming a membership by its ID: a membership does not move, so the pair is ignored. */
+export class SecurityGroupMemberInput {
+  @InputField('guid', { required: true, description: 'The membership.' })
+  ID: string;
+
+  @InputField('guid', { description: 'Ignored: a membership does not move.' })
+  SecurityGroupID?: string;
+
+  @InputField('guid', { description: 'Ignored: a membership does not move.' })
+  IndividualID?: string;
+}
+
+/**
+ * The body of POST /securitygroups/members/bulk: each item adds an individual to a group; the group
+ * may be given by its ExternalID (the SCIM client's externalId), the individual by theirs.
+ */
+export const BulkSecurityGroupMembers = bulkRequestOf('SecurityGroupMember', {
+  create: 'AddSecurityGroupMemberInput',
+  update: 'SecurityGroupMemberInput',
+  refs: ['IndividualID', 'SecurityGroupID'],
+});
+export type BulkSecurityGroupMembers = BulkRequest;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  BulkRequestOfSecurityGroupMember: {
+    body: {
+      Items: [{ Op: 'upsert', Record: { IndividualID: 'INDIVIDUAL_ID' }, ExternalRefs: { SecurityGroupID: 'HR-PARTNERS' } }],
+    },
+  },
+  PatchSecurityGroupDto: { body: { Description: 'Read the records of the individuals they support.' } },
+  CreateSecurityGroupDto: { body: { Name: 'HR partners', Description: 'Read the records of every individual they support.' } },
+  UpdateSecurityGroupDto: {
+    body: { ID: 'PATH_ID', Name: 'HR business partners', Description: 'Read and update the records of the individuals they support.' },
+  },
+});

@@ -1,5 +1,6 @@
-import { LIMITS, field, resource, trim } from '../../../common/http/resource.js';
+import { LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
 import type { SiteEntity } from '../../../database/entities/site.entity.js';
+import { declareExamples } from '../../../http/wire/examples.js';
 
 /** Site, a tenant (docs/identity-and-tenancy.md): every field declared once (docs/adding-a-resource.md). */
 export const Site = resource<SiteEntity>()('Site', {
@@ -22,3 +23,10 @@ export const { Response: SiteDto, Create: CreateSiteDto, Update: UpdateSiteDto }
 export type SiteDto = InstanceType<typeof SiteDto>;
 export type CreateSiteDto = InstanceType<typeof CreateSiteDto>;
 export type UpdateSiteDto = InstanceType<typeof UpdateSiteDto>;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchSiteDto: { body: { Name: 'Initech Worldwide' } },
+  CreateSiteDto: { body: { Name: 'Initech', PerformanceManagement: true } },
+  UpdateSiteDto: { body: { ID: 'PATH_ID', Name: 'Initech Europe', PerformanceManagement: true } },
+});

@@ -1,12 +1,19 @@
-import { field, resource } from '../../../common/http/resource.js';
+import { field, resource } from '../../../http/wire/resource.js';
 import type { WebhookEntity } from '../../../database/entities/webhook.entity.js';
 import type { WebhookDeliveryColumns } from '../../../database/entities/webhook-delivery.entity.js';
+import { declareExamples } from '../../../http/wire/examples.js';
+import { EVENT_TYPES_PATTERN } from '../event-types.js';
 
 const TYPES =
   'Space- or comma-separated event types: `{kind}.{created|updated|deleted|undeleted}` (e.g. `individual.updated`), a named event (`dialog.held`, `task.completed`, `task.reopened`, `period.closed`, `period.reopened`, `individual.moved`, `organization.moved`, `permission.changed`, `membership.changed`, `settings.changed`), `{kind}.*`, or `*` for every event (docs/events.md).';
 
+/** What a webhook's answer shows beyond its row: the secret, only in the answers of its create and its rotation. */
+export interface WebhookShown {
+  secret: string | null;
+}
+
 /** A webhook endpoint (docs/events.md). */
-export const Webhook = resource<WebhookEntity>()('Webhook', {
+export const Webhook = resource<WebhookEntity, WebhookShown | undefined>()('Webhook', {
   audit: 'audit',
   fields: {
     ID: field.id(),
@@ -17,12 +24,20 @@ export const Webhook = resource<WebhookEntity>()('Webhook', {
       description:
         'Where events are POSTed: an absolute http(s) URL. Refused (400) when it names or resolves to a loopback, private, link-local or metadata address, unless the service runs with WEBHOOK_ALLOW_PRIVATE=true. Redirects are not followed.',
     }),
-    EventTypes: field.string('Req', { max: 2000, min: 1, description: TYPES }),
+    EventTypes: field.string('Req', { max: 2000, min: 1, description: TYPES, pattern: EVENT_TYPES_PATTERN, example: 'individual.updated dialog.held goal.*' }),
     Secret: field.string('-', {
       max: 100,
+      nullable: true,
+      column: 'secret',
+      from: (_e: WebhookEntity, x: WebhookShown | undefined) => x?.secret ?? null,
       description:
-        'The signing secret, `whsec_` + base64 of 24 to 64 random bytes (Standard Webhooks). Generated when absent on create; absent on update keeps it. Rotate it with POST /webhooks/{id}/rotate-secret to keep the old one valid for an overlap window.',
+        'The signing secret, `whsec_` + base64 of 24 to 64 random bytes (Standard Webhooks). Write-only: shown once, in the answer of the create and of POST /webhooks/{id}/rotate-secret, and null in every other answer (reads, lists, delta sync, history, XML). Keep it when it is shown; a lost secret is replaced by a rotation (docs/security.md, "Secrets").',
       nullIsAbsent: true,
+      create: { description: 'Generated when absent or null; the answer shows it once.' },
+      update: {
+        description:
+          'Absent or null keeps it; a new value replaces it (null in the answer: the caller knows it). Rotate it with POST /webhooks/{id}/rotate-secret to keep the old one valid for an overlap window.',
+      },
     }),
     Description: field.string('-', { max: 500, nullable: true, description: 'A note for the administrator.' }),
     Active: field.bool('-', {
@@ -70,3 +85,10 @@ export const WebhookDelivery = resource<WebhookDeliveryColumns>()('WebhookDelive
 });
 export const WebhookDeliveryDto = WebhookDelivery.Response;
 export type WebhookDeliveryDto = InstanceType<typeof WebhookDeliveryDto>;
+
+/** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
+declareExamples({
+  PatchWebhookDto: { body: { EventTypes: 'dialog.held period.closed task.completed' } },
+  CreateWebhookDto: { body: { URL: 'https://hooks.example.com/pms', EventTypes: 'dialog.held period.closed', Description: 'HRIS sync' } },
+  UpdateWebhookDto: { body: { ID: 'PATH_ID', URL: 'https://hooks.example.com/pms/v2', EventTypes: 'dialog.held period.closed individual.*', Active: true } },
+});

@@ -1,0 +1,192 @@
+/**
+ * The 1,000,000-person site (issue 50's scale run, issue 51's targets on it): SCALE_ROWS (1,000,000)
+ * individuals imported into one site from one CSV through `POST /v4/imports` (end to end, the importing
+ * service's RSS read every 100 ms throughout: ≤ 400 MB), then on that site, as bench.ts measures its rows
+ * (autocannon in its own process, each row between two halves of its baseline, medians of BENCH_ROUNDS):
+ *
+ *  - `GET /v4/individuals/{id}` against the yardstick's by-id read (the limit): ≥ 0.5×;
+ *  - `filter=LastName sw "Person 1"` page of 100 (about a ninth of the site matches) against a plain
+ *    page of 100: costs ≤ 2× (its rate ≥ 0.5× the plain page's);
+ *  - a cursor page of 100 near the end (within the last 5,100 rows) against the first cursor page:
+ *    costs what the first page costs (taken as ≤ 1.25×);
+ *  - the CSV export of the whole site against the export limit (bench/raw-server.ts `GET
+ *    /individuals.csv`), SCALE_EXPORT_ROUNDS (2) rounds taking turns: ≥ 0.5×, RSS growth ≤ 50 MB.
+ *
+ * The service and the yardstick are their own processes on a database of their own, migrated first,
+ * as deployed (bench/common.ts).
+ *
+ *   npm run bench:scale                      # MariaDB (BENCH_DATABASE_URL, default mysql://root@127.0.0.1:3306/)
+ *   SCALE_ROWS=50000 npm run bench:scale     # a smaller site
+ *   npm run bench:scale -- --sqlite          # the embedded SQLite file
+ *
+ * Knobs: SCALE_ROWS, SCALE_EXPORT_ROUNDS, BENCH_DURATION (5 s a row and round), BENCH_ROUNDS (2),
+ * BENCH_CONNECTIONS (50, by-id reads), BENCH_PAGE_CONNECTIONS (10, pages).
+ */
+import {
+  call,
+  createDatabase,
+  exportRows,
+  fmt,
+  importCsv,
+  load,
+  log,
+  migrateFirst,
+  num,
+  peopleCsv,
+  settle,
+  startService,
+  startYardstick,
+  stopProcess,
+  tokenFor,
+  versus,
+} from './common.js';
+import type { LoadJob } from './load.js';
+
+const PASSWORD = 'bench-password-1';
+const ROWS = num('SCALE_ROWS', 1_000_000);
+const EXPORT_ROUNDS = num('SCALE_EXPORT_ROUNDS', 2);
+const DURATION = num('BENCH_DURATION', 5);
+const ROUNDS = num('BENCH_ROUNDS', 2);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
+const PAGE_CONNECTIONS = num('BENCH_PAGE_CONNECTIONS', 10);
+/** The page the cursor walk reads to reach the end of the site (IDs only). */
+const WALK_PAGE = 5000;
+
+const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
+
+/**
+ * Walks the site's list by cursor, WALK_PAGE IDs a page: answers a sample of IDs spread over the whole
+ * site (the by-id rows read them) and the cursor of the last page that still has a full page of 100
+ * after it (within the last WALK_PAGE + 100 rows).
+ */
+async function walk(origin: string, token: string): Promise<{ ids: string[]; lastCursor: string; pages: number }> {
+  const ids: string[] = [];
+  const pages: { cursor: string; rows: number }[] = [];
+  let cursor = 'start';
+  for (;;) {
+    const res = await fetch(`${origin}/v4/individuals?limit=${WALK_PAGE}&fields=ID&cursor=${encodeURIComponent(cursor)}`, {
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+    });
+    if (res.status !== 200) throw new Error(`cursor walk: ${res.status} ${(await res.text()).slice(0, 500)}`);
+    const page = (await res.json()) as { ID: string }[];
+    pages.push({ cursor, rows: page.length });
+    ids.push(...page.filter((_, k) => k % 50 === 0).map((r) => r.ID));
+    const next = /<([^>]*)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
+    if (!next) break;
+    cursor = new URL(next, origin).searchParams.get('cursor') ?? '';
+    if (!cursor) throw new Error(`cursor walk: a next link without a cursor: ${next}`);
+  }
+  // The last page may hold a single row: the cursor taken is the last one with 100 rows or more from it on.
+  let after = 0;
+  for (let k = pages.length - 1; k >= 0; k--) {
+    after += pages[k].rows;
+    if (after >= 100) return { ids, lastCursor: pages[k].cursor, pages: pages.length };
+  }
+  throw new Error(`cursor walk: the site has ${after} individuals, fewer than a page of 100`);
+}
+
+async function main(): Promise<void> {
+  const sqlite = process.argv.includes('--sqlite');
+  const started = Date.now();
+  const database = await createDatabase(sqlite);
+  migrateFirst(database.url);
+  const { service, origin } = await startService(database.url, PASSWORD);
+  const { raw, rawOrigin } = await startYardstick(database.url);
+  const lines: string[] = [];
+  const exports: string[] = [];
+  try {
+    const token = await tokenFor(origin, 'admin', PASSWORD);
+    const me = (await call(origin, token, 'GET', '/v4/me')) as { PrimaryOrganizationID: string; SiteID: string };
+    const file = peopleCsv('scale', ROWS, me.PrimaryOrganizationID);
+    log(`importing ${fmt(ROWS)} individuals from one CSV of ${fmt(file.byteLength / 1e6, 1)} MB`);
+    const imp = await importCsv(origin, token, file, service.pid);
+    const rate = ROWS / imp.s;
+    log(`imported ${fmt(ROWS)} rows in ${fmt(imp.s, 1)} s (${fmt(rate)} rows/s), RSS peak ${fmt(imp.peakRssMb)} MB`);
+    lines.push(`| import of ${fmt(ROWS)} individuals from one CSV, end to end | ${fmt(rate)} rows/s (${fmt(imp.s, 1)} s) | | |`);
+    lines.push(`| the importing service's RSS, peak (read every 100 ms) | ${fmt(imp.peakRssMb)} MB | ≤ 400 MB | ${verdict(imp.peakRssMb <= 400)} |`);
+
+    const t0 = Date.now();
+    const { ids, lastCursor, pages } = await walk(origin, token);
+    log(`cursor walk: ${pages} pages of ${fmt(WALK_PAGE)} IDs in ${fmt((Date.now() - t0) / 1000, 1)} s`);
+    const h = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+    const job = (requests: LoadJob['requests'], connections = PAGE_CONNECTIONS): LoadJob => ({ origin, requests, connections, duration: DURATION });
+    const page = (query: string) => job([{ path: `/v4/individuals?limit=100${query}`, headers: h }]);
+    const limitById: LoadJob = {
+      ...job(
+        ids.map((id) => ({ path: `/individuals/${id}?site=${me.SiteID}` })),
+        CONNECTIONS,
+      ),
+      origin: rawOrigin,
+    };
+    const byId = job(
+      ids.map((id) => ({ path: `/v4/individuals/${id}`, headers: h })),
+      CONNECTIONS,
+    );
+    const plain = page('');
+    const filtered = page(`&filter=${encodeURIComponent('LastName sw "Person 1"')}`);
+    const first = page('&cursor=start');
+    const end = page(`&cursor=${encodeURIComponent(lastCursor)}`);
+    for (const [name, j] of [
+      ['the first cursor page', first],
+      ['the cursor page near the end', end],
+    ] as const) {
+      const rows = (await call(origin, token, 'GET', j.requests[0].path)) as unknown[];
+      if (rows.length !== 100) throw new Error(`${name}: ${rows.length} rows, not 100`);
+    }
+    const settleAll = async () => {
+      await settle(service.pid, `${origin}/health/ready`);
+      await settle(raw.pid);
+    };
+    log('warm-up');
+    for (const j of [limitById, byId, plain, filtered, first, end]) {
+      await settleAll();
+      await load({ ...j, duration: 1 });
+    }
+    const id = await versus('by-id read', byId, limitById, ROUNDS, settleAll);
+    const f = await versus('filtered page of 100', filtered, plain, ROUNDS, settleAll);
+    const c = await versus('cursor page at the end', end, first, ROUNDS, settleAll);
+    lines.push(
+      `| \`GET /v4/individuals/{id}\` ÷ the limit (\`SELECT * … WHERE id = ?\`, ${fmt(id.baseRps)} req/s) | ${fmt(id.ratio, 2)} (${fmt(id.rps)} req/s) | ≥ 0.5 | ${verdict(id.ratio >= 0.5)} |`,
+      `| \`?limit=100&filter=LastName sw "Person 1"\`: cost ÷ a plain page of 100 (${fmt(f.baseRps)} req/s) | ${fmt(1 / f.ratio, 2)}× (${fmt(f.rps)} req/s) | ≤ 2× | ${verdict(1 / f.ratio <= 2)} |`,
+      `| \`?limit=100&cursor=…\` near the end (within the last ${fmt(WALK_PAGE + 100)}): cost ÷ the first cursor page (${fmt(c.baseRps)} req/s) | ${fmt(1 / c.ratio, 2)}× (${fmt(c.rps)} req/s) | ≤ 1.25× | ${verdict(1 / c.ratio <= 1.25)} |`,
+    );
+
+    await settleAll();
+    exports.push(
+      ...(await exportRows({
+        origin,
+        token,
+        servicePid: service.pid,
+        rawOrigin,
+        rawPid: raw.pid,
+        siteId: me.SiteID,
+        // The site's other individuals (the administrator) are exported too.
+        rows: ROWS,
+        formats: [{ name: 'CSV', accept: 'text/csv', target: 0.5 }],
+        rounds: EXPORT_ROUNDS,
+        warm: false,
+      })),
+    );
+  } finally {
+    await stopProcess(raw);
+    await stopProcess(service);
+    await database.drop();
+  }
+  const kind = sqlite ? 'SQLite' : 'MariaDB';
+  console.log(
+    [
+      `| ${kind}, one site of ${fmt(ROWS)} imported individuals, ${ROUNDS} rounds × ${DURATION} s a row | measured | target | |`,
+      '|---|---:|---|---|',
+      ...lines,
+    ].join('\n'),
+  );
+  console.log(
+    ['', `| the whole site as CSV, medians of ${EXPORT_ROUNDS} rounds | rows/s | ÷ the limit | target | |`, '|---|---:|---:|---|---|', ...exports].join('\n'),
+  );
+  console.log(`\nTotal run time ${Math.round((Date.now() - started) / 1000)} s.`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,429 @@
+import { Logger, type Type } from '@nestjs/common';
+import { In, type EntityTarget } from 'typeorm';
+import type { RequestContext } from '../common/context/request-context.js';
+import { AppError, NotFoundError, ValidationError, type ProblemDetails } from '../common/errors/errors.js';
+import { isDatabaseUnavailable, isRetryableConflict } from '../common/errors/db-errors.js';
+import { assertAccess } from '../auth/auth.guard.js';
+import type { AccessRule } from '../auth/access.decorators.js';
+import { AppValidationPipe } from '../http/pipeline/app-validation.pipe.js';
+import { problemOf, toAppError } from '../http/pipeline/problem.filter.js';
+import { toJsonValue } from '../http/wire/codec.js';
+import { bulkAnswer, type BulkItemInput, type BulkOutcome, type BulkQuery, type BulkRequest, type BulkResultsDto } from '../http/wire/bulk.js';
+import type { TenantDb } from './tenant-db.js';
+import type { GuidTenantEntity, IntTenantEntity } from './entities/base.entity.js';
+
+/** A table whose records carry an ExternalID (individuals, organizations). */
+export type KeyedEntity = EntityTarget<GuidTenantEntity & { externalId: string | null }>;
+/** The table of a resource written in bulk: with an ExternalID, or found by its ID only (guid or integer). */
+export type BulkEntity = KeyedEntity | EntityTarget<GuidTenantEntity> | EntityTarget<IntTenantEntity>;
+
+/**
+ * How one resource writes a batch (docs/bulk.md): its single writes and what the batch needs to
+ * find records by their keys. The resource's service builds it; `applyBulk` runs it.
+ */
+export interface BulkPlan<C extends object, U extends object, K extends string | number = string> {
+  /** The kind messages name: `individual`. */
+  label: string;
+  /** The resource's table, searched by ID (and by ExternalID when `externalIds`). */
+  entity: BulkEntity;
+  /**
+   * Whether the table carries ExternalID (default true): then an item's Record may name its record
+   * by it. A resource without one names its records by ID only (an upsert without an ID creates).
+   */
+  externalIds?: boolean;
+  /** Whether the IDs are integers (goals): an item's ID is read as one, and answered as its decimal text. */
+  intIds?: boolean;
+  /** The single create's and update's input classes: each Record is validated as one of them. */
+  create: Type<C>;
+  update: Type<U>;
+  /** The access rule of the single create's route (each item that creates is held to it). */
+  createRule: AccessRule;
+  /**
+   * The access rule of the single update's route, when it is more than the bulk route's
+   * (`admin` for memberships); otherwise the update's rules are the service's own.
+   */
+  updateRule?: AccessRule;
+  /**
+   * A record without ExternalID named by what it joins (a membership by its individual and
+   * department): the fields that name it, and the record they name (null when none), read in the
+   * item's transaction after its ExternalRefs are resolved. An item without ID is then an update
+   * of that record, or a create when there is none (an upsert).
+   */
+  match?: {
+    fields: readonly string[];
+    find(record: Record<string, unknown>): Promise<string | null>;
+  };
+  /** Reference fields that may be given by ExternalID (ExternalRefs), and the table they name. */
+  refs: Readonly<Record<string, KeyedEntity>>;
+  /** The single writes, with their answers. */
+  createOne(dto: C): Promise<{ ID: unknown }>;
+  /** `id`: the record's ID (a number when `intIds`). */
+  updateOne(id: K, dto: U): Promise<{ ID: unknown }>;
+  /** The record as its GET answers the caller (an update that would change none of it writes nothing). */
+  read(id: K): Promise<object>;
+  /**
+   * Whether the caller's update of the record `read` answered would pass its authorization, so an
+   * unchanged record may be answered 200 without running it (default: the answer's CanUpdate, or
+   * an administrator). When not, the update runs and answers as the single write does.
+   */
+  mayChange?(current: Record<string, unknown>): boolean;
+}
+
+export interface BulkOptions {
+  /** All items or none. */
+  atomic: boolean;
+}
+
+export interface BulkRun {
+  outcomes: BulkOutcome[];
+  /** Atomic: whether the items were written; otherwise whether any item was. */
+  committed: boolean;
+}
+
+const logger = new Logger('Bulk');
+
+/** Items per transaction (see Batch.run). */
+export const BULK_CHUNK = 100;
+const pipe = new AppValidationPipe();
+
+/** Raised to roll an atomic batch back once every item has been tried. */
+class AtomicRollback extends Error {}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+const guidText = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim().toLowerCase() : null);
+
+/**
+ * Applies a batch of items of one resource (docs/bulk.md): each item through the resource's single
+ * write — its validation, authorization, audit trail and everything that follows a commit — in an
+ * order that writes the records other items refer to first, answered in the order sent. Each item
+ * runs as one unit, between a savepoint and its release, so a failed item leaves nothing behind and
+ * the others stay: in transactions of BULK_CHUNK items, or in the request's transaction (an
+ * Idempotency-Key, or `atomic`). Atomic: once every item has been tried, any failure rolls all of
+ * them back.
+ *
+ * The look-ups the batch needs are made once for all items (records by ExternalID, by ID); what
+ * each item costs beyond that is its single write.
+ */
+export async function applyBulk<C extends object, U extends object, K extends string | number>(
+  db: TenantDb,
+  ctx: RequestContext,
+  items: readonly BulkItemInput[],
+  plan: BulkPlan<C, U, K>,
+  opts: BulkOptions,
+): Promise<BulkRun> {
+  if (!opts.atomic) {
+    const outcomes = await new Batch(db, ctx, items, plan).run();
+    return { outcomes, committed: outcomes.some((o) => o.status < 300) };
+  }
+  let outcomes: BulkOutcome[] = [];
+  try {
+    await db.savepoint(ctx, async () => {
+      outcomes = await new Batch(db, ctx, items, plan).run();
+      if (outcomes.some((o) => o.status >= 300)) throw new AtomicRollback();
+    });
+    return { outcomes, committed: true };
+  } catch (e) {
+    if (!(e instanceof AtomicRollback)) throw e;
+    return { outcomes: outcomes.map((o) => (o.status < 300 ? notApplied(o.index) : o)), committed: false };
+  }
+}
+
+/** An item of a failed atomic batch that did not fail itself. */
+function notApplied(index: number): BulkOutcome {
+  return {
+    index,
+    status: 424,
+    id: null,
+    problem: {
+      type: 'urn:pms:problem:not-applied',
+      title: 'Not applied',
+      status: 424,
+      detail: 'The batch is atomic and another item failed: nothing was written',
+    },
+  };
+}
+
+class Batch<C extends object, U extends object, K extends string | number> {
+  /** ExternalID → ID, by table: found before the items run, then kept up to date as they create. */
+  private readonly byExternalId = new Map<KeyedEntity, Map<string, string>>();
+  /** IDs of the resource's table that exist (the IDs items give). */
+  private readonly existing = new Set<string>();
+
+  constructor(
+    private readonly db: TenantDb,
+    private readonly ctx: RequestContext,
+    private readonly items: readonly BulkItemInput[],
+    private readonly plan: BulkPlan<C, U, K>,
+  ) {}
+
+  /**
+   * The items in chunks of BULK_CHUNK, each chunk one transaction (joining the request's when one
+   * runs) and each item a savepoint in it: an item still commits or fails on its own, and a chunk
+   * costs one COMMIT — on MariaDB the commit's log flush, not the writes, was most of an item's
+   * time. A chunk that loses a deadlock runs again whole, from the keys as they were before it.
+   */
+  async run(): Promise<BulkOutcome[]> {
+    await this.lookUp();
+    const outcomes: BulkOutcome[] = new Array(this.items.length);
+    const order = this.order();
+    for (let k = 0; k < order.length; k += BULK_CHUNK) {
+      const chunk = order.slice(k, k + BULK_CHUNK);
+      const keys = this.keys();
+      await this.db.transaction(this.ctx, async () => {
+        this.restore(keys);
+        for (const i of chunk) outcomes[i] = await this.one(i);
+      });
+    }
+    return outcomes;
+  }
+
+  /** The keys known so far (see `run`). */
+  private keys(): { byExternalId: Map<KeyedEntity, Map<string, string>>; existing: Set<string> } {
+    return { byExternalId: new Map([...this.byExternalId].map(([e, m]) => [e, new Map(m)])), existing: new Set(this.existing) };
+  }
+
+  private restore(keys: ReturnType<Batch<C, U, K>['keys']>): void {
+    this.byExternalId.clear();
+    for (const [e, m] of keys.byExternalId) this.byExternalId.set(e, new Map(m));
+    this.existing.clear();
+    for (const id of keys.existing) this.existing.add(id);
+  }
+
+  // ------------------------------------------------------------------ keys
+
+  /** One statement per table (per 500 keys): the records the items name by ExternalID, and those whose ID they give. */
+  private async lookUp(): Promise<void> {
+    const wanted = new Map<KeyedEntity, Set<string>>(this.keyed ? [[this.plan.entity as KeyedEntity, new Set()]] : []);
+    const ids = new Set<string>();
+    for (const item of this.items) {
+      const own = this.keyed ? text(item.Record.ExternalID) : null;
+      if (own) wanted.get(this.plan.entity as KeyedEntity)!.add(own);
+      const id = this.idText(item.Record.ID);
+      if (id) ids.add(id);
+      for (const [f, ext] of Object.entries(item.ExternalRefs ?? {})) {
+        const target = this.plan.refs[f];
+        const value = text(ext);
+        if (!target || !value) continue;
+        if (!wanted.has(target)) wanted.set(target, new Set());
+        wanted.get(target)!.add(value);
+      }
+    }
+    for (const [entity, values] of wanted) {
+      const map = new Map<string, string>();
+      this.byExternalId.set(entity, map);
+      const list = [...values];
+      for (let k = 0; k < list.length; k += 500) {
+        const rows = await this.db.repo(this.ctx, entity).find({ where: { externalId: In(list.slice(k, k + 500)) }, select: { id: true, externalId: true } });
+        for (const r of rows) if (r.externalId) map.set(r.externalId, r.id);
+      }
+    }
+    // Integer IDs: only those that are integers are looked for (another is the item's 400, from its input class).
+    const idList: (string | number)[] = this.plan.intIds ? [...ids].filter((v) => /^\d{1,15}$/.test(v)).map(Number) : [...ids];
+    const table = this.plan.entity as EntityTarget<GuidTenantEntity>;
+    for (let k = 0; k < idList.length; k += 500) {
+      const rows = await this.db.repo(this.ctx, table).find({ where: { id: In(idList.slice(k, k + 500)) }, select: { id: true } });
+      for (const r of rows) this.existing.add(String(r.id));
+    }
+  }
+
+  /** Whether the resource's records carry an ExternalID (the plan's `externalIds`). */
+  private get keyed(): boolean {
+    return this.plan.externalIds !== false;
+  }
+
+  /** An item's ID as the batch keeps it: a guid in lower case, an integer in its decimal form (another text as sent, for its input class to refuse). */
+  private idText(v: unknown): string | null {
+    if (!this.plan.intIds) return guidText(v);
+    if (typeof v === 'number') return Number.isFinite(v) ? String(v) : null;
+    const t = text(v);
+    return t !== null && /^\d{1,15}$/.test(t) ? String(Number(t)) : t;
+  }
+
+  /** The ID the single writes take: a number when the IDs are integers (as far as it is one). */
+  private key(id: string): K {
+    return (this.plan.intIds && /^\d{1,15}$/.test(id) ? Number(id) : id) as K;
+  }
+
+  /**
+   * The order the items run in: the order sent, except that an item that creates (or upserts) a
+   * record another item refers to — by ExternalRefs, or by the ID it gives — runs before it. A
+   * cycle of references keeps the order sent (the first item of it then fails as its single
+   * write would).
+   */
+  private order(): number[] {
+    const { items, plan } = this;
+    const byExt = new Map<string, number>();
+    const byId = new Map<string, number>();
+    items.forEach((item, i) => {
+      if (item.Op === 'update') return;
+      const ext = this.keyed ? text(item.Record.ExternalID) : null;
+      const id = this.idText(item.Record.ID);
+      if (ext && !byExt.has(ext)) byExt.set(ext, i);
+      if (id && !byId.has(id)) byId.set(id, i);
+    });
+    const selfRefs = Object.entries(plan.refs)
+      .filter(([, entity]) => entity === plan.entity)
+      .map(([f]) => f);
+    const dependsOn = (i: number): number[] => {
+      const out: number[] = [];
+      for (const f of selfRefs) {
+        const ext = text(items[i].ExternalRefs?.[f]);
+        const byRef = ext === null ? undefined : byExt.get(ext);
+        const byGuid = byId.get(this.idText(items[i].Record[f]) ?? '');
+        for (const j of [byRef, byGuid]) if (j !== undefined && j !== i) out.push(j);
+      }
+      return out;
+    };
+    const state = new Uint8Array(items.length); // 0 new, 1 visiting, 2 done
+    const order: number[] = [];
+    const visit = (start: number) => {
+      // Depth-first without recursion: a chain of 1,000 managers must not exhaust the stack.
+      const stack: [number, number[]][] = [[start, dependsOn(start)]];
+      state[start] = 1;
+      while (stack.length) {
+        const top = stack[stack.length - 1];
+        const next = top[1].shift();
+        if (next === undefined) {
+          stack.pop();
+          state[top[0]] = 2;
+          order.push(top[0]);
+        } else if (state[next] === 0) {
+          state[next] = 1;
+          stack.push([next, dependsOn(next)]);
+        }
+      }
+    };
+    for (let i = 0; i < items.length; i++) if (state[i] === 0) visit(i);
+    return order;
+  }
+
+  // ------------------------------------------------------------------ one item
+
+  private async one(index: number): Promise<BulkOutcome> {
+    const item = this.items[index];
+    let id: string | null = null;
+    try {
+      const record = this.resolveRefs(item);
+      const ext = this.keyed ? text(record.ExternalID) : null;
+      const given = this.idText(record.ID);
+      let found = given ? (this.existing.has(given) ? given : null) : ext ? (this.byExternalId.get(this.plan.entity as KeyedEntity)!.get(ext) ?? null) : null;
+      const match = this.plan.match;
+      // (A create does not look: it creates, and answers as its single write does when the record exists.)
+      if (!given && !ext && match && item.Op !== 'create') {
+        const missing = match.fields.filter((f) => record[f] === undefined || record[f] === null || record[f] === '');
+        if (missing.length === 0) found = await match.find(record);
+        else if (item.Op === 'update')
+          throw new ValidationError(missing.map((f) => ({ field: f, message: `An update without ID names its record by ${match.fields.join(' and ')}` })));
+        if (item.Op === 'update' && !found)
+          throw new NotFoundError(this.plan.label, `with ${match.fields.map((f) => `${f} ${String(record[f])}`).join(' and ')}`);
+      }
+      if (item.Op === 'update' && !given && !found) {
+        if (!ext) throw new ValidationError([{ field: 'ID', message: `An update names its record by ${this.keyed ? 'ID or ExternalID' : 'ID'}` }]);
+        throw new NotFoundError(this.plan.label, `with ExternalID "${ext}"`);
+      }
+      // The service numbers records with integer IDs: an upsert naming one updates it (404 when there is none).
+      const updates = item.Op === 'update' || (item.Op === 'upsert' && (found !== null || (this.plan.intIds === true && given !== null)));
+      id = updates ? (given ?? found) : given;
+      const written = updates ? await this.update(id!, record) : await this.create(record);
+      id = String(written);
+      if (ext) this.byExternalId.get(this.plan.entity as KeyedEntity)!.set(ext, id);
+      this.existing.add(id);
+      return { index, status: 200, id, problem: null };
+    } catch (e) {
+      return { index, id, ...this.failure(e) };
+    }
+  }
+
+  /** The Record with the references ExternalRefs gives set to the IDs of the records they name. */
+  private resolveRefs(item: BulkItemInput): Record<string, unknown> {
+    const record = { ...item.Record };
+    for (const [f, raw] of Object.entries(item.ExternalRefs ?? {})) {
+      const ext = text(raw);
+      const target = this.plan.refs[f];
+      if (!ext) continue;
+      if (!target)
+        throw new ValidationError([{ field: `ExternalRefs.${f}`, message: `${f} names a record that has no ExternalID: give its ID in the Record` }]);
+      const id = this.byExternalId.get(target)?.get(ext);
+      if (!id) throw new ValidationError([{ field: `ExternalRefs.${f}`, message: `No record of this site has the ExternalID "${ext}"` }]);
+      record[f] = id;
+    }
+    return record;
+  }
+
+  private async create(record: Record<string, unknown>): Promise<unknown> {
+    assertAccess(this.ctx.user, this.plan.createRule);
+    const dto = (await pipe.transform(record, { type: 'body', metatype: this.plan.create, data: '' })) as C;
+    return this.db.savepoint(this.ctx, async () => (await this.plan.createOne(dto)).ID);
+  }
+
+  private async update(id: string, record: Record<string, unknown>): Promise<unknown> {
+    if (this.plan.updateRule) assertAccess(this.ctx.user, this.plan.updateRule);
+    const key = this.key(id);
+    const dto = (await pipe.transform({ ...record, ID: key }, { type: 'body', metatype: this.plan.update, data: '' })) as U & Record<string, unknown>;
+    return this.db.savepoint(this.ctx, async () => {
+      if (await this.unchanged(key, dto)) return id;
+      return (await this.plan.updateOne(key, dto)).ID;
+    });
+  }
+
+  /**
+   * Whether the update would change nothing the record's answer shows: then nothing is written (no
+   * version, no audit row, no webhook). Only when the caller may change the record (`mayChange`),
+   * so a refusal is answered as the single write answers it; a write-only member (a password)
+   * always writes.
+   */
+  private async unchanged(id: K, dto: Record<string, unknown>): Promise<boolean> {
+    let read: object;
+    try {
+      read = await this.plan.read(id);
+    } catch (e) {
+      // A record the caller may not read (a permission they do not hold): the update answers as the single write does.
+      if (e instanceof AppError) return false;
+      throw e;
+    }
+    const current = toJsonValue(read) as Record<string, unknown>;
+    const allowed = this.plan.mayChange ? this.plan.mayChange(current) : current.CanUpdate === true || this.ctx.user.isAdmin;
+    if (!allowed) return false;
+    if (current.Deleted === true) return false;
+    const sent = toJsonValue(dto) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(sent)) {
+      if (v === undefined) continue;
+      if (!(k in current)) {
+        if (v === null || v === '') continue;
+        return false;
+      }
+      const now = current[k];
+      if (now === v || (v === null && now === null)) continue;
+      if (typeof v === 'string' && typeof now === 'string' && v.trim() === now) continue;
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * The status and problem of a failed item, its writes rolled back to its savepoint: a typed
+   * error's, or a constraint's (409) as the single write would answer it. A lost deadlock or lock
+   * wait, or a database that is gone, ends the transaction: it fails the chunk (which runs again,
+   * or answers 503).
+   */
+  private failure(e: unknown): { status: number; problem: ProblemDetails } {
+    if (!(e instanceof AppError) && (isRetryableConflict(e) || isDatabaseUnavailable(e))) throw e;
+    const { error, unexpected } = toAppError(e);
+    if (unexpected) logger.error(`bulk item failed unexpectedly (request ${this.ctx.requestId}): ${(e as Error)?.stack ?? String(e)}`);
+    const { requestId: _r, instance: _i, ...problem } = problemOf(error);
+    return { status: error.status, problem };
+  }
+}
+
+/** A bulk route's answer (docs/bulk.md): the request's items applied by `plan`, `atomic` as the query says. */
+export async function answerBulk<C extends object, U extends object, K extends string | number>(
+  db: TenantDb,
+  ctx: RequestContext,
+  body: BulkRequest,
+  q: BulkQuery,
+  plan: BulkPlan<C, U, K>,
+): Promise<BulkResultsDto> {
+  const atomic = q.atomic === true;
+  const run = await applyBulk(db, ctx, body.Items, plan, { atomic });
+  return bulkAnswer(run.outcomes, atomic, run.committed);
+}

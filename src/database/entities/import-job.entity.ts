@@ -1,0 +1,125 @@
+import { Column, Entity, Index } from 'typeorm';
+import { GuidTenantEntity, IntTenantEntity } from './base.entity.js';
+import { DateCol, GuidRef, IntCol, StrCol, TextCol } from '../columns.js';
+
+/**
+ * A file import of a site (docs/imports.md): the file, stored in `import_file_parts`, is written
+ * through a collection's bulk writes, chunk by chunk, by whichever replica holds the job's lease.
+ * Every column is the import feature's own bookkeeping, written with plain statements
+ * (src/modules/imports/imports.statements.ts) that add nothing to the audit trail: the records the
+ * rows write are audited as their single writes are.
+ */
+@Entity('import_jobs')
+@Index('ix_import_jobs_site_created', ['siteId', 'created'])
+// One queued or running import per site: `active` is 1 while it is, NULL after (NULLs never clash).
+@Index('ux_import_jobs_site_active', ['siteId', 'active'], { unique: true })
+export class ImportJobEntity extends GuidTenantEntity {
+  /** The collection the rows are written to: `individuals`, `departments`. */
+  @StrCol('kind', 40, { nullable: false })
+  kind: string;
+
+  /** `create`, `update` or `upsert`: the Op of every row. */
+  @StrCol('mode', 10, { nullable: false })
+  mode: string;
+
+  /** `csv`, `xlsx`, `ndjson`, `json` or `xml`. */
+  @StrCol('format', 10, { nullable: false })
+  format: string;
+
+  /** `queued`, `running`, `succeeded`, `failed`, `cancelled`. */
+  @StrCol('state', 12, { nullable: false })
+  state: string;
+
+  /** 1 while queued or running, else NULL (ux_import_jobs_site_active). */
+  @IntCol('active', { nullable: true })
+  active: number | null;
+
+  @IntCol('file_bytes', { default: 0 })
+  fileBytes: number;
+
+  @IntCol('parts', { default: 0 })
+  parts: number;
+
+  /** Data rows in the file (the header row not counted), counted when it was received; null when not known yet (XLSX). */
+  @IntCol('total_rows', { nullable: true })
+  totalRows: number | null;
+
+  /** Data rows read and committed: where the next chunk starts. Moved in the chunk's own transaction. */
+  @IntCol('next_row', { default: 0 })
+  nextRow: number;
+
+  @IntCol('rows_written', { default: 0 })
+  rowsWritten: number;
+
+  @IntCol('rows_failed', { default: 0 })
+  rowsFailed: number;
+
+  /** Who posted the job, as the rows are written (a JSON snapshot of the caller). */
+  @TextCol('caller', { nullable: false })
+  caller: string;
+
+  @DateCol('started')
+  started: Date | null;
+
+  @DateCol('finished')
+  finished: Date | null;
+
+  /** Why the job failed or stopped, null otherwise. */
+  @StrCol('problem', 500)
+  problem: string | null;
+
+  /** The replica processing the job, and until when its claim holds. */
+  @StrCol('lease_owner', 64)
+  leaseOwner: string | null;
+
+  @DateCol('lease_until')
+  leaseUntil: Date | null;
+}
+
+/** One part of an import's file, in order (base64 of up to IMPORT_PART_BYTES bytes). */
+export abstract class ImportFilePartColumns extends IntTenantEntity {
+  @GuidRef(() => ImportJobEntity, 'fk_import_file_parts_job', 'import_id')
+  importId: string;
+
+  @IntCol('part_no')
+  partNo: number;
+
+  abstract data: string;
+}
+
+@Entity('import_file_parts')
+@Index('ux_import_file_parts_part', ['siteId', 'importId', 'partNo'], { unique: true })
+export class ImportFilePartEntity extends ImportFilePartColumns {
+  @Column({ type: 'text', name: 'data', nullable: false })
+  data: string;
+}
+
+@Entity('import_file_parts')
+@Index('ux_import_file_parts_part', ['siteId', 'importId', 'partNo'], { unique: true })
+export class ImportFilePartMysqlEntity extends ImportFilePartColumns {
+  @Column({ type: 'longtext', name: 'data', nullable: false })
+  data: string;
+}
+
+/** A row of an import's file that was not written: its line (or sheet row) and its problem document. */
+@Entity('import_errors')
+@Index('ix_import_errors_job', ['siteId', 'importId', 'line'])
+export class ImportErrorEntity extends IntTenantEntity {
+  @GuidRef(() => ImportJobEntity, 'fk_import_errors_job', 'import_id')
+  importId: string;
+
+  /** The file's line (the header is line 1), or the sheet's row number. */
+  @IntCol('line')
+  line: number;
+
+  @IntCol('status')
+  status: number;
+
+  /** The row's ExternalID, when it has one. */
+  @StrCol('external_id', 255)
+  externalId: string | null;
+
+  /** The problem document, as JSON. */
+  @TextCol('problem', { nullable: false })
+  problem: string;
+}

@@ -1,0 +1,402 @@
+import { type EntityMetadata, type EntityTarget, In, type ObjectLiteral } from 'typeorm';
+import type { RequestContext } from '../common/context/request-context.js';
+import type { Condition, KeyValue, ListQuery, QueryableField } from '../http/wire/list-query.js';
+import { columnOf } from './hydrate.js';
+import { familyWithParams, placeholders, type Statement } from './statements.js';
+import type { TenantDb } from './tenant-db.js';
+import type { TenantEntity } from './entities/base.entity.js';
+
+/**
+ * A list's `filter=`, `sort=` and `cursor=` in SQL (docs/queries.md): the kept statement builder of
+ * queried lists. A checked ListQuery (src/http/wire/list-query.ts) becomes two statements of the
+ * `lists.*` families — the page's keys (ID and sort values) and the count — over one tenant table,
+ * `site_id = ?` first, then the list's own scope (its `deleted`, the records a Deny hides from the
+ * caller), then the filter, then the cursor's keyset condition. Table and column names come from the
+ * entity's metadata, operators from a fixed table; every value is bound as a parameter. A feature
+ * reads the page's rows by those IDs, with whatever its answer joins.
+ *
+ * Text is filtered case-insensitively (MySQL/MariaDB's `_ci` collation; `COLLATE NOCASE` and
+ * SQLite's ASCII-case-insensitive `LIKE` on SQLite); `co`, `sw`, `ew` are `LIKE` with `!` as escape.
+ * Pages are ordered in the column's collation, the order its index holds (case-insensitive on
+ * MySQL/MariaDB, binary on SQLite), and a cursor's keyset compares in that same collation.
+ */
+
+/** The list's own conditions before the query: equality on properties, and IDs left out. */
+export interface ListScope {
+  readonly equal?: Readonly<Record<string, string | number | boolean>>;
+  readonly notIn?: readonly { readonly property: string; readonly values: readonly unknown[] }[];
+}
+
+/** A column of the page's order. */
+interface OrderColumn {
+  column: string;
+  desc: boolean;
+  nullable: boolean;
+  /** Read back as a date (SQLite answers dates as text). */
+  date?: boolean;
+}
+
+/** What the `lists.*` families build a statement from: fragments made here from declarations only. */
+export interface ListPlan {
+  table: string;
+  /** The WHERE after `t.site_id = ?`: ` AND …` fragments with `?` placeholders. */
+  where: string;
+  order: readonly OrderColumn[];
+  sqlite: boolean;
+}
+
+const ESCAPE = " ESCAPE '!'";
+const likeEscape = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
+
+/** A value as both drivers bind it: dates as `YYYY-MM-DD HH:MM:SS.SSS` (UTC), booleans as 0/1. */
+function paramOf(v: KeyValue | undefined): unknown {
+  if (v instanceof Date) return v.toISOString().slice(0, 23).replace('T', ' ');
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return v ?? null;
+}
+
+function column(metadata: EntityMetadata, property: string): string {
+  const c = columnOf(metadata, property);
+  if (!c || c.relationMetadata || c.embeddedMetadata) throw new Error(`${metadata.tableName}: ${property} is not a plain column`);
+  return `t.${c.databaseName}`;
+}
+
+/** The SQL of a checked filter, its values pushed onto `params`. */
+function conditionSql(metadata: EntityMetadata, node: Condition, params: unknown[], sqlite: boolean): string {
+  switch (node.op) {
+    case 'and':
+    case 'or':
+      return `(${node.of.map((c) => conditionSql(metadata, c, params, sqlite)).join(node.op === 'and' ? ' AND ' : ' OR ')})`;
+    case 'not':
+      // Never NULL inside NOT: a comparison with a NULL column counts as false, and so is left out.
+      return `(NOT COALESCE(${conditionSql(metadata, node.of, params, sqlite)}, 0))`;
+    case 'pr': {
+      const c = column(metadata, node.field.property);
+      return node.field.kind === 'string' ? `(${c} IS NOT NULL AND ${c} <> '')` : `${c} IS NOT NULL`;
+    }
+    default:
+      return comparisonSql(column(metadata, node.field.property), node.field, node.op, node.value, params, sqlite);
+  }
+}
+
+function comparisonSql(c: string, f: QueryableField, op: string, value: KeyValue, params: unknown[], sqlite: boolean): string {
+  if (value === null) return op === 'eq' ? `${c} IS NULL` : `${c} IS NOT NULL`;
+  const nocase = sqlite && f.kind === 'string' ? ' COLLATE NOCASE' : '';
+  const bind = (v: unknown) => {
+    params.push(v);
+    return '?';
+  };
+  switch (op) {
+    case 'eq':
+      return `${c} = ${bind(paramOf(value))}${nocase}`;
+    case 'ne':
+      return f.nullable ? `(${c} IS NULL OR ${c} <> ${bind(paramOf(value))}${nocase})` : `${c} <> ${bind(paramOf(value))}${nocase}`;
+    case 'co':
+      return `${c} LIKE ${bind(`%${likeEscape(String(value))}%`)}${ESCAPE}`;
+    case 'sw':
+      return `${c} LIKE ${bind(`${likeEscape(String(value))}%`)}${ESCAPE}`;
+    case 'ew':
+      return `${c} LIKE ${bind(`%${likeEscape(String(value))}`)}${ESCAPE}`;
+    case 'gt':
+      return `${c} > ${bind(paramOf(value))}${nocase}`;
+    case 'ge':
+      return `${c} >= ${bind(paramOf(value))}${nocase}`;
+    case 'lt':
+      return `${c} < ${bind(paramOf(value))}${nocase}`;
+    case 'le':
+      return `${c} <= ${bind(paramOf(value))}${nocase}`;
+    default:
+      throw new Error(`operator ${op}`);
+  }
+}
+
+/**
+ * The columns of the page's order: each sort key's column and the columns its index continues
+ * with (`then`), then the ID, which makes the order total (a keyset needs one). `fallback` is the
+ * list's own order, used when the request names none.
+ */
+function orderOf(metadata: EntityMetadata, query: ListQuery, fallback: readonly { field: QueryableField; desc: boolean }[]): OrderColumn[] {
+  const keys = query.sort.length ? query.sort : fallback;
+  const out: OrderColumn[] = [];
+  const seen = new Set<string>();
+  const push = (property: string) => {
+    const c = columnOf(metadata, property);
+    if (!c || c.relationMetadata || c.embeddedMetadata) throw new Error(`${metadata.tableName}: ${property} is not a plain column`);
+    const name = `t.${c.databaseName}`;
+    if (seen.has(name)) return;
+    seen.add(name);
+    const type = typeof c.type === 'string' ? c.type.toLowerCase() : c.type === String ? 'varchar' : c.type === Date ? 'datetime' : '';
+    out.push({ column: name, desc, nullable: c.isNullable, date: /date|time/.test(type) });
+  };
+  let desc = false;
+  for (const k of keys) {
+    desc = k.desc;
+    push(k.field.property);
+    for (const p of k.field.then) push(p);
+  }
+  push('id');
+  return out;
+}
+
+/** The keyset condition of a cursor: rows strictly after `position` in `order`. */
+function keysetSql(order: readonly OrderColumn[], position: readonly KeyValue[], params: unknown[]): string {
+  if (position.length !== order.length) throw new Error('cursor position does not match the order');
+  const ors: string[] = [];
+  for (let i = 0; i < order.length; i++) {
+    const o = order[i];
+    const v = position[i];
+    // NULL sorts first ascending and last descending, on both databases: nothing follows a NULL descending.
+    if (v === null && o.desc) continue;
+    const own: unknown[] = [];
+    const parts = order.slice(0, i).map((p, j) => {
+      const w = position[j];
+      if (w === null) return `${p.column} IS NULL`;
+      own.push(paramOf(w));
+      return `${p.column} = ?`;
+    });
+    if (v === null) {
+      parts.push(`${o.column} IS NOT NULL`);
+    } else {
+      own.push(paramOf(v));
+      const cmp = `${o.column} ${o.desc ? '<' : '>'} ?`;
+      parts.push(o.desc && o.nullable ? `(${cmp} OR ${o.column} IS NULL)` : cmp);
+    }
+    ors.push(`(${parts.join(' AND ')})`);
+    params.push(...own);
+  }
+  return ors.length ? `(${ors.join(' OR ')})` : '1 = 0';
+}
+
+const orderBySql = (order: readonly OrderColumn[]) => order.map((o) => `${o.column}${o.desc ? ' DESC' : ''}`).join(', ');
+
+/** The keys of a page: the IDs and order values of its rows, in the page's order. */
+const PAGE_KEYS = familyWithParams(
+  'lists.page-keys',
+  (plan: ListPlan, params: unknown[], offset: boolean) => ({
+    text:
+      `SELECT ${plan.order.map((o, i) => `${o.column} AS k${i}`).join(', ')} FROM ${plan.table} t WHERE t.site_id = ?${plan.where}` +
+      ` ORDER BY ${orderBySql(plan.order)} LIMIT ?${offset ? ' OFFSET ?' : ''}`,
+    params,
+  }),
+  [
+    [
+      {
+        table: 'individuals',
+        where: " AND t.deleted = ? AND (t.last_name LIKE ? ESCAPE '!')",
+        order: [
+          { column: 't.last_name', desc: false, nullable: false },
+          { column: 't.first_name', desc: false, nullable: false },
+          { column: 't.id', desc: false, nullable: false },
+        ],
+        sqlite: false,
+      },
+      [],
+      true,
+    ],
+    [
+      {
+        table: 'individuals',
+        where: ' AND t.deleted = ? AND ((t.hire_date < ?) OR (t.hire_date = ? AND t.id < ?))',
+        order: [
+          { column: 't.hire_date', desc: true, nullable: true },
+          { column: 't.id', desc: true, nullable: false },
+        ],
+        sqlite: false,
+      },
+      [],
+      false,
+    ],
+  ],
+).rows<Record<string, unknown>>();
+
+/** The number of rows a filter selects in the list's scope. */
+const COUNT = familyWithParams(
+  'lists.count',
+  (plan: Pick<ListPlan, 'table' | 'where'>, params: unknown[]) => ({
+    text: `SELECT COUNT(*) AS n FROM ${plan.table} t WHERE t.site_id = ?${plan.where}`,
+    params,
+  }),
+  [[{ table: 'individuals', where: " AND t.deleted = ? AND (t.last_name LIKE ? ESCAPE '!')" }, []]],
+).rows<{ n: number | string }>();
+
+function scopeSql(metadata: EntityMetadata, scope: ListScope, params: unknown[]): string {
+  let where = '';
+  for (const [property, value] of Object.entries(scope.equal ?? {})) {
+    where += ` AND ${column(metadata, property)} = ?`;
+    params.push(paramOf(value));
+  }
+  for (const { property, values } of scope.notIn ?? []) {
+    if (!values.length) continue;
+    where += ` AND ${column(metadata, property)} NOT IN (${placeholders(values.length)})`;
+    params.push(...values);
+  }
+  return where;
+}
+
+/** One page of a queried list: its rows' IDs in order, and the cursor position after its last row (null when none follows). */
+export interface PageKeys<I> {
+  ids: I[];
+  next: KeyValue[] | null;
+}
+
+/**
+ * The keys of one page of a queried list of `metadata`'s table in the caller's site: `take` rows in
+ * the query's order (or `fallback`, the list's own), after the cursor's position or `skip` rows.
+ * Reads one row more than the page to know whether another follows.
+ */
+export async function readPageKeys<I = string>(
+  db: TenantDb,
+  ctx: RequestContext,
+  entity: EntityTarget<ObjectLiteral>,
+  scope: ListScope,
+  query: ListQuery,
+  fallback: readonly { field: QueryableField; desc: boolean }[],
+  take: number,
+  skip: number,
+): Promise<PageKeys<I>> {
+  const keys = pageKeysOf(db, ctx, entity, scope, query, fallback, take, skip);
+  const rows = await db.reader(ctx).rows(keys.statement, keys.params);
+  return pageOfKeys<I>(keys, rows, take);
+}
+
+/**
+ * The statement of a page's keys (see readPageKeys), not run: for a feature whose statements file
+ * joins its answer's rows to it in one statement (`FROM (<keys>) p JOIN …`, ordered by `orderBy`
+ * over the `k0…` columns), read back with pageOfKeys. The keys are `k0 … k<n-1>`, the ID last.
+ */
+export interface KeysStatement {
+  readonly statement: Statement<Record<string, unknown>>;
+  readonly params: unknown[];
+  /** The ORDER BY of the page over the derived table `p`'s key columns: `p.k0 DESC, p.k1 DESC`. */
+  readonly orderBy: string;
+  /** How many key columns (the ID is `k<count-1>`). */
+  readonly count: number;
+  /** Which key columns are dates (read back as Date). */
+  readonly dates: readonly boolean[];
+}
+
+export function pageKeysOf(
+  db: TenantDb,
+  ctx: RequestContext,
+  entity: EntityTarget<ObjectLiteral>,
+  scope: ListScope,
+  query: ListQuery,
+  fallback: readonly { field: QueryableField; desc: boolean }[],
+  take: number,
+  skip: number,
+): KeysStatement {
+  const metadata = db.metadataOf(entity);
+  const sqlite = db.isSqlite;
+  const params: unknown[] = [ctx.siteId];
+  let where = scopeSql(metadata, scope, params);
+  if (query.filter) where += ` AND ${conditionSql(metadata, query.filter, params, sqlite)}`;
+  const order = orderOf(metadata, query, fallback);
+  if (Array.isArray(query.cursor)) where += ` AND ${keysetSql(order, query.cursor, params)}`;
+  const offset = !Array.isArray(query.cursor) && query.cursor !== 'start' && skip > 0;
+  params.push(take + 1);
+  if (offset) params.push(skip);
+  const bound = PAGE_KEYS.of({ table: metadata.tableName, where, order, sqlite }, params, offset);
+  return {
+    statement: bound.statement,
+    params: bound.params,
+    orderBy: order.map((o, i) => `p.k${i}${o.desc ? ' DESC' : ''}`).join(', '),
+    count: order.length,
+    dates: order.map((o) => !!o.date),
+  };
+}
+
+/** The page of rows read with a KeysStatement (`k0…` among their columns): their IDs and the position after the page. */
+export function pageOfKeys<I = string>(keys: Pick<KeysStatement, 'count' | 'dates'>, rows: readonly object[], take: number): PageKeys<I> {
+  const keyed = rows as readonly Record<string, unknown>[];
+  const page = keyed.slice(0, take);
+  const last = page[page.length - 1];
+  return {
+    ids: page.map((r) => r[`k${keys.count - 1}`] as I),
+    next: keyed.length > take && last ? keys.dates.map((date, i) => keyOf(last[`k${i}`], date)) : null,
+  };
+}
+
+/**
+ * The number of rows a queried list selects in the caller's site (its scope and filter; no cursor),
+ * reused for LIST_TOTAL_CACHE_MS unless the site was written since, as a plain list's total is.
+ */
+export function countQueried(db: TenantDb, ctx: RequestContext, entity: EntityTarget<ObjectLiteral>, scope: ListScope, query: ListQuery): Promise<number> {
+  const count = () => countNow(db, ctx, entity, scope, query);
+  // A total that leaves out records a Deny hides from this caller is counted every time; any other
+  // is kept like the plain list's (src/database/caches/list-totals.ts), by its scope and query.
+  if (scope.notIn?.some((n) => n.values.length)) return count();
+  return db.listTotal(ctx, `query:${db.metadataOf(entity).tableName}:${JSON.stringify(scope.equal ?? {})}:${query.binding}`, count);
+}
+
+async function countNow(db: TenantDb, ctx: RequestContext, entity: EntityTarget<ObjectLiteral>, scope: ListScope, query: ListQuery): Promise<number> {
+  const metadata = db.metadataOf(entity);
+  const params: unknown[] = [ctx.siteId];
+  let where = scopeSql(metadata, scope, params);
+  if (query.filter) where += ` AND ${conditionSql(metadata, query.filter, params, db.isSqlite)}`;
+  const rows = await db.reader(ctx).rows(...spread(COUNT.of({ table: metadata.tableName, where }, params)));
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * A page of a queried list of one tenant table's records, for a list whose answer is its rows
+ * (`Resource.toWire`): the page's keys (readPageKeys), then its rows by ID through the scoped
+ * repository, in the page's order; the total counted when paged by offset (-1 with a cursor).
+ */
+export async function readQueriedRows<E extends TenantEntity & { id: string | number }>(
+  db: TenantDb,
+  ctx: RequestContext,
+  entity: EntityTarget<E>,
+  scope: ListScope,
+  query: ListQuery,
+  fallback: readonly { field: QueryableField; desc: boolean }[],
+  take: number,
+  skip: number,
+): Promise<{ rows: E[]; total: number; next: KeyValue[] | null }> {
+  const [keys, total] = await Promise.all([
+    readPageKeys<string | number>(db, ctx, entity, scope, query, fallback, take, skip),
+    query.cursor === null ? countQueried(db, ctx, entity, scope, query) : Promise.resolve(-1),
+  ]);
+  const found = keys.ids.length ? await db.repo(ctx, entity).find({ where: { id: In(keys.ids as unknown[]) } as never }) : [];
+  const byId = new Map(found.map((r) => [String(r.id), r]));
+  const rows = keys.ids.map((id) => byId.get(String(id))).filter((r) => r !== undefined) as E[];
+  return { rows, total, next: keys.next };
+}
+
+/**
+ * Every record a query selects in the caller's site, in its order, in batches of `batch` read by
+ * keyset: a batch's two statements at a time, memory for one batch, and nothing more read once the
+ * caller stops iterating. Records written meanwhile follow the cursor's rules (docs/queries.md).
+ * (The streamed exports do not read through it: they run the list's own method by cursor, so every
+ * list's rights and decorations are its own; docs/exports.md.)
+ */
+export async function* queriedBatches<E extends TenantEntity & { id: string | number }>(
+  db: TenantDb,
+  ctx: RequestContext,
+  entity: EntityTarget<E>,
+  scope: ListScope,
+  query: ListQuery,
+  fallback: readonly { field: QueryableField; desc: boolean }[],
+  batch = 1000,
+): AsyncGenerator<E[]> {
+  let at: ListQuery = { ...query, cursor: 'start' };
+  for (;;) {
+    const page = await readQueriedRows(db, ctx, entity, scope, at, fallback, batch, 0);
+    if (page.rows.length) yield page.rows;
+    if (!page.next) return;
+    at = { ...query, cursor: page.next };
+  }
+}
+
+function spread<R>(b: { statement: Statement<R>; params: unknown[] }): [Statement<R>, unknown[]] {
+  return [b.statement, b.params];
+}
+
+/** A key value as a cursor keeps it: dates as Date (SQLite answers them as text). */
+function keyOf(v: unknown, date: boolean | undefined): KeyValue {
+  if (v === undefined || v === null) return null;
+  if (v instanceof Date || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (typeof v === 'bigint') return Number(v);
+  const s = String(v);
+  if (date) return new Date(s.includes('T') || s.endsWith('Z') ? s : s.replace(' ', 'T') + 'Z');
+  return s;
+}

@@ -1,0 +1,117 @@
+import type { EntityManager, EntityMetadata, EntityTarget, FindOptionsWhere, ObjectLiteral } from 'typeorm';
+import type { RequestContext } from '../common/context/request-context.js';
+import { ConflictError } from '../common/errors/errors.js';
+import { actionOf, diffRow, kindOf, type Batch, type RowChange } from './journal.js';
+import type { RecordMemo } from '../http/wire/record-memo.js';
+import type { Statement } from './statements.js';
+
+/**
+ * What the scoped data path's parts share (docs/architecture.md, "How a write runs"): the
+ * transaction a request context runs in and its journal, the columns input never writes, and
+ * RowStore — what a repository asks of TenantDb, so the repositories (scoped-reads.ts,
+ * scoped-repository.ts, journaled-rows.ts) and the transactions (transactions.ts) stand in files of
+ * their own without importing TenantDb.
+ */
+export type Where<T> = FindOptionsWhere<T> | FindOptionsWhere<T>[];
+export type Patch = Record<string, unknown>;
+
+/**
+ * Columns input can never write: identity, tenancy, audit and the row version are the service's, and
+ * an individual's newest comment is kept by the comment writes (refreshLastComments).
+ */
+export const PROTECTED = new Set(['id', 'siteId', 'created', 'createdBy', 'updated', 'updatedBy', 'version', 'lastCommentId']);
+
+/** How often a transaction that lost a deadlock or waited too long for a lock is run again. */
+export const TRANSACTION_ATTEMPTS = 3;
+
+/** A supplied id that is taken: one answer wherever it is used (docs/http-and-xml.md, "Success, errors, writes"). */
+export const idTaken = (id: unknown) => new ConflictError(`The ID ${String(id)} is already in use; send another ID, or none to have one generated`, 'id-taken');
+
+/**
+ * The transaction a request context is running in. A context is bound to the manager of its
+ * transaction for exactly as long as `TenantDb.transaction` runs, so every read and write made
+ * with that context — also by helpers that only received `ctx` — happens inside the transaction.
+ * This is not ambient tenant state: the key is the explicit context object itself.
+ */
+export const BOUND = new WeakMap<RequestContext, EntityManager>();
+
+/**
+ * The journal of the transaction a context runs in (src/database/journal.ts): the rows changed so
+ * far, written as audit rows before commit, and the rows the transaction has locked or written, as
+ * they stand now (the "before" of its next change of them, without reading them again).
+ */
+export interface TxJournal {
+  changes: RowChange[];
+  rows: Map<string, Record<string, unknown>>;
+  /** Writes whose outcome the transaction does not read, sent when it ends (TenantDb.sqlAtCommit, keptAtCommit). */
+  atCommit: Batch[];
+}
+export const JOURNALS = new WeakMap<RequestContext, TxJournal>();
+
+/**
+ * The InvalidationBus topic of committed changes (docs/events.md, "Delivery"): published after
+ * every commit that recorded changes, keyed by site, so the webhook dispatcher of this process
+ * wakes at once and, with REDIS_URL set, those of the other replicas within milliseconds.
+ */
+export const CHANGES_TOPIC = 'changes';
+
+/**
+ * Adds one changed row to the journal of the context's transaction (src/database/journal.ts):
+ * recorded in the trail of `siteId` (the context's site unless said). Answers the journal, or
+ * null outside a transaction (nothing is recorded).
+ */
+export function journalChange(
+  ctx: RequestContext,
+  meta: EntityMetadata,
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+  siteId?: string,
+): TxJournal | null {
+  const tx = JOURNALS.get(ctx);
+  if (!tx) return null;
+  const row = (after ?? before)!;
+  const fields = diffRow(meta, before, after);
+  const action = !before ? 'create' : !after ? 'delete' : actionOf(fields);
+  tx.changes.push({ kind: kindOf(meta), rowId: String(row.id), action, gone: !after, fields, ...(siteId ? { siteId } : {}) });
+  return tx;
+}
+
+/** Told after a commit that recorded changes, here or on another replica: its site, or undefined when any site may have changed (missed messages). */
+export type CommitListener = (siteId: string | undefined) => void;
+
+/** Runs named statements (statements.ts) and answers their rows (see `TenantDb.reader`). */
+export interface RowReader {
+  rows<R>(statement: Statement<R>, params: readonly unknown[]): Promise<R[]>;
+}
+
+/** A RowReader that also runs the kept statements of simple finds (kept-sql.ts), by their texts. */
+export interface KeptReader extends RowReader {
+  read<T>(sql: string, params: readonly unknown[], prepare?: boolean): Promise<T[]>;
+}
+
+/** The reader of a transaction: its connection, so a read after a write in it sees that write. */
+export class TxReader implements KeptReader {
+  constructor(private readonly manager: EntityManager) {}
+
+  rows<R>(statement: Statement<R>, params: readonly unknown[]): Promise<R[]> {
+    return this.manager.query(statement.text, [...params]) as Promise<R[]>;
+  }
+
+  read<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
+    return this.manager.query(sql, [...params]) as Promise<T[]>;
+  }
+}
+
+/** What the repositories ask of TenantDb (it implements this). */
+export interface RowStore {
+  readonly isSqlite: boolean;
+  managerOf(ctx: RequestContext): EntityManager;
+  metadataOf(entity: EntityTarget<ObjectLiteral>): EntityMetadata;
+  keptReader(ctx: RequestContext): KeptReader;
+  escape(identifier: string): string;
+  generatedKeys(metadata: EntityMetadata, raw: unknown): ObjectLiteral | undefined;
+  assertInTransaction(ctx: RequestContext, what: string): void;
+  keptAtCommit(ctx: RequestContext, sql: string, params: unknown[]): void;
+  answerMemo<A extends object>(target: EntityTarget<ObjectLiteral>, resource: object): RecordMemo<A>;
+  transaction<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R>;
+}

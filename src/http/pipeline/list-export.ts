@@ -1,0 +1,300 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { stringify } from 'csv-stringify/sync';
+import ExcelJS from 'exceljs';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { CONTEXT_KEY, type RequestContext } from '../../common/context/request-context.js';
+import { NotAcceptableError, ValidationError } from '../../common/errors/errors.js';
+import type { JsonLogger } from '../../common/logging/json-logger.js';
+import { APP_LOGGER } from '../../common/logging/logger.token.js';
+import { UTC, type TimeZone } from '../../common/dates.js';
+import { toJsonValue } from '../wire/codec.js';
+import { Page, QueriedPage, QueriedPageQuery } from '../wire/pagination.js';
+import { wireFieldsOrdinal, wireResultOf } from '../wire/wire.js';
+import { EXPORT_TYPES, type ExportFormat, mayAskExport, negotiateExport } from './negotiation.js';
+import { RouteStages, type Stage, type StageRequest } from './route-stages.js';
+
+/**
+ * Streamed exports of lists (docs/exports.md): a list asked with `Accept: text/csv`,
+ * `application/vnd.openxmlformats-officedocument.spreadsheetml.sheet` or `application/x-ndjson`
+ * answers its whole collection as one stream, with the list's own filter, sort and fields.
+ *
+ * One path for every list, no route of its own: this stage (`list-export`, every ListRoute) runs
+ * the list's own method again and again, each time for the next keyset page (`cursor=`, the
+ * batch size as `limit`), so the records and the rights are exactly the list's — the same
+ * service, the same scope, the same Deny — and only a batch is held at a time. The next batch is
+ * read only once the response has taken the previous one (backpressure: a client that stops
+ * reading stops the reads); when the client hangs up no further batch is read. Between batches no
+ * database connection is held.
+ *
+ * A list whose method does not take a QueriedPageQuery (QueriedListQuery) cannot be read by key and answers 406
+ * (unless the Accept header also takes JSON or XML, which it then answers as before).
+ */
+@Injectable()
+export class ListExportStage implements Stage, OnModuleInit {
+  constructor(
+    private readonly stages: RouteStages,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: JsonLogger,
+  ) {}
+
+  onModuleInit(): void {
+    this.stages.provide('list-export', this);
+  }
+
+  /** Only a request whose Accept names an export type at all (a substring look); the rest run the list as it is. */
+  applies(req: StageRequest): boolean {
+    const accept = req.headers.accept;
+    return typeof accept === 'string' && mayAskExport(accept);
+  }
+
+  async run(req: StageRequest, method: Function, handle: (args?: readonly unknown[]) => Promise<unknown>, args: readonly unknown[]): Promise<unknown> {
+    const asked = negotiateExport(req.headers.accept);
+    if (!asked.format || (asked.format === 'csv' && wireResultOf(method)?.ownCsv)) return handle();
+    const at = args.findIndex((a) => a instanceof QueriedPageQuery);
+    if (at < 0) {
+      if (asked.body) return handle();
+      throw new NotAcceptableError(
+        `This list cannot be exported (it does not take cursor=, so it cannot be read by key): ask for application/json or application/xml. docs/exports.md lists the lists that export`,
+      );
+    }
+    const q = args[at] as QueriedPageQuery;
+    for (const name of ['limit', 'offset', 'cursor'] as const) {
+      if (q[name] !== undefined) {
+        throw new ValidationError([{ field: name, message: `An export answers the whole collection from its start: leave out ${name} (docs/exports.md)` }]);
+      }
+    }
+    if (req.query?.updatedSince !== undefined) {
+      throw new ValidationError([{ field: 'updatedSince', message: 'An export answers the whole collection, not its changes: leave out updatedSince' }]);
+    }
+    const batch = this.config.exportBatchRows;
+    const pageAfter = (cursor: string) => {
+      const next = Object.assign(Object.create(Object.getPrototypeOf(q) as object) as QueriedPageQuery, q, { cursor, limit: batch });
+      const given = [...args];
+      given[at] = next;
+      return handle(given);
+    };
+    // The first batch before the first byte: a failure here (database down: 503) is answered as any list's.
+    const first = await pageAfter('start');
+    const res = req.res!;
+    const type = wireResultOf(method)?.type ?? null;
+    const exporter = new Export(req, res, asked.format, type, this.config.exportProgressRows, this.logger);
+    await exporter.stream(first, (cursor) => pageAfter(cursor));
+    return STREAMED;
+  }
+}
+
+/** What a streamed answer returns: the response is already written (the adapter's reply sends nothing more). */
+export const STREAMED = Symbol('pms:streamed');
+
+/** How long an aborted export's connection may take to send what was written before it is cut. */
+const ABORT_FLUSH_MS = 5000;
+
+/** CSV as RFC 4180 writes it (CRLF between records), booleans as `true`/`false` as in JSON (csv-stringify's default is 1 and empty). */
+const CSV = { record_delimiter: 'windows' as const, cast: { boolean: (v: boolean) => (v ? 'true' : 'false') } };
+
+/** A cell's value: text, a number, a boolean, or empty (null). */
+type Cell = string | number | boolean | null;
+
+/**
+ * A text cell that a spreadsheet would read as a formula (`= + - @`, or a tab or carriage return
+ * first) is written with a single quote before it (OWASP, "CSV Injection"): the cell shows the
+ * text, nothing is evaluated. Numbers and booleans are written as themselves.
+ */
+export function neutralize(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+/** A member's JSON value as a cell (docs/exports.md): null empty, an object or array as its JSON text. */
+export function cellOf(value: unknown): Cell {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return neutralize(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  return neutralize(JSON.stringify(value));
+}
+
+class Export {
+  private rows = 0;
+  private readonly started = Date.now();
+  private closed = false;
+  private columns: string[] = [];
+  private workbook: ExcelJS.stream.xlsx.WorkbookWriter | null = null;
+  private sheet: ExcelJS.Worksheet | null = null;
+  private nextProgress: number;
+  private readonly tz: TimeZone;
+  private readonly path: string;
+
+  constructor(
+    private readonly req: StageRequest,
+    private readonly res: ServerResponse,
+    private readonly format: ExportFormat,
+    private readonly type: Function | null,
+    private readonly progressRows: number,
+    private readonly logger: JsonLogger,
+  ) {
+    this.nextProgress = progressRows;
+    this.tz = (req[CONTEXT_KEY] as RequestContext | undefined)?.tz ?? UTC;
+    this.path = String(req.originalUrl ?? req.url).split('?')[0];
+    res.once('close', () => {
+      this.closed = true;
+    });
+  }
+
+  /** Writes `first` and every batch after it, reading the next only once the response has drained. */
+  async stream(first: unknown, after: (cursor: string) => Promise<unknown>): Promise<void> {
+    let page = first;
+    let batches = 0;
+    try {
+      this.start(page);
+      for (;;) {
+        batches++;
+        await this.write(page);
+        const next = page instanceof QueriedPage ? page.nextCursor : null;
+        if (!next || this.closed) break;
+        page = await after(next);
+      }
+      if (this.closed) {
+        this.log('info', `stopped: the client closed the connection after ${this.rows} rows`, batches);
+        return;
+      }
+      await this.end();
+      this.log('info', `done: ${this.rows} rows`, batches);
+    } catch (e) {
+      // After the first byte the status is sent: the only way left to say "incomplete" is to end the
+      // connection without the answer's end (no last chunk): what was written is sent, then the
+      // connection closes, and the client reads an aborted answer (docs/exports.md).
+      this.log('error', `aborted after ${this.rows} rows: ${(e as Error).message}`, batches);
+      const socket = this.res.socket;
+      if (socket && !socket.destroyed) {
+        socket.end();
+        setTimeout(() => socket.destroy(), ABORT_FLUSH_MS).unref();
+      } else {
+        this.res.destroy();
+      }
+    }
+  }
+
+  private start(first: unknown): void {
+    const fields = first instanceof QueriedPage ? first.fields : null;
+    const declared = this.type ? wireFieldsOrdinal(this.type).map((f) => f.name) : [];
+    this.columns = fields ? declared.filter((n) => fields.includes(n)) : declared;
+    const collection =
+      this.path
+        .split('/')
+        .filter((s) => /^[a-z][a-z0-9-]*$/i.test(s))
+        .pop() ?? 'list';
+    const res = this.res;
+    res.statusCode = 200;
+    res.setHeader('Content-Type', this.format === 'xlsx' ? EXPORT_TYPES.xlsx : `${EXPORT_TYPES[this.format]}; charset=utf-8`);
+    res.setHeader('Content-Disposition', `attachment; filename="${collection}.${this.format}"`);
+    res.setHeader('Vary', 'Accept');
+    res.setHeader('Cache-Control', 'no-store');
+    if (this.format === 'csv') {
+      this.send(stringify([this.columns], CSV));
+    } else if (this.format === 'xlsx') {
+      this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: false, useSharedStrings: false });
+      this.sheet = this.workbook.addWorksheet(collection.slice(0, 31));
+      this.sheet.addRow(this.columns).commit();
+    }
+  }
+
+  /** The JSON-ready records of a batch (the list's answer as JSON gives them, dates in the request's zone). */
+  private records(page: unknown): Record<string, unknown>[] {
+    const items = page instanceof Page ? page.items : Array.isArray(page) ? page : [];
+    return items.map((item) => toJsonValue(item, this.tz) as Record<string, unknown>);
+  }
+
+  private async write(page: unknown): Promise<void> {
+    const records = this.records(page);
+    if (this.format === 'ndjson') {
+      const keep = page instanceof QueriedPage && page.fields ? new Set(page.fields) : null;
+      let text = '';
+      for (const r of records) {
+        if (keep) for (const k of Object.keys(r)) if (!keep.has(k)) delete r[k];
+        text += JSON.stringify(r) + '\n';
+      }
+      this.send(text);
+    } else if (this.format === 'csv') {
+      this.send(
+        stringify(
+          records.map((r) => this.columns.map((c) => cellOf(r[c]))),
+          CSV,
+        ),
+      );
+    } else {
+      for (const r of records) this.sheet!.addRow(this.columns.map((c) => cellOf(r[c]))).commit();
+    }
+    this.progress(records.length);
+    await this.drained();
+  }
+
+  /** Whether the last text written filled the response's buffer (res.write answered false): wait for 'drain' before the next batch. */
+  private full = false;
+
+  private send(text: string): void {
+    if (text && !this.closed && !this.res.write(text)) this.full = true;
+  }
+
+  /**
+   * Waits until the response has taken what was written, or the client is gone. CSV and NDJSON
+   * are written here: write's answer says whether to wait for 'drain' (through the compression
+   * stream when the answer is compressed). XLSX goes through the zip stream piped to the
+   * response: it is given turns to hand its bytes on while the response's buffer is full.
+   */
+  private async drained(): Promise<void> {
+    if (this.format !== 'xlsx') {
+      if (this.full && !this.closed) await this.event('drain');
+      this.full = false;
+      return;
+    }
+    for (let turn = 0; turn < 4 && !this.closed; turn++) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      while (this.res.writableNeedDrain && !this.closed) await this.event('drain');
+    }
+  }
+
+  /** Resolves on the response's `name` event or when it closes, leaving no listener behind. */
+  private event(name: string): Promise<void> {
+    const res = this.res;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        res.off(name, done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on(name, done);
+      res.on('close', done);
+    });
+  }
+
+  private async end(): Promise<void> {
+    if (this.workbook) {
+      this.sheet!.commit();
+      await this.workbook.commit();
+      if (!this.res.writableEnded) this.res.end();
+    } else {
+      this.res.end();
+    }
+  }
+
+  private progress(count: number): void {
+    this.rows += count;
+    if (this.rows < this.nextProgress) return;
+    while (this.nextProgress <= this.rows) this.nextProgress += this.progressRows;
+    this.log('info', `${this.rows} rows`);
+  }
+
+  private log(level: 'info' | 'error', msg: string, batches?: number): void {
+    const seconds = (Date.now() - this.started) / 1000;
+    this.logger.event(level, 'ListExport', {
+      msg,
+      path: this.path,
+      format: this.format,
+      rows: this.rows,
+      ...(batches === undefined ? {} : { batches }),
+      seconds: Math.round(seconds * 10) / 10,
+      rowsPerSecond: seconds > 0 ? Math.round(this.rows / seconds) : null,
+      requestId: this.req.__pmsRequestId,
+    });
+  }
+}

@@ -1,0 +1,82 @@
+import { Readable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { FileError, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
+
+/**
+ * A job's file is read from the database part after part (ImportsService.fileStream): when the
+ * database goes away mid-file, the reading must end with the database's error — which the processor
+ * answers by trying the job again once its lease runs out — never as a file that cannot be read (the
+ * job would fail for good), never by ending early (rows skipped), never by waiting for ever, and
+ * never with an unhandled 'error' event, which ends the replica's process.
+ */
+const ROWS = 3000;
+
+async function workbook(): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  const ws = wb.addWorksheet('People');
+  ws.addRow(['ExternalID', 'FirstName']);
+  // Text that does not compress to nothing, so half the file holds a part of the sheet.
+  for (let i = 0; i < ROWS; i++) ws.addRow([`x${i}`, `Name ${i} ${(i * 7919).toString(36)}`]);
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+const lost = () => Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST' });
+
+/** `bytes` as the database hands them, 64 KiB at a time; with `failAt`, the connection is lost after that many bytes. */
+function parts(bytes: Buffer, failAt?: number): Readable {
+  async function* read(): AsyncGenerator<Buffer> {
+    const end = failAt ?? bytes.length;
+    for (let o = 0; o < end; o += 65536) yield bytes.subarray(o, Math.min(o + 65536, end));
+    if (failAt !== undefined) {
+      await new Promise((r) => setTimeout(r, 5));
+      throw lost();
+    }
+  }
+  return Readable.from(read(), { objectMode: false });
+}
+
+async function readAll(format: ImportFormat, source: Readable): Promise<{ rows: FileRow[]; error: unknown }> {
+  const rows: FileRow[] = [];
+  try {
+    for await (const row of rowsOf(format, source, () => Promise.resolve(null))) rows.push(row);
+    return { rows, error: null };
+  } catch (error) {
+    return { rows, error };
+  }
+}
+
+describe('reading an import file whose source fails (the database lost mid-file)', () => {
+  it('XLSX: the whole file gives every row; cut by a lost connection, the reading ends with that error, not a FileError, and the process lives on', async () => {
+    const file = await workbook();
+    const whole = await readAll('xlsx', parts(file));
+    expect(whole.error).toBeNull();
+    expect(whole.rows).toHaveLength(ROWS);
+    expect(whole.rows[ROWS - 1]).toEqual({ line: ROWS + 1, record: { ExternalID: `x${ROWS - 1}`, FirstName: expect.any(String) }, problem: null });
+
+    const cut = await readAll('xlsx', parts(file, Math.floor(file.length / 2)));
+    expect(cut.error).toBeInstanceOf(Error);
+    expect(cut.error).not.toBeInstanceOf(FileError);
+    expect((cut.error as { code?: string }).code).toBe('PROTOCOL_CONNECTION_LOST');
+    expect(cut.rows.length).toBeLessThan(ROWS);
+  });
+
+  it('XLSX: a file that is no workbook is still a FileError', async () => {
+    const bad = await readAll('xlsx', parts(Buffer.from('PK\u0003\u0004 not a zip at all, just text')));
+    expect(bad.error).toBeInstanceOf(FileError);
+  });
+
+  it('CSV and NDJSON: the lost connection ends the reading as itself, after the rows before it', async () => {
+    const csv = Buffer.from(['ExternalID,FirstName', ...Array.from({ length: ROWS }, (_, i) => `x${i},Name ${i}`)].join('\n') + '\n');
+    const ndjson = Buffer.from(Array.from({ length: ROWS }, (_, i) => JSON.stringify({ ExternalID: `x${i}` })).join('\n') + '\n');
+    for (const [format, file] of [
+      ['csv', csv],
+      ['ndjson', ndjson],
+    ] as const) {
+      const cut = await readAll(format, parts(file, 65536));
+      expect(cut.error).not.toBeInstanceOf(FileError);
+      expect((cut.error as { code?: string }).code).toBe('PROTOCOL_CONNECTION_LOST');
+      expect(cut.rows.length).toBeGreaterThan(0);
+      expect(cut.rows.length).toBeLessThan(ROWS);
+    }
+  });
+});

@@ -1,0 +1,321 @@
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { parse as parseCsv } from 'csv-parse';
+import ExcelJS from 'exceljs';
+import { mediaTypeOf } from '../../http/pipeline/negotiation.js';
+
+/**
+ * Reading an import's file (docs/imports.md): its format from the Content-Type, and its rows, one
+ * after another, as records of field names → values, each with where it is in the file. Nothing
+ * here is a hand-written parser: CSV is csv-parse (RFC 4180), XLSX exceljs's streaming
+ * WorkbookReader, NDJSON node:readline and JSON.parse, XML the API's own XML reader.
+ */
+
+export type ImportFormat = 'csv' | 'xlsx' | 'ndjson' | 'json' | 'xml';
+
+const FORMATS: Readonly<Record<string, ImportFormat>> = {
+  'text/csv': 'csv',
+  'application/csv': 'csv',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/x-ndjson': 'ndjson',
+  'application/ndjson': 'ndjson',
+  'application/jsonl': 'ndjson',
+  'application/json': 'json',
+  'text/json': 'json',
+  'application/xml': 'xml',
+  'text/xml': 'xml',
+};
+
+/** The media types a file may be sent as. */
+export const IMPORT_MEDIA_TYPES = Object.keys(FORMATS);
+
+export function formatOf(contentType: string | undefined): ImportFormat | null {
+  return FORMATS[mediaTypeOf(contentType)] ?? null;
+}
+
+/** The most columns a header (or a row) may have. */
+export const MAX_COLUMNS = 1_000;
+/** The longest row (a CSV record, an NDJSON line), in bytes. */
+export const MAX_ROW_BYTES = 1024 * 1024;
+/** The largest JSON or XML file: read whole, unlike the others. */
+export const MAX_WHOLE_FILE_BYTES = 16 * 1024 * 1024;
+
+/** A row of the file: where it is, and its record (or why it cannot be one). */
+export interface FileRow {
+  /** The file's line (the header is line 1 of a CSV), the sheet's row number (XLSX), the item's position from 1 (JSON, XML). */
+  line: number;
+  record: Record<string, unknown> | null;
+  /** Why the row is no record (a cell too many, not a JSON object); the row fails with 400. */
+  problem: string | null;
+}
+
+/** The file cannot be read on (its header, or a syntax error that ends it): 400 when received, the job fails when met later. */
+export class FileError extends Error {}
+
+/**
+ * A record from a header and a row of cells: an empty cell is null (the field is sent empty: null
+ * clears it, or is refused where the field is required), a column the header does not name is
+ * absent (an update keeps the field); `ExternalRefs.<Field>` columns go into the record's
+ * ExternalRefs (empty: none). Cells are text, kept as they are: one that starts with = + - or @ is
+ * that text, never a formula (docs/imports.md).
+ */
+function recordOf(header: readonly string[], cells: readonly unknown[]): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i < header.length; i++) {
+    const v = cells[i];
+    const name = header[i];
+    if (v === undefined || v === null || v === '') {
+      if (!name.startsWith('ExternalRefs.')) record[name] = null;
+      continue;
+    }
+    if (name.startsWith('ExternalRefs.')) {
+      const refs = (record.ExternalRefs ??= {}) as Record<string, unknown>;
+      refs[name.slice('ExternalRefs.'.length)] = v;
+    } else record[name] = v;
+  }
+  return record;
+}
+
+/** The header's names, checked: none empty, none twice, at most MAX_COLUMNS. */
+function headerOf(cells: readonly unknown[], where: string): string[] {
+  if (cells.length > MAX_COLUMNS) throw new FileError(`The header row has ${cells.length} columns; at most ${MAX_COLUMNS} are read`);
+  const names = cells.map((c) => String(c ?? '').trim());
+  const seen = new Set<string>();
+  names.forEach((n, i) => {
+    if (n === '') throw new FileError(`Column ${i + 1} of the header row (${where}) has no name`);
+    if (seen.has(n)) throw new FileError(`The header row names "${n}" twice`);
+    seen.add(n);
+  });
+  if (names.length === 0) throw new FileError('The file has no header row');
+  return names;
+}
+
+/** The row's problem when it has more cells than the header (CSV, XLSX). */
+const wider = (n: number, header: number) => `The row has ${n} cells; the header names ${header} columns`;
+
+// ------------------------------------------------------------------ CSV
+
+async function* csvRows(source: Readable, onHeader: (names: string[]) => void): AsyncGenerator<FileRow> {
+  const parser = source.pipe(
+    parseCsv({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_ROW_BYTES, cast: false }),
+  );
+  source.on('error', (e) => parser.destroy(e));
+  let header: string[] | null = null;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      if (!header) {
+        header = headerOf(record, 'line 1');
+        onHeader(header);
+        continue;
+      }
+      if (record.length > MAX_COLUMNS || record.length > header.length) {
+        yield { line: info.lines, record: null, problem: wider(record.length, header.length) };
+        continue;
+      }
+      yield { line: info.lines, record: recordOf(header, record), problem: null };
+    }
+  } catch (e) {
+    if (e instanceof FileError) throw e;
+    const err = e as { code?: string; message?: string; lines?: number };
+    if (err.code === 'CSV_MAX_RECORD_SIZE')
+      throw new FileError(`A row is longer than ${MAX_ROW_BYTES} bytes (line ${err.lines ?? '?'}); is it CSV with a header row?`);
+    if (typeof err.code === 'string' && err.code.startsWith('CSV_')) throw new FileError(`The CSV cannot be read on: ${err.message ?? err.code}`);
+    throw e;
+  }
+  if (!header) throw new FileError('The file has no header row');
+}
+
+// ------------------------------------------------------------------ XLSX
+
+/** A cell's value as text: a formula is its text (`=SUM(A1:A3)`), never its result; dates ISO 8601. */
+function cellText(v: unknown): unknown {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof Date) return v.toISOString();
+  const o = v as { formula?: string; sharedFormula?: string; richText?: { text: string }[]; text?: unknown; error?: string };
+  if (typeof o.formula === 'string') return `=${o.formula}`;
+  if (typeof o.sharedFormula === 'string') return `=${o.sharedFormula}`;
+  if (Array.isArray(o.richText)) return o.richText.map((t) => t.text).join('');
+  if (o.text !== undefined) return cellText(o.text);
+  if (typeof o.error === 'string') return o.error;
+  return String(v);
+}
+
+/**
+ * The items of `items`, until `failed` rejects: then that error, without waiting for the next item
+ * (which may never come).
+ */
+async function* until<T>(items: AsyncIterable<T>, failed: Promise<never>): AsyncGenerator<T> {
+  const it = items[Symbol.asyncIterator]();
+  let broken = false;
+  try {
+    for (;;) {
+      const next = await Promise.race([it.next(), failed]).catch((e: unknown) => {
+        broken = true;
+        throw e;
+      });
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // Left early by the reader of the rows (the first sheet only): the workbook's reader is closed.
+    // Not after a failure: its next item is still pending, and its close would wait for it.
+    if (!broken) await it.return?.();
+  }
+}
+
+async function* xlsxRows(source: Readable, onHeader: (names: string[]) => void): AsyncGenerator<FileRow> {
+  // The file's bytes come from the database, part after part: an error there (a connection lost)
+  // is the source's, not the file's. ExcelJS pipes the source without listening for its errors
+  // (an unhandled 'error' event ends the process) and would wait for its end for ever, so the
+  // error is taken here and ends the reading as itself: a job is then resumed, not failed.
+  let sourceError: Error | null = null;
+  const failed = new Promise<never>((_, reject) =>
+    source.on('error', (e: Error) => {
+      sourceError ??= e;
+      reject(e);
+    }),
+  );
+  failed.catch(() => undefined);
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, {
+    worksheets: 'emit',
+    sharedStrings: 'cache',
+    hyperlinks: 'ignore',
+    styles: 'ignore',
+    entries: 'ignore',
+  });
+  let header: string[] | null = null;
+  try {
+    for await (const sheet of until(reader, failed)) {
+      for await (const row of until(sheet as AsyncIterable<{ number: number; values: unknown[] }>, failed)) {
+        const cells = (Array.isArray(row.values) ? row.values.slice(1) : []).map(cellText);
+        if (!header) {
+          header = headerOf(cells, `row ${row.number}`);
+          onHeader(header);
+          continue;
+        }
+        while (cells.length && (cells[cells.length - 1] === undefined || cells[cells.length - 1] === '')) cells.pop();
+        if (cells.length === 0) continue;
+        if (cells.length > header.length) {
+          yield { line: row.number, record: null, problem: wider(cells.length, header.length) };
+          continue;
+        }
+        yield { line: row.number, record: recordOf(header, cells), problem: null };
+      }
+      // The first sheet only.
+      break;
+    }
+  } catch (e) {
+    if (sourceError) throw sourceError;
+    if (e instanceof FileError) throw e;
+    throw new FileError(`The XLSX file cannot be read: ${(e as Error).message}`);
+  }
+  if (!header) throw new FileError('The first sheet has no header row');
+}
+
+// ------------------------------------------------------------------ NDJSON
+
+async function* ndjsonRows(source: Readable): AsyncGenerator<FileRow> {
+  const lines = createInterface({ input: source, crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    if (Buffer.byteLength(text) > MAX_ROW_BYTES) {
+      yield { line, record: null, problem: `The line is longer than ${MAX_ROW_BYTES} bytes` };
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      yield { line, record: null, problem: `The line is not JSON: ${(e as Error).message}` };
+      continue;
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+      yield { line, record: null, problem: 'The line is not a JSON object' };
+      continue;
+    }
+    if (Object.keys(value).length > MAX_COLUMNS) {
+      yield { line, record: null, problem: `The object has more than ${MAX_COLUMNS} members` };
+      continue;
+    }
+    yield { line, record: value as Record<string, unknown>, problem: null };
+  }
+}
+
+// ------------------------------------------------------------------ JSON and XML (read whole)
+
+async function wholeText(source: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of source) {
+    n += (c as Buffer).length;
+    if (n > MAX_WHOLE_FILE_BYTES)
+      throw new FileError(`A JSON or XML file is read whole: at most ${MAX_WHOLE_FILE_BYTES / 1024 / 1024} MiB (send larger files as CSV or NDJSON)`);
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function* itemsOf(value: unknown): Generator<FileRow> {
+  // One object is a file of one record.
+  const items = value && typeof value === 'object' && !Array.isArray(value) ? [value] : value;
+  if (!Array.isArray(items)) throw new FileError('The file holds no list of records (a JSON array, or an XML ArrayOf… element)');
+  let line = 0;
+  for (const item of items) {
+    line++;
+    if (!item || typeof item !== 'object' || Array.isArray(item)) {
+      yield { line, record: null, problem: 'The item is not an object' };
+      continue;
+    }
+    yield { line, record: item as Record<string, unknown>, problem: null };
+  }
+}
+
+async function* jsonRows(source: Readable): AsyncGenerator<FileRow> {
+  const text = await wholeText(source);
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (e) {
+    throw new FileError(`Malformed JSON: ${(e as Error).message}`);
+  }
+  yield* itemsOf(value);
+}
+
+async function* xmlRows(source: Readable, decodeXml: (text: string) => Promise<unknown>): AsyncGenerator<FileRow> {
+  const text = await wholeText(source);
+  let value: unknown;
+  try {
+    value = await decodeXml(text);
+  } catch (e) {
+    throw new FileError((e as Error).message);
+  }
+  yield* itemsOf(value);
+}
+
+/** The rows of a file of `format` read from `source`; `onHeader` is shown a CSV's or a sheet's header row (it may throw FileError). */
+export function rowsOf(
+  format: ImportFormat,
+  source: Readable,
+  decodeXml: (text: string) => Promise<unknown>,
+  onHeader: (names: string[]) => void = () => undefined,
+): AsyncGenerator<FileRow> {
+  switch (format) {
+    case 'csv':
+      return csvRows(source, onHeader);
+    case 'xlsx':
+      return xlsxRows(source, onHeader);
+    case 'ndjson':
+      return ndjsonRows(source);
+    case 'json':
+      return jsonRows(source);
+    case 'xml':
+      return xmlRows(source, decodeXml);
+  }
+}
+
+/** Whether a format is text (UTF-8 is checked as it is received). */
+export const isTextFormat = (format: ImportFormat): boolean => format !== 'xlsx';

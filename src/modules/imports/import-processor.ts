@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToIo } from 'node:timers/promises';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { RequestContext } from '../../common/context/request-context.js';
+import { UTC } from '../../common/dates.js';
+
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { BulkWriters } from '../../database/registries/bulk-writers.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import type { BulkItemInput, BulkOp } from '../../http/wire/bulk.js';
+import { WireCodec } from '../../http/wire/codec.js';
+import { FileError, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
+import { claimJob, finishJob, lockJob, readJob, recordChunk, releaseJob, type ImportJobRecord, type StoredRowError } from './imports.statements.js';
+import { callerOf, ImportsService, MAX_KEPT_ERRORS } from './imports.service.js';
+
+/** Raised inside a chunk's transaction when the job is no longer this replica's to write (its lease ran out and another claimed it, or it was cancelled): nothing of the chunk commits. */
+class NotOurs extends Error {}
+
+/** What a run of `processOne` did. */
+export interface ImportRun {
+  id: string;
+  chunks: number;
+  /** How it ended: the job's end, `stopped` (maxChunks reached, or the replica is stopping), `lost` (no longer this replica's). */
+  outcome: 'succeeded' | 'failed' | 'stopped' | 'lost';
+}
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+/**
+ * Processes file imports (docs/imports.md). Every IMPORT_POLL_MS a replica that is not already
+ * processing one claims a queued job — or a running one whose lease ran out, left by a replica
+ * that died — with a lease, and writes its rows through the collection's bulk writes in chunks of
+ * IMPORT_CHUNK_ROWS, one transaction each: the job's row is locked and checked to be still this
+ * replica's, at the row it expects; the rows are written (each as its single write: validation,
+ * authorization, audit trail, webhooks, summaries); the failed rows are kept; the job's next row
+ * moves on and its lease is renewed — all committed together. A replica killed mid-chunk leaves the
+ * job at its last committed chunk, which the next claimer resumes from, so no row is written twice.
+ * One job at a time per replica, and a yield to the event loop between chunks, so requests keep
+ * their turn.
+ */
+@Injectable()
+export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Imports');
+  /** This replica's name on the leases it takes (a test makes a second processor with another). */
+  readonly owner: string;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly db: TenantDb,
+    private readonly writers: BulkWriters,
+    private readonly imports: ImportsService,
+    private readonly codec: WireCodec,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.owner = `replica-${randomUUID()}`;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.config.imports.process) return;
+    this.timer = setInterval(() => this.wake(), this.config.imports.pollMs);
+    this.timer.unref();
+  }
+
+  /** Stops taking jobs; the one in flight stops after its chunk and gives its claim back. */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.running) await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  }
+
+  /** Looks for a job now, unless one is being processed. */
+  wake(): void {
+    if (this.running || this.stopped) return;
+    this.running = this.processOne()
+      .catch((e: Error) => this.logger.warn(`import processing failed, tried again shortly: ${e.message}`))
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  /**
+   * Claims one job and processes it (at most `maxChunks` chunks: then it stops and, as a replica
+   * killed there would, keeps its lease until it runs out). Answers what it did, or null when no job
+   * was due.
+   */
+  async processOne(opts: { maxChunks?: number } = {}): Promise<ImportRun | null> {
+    const claim = await claimJob(this.db, this.owner, this.config.imports.leaseMs);
+    if (!claim) return null;
+    const base = RequestContext.system(claim.siteId);
+    const job = await readJob(this.db, base, claim.id);
+    if (!job) return null;
+    const ctx = new RequestContext(`import-${job.id}`, UTC, { ...callerOf(job), siteId: job.siteId }, null, '');
+    return this.process(ctx, job, opts.maxChunks ?? Infinity);
+  }
+
+  private async process(ctx: RequestContext, job: ImportJobRecord, maxChunks: number): Promise<ImportRun> {
+    const writer = this.writers.ofPath(job.kind);
+    const started = Date.now();
+    const at = job.nextRow;
+    this.logger.log(`import ${job.id} (site ${job.siteId}, ${job.kind} ${job.mode}, ${job.format}): ${at ? `resumed at row ${at}` : 'started'}`);
+    if (!writer) return this.end(ctx, job, 'failed', `No collection ${job.kind} writes batches any more`, null, 0);
+    const rows = rowsOf(job.format as ImportFormat, this.imports.fileStream(ctx, job.id, 0, job.parts), (t) => this.codec.decodeXml(t));
+    try {
+      return await this.processRows(ctx, job, rows, maxChunks, started, at);
+    } finally {
+      // However it ended, the file's reader is closed.
+      await rows.return(undefined).catch(() => undefined);
+    }
+  }
+
+  private async processRows(
+    ctx: RequestContext,
+    job: ImportJobRecord,
+    rows: AsyncGenerator<FileRow>,
+    maxChunks: number,
+    started: number,
+    at: number,
+  ): Promise<ImportRun> {
+    let next = job.nextRow;
+    let read = 0;
+    let chunks = 0;
+    let chunk: FileRow[] = [];
+    const size = this.config.imports.chunkRows;
+    try {
+      for await (const row of rows) {
+        // Rows committed before: read past, never written again.
+        if (read++ < job.nextRow) continue;
+        chunk.push(row);
+        if (chunk.length < size) continue;
+        if (chunks >= maxChunks || this.stopped) return await this.stop(job, chunks, rows);
+        next = await this.writeChunk(ctx, job, next, chunk, null);
+        chunk = [];
+        chunks++;
+        this.progress(job, next, started, at);
+        await yieldToIo();
+      }
+    } catch (e) {
+      if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
+      if (!(e instanceof FileError)) throw e;
+      // What was read before the error is written; then the job fails, naming it.
+      if (chunk.length) next = await this.writeChunk(ctx, job, next, chunk, null).catch(() => next);
+      return this.end(ctx, job, 'failed', e.message, null, chunks);
+    }
+    if (chunk.length) {
+      if (chunks >= maxChunks || this.stopped) return this.stop(job, chunks, rows);
+      try {
+        next = await this.writeChunk(ctx, job, next, chunk, null);
+      } catch (e) {
+        if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
+        throw e;
+      }
+      chunks++;
+      this.progress(job, next, started, at);
+    }
+    return this.end(ctx, job, 'succeeded', null, next, chunks);
+  }
+
+  /** Leaves the job where its last chunk left it. A replica stopping gives its claim back; a test's `maxChunks` keeps it, as a killed replica would. */
+  private async stop(job: ImportJobRecord, chunks: number, rows: AsyncGenerator<FileRow>): Promise<ImportRun> {
+    await rows.return(undefined);
+    if (this.stopped) await releaseJob(this.db, job.siteId, job.id, this.owner);
+    return { id: job.id, chunks, outcome: 'stopped' };
+  }
+
+  private progress(job: ImportJobRecord, next: number, started: number, from: number): void {
+    const seconds = (Date.now() - started) / 1000;
+    const rate = seconds > 0 ? Math.round((next - from) / seconds) : 0;
+    this.logger.log(`import ${job.id} (site ${job.siteId}): ${next}${job.totalRows !== null ? ` of ${job.totalRows}` : ''} rows read, ${rate} rows/s`);
+  }
+
+  /**
+   * One chunk in one transaction (see the class): answers the job's next row after it. Throws
+   * NotOurs, having written nothing, when the job is no longer this replica's at `from`.
+   */
+  private async writeChunk(ctx: RequestContext, job: ImportJobRecord, from: number, rows: FileRow[], totalRows: number | null): Promise<number> {
+    const writer = this.writers.ofPath(job.kind)!;
+    return this.db.transaction(ctx, async () => {
+      const now = await lockJob(this.db, ctx, job.id);
+      if (!now || now.state !== 'running' || now.leaseOwner !== this.owner || now.nextRow !== from) throw new NotOurs();
+      const errors: StoredRowError[] = [];
+      const items: BulkItemInput[] = [];
+      const lines: FileRow[] = [];
+      for (const row of rows) {
+        const item = this.itemOf(job.mode as BulkOp, row);
+        if ('problem' in item) errors.push(item.problem);
+        else {
+          items.push(item.item);
+          lines.push(row);
+        }
+      }
+      let written = 0;
+      if (items.length) {
+        const run = await writer.apply(ctx, items, { atomic: false });
+        for (const o of run.outcomes) {
+          if (o.status < 300) written++;
+          else errors.push({ line: lines[o.index].line, status: o.status, externalId: text(items[o.index].Record.ExternalID), problem: o.problem! });
+        }
+      }
+      errors.sort((a, b) => a.line - b.line);
+      const room = Math.max(0, MAX_KEPT_ERRORS - now.rowsFailed);
+      await recordChunk(this.db, ctx, job.id, this.owner, {
+        nextRow: from + rows.length,
+        written,
+        failed: errors.length,
+        totalRows,
+        errors: errors.slice(0, room),
+        leaseMs: this.config.imports.leaseMs,
+      });
+      return from + rows.length;
+    });
+  }
+
+  /** A row as a bulk item, or the row's problem. */
+  private itemOf(mode: BulkOp, row: FileRow): { item: BulkItemInput } | { problem: StoredRowError } {
+    const fail = (detail: string): { problem: StoredRowError } => ({
+      problem: {
+        line: row.line,
+        status: 400,
+        externalId: text(row.record?.ExternalID),
+        problem: { type: 'urn:pms:problem:malformed-row', title: 'The row cannot be read', status: 400, detail },
+      },
+    });
+    if (!row.record) return fail(row.problem ?? 'The row cannot be read');
+    const { ExternalRefs: refs, ...record } = row.record;
+    if (refs !== undefined && refs !== null && (typeof refs !== 'object' || Array.isArray(refs)))
+      return fail('ExternalRefs must be an object of field names and ExternalIDs');
+    return { item: { Op: mode, Record: record, ExternalRefs: (refs as Record<string, string>) ?? null } };
+  }
+
+  private async end(
+    ctx: RequestContext,
+    job: ImportJobRecord,
+    state: 'succeeded' | 'failed',
+    problem: string | null,
+    total: number | null,
+    chunks: number,
+  ): Promise<ImportRun> {
+    const ended = await this.db.transaction(ctx, async () => {
+      const now = await lockJob(this.db, ctx, job.id);
+      if (!now || now.state !== 'running' || now.leaseOwner !== this.owner) return false;
+      await finishJob(this.db, ctx, job.id, { state, problem, totalRows: total });
+      return true;
+    });
+    if (!ended) return { id: job.id, chunks, outcome: 'lost' };
+    this.logger.log(`import ${job.id} (site ${job.siteId}): ${state}${problem ? `: ${problem}` : ''}`);
+    return { id: job.id, chunks, outcome: state };
+  }
+}

@@ -1,0 +1,304 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import { TextDecoder } from 'node:util';
+import type { IncomingMessage } from 'node:http';
+import { actorIdOf, type Caller, type RequestContext } from '../../common/context/request-context.js';
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ScopeMissingError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../common/errors/errors.js';
+import { isUniqueViolation } from '../../common/errors/db-errors.js';
+import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { scopeFor, scopeGranted } from '../../auth/api-token.js';
+import { BulkWriters } from '../../database/registries/bulk-writers.js';
+import { TenantDb } from '../../database/tenant-db.js';
+import { WithHeaders } from '../../http/wire/answer-headers.js';
+import { charsetOf, isAcceptedCharset } from '../../http/wire/body-limits.js';
+import { BULK_OPS } from '../../http/wire/bulk.js';
+import { WireCodec } from '../../http/wire/codec.js';
+import { ImportJob, rowErrorToWire, type ImportJobDto, type ImportJobRow } from './dto/import-job.dto.js';
+import { FileError, formatOf, IMPORT_MEDIA_TYPES, isTextFormat, MAX_ROW_BYTES, rowsOf, type ImportFormat } from './import-file.js';
+import {
+  activeImport,
+  cancelJob,
+  deleteJob,
+  insertJob,
+  insertPart,
+  markReceived,
+  readErrors,
+  readJob,
+  readParts,
+  type ImportJobRecord,
+} from './imports.statements.js';
+
+/** Bytes per stored part of a file. */
+export const IMPORT_PART_BYTES = 1024 * 1024;
+/** Failed rows kept per job (RowsFailed counts them all). */
+export const MAX_KEPT_ERRORS = 10_000;
+
+export interface ImportQuery {
+  kind?: string;
+  mode?: string;
+}
+
+/**
+ * File imports (docs/imports.md): a file received as the request body is stored in the database
+ * in parts, checked, and left for whichever replica claims it (ImportProcessor); its state, its
+ * failed rows and its cancellation.
+ */
+@Injectable()
+export class ImportsService {
+  constructor(
+    private readonly db: TenantDb,
+    private readonly writers: BulkWriters,
+    private readonly codec: WireCodec,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** `POST /v4/imports?kind=&mode=`: the file is the body. Answers the job, queued. */
+  async create(ctx: RequestContext, q: ImportQuery, req: IncomingMessage): Promise<WithHeaders<ImportJobDto>> {
+    const { kind, mode } = this.checkQuery(ctx, q);
+    // A client that sends a key expects a retry to be answered from it: say it is not, rather than ignore it.
+    if (req.headers['idempotency-key'] !== undefined) {
+      throw new ValidationError([
+        {
+          field: 'Idempotency-Key',
+          message:
+            'An import takes no Idempotency-Key (its file is read once as it arrives): a retried upload of a job that was accepted answers 409 import-active naming it',
+        },
+      ]);
+    }
+    const format = formatOf(req.headers['content-type']);
+    if (!format) {
+      throw new UnsupportedMediaTypeError(
+        `Content-Type "${req.headers['content-type'] ?? '(none)'}" is not a file an import reads; use text/csv, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet (XLSX), application/x-ndjson, application/json or application/xml`,
+      );
+    }
+    const charset = charsetOf(req.headers['content-type']);
+    if (isTextFormat(format) && !isAcceptedCharset(charset)) {
+      throw new UnsupportedMediaTypeError(`Files must be UTF-8; charset "${charset}" is not accepted (send charset=utf-8 or none)`);
+    }
+    const max = this.config.imports.maxBytes;
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max) throw this.tooLarge();
+    const active = await activeImport(this.db, ctx);
+    if (active) throw this.busy(active);
+    let id: string;
+    try {
+      id = await insertJob(this.db, ctx, { kind, mode, format, caller: JSON.stringify(ctx.user), actorId: actorIdOf(ctx.user) }, this.config.imports.leaseMs);
+    } catch (e) {
+      if (isUniqueViolation(e)) throw this.busy(await activeImport(this.db, ctx));
+      throw e;
+    }
+    try {
+      const stored = await this.store(ctx, id, format, req);
+      const rows = await this.check(ctx, id, kind, format, stored.parts);
+      await markReceived(this.db, ctx, id, { bytes: stored.bytes, parts: stored.parts, rows });
+    } catch (e) {
+      req.resume();
+      await deleteJob(this.db, ctx, id);
+      throw e;
+    }
+    const job = (await readJob(this.db, ctx, id))!;
+    return new WithHeaders(this.toWire(job), { Location: `/v4/imports/${id}` });
+  }
+
+  /** `GET /v4/imports/{id}`. */
+  async get(ctx: RequestContext, id: string): Promise<ImportJobDto> {
+    return this.toWire(await this.job(ctx, id));
+  }
+
+  /** `GET /v4/imports/{id}/errors`: the failed rows, by line. */
+  async errors(ctx: RequestContext, id: string): Promise<object[]> {
+    await this.job(ctx, id);
+    return (await readErrors(this.db, ctx, id, MAX_KEPT_ERRORS)).map((e) => rowErrorToWire(e));
+  }
+
+  /** The failed rows as CSV: Line, Status, ExternalID, Type, Detail, Errors (field: message; …). */
+  async errorsCsv(ctx: RequestContext, id: string): Promise<string> {
+    await this.job(ctx, id);
+    const rows = (await readErrors(this.db, ctx, id, MAX_KEPT_ERRORS)).map((e) => [
+      e.line,
+      e.status,
+      e.externalId ?? '',
+      e.problem.type,
+      e.problem.detail ?? '',
+      (e.problem.errors ?? []).map((f) => `${f.field}: ${f.message}`).join('; '),
+    ]);
+    return new Promise((resolve, reject) =>
+      stringify(rows, { header: true, columns: ['Line', 'Status', 'ExternalID', 'Type', 'Detail', 'Errors'], record_delimiter: '\r\n' }, (e, out) =>
+        e ? reject(e) : resolve(out),
+      ),
+    );
+  }
+
+  /** `DELETE /v4/imports/{id}`: stops a job that has not ended (the chunk being written is committed first); an ended job is answered as it is. */
+  async cancel(ctx: RequestContext, id: string): Promise<ImportJobDto> {
+    await this.job(ctx, id);
+    await cancelJob(this.db, ctx, id);
+    return this.get(ctx, id);
+  }
+
+  // ------------------------------------------------------------------ receiving
+
+  private checkQuery(ctx: RequestContext, q: ImportQuery): { kind: string; mode: string } {
+    const kinds = this.writers.paths();
+    const errors: { field: string; message: string }[] = [];
+    if (typeof q.kind !== 'string' || !kinds.includes(q.kind)) errors.push({ field: 'kind', message: `kind must be one of ${kinds.join(', ')}` });
+    if (typeof q.mode !== 'string' || !(BULK_OPS as readonly string[]).includes(q.mode)) {
+      errors.push({ field: 'mode', message: `mode must be one of ${BULK_OPS.join(', ')}` });
+    }
+    if (errors.length) throw new ValidationError(errors);
+    const kind = q.kind!;
+    // An API token writes the rows as its bulk route would: it needs the scope of that route too
+    // (securitygroups/members is securitygroups:write, as its bulk route's).
+    const user = ctx.user;
+    const scope = scopeFor('POST', `/v4/${kind}/bulk`) ?? `${kind}:write`;
+    if (user.kind === 'service' && !scopeGranted(user.scopes ?? [], scope)) throw new ScopeMissingError(scope, `an import of ${kind}`);
+    return { kind, mode: q.mode! };
+  }
+
+  private busy(active: string | null): ConflictError {
+    return new ConflictError(
+      `The site has an import queued or running (${active ? `/v4/imports/${active}` : 'another'}): wait for it to end, or cancel it (DELETE /v4/imports/{id})`,
+      'import-active',
+    );
+  }
+
+  private tooLarge(): PayloadTooLargeError {
+    return new PayloadTooLargeError(`An import's file is at most ${this.config.imports.maxBytes} bytes`);
+  }
+
+  /** Stores the body in parts as it arrives: counted against the limit, UTF-8 checked for text formats. */
+  private async store(ctx: RequestContext, id: string, format: ImportFormat, req: IncomingMessage): Promise<{ bytes: number; parts: number }> {
+    const max = this.config.imports.maxBytes;
+    const utf8 = isTextFormat(format) ? new TextDecoder('utf-8', { fatal: true }) : null;
+    let bytes = 0;
+    let parts = 0;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      if (pendingBytes === 0) return;
+      const all = Buffer.concat(pending);
+      pending = [];
+      pendingBytes = 0;
+      for (let k = 0; k < all.length; k += IMPORT_PART_BYTES) {
+        await insertPart(this.db, ctx, id, parts++, all.subarray(k, k + IMPORT_PART_BYTES), this.config.imports.leaseMs);
+      }
+    };
+    // A CSV's header row is refused by its length as it arrives (a million columns), before it is parsed.
+    let headerEnded = format !== 'csv';
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      if (bytes > max) throw this.tooLarge();
+      if (utf8) this.checkUtf8(utf8, chunk, false);
+      if (!headerEnded) {
+        headerEnded = chunk.includes(0x0a);
+        if (!headerEnded && bytes > MAX_ROW_BYTES) throw new BadRequestError(`The header row is longer than ${MAX_ROW_BYTES} bytes`, 'malformed-file');
+      }
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes >= IMPORT_PART_BYTES) {
+        const all = Buffer.concat(pending);
+        const whole = all.length - (all.length % IMPORT_PART_BYTES);
+        pending = [all.subarray(whole)];
+        pendingBytes = all.length - whole;
+        for (let k = 0; k < whole; k += IMPORT_PART_BYTES)
+          await insertPart(this.db, ctx, id, parts++, all.subarray(k, k + IMPORT_PART_BYTES), this.config.imports.leaseMs);
+      }
+    }
+    if (utf8) this.checkUtf8(utf8, Buffer.alloc(0), true);
+    await flush();
+    if (bytes === 0) throw new BadRequestError('The body is empty: send the file as the request body', 'empty-file');
+    return { bytes, parts };
+  }
+
+  private checkUtf8(decoder: TextDecoder, chunk: Buffer, end: boolean): void {
+    try {
+      decoder.decode(chunk, { stream: !end });
+    } catch {
+      throw new BadRequestError('The file is not valid UTF-8: save it as UTF-8 (CSV UTF-8 in Excel)', 'malformed-body');
+    }
+  }
+
+  /**
+   * Reads the stored file through before it is queued: a header that cannot be read, too many
+   * columns or a syntax error are the POST's 400, not a failed job. Answers its data rows (XLSX:
+   * its header only is read, the rows are counted as they are written: null).
+   */
+  private async check(ctx: RequestContext, id: string, kind: string, format: ImportFormat, parts: number): Promise<number | null> {
+    const fields = this.writers.ofPath(kind)!.fields;
+    // A column that names no field of the collection (a typo) would be dropped from every row, as an unknown member of a body is: refused instead.
+    const columns = (names: string[]) => {
+      const unknown = names.filter((n) => !(n.startsWith('ExternalRefs.') && n.length > 'ExternalRefs.'.length) && !fields.has(n));
+      if (unknown.length)
+        throw new FileError(
+          `The header names ${unknown.map((n) => `"${n}"`).join(', ')}, which no field of ${kind} is (fields are named as in its JSON body, e.g. FirstName)`,
+        );
+    };
+    const rows = rowsOf(format, this.fileStream(ctx, id, 0, parts), (t) => this.codec.decodeXml(t), columns);
+    let n = 0;
+    try {
+      for await (const _row of rows) {
+        n++;
+        if (format === 'xlsx') {
+          await rows.return(undefined);
+          return null;
+        }
+      }
+    } catch (e) {
+      if (e instanceof FileError) throw new BadRequestError(e.message, 'malformed-file');
+      throw e;
+    }
+    return format === 'xlsx' ? null : n;
+  }
+
+  /** A job's stored file as a stream, read a few parts at a time. */
+  fileStream(ctx: RequestContext, id: string, from: number, parts: number): Readable {
+    const db = this.db;
+    async function* read(): AsyncGenerator<Buffer> {
+      for (let p = from; p < parts;) {
+        const got = await readParts(db, ctx, id, p, 4);
+        if (got.length === 0) return;
+        for (const g of got) yield g.bytes;
+        p = got[got.length - 1].partNo + 1;
+      }
+    }
+    return Readable.from(read(), { objectMode: false });
+  }
+
+  // ------------------------------------------------------------------ answers
+
+  private async job(ctx: RequestContext, id: string): Promise<ImportJobRecord> {
+    const job = /^[0-9a-f-]{36}$/i.test(id) ? await readJob(this.db, ctx, id.toLowerCase()) : null;
+    if (!job) throw new NotFoundError('Import', id);
+    return job;
+  }
+
+  toWire(job: ImportJobRecord): ImportJobDto {
+    const end = job.finished ?? new Date();
+    const seconds = job.started ? Math.max(0.001, (end.getTime() - job.started.getTime()) / 1000) : null;
+    const rate = seconds !== null && job.nextRow > 0 ? Math.round((job.nextRow / seconds) * 10) / 10 : null;
+    const left = job.totalRows !== null ? job.totalRows - job.nextRow : null;
+    const row: ImportJobRow = {
+      ...job,
+      state: job.state === 'receiving' ? 'queued' : job.state,
+      rate,
+      eta: job.state === 'running' && rate && left !== null ? Math.ceil(left / rate) : null,
+    };
+    return ImportJob.toWire(row) as ImportJobDto;
+  }
+}
+
+/** The caller a job's rows are written as: who posted it, as they were then (docs/imports.md). */
+export function callerOf(job: { caller: string }): Caller {
+  return JSON.parse(job.caller) as Caller;
+}
+
+export { IMPORT_MEDIA_TYPES };

@@ -1,0 +1,325 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestContext } from '../../common/context/request-context.js';
+import { sqlInstant } from '../../database/journal.js';
+import { instantOf } from '../../database/queries/audit.js';
+import type { TenantDb } from '../../database/tenant-db.js';
+import { family, sql } from '../../database/statements.js';
+import type { ProblemDetails } from '../../common/errors/errors.js';
+
+/**
+ * The statements of file imports (docs/imports.md). A job's row is the feature's bookkeeping:
+ * written with plain statements, never through the journal, so an import adds to the audit trail
+ * only what its rows' single writes add. A replica claims a job with a lease (as the webhook
+ * dispatcher claims a webhook: outbox.statements.ts); each chunk of rows is written in one
+ * transaction that first locks the job's row and checks the lease is still this replica's and the
+ * job still running at the row it expects, and last moves the job's next row on — so a chunk is
+ * committed whole with its progress, or not at all, and never by two replicas.
+ */
+
+export type ImportState = 'receiving' | 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface ImportJobRecord {
+  id: string;
+  siteId: string;
+  kind: string;
+  mode: string;
+  format: string;
+  state: ImportState;
+  fileBytes: number;
+  parts: number;
+  totalRows: number | null;
+  nextRow: number;
+  rowsWritten: number;
+  rowsFailed: number;
+  caller: string;
+  created: Date;
+  started: Date | null;
+  finished: Date | null;
+  problem: string | null;
+  leaseOwner: string | null;
+}
+
+const JOB_COLUMNS =
+  'id, site_id, kind, mode, format, state, file_bytes, parts, total_rows, next_row, rows_written, rows_failed, caller, created, started, finished, problem, lease_owner';
+
+type JobRow = Record<string, unknown>;
+const instant = (v: unknown): Date | null => (v === null || v === undefined ? null : instantOf(v as Date | string));
+
+function jobOf(r: JobRow): ImportJobRecord {
+  return {
+    id: r.id as string,
+    siteId: r.site_id as string,
+    kind: r.kind as string,
+    mode: r.mode as string,
+    format: r.format as string,
+    state: r.state as ImportState,
+    fileBytes: Number(r.file_bytes),
+    parts: Number(r.parts),
+    totalRows: r.total_rows === null || r.total_rows === undefined ? null : Number(r.total_rows),
+    nextRow: Number(r.next_row),
+    rowsWritten: Number(r.rows_written),
+    rowsFailed: Number(r.rows_failed),
+    caller: r.caller as string,
+    created: instant(r.created)!,
+    started: instant(r.started),
+    finished: instant(r.finished),
+    problem: (r.problem as string | null) ?? null,
+    leaseOwner: (r.lease_owner as string | null) ?? null,
+  };
+}
+
+// ------------------------------------------------------------------ receiving the file
+
+const INSERT_JOB = sql(
+  'imports.insert-job',
+  `INSERT INTO import_jobs (id, site_id, created, created_by, updated, updated_by, version, kind, mode, format, state, active, file_bytes, parts, total_rows, next_row, rows_written, rows_failed, caller, lease_until)
+   VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, 'receiving', 1, 0, 0, NULL, 0, 0, 0, ?, ?)`,
+);
+/** Whether the site has a queued or running import (the unique index holds it; this names it). */
+const ACTIVE = sql<{ id: string }>('imports.active', 'SELECT id FROM import_jobs WHERE site_id = ? AND active = 1');
+const INSERT_PART = sql(
+  'imports.insert-part',
+  'INSERT INTO import_file_parts (site_id, created, created_by, updated, updated_by, version, import_id, part_no, data) VALUES (?, ?, NULL, ?, NULL, 1, ?, ?, ?)',
+);
+const RECEIVING_LEASE = sql('imports.receiving-lease', "UPDATE import_jobs SET lease_until = ? WHERE site_id = ? AND id = ? AND state = 'receiving'");
+const RECEIVED = sql(
+  'imports.received',
+  "UPDATE import_jobs SET state = 'queued', file_bytes = ?, parts = ?, total_rows = ?, lease_until = NULL, updated = ? WHERE site_id = ? AND id = ? AND state = 'receiving'",
+);
+const DELETE_PARTS = sql('imports.delete-parts', 'DELETE FROM import_file_parts WHERE site_id = ? AND import_id = ?');
+const DELETE_ERRORS = sql('imports.delete-errors', 'DELETE FROM import_errors WHERE site_id = ? AND import_id = ?');
+const DELETE_JOB = sql('imports.delete-job', 'DELETE FROM import_jobs WHERE site_id = ? AND id = ?');
+
+/** The site's queued or running import, if any. */
+export async function activeImport(db: TenantDb, ctx: RequestContext): Promise<string | null> {
+  const rows = await db.sql(ctx, ACTIVE, [ctx.siteId]);
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * A new job, receiving its file: it holds the site's one active place from now (a second one
+ * fails on the unique index), and a lease that its upload renews part after part, so an upload
+ * cut off by a dead replica frees the place once the lease runs out (claimJob).
+ */
+export async function insertJob(
+  db: TenantDb,
+  ctx: RequestContext,
+  job: { kind: string; mode: string; format: string; caller: string; actorId: string | null },
+  leaseMs: number,
+): Promise<string> {
+  const id = randomUUID();
+  const now = sqlInstant(new Date());
+  await db.transaction(ctx, () =>
+    db.sql(ctx, INSERT_JOB, [
+      id,
+      ctx.siteId,
+      now,
+      job.actorId,
+      now,
+      job.actorId,
+      job.kind,
+      job.mode,
+      job.format,
+      job.caller,
+      sqlInstant(new Date(Date.now() + leaseMs)),
+    ]),
+  );
+  return id;
+}
+
+/** Stores part `partNo` of a job's file (base64), and renews the upload's lease. */
+export async function insertPart(db: TenantDb, ctx: RequestContext, importId: string, partNo: number, bytes: Buffer, leaseMs: number): Promise<void> {
+  const now = sqlInstant(new Date());
+  await db.transaction(ctx, async () => {
+    await db.sql(ctx, INSERT_PART, [ctx.siteId, now, now, importId, partNo, bytes.toString('base64')]);
+    await db.sql(ctx, RECEIVING_LEASE, [sqlInstant(new Date(Date.now() + leaseMs)), ctx.siteId, importId]);
+  });
+}
+
+/** The whole file is stored: the job waits for a replica. */
+export async function markReceived(
+  db: TenantDb,
+  ctx: RequestContext,
+  importId: string,
+  file: { bytes: number; parts: number; rows: number | null },
+): Promise<void> {
+  await db.transaction(ctx, () => db.sql(ctx, RECEIVED, [file.bytes, file.parts, file.rows, sqlInstant(new Date()), ctx.siteId, importId]));
+}
+
+/** Removes a job whose file was refused, with what was stored of it. */
+export async function deleteJob(db: TenantDb, ctx: RequestContext, importId: string): Promise<void> {
+  await db.transaction(ctx, async () => {
+    await db.sql(ctx, DELETE_PARTS, [ctx.siteId, importId]);
+    await db.sql(ctx, DELETE_ERRORS, [ctx.siteId, importId]);
+    await db.sql(ctx, DELETE_JOB, [ctx.siteId, importId]);
+  });
+}
+
+// ------------------------------------------------------------------ reading
+
+const JOB = sql<JobRow>('imports.job', `SELECT ${JOB_COLUMNS} FROM import_jobs WHERE site_id = ? AND id = ?`);
+/** The job's row, locked for the chunk's transaction on MySQL/MariaDB (SQLite runs one write transaction at a time). */
+const LOCK_JOB = family(
+  'imports.lock-job',
+  (dialect: 'mysql' | 'sqlite') => `SELECT ${JOB_COLUMNS} FROM import_jobs WHERE site_id = ? AND id = ?${dialect === 'mysql' ? ' FOR UPDATE' : ''}`,
+  [['mysql'], ['sqlite']],
+).rows<JobRow>();
+const PARTS = sql<{ part_no: number; data: string }>(
+  'imports.parts',
+  'SELECT part_no, data FROM import_file_parts WHERE site_id = ? AND import_id = ? AND part_no >= ? ORDER BY part_no LIMIT ?',
+);
+const ERRORS = sql<{ line: number; status: number; external_id: string | null; problem: string }>(
+  'imports.errors',
+  'SELECT line, status, external_id, problem FROM import_errors WHERE site_id = ? AND import_id = ? ORDER BY line, id LIMIT ?',
+);
+
+export async function readJob(db: TenantDb, ctx: RequestContext, id: string): Promise<ImportJobRecord | null> {
+  const [row] = await db.sql(ctx, JOB, [ctx.siteId, id]);
+  return row ? jobOf(row) : null;
+}
+
+/** The job's row, locked until the transaction ends. */
+export async function lockJob(db: TenantDb, ctx: RequestContext, id: string): Promise<ImportJobRecord | null> {
+  const [row] = await db.sql(ctx, LOCK_JOB.of(db.isSqlite ? 'sqlite' : 'mysql'), [ctx.siteId, id]);
+  return row ? jobOf(row) : null;
+}
+
+/** The parts of a job's file from `from`, `n` at a time, decoded. */
+export async function readParts(db: TenantDb, ctx: RequestContext, importId: string, from: number, n: number): Promise<{ partNo: number; bytes: Buffer }[]> {
+  const rows = await db.sql(ctx, PARTS, [ctx.siteId, importId, from, n]);
+  return rows.map((r) => ({ partNo: Number(r.part_no), bytes: Buffer.from(r.data, 'base64') }));
+}
+
+export interface StoredRowError {
+  line: number;
+  status: number;
+  externalId: string | null;
+  problem: ProblemDetails;
+}
+
+/** The failed rows of a job, by line (at most `limit`). */
+export async function readErrors(db: TenantDb, ctx: RequestContext, importId: string, limit: number): Promise<StoredRowError[]> {
+  const rows = await db.sql(ctx, ERRORS, [ctx.siteId, importId, limit]);
+  return rows.map((r) => ({ line: Number(r.line), status: Number(r.status), externalId: r.external_id, problem: JSON.parse(r.problem) as ProblemDetails }));
+}
+
+// ------------------------------------------------------------------ the lease
+
+/**
+ * Jobs no replica holds (queued, running under a lease that ran out, or receiving a file whose
+ * upload stopped), oldest first, across sites: the poll, one read (an idle replica's only statement).
+ */
+const DUE = sql<{ site_id: string; id: string; state: string }>(
+  'imports.due',
+  'SELECT site_id, id, state FROM import_jobs WHERE active = 1 AND (lease_until IS NULL OR lease_until < ?) ORDER BY created LIMIT ?',
+);
+const LEASE = sql(
+  'imports.lease',
+  `UPDATE import_jobs SET lease_owner = ?, lease_until = ?, state = 'running', started = COALESCE(started, ?)
+   WHERE site_id = ? AND id = ? AND active = 1 AND state IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < ?)`,
+);
+const RELEASE = sql('imports.release', 'UPDATE import_jobs SET lease_owner = NULL, lease_until = NULL WHERE site_id = ? AND id = ? AND lease_owner = ?');
+/** Uploads whose lease ran out (the replica receiving them died): the site's place is freed. */
+const STALE_RECEIVING = sql(
+  'imports.stale-receiving',
+  "UPDATE import_jobs SET state = 'failed', active = NULL, problem = 'The file was not received whole', finished = ?, lease_until = NULL WHERE site_id = ? AND id = ? AND state = 'receiving' AND lease_until < ?",
+);
+
+/**
+ * Claims one job no replica holds, for `leaseMs`; answers its site and id, or null. An upload whose
+ * receiving lease ran out (its replica died) is marked failed on the way, freeing the site's place.
+ */
+export async function claimJob(db: TenantDb, owner: string, leaseMs: number): Promise<{ siteId: string; id: string } | null> {
+  const now = new Date();
+  const candidates = await db.pollRead(DUE, [sqlInstant(now), 5]);
+  for (const c of candidates) {
+    if (c.state === 'receiving') {
+      await db.housekeepingWrite(STALE_RECEIVING, [sqlInstant(now), c.site_id, c.id, sqlInstant(now)]);
+      continue;
+    }
+    // The lease condition again, in the UPDATE: two replicas that saw the same candidate, one wins.
+    const won = await db.housekeepingWrite(LEASE, [owner, sqlInstant(new Date(now.getTime() + leaseMs)), sqlInstant(now), c.site_id, c.id, sqlInstant(now)]);
+    if (won > 0) return { siteId: c.site_id, id: c.id };
+  }
+  return null;
+}
+
+/** Gives a claim back (the replica is stopping): another replica resumes from the job's next row. */
+export function releaseJob(db: TenantDb, siteId: string, id: string, owner: string): Promise<number> {
+  return db.housekeepingWrite(RELEASE, [siteId, id, owner]);
+}
+
+// ------------------------------------------------------------------ a chunk and the end
+
+const PROGRESS = sql(
+  'imports.progress',
+  `UPDATE import_jobs SET next_row = ?, rows_written = rows_written + ?, rows_failed = rows_failed + ?, total_rows = COALESCE(?, total_rows), lease_until = ?, updated = ?
+   WHERE site_id = ? AND id = ? AND lease_owner = ?`,
+);
+const INSERT_ERRORS = family(
+  'imports.insert-errors',
+  (n: number) =>
+    `INSERT INTO import_errors (site_id, created, created_by, updated, updated_by, version, import_id, line, status, external_id, problem) VALUES ${Array.from({ length: n }, () => '(?, ?, NULL, ?, NULL, 1, ?, ?, ?, ?, ?)').join(', ')}`,
+  [[1], [2]],
+);
+const FINISH = sql(
+  'imports.finish',
+  `UPDATE import_jobs SET state = ?, active = NULL, finished = ?, problem = ?, total_rows = COALESCE(?, total_rows), lease_owner = NULL, lease_until = NULL, updated = ?
+   WHERE site_id = ? AND id = ?`,
+);
+const CANCEL = sql(
+  'imports.cancel',
+  `UPDATE import_jobs SET state = 'cancelled', active = NULL, finished = ?, lease_owner = NULL, lease_until = NULL, updated = ?
+   WHERE site_id = ? AND id = ? AND state IN ('receiving', 'queued', 'running')`,
+);
+
+/** Moves a job on after a chunk, in the chunk's transaction, and keeps its failed rows. */
+export async function recordChunk(
+  db: TenantDb,
+  ctx: RequestContext,
+  id: string,
+  owner: string,
+  chunk: { nextRow: number; written: number; failed: number; totalRows: number | null; errors: StoredRowError[]; leaseMs: number },
+): Promise<void> {
+  const now = sqlInstant(new Date());
+  for (let k = 0; k < chunk.errors.length; k += 100) {
+    const part = chunk.errors.slice(k, k + 100);
+    const params: unknown[] = [];
+    for (const e of part) params.push(ctx.siteId, now, now, id, e.line, e.status, e.externalId?.slice(0, 255) ?? null, JSON.stringify(e.problem));
+    await db.sql(ctx, INSERT_ERRORS.of(part.length), params);
+  }
+  await db.sql(ctx, PROGRESS, [
+    chunk.nextRow,
+    chunk.written,
+    chunk.failed,
+    chunk.totalRows,
+    sqlInstant(new Date(Date.now() + chunk.leaseMs)),
+    now,
+    ctx.siteId,
+    id,
+    owner,
+  ]);
+}
+
+/** Ends a job (succeeded or failed) and deletes its file, in the caller's transaction. */
+export async function finishJob(
+  db: TenantDb,
+  ctx: RequestContext,
+  id: string,
+  end: { state: 'succeeded' | 'failed'; problem: string | null; totalRows: number | null },
+): Promise<void> {
+  const now = sqlInstant(new Date());
+  await db.sql(ctx, FINISH, [end.state, now, end.problem?.slice(0, 500) ?? null, end.totalRows, now, ctx.siteId, id]);
+  await db.sql(ctx, DELETE_PARTS, [ctx.siteId, id]);
+}
+
+/** Cancels a job that has not ended, and deletes its file; a chunk being written finishes first (it holds the row). */
+export async function cancelJob(db: TenantDb, ctx: RequestContext, id: string): Promise<void> {
+  const now = sqlInstant(new Date());
+  await db.transaction(ctx, async () => {
+    const job = await lockJob(db, ctx, id);
+    if (!job || !['receiving', 'queued', 'running'].includes(job.state)) return;
+    await db.sql(ctx, CANCEL, [now, now, ctx.siteId, id]);
+    await db.sql(ctx, DELETE_PARTS, [ctx.siteId, id]);
+  });
+}

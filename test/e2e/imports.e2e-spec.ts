@@ -1,0 +1,472 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import ExcelJS from 'exceljs';
+import { bearer, startApp, TestApp } from './harness.js';
+import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
+import { createPeriods } from '../factories/goals.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
+import { ImportProcessor } from '../../src/modules/imports/import-processor.js';
+import { ImportsService } from '../../src/modules/imports/imports.service.js';
+import { BulkWriters } from '../../src/database/registries/bulk-writers.js';
+import { TenantDb } from '../../src/database/tenant-db.js';
+import { WireCodec } from '../../src/http/wire/codec.js';
+import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
+import { RequestContext } from '../../src/common/context/request-context.js';
+import { readJob } from '../../src/modules/imports/imports.statements.js';
+
+/**
+ * File imports (docs/imports.md): POST /v4/imports, GET /v4/imports/{id} and …/errors, DELETE, and
+ * the leased processor, on SQLite and (DATABASE_URL) MariaDB. The processor's timer is off
+ * (IMPORTS=off): each test runs it, or two of them, by hand.
+ */
+type Json = Record<string, unknown>;
+const NS = 'urn:pms:v4';
+let seq = 0;
+const uniq = (p: string) => `${p}${Date.now().toString(36)}${(seq++).toString(36)}`;
+const CSV = 'text/csv';
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const HEADER = 'ExternalID,FirstName,LastName,UserName,Email,UserEmail,PrimaryOrganizationID,PrimaryTitle,PrimaryReportsTo';
+
+describe('import jobs', () => {
+  let t: TestApp;
+  let acme: TestSite;
+  let globex: TestSite;
+  let member: TestPerson;
+  let processor: ImportProcessor;
+
+  beforeAll(async () => {
+    t = await startApp({ IMPORTS: 'off', IMPORT_LEASE_MS: '1000', IMPORT_CHUNK_ROWS: '5' });
+    acme = await createSite(t);
+    globex = await createSite(t);
+    member = await createPerson(t, acme);
+    processor = t.app.get(ImportProcessor);
+  });
+  afterAll(async () => t?.close());
+  // A test that failed half-way leaves no job holding its site's place for the next.
+  afterEach(async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    await drain();
+  });
+
+  /** A second replica's processor: the same app's services, another lease owner. */
+  const replica = () =>
+    new ImportProcessor(t.app.get(TenantDb), t.app.get(BulkWriters), t.app.get(ImportsService), t.app.get(WireCodec), t.app.get<AppConfig>(APP_CONFIG));
+
+  const post = (body: string | Buffer, type: string, query = 'kind=individuals&mode=upsert', who: string = acme.admin.token) =>
+    t.http().post(`/v4/imports?${query}`).set('Authorization', bearer(who)).set('Content-Type', type).send(body);
+  const job = (id: string, who: string = acme.admin.token) => t.http().get(`/v4/imports/${id}`).set('Authorization', bearer(who));
+  const errors = (id: string, accept = 'application/json') =>
+    t.http().get(`/v4/imports/${id}/errors`).set('Authorization', bearer(acme.admin.token)).set('Accept', accept);
+  /** Runs the processor until no job is due. */
+  const drain = async (p: ImportProcessor = processor) => {
+    while (await p.processOne()) {
+      /* next */
+    }
+  };
+  const row = (site: TestSite, ext: string, over: Partial<Record<string, string>> = {}) => {
+    const v = {
+      ExternalID: ext,
+      FirstName: 'Ada',
+      LastName: uniq('L'),
+      UserName: uniq('imp.'),
+      Email: 'ada@example.test',
+      UserEmail: 'ada@example.test',
+      PrimaryOrganizationID: site.orgId,
+      PrimaryTitle: 'Analyst',
+      ...over,
+    };
+    return HEADER.split(',').map((k) => v[k as keyof typeof v] ?? '');
+  };
+  const csv = (rows: string[][]) =>
+    [HEADER, ...rows.map((r) => r.map((c) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(','))].join('\r\n') + '\r\n';
+  const byExt = (site: TestSite, ext: string) => t.ds.getRepository(IndividualEntity).findOneBy({ siteId: site.siteId, externalId: ext });
+  const countWith = (site: TestSite, prefix: string) =>
+    t.ds
+      .getRepository(IndividualEntity)
+      .find({ where: { siteId: site.siteId }, select: { externalId: true } })
+      .then((rows) => rows.filter((r) => r.externalId?.startsWith(prefix)).length);
+  const auditCount = async (site: TestSite) =>
+    Number(((await t.ds.query('SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ?', [site.siteId])) as { n: number | string }[])[0].n);
+
+  it('CSV: valid, invalid and duplicate rows give their errors with their lines, and exactly the valid rows are written (JSON, XML and CSV errors)', async () => {
+    const p = uniq('C');
+    const file = csv([
+      row(acme, `${p}-1`),
+      row(acme, `${p}-2`, { FirstName: '' }),
+      row(acme, `${p}-3`),
+      row(acme, `${p}-3`, { FirstName: 'Twice' }),
+      row(acme, `${p}-4`, { FirstName: '', LastName: '' }),
+      row(acme, `${p}-5`, { PrimaryTitle: 'Lead, "Ops"' }),
+    ]);
+    const res = await post(file, CSV).expect(202);
+    expect(res.headers.location).toBe(`/v4/imports/${res.body.ID}`);
+    expect(res.body).toMatchObject({ State: 'queued', Kind: 'individuals', Mode: 'upsert', Format: 'csv', RowsTotal: 6, RowsRead: 0 });
+    await drain();
+    const done = (await job(res.body.ID).expect(200)).body;
+    expect(done).toMatchObject({ State: 'succeeded', RowsRead: 6, RowsWritten: 4, RowsFailed: 2, RowsTotal: 6, EtaSeconds: null });
+    expect(done.RowsPerSecond).toBeGreaterThan(0);
+    const errs = (await errors(res.body.ID).expect(200)).body as Json[];
+    // The header is line 1: the second data row is line 3.
+    expect(errs.map((e) => [e.Line, e.Status, e.ExternalID])).toEqual([
+      [3, 400, `${p}-2`],
+      [6, 400, `${p}-4`],
+    ]);
+    expect(JSON.stringify((errs[0].Problem as Json).errors)).toContain('FirstName');
+    // Four rows written, three people: the duplicate upserts what the row before it created.
+    expect(await countWith(acme, p)).toBe(3);
+    // The duplicate upserts what the row before it created: the second row's values win.
+    expect((await byExt(acme, `${p}-3`))?.firstName).toBe('Twice');
+    expect((await byExt(acme, `${p}-5`))?.primaryTitle).toBe('Lead, "Ops"');
+    const xml = await errors(res.body.ID, 'application/xml').expect(200);
+    expect(xml.text).toContain('<ArrayOfImportRowError');
+    expect(xml.text).toMatch(/<Line>3<\/Line>/);
+    const text = await errors(res.body.ID, 'text/csv').expect(200);
+    expect(text.headers['content-type']).toMatch(/^text\/csv/);
+    expect(text.text.split('\r\n')[0]).toBe('Line,Status,ExternalID,Type,Detail,Errors');
+    expect(text.text).toContain(`3,400,${p}-2,urn:pms:problem:validation-failed`);
+  });
+
+  it('imports any collection with bulk writes: goals from NDJSON, each line written as the single POST writes it', async () => {
+    const period = (await createPeriods(t, acme.siteId)).current.id;
+    const owner = await createPerson(t, acme);
+    const p = uniq('G');
+    const dates = Object.fromEntries(
+      [1, 2, 3, 4, 5].flatMap((n) => [
+        [`Measure${n}StartDate`, '2026-01-01T00:00:00Z'],
+        [`Measure${n}EndDate`, '2026-12-31T00:00:00Z'],
+      ]),
+    );
+    const goal = (name: string) => ({
+      IndividualID: owner.individualId,
+      Name: name,
+      Completed: false,
+      Comment: 'On track',
+      Why: 'Because we must',
+      DueDate: '2026-12-31T00:00:00Z',
+      PeriodID: period,
+      ...Object.fromEntries(
+        [1, 2, 3, 4, 5].flatMap((n) => [
+          [`Measure${n}`, `Step ${n}`],
+          [`Measure${n}Completed`, false],
+        ]),
+      ),
+      ...dates,
+    });
+    const file = [goal(`${p} first`), goal('')].map((g) => JSON.stringify(g)).join('\n');
+    const res = await post(`${file}\n`, 'application/x-ndjson', 'kind=goals&mode=create').expect(202);
+    await drain();
+    expect((await job(res.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 1, RowsFailed: 1 });
+    expect((await errors(res.body.ID)).body).toEqual([expect.objectContaining({ Line: 2, Status: 400 })]);
+    const goals = (await t.http().get(`/v4/individuals/${owner.individualId}/goals`).set('Authorization', bearer(acme.admin.token)).expect(200)).body as Json[];
+    expect(goals.map((g) => g.Name)).toEqual([`${p} first`]);
+  });
+
+  it('upsert by ExternalID twice: the second import changes nothing (no audit rows)', async () => {
+    const p = uniq('U');
+    const file = csv([row(acme, `${p}-1`, { LastName: 'One' }), row(acme, `${p}-2`, { LastName: 'Two' })]).replace(/imp\.[a-z0-9]+/g, (m) => m);
+    const first = await post(file, CSV).expect(202);
+    await drain();
+    expect((await job(first.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 0 });
+    const before = await auditCount(acme);
+    const second = await post(file, CSV).expect(202);
+    await drain();
+    expect((await job(second.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 0 });
+    expect(await auditCount(acme)).toBe(before);
+    expect(await countWith(acme, p)).toBe(2);
+  });
+
+  it('XLSX (first sheet; formulas and = + - @ cells stored as text, never evaluated), NDJSON, JSON and XML files', async () => {
+    const p = uniq('F');
+    const wb = new ExcelJS.Workbook();
+    const sheet = wb.addWorksheet('People');
+    wb.addWorksheet('Ignored').addRow(['not', 'read']);
+    sheet.addRow(HEADER.split(','));
+    sheet.addRow(row(acme, `${p}-x1`, { PrimaryTitle: '=HYPERLINK("http://evil.example","x")' }));
+    const r3 = sheet.addRow(row(acme, `${p}-x2`));
+    r3.getCell(8).value = { formula: 'SUM(1,2)', result: 3 } as ExcelJS.CellFormulaValue;
+    sheet.addRow(row(acme, `${p}-x3`, { PrimaryTitle: '@cmd', FirstName: '' }));
+    const xlsx = await post(Buffer.from(await wb.xlsx.writeBuffer()), XLSX).expect(202);
+    expect(xlsx.body).toMatchObject({ Format: 'xlsx', RowsTotal: null });
+    await drain();
+    expect((await job(xlsx.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 1, RowsTotal: 3 });
+    expect((await errors(xlsx.body.ID)).body.map((e: Json) => e.Line)).toEqual([4]);
+    expect((await byExt(acme, `${p}-x1`))?.primaryTitle).toBe('=HYPERLINK("http://evil.example","x")');
+    expect((await byExt(acme, `${p}-x2`))?.primaryTitle).toBe('=SUM(1,2)');
+
+    const obj = (ext: string, over: Json = {}) => {
+      const cells = row(acme, ext);
+      return { ...Object.fromEntries(HEADER.split(',').map((k, i) => [k, cells[i]])), ...over };
+    };
+    const nd = [obj(`${p}-n1`), obj(`${p}-n2`, { FirstName: null }), '', obj(`${p}-n3`, { PrimaryTitle: '+1 formula' })]
+      .map((o) => (o === '' ? '' : JSON.stringify(o)))
+      .join('\n');
+    const ndjson = await post(`${nd}\nnot json\n`, 'application/x-ndjson').expect(202);
+    await drain();
+    expect((await job(ndjson.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 2 });
+    expect((await errors(ndjson.body.ID)).body.map((e: Json) => [e.Line, e.Status])).toEqual([
+      [2, 400],
+      [5, 400],
+    ]);
+    expect((await byExt(acme, `${p}-n3`))?.primaryTitle).toBe('+1 formula');
+
+    const json = await post(JSON.stringify([obj(`${p}-j1`), obj(`${p}-j2`)]), 'application/json').expect(202);
+    await drain();
+    expect((await job(json.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 0 });
+
+    const person = (o: Json) =>
+      `<Individual>${Object.entries(o)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => `<${k}>${String(v)}</${k}>`)
+        .join('')}</Individual>`;
+    const xmlFile = `<ArrayOfIndividual xmlns="${NS}">${person(obj(`${p}-m1`))}${person(obj(`${p}-m2`, { FirstName: '' }))}</ArrayOfIndividual>`;
+    const xml = await post(xmlFile, 'application/xml').expect(202);
+    await drain();
+    expect((await job(xml.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 1, RowsFailed: 1 });
+    expect((await errors(xml.body.ID)).body.map((e: Json) => e.Line)).toEqual([2]);
+    expect(await countWith(acme, p)).toBe(2 + 2 + 2 + 1);
+  });
+
+  it('a job whose replica stopped after two chunks (its lease abandoned) is resumed by another from its last committed chunk, and ends with exactly the file’s rows', async () => {
+    const p = uniq('R');
+    const rows = Array.from({ length: 23 }, (_, i) => row(acme, `${p}-${i}`));
+    const res = await post(csv(rows), CSV).expect(202);
+    const first = replica();
+    expect(await first.processOne({ maxChunks: 2 })).toMatchObject({ chunks: 2, outcome: 'stopped' });
+    expect((await job(res.body.ID)).body).toMatchObject({ State: 'running', RowsRead: 10, RowsWritten: 10 });
+    expect(await countWith(acme, p)).toBe(10);
+    // The lease still holds: no other replica takes the job.
+    const second = replica();
+    expect(await second.processOne()).toBeNull();
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await second.processOne()).toMatchObject({ chunks: 3, outcome: 'succeeded' });
+    expect((await job(res.body.ID)).body).toMatchObject({ State: 'succeeded', RowsRead: 23, RowsWritten: 23, RowsFailed: 0 });
+    expect(await countWith(acme, p)).toBe(23);
+    const creates = (await t.ds.query(
+      "SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ? AND kind = 'individual' AND action = 'create' AND row_id IN (SELECT id FROM individuals WHERE site_id = ? AND external_id LIKE ?)",
+      [acme.siteId, acme.siteId, `${p}-%`],
+    )) as { n: number | string }[];
+    expect(Number(creates[0].n)).toBe(23);
+  });
+
+  it('two replicas racing: one claims the job, and the one whose lease was taken over commits nothing', async () => {
+    const p = uniq('T');
+    const res = await post(csv(Array.from({ length: 12 }, (_, i) => row(acme, `${p}-${i}`))), CSV).expect(202);
+    const [a, b] = [replica(), replica()];
+    const runs = await Promise.all([a.processOne({ maxChunks: 1 }), b.processOne({ maxChunks: 1 })]);
+    expect(runs.filter((r) => r !== null)).toHaveLength(1);
+    const winner = runs[0] ? a : b;
+    const loser = runs[0] ? b : a;
+    await new Promise((r) => setTimeout(r, 1100));
+    // The lease ran out: the other replica claims and finishes the job.
+    expect(await loser.processOne()).toMatchObject({ outcome: 'succeeded' });
+    // The first one, late, writes its next chunk: refused whole (the job is no longer its own).
+    const ctx = RequestContext.system(acme.siteId);
+    const stale = (await readJob(t.app.get(TenantDb), ctx, res.body.ID))!;
+    const late = (winner as unknown as { writeChunk: (...a: unknown[]) => Promise<number> }).writeChunk(
+      new RequestContext('late', undefined, { ...ctx.user, isGlobalAdmin: false }),
+      { ...stale, state: 'running' },
+      5,
+      [{ line: 7, record: Object.fromEntries(HEADER.split(',').map((k, i) => [k, row(acme, `${p}-late`)[i]])), problem: null }],
+      null,
+    );
+    await expect(late).rejects.toThrow();
+    expect(await countWith(acme, p)).toBe(12);
+    expect((await job(res.body.ID)).body).toMatchObject({ State: 'succeeded', RowsRead: 12, RowsWritten: 12 });
+  });
+
+  it('an import’s audit trail equals that of the same rows written one by one', async () => {
+    const p = uniq('A');
+    const one = await createSite(t);
+    const bulk = await createSite(t);
+    const values = [0, 1, 2].map((i) => ({
+      ExternalID: `${p}-${i}`,
+      FirstName: `F${i}`,
+      LastName: `L${i}`,
+      UserName: uniq('aud.'),
+      Email: 'a@example.test',
+      UserEmail: 'a@example.test',
+      PrimaryTitle: 'T',
+    }));
+    for (const v of values) {
+      await t
+        .http()
+        .post('/v4/individuals')
+        .set('Authorization', bearer(one.admin.token))
+        .send({ ...v, UserName: `${v.UserName}x`, PrimaryOrganizationID: one.orgId, PrimaryReportsTo: null })
+        .expect(200);
+    }
+    const file = [
+      HEADER,
+      ...values.map((v) =>
+        HEADER.split(',')
+          .map((k) => (k === 'PrimaryOrganizationID' ? bulk.orgId : String((v as Json)[k] ?? '')))
+          .join(','),
+      ),
+    ].join('\n');
+    await post(file, CSV, 'kind=individuals&mode=create', bulk.admin.token).expect(202);
+    await drain();
+    const trail = async (site: TestSite) =>
+      ((await t.ds.query("SELECT kind, action, changes FROM audit_log WHERE site_id = ? AND kind <> 'site' ORDER BY seq", [site.siteId])) as Json[]).map(
+        (r) => ({
+          kind: r.kind,
+          action: r.action,
+          changes: Object.keys(JSON.parse(String(r.changes)) as object).length,
+        }),
+      );
+    const a = await trail(one);
+    const b = await trail(bulk);
+    expect(b.length).toBeGreaterThan(3);
+    expect(b).toEqual(a);
+  });
+
+  it('tenancy: another site’s job is 404 (read, errors, cancel), and another site’s ExternalID is not matched', async () => {
+    const p = uniq('N');
+    const res = await post(csv([row(acme, `${p}-1`)]), CSV).expect(202);
+    await job(res.body.ID, globex.admin.token).expect(404);
+    await t.http().get(`/v4/imports/${res.body.ID}/errors`).set('Authorization', bearer(globex.admin.token)).expect(404);
+    await t.http().delete(`/v4/imports/${res.body.ID}`).set('Authorization', bearer(globex.admin.token)).expect(404);
+    await drain();
+    // The same key in globex: upsert creates globex's own person, acme's is unchanged.
+    const g = await post(csv([row(globex, `${p}-1`, { FirstName: 'Globex' })]), CSV, 'kind=individuals&mode=upsert', globex.admin.token).expect(202);
+    await drain();
+    expect((await job(g.body.ID, globex.admin.token)).body).toMatchObject({ RowsWritten: 1, RowsFailed: 0 });
+    expect((await byExt(globex, `${p}-1`))?.firstName).toBe('Globex');
+    expect((await byExt(acme, `${p}-1`))?.firstName).toBe('Ada');
+    // An update naming only acme's key from globex finds nothing: 404 for the row.
+    const u = await post(
+      csv([row(globex, `${p}-only-acme`)]).replace(`${p}-only-acme`, `${p}-1x`),
+      CSV,
+      'kind=individuals&mode=update',
+      globex.admin.token,
+    ).expect(202);
+    await drain();
+    expect((await t.http().get(`/v4/imports/${u.body.ID}/errors`).set('Authorization', bearer(globex.admin.token))).body.map((e: Json) => e.Status)).toEqual([
+      404,
+    ]);
+  });
+
+  it('roles: anonymous 401, a member 403, an API token by its scopes (imports:write and the collection’s write scope)', async () => {
+    const file = csv([row(acme, uniq('S'))]);
+    await t.http().post('/v4/imports?kind=individuals&mode=upsert').set('Content-Type', CSV).send(file).expect(401);
+    expect((await post(file, CSV, undefined, member.token).expect(403)).body.type).toBe('urn:pms:problem:admin-required');
+    const token = async (scopes: string) =>
+      (
+        await t
+          .http()
+          .post('/v4/apitokens')
+          .set('Authorization', bearer(acme.admin.token))
+          .send({ Name: uniq('tok'), Scopes: scopes })
+          .expect(200)
+      ).body.Secret as string;
+    expect((await post(file, CSV, undefined, await token('individuals:write')).expect(403)).body.type).toBe('urn:pms:problem:insufficient-scope');
+    const narrow = await post(file, CSV, undefined, await token('imports:write')).expect(403);
+    expect(narrow.body.detail).toContain('individuals:write');
+    const ok = await post(file, CSV, undefined, await token('imports:write individuals:write')).expect(202);
+    await job(ok.body.ID, await token('imports:read')).expect(200);
+    await drain();
+  });
+
+  it('one import per site: a second is 409 until the first ends or is cancelled; DELETE cancels, and nothing more is written', async () => {
+    const p = uniq('D');
+    const res = await post(csv(Array.from({ length: 12 }, (_, i) => row(acme, `${p}-${i}`))), CSV).expect(202);
+    expect((await post(csv([row(acme, `${p}-x`)]), CSV).expect(409)).body.type).toBe('urn:pms:problem:import-active');
+    // Another site is not held up.
+    const g = await post(csv([row(globex, `${p}-g`)]), CSV, undefined, globex.admin.token).expect(202);
+    await replica().processOne({ maxChunks: 1 });
+    const cancelled = await t.http().delete(`/v4/imports/${res.body.ID}`).set('Authorization', bearer(acme.admin.token)).expect(200);
+    expect(cancelled.body).toMatchObject({ State: 'cancelled' });
+    await new Promise((r) => setTimeout(r, 1100));
+    await drain();
+    expect((await job(res.body.ID)).body).toMatchObject({ State: 'cancelled' });
+    expect(await countWith(acme, p)).toBeLessThanOrEqual(5);
+    const xml = await t.http().get(`/v4/imports/${res.body.ID}`).set('Authorization', bearer(acme.admin.token)).set('Accept', 'application/xml').expect(200);
+    expect(xml.text).toMatch(/<ImportJob [^>]*>.*<State>cancelled<\/State>/s);
+    await post(csv([row(acme, `${p}-after`)]), CSV).expect(202);
+    await drain();
+    expect((await job(g.body.ID, globex.admin.token)).body.State).toBe('succeeded');
+  });
+
+  it('the document’s examples of each file type are imported as they are (the organization of the examples replaced by the site’s)', async () => {
+    const doc = (await t.http().get('/docs/openapi.json').expect(200)).body as Json;
+    const content = (((doc.paths as Json)['/v4/imports'] as Json).post as { requestBody: { content: Record<string, { example?: unknown }> } }).requestBody
+      .content;
+    const zero = /00000000-0000-0000-0000-000000000000/g;
+    for (const type of ['text/csv', 'application/x-ndjson', 'application/json', 'application/xml']) {
+      const example = content[type].example;
+      const file = (typeof example === 'string' ? example : JSON.stringify(example)).replace(zero, acme.orgId);
+      const res = await post(file, type, 'kind=individuals&mode=upsert').expect(202);
+      await drain();
+      expect({ type, job: (await job(res.body.ID)).body }).toMatchObject({
+        type,
+        job: { State: 'succeeded', RowsFailed: 0, RowsWritten: type === 'application/xml' ? 1 : 2 },
+      });
+      // Jane's manager is given by ExternalRefs (the XML example names nobody).
+      const manager = type === 'application/xml' ? null : (await byExt(acme, 'HR-1000'))?.id;
+      expect({ type, manager: (await byExt(acme, 'HR-1001'))?.primaryReportsTo ?? null }).toEqual({ type, manager });
+    }
+  });
+
+  it('bad files and queries: wrong encoding, charset, media type, too large, too many columns, a row too wide, a broken CSV, unknown kind or mode', async () => {
+    const latin1 = Buffer.concat([Buffer.from(`${HEADER}\r\n`), Buffer.from('X-1,Jos\xe9,L,u,a@b.c,a@b.c,x,T\r\n', 'latin1')]);
+    expect((await post(latin1, CSV).expect(400)).body.detail).toMatch(/UTF-8/);
+    await post('a,b\r\n', 'text/csv; charset=iso-8859-1').expect(415);
+    await post('a,b\r\n', 'text/plain').expect(415);
+    expect((await post(`${Array.from({ length: 1001 }, (_, i) => `c${i}`).join(',')}\r\n`, CSV).expect(400)).body.detail).toMatch(/1001 columns/);
+    // A million columns: refused by the header's length as it arrives, before anything is parsed.
+    expect((await post(`${'c,'.repeat(1_000_000)}c\r\n`, CSV).expect(400)).body.detail).toBe('The header row is longer than 1048576 bytes');
+    // Not a workbook, and a workbook cut short.
+    expect((await post(Buffer.from('not a zip file at all'), XLSX).expect(400)).body.type).toBe('urn:pms:problem:malformed-file');
+    const book = new ExcelJS.Workbook();
+    book.addWorksheet('S').addRow(['ExternalID']);
+    const whole = Buffer.from(await book.xlsx.writeBuffer());
+    await post(whole.subarray(0, Math.floor(whole.length / 2)), XLSX).expect(400);
+    expect((await post(`${HEADER}\r\n"unclosed,b\r\n`, CSV).expect(400)).body.type).toBe('urn:pms:problem:malformed-file');
+    // A misspelled column would be dropped from every row: refused by name.
+    const typo = await post(`${HEADER.replace('FirstName', 'FirstNme')},ExternalRefs.PrimaryReportsTo,Created\r\n`, CSV).expect(400);
+    expect(typo.body.detail).toMatch(/^The header names "FirstNme", which no field of individuals is/);
+    expect((await post('', CSV).expect(400)).body.type).toBeDefined();
+    expect(JSON.stringify((await post('a\r\n', CSV, 'kind=individuals&mode=merge').expect(400)).body.errors)).toContain('mode');
+    // Every collection with bulk writes is a kind (the registry, collected at start-up); an unknown one is named with them.
+    const kinds = JSON.stringify((await post('a\r\n', CSV, 'kind=salaries&mode=upsert').expect(400)).body.errors);
+    for (const kind of ['departments', 'goals', 'individuals', 'permissions']) expect(kinds).toContain(kind);
+    await post('a\r\n', CSV, 'mode=upsert').expect(400);
+    // A key would promise a replay the route cannot give: refused, not ignored.
+    const keyed = await t
+      .http()
+      .post('/v4/imports?kind=individuals&mode=upsert')
+      .set('Authorization', bearer(acme.admin.token))
+      .set('Content-Type', CSV)
+      .set('Idempotency-Key', 'k-1')
+      .send('a\r\n')
+      .expect(400);
+    expect(JSON.stringify(keyed.body.errors)).toContain('Idempotency-Key');
+    // 5 GB announced: 413 from the Content-Length, before the body is read.
+    const server = t.app.getHttpServer() as import('node:http').Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const status = await new Promise<number>((resolve, reject) => {
+      const { port } = server.address() as AddressInfo;
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v4/imports?kind=individuals&mode=upsert',
+          headers: { Authorization: bearer(acme.admin.token), 'Content-Type': CSV, 'Content-Length': String(5 * 1024 ** 3) },
+        },
+        (res) => {
+          resolve(res.statusCode ?? 0);
+          res.resume();
+          req.destroy();
+        },
+      );
+      req.on('error', reject);
+      req.write(`${HEADER}\r\n`);
+    });
+    expect(status).toBe(413);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    // Nothing refused is left holding the site's place.
+    const ok = await post(csv([row(acme, uniq('B'))]), CSV).expect(202);
+    await drain();
+    expect((await job(ok.body.ID)).body.State).toBe('succeeded');
+  });
+});
