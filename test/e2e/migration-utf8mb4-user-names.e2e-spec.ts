@@ -74,7 +74,8 @@ describe(`migration 1732000001600: utf8mb4 and user name keys (${DB_KIND})`, () 
 
       if (target.kind === 'mysql') {
         expect(keysBefore.length).toBeGreaterThan(5);
-        expect(await foreignKeys(after)).toEqual(keysBefore);
+        // Every key survives the conversion (later migrations, e.g. the import jobs', add their own).
+        expect(await foreignKeys(after)).toEqual(expect.arrayContaining(keysBefore));
         const [{ n }] = (await after.query(
           "SELECT COUNT(*) AS n FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND CHARACTER_SET_NAME IS NOT NULL AND CHARACTER_SET_NAME <> 'utf8mb4'",
         )) as { n: number }[];
