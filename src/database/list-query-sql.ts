@@ -23,10 +23,12 @@ import type { TenantEntity } from './entities/base.entity.js';
 
 /**
  * The list's own conditions before the query: equality on properties, one of several sets of
- * equalities (`anyOf`: an individual's dialogs, those they lead or those about them), and IDs left out.
+ * equalities (`anyOf`: an individual's dialogs, those they lead or those about them), a property
+ * among values (`in`: the scopes of the projects the caller owns), and IDs left out.
  */
 export interface ListScope {
   readonly equal?: Readonly<Record<string, string | number | boolean>>;
+  readonly in?: { readonly property: string; readonly values: readonly (string | number)[] };
   readonly anyOf?: readonly Readonly<Record<string, string | number | boolean>>[];
   readonly notIn?: readonly { readonly property: string; readonly values: readonly unknown[] }[];
 }
@@ -229,6 +231,10 @@ function scopeSql(metadata: EntityMetadata, scope: ListScope, params: unknown[])
     where += ` AND ${column(metadata, property)} = ?`;
     params.push(paramOf(value));
   }
+  if (scope.in) {
+    where += scope.in.values.length ? ` AND ${column(metadata, scope.in.property)} IN (${placeholders(scope.in.values.length)})` : ' AND 1 = 0';
+    params.push(...scope.in.values);
+  }
   if (scope.anyOf?.length) {
     const alternatives = scope.anyOf.map((equal) =>
       Object.entries(equal)
@@ -342,7 +348,7 @@ export function countQueried(db: TenantDb, ctx: RequestContext, entity: EntityTa
   if (scope.notIn?.some((n) => n.values.length)) return count();
   return db.listTotal(
     ctx,
-    `query:${db.metadataOf(entity).tableName}:${JSON.stringify(scope.equal ?? {})}${scope.anyOf ? JSON.stringify(scope.anyOf) : ''}:${query.binding}`,
+    `query:${db.metadataOf(entity).tableName}:${JSON.stringify(scope.equal ?? {})}${scope.anyOf ? JSON.stringify(scope.anyOf) : ''}${scope.in ? JSON.stringify(scope.in) : ''}:${query.binding}`,
     count,
   );
 }

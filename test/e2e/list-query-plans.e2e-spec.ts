@@ -23,6 +23,8 @@ import { DialogEntity } from '../../src/database/entities/dialog.entity.js';
 import { Dialog } from '../../src/modules/dialogs/dto/dialog.dto.js';
 import { CommentEntity } from '../../src/database/entities/comment.entity.js';
 import { Comment } from '../../src/modules/comments/dto/comment.dto.js';
+import { ListItemEntity } from '../../src/database/entities/list-item.entity.js';
+import { ListItem } from '../../src/modules/list-items/dto/list-item.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -42,6 +44,8 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   /** The period whose dialogs, and the dialog whose comments, the dialog and comment lists' plans are made for. */
   const dialogsIn = { periodId: 0 };
   const commentsOn = { ancestorType: 'dialogs', ancestorId: '' };
+  /** The individual whose accountabilities, and the projects whose scopes, the list-item lists' plans are made for. */
+  const itemsOf = { ancestorId: '', projects: [] as string[] };
 
   beforeAll(async () => {
     t = await startApp();
@@ -203,9 +207,25 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       }));
       for (let k = 0; k < comments.length; k += 400) await t.ds.getRepository(CommentEntity).insert(comments.slice(k, k + 400) as never);
       if (site === acme) commentsOn.ancestorId = dialogs[1].id;
+      // List items: 1,500 accountabilities of 5 people (300 each) and 600 scopes of 30 projects.
+      const items = Array.from({ length: 2100 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        kind: i < 1500 ? 'accountability' : 'projectscope',
+        ancestorId: i < 1500 ? people[i % 5].id : projects[i % 30].id,
+        rank: i % 7,
+        name: `I${(i * 37) % 2100}`,
+        description: '',
+        deleted: i % 13 === 0,
+        deletedByRef: false,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < items.length; k += 400) await t.ds.getRepository(ListItemEntity).insert(items.slice(k, k + 400) as never);
+      if (site === acme) Object.assign(itemsOf, { ancestorId: people[0].id, projects: projects.slice(0, 3).map((p) => p.id) });
     }
     if (DB_KIND === 'mysql')
-      await t.ds.query('ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments');
+      await t.ds.query('ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items');
     else await t.ds.query('ANALYZE');
   });
   afterAll(() => t?.close());
@@ -241,7 +261,7 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
     }
   };
 
-  /** `union`: the list is two index ranges joined by OR (an individual's dialogs), whose page is sorted once read. */
+  /** `union`: the list is several index ranges (an individual's dialogs, the scopes of the caller's projects), whose page is sorted once read. */
   const lists: {
     name: string;
     entity: EntityTarget<ObjectLiteral>;
@@ -287,6 +307,19 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       entity: CommentEntity,
       resource: Comment as never,
       scope: () => ({ equal: { authorId: tasksOf.assignedToId, deleted: false } }),
+    },
+    {
+      name: 'list items of an owner',
+      entity: ListItemEntity,
+      resource: ListItem as never,
+      scope: () => ({ equal: { kind: 'accountability', ancestorId: itemsOf.ancestorId, deleted: false } }),
+    },
+    {
+      name: 'scopes of the projects the caller owns',
+      entity: ListItemEntity,
+      resource: ListItem as never,
+      scope: () => ({ equal: { kind: 'projectscope', deleted: false }, in: { property: 'ancestorId', values: itemsOf.projects } }),
+      union: true,
     },
   ];
 

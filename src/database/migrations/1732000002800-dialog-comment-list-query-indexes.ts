@@ -12,12 +12,15 @@ import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
  * also serves an individual's dialogs (those they lead, those about them). Comments, listed under
  * their record and by author (`me/comments`): the author's list gets `deleted` before Created;
  * the record's had ix_comments_site_ancestor_last (AncestorType, AncestorID, Deleted, Created, ID).
+ * List items (accountabilities, evaluation criteria, supervisory and project scopes), listed per
+ * kind and owner: Name; Rank (then Name) had ix_list_items_site_ancestor.
  * An index built beforehand with these columns (Galera RSU, docs/scaling.md) is found and kept.
  */
 const INDEXES: readonly { table: string; name: string; columns: string[] }[] = [
   { table: 'dialogs', name: 'ix_dialogs_site_period_scheduled', columns: ['site_id', 'period_id', 'deleted', 'scheduled_date'] },
   { table: 'dialogs', name: 'ix_dialogs_site_period_occurred', columns: ['site_id', 'period_id', 'deleted', 'occurred_date'] },
   { table: 'comments', name: 'ix_comments_site_author_live', columns: ['site_id', 'author_id', 'deleted', 'created'] },
+  { table: 'list_items', name: 'ix_list_items_site_ancestor_name', columns: ['site_id', 'kind', 'ancestor_id', 'deleted', 'name'] },
 ];
 
 const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((c, i) => c === b[i]);
