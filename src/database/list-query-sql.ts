@@ -21,9 +21,15 @@ import type { TenantEntity } from './entities/base.entity.js';
  * MySQL/MariaDB, binary on SQLite), and a cursor's keyset compares in that same collation.
  */
 
-/** The list's own conditions before the query: equality on properties, and IDs left out. */
+/**
+ * The list's own conditions before the query: equality on properties, one of several sets of
+ * equalities (`anyOf`: an individual's dialogs, those they lead or those about them), a property
+ * among values (`in`: the scopes of the projects the caller owns), and IDs left out.
+ */
 export interface ListScope {
   readonly equal?: Readonly<Record<string, string | number | boolean>>;
+  readonly in?: { readonly property: string; readonly values: readonly (string | number)[] };
+  readonly anyOf?: readonly Readonly<Record<string, string | number | boolean>>[];
   readonly notIn?: readonly { readonly property: string; readonly values: readonly unknown[] }[];
 }
 
@@ -225,6 +231,21 @@ function scopeSql(metadata: EntityMetadata, scope: ListScope, params: unknown[])
     where += ` AND ${column(metadata, property)} = ?`;
     params.push(paramOf(value));
   }
+  if (scope.in) {
+    where += scope.in.values.length ? ` AND ${column(metadata, scope.in.property)} IN (${placeholders(scope.in.values.length)})` : ' AND 1 = 0';
+    params.push(...scope.in.values);
+  }
+  if (scope.anyOf?.length) {
+    const alternatives = scope.anyOf.map((equal) =>
+      Object.entries(equal)
+        .map(([property, value]) => {
+          params.push(paramOf(value));
+          return `${column(metadata, property)} = ?`;
+        })
+        .join(' AND '),
+    );
+    where += ` AND (${alternatives.map((a) => `(${a})`).join(' OR ')})`;
+  }
   for (const { property, values } of scope.notIn ?? []) {
     if (!values.length) continue;
     where += ` AND ${column(metadata, property)} NOT IN (${placeholders(values.length)})`;
@@ -325,7 +346,11 @@ export function countQueried(db: TenantDb, ctx: RequestContext, entity: EntityTa
   // A total that leaves out records a Deny hides from this caller is counted every time; any other
   // is kept like the plain list's (src/database/caches/list-totals.ts), by its scope and query.
   if (scope.notIn?.some((n) => n.values.length)) return count();
-  return db.listTotal(ctx, `query:${db.metadataOf(entity).tableName}:${JSON.stringify(scope.equal ?? {})}:${query.binding}`, count);
+  return db.listTotal(
+    ctx,
+    `query:${db.metadataOf(entity).tableName}:${JSON.stringify(scope.equal ?? {})}${scope.anyOf ? JSON.stringify(scope.anyOf) : ''}${scope.in ? JSON.stringify(scope.in) : ''}:${query.binding}`,
+    count,
+  );
 }
 
 async function countNow(db: TenantDb, ctx: RequestContext, entity: EntityTarget<ObjectLiteral>, scope: ListScope, query: ListQuery): Promise<number> {

@@ -14,6 +14,7 @@ import { createPerson, createSite, type TestPerson, type TestSite } from '../fac
 import { createDepartment } from '../factories/individuals.js';
 import { denyRead } from '../factories/permissions.js';
 import { bearer, DB_KIND, startApp, type TestApp } from './harness.js';
+import { asCsvText, type Cell, expectedCell } from './list-query-grammar.js';
 
 /**
  * Streamed exports of lists (docs/exports.md): CSV, XLSX and NDJSON of the queried lists read back
@@ -23,19 +24,9 @@ import { bearer, DB_KIND, startApp, type TestApp } from './harness.js';
  * good; a failure before the first byte is a problem, after it an aborted answer.
  */
 type Json = Record<string, unknown>;
-type Cell = string | number | boolean | null;
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const BATCH = 10;
-
-/** The cell docs/exports.md says a JSON member becomes: null empty, objects as their JSON text, text that starts a formula behind a quote. */
-function expectedCell(v: unknown): Cell {
-  if (v === null || v === undefined) return null;
-  const text = typeof v === 'object' ? JSON.stringify(v) : v;
-  if (typeof text === 'string') return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return text as number | boolean;
-}
-const asCsvText = (c: Cell) => (c === null ? '' : String(c));
 
 /** Collects the answer's bytes whatever its type (supertest parses only the types it knows). */
 const bytes = (res: Response, done: (err: Error | null, body: Buffer) => void) => {

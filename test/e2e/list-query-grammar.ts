@@ -1,3 +1,4 @@
+import { parse as parseCsv } from 'csv-parse/sync';
 import { operatorsOf, type Queryable, type QueryableField } from '../../src/http/wire/list-query.js';
 import { bearer, DB_KIND, type TestApp } from './harness.js';
 
@@ -172,4 +173,106 @@ export async function expectRefusals(
       }
     }
   }
+}
+
+/** An answer as the checks below read it. */
+type Got = { status: number; body: unknown; text: string; headers: Record<string, string> };
+type Get = (path: string, xml: boolean) => Promise<Got>;
+const withQuery = (list: string, query: string) => `${list}${list.includes('?') ? '&' : '?'}${query}`;
+
+/**
+ * Each filter case on each list (a path with its own parameters, e.g. `deleted=2&limit=5000`):
+ * the JSON answer is exactly `all` filtered by the case's meaning in JavaScript, in the list's
+ * order, with that total; the XML answer the same IDs (`element` is the record's XML element).
+ */
+export async function expectFilterCases(get: Get, lists: readonly string[], cases: readonly Case[], all: readonly Json[], element: string): Promise<void> {
+  for (const c of cases) {
+    const expected = ids(all.filter(c.pred));
+    for (const list of lists) {
+      const path = withQuery(list, `filter=${encodeURIComponent(c.filter)}`);
+      const json = await get(path, false);
+      expect({ list, filter: c.filter, status: json.status, ids: json.status === 200 ? ids(json.body as Json[]) : json.body }).toEqual({
+        list,
+        filter: c.filter,
+        status: 200,
+        ids: expected,
+      });
+      expect({ list, filter: c.filter, total: json.headers['x-total-count'] }).toEqual({ list, filter: c.filter, total: String(expected.length) });
+    }
+    const xml = await get(withQuery(lists[0], `filter=${encodeURIComponent(c.filter)}`), true);
+    expect({ filter: c.filter, status: xml.status, ids: xmlIdsOf(xml.text, element) }).toEqual({ filter: c.filter, status: 200, ids: expected });
+  }
+}
+
+/** Each `sort=` on a list answers `all` in that order (`order` as the database orders: see sortCompare), in JSON and XML. */
+export async function expectSorts(
+  get: Get,
+  list: string,
+  all: readonly Json[],
+  sorts: readonly [sort: string, order: (a: Json, b: Json) => number][],
+  element: string,
+): Promise<void> {
+  for (const [sort, order] of sorts) {
+    const expected = ids([...all].sort(order));
+    const path = withQuery(list, `sort=${encodeURIComponent(sort)}`);
+    const json = await get(path, false);
+    expect({ sort, status: json.status, ids: ids(json.body as Json[]) }).toEqual({ sort, status: 200, ids: expected });
+    expect({ sort, ids: xmlIdsOf((await get(path, true)).text, element) }).toEqual({ sort, ids: expected });
+  }
+}
+
+/**
+ * `fields=`: in JSON each record holds the members `json` asks for, ID first then in declared
+ * order (`jsonKeys`), with the full record's values; in XML the members `xml` asks for, in ordinal
+ * order (`xmlNames`).
+ */
+export async function expectFields(
+  get: Get,
+  list: string,
+  all: readonly Json[],
+  element: string,
+  json: [fields: string, keys: string[]],
+  xml: [fields: string, names: string[]],
+): Promise<void> {
+  const answered = await get(withQuery(list, `fields=${json[0]}&limit=3`), false);
+  expect((answered.body as Json[]).length).toBe(3);
+  for (const r of answered.body as Json[]) {
+    expect(Object.keys(r)).toEqual(json[1]);
+    const full = all.find((a) => a.ID === r.ID)!;
+    expect(r).toEqual(Object.fromEntries(json[1].map((k) => [k, full[k]])));
+  }
+  const text = (await get(withQuery(list, `fields=${xml[0]}&limit=3`), true)).text;
+  const items = [...text.matchAll(new RegExp(`<${element}>([\\s\\S]*?)</${element}>`, 'g'))].map((m) =>
+    [...m[1].matchAll(/<([A-Za-z0-9]+)[ />]/g)].map((e) => e[1]),
+  );
+  expect(items.length).toBe(3);
+  for (const names of items) expect(names).toEqual(xml[1]);
+}
+
+/** A cell of a CSV or XLSX export as docs/exports.md says a JSON member becomes: null empty, objects as their JSON text, text that starts a formula behind a quote. */
+export type Cell = string | number | boolean | null;
+export function expectedCell(v: unknown): Cell {
+  if (v === null || v === undefined) return null;
+  const text = typeof v === 'object' ? JSON.stringify(v) : v;
+  if (typeof text === 'string') return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return text as number | boolean;
+}
+export const asCsvText = (c: Cell) => (c === null ? '' : String(c));
+
+/**
+ * The CSV export of a queried list (docs/exports.md; `path` without limit or offset) holds exactly
+ * the rows and columns of its JSON list for the same query: the columns in ordinal order, each
+ * cell as expectedCell says. Answers the number of rows.
+ */
+export async function expectCsvLikeJson(t: TestApp, path: string, token: string, file: string): Promise<number> {
+  const all = (await getAs(t, withQuery(path, 'limit=5000'), token).expect(200)).body as Json[];
+  expect({ path, some: all.length > 0 }).toEqual({ path, some: true });
+  const columns = Object.keys(all[0]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const csv = await t.http().get(path).set('Authorization', bearer(token)).set('Accept', 'text/csv').buffer(true);
+  expect({ path, status: csv.status }).toEqual({ path, status: 200 });
+  expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+  expect(csv.headers['content-disposition']).toBe(`attachment; filename="${file}.csv"`);
+  const rows = parseCsv(csv.text, { relax_column_count: false }) as string[][];
+  expect({ path, rows }).toEqual({ path, rows: [columns, ...all.map((r) => columns.map((c) => asCsvText(expectedCell(r[c]))))] });
+  return all.length;
 }

@@ -19,6 +19,12 @@ import { Metric } from '../../src/modules/performance-metrics/dto/metric.dto.js'
 import { MetricEntity } from '../../src/database/entities/metric.entity.js';
 import { CoreValueEntity } from '../../src/database/entities/core-value.entity.js';
 import { CoreValue } from '../../src/modules/core-values/dto/core-value.dto.js';
+import { DialogEntity } from '../../src/database/entities/dialog.entity.js';
+import { Dialog } from '../../src/modules/dialogs/dto/dialog.dto.js';
+import { CommentEntity } from '../../src/database/entities/comment.entity.js';
+import { Comment } from '../../src/modules/comments/dto/comment.dto.js';
+import { ListItemEntity } from '../../src/database/entities/list-item.entity.js';
+import { ListItem } from '../../src/modules/list-items/dto/list-item.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -35,6 +41,11 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const goalsOf = { individualId: '', periodId: 0 };
   /** The assignee whose task list's plans are made for. */
   const tasksOf = { assignedToId: '' };
+  /** The period whose dialogs, and the dialog whose comments, the dialog and comment lists' plans are made for. */
+  const dialogsIn = { periodId: 0 };
+  const commentsOn = { ancestorType: 'dialogs', ancestorId: '' };
+  /** The individual whose accountabilities, and the projects whose scopes, the list-item lists' plans are made for. */
+  const itemsOf = { ancestorId: '', projects: [] as string[] };
 
   beforeAll(async () => {
     t = await startApp();
@@ -161,8 +172,60 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
         updated: new Date(),
       }));
       await t.ds.getRepository(CoreValueEntity).insert(values as never);
+      // Dialogs: 1,500 in two periods, led by and about 40 people and 100 departments.
+      const dialogs = Array.from({ length: 1500 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        kind: i % 4 ? 'individual' : 'department',
+        ancestorId: i % 4 ? people[(i + 1) % 40].id : units[i % 100].id,
+        leaderId: people[(i * 7) % 40].id,
+        periodId: periods[i % 2].id,
+        scheduledDate: new Date(Date.UTC(2025 + (i % 2), i % 12, 1 + (i % 28))),
+        occurredDate: i % 3 ? new Date(Date.UTC(2025 + (i % 2), i % 12, 2 + (i % 27))) : null,
+        notes: null,
+        deleted: i % 13 === 0,
+        deletedByRef: false,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < dialogs.length; k += 400) await t.ds.getRepository(DialogEntity).insert(dialogs.slice(k, k + 400) as never);
+      if (site === acme) dialogsIn.periodId = periods[1].id;
+      // Comments: 3,000 on 30 dialogs and 30 people, by 40 authors.
+      const comments = Array.from({ length: 3000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        ancestorType: i % 2 ? 'dialogs' : 'individuals',
+        ancestorId: i % 2 ? dialogs[i % 30].id : people[i % 30].id,
+        body: `C${i}`,
+        authorId: people[(i * 3) % 40].id,
+        authorFirstName: 'F',
+        authorLastName: 'L',
+        deleted: i % 17 === 0,
+        deletedByRef: false,
+        created: new Date(Date.UTC(2025, i % 12, 1 + (i % 28), i % 24)),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < comments.length; k += 400) await t.ds.getRepository(CommentEntity).insert(comments.slice(k, k + 400) as never);
+      if (site === acme) commentsOn.ancestorId = dialogs[1].id;
+      // List items: 1,500 accountabilities of 5 people (300 each) and 600 scopes of 30 projects.
+      const items = Array.from({ length: 2100 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        kind: i < 1500 ? 'accountability' : 'projectscope',
+        ancestorId: i < 1500 ? people[i % 5].id : projects[i % 30].id,
+        rank: i % 7,
+        name: `I${(i * 37) % 2100}`,
+        description: '',
+        deleted: i % 13 === 0,
+        deletedByRef: false,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < items.length; k += 400) await t.ds.getRepository(ListItemEntity).insert(items.slice(k, k + 400) as never);
+      if (site === acme) Object.assign(itemsOf, { ancestorId: people[0].id, projects: projects.slice(0, 3).map((p) => p.id) });
     }
-    if (DB_KIND === 'mysql') await t.ds.query('ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values');
+    if (DB_KIND === 'mysql')
+      await t.ds.query('ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items');
     else await t.ds.query('ANALYZE');
   });
   afterAll(() => t?.close());
@@ -198,7 +261,14 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
     }
   };
 
-  const lists: { name: string; entity: EntityTarget<ObjectLiteral>; resource: { Response: never; queryable: Queryable }; scope: () => ListScope }[] = [
+  /** `union`: the list is several index ranges (an individual's dialogs, the scopes of the caller's projects), whose page is sorted once read. */
+  const lists: {
+    name: string;
+    entity: EntityTarget<ObjectLiteral>;
+    resource: { Response: never; queryable: Queryable };
+    scope: () => ListScope;
+    union?: boolean;
+  }[] = [
     { name: 'individuals', entity: IndividualEntity, resource: Individual as never, scope: () => ({ equal: { deleted: false } }) },
     { name: 'departments', entity: OrganizationEntity, resource: Organization as never, scope: () => ({ equal: { rowType: 56, deleted: false } }) },
     { name: 'goals', entity: GoalEntity, resource: Goal as never, scope: () => ({ equal: { ...goalsOf } }) },
@@ -220,30 +290,64 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       resource: Project as never,
       scope: () => ({ equal: { ownerId: tasksOf.assignedToId, deleted: false } }),
     },
+    { name: 'dialogs', entity: DialogEntity, resource: Dialog as never, scope: () => ({ equal: { ...dialogsIn, deleted: false } }) },
+    {
+      name: 'dialogs of an individual',
+      entity: DialogEntity,
+      resource: Dialog as never,
+      scope: (): ListScope => ({
+        equal: { ...dialogsIn, deleted: false },
+        anyOf: [{ leaderId: tasksOf.assignedToId }, { kind: 'individual', ancestorId: tasksOf.assignedToId }],
+      }),
+      union: true,
+    },
+    { name: 'comments of a record', entity: CommentEntity, resource: Comment as never, scope: () => ({ equal: { ...commentsOn, deleted: false } }) },
+    {
+      name: 'comments of an author',
+      entity: CommentEntity,
+      resource: Comment as never,
+      scope: () => ({ equal: { authorId: tasksOf.assignedToId, deleted: false } }),
+    },
+    {
+      name: 'list items of an owner',
+      entity: ListItemEntity,
+      resource: ListItem as never,
+      scope: () => ({ equal: { kind: 'accountability', ancestorId: itemsOf.ancestorId, deleted: false } }),
+    },
+    {
+      name: 'scopes of the projects the caller owns',
+      entity: ListItemEntity,
+      resource: ListItem as never,
+      scope: () => ({ equal: { kind: 'projectscope', deleted: false }, in: { property: 'ancestorId', values: itemsOf.projects } }),
+      union: true,
+    },
   ];
 
-  it.each(lists)('$name: a comparison on each filterable field and an order by each sortable field use an index', async ({ entity, resource, scope }) => {
-    const db = t.app.get(TenantDb);
-    const queries = t.app.get(ListQueries);
-    const ctx = RequestContext.system(acme.siteId);
-    const checked: string[] = [];
-    for (const f of resource.queryable.values()) {
-      const asks: Record<string, string>[] = [];
-      if (f.filter) asks.push({ filter: `${f.name} eq ${value(f)}` });
-      if (f.filter && f.kind === 'string') asks.push({ filter: `${f.name} sw "L1"` });
-      if (f.filter && ['int', 'decimal', 'date'].includes(f.kind)) asks.push({ filter: `${f.name} ge ${value(f)}` });
-      if (f.sort) asks.push({ sort: f.name }, { sort: `-${f.name}`, cursor: 'start' });
-      for (const ask of asks) {
-        const query = queries.read(ctx, resource, ask);
-        const keys = pageKeysOf(db, ctx, entity, scope(), query, [], 100, 0);
-        const rows = await plan(keys.statement, keys.params);
-        expect({ ask, plan: indexed(rows) ? 'index' : rows }).toEqual({ ask, plan: 'index' });
-        if (ask.sort) expect({ ask, sorts: sorts(rows) ? rows : false }).toEqual({ ask, sorts: false });
-        checked.push(JSON.stringify(ask));
+  it.each(lists)(
+    '$name: a comparison on each filterable field and an order by each sortable field use an index',
+    async ({ entity, resource, scope, union }) => {
+      const db = t.app.get(TenantDb);
+      const queries = t.app.get(ListQueries);
+      const ctx = RequestContext.system(acme.siteId);
+      const checked: string[] = [];
+      for (const f of resource.queryable.values()) {
+        const asks: Record<string, string>[] = [];
+        if (f.filter) asks.push({ filter: `${f.name} eq ${value(f)}` });
+        if (f.filter && f.kind === 'string') asks.push({ filter: `${f.name} sw "L1"` });
+        if (f.filter && ['int', 'decimal', 'date'].includes(f.kind)) asks.push({ filter: `${f.name} ge ${value(f)}` });
+        if (f.sort) asks.push({ sort: f.name }, { sort: `-${f.name}`, cursor: 'start' });
+        for (const ask of asks) {
+          const query = queries.read(ctx, resource, ask);
+          const keys = pageKeysOf(db, ctx, entity, scope(), query, [], 100, 0);
+          const rows = await plan(keys.statement, keys.params);
+          expect({ ask, plan: indexed(rows) ? 'index' : rows }).toEqual({ ask, plan: 'index' });
+          if (ask.sort && !union) expect({ ask, sorts: sorts(rows) ? rows : false }).toEqual({ ask, sorts: false });
+          checked.push(JSON.stringify(ask));
+        }
       }
-    }
-    expect(checked.length).toBeGreaterThan(5);
-  });
+      expect(checked.length).toBeGreaterThan(5);
+    },
+  );
 
   it.each(lists)('$name: each filterable or sortable field is a column of an index that starts with site_id', async ({ entity, resource }) => {
     const metadata = t.app.get(TenantDb).metadataOf(entity);

@@ -10,6 +10,7 @@ export type CommentKind = (typeof COMMENT_KINDS)[number];
 @Entity('comments')
 @Index('ix_comments_site_ancestor_last', ['siteId', 'ancestorType', 'ancestorId', 'deleted', 'created', 'id'])
 @Index('ix_comments_site_author', ['siteId', 'authorId', 'created'])
+@Index('ix_comments_site_author_live', ['siteId', 'authorId', 'deleted', 'created'])
 export class CommentEntity extends GuidTenantEntity {
   @GuidCol('ancestor_id')
   ancestorId: string;

@@ -16,6 +16,8 @@ export type RecordKind = (typeof RECORD_KINDS)[number];
 @Index('ix_dialogs_site_leader', ['siteId', 'leaderId', 'periodId', 'scheduledDate'])
 @Index('ix_dialogs_site_ancestor', ['siteId', 'kind', 'ancestorId', 'periodId'])
 @Index('ix_dialogs_site_period', ['siteId', 'periodId', 'scheduledDate'])
+@Index('ix_dialogs_site_period_scheduled', ['siteId', 'periodId', 'deleted', 'scheduledDate'])
+@Index('ix_dialogs_site_period_occurred', ['siteId', 'periodId', 'deleted', 'occurredDate'])
 export class DialogEntity extends GuidTenantEntity {
   @StrCol('kind', 20, { nullable: false })
   kind: RecordKind;

@@ -14,6 +14,7 @@ export type ListItemKind = (typeof LIST_ITEM_KINDS)[number];
  */
 @Entity('list_items')
 @Index('ix_list_items_site_ancestor', ['siteId', 'kind', 'ancestorId', 'deleted', 'rank', 'name'])
+@Index('ix_list_items_site_ancestor_name', ['siteId', 'kind', 'ancestorId', 'deleted', 'name'])
 export class ListItemEntity extends GuidTenantEntity {
   @StrCol('kind', 20, { nullable: false })
   kind: ListItemKind;

@@ -4,12 +4,13 @@ import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
-import { DeletedQuery } from '../../http/wire/pagination.js';
+import { QueriedListQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { GuidPipe, GuidParam } from '../../http/wire/ids.js';
 import { CHECKED_KINDS, UNCHECKED_KINDS } from './comment-ancestors.js';
 import type { CommentKind } from '../../database/entities/comment.entity.js';
 import { CommentsService } from './comments.service.js';
-import { CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
+import { Comment, CommentDto, CreateCommentDto, UpdateCommentDto } from './dto/comment.dto.js';
 import { defineRoutes } from '../../http/pipeline/route-family.js';
 import { ApiController, ListAnswer, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
 import { changesUnder } from '../../http/pipeline/delta-list.js';
@@ -21,7 +22,8 @@ const TZ = ApiQuery({
 });
 
 const LIST_NOTE =
-  'Newest first (Created, then ID, descending), paged with limit/offset (X-Total-Count, Link). `deleted`: 0 live (default), 1 deleted, 2 all. Any member of the site may read comments.';
+  'Newest first (Created, then ID, descending), paged with limit/offset (X-Total-Count, Link). `deleted`: 0 live (default), 1 deleted, 2 all. Any member of the site may read comments. ' +
+  queryNotes(Comment);
 
 const ANCESTOR = ApiParam({ name: 'ancestorid', description: 'Id of the record the comments are about.', format: 'uuid' });
 
@@ -56,7 +58,7 @@ export class CommentsController {
     description: `Comments whose author is the caller, on any record. ${LIST_NOTE}`,
   })
   @TZ
-  listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  listMine(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.comments.listMine(ctx, q);
   }
 
@@ -140,9 +142,9 @@ export class CommentsController {
         params: [
           [Ctx(), RequestContext],
           [Param('ancestorid', GuidPipe), String],
-          [Query(), DeletedQuery],
+          [Query(), QueriedListQuery],
         ],
-        handle(this: CommentsController, ctx: RequestContext, id: string, q: DeletedQuery) {
+        handle(this: CommentsController, ctx: RequestContext, id: string, q: QueriedListQuery) {
           return this.comments.listFor(ctx, kind, id, q);
         },
       })),

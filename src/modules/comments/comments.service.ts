@@ -4,7 +4,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, ForbiddenError } from '../../common/errors/errors.js';
-import { DeletedQuery, deletedFilter, Page, pageOf } from '../../http/wire/pagination.js';
+import { deletedFilter, Page, pageOf, QueriedListQuery, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { type ListScope, readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { refreshLastCommentAtCommit } from '../../database/queries/last-comment.js';
@@ -21,6 +23,8 @@ import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Lists are newest first; equal instants fall back to the id so paging is stable. */
 const NEWEST_FIRST = { created: 'DESC', id: 'DESC' } as const;
+/** The same order for a queried list: Created, then ID, descending. */
+const BY_CREATED_DESC = [{ field: Comment.queryable.get('created')!, desc: true }] as const;
 
 /**
  * Comments on departments, individuals, metrics, organizations, projects, tasks and dialogs
@@ -33,6 +37,7 @@ export class CommentsService {
   constructor(
     private readonly db: TenantDb,
     private readonly access: AccessService,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly comments = this.db.scoped(CommentEntity, 'Comment');
@@ -99,7 +104,13 @@ export class CommentsService {
   }
 
   /** One statement: the ancestor (its 404) with the page (ScopedRepository.findAndCountUnder); each comment keeps its author's name. */
-  async listFor(ctx: RequestContext, kind: CommentKind, ancestorId: string, q: DeletedQuery): Promise<Page<CommentDto>> {
+  async listFor(ctx: RequestContext, kind: CommentKind, ancestorId: string, q: QueriedListQuery): Promise<Page<CommentDto>> {
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the record (404) and the caller's right to read its comments (403) come first.
+      await this.assertAncestorExists(ctx, kind, ancestorId);
+      await this.assertCanReadAncestor(ctx, kind, ancestorId);
+      return this.queried(ctx, q, { ancestorType: kind, ancestorId });
+    }
     const options: FindManyOptions<CommentEntity> = {
       where: { ancestorType: kind, ancestorId, ...deletedFilter(q.deleted) },
       order: NEWEST_FIRST,
@@ -116,11 +127,28 @@ export class CommentsService {
   }
 
   /** The comments the caller wrote, on anything, newest first. */
-  async listMine(ctx: RequestContext, q: DeletedQuery): Promise<Page<CommentDto>> {
+  async listMine(ctx: RequestContext, q: QueriedListQuery): Promise<Page<CommentDto>> {
     const me = ctx.user.individualId;
+    if (asksQuery(q)) {
+      if (me) return this.queried(ctx, q, { authorId: me });
+      const query = this.queries.read(ctx, Comment, q);
+      const { take, skip } = pageOf(q);
+      return new QueriedPage<CommentDto>([], query.cursor === null ? 0 : -1, take, skip, query.fields, query.cursor === null ? undefined : null);
+    }
     if (!me) return Page.of([], 0, q);
     const [rows, total] = await this.comments(ctx).findAndCount({ where: { authorId: me, ...deletedFilter(q.deleted) }, order: NEWEST_FIRST, ...pageOf(q) });
     return Page.of(this.comments(ctx).answers(rows, Comment), total, q);
+  }
+
+  /** A queried page of comments (docs/queries.md) within `equal` and `deleted`, once the caller may read them: newest first unless sorted. */
+  private async queried(ctx: RequestContext, q: QueriedListQuery, equal: NonNullable<ListScope['equal']>): Promise<QueriedPage<CommentDto>> {
+    const query = this.queries.read(ctx, Comment, q);
+    const { take, skip } = pageOf(q);
+    const deleted = deletedFilter(q.deleted).deleted;
+    const scope = { equal: { ...equal, ...(deleted === undefined ? {} : { deleted }) } };
+    const page = await readQueriedRows(this.db, ctx, CommentEntity, scope, query, BY_CREATED_DESC, take, skip);
+    const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+    return new QueriedPage(this.comments(ctx).answers(page.rows, Comment), page.total, take, skip, query.fields, next);
   }
 
   async create(ctx: RequestContext, dto: CreateCommentDto): Promise<CommentDto> {

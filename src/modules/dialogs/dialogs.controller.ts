@@ -5,14 +5,16 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
 import { GuidParam } from '../../http/wire/ids.js';
 import { DialogsService } from './dialogs.service.js';
-import { CreateDialogDto, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
+import { CreateDialogDto, Dialog, DialogDto, DialogQuery, UpdateDialogDto } from './dto/dialog.dto.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
 import { changesOf, changesUnder } from '../../http/pipeline/delta-list.js';
 
 const WHO =
   'Allowed for administrators, the dialog’s leader and anyone the leader reports to, and whoever manages what the dialog is about (the individual; the unit’s manager; the project’s owner) and anyone they report to; others get 403.';
 const LIST_NOTE =
-  'Filtered by `period` (default: the period containing today, else the latest) and `deleted` (0 live, default; 1 deleted; 2 all); ordered by ScheduledDate, then ID; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfDialog.';
+  'Filtered by `period` (default: the period containing today, else the latest) and `deleted` (0 live, default; 1 deleted; 2 all); ordered by ScheduledDate, then ID; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfDialog. ' +
+  queryNotes(Dialog);
 
 @ApiController('Dialog', undefined, {
   description: 'Performance dialogs in a period, held by a leader about an individual, organization, department or project (performance management).',

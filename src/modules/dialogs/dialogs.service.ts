@@ -4,13 +4,15 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ValidationError } from '../../common/errors/errors.js';
-import { deletedFilter, Page, pageOf } from '../../http/wire/pagination.js';
+import { deletedFilter, Page, pageOf, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { type ListScope, readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ByReference } from '../../database/by-reference.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { PeriodsService } from '../periods/periods.service.js';
-import { AccessService, notHidden } from '../../authorization/access.service.js';
+import { AccessService, type Hidden, notHidden } from '../../authorization/access.service.js';
 import { ROW_TYPE } from '../../database/entities/permission.entity.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
 import { DialogEntity } from '../../database/entities/dialog.entity.js';
@@ -21,6 +23,8 @@ import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Lists run in schedule order; the id keeps paging stable. */
 const LIST_ORDER = { scheduledDate: 'ASC', id: 'ASC' } as const;
+/** The same order for a queried list: ScheduledDate, then ID. */
+const BY_SCHEDULE = [{ field: Dialog.queryable.get('scheduleddate')!, desc: false }] as const;
 
 /**
  * Dialogs (docs/dialogs-tasks-roles-assessments.md). Every reference is checked inside
@@ -36,6 +40,7 @@ export class DialogsService {
     private readonly periods: PeriodsService,
     private readonly access: AccessService,
     private readonly dialogAccess: DialogAccess,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly dialogs = this.db.scoped(DialogEntity, 'Dialog');
@@ -43,6 +48,7 @@ export class DialogsService {
   private async page(ctx: RequestContext, q: DialogQuery, who?: string): Promise<Page<DialogDto>> {
     const period = await this.periods.resolve(ctx, q.period);
     const hidden = await this.access.hidden(ctx, ROW_TYPE.dialog);
+    if (asksQuery(q)) return this.queried(ctx, q, period?.id, hidden, who);
     const common: FindOptionsWhere<DialogEntity> = { ...deletedFilter(q.deleted), ...(period ? { periodId: period.id } : {}), ...notHidden(hidden) };
     // An individual's dialogs: the ones they lead and the individual dialogs about them.
     const where = who
@@ -54,6 +60,28 @@ export class DialogsService {
       : common;
     const [rows, total] = await this.dialogs(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
     return Page.of(this.dialogs(ctx).answers(rows, Dialog), total, q);
+  }
+
+  /**
+   * A queried page (docs/queries.md): the period, `deleted`, the individual's dialogs (those they
+   * lead, and those about them unless a Deny scoped to their dialogs hides them) and the dialogs a
+   * Deny hides from the caller are the scope the filter selects in; by ScheduledDate then ID unless sorted.
+   */
+  private async queried(ctx: RequestContext, q: DialogQuery, periodId: number | undefined, hidden: Hidden, who?: string): Promise<QueriedPage<DialogDto>> {
+    const query = this.queries.read(ctx, Dialog, q);
+    const { take, skip } = pageOf(q);
+    const deleted = deletedFilter(q.deleted).deleted;
+    const scope: ListScope = {
+      equal: { ...(periodId === undefined ? {} : { periodId }), ...(deleted === undefined ? {} : { deleted }) },
+      ...(who ? { anyOf: [{ leaderId: who }, ...(hidden.ancestors.includes(who) ? [] : [{ kind: 'individual', ancestorId: who }])] } : {}),
+      notIn: [
+        { property: 'id', values: hidden.ids },
+        { property: 'ancestorId', values: hidden.ancestors },
+      ],
+    };
+    const page = await readQueriedRows(this.db, ctx, DialogEntity, scope, query, BY_SCHEDULE, take, skip);
+    const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+    return new QueriedPage(this.dialogs(ctx).answers(page.rows, Dialog), page.total, take, skip, query.fields, next);
   }
 
   /** Every dialog of the site (the route is for administrators). */

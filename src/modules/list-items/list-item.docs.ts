@@ -1,5 +1,7 @@
 import type { RouteDoc } from '../../http/pipeline/routes.js';
 import type { ListItemKindInfo } from './list-item-kinds.js';
+import { queryNotes } from '../../http/wire/list-query.js';
+import { ListItem } from './dto/list-item.dto.js';
 
 /**
  * The OpenAPI texts of the ListItem routes, written once for the four kinds so every controller
@@ -17,7 +19,7 @@ const WRITE_RULE = (k: ListItemKindInfo) =>
     ? 'Allowed for the individual (AncestorID), anyone up their reporting chain, and administrators; others get 403.'
     : 'Allowed for the project owner, anyone the owner reports to, and administrators; others get 403.';
 
-const LIST_NOTE = 'Answers a List (XML root List with ListItem children), ordered by Rank, then Name; paged with limit/offset, X-Total-Count and Link.';
+const LIST_NOTE = `Answers a List (XML root List with ListItem children), ordered by Rank, then Name; paged with limit/offset, X-Total-Count and Link. ${queryNotes(ListItem)}`;
 
 /** The operation texts of the ListItem routes, by route, for a kind. */
 export const listItemDoc = {

@@ -2,7 +2,7 @@ import { Body, Query, type Type } from '@nestjs/common';
 import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { DeletedQuery } from '../../http/wire/pagination.js';
+import { QueriedListQuery } from '../../http/wire/pagination.js';
 import { GuidParam } from '../../http/wire/ids.js';
 import { ApiController, DeleteRoute, ListRoute, PostRoute, PutAction, PutRoute } from '../../http/pipeline/routes.js';
 import { changesRefused, changesUnder, type DeltaDecl } from '../../http/pipeline/delta-list.js';
@@ -54,12 +54,12 @@ function listItemController(p: ListItemPaths): Type {
     constructor(private readonly items: ListItemsService) {}
 
     @ListRoute(Authenticated, `${p.owner}/:${p.ownerParam}/${p.items}`, ListItemDto, changesUnder(p.items, ['AncestorID']), doc.listFor(kind), AS_LIST)
-    listFor(@Ctx() ctx: RequestContext, @GuidParam(p.ownerParam) ownerId: string, @Query() q: DeletedQuery) {
+    listFor(@Ctx() ctx: RequestContext, @GuidParam(p.ownerParam) ownerId: string, @Query() q: QueriedListQuery) {
       return this.items.listFor(ctx, kind, ownerId, q);
     }
 
     @ListRoute(Authenticated, `me/${p.items}`, ListItemDto, mine(p), doc.listMine(kind), AS_LIST)
-    listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+    listMine(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
       return this.items.listMine(ctx, kind, q);
     }
 

@@ -4,7 +4,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { DeletedQuery, deletedFilter, Page, pageOf } from '../../http/wire/pagination.js';
+import { deletedFilter, Page, pageOf, QueriedListQuery, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
 import { ScopedRepository, TenantDb } from '../../database/tenant-db.js';
@@ -22,6 +24,8 @@ import { ListItemEntity } from '../../database/entities/list-item.entity.js';
 
 /** Lists are ordered by Rank, then Name; the id keeps paging stable. */
 const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
+/** The same order for a queried list: Rank, then Name (the field's `then`), then ID. */
+const BY_RANK = [{ field: ListItem.queryable.get('rank')!, desc: false }] as const;
 
 /**
  * The four ListItem kinds (accountability, evaluation criteria, project scope, supervisory scope)
@@ -87,6 +91,7 @@ export class ListItemsService {
   constructor(
     private readonly db: TenantDb,
     private readonly access: AccessService,
+    private readonly queries: ListQueries,
   ) {}
 
   private items(ctx: RequestContext, k: ListItemKindInfo): ScopedRepository<ListItemEntity> {
@@ -107,7 +112,20 @@ export class ListItemsService {
     return row;
   }
 
-  private async page(ctx: RequestContext, k: ListItemKindInfo, ancestorIds: string[], q: DeletedQuery): Promise<Page<ListItemDto>> {
+  private async page(ctx: RequestContext, k: ListItemKindInfo, ancestorIds: string[], q: QueriedListQuery): Promise<Page<ListItemDto>> {
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the caller's right to the list was checked; the kind, the owners and `deleted` come first.
+      const query = this.queries.read(ctx, ListItem, q);
+      const { take, skip } = pageOf(q);
+      const deleted = deletedFilter(q.deleted).deleted;
+      const scope = {
+        equal: { kind: k.kind, ...(ancestorIds.length === 1 ? { ancestorId: ancestorIds[0] } : {}), ...(deleted === undefined ? {} : { deleted }) },
+        ...(ancestorIds.length === 1 ? {} : { in: { property: 'ancestorId', values: ancestorIds } }),
+      };
+      const page = await readQueriedRows(this.db, ctx, ListItemEntity, scope, query, BY_RANK, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.items(ctx, k).answers(page.rows, ListItem), page.total, take, skip, query.fields, next);
+    }
     if (ancestorIds.length === 0) return Page.of([], 0, q);
     const [rows, total] = await this.items(ctx, k).findAndCount({
       where: { kind: k.kind, ancestorId: ancestorIds.length === 1 ? ancestorIds[0] : In(ancestorIds), ...deletedFilter(q.deleted) },
@@ -161,7 +179,7 @@ export class ListItemsService {
   // ------------------------------------------------------------------ reads
 
   /** `GET /individuals/{id}/{kind}` and `GET /projects/{id}/projectscopes`. */
-  async listFor(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string, q: DeletedQuery): Promise<Page<ListItemDto>> {
+  async listFor(ctx: RequestContext, k: ListItemKindInfo, ancestorId: string, q: QueriedListQuery): Promise<Page<ListItemDto>> {
     await this.assertPathAncestor(ctx, k, ancestorId);
     return this.page(ctx, k, [ancestorId], q);
   }
@@ -170,9 +188,9 @@ export class ListItemsService {
    * `GET /me/{kind}`: the caller's own items; for project scopes, the scopes of every project the
    * caller owns. A caller without an individual in this site has none.
    */
-  async listMine(ctx: RequestContext, k: ListItemKindInfo, q: DeletedQuery): Promise<Page<ListItemDto>> {
+  async listMine(ctx: RequestContext, k: ListItemKindInfo, q: QueriedListQuery): Promise<Page<ListItemDto>> {
     const me = ctx.user.individualId;
-    if (!me) return Page.of([], 0, q);
+    if (!me) return this.page(ctx, k, [], q);
     if (k.ancestor === 'individual') return this.page(ctx, k, [me], q);
     const owned = await this.db.repo(ctx, ProjectEntity, 'Project').find({ where: { ownerId: me }, select: { id: true } });
     return this.page(

@@ -15,8 +15,11 @@ export const COMMENT_BODY_MAX = 10_000;
  */
 export const Comment = resource<CommentEntity>()('Comment', {
   audit: 'softDelete',
+  // Lists may filter on Deleted and filter and sort on Created, their own order (docs/queries.md).
+  auditQuery: { Deleted: { filter: true }, Created: { filter: true, sort: true } },
   fields: {
     ID: field.guid('ReqUpd', {
+      query: { filter: true },
       description: 'The comment id. Optional on create (generated when absent or all zeros; 409 id-taken when used).',
       create: { description: 'Optional; generated when absent or all zeros. 409 id-taken when already used.' },
       update: { description: 'Must equal the id of the path.' },
@@ -25,15 +28,17 @@ export const Comment = resource<CommentEntity>()('Comment', {
     AncestorID: field.fixed.guid(
       `The record the comment is about. ${ANCESTOR_RULE} Ignored on update.`,
       `The record the comment is about. ${ANCESTOR_RULE} Else 400 naming AncestorID.`,
+      { query: { filter: true } },
     ),
     AncestorType: field.string<'ReqCre', CommentKind>('ReqCre', {
       enum: COMMENT_KINDS,
+      query: { filter: true },
       description: 'What kind of record AncestorID names: the path word of the spec (lower case, plural). Ignored on update.',
       create: { description: 'One of the path words: ' + COMMENT_KINDS.join(', ') + '.' },
       update: false,
     }),
     Body: field.string('Req', { max: COMMENT_BODY_MAX, min: 1, description: 'The text of the comment, stored as sent. Must not be empty or blank.' }),
-    AuthorID: field.guid('RO', { nullable: true, description: 'The individual who wrote the comment (the caller of the create).' }),
+    AuthorID: field.guid('RO', { nullable: true, query: { filter: true }, description: 'The individual who wrote the comment (the caller of the create).' }),
     AuthorName: field.string('RO', {
       nullable: true,
       description: 'FullName (First Last) of the author; null when the author is not an individual of this site.',

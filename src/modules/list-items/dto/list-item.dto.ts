@@ -13,14 +13,26 @@ export const LIST_ITEM_DESCRIPTION_MAX = 10000;
  */
 export const ListItem = resource<ListItemEntity>()('ListItem', {
   audit: 'softDelete',
+  // Lists may filter on Deleted (docs/queries.md); the fields say their own.
+  auditQuery: { Deleted: { filter: true } },
   fields: {
-    ID: field.guid('ReqUpd', { description: 'Id of the item.', create: { description: ID_DOC.create }, update: { description: ID_DOC.update } }),
+    ID: field.guid('ReqUpd', {
+      query: { filter: true },
+      description: 'Id of the item.',
+      create: { description: ID_DOC.create },
+      update: { description: ID_DOC.update },
+    }),
     AncestorID: field.fixed.guid(
       'The owner of the item: a live individual of the site (accountability, evaluation criteria, supervisory scope) or a live project (project scope). Ignored on update (changing it would move the item).',
       'A live individual of the site, or a live project for project scopes.',
+      { query: { filter: true } },
     ),
-    Rank: field.int('Req', { description: 'Sort order within the owner’s list (lists are ordered by Rank, then Name).' }),
-    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
+    // Then Name, as the plain list orders them.
+    Rank: field.int('Req', {
+      query: { filter: true, sort: true, then: ['name'] },
+      description: 'Sort order within the owner’s list (lists are ordered by Rank, then Name).',
+    }),
+    Name: field.string('Req', { query: { filter: true, sort: true }, max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
     Description: field.string('Req', { nullable: true, max: LIST_ITEM_DESCRIPTION_MAX, description: 'May be empty, but must be present (not null).' }),
     SiteID: field.guid('RO', { description: 'The site (tenant) of the item.' }),
   },
