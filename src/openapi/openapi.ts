@@ -91,6 +91,16 @@ function addIdempotencyKeyHeader(document: OpenAPIObject, config: AppConfig): vo
     schema: { type: 'string' as const, minLength: 1, maxLength: KEY_MAX_LENGTH, pattern: KEY_RE.source },
     description: `Makes a retry safe: a new unique value (e.g. a UUID) per intended write, ${KEY_RULE}, else 400. A retry with the same key, method, path and body within ${ttl} answers the first success again without writing (header ${IDEMPOTENCY_REPLAYED_HEADER}: true); the same key with another request is 409 idempotency-key-reused. Keys belong to the caller and site. Errors are not stored.`,
   };
+  // Declared once and referred to by every write: the document stays light (Swagger UI's cold load, docs/openapi.md).
+  const components = (document.components ??= {});
+  components.parameters = { ...components.parameters, [IDEMPOTENCY_KEY_HEADER]: parameter };
+  components.headers = {
+    ...components.headers,
+    [IDEMPOTENCY_REPLAYED_HEADER]: {
+      description: 'true when this answer is a replay of the answer stored for the Idempotency-Key; absent otherwise.',
+      schema: { type: 'string', enum: ['true'] },
+    },
+  };
   for (const [path, item] of Object.entries(document.paths)) {
     // A route whose body is a file read as a stream (an import) cannot run again from a stored request: it takes no key.
     if (!path.startsWith('/v4/') || path === '/v4/auth/token' || isFileBodyPath(path)) continue;
@@ -98,16 +108,11 @@ function addIdempotencyKeyHeader(document: OpenAPIObject, config: AppConfig): vo
       const op = item[method];
       if (!op) continue;
       op.parameters ??= [];
-      if (!op.parameters.some((p) => 'name' in p && p.name === IDEMPOTENCY_KEY_HEADER)) op.parameters.push(parameter);
+      op.parameters = op.parameters.filter((p) => !('name' in p && p.name === IDEMPOTENCY_KEY_HEADER));
+      op.parameters.push({ $ref: `#/components/parameters/${IDEMPOTENCY_KEY_HEADER}` });
       const ok = op.responses['200'] as { headers?: Record<string, unknown> } | undefined;
       if (ok) {
-        ok.headers = {
-          ...ok.headers,
-          [IDEMPOTENCY_REPLAYED_HEADER]: {
-            description: 'true when this answer is a replay of the answer stored for the Idempotency-Key; absent otherwise.',
-            schema: { type: 'string', enum: ['true'] },
-          },
-        };
+        ok.headers = { ...ok.headers, [IDEMPOTENCY_REPLAYED_HEADER]: { $ref: `#/components/headers/${IDEMPOTENCY_REPLAYED_HEADER}` } };
       }
       const conflict = op.responses['409'] as { description?: string } | undefined;
       const note = 'idempotency-key-reused: the Idempotency-Key was used for a different request.';
@@ -131,15 +136,20 @@ const TZ_PARAMETER = {
     'Time zone in which every date of the answer is written: an IANA name (Europe/Berlin), a Windows zone id (W. Europe Standard Time) or a fixed offset (+02:00; typed as is in a URL the + arrives as a space, which is read as +). Default UTC; an unknown zone is 400.',
 };
 
-/** Every /v4 operation takes `tz` (the guard reads it for all of them): declare it once on each. */
+/**
+ * Every /v4 operation takes `tz` (the guard reads it for all of them): declared once in the
+ * components (`TimeZone`) and referred to by each operation, so the document stays light.
+ */
 function addTimeZoneParameter(document: OpenAPIObject): void {
+  const components = (document.components ??= {});
+  components.parameters = { ...components.parameters, TimeZone: TZ_PARAMETER };
   for (const [path, item] of Object.entries(document.paths)) {
     if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
     for (const method of ['get', 'put', 'patch', 'post', 'delete'] as const) {
       const op = item[method];
       if (!op) continue;
       // One definition for all: some controllers declare their own (@ApiQuery without a type).
-      op.parameters = [...(op.parameters ?? []).filter((p) => !('name' in p && p.name === 'tz')), { ...TZ_PARAMETER, schema: { ...TZ_PARAMETER.schema } }];
+      op.parameters = [...(op.parameters ?? []).filter((p) => !('name' in p && p.name === 'tz')), { $ref: '#/components/parameters/TimeZone' }];
     }
   }
 }

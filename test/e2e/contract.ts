@@ -184,3 +184,9 @@ class DocumentChecker {
     return (validate.errors ?? []).slice(0, 3).map((e) => `${label}: ${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`);
   }
 }
+
+/** An operation's parameters as declared, each shared one (`$ref` to the components: tz, Idempotency-Key, the list queries…) read from the document. */
+export function parametersOf(document: Json, op: { parameters?: unknown[] }): Json[] {
+  const shared = ((document.components as Json | undefined)?.parameters ?? {}) as Record<string, Json>;
+  return ((op.parameters ?? []) as Json[]).map((p) => (typeof p.$ref === 'string' ? shared[p.$ref.replace('#/components/parameters/', '')] : p));
+}

@@ -1,4 +1,5 @@
 import { bearer, startApp, TestApp } from './harness.js';
+import { parametersOf } from './contract.js';
 import { HttpMetrics } from '../../src/http/pipeline/http-metrics.js';
 import { metricsPortOf, startMetricsServer } from '../../src/http/pipeline/metrics-server.js';
 
@@ -184,7 +185,7 @@ describe('HTTP conventions (docs/http-and-xml.md)', () => {
       expect(post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Site' });
       for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: { name: string }[] }>>)) {
         if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
-        for (const op of Object.values(item)) expect({ path, tz: op.parameters?.filter((p) => p.name === 'tz').length }).toEqual({ path, tz: 1 });
+        for (const op of Object.values(item)) expect({ path, tz: parametersOf(doc, op).filter((p) => p.name === 'tz').length }).toEqual({ path, tz: 1 });
       }
     });
   });

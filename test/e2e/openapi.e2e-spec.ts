@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parametersOf } from './contract.js';
 import { INPUT_DATE_PATTERN } from '../../src/common/dates.js';
 import { ordinalCompare } from '../../src/http/wire/wire.js';
 import { startApp, TestApp } from './harness.js';
@@ -122,6 +123,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.components.headers).sort()).toEqual([
       'Content-Disposition',
       'ETag',
+      'Idempotency-Replayed',
       'Link',
       'RateLimit',
       'RateLimit-Policy',
@@ -174,9 +176,10 @@ describe('the OpenAPI document', () => {
         .filter((name: string) => doc.components.parameters[name].in === 'header');
     expect(headerParams('get', '/v4/departments/{id}')).toEqual(['If-None-Match']);
     expect(headerParams('get', '/v4/departments')).toEqual([]);
-    expect(headerParams('put', '/v4/departments/{id}')).toEqual(['If-Match']);
+    // Writes also take Idempotency-Key, declared once as well (the document stays light).
+    expect(headerParams('put', '/v4/departments/{id}')).toEqual(['If-Match', 'Idempotency-Key']);
     expect(headerParams('delete', '/v4/goals/{id}')).toEqual(['If-Match']);
-    expect(headerParams('put', '/v4/projects/{id}/undelete')).toEqual([]);
+    expect(headerParams('put', '/v4/projects/{id}/undelete')).toEqual(['Idempotency-Key']);
     expect(doc.components.parameters['If-Match']).toMatchObject({ name: 'If-Match', in: 'header' });
   });
 
@@ -200,7 +203,7 @@ describe('the OpenAPI document', () => {
     let count = 0;
     for (const { path, op } of ops()) {
       if (!path.startsWith('/v4/') || path === '/v4/auth/token') continue;
-      const tz = (op.parameters as Json[]).filter((p) => p.name === 'tz');
+      const tz = parametersOf(doc, op as { parameters?: unknown[] }).filter((p) => p.name === 'tz');
       expect({ path, tz: tz.length }).toEqual({ path, tz: 1 });
       expect(tz[0].schema).toEqual({ type: 'string' });
       expect(tz[0].example).toBeUndefined();
