@@ -11,7 +11,7 @@ import { DB_KIND, startApp, TestApp } from './harness.js';
 import {
   type Case,
   comparison,
-  cursorUnderChurn,
+  cursorsUnderChurn,
   expectCsvLikeJson,
   expectFields,
   expectFilterCases,
@@ -246,23 +246,16 @@ describe(`list queries on comments (${DB_KIND})`, () => {
       [dialogsComments(), manager.token],
       ['/v4/me/comments', owner.token],
     ] as const) {
-      for (const sort of ['', 'Created']) {
-        const stable: string[] = [];
-        const churn: string[] = [];
-        for (let i = 0; i < 20; i++) stable.push(await insert(i));
-        for (let i = 20; i < 32; i++) churn.push(await insert(i));
-        let k = 100;
-        const everExisted = await cursorUnderChurn({
-          get: (url) => get(url, token).expect(200),
-          first: `${list}?limit=5&cursor=start&filter=${q('Created ge "2027-01-01"')}${sort ? `&sort=${sort}` : ''}`,
-          stable,
-          churn,
-          insert: () => insert(k++),
-          remove: (id) => db.repo(ctx, CommentEntity).update(id, { deleted: true }),
-          label: { list, sort },
-        });
-        for (const id of everExisted) await db.repo(ctx, CommentEntity).update(id, { deleted: true });
-      }
+      await cursorsUnderChurn<string>({
+        get: (url) => get(url, token).expect(200),
+        first: `${list}?limit=5&cursor=start&filter=${q('Created ge "2027-01-01"')}`,
+        sorts: ['', 'Created'],
+        stable: 20,
+        churn: 12,
+        insert,
+        remove: (id) => db.repo(ctx, CommentEntity).update(id, { deleted: true }),
+        label: { list },
+      });
     }
   });
 

@@ -10,7 +10,7 @@ import { DB_KIND, startApp, TestApp } from './harness.js';
 import {
   type Case,
   comparison,
-  cursorUnderChurn,
+  cursorsUnderChurn,
   expectCsvLikeJson,
   expectFields,
   expectFilterCases,
@@ -236,23 +236,16 @@ describe(`list queries on dialogs (${DB_KIND})`, () => {
       ['/v4/dialogs', acme.admin.token],
       [ownersList(), manager.token],
     ] as const) {
-      for (const sort of ['', '-OccurredDate', 'ScheduledDate']) {
-        const stable: string[] = [];
-        const churn: string[] = [];
-        for (let i = 0; i < 20; i++) stable.push(await insert(i));
-        for (let i = 20; i < 32; i++) churn.push(await insert(i));
-        let k = 100;
-        const everExisted = await cursorUnderChurn({
-          get: (url) => get(url, token).expect(200),
-          first: `${list}?limit=5&cursor=start&filter=${q(`LeaderID eq "${leader.individualId}"`)}${sort ? `&sort=${sort}` : ''}`,
-          stable,
-          churn,
-          insert: () => insert(k++),
-          remove: (id) => db.repo(ctx, DialogEntity).update(id, { deleted: true }),
-          label: { list, sort },
-        });
-        for (const id of everExisted) await db.repo(ctx, DialogEntity).update(id, { deleted: true });
-      }
+      await cursorsUnderChurn<string>({
+        get: (url) => get(url, token).expect(200),
+        first: `${list}?limit=5&cursor=start&filter=${q(`LeaderID eq "${leader.individualId}"`)}`,
+        sorts: ['', '-OccurredDate', 'ScheduledDate'],
+        stable: 20,
+        churn: 12,
+        insert,
+        remove: (id) => db.repo(ctx, DialogEntity).update(id, { deleted: true }),
+        label: { list },
+      });
     }
   });
 

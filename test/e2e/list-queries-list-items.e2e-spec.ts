@@ -9,7 +9,7 @@ import { DB_KIND, startApp, TestApp } from './harness.js';
 import {
   type Case,
   comparison,
-  cursorUnderChurn,
+  cursorsUnderChurn,
   expectCsvLikeJson,
   expectFields,
   expectFilterCases,
@@ -211,23 +211,16 @@ describe(`list queries on list items (${DB_KIND})`, () => {
       const insert = async (i: number) =>
         (await db.repo(ctx, ListItemEntity).insert({ ...item(kind, ancestor(i), i), name: `Cur ${String.fromCharCode(97 + (i % 26))}${i}`, deleted: false }))
           .id;
-      for (const sort of ['', '-Name']) {
-        const stable: string[] = [];
-        const churn: string[] = [];
-        for (let i = 0; i < 20; i++) stable.push(await insert(i));
-        for (let i = 20; i < 32; i++) churn.push(await insert(i));
-        let k = 100;
-        const everExisted = await cursorUnderChurn({
-          get: (url) => get(url, token).expect(200),
-          first: `${list}?limit=5&cursor=start&filter=${q('Name sw "Cur"')}${sort ? `&sort=${sort}` : ''}`,
-          stable,
-          churn,
-          insert: () => insert(k++),
-          remove: (id) => db.repo(ctx, ListItemEntity).update(id, { deleted: true }),
-          label: { list, sort },
-        });
-        for (const id of everExisted) await db.repo(ctx, ListItemEntity).update(id, { deleted: true });
-      }
+      await cursorsUnderChurn<string>({
+        get: (url) => get(url, token).expect(200),
+        first: `${list}?limit=5&cursor=start&filter=${q('Name sw "Cur"')}`,
+        sorts: ['', '-Name'],
+        stable: 20,
+        churn: 12,
+        insert,
+        remove: (id) => db.repo(ctx, ListItemEntity).update(id, { deleted: true }),
+        label: { list },
+      });
     }
   });
 

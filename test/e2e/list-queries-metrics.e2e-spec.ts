@@ -7,7 +7,7 @@ import { Metric } from '../../src/modules/performance-metrics/dto/metric.dto.js'
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { denyRead } from '../factories/permissions.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
-import { type Case, comparison, cursorUnderChurn, expectRefusals, getAs, grammarCases, ids, type Json, sortCompare, xmlIdsOf } from './list-query-grammar.js';
+import { type Case, comparison, cursorsUnderChurn, expectRefusals, getAs, grammarCases, ids, type Json, sortCompare, xmlIdsOf } from './list-query-grammar.js';
 
 /**
  * `filter=`, `sort=`, `fields=` and `cursor=` on the metric lists (docs/queries.md): `GET /v4/metrics`,
@@ -201,23 +201,15 @@ describe(`list queries on metrics (${DB_KIND})`, () => {
           deletedByRef: false,
         })
       ).id;
-    for (const sort of ['', '-Target']) {
-      const stable: string[] = [];
-      const churn: string[] = [];
-      for (let i = 0; i < 20; i++) stable.push(await insert(i));
-      for (let i = 20; i < 32; i++) churn.push(await insert(i));
-      let k = 100;
-      const everExisted = await cursorUnderChurn({
-        get: (url) => get(url, member.token).expect(200),
-        first: `/v4/projects/${project}/metrics?limit=5&cursor=start&filter=${q('Name sw "Cur"')}${sort ? `&sort=${sort}` : ''}`,
-        stable,
-        churn,
-        insert: () => insert(k++),
-        remove: (id) => db.repo(ctx, MetricEntity).update(id, { deleted: true }),
-        label: { sort },
-      });
-      for (const id of everExisted) await db.repo(ctx, MetricEntity).update(id, { deleted: true });
-    }
+    await cursorsUnderChurn<string>({
+      get: (url) => get(url, member.token).expect(200),
+      first: `/v4/projects/${project}/metrics?limit=5&cursor=start&filter=${q('Name sw "Cur"')}`,
+      sorts: ['', '-Target'],
+      stable: 20,
+      churn: 12,
+      insert,
+      remove: (id) => db.repo(ctx, MetricEntity).update(id, { deleted: true }),
+    });
   });
 
   it('answers 400 problems naming what it cannot answer, never 500, in JSON and XML', async () => {

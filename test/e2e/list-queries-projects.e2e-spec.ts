@@ -7,7 +7,7 @@ import { createPerson, createSite, TestPerson, TestSite } from '../factories/ind
 import { createUnit } from '../factories/goals.js';
 import { denyRead } from '../factories/permissions.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
-import { type Case, comparison, cursorUnderChurn, expectRefusals, getAs, grammarCases, ids, type Json, sortCompare, xmlIdsOf } from './list-query-grammar.js';
+import { type Case, comparison, cursorsUnderChurn, expectRefusals, getAs, grammarCases, ids, type Json, sortCompare, xmlIdsOf } from './list-query-grammar.js';
 
 /**
  * `filter=`, `sort=`, `fields=` and `cursor=` on the project lists (docs/queries.md):
@@ -187,23 +187,15 @@ describe(`list queries on projects (${DB_KIND})`, () => {
           dueDateChanges: 0,
         })
       ).id;
-    for (const sort of ['', '-DueDate']) {
-      const stable: string[] = [];
-      const churn: string[] = [];
-      for (let i = 0; i < 25; i++) stable.push(await insert(i));
-      for (let i = 25; i < 40; i++) churn.push(await insert(i));
-      let k = 100;
-      const everExisted = await cursorUnderChurn({
-        get: (url) => get(url, member.token).expect(200),
-        first: `/v4/individuals/${owner.individualId}/projects?limit=6&cursor=start&filter=${q('Name sw "Cur"')}${sort ? `&sort=${sort}` : ''}`,
-        stable,
-        churn,
-        insert: () => insert(k++),
-        remove: (id) => db.repo(ctx, ProjectEntity).update(id, { deleted: true }),
-        label: { sort },
-      });
-      for (const id of everExisted) await db.repo(ctx, ProjectEntity).update(id, { deleted: true });
-    }
+    await cursorsUnderChurn<string>({
+      get: (url) => get(url, member.token).expect(200),
+      first: `/v4/individuals/${owner.individualId}/projects?limit=6&cursor=start&filter=${q('Name sw "Cur"')}`,
+      sorts: ['', '-DueDate'],
+      stable: 25,
+      churn: 15,
+      insert,
+      remove: (id) => db.repo(ctx, ProjectEntity).update(id, { deleted: true }),
+    });
   });
 
   it('answers 400 problems naming what it cannot answer, never 500, in JSON and XML', async () => {

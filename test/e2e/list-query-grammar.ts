@@ -151,6 +151,45 @@ export async function cursorUnderChurn<Id extends string | number>(o: {
 }
 
 /**
+ * `cursorUnderChurn` for each order of a list: `stable` records made first stay throughout, `churn`
+ * more are removed one per page while a new one is made per page; then every record the walk made
+ * is removed, so the next order starts from the same slate. `first` is the first page's URL
+ * without its `sort`.
+ */
+export async function cursorsUnderChurn<Id extends string | number>(o: {
+  get: (url: string) => Promise<Answered>;
+  first: string;
+  sorts: readonly string[];
+  stable: number;
+  churn: number;
+  insert: (i: number) => Promise<Id>;
+  remove: (id: Id) => Promise<unknown>;
+  label?: Record<string, unknown>;
+}): Promise<void> {
+  for (const sort of o.sorts) {
+    const stable: Id[] = [];
+    const churn: Id[] = [];
+    for (let i = 0; i < o.stable; i++) stable.push(await o.insert(i));
+    for (let i = o.stable; i < o.stable + o.churn; i++) churn.push(await o.insert(i));
+    const removed = new Set<Id>();
+    let k = 100;
+    const everExisted = await cursorUnderChurn({
+      get: o.get,
+      first: `${o.first}${sort ? `&sort=${sort}` : ''}`,
+      stable,
+      churn,
+      insert: () => o.insert(k++),
+      remove: async (id) => {
+        await o.remove(id);
+        removed.add(id);
+      },
+      label: { ...o.label, sort },
+    });
+    for (const id of everExisted) if (!removed.has(id)) await o.remove(id);
+  }
+}
+
+/**
  * Each bad query on each list answers 400 naming the parameter and matching the message, as
  * problem details in JSON (and XML unless `jsonOnly`), never 500.
  */
