@@ -25,6 +25,8 @@ import { CommentEntity } from '../../src/database/entities/comment.entity.js';
 import { Comment } from '../../src/modules/comments/dto/comment.dto.js';
 import { ListItemEntity } from '../../src/database/entities/list-item.entity.js';
 import { ListItem } from '../../src/modules/list-items/dto/list-item.dto.js';
+import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
+import { OrganizationMember } from '../../src/modules/organizations/dto/organization-member.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -46,6 +48,8 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const commentsOn = { ancestorType: 'dialogs', ancestorId: '' };
   /** The individual whose accountabilities, and the projects whose scopes, the list-item lists' plans are made for. */
   const itemsOf = { ancestorId: '', projects: [] as string[] };
+  /** The department whose members, and the individual whose memberships, the membership lists' plans are made for. */
+  const membersOf = { organizationId: '', individualId: '' };
 
   beforeAll(async () => {
     t = await startApp();
@@ -223,9 +227,27 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       }));
       for (let k = 0; k < items.length; k += 400) await t.ds.getRepository(ListItemEntity).insert(items.slice(k, k + 400) as never);
       if (site === acme) Object.assign(itemsOf, { ancestorId: people[0].id, projects: projects.slice(0, 3).map((p) => p.id) });
+      // Department memberships: every person in one of 20 departments, the first 5 people in 20 more each.
+      const memberRows = [
+        ...people.map((p, i) => ({ individualId: p.id, organizationId: units[i % 20].id })),
+        ...people.slice(0, 5).flatMap((p) => units.slice(20, 40).map((u) => ({ individualId: p.id, organizationId: u.id }))),
+      ].map((m, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        individualId: m.individualId,
+        organizationId: m.organizationId,
+        title: i % 9 === 0 ? null : `L${(i * 37) % 500}`,
+        deletedByRef: i % 17 === 0,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < memberRows.length; k += 400) await t.ds.getRepository(OrganizationMemberEntity).insert(memberRows.slice(k, k + 400) as never);
+      if (site === acme) Object.assign(membersOf, { organizationId: units[0].id, individualId: people[0].id });
     }
     if (DB_KIND === 'mysql')
-      await t.ds.query('ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items');
+      await t.ds.query(
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members',
+      );
     else await t.ds.query('ANALYZE');
   });
   afterAll(() => t?.close());
@@ -320,6 +342,18 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       resource: ListItem as never,
       scope: () => ({ equal: { kind: 'projectscope', deleted: false }, in: { property: 'ancestorId', values: itemsOf.projects } }),
       union: true,
+    },
+    {
+      name: 'members of a department',
+      entity: OrganizationMemberEntity,
+      resource: OrganizationMember as never,
+      scope: () => ({ equal: { organizationId: membersOf.organizationId, deletedByRef: false } }),
+    },
+    {
+      name: 'memberships of an individual',
+      entity: OrganizationMemberEntity,
+      resource: OrganizationMember as never,
+      scope: () => ({ equal: { individualId: membersOf.individualId, deletedByRef: false } }),
     },
   ];
 

@@ -1,0 +1,36 @@
+import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+
+/**
+ * The indexes behind the fields of the lists that took `filter=` and `sort=` after those of
+ * 1732000002800 (docs/queries.md): each starts with site_id and the list's own scope, then the
+ * field, so a filter on it reads only the index entries it selects and a sort on it walks the index
+ * in order and stops after the page.
+ *
+ * Department memberships, listed per department and per individual (only those not taken down with
+ * either end, `deleted_by_ref`): Title in each scope; ID, IndividualID and OrganizationID had theirs
+ * (primary key, ux_members_site_individual_org, ix_members_site_org).
+ * An index built beforehand with these columns (Galera RSU, docs/scaling.md) is found and kept.
+ */
+const INDEXES: readonly { table: string; name: string; columns: string[] }[] = [
+  { table: 'organization_members', name: 'ix_members_site_org_title', columns: ['site_id', 'organization_id', 'deleted_by_ref', 'title'] },
+  { table: 'organization_members', name: 'ix_members_site_individual_title', columns: ['site_id', 'individual_id', 'deleted_by_ref', 'title'] },
+];
+
+const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((c, i) => c === b[i]);
+
+export class MemberListQueryIndexes1732000002900 implements MigrationInterface {
+  name = 'MemberListQueryIndexes1732000002900';
+
+  async up(q: QueryRunner): Promise<void> {
+    for (const { table, name, columns } of INDEXES) {
+      const found = (await q.getTable(table))?.indices.find((i) => i.name === name);
+      if (found && same(found.columnNames, columns)) continue;
+      if (found) await q.dropIndex(table, name);
+      await q.createIndex(table, new TableIndex({ name, columnNames: columns }));
+    }
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const { table, name } of [...INDEXES].reverse()) await q.dropIndex(table, name);
+  }
+}
