@@ -27,6 +27,8 @@ import { ListItemEntity } from '../../src/database/entities/list-item.entity.js'
 import { ListItem } from '../../src/modules/list-items/dto/list-item.dto.js';
 import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import { OrganizationMember } from '../../src/modules/organizations/dto/organization-member.dto.js';
+import { PermissionEntity } from '../../src/database/entities/permission.entity.js';
+import { Permission } from '../../src/modules/permissions/dto/permission.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -50,6 +52,8 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const itemsOf = { ancestorId: '', projects: [] as string[] };
   /** The department whose members, and the individual whose memberships, the membership lists' plans are made for. */
   const membersOf = { organizationId: '', individualId: '' };
+  /** The principals and the row whose permissions the permission lists' plans are made for. */
+  const permissionsOf = { principals: [] as string[], rowId: '' };
 
   beforeAll(async () => {
     t = await startApp();
@@ -243,6 +247,26 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       }));
       for (let k = 0; k < memberRows.length; k += 400) await t.ds.getRepository(OrganizationMemberEntity).insert(memberRows.slice(k, k + 400) as never);
       if (site === acme) Object.assign(membersOf, { organizationId: units[0].id, individualId: people[0].id });
+      // Permissions: 2,000 records, on 400 people and 100 units, of 50 principals.
+      const principals = Array.from({ length: 50 }, () => crypto.randomUUID());
+      const grants = Array.from({ length: 2000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        rowId: i % 5 ? people[i % 400].id : units[i % 100].id,
+        rowType: i % 5 ? 39 : 56,
+        principalId: principals[Math.floor(i / 40) % 50],
+        principalType: Math.floor(i / 40) % 50 < 40 ? 1 : 2,
+        childType: i % 5 ? 0 : 19,
+        createState: 0,
+        readState: i % 3,
+        updateState: 0,
+        deleteState: 0,
+        delegateState: 0,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < grants.length; k += 400) await t.ds.getRepository(PermissionEntity).insert(grants.slice(k, k + 400) as never);
+      if (site === acme) Object.assign(permissionsOf, { principals: principals.slice(0, 3), rowId: people[1].id });
     }
     if (DB_KIND === 'mysql')
       await t.ds.query(
@@ -354,6 +378,20 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       entity: OrganizationMemberEntity,
       resource: OrganizationMember as never,
       scope: () => ({ equal: { individualId: membersOf.individualId, deletedByRef: false } }),
+    },
+    { name: 'permissions', entity: PermissionEntity, resource: Permission as never, scope: () => ({}) },
+    {
+      name: 'permissions of the caller and their groups',
+      entity: PermissionEntity,
+      resource: Permission as never,
+      scope: () => ({ in: { property: 'principalId', values: permissionsOf.principals } }),
+      union: true,
+    },
+    {
+      name: 'permissions of a row',
+      entity: PermissionEntity,
+      resource: Permission as never,
+      scope: () => ({ equal: { rowType: 39, rowId: permissionsOf.rowId } }),
     },
   ];
 

@@ -9,17 +9,26 @@ import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
  * Department memberships, listed per department and per individual (only those not taken down with
  * either end, `deleted_by_ref`): Title in each scope; ID, IndividualID and OrganizationID had theirs
  * (primary key, ux_members_site_individual_org, ix_members_site_org).
+ * Permissions, listed for the site (an administrator), by principal (anyone else) and per row: the
+ * plain list's order (RowType, RowID, PrincipalType, PrincipalID, ChildType), which RowType sorts by
+ * and which a row's list walks after its type and id; RowID and PrincipalID had theirs
+ * (ux_permissions_site_row_principal_child, ix_permissions_site_principal).
  * An index built beforehand with these columns (Galera RSU, docs/scaling.md) is found and kept.
  */
 const INDEXES: readonly { table: string; name: string; columns: string[] }[] = [
   { table: 'organization_members', name: 'ix_members_site_org_title', columns: ['site_id', 'organization_id', 'deleted_by_ref', 'title'] },
   { table: 'organization_members', name: 'ix_members_site_individual_title', columns: ['site_id', 'individual_id', 'deleted_by_ref', 'title'] },
+  {
+    table: 'permissions',
+    name: 'ix_permissions_site_row_order',
+    columns: ['site_id', 'row_type', 'row_id', 'principal_type', 'principal_id', 'child_type'],
+  },
 ];
 
 const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((c, i) => c === b[i]);
 
-export class MemberListQueryIndexes1732000002900 implements MigrationInterface {
-  name = 'MemberListQueryIndexes1732000002900';
+export class MemberPermissionListQueryIndexes1732000002900 implements MigrationInterface {
+  name = 'MemberPermissionListQueryIndexes1732000002900';
 
   async up(q: QueryRunner): Promise<void> {
     for (const { table, name, columns } of INDEXES) {
