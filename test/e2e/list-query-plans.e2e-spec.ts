@@ -29,6 +29,8 @@ import { OrganizationMemberEntity } from '../../src/database/entities/organizati
 import { OrganizationMember } from '../../src/modules/organizations/dto/organization-member.dto.js';
 import { PermissionEntity } from '../../src/database/entities/permission.entity.js';
 import { Permission } from '../../src/modules/permissions/dto/permission.dto.js';
+import { CommitmentEntity } from '../../src/database/entities/commitment.entity.js';
+import { Commitment } from '../../src/modules/commitments/dto/commitment.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -54,6 +56,8 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const membersOf = { organizationId: '', individualId: '' };
   /** The principals and the row whose permissions the permission lists' plans are made for. */
   const permissionsOf = { principals: [] as string[], rowId: '' };
+  /** The individual, and the individuals of a dashboard, whose commitments the commitment lists' plans are made for, in a period. */
+  const commitmentsOf = { individualId: '', individuals: [] as string[], periodId: 0 };
 
   beforeAll(async () => {
     t = await startApp();
@@ -267,6 +271,24 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       }));
       for (let k = 0; k < grants.length; k += 400) await t.ds.getRepository(PermissionEntity).insert(grants.slice(k, k + 400) as never);
       if (site === acme) Object.assign(permissionsOf, { principals: principals.slice(0, 3), rowId: people[1].id });
+      // Commitments: 2,000 of 40 people and 20 departments, in two periods (the same period rows as goals).
+      const commitments = Array.from({ length: 2000 }, (_, i) => ({
+        siteId: site.siteId,
+        type: i % 5 ? 'individual' : 'department',
+        ancestorId: i % 5 ? people[i % 40].id : units[i % 20].id,
+        periodId: periods[i % 2].id,
+        name: `L${(i * 37) % 2000}`,
+        description: null,
+        dueDate: i % 6 ? new Date(Date.UTC(2025, i % 12, 1 + (i % 28))) : null,
+        completed: i % 3 === 0,
+        completedDate: null,
+        rank: i % 7,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < commitments.length; k += 400) await t.ds.getRepository(CommitmentEntity).insert(commitments.slice(k, k + 400) as never);
+      if (site === acme)
+        Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
     if (DB_KIND === 'mysql')
       await t.ds.query(
@@ -392,6 +414,19 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       entity: PermissionEntity,
       resource: Permission as never,
       scope: () => ({ equal: { rowType: 39, rowId: permissionsOf.rowId } }),
+    },
+    {
+      name: 'commitments of a record',
+      entity: CommitmentEntity,
+      resource: Commitment as never,
+      scope: () => ({ equal: { type: 'individual', ancestorId: commitmentsOf.individualId, periodId: commitmentsOf.periodId } }),
+    },
+    {
+      name: 'commitments of a dashboard level',
+      entity: CommitmentEntity,
+      resource: Commitment as never,
+      scope: () => ({ equal: { type: 'individual', periodId: commitmentsOf.periodId }, in: { property: 'ancestorId', values: commitmentsOf.individuals } }),
+      union: true,
     },
   ];
 

@@ -13,6 +13,9 @@ import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
  * plain list's order (RowType, RowID, PrincipalType, PrincipalID, ChildType), which RowType sorts by
  * and which a row's list walks after its type and id; RowID and PrincipalID had theirs
  * (ux_permissions_site_row_principal_child, ix_permissions_site_principal).
+ * Commitments, listed per level and record in a period (and a dashboard's level: several records):
+ * Rank then Name (the list's own order; ix_commitments_site_ancestor ended at Rank), Name, DueDate
+ * and Completed in that scope; ID is the primary key.
  * An index built beforehand with these columns (Galera RSU, docs/scaling.md) is found and kept.
  */
 const INDEXES: readonly { table: string; name: string; columns: string[] }[] = [
@@ -23,12 +26,16 @@ const INDEXES: readonly { table: string; name: string; columns: string[] }[] = [
     name: 'ix_permissions_site_row_order',
     columns: ['site_id', 'row_type', 'row_id', 'principal_type', 'principal_id', 'child_type'],
   },
+  { table: 'commitments', name: 'ix_commitments_site_ancestor_rank', columns: ['site_id', 'type', 'ancestor_id', 'period_id', 'rank', 'name'] },
+  { table: 'commitments', name: 'ix_commitments_site_ancestor_name', columns: ['site_id', 'type', 'ancestor_id', 'period_id', 'name'] },
+  { table: 'commitments', name: 'ix_commitments_site_ancestor_due', columns: ['site_id', 'type', 'ancestor_id', 'period_id', 'due_date'] },
+  { table: 'commitments', name: 'ix_commitments_site_ancestor_completed', columns: ['site_id', 'type', 'ancestor_id', 'period_id', 'completed'] },
 ];
 
 const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((c, i) => c === b[i]);
 
-export class MemberPermissionListQueryIndexes1732000002900 implements MigrationInterface {
-  name = 'MemberPermissionListQueryIndexes1732000002900';
+export class MoreListQueryIndexes1732000002900 implements MigrationInterface {
+  name = 'MoreListQueryIndexes1732000002900';
 
   async up(q: QueryRunner): Promise<void> {
     for (const { table, name, columns } of INDEXES) {
