@@ -34,7 +34,6 @@ import {
  * CSV export; 400 problems.
  */
 const NAMES = ['Close deals', 'close the books', 'Hire 100%', 'Ship_v2', '=SUM(A1)', 'Coach juniors', 'Renewals'];
-const DAY = 86_400_000;
 
 describe(`list queries on commitments (${DB_KIND})`, () => {
   let t: TestApp;
