@@ -31,6 +31,8 @@ import { PermissionEntity } from '../../src/database/entities/permission.entity.
 import { Permission } from '../../src/modules/permissions/dto/permission.dto.js';
 import { CommitmentEntity } from '../../src/database/entities/commitment.entity.js';
 import { Commitment } from '../../src/modules/commitments/dto/commitment.dto.js';
+import { AssessmentEntity } from '../../src/database/entities/assessment.entity.js';
+import { Assessment } from '../../src/modules/assessments/dto/assessment.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -287,12 +289,24 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
         updated: new Date(),
       }));
       for (let k = 0; k < commitments.length; k += 400) await t.ds.getRepository(CommitmentEntity).insert(commitments.slice(k, k + 400) as never);
+      // Assessments: 2,000 of 40 subjects in two periods.
+      const assessments = Array.from({ length: 2000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        kind: ['leader', 'team', 'self'][i % 3],
+        subjectId: people[i % 40].id,
+        assessorId: people[(i + 1) % 40].id,
+        periodId: periods[i % 2].id,
+        created: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < assessments.length; k += 400) await t.ds.getRepository(AssessmentEntity).insert(assessments.slice(k, k + 400) as never);
       if (site === acme)
         Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
     if (DB_KIND === 'mysql')
       await t.ds.query(
-        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members',
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments',
       );
     else await t.ds.query('ANALYZE');
   });
@@ -427,6 +441,13 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       resource: Commitment as never,
       scope: () => ({ equal: { type: 'individual', periodId: commitmentsOf.periodId }, in: { property: 'ancestorId', values: commitmentsOf.individuals } }),
       union: true,
+    },
+    { name: 'assessments', entity: AssessmentEntity, resource: Assessment as never, scope: () => ({ equal: { periodId: commitmentsOf.periodId } }) },
+    {
+      name: 'assessments of a subject',
+      entity: AssessmentEntity,
+      resource: Assessment as never,
+      scope: () => ({ equal: { subjectId: commitmentsOf.individualId, periodId: commitmentsOf.periodId } }),
     },
   ];
 

@@ -15,7 +15,9 @@ import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
  * (ux_permissions_site_row_principal_child, ix_permissions_site_principal).
  * Commitments, listed per level and record in a period (and a dashboard's level: several records):
  * Rank then Name (the list's own order; ix_commitments_site_ancestor ended at Rank), Name, DueDate
- * and Completed in that scope; ID is the primary key.
+ * and Completed in that scope; ID is the primary key. Assessments, listed for the site in a period:
+ * Created (the list's own order); a subject's had ix_assessments_site_subject (SubjectID, PeriodID,
+ * Created), Kind ix_assessments_site_period and AssessorID ix_assessments_site_assessor.
  * An index built beforehand with these columns (Galera RSU, docs/scaling.md) is found and kept.
  */
 const INDEXES: readonly { table: string; name: string; columns: string[] }[] = [
@@ -29,6 +31,7 @@ const INDEXES: readonly { table: string; name: string; columns: string[] }[] = [
   { table: 'commitments', name: 'ix_commitments_site_ancestor_rank', columns: ['site_id', 'type', 'ancestor_id', 'period_id', 'rank', 'name'] },
   { table: 'commitments', name: 'ix_commitments_site_ancestor_name', columns: ['site_id', 'type', 'ancestor_id', 'period_id', 'name'] },
   { table: 'commitments', name: 'ix_commitments_site_ancestor_due', columns: ['site_id', 'type', 'ancestor_id', 'period_id', 'due_date'] },
+  { table: 'assessments', name: 'ix_assessments_site_period_created', columns: ['site_id', 'period_id', 'created'] },
   { table: 'commitments', name: 'ix_commitments_site_ancestor_completed', columns: ['site_id', 'type', 'ancestor_id', 'period_id', 'completed'] },
 ];
 
