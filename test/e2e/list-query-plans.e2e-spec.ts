@@ -25,6 +25,14 @@ import { CommentEntity } from '../../src/database/entities/comment.entity.js';
 import { Comment } from '../../src/modules/comments/dto/comment.dto.js';
 import { ListItemEntity } from '../../src/database/entities/list-item.entity.js';
 import { ListItem } from '../../src/modules/list-items/dto/list-item.dto.js';
+import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
+import { OrganizationMember } from '../../src/modules/organizations/dto/organization-member.dto.js';
+import { PermissionEntity } from '../../src/database/entities/permission.entity.js';
+import { Permission } from '../../src/modules/permissions/dto/permission.dto.js';
+import { CommitmentEntity } from '../../src/database/entities/commitment.entity.js';
+import { Commitment } from '../../src/modules/commitments/dto/commitment.dto.js';
+import { AssessmentEntity } from '../../src/database/entities/assessment.entity.js';
+import { Assessment } from '../../src/modules/assessments/dto/assessment.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -46,6 +54,12 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const commentsOn = { ancestorType: 'dialogs', ancestorId: '' };
   /** The individual whose accountabilities, and the projects whose scopes, the list-item lists' plans are made for. */
   const itemsOf = { ancestorId: '', projects: [] as string[] };
+  /** The department whose members, and the individual whose memberships, the membership lists' plans are made for. */
+  const membersOf = { organizationId: '', individualId: '' };
+  /** The principals and the row whose permissions the permission lists' plans are made for. */
+  const permissionsOf = { principals: [] as string[], rowId: '' };
+  /** The individual, and the individuals of a dashboard, whose commitments the commitment lists' plans are made for, in a period. */
+  const commitmentsOf = { individualId: '', individuals: [] as string[], periodId: 0 };
 
   beforeAll(async () => {
     t = await startApp();
@@ -223,9 +237,77 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       }));
       for (let k = 0; k < items.length; k += 400) await t.ds.getRepository(ListItemEntity).insert(items.slice(k, k + 400) as never);
       if (site === acme) Object.assign(itemsOf, { ancestorId: people[0].id, projects: projects.slice(0, 3).map((p) => p.id) });
+      // Department memberships: every person in one of 20 departments, the first 5 people in 20 more each.
+      const memberRows = [
+        ...people.map((p, i) => ({ individualId: p.id, organizationId: units[i % 20].id })),
+        ...people.slice(0, 5).flatMap((p) => units.slice(20, 40).map((u) => ({ individualId: p.id, organizationId: u.id }))),
+      ].map((m, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        individualId: m.individualId,
+        organizationId: m.organizationId,
+        title: i % 9 === 0 ? null : `L${(i * 37) % 500}`,
+        deletedByRef: i % 17 === 0,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < memberRows.length; k += 400) await t.ds.getRepository(OrganizationMemberEntity).insert(memberRows.slice(k, k + 400) as never);
+      if (site === acme) Object.assign(membersOf, { organizationId: units[0].id, individualId: people[0].id });
+      // Permissions: 2,000 records, on 400 people and 100 units, of 50 principals.
+      const principals = Array.from({ length: 50 }, () => crypto.randomUUID());
+      const grants = Array.from({ length: 2000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        rowId: i % 5 ? people[i % 400].id : units[i % 100].id,
+        rowType: i % 5 ? 39 : 56,
+        principalId: principals[Math.floor(i / 40) % 50],
+        principalType: Math.floor(i / 40) % 50 < 40 ? 1 : 2,
+        childType: i % 5 ? 0 : 19,
+        createState: 0,
+        readState: i % 3,
+        updateState: 0,
+        deleteState: 0,
+        delegateState: 0,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < grants.length; k += 400) await t.ds.getRepository(PermissionEntity).insert(grants.slice(k, k + 400) as never);
+      if (site === acme) Object.assign(permissionsOf, { principals: principals.slice(0, 3), rowId: people[1].id });
+      // Commitments: 2,000 of 40 people and 20 departments, in two periods (the same period rows as goals).
+      const commitments = Array.from({ length: 2000 }, (_, i) => ({
+        siteId: site.siteId,
+        type: i % 5 ? 'individual' : 'department',
+        ancestorId: i % 5 ? people[i % 40].id : units[i % 20].id,
+        periodId: periods[i % 2].id,
+        name: `L${(i * 37) % 2000}`,
+        description: null,
+        dueDate: i % 6 ? new Date(Date.UTC(2025, i % 12, 1 + (i % 28))) : null,
+        completed: i % 3 === 0,
+        completedDate: null,
+        rank: i % 7,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < commitments.length; k += 400) await t.ds.getRepository(CommitmentEntity).insert(commitments.slice(k, k + 400) as never);
+      // Assessments: 2,000 of 40 subjects in two periods.
+      const assessments = Array.from({ length: 2000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        kind: ['leader', 'team', 'self'][i % 3],
+        subjectId: people[i % 40].id,
+        assessorId: people[(i + 1) % 40].id,
+        periodId: periods[i % 2].id,
+        created: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < assessments.length; k += 400) await t.ds.getRepository(AssessmentEntity).insert(assessments.slice(k, k + 400) as never);
+      if (site === acme)
+        Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
     if (DB_KIND === 'mysql')
-      await t.ds.query('ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items');
+      await t.ds.query(
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments',
+      );
     else await t.ds.query('ANALYZE');
   });
   afterAll(() => t?.close());
@@ -320,6 +402,52 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       resource: ListItem as never,
       scope: () => ({ equal: { kind: 'projectscope', deleted: false }, in: { property: 'ancestorId', values: itemsOf.projects } }),
       union: true,
+    },
+    {
+      name: 'members of a department',
+      entity: OrganizationMemberEntity,
+      resource: OrganizationMember as never,
+      scope: () => ({ equal: { organizationId: membersOf.organizationId, deletedByRef: false } }),
+    },
+    {
+      name: 'memberships of an individual',
+      entity: OrganizationMemberEntity,
+      resource: OrganizationMember as never,
+      scope: () => ({ equal: { individualId: membersOf.individualId, deletedByRef: false } }),
+    },
+    { name: 'permissions', entity: PermissionEntity, resource: Permission as never, scope: () => ({}) },
+    {
+      name: 'permissions of the caller and their groups',
+      entity: PermissionEntity,
+      resource: Permission as never,
+      scope: () => ({ in: { property: 'principalId', values: permissionsOf.principals } }),
+      union: true,
+    },
+    {
+      name: 'permissions of a row',
+      entity: PermissionEntity,
+      resource: Permission as never,
+      scope: () => ({ equal: { rowType: 39, rowId: permissionsOf.rowId } }),
+    },
+    {
+      name: 'commitments of a record',
+      entity: CommitmentEntity,
+      resource: Commitment as never,
+      scope: () => ({ equal: { type: 'individual', ancestorId: commitmentsOf.individualId, periodId: commitmentsOf.periodId } }),
+    },
+    {
+      name: 'commitments of a dashboard level',
+      entity: CommitmentEntity,
+      resource: Commitment as never,
+      scope: () => ({ equal: { type: 'individual', periodId: commitmentsOf.periodId }, in: { property: 'ancestorId', values: commitmentsOf.individuals } }),
+      union: true,
+    },
+    { name: 'assessments', entity: AssessmentEntity, resource: Assessment as never, scope: () => ({ equal: { periodId: commitmentsOf.periodId } }) },
+    {
+      name: 'assessments of a subject',
+      entity: AssessmentEntity,
+      resource: Assessment as never,
+      scope: () => ({ equal: { subjectId: commitmentsOf.individualId, periodId: commitmentsOf.periodId } }),
     },
   ];
 

@@ -11,6 +11,7 @@ export type AssessmentKind = (typeof ASSESSMENT_KINDS)[number];
 @Entity('assessments')
 @Index('ix_assessments_site_subject', ['siteId', 'subjectId', 'periodId', 'created'])
 @Index('ix_assessments_site_period', ['siteId', 'periodId', 'kind'])
+@Index('ix_assessments_site_period_created', ['siteId', 'periodId', 'created'])
 @Index('ix_assessments_site_assessor', ['siteId', 'assessorId'])
 export class AssessmentEntity extends GuidTenantEntity {
   @StrCol('kind', 20, { nullable: false })

@@ -12,6 +12,10 @@ export type CommitmentType = (typeof COMMITMENT_TYPES)[number];
 @Entity('commitments')
 @Index('ix_commitments_site_ancestor', ['siteId', 'type', 'ancestorId', 'periodId', 'rank'])
 @Index('ix_commitments_site_period', ['siteId', 'periodId', 'type'])
+@Index('ix_commitments_site_ancestor_rank', ['siteId', 'type', 'ancestorId', 'periodId', 'rank', 'name'])
+@Index('ix_commitments_site_ancestor_name', ['siteId', 'type', 'ancestorId', 'periodId', 'name'])
+@Index('ix_commitments_site_ancestor_due', ['siteId', 'type', 'ancestorId', 'periodId', 'dueDate'])
+@Index('ix_commitments_site_ancestor_completed', ['siteId', 'type', 'ancestorId', 'periodId', 'completed'])
 export class CommitmentEntity extends IntTenantEntity {
   @StrCol('type', 20, { nullable: false })
   type: CommitmentType;

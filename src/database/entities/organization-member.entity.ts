@@ -9,6 +9,8 @@ import { LIMITS } from '../../common/limits.js';
 @Entity('organization_members')
 @Index('ux_members_site_individual_org', ['siteId', 'individualId', 'organizationId'], { unique: true })
 @Index('ix_members_site_org', ['siteId', 'organizationId'])
+@Index('ix_members_site_org_title', ['siteId', 'organizationId', 'deletedByRef', 'title'])
+@Index('ix_members_site_individual_title', ['siteId', 'individualId', 'deletedByRef', 'title'])
 export class OrganizationMemberEntity extends GuidTenantEntity {
   @GuidRef(() => IndividualEntity, 'fk_members_individual', 'individual_id')
   individualId: string;

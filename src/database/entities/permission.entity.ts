@@ -40,6 +40,7 @@ export const CHILD_TYPE_COVERS: Readonly<Record<number, RowType>> = {
 @Entity('permissions')
 @Index('ux_permissions_site_row_principal_child', ['siteId', 'rowId', 'principalId', 'childType'], { unique: true })
 @Index('ix_permissions_site_principal', ['siteId', 'principalId'])
+@Index('ix_permissions_site_row_order', ['siteId', 'rowType', 'rowId', 'principalType', 'principalId', 'childType'])
 export class PermissionEntity extends GuidTenantEntity {
   @GuidCol('row_id')
   rowId: string;

@@ -5,13 +5,13 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
 import { GuidParam } from '../../http/wire/ids.js';
 import { AssessmentsService } from './assessments.service.js';
-import { AssessmentDto, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
+import { Assessment, AssessmentDto, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
 import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
 import { changesOf, changesUnder } from '../../http/pipeline/delta-list.js';
-import { PeriodQuery } from '../../http/wire/period-query.js';
+import { QueriedPeriodQuery } from '../../http/wire/period-query.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 
-const LIST_NOTE =
-  'Filtered by `period` (default: the period containing today, else the latest); ordered by creation; paged with limit/offset (X-Total-Count, Link). Each assessment carries its Ratings. XML root ArrayOfAssessment.';
+const LIST_NOTE = `Filtered by \`period\` (default: the period containing today, else the latest); ordered by creation; paged with limit/offset (X-Total-Count, Link). Each assessment carries its Ratings. XML root ArrayOfAssessment. ${queryNotes(Assessment)}`;
 const READ_RULE =
   'Readable by administrators, the assessor, anyone above the subject in the reporting chain, and the subject (self and leader assessments only); others get 403.';
 const WRITE_RULE = 'Allowed for the assessor and administrators; others get 403.';
@@ -26,7 +26,7 @@ export class AssessmentsController {
     summary: 'List the assessments of the site (PM, Admin)',
     description: LIST_NOTE,
   })
-  list(@Ctx() ctx: RequestContext, @Query() q: PeriodQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedPeriodQuery) {
     return this.assessments.list(ctx, q);
   }
 
@@ -34,7 +34,7 @@ export class AssessmentsController {
     summary: 'List the assessments of an individual (PM)',
     description: `The assessments whose subject is the individual. 404 for an individual not of the site; allowed for the individual (without the team assessments of them), anyone they report to and administrators (else 403). ${LIST_NOTE}`,
   })
-  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PeriodQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: QueriedPeriodQuery) {
     return this.assessments.listForIndividual(ctx, id, q);
   }
 

@@ -4,7 +4,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, ValidationError } from '../../common/errors/errors.js';
-import { Page, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { liveIndividualErrors } from '../../database/queries/record-kinds.js';
@@ -15,11 +17,15 @@ import { ratingErrors } from './assessment-ratings.js';
 import { AssessmentEntity } from '../../database/entities/assessment.entity.js';
 import { Assessment, AssessmentDto, AssessmentRatingInput, CreateAssessmentDto, UpdateAssessmentDto } from './dto/assessment.dto.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
-import { PeriodQuery } from '../../http/wire/period-query.js';
+import { QueriedPeriodQuery } from '../../http/wire/period-query.js';
 import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Lists run in creation order; the id keeps paging stable. */
 const LIST_ORDER = { created: 'ASC', id: 'ASC' } as const;
+/** The kinds of assessment of them a subject sees (not the team's). */
+const OWN_KINDS = ['leader', 'self'];
+/** The same order for a queried list: Created, then ID. */
+const BY_CREATED = [{ field: Assessment.queryable.get('created')!, desc: false }] as const;
 
 /**
  * Assessments and their ratings (docs/dialogs-tasks-roles-assessments.md). The ratings
@@ -39,6 +45,7 @@ export class AssessmentsService {
     private readonly db: TenantDb,
     private readonly periods: PeriodsService,
     private readonly access: AccessService,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly assessments = this.db.scoped(AssessmentEntity, 'Assessment');
@@ -47,15 +54,25 @@ export class AssessmentsService {
 
   // ------------------------------------------------------------------ reads
 
-  private async page(ctx: RequestContext, q: PeriodQuery, where: FindOptionsWhere<AssessmentEntity>): Promise<Page<AssessmentDto>> {
+  private async page(ctx: RequestContext, q: QueriedPeriodQuery, where: FindOptionsWhere<AssessmentEntity>): Promise<Page<AssessmentDto>> {
     const period = await this.periods.resolve(ctx, q.period);
     if (period) where.periodId = period.id;
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the right to the list was checked; the subject, the kinds they may see and the period come first.
+      const query = this.queries.read(ctx, Assessment, q);
+      const { take, skip } = pageOf(q);
+      const { kind, ...equal } = where as Record<string, string | number>;
+      const scope = { equal, ...(kind === undefined ? {} : { in: { property: 'kind', values: OWN_KINDS } }) };
+      const page = await readQueriedRows(this.db, ctx, AssessmentEntity, scope, query, BY_CREATED, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(await this.toDtos(ctx, page.rows), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.assessments(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
     return Page.of(await this.toDtos(ctx, rows), total, q);
   }
 
   /** Every assessment of the site (the route is for administrators). */
-  list(ctx: RequestContext, q: PeriodQuery): Promise<Page<AssessmentDto>> {
+  list(ctx: RequestContext, q: QueriedPeriodQuery): Promise<Page<AssessmentDto>> {
     return this.page(ctx, q, {});
   }
 
@@ -63,10 +80,10 @@ export class AssessmentsService {
    * The assessments of a subject, for the subject, anyone above them and administrators (else
    * 403); the subject themselves does not see the team assessments of them.
    */
-  async listForIndividual(ctx: RequestContext, subjectId: string, q: PeriodQuery): Promise<Page<AssessmentDto>> {
+  async listForIndividual(ctx: RequestContext, subjectId: string, q: QueriedPeriodQuery): Promise<Page<AssessmentDto>> {
     await this.access.assertCanReadRecordsOf(ctx, subjectId, 'list their assessments');
     const ownOnly = !ctx.user.isAdmin && ctx.user.individualId === subjectId;
-    return this.page(ctx, q, { subjectId, ...(ownOnly ? { kind: In(['leader', 'self']) } : {}) });
+    return this.page(ctx, q, { subjectId, ...(ownOnly ? { kind: In(OWN_KINDS) } : {}) });
   }
 
   async get(ctx: RequestContext, id: string): Promise<AssessmentDto> {

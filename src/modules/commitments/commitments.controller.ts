@@ -7,11 +7,12 @@ import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js'
 import { GuidParam, IntParam } from '../../http/wire/ids.js';
 import { COMMITMENT_TYPES, type CommitmentType } from '../../database/entities/commitment.entity.js';
 import { CommitmentsService } from './commitments.service.js';
-import { CommitmentDto, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
+import { Commitment, CommitmentDto, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 import { ApiController, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
 import { defineRoutes } from '../../http/pipeline/route-family.js';
 import { changesRefused, changesUnder } from '../../http/pipeline/delta-list.js';
-import { PeriodQuery } from '../../http/wire/period-query.js';
+import { QueriedPeriodQuery } from '../../http/wire/period-query.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 
 const PERIOD =
   'period: a period id of the site (404 when unknown); default the period containing today, else the latest. Ordered by Rank, Name, ID. Every member of the site may read commitments.';
@@ -40,7 +41,7 @@ export class CommitmentsController {
     },
   )
   @ApiParam({ name: 'type', enum: COMMITMENT_TYPES })
-  forDashboard(@Ctx() ctx: RequestContext, @GuidParam('ancestorId') ancestorId: string, @Param('type') type: string, @Query() q: PeriodQuery) {
+  forDashboard(@Ctx() ctx: RequestContext, @GuidParam('ancestorId') ancestorId: string, @Param('type') type: string, @Query() q: QueriedPeriodQuery) {
     return this.commitments.forDashboard(ctx, ancestorId, type, q);
   }
 
@@ -85,15 +86,15 @@ export class CommitmentsController {
         decorators: [
           ListRoute(Pm, `${l.path}/:id/commitments`, CommitmentDto, changesUnder('commitments', ['AncestorID']), {
             summary: `List the commitments of ${l.record} (PM)`,
-            description: l.rowType === undefined ? PERIOD : `id must be ${l.record} (RowType ${l.rowType}), else 404. ${PERIOD}`,
+            description: `${l.rowType === undefined ? PERIOD : `id must be ${l.record} (RowType ${l.rowType}), else 404. ${PERIOD}`} ${queryNotes(Commitment)}`,
           }),
         ],
         params: [
           [Ctx(), RequestContext],
           [GuidParam(), String],
-          [Query(), PeriodQuery],
+          [Query(), QueriedPeriodQuery],
         ],
-        handle(this: CommitmentsController, ctx: RequestContext, id: string, q: PeriodQuery) {
+        handle(this: CommitmentsController, ctx: RequestContext, id: string, q: QueriedPeriodQuery) {
           return this.commitments.listFor(ctx, l.type, id, q);
         },
       })),

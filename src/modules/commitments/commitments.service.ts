@@ -4,7 +4,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { Page, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { type ListScope, readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { liveMemberIds, nearestAncestorOfType, organizationSubtree } from '../../database/queries/trees.js';
 import { type Anchor, TenantDb } from '../../database/tenant-db.js';
@@ -15,13 +17,15 @@ import { AccessService, Row, type Operation } from '../../authorization/access.s
 import { COMMITMENT_TYPES, CommitmentEntity, CommitmentType } from '../../database/entities/commitment.entity.js';
 import { Commitment, CommitmentDto, CreateCommitmentDto, UpdateCommitmentDto } from './dto/commitment.dto.js';
 import { periodErrors, periodGone } from '../../database/queries/period-reference.js';
-import { PeriodQuery } from '../../http/wire/period-query.js';
+import { QueriedPeriodQuery } from '../../http/wire/period-query.js';
 import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 const ROW_TYPE_OF: Record<Exclude<CommitmentType, 'individual'>, number> = { organization: ROW_TYPE_ORGANIZATION, department: ROW_TYPE_DEPARTMENT };
 const LABEL_OF: Record<Exclude<CommitmentType, 'individual'>, string> = { organization: 'Organization', department: 'Department' };
 /** Every list of commitments: by Rank, then Name, then ID. */
 const LIST_ORDER = { rank: 'ASC', name: 'ASC', id: 'ASC' } as const;
+/** The same order for a queried list: Rank, then Name (the field's `then`), then ID. */
+const BY_RANK = [{ field: Commitment.queryable.get('rank')!, desc: false }] as const;
 
 /**
  * Commitments of organizations, departments and individuals (docs/goals-colors-values-commitments.md). Every member of a
@@ -36,6 +40,7 @@ export class CommitmentsService {
     private readonly db: TenantDb,
     private readonly periods: PeriodsService,
     private readonly access: AccessService,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly repo = this.db.scoped(CommitmentEntity, 'Commitment');
@@ -58,7 +63,7 @@ export class CommitmentsService {
    * `GET /{individuals|organizations|departments}/{id}/commitments`: the row's own commitments, in
    * one statement with the row (its 404; ScopedRepository.findAndCountUnder), then its 403.
    */
-  async listFor(ctx: RequestContext, type: CommitmentType, id: string, q: PeriodQuery): Promise<Page<CommitmentDto>> {
+  async listFor(ctx: RequestContext, type: CommitmentType, id: string, q: QueriedPeriodQuery): Promise<Page<CommitmentDto>> {
     // An unknown period is answered only to a caller who may see the row.
     const period = await this.periods.resolve(ctx, q.period).catch(async (e: unknown) => {
       await this.assertRowVisible(ctx, type, id);
@@ -68,6 +73,11 @@ export class CommitmentsService {
       type === 'individual'
         ? { target: IndividualEntity, label: 'Individual', id }
         : { target: OrganizationEntity, label: LABEL_OF[type], id, where: { rowType: ROW_TYPE_OF[type] }, columns: ['manager_id'] };
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the record exists and the caller may see it, then its commitments of the period.
+      await this.assertRowVisible(ctx, type, id);
+      return this.queried(ctx, q, { equal: { type, ancestorId: id, ...(period ? { periodId: period.id } : {}) } });
+    }
     const where: FindOptionsWhere<CommitmentEntity> = { type, ancestorId: id, ...(period ? { periodId: period.id } : {}) };
     const page = await this.repo(ctx).findAndCountUnder(anchor, { where, order: LIST_ORDER, ...pageOf(q) });
     const managerId = (page.anchor.manager_id ?? null) as string | null;
@@ -94,7 +104,7 @@ export class CommitmentsService {
    * live sub-units of that level, of their live members (individual), or, for the organization level
    * of a department, of the nearest organization above it.
    */
-  async forDashboard(ctx: RequestContext, ancestorId: string, type: string, q: PeriodQuery): Promise<Page<CommitmentDto>> {
+  async forDashboard(ctx: RequestContext, ancestorId: string, type: string, q: QueriedPeriodQuery): Promise<Page<CommitmentDto>> {
     if (!(COMMITMENT_TYPES as readonly string[]).includes(type)) {
       throw new ValidationError([{ field: 'type', message: `type must be one of ${COMMITMENT_TYPES.join(', ')}` }]);
     }
@@ -140,13 +150,24 @@ export class CommitmentsService {
     return units.filter((u) => u.rowType === ROW_TYPE_OF[level]).map((u) => u.id);
   }
 
-  private async page(ctx: RequestContext, type: CommitmentType, ancestorIds: string[], q: PeriodQuery): Promise<Page<CommitmentDto>> {
+  private async page(ctx: RequestContext, type: CommitmentType, ancestorIds: string[], q: QueriedPeriodQuery): Promise<Page<CommitmentDto>> {
     const period = await this.periods.resolve(ctx, q.period);
+    if (asksQuery(q))
+      return this.queried(ctx, q, { equal: { type, ...(period ? { periodId: period.id } : {}) }, in: { property: 'ancestorId', values: ancestorIds } });
     if (ancestorIds.length === 0) return Page.of([], 0, q);
     const where: FindOptionsWhere<CommitmentEntity> = { type, ancestorId: In(ancestorIds) };
     if (period) where.periodId = period.id;
     const [rows, total] = await this.repo(ctx).findAndCount({ where, order: LIST_ORDER, ...pageOf(q) });
     return Page.of(this.repo(ctx).answers(rows, Commitment), total, q);
+  }
+
+  /** A queried page (docs/queries.md) of the commitments `scope` selects; without sort= by Rank, then Name, as the plain list. */
+  private async queried(ctx: RequestContext, q: QueriedPeriodQuery, scope: ListScope): Promise<Page<CommitmentDto>> {
+    const query = this.queries.read(ctx, Commitment, q);
+    const { take, skip } = pageOf(q);
+    const page = await readQueriedRows(this.db, ctx, CommitmentEntity, scope, query, BY_RANK, take, skip);
+    const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+    return new QueriedPage(this.repo(ctx).answers(page.rows, Commitment), page.total, take, skip, query.fields, next);
   }
 
   async create(ctx: RequestContext, dto: CreateCommitmentDto): Promise<CommitmentDto> {

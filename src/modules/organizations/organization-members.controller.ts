@@ -3,12 +3,14 @@ import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
-import { PageQuery } from '../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { GuidParam } from '../../http/wire/ids.js';
 import {
   BulkOrganizationMembers,
   CreateOrganizationMemberDto,
   CreatePairMemberDto,
+  OrganizationMember,
   OrganizationMemberDto,
   UpdateOrganizationMemberDto,
 } from './dto/organization-member.dto.js';
@@ -99,17 +101,17 @@ export class OrganizationMembersController {
 
   @ListRoute(Authenticated, 'departments/:id/departmentmembers', OrganizationMemberDto, changesUnder('departmentmembers', ['OrganizationID']), {
     summary: 'List the members of a department',
-    description: 'Ordered by last name, then first name. `limit`/`offset` page the list.',
+    description: `Ordered by the members’ last name, then first name (queried: by sort=, else by ID). \`limit\`/\`offset\` page the list. ${queryNotes(OrganizationMember)}`,
   })
-  listForDepartment(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PageQuery) {
+  listForDepartment(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: QueriedPageQuery) {
     return this.members.listForDepartment(ctx, id, q);
   }
 
   @ListRoute(Authenticated, 'individuals/:id/departmentmembers', OrganizationMemberDto, changesUnder('departmentmembers', ['IndividualID']), {
     summary: 'List the memberships of an individual',
-    description: 'Ordered by the departments’ Rank, then Name. `limit`/`offset` page the list.',
+    description: `Ordered by the departments’ Rank, then Name (queried: by sort=, else by ID). \`limit\`/\`offset\` page the list. ${queryNotes(OrganizationMember)}`,
   })
-  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PageQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: QueriedPageQuery) {
     return this.members.listForIndividual(ctx, id, q);
   }
 

@@ -3,7 +3,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { Page, PageQuery, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { AccessService, hiddenIndividuals, Row } from '../../authorization/access.service.js';
@@ -48,6 +50,7 @@ export class OrganizationMembersService {
   constructor(
     private readonly db: TenantDb,
     private readonly access: AccessService,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly members = this.db.scoped(OrganizationMemberEntity, 'OrganizationMember');
@@ -59,7 +62,7 @@ export class OrganizationMembersService {
   // ------------------------------------------------------------------ reads
 
   /** GET /departments/{id}/departmentmembers, ordered by the members' last and first names. */
-  async listForDepartment(ctx: RequestContext, organizationId: string, q: PageQuery): Promise<Page<OrganizationMemberDto>> {
+  async listForDepartment(ctx: RequestContext, organizationId: string, q: QueriedPageQuery): Promise<Page<OrganizationMemberDto>> {
     const unit = await this.organizations(ctx).get(organizationId);
     await this.access.assertVisible(ctx, Row.unit(unit));
     // Individuals a Deny on Read hides from the caller are left out (docs/authorization.md).
@@ -73,7 +76,7 @@ export class OrganizationMembersService {
   }
 
   /** GET /individuals/{id}/departmentmembers, ordered like department lists (Rank, then Name). */
-  async listForIndividual(ctx: RequestContext, individualId: string, q: PageQuery): Promise<Page<OrganizationMemberDto>> {
+  async listForIndividual(ctx: RequestContext, individualId: string, q: QueriedPageQuery): Promise<Page<OrganizationMemberDto>> {
     await this.individuals(ctx).get(individualId);
     await this.access.assertVisible(ctx, Row.individual(individualId));
     return this.pageOfMembers(ctx, q, 'individualId', individualId, {
@@ -92,7 +95,7 @@ export class OrganizationMembersService {
    */
   private async pageOfMembers(
     ctx: RequestContext,
-    q: PageQuery,
+    q: QueriedPageQuery,
     own: 'organizationId' | 'individualId',
     id: string,
     other: {
@@ -104,6 +107,19 @@ export class OrganizationMembersService {
     },
   ): Promise<Page<OrganizationMemberDto>> {
     const { take, skip } = pageOf(q);
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the right to the end was checked; the end, the memberships not taken
+      // down with either end (deletedByRef: a take-down of either end marks them) and the other ends a
+      // Deny hides come before the filter. Without sort=, ID order: the plain list's order is the other end's.
+      const query = this.queries.read(ctx, OrganizationMember, q);
+      const scope = {
+        equal: { [own]: id, deletedByRef: false },
+        notIn: other.hidden.length ? [{ property: other.key, values: other.hidden }] : [],
+      };
+      const page = await readQueriedRows(this.db, ctx, OrganizationMemberEntity, scope, query, [], take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(await this.toDtos(ctx, page.rows), page.total, take, skip, query.fields, next);
+    }
     const o = other.alias;
     const qb = this.members(ctx)
       .qb('m')

@@ -10,6 +10,7 @@ import {
   CreatePermissionDto,
   EffectivePermissionsDto,
   EffectiveQuery,
+  Permission,
   PermissionDto,
   PermissionQuery,
   UpdatePermissionDto,
@@ -17,6 +18,7 @@ import {
 import { BulkRoute } from '../../http/pipeline/bulk-route.js';
 import { BulkQuery } from '../../http/wire/bulk.js';
 import { PermissionsService } from './permissions.service.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
 import { defineRoutes } from '../../http/pipeline/route-family.js';
 import { changesOf, changesUnder } from '../../http/pipeline/delta-list.js';
@@ -47,7 +49,7 @@ export class PermissionsController {
 
   @ListRoute(Authenticated, 'permissions', PermissionDto, changesOf('permissions'), {
     summary: 'List permissions, optionally of one row and/or one principal',
-    description: `An administrator sees every record of the site; anyone else the records naming them (their UserID) or a security group of theirs, and, with rowid, every record of a row they hold Delegate on. Paged with limit/offset. ${STATES}`,
+    description: `An administrator sees every record of the site; anyone else the records naming them (their UserID) or a security group of theirs, and, with rowid, every record of a row they hold Delegate on. Ordered by RowType, RowID, PrincipalType, PrincipalID and ChildType; paged with limit/offset. ${STATES} ${queryNotes(Permission)}`,
   })
   list(@Ctx() ctx: RequestContext, @Query() q: PermissionQuery) {
     return this.permissions.list(ctx, q);
@@ -123,7 +125,7 @@ export class PermissionsController {
         decorators: [
           ListRoute(Authenticated, `${kind}/:rowid/permissions`, PermissionDto, changesUnder('permissions', ['RowID']), {
             summary: `List the permissions on ${what}`,
-            description: `Every Permission record on that row, for an administrator or a holder of Delegate on it (else 403). 404 when the row is not ${what} of the caller’s site. ${STATES}`,
+            description: `Every Permission record on that row, for an administrator or a holder of Delegate on it (else 403). 404 when the row is not ${what} of the caller’s site. ${STATES} ${queryNotes(Permission)}`,
           }),
         ],
         params: [

@@ -5,7 +5,9 @@ import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, FieldError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { fullName } from '../../common/names.js';
-import { Page, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { type ListScope, readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { grantsOfPrincipal, grantsOfUser, groupIdsOf, rowTypeOf } from '../../authorization/grants.statements.js';
@@ -37,6 +39,8 @@ import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../.
 
 const LABEL = 'Permission';
 const ORDER = { rowType: 'ASC', rowId: 'ASC', principalType: 'ASC', principalId: 'ASC', childType: 'ASC', id: 'ASC' } as const;
+/** The same order for a queried list: RowType, then what its declaration's `then` names, then ID. */
+const BY_ROW = [{ field: Permission.queryable.get('rowtype')!, desc: false }] as const;
 const KIND_ROW_TYPES: Record<string, readonly RowType[]> = {
   individuals: [ROW_TYPE.individual],
   organizations: [ROW_TYPE.organization],
@@ -70,6 +74,7 @@ export class PermissionsService {
   constructor(
     private readonly db: TenantDb,
     private readonly access: AccessService,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly repo = this.db.scoped(PermissionEntity, LABEL);
@@ -89,10 +94,12 @@ export class PermissionsService {
       if (!delegated) {
         const mine = [ctx.user.userId, ...(ctx.user.individualId ? await groupIdsOf(this.db, ctx, ctx.user.individualId) : [])];
         const allowed = q.principalid ? mine.filter((p) => p === q.principalid) : mine;
-        if (allowed.length === 0) return Page.of([], 0, q);
+        if (allowed.length === 0) return asksQuery(q) ? this.queried(ctx, q, { in: { property: 'principalId', values: [] } }) : Page.of([], 0, q);
         where = { ...base, principalId: In(allowed) };
+        if (asksQuery(q)) return this.queried(ctx, q, { equal: base, in: { property: 'principalId', values: allowed } });
       }
     }
+    if (asksQuery(q)) return this.queried(ctx, q, { equal: base });
     const [rows, total] = await this.repo(ctx).findAndCount({ where, order: ORDER, ...pageOf(q) });
     return Page.of(await this.toDtos(ctx, rows), total, q);
   }
@@ -102,12 +109,26 @@ export class PermissionsService {
     const row = await this.row(ctx, rowId, KIND_ROW_TYPES[kind]);
     if (!row) throw new NotFoundError(kind === 'individuals' ? 'Individual' : kind.slice(0, 1).toUpperCase() + kind.slice(1, -1), rowId);
     await this.assertMayDelegate(ctx, row);
+    if (asksQuery(q)) return this.queried(ctx, q, { equal: { rowType: row.type, rowId, ...(q.principalid ? { principalId: q.principalid } : {}) } });
     const [rows, total] = await this.repo(ctx).findAndCount({
       where: { rowId, ...(q.principalid ? { principalId: q.principalid } : {}) },
       order: ORDER,
       ...pageOf(q),
     });
     return Page.of(await this.toDtos(ctx, rows), total, q);
+  }
+
+  /**
+   * A queried page (docs/queries.md) of the records `scope` selects — the caller's right applied
+   * there (the records naming them or their groups, or a row they may delegate on) — before the filter;
+   * without sort= in the plain list's order (RowType, then the row, the principal, the ChildType).
+   */
+  private async queried(ctx: RequestContext, q: PermissionQuery, scope: ListScope): Promise<Page<PermissionDto>> {
+    const query = this.queries.read(ctx, Permission, q);
+    const { take, skip } = pageOf(q);
+    const page = await readQueriedRows(this.db, ctx, PermissionEntity, scope, query, BY_ROW, take, skip);
+    const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+    return new QueriedPage(await this.toDtos(ctx, page.rows), page.total, take, skip, query.fields, next);
   }
 
   async get(ctx: RequestContext, id: string): Promise<PermissionDto> {

@@ -42,16 +42,24 @@ const ratingsInput = (description: string) =>
  */
 export const Assessment = resource<AssessmentEntity, AssessmentExtras>()('Assessment', {
   audit: 'audit',
+  // Lists may filter and sort on Created, their own order (docs/queries.md); the fields say their own.
+  auditQuery: { Created: { filter: true, sort: true } },
   fields: {
-    ID: field.id(),
+    ID: { ...field.id(), query: { filter: true } },
     Kind: field.string<'ReqCre', AssessmentKind>('ReqCre', {
+      query: { filter: true },
       enum: ASSESSMENT_KINDS,
       description:
         'leader (a leader rates someone who reports to them), team (a team member rates their leader) or self (AssessorID = SubjectID). Ignored on update.',
       update: false,
     }),
-    SubjectID: field.guid('ReqCre', { description: 'The individual assessed: a live individual of the site. Ignored on update.', update: false }),
+    SubjectID: field.guid('ReqCre', {
+      query: { filter: true },
+      description: 'The individual assessed: a live individual of the site. Ignored on update.',
+      update: false,
+    }),
     AssessorID: field.guid('-', {
+      query: { filter: true },
       description: 'The individual who assesses: a live individual of the site. Ignored on update.',
       create: { description: 'Default: the caller. For Kind self it must equal SubjectID.' },
       update: false,

@@ -21,6 +21,7 @@ export const OrganizationMember = resource<OrganizationMemberEntity, MembershipE
   audit: 'audit',
   fields: {
     ID: field.guid('ReqUpd', {
+      query: { filter: true },
       description: 'Id of the membership (the relationship between department and individual).',
       create: { description: OPTIONAL_ID_DOC },
       update: {
@@ -30,12 +31,16 @@ export const OrganizationMember = resource<OrganizationMemberEntity, MembershipE
       },
     }),
     SiteID: field.guid('RO'),
-    IndividualID: field.fixed.guid('The member. Cannot be changed on update (ignored).', 'A live individual of the site (else 400).'),
+    IndividualID: field.fixed.guid('The member. Cannot be changed on update (ignored).', 'A live individual of the site (else 400).', {
+      query: { filter: true },
+    }),
     OrganizationID: field.fixed.guid(
       'The organization or department. Cannot be changed on update (ignored).',
       'A live organization or department of the site (else 400).',
+      { query: { filter: true } },
     ),
     Title: field.string('-', {
+      query: { filter: true, sort: true },
       nullable: true,
       max: LIMITS.name,
       description: 'The member’s title in this department.',

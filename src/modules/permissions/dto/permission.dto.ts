@@ -1,6 +1,6 @@
 import { field, resource } from '../../../http/wire/resource.js';
 import { InputField } from '../../../http/wire/wire.js';
-import { PageQuery } from '../../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../../http/wire/pagination.js';
 import { CHILD_TYPE_COVERS, STATE_TEXT, type PermissionEntity } from '../../../database/entities/permission.entity.js';
 import { bulkRequestOf, type BulkRequest } from '../../../http/wire/bulk.js';
 import { declareExamples } from '../../../http/wire/examples.js';
@@ -36,14 +36,16 @@ const text = (column: keyof PermissionEntity, name: string) =>
 export const Permission = resource<PermissionEntity, PermissionExtras>()('Permission', {
   audit: 'audit',
   fields: {
-    ID: field.id(),
+    ID: { ...field.id(), query: { filter: true } },
     RowID: field.fixed.guid(
       'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400). Ignored on update (a permission does not move).',
       'The secured row: an individual, organization, department, project, dialog or metric of the site (else 400).',
+      { query: { filter: true } },
     ),
     PrincipalID: field.fixed.guid(
       'A user (the UserID of an individual of the site) or a security group of the site (else 400). Ignored on update.',
       'A user (the UserID of an individual of the site, not its ID) or a security group of the site (else 400).',
+      { query: { filter: true } },
     ),
     ChildType: field.int('ReqCre', {
       nullable: true,
@@ -61,14 +63,18 @@ export const Permission = resource<PermissionEntity, PermissionExtras>()('Permis
     DeleteState: state('Delete'),
     DelegateState: state('Delegate (managing the Permission records of the row)'),
     SiteID: field.guid('RO'),
-    RowType: field.int('RO', { description: 'What RowID is: 4 organization, 56 department, 39 individual, 15 project, 9 dialog, 7 metric.' }),
+    // Then the row, the principal's type and id and the ChildType: the plain list's order.
+    RowType: field.int('RO', {
+      query: { filter: true, sort: true, then: ['rowId', 'principalType', 'principalId', 'childType'] },
+      description: 'What RowID is: 4 organization, 56 department, 39 individual, 15 project, 9 dialog, 7 metric.',
+    }),
     PrincipalName: field.string('RO', {
       nullable: true,
       column: null,
       description: 'The user’s full name (or user name) or the security group’s name; null when the principal no longer exists.',
       from: (p: PermissionEntity, x: PermissionExtras) => x.principalNames.get(p.principalId) ?? null,
     }),
-    PrincipalType: field.int('RO', { description: '1 a user, 2 a security group.' }),
+    PrincipalType: field.int('RO', { query: { filter: true }, description: '1 a user, 2 a security group.' }),
     RowName: field.string('RO', {
       nullable: true,
       column: null,
@@ -88,7 +94,7 @@ export type PermissionDto = InstanceType<typeof PermissionDto>;
 export type CreatePermissionDto = InstanceType<typeof CreatePermissionDto>;
 export type UpdatePermissionDto = InstanceType<typeof UpdatePermissionDto>;
 
-export class PermissionQuery extends PageQuery {
+export class PermissionQuery extends QueriedPageQuery {
   @InputField('guid', { description: 'Only the permissions on this row.' })
   rowid?: string;
 
