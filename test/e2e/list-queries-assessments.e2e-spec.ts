@@ -8,7 +8,7 @@ import { createPeriods } from '../factories/goals.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 import {
   type Case,
-  cursorUnderChurn,
+  cursorsUnderChurn,
   expectCsvLikeJson,
   expectFields,
   expectFilterCases,
@@ -175,20 +175,16 @@ describe(`list queries on assessments (${DB_KIND})`, () => {
     ] as const) {
       // Only this round's: those created from the start of this second on (earlier tests' are older).
       const since = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
-      const stable: string[] = [];
-      const churn: string[] = [];
-      for (let i = 0; i < 12; i++) stable.push(await insert());
-      for (let i = 0; i < 8; i++) churn.push(await insert());
-      const everExisted = await cursorUnderChurn({
+      await cursorsUnderChurn<string>({
         get: (url) => get(url, acme.admin.token).expect(200),
-        first: `${list}?limit=4&cursor=start&filter=${q(`Kind eq "leader" and Created ge "${since}"`)}${sort ? `&sort=${sort}` : ''}`,
-        stable,
-        churn,
+        first: `${list}?limit=4&cursor=start&filter=${q(`Kind eq "leader" and Created ge "${since}"`)}`,
+        sorts: [sort],
+        stable: 12,
+        churn: 8,
         insert,
         remove: (id) => t.ds.getRepository(AssessmentEntity).delete({ id }),
-        label: { list, sort },
+        label: { list },
       });
-      for (const id of everExisted) await t.ds.getRepository(AssessmentEntity).delete({ id });
     }
   });
 

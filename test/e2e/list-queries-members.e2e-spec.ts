@@ -11,7 +11,7 @@ import { DB_KIND, startApp, TestApp } from './harness.js';
 import {
   type Case,
   comparison,
-  cursorUnderChurn,
+  cursorsUnderChurn,
   expectCsvLikeJson,
   expectFields,
   expectFilterCases,
@@ -209,22 +209,16 @@ describe(`list queries on department members (${DB_KIND})`, () => {
       ],
       [ofDepartment(), async () => (await addMember(t, acme.siteId, await person(200 + k), department, `Cur ${String.fromCharCode(97 + (k % 26))}${k++}`)).id],
     ] as const) {
-      for (const sort of ['', '-Title']) {
-        const stable: string[] = [];
-        const churn: string[] = [];
-        for (let i = 0; i < 12; i++) stable.push(await insert());
-        for (let i = 0; i < 8; i++) churn.push(await insert());
-        const everExisted = await cursorUnderChurn({
-          get: (url) => get(url, acme.admin.token).expect(200),
-          first: `${list}?limit=4&cursor=start&filter=${q('Title sw "Cur"')}${sort ? `&sort=${sort}` : ''}`,
-          stable,
-          churn,
-          insert,
-          remove: (id) => repo.update(id, { deletedByRef: true }),
-          label: { list, sort },
-        });
-        for (const id of everExisted) await repo.update(id, { deletedByRef: true });
-      }
+      await cursorsUnderChurn<string>({
+        get: (url) => get(url, acme.admin.token).expect(200),
+        first: `${list}?limit=4&cursor=start&filter=${q('Title sw "Cur"')}`,
+        sorts: ['', '-Title'],
+        stable: 12,
+        churn: 8,
+        insert,
+        remove: (id) => repo.update(id, { deletedByRef: true }),
+        label: { list },
+      });
     }
   });
 

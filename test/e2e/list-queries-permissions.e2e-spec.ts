@@ -12,7 +12,7 @@ import { DB_KIND, startApp, TestApp } from './harness.js';
 import {
   type Case,
   comparison,
-  cursorUnderChurn,
+  cursorsUnderChurn,
   expectCsvLikeJson,
   expectFields,
   expectFilterCases,
@@ -212,20 +212,16 @@ describe(`list queries on permissions (${DB_KIND})`, () => {
       ['/v4/permissions', '-RowType'],
       [`/v4/departments/${unit}/permissions`, ''],
     ] as const) {
-      const stable: string[] = [];
-      const churn: string[] = [];
-      for (let i = 0; i < 12; i++) stable.push(await insert());
-      for (let i = 0; i < 8; i++) churn.push(await insert());
-      const everExisted = await cursorUnderChurn({
+      await cursorsUnderChurn<string>({
         get: (url) => get(url, acme.admin.token).expect(200),
-        first: `${list}?limit=4&cursor=start&filter=${q(`RowID eq "${unit}"`)}${sort ? `&sort=${sort}` : ''}`,
-        stable,
-        churn,
+        first: `${list}?limit=4&cursor=start&filter=${q(`RowID eq "${unit}"`)}`,
+        sorts: [sort],
+        stable: 12,
+        churn: 8,
         insert,
         remove: (id) => t.ds.getRepository(PermissionEntity).delete({ id }),
-        label: { list, sort },
+        label: { list },
       });
-      for (const id of everExisted) await t.ds.getRepository(PermissionEntity).delete({ id });
     }
   });
 
