@@ -148,3 +148,49 @@ describe('CallerCache across replicas (InvalidationBus)', () => {
     expect(sent).toEqual([[{ t: 'callers' }]]);
   });
 });
+
+describe('CallerCache: writes through the data layer', () => {
+  const caller = { userId: 'u' } as unknown as Caller;
+  const write = (tableName: string, queryRunner: { isTransactionActive: boolean; data?: unknown }) =>
+    ({ metadata: { tableName }, queryRunner }) as unknown as Parameters<CallerCache['afterInsert']>[0];
+
+  async function counting() {
+    const { InvalidationBus } = await import('../../common/invalidation/invalidation-bus.js');
+    const sent: unknown[] = [];
+    const bus = await new InvalidationBus({ send: (b) => sent.push(...b), start: async () => undefined, close: async () => undefined }).start();
+    const sut = new CallerCache({ callerCacheMs: 5000 } as AppConfig, { subscribers: [] } as unknown as DataSource, bus);
+    let loads = 0;
+    const read = () => sut.get('sub', 'site', 0, () => Promise.resolve((loads++, caller)));
+    return { sut, sent, read, loads: () => loads };
+  }
+
+  it('in a transaction: the kept caller stays until the commit, then is read again; a thousand rows invalidate once', async () => {
+    const { sut, sent, read, loads } = await counting();
+    await read();
+    const runner = { isTransactionActive: true, data: {} };
+    for (let i = 0; i < 1000; i++) sut.afterInsert(write('individuals', runner));
+    await read();
+    expect(loads()).toBe(1); // nobody else can read the uncommitted rows yet
+    sut.afterTransactionCommit({ queryRunner: runner } as unknown as Parameters<CallerCache['afterTransactionCommit']>[0]);
+    await read();
+    expect(loads()).toBe(2);
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([{ t: 'callers' }]);
+    // The next transaction on the same runner invalidates again at its own commit.
+    sut.afterUpdate(write('users', runner));
+    sut.afterTransactionCommit({ queryRunner: runner } as unknown as Parameters<CallerCache['afterTransactionCommit']>[0]);
+    await read();
+    expect(loads()).toBe(3);
+  });
+
+  it('outside a transaction: invalidates at once; tables that do not decide a caller change nothing', async () => {
+    const { sut, read, loads } = await counting();
+    await read();
+    sut.afterInsert(write('goals', { isTransactionActive: false }));
+    await read();
+    expect(loads()).toBe(1);
+    sut.afterUpdate(write('permissions', { isTransactionActive: false }));
+    await read();
+    expect(loads()).toBe(2);
+  });
+});

@@ -39,8 +39,8 @@ const MAX_KEPT_REPORT_IDS = 200_000;
  * individual and the site once instead of on every request (docs/performance.md).
  *
  * Writes through this process's data layer to `users`, `individuals` or `sites` (a deletion, a
- * demotion, a site's PM switch…) empty the cache at once, and again when their transaction
- * commits, so on the instance that made the change it applies to the very next request. Every
+ * demotion, a site's PM switch…) empty the cache when their transaction commits (at once for a
+ * write outside one), so on the instance that made the change it applies to the very next request. Every
  * invalidation goes through the InvalidationBus: with REDIS_URL set, the other replicas drop
  * theirs within milliseconds of the commit (docs/scaling.md, "Cross-replica freshness"); without
  * it, or while Redis is away, they see the change within CALLER_CACHE_MS.
@@ -153,10 +153,13 @@ export class CallerCache implements EntitySubscriberInterface, Cache {
     return (this.callers?.size ?? 0) + (this.reports?.size ?? 0) + (this.rows?.size ?? 0);
   }
 
+  /**
+   * Empties the three caches. An LRUCache's clear() costs its whole capacity (it refills its
+   * arrays) even when it holds nothing, and a bulk write or an import row invalidates once per
+   * committed batch: an empty cache is left as it is.
+   */
   clear(): void {
-    this.callers?.clear();
-    this.reports?.clear();
-    this.rows?.clear();
+    for (const c of [this.callers, this.reports, this.rows]) if (c?.size) c.clear();
   }
 
   // TypeORM subscriber events (every insert, update and delete through the data layer).
@@ -180,12 +183,19 @@ export class CallerCache implements EntitySubscriberInterface, Cache {
     }
   }
 
+  /**
+   * A write outside a transaction invalidates at once. One inside a transaction invalidates when
+   * it commits (afterTransactionCommit), once however many rows it wrote: until then nobody else
+   * can read the change (READ COMMITTED), and a caller read meanwhile, the old one, is dropped by
+   * that invalidation. A transaction rolled back changed nothing to invalidate.
+   */
   private written(event: { metadata: EntityMetadata; queryRunner: QueryRunner }): void {
     if (!CALLER_TABLES.has(event.metadata.tableName)) return;
-    this.invalidate();
-    // A request that reads the old row before the commit must not keep it: clear again then.
     if (event.queryRunner.isTransactionActive) {
-      event.queryRunner.data = { ...(event.queryRunner.data as object), [DIRTY]: true };
+      const data = event.queryRunner.data as Record<string, unknown> | undefined;
+      if (!data?.[DIRTY]) event.queryRunner.data = { ...data, [DIRTY]: true };
+    } else {
+      this.invalidate();
     }
   }
 }
