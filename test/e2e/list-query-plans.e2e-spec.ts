@@ -66,6 +66,8 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const commitmentsOf = { individualId: '', individuals: [] as string[], periodId: 0 };
   /** The individual whose basic roles the basic-role list's plans are made for. */
   const rolesOf = { individualId: '' };
+  /** The units of a person (their memberships and primary one) the unit list's plans are made for. */
+  const unitsOf = { ids: [] as string[] };
 
   beforeAll(async () => {
     t = await startApp();
@@ -334,6 +336,7 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       }));
       for (let k = 0; k < roles.length; k += 400) await t.ds.getRepository(BasicRoleEntity).insert(roles.slice(k, k + 400) as never);
       if (site === acme) rolesOf.individualId = people[1].id;
+      if (site === acme) unitsOf.ids = units.slice(0, 12).map((u) => u.id);
       if (site === acme)
         Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
@@ -490,6 +493,13 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       entity: BasicRoleEntity,
       resource: BasicRole as never,
       scope: () => ({ equal: { individualId: rolesOf.individualId, deleted: false } }),
+    },
+    {
+      name: 'departments of a person',
+      entity: OrganizationEntity,
+      resource: Organization as never,
+      scope: () => ({ equal: { deleted: false }, in: { property: 'id', values: unitsOf.ids } }),
+      union: true,
     },
     // The site's counts are read over its live individuals; only IndividualID (their primary key) filters.
     {

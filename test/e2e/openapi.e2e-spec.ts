@@ -160,7 +160,14 @@ describe('the OpenAPI document', () => {
     ]);
     expect(headers('get', '/v4/sync/{kind}', '200')).toEqual(['Link', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Sync-Cursor']);
     // A list that refuses updatedSince (a membership, not a field, ties its records) never sends a cursor.
-    expect(headers('get', '/v4/individuals/{id}/departments', '200')).toEqual(['Link', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Total-Count']);
+    expect(headers('get', '/v4/individuals/{id}/departments', '200')).toEqual([
+      'Content-Disposition',
+      'Link',
+      'RateLimit',
+      'RateLimit-Policy',
+      'X-Request-Id',
+      'X-Total-Count',
+    ]);
     expect(headers('get', '/v4/departments/{id}', '200')).toEqual(['ETag', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id']);
     expect(headers('get', '/v4/accountabilities/{id}', '200')).toEqual(['ETag', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id']);
     expect(headers('get', '/v4/departments/{id}', '304')).toEqual(['ETag', 'X-Request-Id']);
@@ -192,7 +199,8 @@ describe('the OpenAPI document', () => {
       (op(method, path).parameters as Json[]).filter((p) => /\/List[A-Z]/.test(p.$ref ?? '')).map((p) => p.$ref.split('/').pop());
     for (const path of ['/v4/individuals', '/v4/sites/{siteid}/individuals', '/v4/departments', '/v4/organizations'])
       expect({ path, shared: shared('get', path) }).toEqual({ path, shared: ['ListFilter', 'ListSort', 'ListFields', 'ListCursor'] });
-    expect(shared('get', '/v4/me/departments')).toEqual([]);
+    expect(shared('get', '/v4/webhooks')).toEqual([]);
+    expect(shared('get', '/v4/me/departments')).toEqual(['ListFilter', 'ListSort', 'ListFields', 'ListCursor']);
     for (const [name, param] of [
       ['ListFilter', 'filter'],
       ['ListSort', 'sort'],
