@@ -35,6 +35,8 @@ import { AssessmentEntity } from '../../src/database/entities/assessment.entity.
 import { Assessment } from '../../src/modules/assessments/dto/assessment.dto.js';
 import { BasicRoleEntity } from '../../src/database/entities/basic-role.entity.js';
 import { BasicRole, IndividualBasicRolesCount } from '../../src/modules/basic-roles/dto/basic-role.dto.js';
+import { ColorEntity } from '../../src/database/entities/color.entity.js';
+import { Color } from '../../src/modules/colors/dto/color.dto.js';
 import { SecurityGroupEntity } from '../../src/database/entities/security-group.entity.js';
 import { SecurityGroup } from '../../src/modules/security-groups/dto/security-group.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
@@ -337,12 +339,24 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       for (let k = 0; k < roles.length; k += 400) await t.ds.getRepository(BasicRoleEntity).insert(roles.slice(k, k + 400) as never);
       if (site === acme) rolesOf.individualId = people[1].id;
       if (site === acme) unitsOf.ids = units.slice(0, 12).map((u) => u.id);
+      // Colors: 300 bands.
+      const colors = Array.from({ length: 300 }, (_, i) => ({
+        siteId: site.siteId,
+        name: `L${(i * 37) % 200}`,
+        colorValue: i,
+        minPercent: i % 100,
+        maxPercent: (i % 100) + 5,
+        rank: i % 9,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      await t.ds.getRepository(ColorEntity).insert(colors as never);
       if (site === acme)
         Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
     if (DB_KIND === 'mysql')
       await t.ds.query(
-        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, security_groups, basic_roles',
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, security_groups, basic_roles, colors',
       );
     else await t.ds.query('ANALYZE');
   });
@@ -501,6 +515,7 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       scope: () => ({ equal: { deleted: false }, in: { property: 'id', values: unitsOf.ids } }),
       union: true,
     },
+    { name: 'colors', entity: ColorEntity, resource: Color as never, scope: () => ({}) },
     // The site's counts are read over its live individuals; only IndividualID (their primary key) filters.
     {
       name: 'basic roles counted per individual',
