@@ -102,6 +102,7 @@ describe('the OpenAPI document', () => {
     // 406: an export type alone on a list that does not stream (docs/exports.md).
     expect(errors('get', '/v4/webhooks')).toEqual([400, 401, 403, 406, 429, 503]);
     expect(errors('get', '/v4/securitygroups')).toEqual([400, 401, 403, 429, 503]);
+    expect(errors('get', '/v4/sites')).toEqual([400, 401, 403, 429, 503]);
     expect(errors('post', '/v4/departments')).toEqual([400, 401, 403, 409, 413, 415, 429, 503]);
     expect(errors('get', '/v4/departments/{id}')).toEqual([400, 401, 403, 404, 429, 503]);
     expect(errors('put', '/v4/departments/{id}')).toEqual([400, 401, 403, 404, 409, 412, 413, 415, 429, 503]);
