@@ -27,6 +27,12 @@ import type { TenantEntity } from './entities/base.entity.js';
  * among values (`in`: the scopes of the projects the caller owns), and IDs left out.
  */
 export interface ListScope {
+  /**
+   * The table is not a tenant table (the sites themselves): no `site_id` condition, so the scope's
+   * own conditions are the whole rule (`GET /v4/sites`: every site for a global administrator, the
+   * caller's own by `equal: { id }` for anyone else). Never set on a tenant table.
+   */
+  readonly global?: boolean;
   readonly equal?: Readonly<Record<string, string | number | boolean>>;
   readonly in?: { readonly property: string; readonly values: readonly (string | number)[] };
   readonly anyOf?: readonly Readonly<Record<string, string | number | boolean>>[];
@@ -49,6 +55,8 @@ export interface ListPlan {
   where: string;
   order: readonly OrderColumn[];
   sqlite: boolean;
+  /** Not a tenant table (ListScope.global): no `t.site_id = ?` first. */
+  global?: boolean;
 }
 
 const ESCAPE = " ESCAPE '!'";
@@ -173,6 +181,9 @@ function keysetSql(order: readonly OrderColumn[], position: readonly KeyValue[],
   return ors.length ? `(${ors.join(' OR ')})` : '1 = 0';
 }
 
+/** The tenant condition a list starts with: the caller's site, or none on a global table (its scope says the rule). */
+const tenantSql = (plan: Pick<ListPlan, 'global'>) => (plan.global ? '1 = 1' : 't.site_id = ?');
+
 const orderBySql = (order: readonly OrderColumn[]) => order.map((o) => `${o.column}${o.desc ? ' DESC' : ''}`).join(', ');
 
 /** The keys of a page: the IDs and order values of its rows, in the page's order. */
@@ -180,7 +191,7 @@ const PAGE_KEYS = familyWithParams(
   'lists.page-keys',
   (plan: ListPlan, params: unknown[], offset: boolean) => ({
     text:
-      `SELECT ${plan.order.map((o, i) => `${o.column} AS k${i}`).join(', ')} FROM ${plan.table} t WHERE t.site_id = ?${plan.where}` +
+      `SELECT ${plan.order.map((o, i) => `${o.column} AS k${i}`).join(', ')} FROM ${plan.table} t WHERE ${tenantSql(plan)}${plan.where}` +
       ` ORDER BY ${orderBySql(plan.order)} LIMIT ?${offset ? ' OFFSET ?' : ''}`,
     params,
   }),
@@ -218,8 +229,8 @@ const PAGE_KEYS = familyWithParams(
 /** The number of rows a filter selects in the list's scope. */
 const COUNT = familyWithParams(
   'lists.count',
-  (plan: Pick<ListPlan, 'table' | 'where'>, params: unknown[]) => ({
-    text: `SELECT COUNT(*) AS n FROM ${plan.table} t WHERE t.site_id = ?${plan.where}`,
+  (plan: Pick<ListPlan, 'table' | 'where' | 'global'>, params: unknown[]) => ({
+    text: `SELECT COUNT(*) AS n FROM ${plan.table} t WHERE ${tenantSql(plan)}${plan.where}`,
     params,
   }),
   [[{ table: 'individuals', where: " AND t.deleted = ? AND (t.last_name LIKE ? ESCAPE '!')" }, []]],
@@ -308,7 +319,7 @@ export function pageKeysOf(
 ): KeysStatement {
   const metadata = db.metadataOf(entity);
   const sqlite = db.isSqlite;
-  const params: unknown[] = [ctx.siteId];
+  const params: unknown[] = scope.global ? [] : [ctx.siteId];
   let where = scopeSql(metadata, scope, params);
   if (query.filter) where += ` AND ${conditionSql(metadata, query.filter, params, sqlite)}`;
   const order = orderOf(metadata, query, fallback);
@@ -316,7 +327,7 @@ export function pageKeysOf(
   const offset = !Array.isArray(query.cursor) && query.cursor !== 'start' && skip > 0;
   params.push(take + 1);
   if (offset) params.push(skip);
-  const bound = PAGE_KEYS.of({ table: metadata.tableName, where, order, sqlite }, params, offset);
+  const bound = PAGE_KEYS.of({ table: metadata.tableName, where, order, sqlite, global: scope.global }, params, offset);
   return {
     statement: bound.statement,
     params: bound.params,
@@ -346,6 +357,8 @@ export function countQueried(db: TenantDb, ctx: RequestContext, entity: EntityTa
   // A total that leaves out records a Deny hides from this caller is counted every time; any other
   // is kept like the plain list's (src/database/caches/list-totals.ts), by its scope and query.
   if (scope.notIn?.some((n) => n.values.length)) return count();
+  // A global table's total is not the caller's site's to keep: another site's writes change it.
+  if (scope.global) return count();
   return db.listTotal(
     ctx,
     `query:${db.metadataOf(entity).tableName}:${JSON.stringify(scope.equal ?? {})}${scope.anyOf ? JSON.stringify(scope.anyOf) : ''}${scope.in ? JSON.stringify(scope.in) : ''}:${query.binding}`,
@@ -355,10 +368,10 @@ export function countQueried(db: TenantDb, ctx: RequestContext, entity: EntityTa
 
 async function countNow(db: TenantDb, ctx: RequestContext, entity: EntityTarget<ObjectLiteral>, scope: ListScope, query: ListQuery): Promise<number> {
   const metadata = db.metadataOf(entity);
-  const params: unknown[] = [ctx.siteId];
+  const params: unknown[] = scope.global ? [] : [ctx.siteId];
   let where = scopeSql(metadata, scope, params);
   if (query.filter) where += ` AND ${conditionSql(metadata, query.filter, params, db.isSqlite)}`;
-  const rows = await db.reader(ctx).rows(...spread(COUNT.of({ table: metadata.tableName, where }, params)));
+  const rows = await db.reader(ctx).rows(...spread(COUNT.of({ table: metadata.tableName, where, global: scope.global }, params)));
   return Number(rows[0]?.n ?? 0);
 }
 

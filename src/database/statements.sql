@@ -8,7 +8,7 @@
 -- (src/database/journal.ts), migrations, and the machinery of the connection (ping, migration lock,
 -- data source setup, character set check).
 --
--- 62 statements, 43 families (80 samples).
+-- 62 statements, 44 families (82 samples).
 
 -- audit.changes-after (family)
 -- src/database/queries/audit.ts
@@ -241,6 +241,33 @@ FROM
 WHERE
   site_id = ?
   AND active = ?;
+
+-- basic-roles.counts-of (family)
+-- src/database/queries/basic-roles.ts
+-- basic-roles.counts-of(1)
+SELECT
+  b.individual_id AS individualId,
+  COUNT(*) AS n
+FROM
+  basic_roles b
+WHERE
+  b.site_id = ?
+  AND b.deleted = 0
+  AND b.individual_id IN (?)
+GROUP BY
+  b.individual_id;
+-- basic-roles.counts-of(3)
+SELECT
+  b.individual_id AS individualId,
+  COUNT(*) AS n
+FROM
+  basic_roles b
+WHERE
+  b.site_id = ?
+  AND b.deleted = 0
+  AND b.individual_id IN (?, ?, ?)
+GROUP BY
+  b.individual_id;
 
 -- basic-roles.counts-page (family)
 -- src/database/queries/basic-roles.ts

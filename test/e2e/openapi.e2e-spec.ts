@@ -100,7 +100,9 @@ describe('the OpenAPI document', () => {
     // 403: an API token without the departments:read scope (docs/identity.md); 429: a spent request budget (docs/limits.md).
     expect(errors('get', '/v4/departments')).toEqual([400, 401, 403, 429, 503]);
     // 406: an export type alone on a list that does not stream (docs/exports.md).
-    expect(errors('get', '/v4/securitygroups')).toEqual([400, 401, 403, 406, 429, 503]);
+    expect(errors('get', '/v4/webhooks')).toEqual([400, 401, 403, 406, 429, 503]);
+    expect(errors('get', '/v4/securitygroups')).toEqual([400, 401, 403, 429, 503]);
+    expect(errors('get', '/v4/sites')).toEqual([400, 401, 403, 429, 503]);
     expect(errors('post', '/v4/departments')).toEqual([400, 401, 403, 409, 413, 415, 429, 503]);
     expect(errors('get', '/v4/departments/{id}')).toEqual([400, 401, 403, 404, 429, 503]);
     expect(errors('put', '/v4/departments/{id}')).toEqual([400, 401, 403, 404, 409, 412, 413, 415, 429, 503]);
@@ -113,7 +115,8 @@ describe('the OpenAPI document', () => {
     expect(errors('get', '/v4/dialogs')).toEqual([400, 401, 403, 404, 429, 503]);
     expect(errors('get', '/v4/individuals/{id}/commitments')).toEqual([400, 401, 403, 404, 429, 503]);
     expect(errors('get', '/v4/individuals/{id}/assessments')).toEqual([400, 401, 403, 404, 429, 503]);
-    expect(errors('get', '/v4/individuals/{individualid}/basicroles')).toEqual([400, 401, 403, 404, 406, 429, 503]);
+    expect(errors('get', '/v4/individuals/{individualid}/basicroles')).toEqual([400, 401, 403, 404, 429, 503]);
+    expect(errors('get', '/v4/individuals/{ancestorid}/archives')).toEqual([400, 401, 403, 404, 406, 429, 503]);
     expect(errors('get', '/health/live')).toEqual([]);
     expect(errors('get', '/health/ready')).toEqual([503]);
     expect(response(op('post', '/v4/departments').responses['403']).description).toMatch(/administrator/);
@@ -158,7 +161,14 @@ describe('the OpenAPI document', () => {
     ]);
     expect(headers('get', '/v4/sync/{kind}', '200')).toEqual(['Link', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Sync-Cursor']);
     // A list that refuses updatedSince (a membership, not a field, ties its records) never sends a cursor.
-    expect(headers('get', '/v4/individuals/{id}/departments', '200')).toEqual(['Link', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id', 'X-Total-Count']);
+    expect(headers('get', '/v4/individuals/{id}/departments', '200')).toEqual([
+      'Content-Disposition',
+      'Link',
+      'RateLimit',
+      'RateLimit-Policy',
+      'X-Request-Id',
+      'X-Total-Count',
+    ]);
     expect(headers('get', '/v4/departments/{id}', '200')).toEqual(['ETag', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id']);
     expect(headers('get', '/v4/accountabilities/{id}', '200')).toEqual(['ETag', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id']);
     expect(headers('get', '/v4/departments/{id}', '304')).toEqual(['ETag', 'X-Request-Id']);
@@ -190,7 +200,8 @@ describe('the OpenAPI document', () => {
       (op(method, path).parameters as Json[]).filter((p) => /\/List[A-Z]/.test(p.$ref ?? '')).map((p) => p.$ref.split('/').pop());
     for (const path of ['/v4/individuals', '/v4/sites/{siteid}/individuals', '/v4/departments', '/v4/organizations'])
       expect({ path, shared: shared('get', path) }).toEqual({ path, shared: ['ListFilter', 'ListSort', 'ListFields', 'ListCursor'] });
-    expect(shared('get', '/v4/me/departments')).toEqual([]);
+    expect(shared('get', '/v4/webhooks')).toEqual([]);
+    expect(shared('get', '/v4/me/departments')).toEqual(['ListFilter', 'ListSort', 'ListFields', 'ListCursor']);
     for (const [name, param] of [
       ['ListFilter', 'filter'],
       ['ListSort', 'sort'],

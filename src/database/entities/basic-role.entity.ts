@@ -10,6 +10,7 @@ import { IndividualEntity } from './individual.entity.js';
  */
 @Entity('basic_roles')
 @Index('ix_basic_roles_site_individual', ['siteId', 'individualId', 'deleted', 'rank', 'name'])
+@Index('ix_basic_roles_site_individual_name', ['siteId', 'individualId', 'deleted', 'name'])
 export class BasicRoleEntity extends GuidTenantEntity {
   @GuidRef(() => IndividualEntity, 'fk_basic_roles_individual', 'individual_id')
   individualId: string;

@@ -6,6 +6,7 @@ import { LIMITS } from '../../common/limits.js';
 /** A color band of a site: percentages in [MinPercent, MaxPercent) show as ColorValue. */
 @Entity('colors')
 @Index('ix_colors_site_rank', ['siteId', 'rank', 'minPercent'])
+@Index('ix_colors_site_name', ['siteId', 'name'])
 export class ColorEntity extends IntTenantEntity {
   @StrCol('name', LIMITS.name, { nullable: false })
   name: string;

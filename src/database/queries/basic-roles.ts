@@ -58,3 +58,24 @@ export async function basicRolesCounts(
   const rows = raw.map((r) => ({ individualId: r.individualId, firstName: r.firstName, lastName: r.lastName, basicRolesCount: Number(r.basicRolesCount) }));
   return { rows, total };
 }
+
+/** The live basic roles of `n` individuals, counted per individual (those without any have no row). */
+const COUNTS_OF = family(
+  'basic-roles.counts-of',
+  (n: number) => `SELECT b.individual_id AS individualId, COUNT(*) AS n
+     FROM basic_roles b
+    WHERE b.site_id = ? AND b.deleted = 0 AND b.individual_id IN (${placeholders(n)})
+    GROUP BY b.individual_id`,
+  [[1], [3]],
+).rows<{ individualId: string; n: number | string }>();
+
+/**
+ * The live basic roles of these individuals, counted per individual, for a queried page of
+ * `GET /sites/{siteid}/individuals/basicroles` whose keys were read from the individuals (docs/queries.md):
+ * one statement on the (site, individual, deleted) index for the page.
+ */
+export async function basicRolesCountsOf(db: TenantDb, ctx: RequestContext, individualIds: readonly string[]): Promise<Map<string, number>> {
+  if (individualIds.length === 0) return new Map();
+  const rows = await db.sql(ctx, COUNTS_OF.of(individualIds.length), [ctx.siteId, ...individualIds]);
+  return new Map(rows.map((r) => [r.individualId, Number(r.n)]));
+}

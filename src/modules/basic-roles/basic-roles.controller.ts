@@ -3,16 +3,23 @@ import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
-import { PageQuery, DeletedQuery } from '../../http/wire/pagination.js';
+import { QueriedListQuery, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { GuidParam } from '../../http/wire/ids.js';
 import { BasicRolesService } from './basic-roles.service.js';
-import { BasicRoleDto, CreateBasicRoleDto, IndividualBasicRolesCountDto, UpdateBasicRoleDto } from './dto/basic-role.dto.js';
+import {
+  BasicRole,
+  BasicRoleDto,
+  CreateBasicRoleDto,
+  IndividualBasicRolesCount,
+  IndividualBasicRolesCountDto,
+  UpdateBasicRoleDto,
+} from './dto/basic-role.dto.js';
 import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
 import { changesUnder } from '../../http/pipeline/delta-list.js';
 
 const WHO = 'Allowed for the individual, anyone above them in the reporting chain, and administrators; others get 403.';
-const LIST_NOTE =
-  '`deleted`: 0 live (default), 1 deleted, 2 all. Ordered by Rank, then Name; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfBasicRole.';
+const LIST_NOTE = `\`deleted\`: 0 live (default), 1 deleted, 2 all. Ordered by Rank, then Name; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfBasicRole. ${queryNotes(BasicRole)}`;
 
 @ApiController('BasicRole', undefined, { description: 'The basic roles of an individual, each with the number of dialogs it calls for per period.' })
 export class BasicRolesController {
@@ -22,7 +29,7 @@ export class BasicRolesController {
     summary: 'List the basic roles of an individual',
     description: `404 for an individual not of the site. ${LIST_NOTE} ${WHO}`,
   })
-  listFor(@Ctx() ctx: RequestContext, @GuidParam('individualid') individualId: string, @Query() q: DeletedQuery) {
+  listFor(@Ctx() ctx: RequestContext, @GuidParam('individualid') individualId: string, @Query() q: QueriedListQuery) {
     return this.roles.listFor(ctx, individualId, q);
   }
 
@@ -30,16 +37,17 @@ export class BasicRolesController {
     summary: 'List the caller’s basic roles',
     description: `A caller without an individual record in the site gets an empty list. ${LIST_NOTE}`,
   })
-  listMine(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  listMine(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.roles.listMine(ctx, q);
   }
 
   @ListRoute(Authenticated, 'sites/:siteid/individuals/basicroles', IndividualBasicRolesCountDto, null, {
     summary: 'Count the basic roles of every individual of a site',
     description:
-      'One IndividualBasicRolesCount per live individual of the site (BasicRolesCount counts live roles only), ordered by LastName, FirstName, ID; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfIndividualBasicRolesCount. Every member of the site may read it (names and counts only); another site only a global administrator (else 403).',
+      'One IndividualBasicRolesCount per live individual of the site (BasicRolesCount counts live roles only), ordered by LastName, FirstName, ID; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfIndividualBasicRolesCount. Every member of the site may read it (names and counts only); another site only a global administrator (else 403). Individuals a Deny on Read hides from the caller are left out. ' +
+      queryNotes(IndividualBasicRolesCount),
   })
-  countsForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: PageQuery) {
+  countsForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: QueriedPageQuery) {
     return this.roles.countsForSite(ctx, siteId, q);
   }
 

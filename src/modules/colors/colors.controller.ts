@@ -3,16 +3,19 @@ import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
-import { PageQuery } from '../../http/wire/pagination.js';
+import { PageQuery, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { GuidParam, IntParam } from '../../http/wire/ids.js';
 import { ColorsService } from './colors.service.js';
-import { ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
+import { Color, ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
 import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
 import { changesOf } from '../../http/pipeline/delta-list.js';
 
 const BANDS =
   'Bands are half-open, MinPercent ≤ p < MaxPercent, except that the top band (highest MaxPercent) includes its maximum; where bands overlap the lower Rank wins.';
 const DEFAULTS = 'The defaults are red [0,70), yellow [70,90), green [90,100]; they are not stored records and carry the IDs -1, -2, -3.';
+/** What a queried list answers (docs/queries.md). */
+const QUERIED = `With filter=, sort=, fields= or cursor= the list answers the site’s own colors only (none for a site without colors; the defaults are at …/colors/defaults). ${queryNotes(Color)}`;
 
 @ApiController('Color', undefined, {
   description: 'The colors a site gives to ranges of percentages in its dashboards, and the three defaults shown while it has none of its own.',
@@ -22,9 +25,9 @@ export class ColorsController {
 
   @ListRoute(Authenticated, 'colors', ColorDto, changesOf('colors'), {
     summary: 'List the colors of the caller’s site',
-    description: `The site’s own colors ordered by Rank, MinPercent, ID; the defaults when the site has none. ${DEFAULTS} ${BANDS}`,
+    description: `The site’s own colors ordered by Rank, MinPercent, ID; the defaults when the site has none. ${DEFAULTS} ${BANDS} ${QUERIED}`,
   })
-  list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedPageQuery) {
     return this.colors.list(ctx, q);
   }
 
@@ -35,9 +38,9 @@ export class ColorsController {
 
   @ListRoute(Authenticated, 'sites/:siteid/colors', ColorDto, changesOf('colors'), {
     summary: 'List the colors of a site',
-    description: `The caller’s own site, or any site for a global administrator (else 403). ${DEFAULTS}`,
+    description: `The caller’s own site, or any site for a global administrator (else 403). The site’s own colors ordered by Rank, MinPercent, ID; the defaults when the site has none. ${DEFAULTS} ${QUERIED}`,
   })
-  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: PageQuery) {
+  listForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: QueriedPageQuery) {
     return this.colors.listForSite(ctx, siteId, q);
   }
 

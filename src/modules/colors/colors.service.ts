@@ -3,7 +3,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { Page, PageQuery, pageOf } from '../../http/wire/pagination.js';
+import { Page, PageQuery, pageOf, QueriedPage, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
@@ -11,6 +13,9 @@ import { DEFAULT_COLOR_BANDS } from './color-band.js';
 import { ColorEntity } from '../../database/entities/color.entity.js';
 import { Color, ColorDto, CreateColorDto, UpdateColorDto } from './dto/color.dto.js';
 import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
+
+/** The plain list's order for a queried list without sort=: Rank, then MinPercent (its `then`), then ID. */
+const BY_RANK = [{ field: Color.queryable.get('rank')!, desc: false }] as const;
 
 /** The band rule other features color their figures with (dashboards): the colors feature's to say. */
 export { colorFor, DEFAULT_COLOR_BANDS, type ColorBand } from './color-band.js';
@@ -25,6 +30,7 @@ export class ColorsService {
   constructor(
     private readonly db: TenantDb,
     private readonly sites: SitesService,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly repo = this.db.scoped(ColorEntity, 'Color');
@@ -40,14 +46,22 @@ export class ColorsService {
     return rows.length ? rows.map((r) => Color.toWire(r)) : this.defaultColors(ctx);
   }
 
-  async list(ctx: RequestContext, q: PageQuery): Promise<Page<ColorDto>> {
+  async list(ctx: RequestContext, q: QueriedPageQuery): Promise<Page<ColorDto>> {
     const { take, skip } = pageOf(q);
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the site's own colors only. The defaults are not records (no row to
+      // filter, sort or page by key): a site without colors answers none here, and GET /colors/defaults them.
+      const query = this.queries.read(ctx, Color, q);
+      const page = await readQueriedRows(this.db, ctx, ColorEntity, {}, query, BY_RANK, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.repo(ctx).answers(page.rows, Color), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.repo(ctx).findAndCount({ order: { rank: 'ASC', minPercent: 'ASC', id: 'ASC' }, take, skip });
     if (total > 0) return Page.of(this.repo(ctx).answers(rows, Color), total, q);
     return this.defaults(ctx, q);
   }
 
-  async listForSite(ctx: RequestContext, siteId: string, q: PageQuery): Promise<Page<ColorDto>> {
+  async listForSite(ctx: RequestContext, siteId: string, q: QueriedPageQuery): Promise<Page<ColorDto>> {
     return this.list(await this.sites.scopeTo(ctx, siteId), q);
   }
 

@@ -3,7 +3,7 @@ import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
-import { DeletedQuery, QueriedListQuery } from '../../http/wire/pagination.js';
+import { QueriedListQuery } from '../../http/wire/pagination.js';
 import { queryNotes } from '../../http/wire/list-query.js';
 import { GuidParam } from '../../http/wire/ids.js';
 import { BulkOrganizations, CreateOrganizationDto, Organization, OrganizationDto, UpdateOrganizationDto } from './dto/organization.dto.js';
@@ -109,17 +109,17 @@ export class OrganizationsController {
 
   @ListRoute(Authenticated, 'me/departments', OrganizationDto, changesRefused(BY_MEMBERSHIP), {
     summary: 'List the caller’s organizations and departments',
-    description: `Every organization or department (both row types) the caller is a member of, their primary one included; \`deleted\` filters those records. ${ORDER}`,
+    description: `Every organization or department (both row types) the caller is a member of, their primary one included; \`deleted\` filters those records. ${ORDER} ${QUERIED}`,
   })
-  listForMe(@Ctx() ctx: RequestContext, @Query() q: DeletedQuery) {
+  listForMe(@Ctx() ctx: RequestContext, @Query() q: QueriedListQuery) {
     return this.organizations.listForMe(ctx, q);
   }
 
   @ListRoute(Authenticated, 'individuals/:id/departments', OrganizationDto, changesRefused(BY_MEMBERSHIP), {
     summary: 'List the organizations and departments of an individual',
-    description: `Every organization or department (both row types) the individual is a member of, the primary one included; \`deleted\` filters those records. 404 for an individual not of the site. ${ORDER}`,
+    description: `Every organization or department (both row types) the individual is a member of, the primary one included; \`deleted\` filters those records. 404 for an individual not of the site. ${ORDER} ${QUERIED}`,
   })
-  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: DeletedQuery) {
+  listForIndividual(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: QueriedListQuery) {
     return this.organizations.listForIndividual(ctx, id, q);
   }
 }

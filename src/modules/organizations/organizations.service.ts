@@ -4,9 +4,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { AdminRequiredError, ConflictError, FieldError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { DeletedQuery, Page, QueriedListQuery, QueriedPage, deletedFilter, pageOf } from '../../http/wire/pagination.js';
+import { Page, QueriedListQuery, QueriedPage, deletedFilter, pageOf } from '../../http/wire/pagination.js';
 import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
-import { readQueriedRows } from '../../database/list-query-sql.js';
+import { type ListScope, readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { organizationAncestorIds, organizationDescendantIds } from '../../database/queries/trees.js';
 import { assertLive, softDelete, softUndelete } from '../../database/soft-delete.js';
@@ -103,20 +103,28 @@ export class OrganizationsService {
    * Every organization and department the individual belongs to (a membership row, or the
    * individual's primary organization), whatever its row type; `deleted` filters those records.
    */
-  async listForIndividual(ctx: RequestContext, individualId: string, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+  async listForIndividual(ctx: RequestContext, individualId: string, q: QueriedListQuery): Promise<Page<OrganizationDto>> {
     const individual = await this.db.repo(ctx, IndividualEntity, 'Individual').get(individualId);
     await this.access.assertVisible(ctx, Row.individual(individualId));
     return this.listOfMember(ctx, individual, q);
   }
 
   /** GET /me/departments. A caller without an individual record (a bare account) belongs nowhere. */
-  async listForMe(ctx: RequestContext, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+  async listForMe(ctx: RequestContext, q: QueriedListQuery): Promise<Page<OrganizationDto>> {
     const me = ctx.user.individualId ? await this.db.repo(ctx, IndividualEntity, 'Individual').findById(ctx.user.individualId) : null;
-    if (!me) return Page.of([], 0, q);
+    if (!me) return this.nowhere(ctx, q);
     return this.listOfMember(ctx, me, q);
   }
 
-  private async listOfMember(ctx: RequestContext, individual: IndividualEntity, q: DeletedQuery): Promise<Page<OrganizationDto>> {
+  /** The empty list of someone who belongs nowhere; a query is checked all the same (400 for a bad one). */
+  private nowhere(ctx: RequestContext, q: QueriedListQuery): Page<OrganizationDto> {
+    if (!asksQuery(q)) return Page.of([], 0, q);
+    const query = this.queries.read(ctx, Organization, q);
+    const { take, skip } = pageOf(q);
+    return new QueriedPage<OrganizationDto>([], query.cursor === null ? 0 : -1, take, skip, query.fields, query.cursor === null ? undefined : null);
+  }
+
+  private async listOfMember(ctx: RequestContext, individual: IndividualEntity, q: QueriedListQuery): Promise<Page<OrganizationDto>> {
     const memberships = await this.db
       .repo(ctx, OrganizationMemberEntity)
       .qb('m')
@@ -126,8 +134,18 @@ export class OrganizationsService {
     const ids = new Set(memberships.map((m) => m.organizationId));
     if (individual.primaryOrganizationId) ids.add(individual.primaryOrganizationId);
     for (const id of await this.access.hiddenUnits(ctx)) ids.delete(id);
-    if (ids.size === 0) return Page.of([], 0, q);
+    if (ids.size === 0) return this.nowhere(ctx, q);
     const { take, skip } = pageOf(q);
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the individual's units (memberships and the primary one, less those a
+      // Deny hides from the caller) and `deleted` come before the filter; the plain order without sort=.
+      const query = this.queries.read(ctx, Organization, q);
+      const deleted = deletedFilter(q.deleted).deleted;
+      const scope: ListScope = { equal: deleted === undefined ? {} : { deleted }, in: { property: 'id', values: [...ids] } };
+      const page = await readQueriedRows(this.db, ctx, OrganizationEntity, scope, query, BY_RANK, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.repo(ctx).answers(page.rows, Organization), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.repo(ctx).findAndCount({ where: { id: In([...ids]), ...deletedFilter(q.deleted) }, order: LIST_ORDER, take, skip });
     return Page.of(this.repo(ctx).answers(rows, Organization), total, q);
   }

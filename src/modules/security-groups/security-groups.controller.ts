@@ -4,13 +4,14 @@ import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
 import { GuidParam } from '../../http/wire/ids.js';
-import { BulkSecurityGroupMembers, CreateSecurityGroupDto, SecurityGroupDto, UpdateSecurityGroupDto } from './dto/security-group.dto.js';
+import { BulkSecurityGroupMembers, CreateSecurityGroupDto, SecurityGroup, SecurityGroupDto, UpdateSecurityGroupDto } from './dto/security-group.dto.js';
 import { BulkRoute } from '../../http/pipeline/bulk-route.js';
 import { BulkQuery } from '../../http/wire/bulk.js';
 import { SecurityGroupsService } from './security-groups.service.js';
 import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, PutAction, DeleteRoute } from '../../http/pipeline/routes.js';
 import { changesOf } from '../../http/pipeline/delta-list.js';
-import { PageQuery } from '../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 
 const PRINCIPAL = 'A Permission record naming the group (PrincipalID = its ID, PrincipalType 2) applies to each of its members.';
 
@@ -23,9 +24,9 @@ export class SecurityGroupsController {
 
   @ListRoute(Admin, 'securitygroups', SecurityGroupDto, changesOf('securitygroups'), {
     summary: 'List the security groups of the caller’s site (Admin)',
-    description: `Ordered by Name, with their members; paged with limit/offset. ${PRINCIPAL}`,
+    description: `Ordered by Name, with their members; paged with limit/offset. ${PRINCIPAL} ${queryNotes(SecurityGroup)}`,
   })
-  list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedPageQuery) {
     return this.groups.list(ctx, q);
   }
 

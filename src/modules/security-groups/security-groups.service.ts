@@ -5,7 +5,9 @@ import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, ValidationError } from '../../common/errors/errors.js';
 import { fullName } from '../../common/names.js';
-import { Page, pageOf, PageQuery } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -27,6 +29,8 @@ import { answerBulk, applyBulk, type BulkOptions, type BulkPlan, type BulkRun } 
 import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../../http/wire/bulk.js';
 
 const LABEL = 'SecurityGroup';
+/** The plain list's order for a queried list without sort=: Name, then ID (ix_security_groups_site_name). */
+const BY_NAME = [{ field: SecurityGroup.queryable.get('name')!, desc: false }] as const;
 
 /**
  * Security groups (docs/authorization.md): administrators manage them and their members; a
@@ -42,13 +46,25 @@ const LABEL = 'SecurityGroup';
   apply: (s, ctx, items, opts) => s.applyMembers(ctx, items, opts),
 })
 export class SecurityGroupsService {
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly queries: ListQueries,
+  ) {}
 
   private readonly groups = this.db.scoped(SecurityGroupEntity, LABEL);
 
   private readonly members = this.db.scoped(SecurityGroupMemberEntity, 'SecurityGroupMember');
 
-  async list(ctx: RequestContext, q: PageQuery): Promise<Page<SecurityGroupDto>> {
+  /** GET /securitygroups (the route is for administrators): the site's groups, by Name. */
+  async list(ctx: RequestContext, q: QueriedPageQuery): Promise<Page<SecurityGroupDto>> {
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the site's groups only; the members as the plain list answers them.
+      const query = this.queries.read(ctx, SecurityGroup, q);
+      const { take, skip } = pageOf(q);
+      const page = await readQueriedRows(this.db, ctx, SecurityGroupEntity, {}, query, BY_NAME, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(await this.toDtos(ctx, page.rows), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.groups(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, ...pageOf(q) });
     return Page.of(await this.toDtos(ctx, rows), total, q);
   }

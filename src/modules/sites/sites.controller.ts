@@ -3,9 +3,10 @@ import { Authenticated, GlobalAdmin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
-import { PageQuery } from '../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { GuidParam } from '../../http/wire/ids.js';
-import { CreateSiteDto, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
+import { CreateSiteDto, Site, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SitesService } from './sites.service.js';
 import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute } from '../../http/pipeline/routes.js';
 import { changesRefused } from '../../http/pipeline/delta-list.js';
@@ -23,11 +24,10 @@ export class SitesController {
     changesRefused('Sites are the tenants, not records of one: read GET /v4/sites in full, or a site’s history at GET /v4/audit?kind=site'),
     {
       summary: 'List sites: the caller’s own site, or every site for a global administrator',
-      description:
-        'Anyone else gets a list of one: their own site. A global administrator gets every site, ordered by Name. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfSite.',
+      description: `Anyone else gets a list of one: their own site. A global administrator gets every site, ordered by Name. Paged with limit/offset (X-Total-Count, Link). XML root ArrayOfSite. ${queryNotes(Site)}`,
     },
   )
-  list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedPageQuery) {
     return this.sites.list(ctx, q);
   }
 

@@ -5,7 +5,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
-import { Page, PageQuery, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { countQueried, type ListScope, readPageKeys } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { PreconditionFailedError } from '../../common/errors/errors.js';
 import { idTaken, TenantDb } from '../../database/tenant-db.js';
@@ -13,13 +15,19 @@ import { isPrimaryKeyViolation } from '../../common/errors/db-errors.js';
 import { CreateSiteDto, Site, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SiteEntity } from '../../database/entities/site.entity.js';
 
+/** The plain list's order for a queried list without sort=: Name, then ID. */
+const BY_NAME = [{ field: Site.queryable.get('name')!, desc: false }] as const;
+
 /**
  * Sites are the tenants themselves, so they are not read through TenantDb: a caller sees their
  * own site; a global administrator sees and manages all of them.
  */
 @Injectable()
 export class SitesService {
-  constructor(private readonly db: TenantDb) {}
+  constructor(
+    private readonly db: TenantDb,
+    private readonly queries: ListQueries,
+  ) {}
 
   /** The sites table (not scoped: sites are the tenants), bound to the context's transaction. */
   private sitesOf(ctx: RequestContext | null) {
@@ -31,8 +39,9 @@ export class SitesService {
     return this.db.journaled(ctx, SiteEntity, (s) => s.id);
   }
 
-  async list(ctx: RequestContext, q: PageQuery): Promise<Page<SiteDto>> {
+  async list(ctx: RequestContext, q: QueriedPageQuery): Promise<Page<SiteDto>> {
     const { take, skip } = pageOf(q);
+    if (asksQuery(q)) return this.queried(ctx, q);
     if (ctx.user.isGlobalAdmin) {
       const [rows, total] = await this.sitesOf(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, take, skip });
       return new Page(
@@ -45,6 +54,33 @@ export class SitesService {
     const own = await this.db.globalById(ctx, SiteEntity, ctx.siteId);
     const rows = own && skip === 0 ? [Site.toWire(own)] : [];
     return new Page(rows, own ? 1 : 0, take, skip);
+  }
+
+  /**
+   * A queried page of sites (docs/queries.md): every site for a global administrator, anyone
+   * else's own only, before the filter (the sites table has no site_id: the scope is the rule);
+   * the plain order (Name, ID) without sort=.
+   */
+  private async queried(ctx: RequestContext, q: QueriedPageQuery): Promise<Page<SiteDto>> {
+    const query = this.queries.read(ctx, Site, q);
+    const { take, skip } = pageOf(q);
+    const scope: ListScope = ctx.user.isGlobalAdmin ? { global: true } : { global: true, equal: { id: ctx.siteId } };
+    const [keys, total] = await Promise.all([
+      readPageKeys<string>(this.db, ctx, SiteEntity, scope, query, BY_NAME, take, skip),
+      query.cursor === null ? countQueried(this.db, ctx, SiteEntity, scope, query) : Promise.resolve(-1),
+    ]);
+    const found = keys.ids.length ? await this.sitesOf(ctx).find({ where: { id: In(keys.ids) } }) : [];
+    const byId = new Map(found.map((r) => [r.id, r]));
+    const rows = keys.ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
+    const next = query.cursor === null ? undefined : this.queries.next(query, keys.next);
+    return new QueriedPage(
+      rows.map((r) => Site.toWire(r)),
+      total,
+      take,
+      skip,
+      query.fields,
+      next,
+    );
   }
 
   /**

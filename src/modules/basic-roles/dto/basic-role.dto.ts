@@ -13,15 +13,18 @@ export const BASIC_ROLE_DIALOG_COMMENT_MAX = 4000;
 /** The BasicRole, every field declared once (docs/dialogs-tasks-roles-assessments.md). */
 export const BasicRole = resource<BasicRoleEntity>()('BasicRole', {
   audit: 'softDelete',
+  auditQuery: { Deleted: { filter: true } },
   fields: {
-    ID: field.id(),
+    ID: { ...field.id(), query: { filter: true } },
     IndividualID: field.fixed.guid(
       'The individual the role belongs to: a live individual of the site. Ignored on update (a role does not move to another person).',
       'A live individual of the site the caller may manage.',
+      { query: { filter: true } },
     ),
-    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
+    Name: field.string('Req', { query: { filter: true, sort: true }, max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
     Description: field.optional.string({ max: BASIC_ROLE_DESCRIPTION_MAX }),
     Rank: field.int('-', {
+      query: { filter: true, sort: true, then: ['name'] },
       description: 'Display order (lists are ordered by Rank, then Name). Default 0.',
       nullAs: 0,
       createDefault: 0,
@@ -48,7 +51,13 @@ export type UpdateBasicRoleDto = InstanceType<typeof UpdateBasicRoleDto>;
 
 export const IndividualBasicRolesCount = resource<BasicRolesCountRow>()('IndividualBasicRolesCount', {
   fields: {
-    IndividualID: field.guid('RO', { description: 'A live individual of the site.' }),
+    // Queried over the individuals (the column is theirs: id); answered from the row.
+    IndividualID: field.guid('RO', {
+      column: 'id',
+      query: { filter: true },
+      from: (r: BasicRolesCountRow) => r.individualId,
+      description: 'A live individual of the site.',
+    }),
     FullName: field.string('RO', { description: 'First Last.', from: (r: BasicRolesCountRow) => fullName(r.firstName, r.lastName) }),
     BasicRolesCount: field.int('RO', { description: 'How many live (not deleted) basic roles the individual has.' }),
   },

@@ -32,8 +32,8 @@ export interface SecurityGroupExtras {
 export const SecurityGroup = resource<SecurityGroupEntity, SecurityGroupExtras>()('SecurityGroup', {
   audit: 'audit',
   fields: {
-    ID: field.id(),
-    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
+    ID: { ...field.id(), query: { filter: true } },
+    Name: field.string('Req', { query: { filter: true, sort: true }, max: LIMITS.name, min: 1, write: trim, description: 'Must not be blank.' }),
     Description: field.optional.string({ max: SECURITY_GROUP_DESCRIPTION_MAX }),
     Members: field.array('RO', {
       nested: () => SecurityGroupMemberDto,

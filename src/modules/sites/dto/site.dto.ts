@@ -6,10 +6,11 @@ import { declareExamples } from '../../../http/wire/examples.js';
 export const Site = resource<SiteEntity>()('Site', {
   fields: {
     ID: field.guid('ReqUpd', {
+      query: { filter: true },
       create: { description: 'Optional; generated when absent or all zeros.' },
       update: { description: 'Must equal the siteid of the path.' },
     }),
-    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim }),
+    Name: field.string('Req', { query: { filter: true, sort: true }, max: LIMITS.name, min: 1, write: trim }),
     PerformanceManagement: field.flag(true, 'Whether the PM-labelled operations are available in this site. Default true.', {
       null: 'keeps',
       update: 'Absent keeps the current value.',
