@@ -181,6 +181,19 @@ function keysetSql(order: readonly OrderColumn[], position: readonly KeyValue[],
   return ors.length ? `(${ors.join(' OR ')})` : '1 = 0';
 }
 
+/**
+ * The site parameter a list's statement starts with, or none for a global scope. A global scope on
+ * a table that has a `site_id` column would list every tenant's rows: that is refused here, in
+ * code, not left to the feature that builds the scope.
+ */
+function tenantParams(ctx: RequestContext, metadata: EntityMetadata, scope: ListScope): unknown[] {
+  if (!scope.global) return [ctx.siteId];
+  if (metadata.columns.some((c) => c.databaseName === 'site_id')) {
+    throw new Error(`ListScope.global on ${metadata.tableName}, a tenant table: its lists are scoped to the caller's site`);
+  }
+  return [];
+}
+
 /** The tenant condition a list starts with: the caller's site, or none on a global table (its scope says the rule). */
 const tenantSql = (plan: Pick<ListPlan, 'global'>) => (plan.global ? '1 = 1' : 't.site_id = ?');
 
@@ -319,7 +332,7 @@ export function pageKeysOf(
 ): KeysStatement {
   const metadata = db.metadataOf(entity);
   const sqlite = db.isSqlite;
-  const params: unknown[] = scope.global ? [] : [ctx.siteId];
+  const params = tenantParams(ctx, metadata, scope);
   let where = scopeSql(metadata, scope, params);
   if (query.filter) where += ` AND ${conditionSql(metadata, query.filter, params, sqlite)}`;
   const order = orderOf(metadata, query, fallback);
@@ -368,7 +381,7 @@ export function countQueried(db: TenantDb, ctx: RequestContext, entity: EntityTa
 
 async function countNow(db: TenantDb, ctx: RequestContext, entity: EntityTarget<ObjectLiteral>, scope: ListScope, query: ListQuery): Promise<number> {
   const metadata = db.metadataOf(entity);
-  const params: unknown[] = scope.global ? [] : [ctx.siteId];
+  const params = tenantParams(ctx, metadata, scope);
   let where = scopeSql(metadata, scope, params);
   if (query.filter) where += ` AND ${conditionSql(metadata, query.filter, params, db.isSqlite)}`;
   const rows = await db.reader(ctx).rows(...spread(COUNT.of({ table: metadata.tableName, where, global: scope.global }, params)));
