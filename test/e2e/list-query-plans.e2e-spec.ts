@@ -33,6 +33,9 @@ import { CommitmentEntity } from '../../src/database/entities/commitment.entity.
 import { Commitment } from '../../src/modules/commitments/dto/commitment.dto.js';
 import { AssessmentEntity } from '../../src/database/entities/assessment.entity.js';
 import { Assessment } from '../../src/modules/assessments/dto/assessment.dto.js';
+import { WebhookEntity } from '../../src/database/entities/webhook.entity.js';
+import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from '../../src/database/entities/webhook-delivery.entity.js';
+import { Webhook, WebhookDelivery } from '../../src/modules/webhooks/dto/webhook.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -60,6 +63,9 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const permissionsOf = { principals: [] as string[], rowId: '' };
   /** The individual, and the individuals of a dashboard, whose commitments the commitment lists' plans are made for, in a period. */
   const commitmentsOf = { individualId: '', individuals: [] as string[], periodId: 0 };
+  /** The webhook whose delivery log the delivery list's plans are made for. */
+  const deliveriesOf = { webhookId: '' };
+  const Deliveries = DB_KIND === 'mysql' ? WebhookDeliveryMysqlEntity : WebhookDeliveryEntity;
 
   beforeAll(async () => {
     t = await startApp();
@@ -301,12 +307,40 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
         updated: new Date(),
       }));
       for (let k = 0; k < assessments.length; k += 400) await t.ds.getRepository(AssessmentEntity).insert(assessments.slice(k, k + 400) as never);
+      // Webhooks: 1,000; the delivery log: 3,000 attempts of 10 of them.
+      const hooks = Array.from({ length: 1000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        url: `https://hooks.example.test/${i}`,
+        eventTypes: 'period.closed',
+        secret: `whsec_${i}`,
+        active: i % 4 !== 0,
+        created: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < hooks.length; k += 400) await t.ds.getRepository(WebhookEntity).insert(hooks.slice(k, k + 400) as never);
+      const attempts = Array.from({ length: 3000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        webhookId: hooks[i % 10].id,
+        eventId: `msg_${Math.floor(i / 3)}`,
+        eventType: ['individual.updated', 'dialog.held', 'L1.x'][i % 3],
+        seq: i,
+        attempt: (i % 3) + 1,
+        status: i % 5 ? 'failed' : 'delivered',
+        durationMs: 5,
+        payload: '{}',
+        created: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < attempts.length; k += 400) await t.ds.getRepository(Deliveries).insert(attempts.slice(k, k + 400) as never);
+      if (site === acme) deliveriesOf.webhookId = hooks[1].id;
       if (site === acme)
         Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
     if (DB_KIND === 'mysql')
       await t.ds.query(
-        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments',
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, webhooks, webhook_deliveries',
       );
     else await t.ds.query('ANALYZE');
   });
@@ -448,6 +482,13 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       entity: AssessmentEntity,
       resource: Assessment as never,
       scope: () => ({ equal: { subjectId: commitmentsOf.individualId, periodId: commitmentsOf.periodId } }),
+    },
+    { name: 'webhooks', entity: WebhookEntity, resource: Webhook as never, scope: () => ({}) },
+    {
+      name: 'deliveries of a webhook',
+      entity: Deliveries,
+      resource: WebhookDelivery as never,
+      scope: () => ({ equal: { webhookId: deliveriesOf.webhookId } }),
     },
   ];
 
