@@ -36,6 +36,8 @@ import { Assessment } from '../../src/modules/assessments/dto/assessment.dto.js'
 import { WebhookEntity } from '../../src/database/entities/webhook.entity.js';
 import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from '../../src/database/entities/webhook-delivery.entity.js';
 import { Webhook, WebhookDelivery } from '../../src/modules/webhooks/dto/webhook.dto.js';
+import { ApiTokenEntity } from '../../src/database/entities/api-token.entity.js';
+import { ApiToken } from '../../src/modules/api-tokens/dto/api-token.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -335,12 +337,27 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       }));
       for (let k = 0; k < attempts.length; k += 400) await t.ds.getRepository(Deliveries).insert(attempts.slice(k, k + 400) as never);
       if (site === acme) deliveriesOf.webhookId = hooks[1].id;
+      // API tokens: 1,000.
+      const tokens = Array.from({ length: 1000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        name: `L${i % 300} sync`,
+        scopes: '*:read',
+        hint: `pms_${i}`.slice(0, 12),
+        secretHash: (crypto.randomUUID() + crypto.randomUUID()).replace(/-/g, ''),
+        expires: i % 5 ? new Date(Date.UTC(2026, i % 12, 1)) : null,
+        revoked: i % 7 ? null : new Date(Date.UTC(2025, i % 12, 1)),
+        lastUsed: i % 3 ? new Date(Date.UTC(2025, i % 12, 1 + (i % 28))) : null,
+        created: new Date(Date.UTC(2024, 0, 1) + i * 60_000),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < tokens.length; k += 400) await t.ds.getRepository(ApiTokenEntity).insert(tokens.slice(k, k + 400) as never);
       if (site === acme)
         Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
     if (DB_KIND === 'mysql')
       await t.ds.query(
-        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, webhooks, webhook_deliveries',
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, webhooks, webhook_deliveries, api_tokens',
       );
     else await t.ds.query('ANALYZE');
   });
@@ -484,6 +501,7 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       scope: () => ({ equal: { subjectId: commitmentsOf.individualId, periodId: commitmentsOf.periodId } }),
     },
     { name: 'webhooks', entity: WebhookEntity, resource: Webhook as never, scope: () => ({}) },
+    { name: 'API tokens', entity: ApiTokenEntity, resource: ApiToken as never, scope: () => ({}) },
     {
       name: 'deliveries of a webhook',
       entity: Deliveries,
