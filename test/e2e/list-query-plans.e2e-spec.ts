@@ -38,6 +38,8 @@ import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from '../../src/dat
 import { Webhook, WebhookDelivery } from '../../src/modules/webhooks/dto/webhook.dto.js';
 import { ApiTokenEntity } from '../../src/database/entities/api-token.entity.js';
 import { ApiToken } from '../../src/modules/api-tokens/dto/api-token.dto.js';
+import { IdentityProviderEntity } from '../../src/database/entities/identity-provider.entity.js';
+import { IdentityProvider } from '../../src/modules/identity-providers/dto/identity-provider.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -352,12 +354,26 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
         updated: new Date(),
       }));
       for (let k = 0; k < tokens.length; k += 400) await t.ds.getRepository(ApiTokenEntity).insert(tokens.slice(k, k + 400) as never);
+      // Identity providers: 1,000.
+      const providers = Array.from({ length: 1000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        name: `L${i % 300} SSO`,
+        issuer: `https://idp${i % 50}.example.test/${i}`,
+        clientId: `L${i}`,
+        userClaim: 'email',
+        jitProvisioning: false,
+        enabled: i % 4 !== 0,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < providers.length; k += 400) await t.ds.getRepository(IdentityProviderEntity).insert(providers.slice(k, k + 400) as never);
       if (site === acme)
         Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
     if (DB_KIND === 'mysql')
       await t.ds.query(
-        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, webhooks, webhook_deliveries, api_tokens',
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, webhooks, webhook_deliveries, api_tokens, identity_providers',
       );
     else await t.ds.query('ANALYZE');
   });
@@ -502,6 +518,7 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
     },
     { name: 'webhooks', entity: WebhookEntity, resource: Webhook as never, scope: () => ({}) },
     { name: 'API tokens', entity: ApiTokenEntity, resource: ApiToken as never, scope: () => ({}) },
+    { name: 'identity providers', entity: IdentityProviderEntity, resource: IdentityProvider as never, scope: () => ({}) },
     {
       name: 'deliveries of a webhook',
       entity: Deliveries,
