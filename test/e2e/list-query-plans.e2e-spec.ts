@@ -40,6 +40,8 @@ import { ApiTokenEntity } from '../../src/database/entities/api-token.entity.js'
 import { ApiToken } from '../../src/modules/api-tokens/dto/api-token.dto.js';
 import { IdentityProviderEntity } from '../../src/database/entities/identity-provider.entity.js';
 import { IdentityProvider } from '../../src/modules/identity-providers/dto/identity-provider.dto.js';
+import { ArchiveEntity } from '../../src/database/entities/archive.entity.js';
+import { Archive } from '../../src/modules/archives/dto/archive.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -69,6 +71,8 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const commitmentsOf = { individualId: '', individuals: [] as string[], periodId: 0 };
   /** The webhook whose delivery log the delivery list's plans are made for. */
   const deliveriesOf = { webhookId: '' };
+  /** The individual and the project whose archives the archive lists' plans are made for. */
+  const archivesOf = { individualId: '', projectId: '' };
   const Deliveries = DB_KIND === 'mysql' ? WebhookDeliveryMysqlEntity : WebhookDeliveryEntity;
 
   beforeAll(async () => {
@@ -354,6 +358,22 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
         updated: new Date(),
       }));
       for (let k = 0; k < tokens.length; k += 400) await t.ds.getRepository(ApiTokenEntity).insert(tokens.slice(k, k + 400) as never);
+      // Archives: 3,000, under 30 individuals and 10 projects, in two periods.
+      const archives = Array.from({ length: 3000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        ancestorId: i % 4 ? people[i % 30].id : units[i % 10].id,
+        ancestorType: i % 4 ? 'individual' : 'project',
+        itemId: crypto.randomUUID(),
+        itemType: i % 8 === 4 ? 'dashboard' : 'metric',
+        periodId: periods[i % 2].id,
+        name: `L${i % 400}`,
+        snapshot: '{}',
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < archives.length; k += 400) await t.ds.getRepository(ArchiveEntity).insert(archives.slice(k, k + 400) as never);
+      if (site === acme) Object.assign(archivesOf, { individualId: people[1].id, projectId: units[0].id });
       // Identity providers: 1,000.
       const providers = Array.from({ length: 1000 }, (_, i) => ({
         id: crypto.randomUUID(),
@@ -373,7 +393,7 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
     }
     if (DB_KIND === 'mysql')
       await t.ds.query(
-        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, webhooks, webhook_deliveries, api_tokens, identity_providers',
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, webhooks, webhook_deliveries, api_tokens, identity_providers, archives',
       );
     else await t.ds.query('ANALYZE');
   });
@@ -518,6 +538,13 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
     },
     { name: 'webhooks', entity: WebhookEntity, resource: Webhook as never, scope: () => ({}) },
     { name: 'API tokens', entity: ApiTokenEntity, resource: ApiToken as never, scope: () => ({}) },
+    { name: 'archives of an individual', entity: ArchiveEntity, resource: Archive as never, scope: () => ({ equal: { ancestorId: archivesOf.individualId } }) },
+    {
+      name: 'metric archives of a project',
+      entity: ArchiveEntity,
+      resource: Archive as never,
+      scope: () => ({ equal: { ancestorId: archivesOf.projectId, itemType: 'metric' } }),
+    },
     { name: 'identity providers', entity: IdentityProviderEntity, resource: IdentityProvider as never, scope: () => ({}) },
     {
       name: 'deliveries of a webhook',
