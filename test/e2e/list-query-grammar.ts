@@ -17,7 +17,7 @@ export const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : 
 export function comparison(f: QueryableField, op: string, value: Value): Pred {
   const norm = (v: unknown): unknown => {
     if (v === null || v === undefined) return null;
-    if (f.kind === 'date') return new Date(v as string).getTime();
+    if (f.kind === 'date' || f.kind === 'dateTimeOffset') return new Date(v as string).getTime();
     if (f.kind === 'string' || f.kind === 'guid') return lower(v);
     return v;
   };

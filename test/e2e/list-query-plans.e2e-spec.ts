@@ -41,6 +41,15 @@ import { SiteEntity } from '../../src/database/entities/site.entity.js';
 import { Site } from '../../src/modules/sites/dto/site.dto.js';
 import { SecurityGroupEntity } from '../../src/database/entities/security-group.entity.js';
 import { SecurityGroup } from '../../src/modules/security-groups/dto/security-group.dto.js';
+import { WebhookEntity } from '../../src/database/entities/webhook.entity.js';
+import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from '../../src/database/entities/webhook-delivery.entity.js';
+import { Webhook, WebhookDelivery } from '../../src/modules/webhooks/dto/webhook.dto.js';
+import { ApiTokenEntity } from '../../src/database/entities/api-token.entity.js';
+import { ApiToken } from '../../src/modules/api-tokens/dto/api-token.dto.js';
+import { IdentityProviderEntity } from '../../src/database/entities/identity-provider.entity.js';
+import { IdentityProvider } from '../../src/modules/identity-providers/dto/identity-provider.dto.js';
+import { ArchiveEntity } from '../../src/database/entities/archive.entity.js';
+import { Archive } from '../../src/modules/archives/dto/archive.dto.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -72,6 +81,11 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const rolesOf = { individualId: '' };
   /** The units of a person (their memberships and primary one) the unit list's plans are made for. */
   const unitsOf = { ids: [] as string[] };
+  /** The webhook whose delivery log the delivery list's plans are made for. */
+  const deliveriesOf = { webhookId: '' };
+  /** The individual and the project whose archives the archive lists' plans are made for. */
+  const archivesOf = { individualId: '', projectId: '' };
+  const Deliveries = DB_KIND === 'mysql' ? WebhookDeliveryMysqlEntity : WebhookDeliveryEntity;
 
   beforeAll(async () => {
     t = await startApp();
@@ -353,6 +367,79 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
         updated: new Date(),
       }));
       await t.ds.getRepository(ColorEntity).insert(colors as never);
+      // Webhooks: 1,000; the delivery log: 3,000 attempts of 10 of them.
+      const hooks = Array.from({ length: 1000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        url: `https://hooks.example.test/${i}`,
+        eventTypes: 'period.closed',
+        secret: `whsec_${i}`,
+        active: i % 4 !== 0,
+        created: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < hooks.length; k += 400) await t.ds.getRepository(WebhookEntity).insert(hooks.slice(k, k + 400) as never);
+      const attempts = Array.from({ length: 3000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        webhookId: hooks[i % 10].id,
+        eventId: `msg_${Math.floor(i / 3)}`,
+        eventType: ['individual.updated', 'dialog.held', 'L1.x'][i % 3],
+        seq: i,
+        attempt: (i % 3) + 1,
+        status: i % 5 ? 'failed' : 'delivered',
+        durationMs: 5,
+        payload: '{}',
+        created: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < attempts.length; k += 400) await t.ds.getRepository(Deliveries).insert(attempts.slice(k, k + 400) as never);
+      if (site === acme) deliveriesOf.webhookId = hooks[1].id;
+      // API tokens: 1,000.
+      const tokens = Array.from({ length: 1000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        name: `L${i % 300} sync`,
+        scopes: '*:read',
+        hint: `pms_${i}`.slice(0, 12),
+        secretHash: (crypto.randomUUID() + crypto.randomUUID()).replace(/-/g, ''),
+        expires: i % 5 ? new Date(Date.UTC(2026, i % 12, 1)) : null,
+        revoked: i % 7 ? null : new Date(Date.UTC(2025, i % 12, 1)),
+        lastUsed: i % 3 ? new Date(Date.UTC(2025, i % 12, 1 + (i % 28))) : null,
+        created: new Date(Date.UTC(2024, 0, 1) + i * 60_000),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < tokens.length; k += 400) await t.ds.getRepository(ApiTokenEntity).insert(tokens.slice(k, k + 400) as never);
+      // Archives: 3,000, under 30 individuals and 10 projects, in two periods.
+      const archives = Array.from({ length: 3000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        ancestorId: i % 4 ? people[i % 30].id : units[i % 10].id,
+        ancestorType: i % 4 ? 'individual' : 'project',
+        itemId: crypto.randomUUID(),
+        itemType: i % 8 === 4 ? 'dashboard' : 'metric',
+        periodId: periods[i % 2].id,
+        name: `L${i % 400}`,
+        snapshot: '{}',
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < archives.length; k += 400) await t.ds.getRepository(ArchiveEntity).insert(archives.slice(k, k + 400) as never);
+      if (site === acme) Object.assign(archivesOf, { individualId: people[1].id, projectId: units[0].id });
+      // Identity providers: 1,000.
+      const providers = Array.from({ length: 1000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        name: `L${i % 300} SSO`,
+        issuer: `https://idp${i % 50}.example.test/${i}`,
+        clientId: `L${i}`,
+        userClaim: 'email',
+        jitProvisioning: false,
+        enabled: i % 4 !== 0,
+        created: new Date(),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < providers.length; k += 400) await t.ds.getRepository(IdentityProviderEntity).insert(providers.slice(k, k + 400) as never);
       if (site === acme)
         Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
@@ -367,7 +454,7 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
     await t.ds.getRepository(SiteEntity).insert(sites);
     if (DB_KIND === 'mysql')
       await t.ds.query(
-        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, security_groups, basic_roles, colors, sites',
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, security_groups, basic_roles, colors, sites, webhooks, webhook_deliveries, api_tokens, identity_providers, archives',
       );
     else await t.ds.query('ANALYZE');
   });
@@ -538,6 +625,22 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       resource: IndividualBasicRolesCount as never,
       scope: () => ({ equal: { deleted: false } }),
       min: 1,
+    },
+    { name: 'webhooks', entity: WebhookEntity, resource: Webhook as never, scope: () => ({}) },
+    { name: 'API tokens', entity: ApiTokenEntity, resource: ApiToken as never, scope: () => ({}) },
+    { name: 'archives of an individual', entity: ArchiveEntity, resource: Archive as never, scope: () => ({ equal: { ancestorId: archivesOf.individualId } }) },
+    {
+      name: 'metric archives of a project',
+      entity: ArchiveEntity,
+      resource: Archive as never,
+      scope: () => ({ equal: { ancestorId: archivesOf.projectId, itemType: 'metric' } }),
+    },
+    { name: 'identity providers', entity: IdentityProviderEntity, resource: IdentityProvider as never, scope: () => ({}) },
+    {
+      name: 'deliveries of a webhook',
+      entity: Deliveries,
+      resource: WebhookDelivery as never,
+      scope: () => ({ equal: { webhookId: deliveriesOf.webhookId } }),
     },
   ];
 

@@ -10,6 +10,10 @@ import { LIMITS } from '../../common/limits.js';
  */
 @Entity('api_tokens')
 @Index('ix_api_tokens_site_name', ['siteId', 'name'])
+@Index('ix_api_tokens_site_created', ['siteId', 'created'])
+@Index('ix_api_tokens_site_expires', ['siteId', 'expires'])
+@Index('ix_api_tokens_site_last_used', ['siteId', 'lastUsed'])
+@Index('ix_api_tokens_site_revoked', ['siteId', 'revoked'])
 @Index('ux_api_tokens_secret_hash', ['secretHash'], { unique: true })
 export class ApiTokenEntity extends GuidTenantEntity {
   @StrCol('name', LIMITS.name, { nullable: false })

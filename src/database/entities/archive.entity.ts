@@ -19,6 +19,7 @@ export type ArchiveItemType = 'metric' | 'dashboard';
 @Index('ux_archives_site_period_item', ['siteId', 'periodId', 'itemType', 'itemId'], { unique: true })
 @Index('ix_archives_site_ancestor', ['siteId', 'ancestorId', 'periodId'])
 @Index('ix_archives_site_item', ['siteId', 'itemId', 'periodId'])
+@Index('ix_archives_site_ancestor_name', ['siteId', 'ancestorId', 'name'])
 export class ArchiveEntity extends GuidTenantEntity {
   @GuidCol('ancestor_id')
   ancestorId: string;

@@ -11,6 +11,9 @@ import { LIMITS } from '../../common/limits.js';
 @Entity('identity_providers')
 @Index('ix_identity_providers_site_name', ['siteId', 'name'])
 @Index('ix_identity_providers_issuer', ['issuer'])
+@Index('ix_identity_providers_site_issuer', ['siteId', 'issuer'])
+@Index('ix_identity_providers_site_client', ['siteId', 'clientId'])
+@Index('ix_identity_providers_site_enabled', ['siteId', 'enabled', 'name'])
 export class IdentityProviderEntity extends GuidTenantEntity {
   @StrCol('name', LIMITS.name, { nullable: false })
   name: string;

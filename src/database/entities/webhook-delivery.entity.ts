@@ -45,6 +45,10 @@ export abstract class WebhookDeliveryColumns extends GuidTenantEntity {
 
 @Entity('webhook_deliveries')
 @Index('ix_webhook_deliveries_webhook', ['siteId', 'webhookId', 'created'])
+@Index('ix_webhook_deliveries_webhook_order', ['siteId', 'webhookId', 'created', 'attempt'])
+@Index('ix_webhook_deliveries_webhook_status', ['siteId', 'webhookId', 'status', 'created'])
+@Index('ix_webhook_deliveries_webhook_type', ['siteId', 'webhookId', 'eventType', 'created'])
+@Index('ix_webhook_deliveries_webhook_event', ['siteId', 'webhookId', 'eventId'])
 export class WebhookDeliveryEntity extends WebhookDeliveryColumns {
   @Column({ type: 'text', name: 'payload', nullable: false })
   payload: string;
@@ -52,6 +56,10 @@ export class WebhookDeliveryEntity extends WebhookDeliveryColumns {
 
 @Entity('webhook_deliveries')
 @Index('ix_webhook_deliveries_webhook', ['siteId', 'webhookId', 'created'])
+@Index('ix_webhook_deliveries_webhook_order', ['siteId', 'webhookId', 'created', 'attempt'])
+@Index('ix_webhook_deliveries_webhook_status', ['siteId', 'webhookId', 'status', 'created'])
+@Index('ix_webhook_deliveries_webhook_type', ['siteId', 'webhookId', 'eventType', 'created'])
+@Index('ix_webhook_deliveries_webhook_event', ['siteId', 'webhookId', 'eventId'])
 export class WebhookDeliveryMysqlEntity extends WebhookDeliveryColumns {
   @Column({ type: 'longtext', name: 'payload', nullable: false })
   payload: string;

@@ -11,6 +11,8 @@ import { BoolCol, DateCol, IntCol, StrCol, TextCol } from '../columns.js';
  */
 @Entity('webhooks')
 @Index('ix_webhooks_site', ['siteId', 'id'])
+@Index('ix_webhooks_site_created', ['siteId', 'created'])
+@Index('ix_webhooks_site_active', ['siteId', 'active', 'created'])
 export class WebhookEntity extends GuidTenantEntity {
   @StrCol('url', 2000, { nullable: false })
   url: string;

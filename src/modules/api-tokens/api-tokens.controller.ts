@@ -3,7 +3,8 @@ import { Admin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { GuidParam } from '../../http/wire/ids.js';
-import { ApiTokenDto, ApiTokenQuery, CreateApiTokenDto } from './dto/api-token.dto.js';
+import { ApiToken, ApiTokenDto, ApiTokenQuery, CreateApiTokenDto } from './dto/api-token.dto.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { ApiTokensService } from './api-tokens.service.js';
 import { ApiController, ListRoute, GetRoute, PostRoute, DeleteRoute } from '../../http/pipeline/routes.js';
 import { changesRefused, CREDENTIALS_NOT_SYNCED } from '../../http/pipeline/delta-list.js';
@@ -21,7 +22,7 @@ export class ApiTokensController {
 
   @ListRoute(Admin, 'apitokens', ApiTokenDto, changesRefused(CREDENTIALS_NOT_SYNCED), {
     summary: 'List the API tokens of the caller’s site (Admin)',
-    description: `Newest first, revoked ones included; paged with limit/offset. Secrets are never listed. ${PRINCIPAL}`,
+    description: `Newest first (Created, then ID), revoked ones included; paged with limit/offset. Secrets are never listed, filtered, sorted or exported (Secret is null). ${PRINCIPAL} ${queryNotes(ApiToken)}`,
   })
   list(@Ctx() ctx: RequestContext, @Query() q: ApiTokenQuery) {
     return this.tokens.list(ctx, q);

@@ -3,7 +3,9 @@ import { ADMIN_SCOPE, apiTokenHash, apiTokenHint, CREDENTIAL_KINDS, newApiTokenS
 import { RequestContext } from '../../common/context/request-context.js';
 import { ForbiddenError, type FieldError, ValidationError } from '../../common/errors/errors.js';
 import { RouteIndex } from '../../http/pipeline/route-index.js';
-import { Page, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { ApiTokenEntity } from '../../database/entities/api-token.entity.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { ApiToken, ApiTokenDto, ApiTokenQuery, CreateApiTokenDto } from './dto/api-token.dto.js';
@@ -13,6 +15,8 @@ const LABEL = 'ApiToken';
 const DAY_MS = 24 * 3600 * 1000;
 export const DEFAULT_TOKEN_DAYS = 90;
 export const MAX_TOKEN_DAYS = 2 * 366;
+/** The list's order, newest first: Created then ID, both descending (a queried list's order ends with the ID in the last key's direction). */
+const NEWEST_FIRST = [{ field: ApiToken.queryable.get('created')!, desc: true }] as const;
 
 /**
  * API tokens (docs/identity.md, "API tokens"): administrators create, list and revoke them. The
@@ -27,10 +31,19 @@ export class ApiTokensService {
   constructor(
     private readonly db: TenantDb,
     private readonly routes: RouteIndex,
+    private readonly queries: ListQueries,
   ) {}
 
   async list(ctx: RequestContext, q: ApiTokenQuery): Promise<Page<ApiTokenDto>> {
-    const [rows, total] = await this.tokens(ctx).findAndCount({ order: { created: 'DESC', id: 'ASC' }, ...pageOf(q) });
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the site's tokens; the secret is never answered (null), its hash is no field.
+      const query = this.queries.read(ctx, ApiToken, q);
+      const { take, skip } = pageOf(q);
+      const page = await readQueriedRows(this.db, ctx, ApiTokenEntity, {}, query, NEWEST_FIRST, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.tokens(ctx).answers(page.rows, ApiToken, { secret: null }), page.total, take, skip, query.fields, next);
+    }
+    const [rows, total] = await this.tokens(ctx).findAndCount({ order: { created: 'DESC', id: 'DESC' }, ...pageOf(q) });
     return Page.of(this.tokens(ctx).answers(rows, ApiToken, { secret: null }), total, q);
   }
 

@@ -5,15 +5,15 @@ import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { GuidParam } from '../../http/wire/ids.js';
 import { ArchivesService } from './archives.service.js';
-import { ArchiveDto, ArchiveQuery, ArchiveWriteBody } from './dto/archive.dto.js';
+import { Archive, ArchiveDto, ArchiveQuery, ArchiveWriteBody } from './dto/archive.dto.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { ApiController, GetRoute, ListRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
 import { defineRoutes } from '../../http/pipeline/route-family.js';
 import { changesRefused, changesUnder } from '../../http/pipeline/delta-list.js';
 
 const READ_RULE =
   'Archives filed under an individual are read by the individual, anyone above them in the reporting chain and administrators (others 403); the others by every member of the site.';
-const LIST_NOTE =
-  'Newest period first (by PeriodID), then by Name; `period` narrows to one period; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfArchive.';
+const LIST_NOTE = `Newest period first (by PeriodID), then by Name; \`period\` narrows to one period; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfArchive. ${queryNotes(Archive)}`;
 const UNSUPPORTED =
   'Unsupported, as the spec says: archives are written only by closing a period (PUT /periods/{id}/close). The path answers 200 with an empty object and changes nothing; any body is ignored.';
 

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { FindOptionsWhere } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError } from '../../common/errors/errors.js';
-import { Page, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
@@ -17,6 +19,11 @@ import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 /** Newest period first; within a period by Name; the id keeps paging stable. */
 const LIST_ORDER = { periodId: 'DESC', name: 'ASC', id: 'ASC' } as const;
+/** The same order for a queried list without sort=: PeriodID descending, then Name and ID ascending (sorted once read: the directions mix). */
+const NEWEST_PERIOD_FIRST = [
+  { field: Archive.queryable.get('periodid')!, desc: true },
+  { field: Archive.queryable.get('name')!, desc: false },
+] as const;
 
 /**
  * Archives (docs/metrics-archives.md): snapshots written by closing a period
@@ -30,6 +37,7 @@ export class ArchivesService {
   constructor(
     private readonly db: TenantDb,
     private readonly access: AccessService,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly archives = this.db.scoped(ArchiveEntity, 'Archive');
@@ -50,6 +58,15 @@ export class ArchivesService {
 
   private async page(ctx: RequestContext, where: FindOptionsWhere<ArchiveEntity>, q: ArchiveQuery): Promise<Page<ArchiveDto>> {
     if (q.period !== undefined && q.period !== null) await this.db.repo(ctx, PeriodEntity, 'Period').get(q.period);
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the right to the record's archives was checked; its archives (and the period) come first.
+      const query = this.queries.read(ctx, Archive, q);
+      const { take, skip } = pageOf(q);
+      const scope = { equal: { ...(where as Record<string, string>), ...(q.period === undefined || q.period === null ? {} : { periodId: q.period }) } };
+      const page = await readQueriedRows(this.db, ctx, ArchiveEntity, scope, query, NEWEST_PERIOD_FIRST, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.archives(ctx).answers(page.rows, Archive), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.archives(ctx).findAndCount({
       where: { ...where, ...(q.period === undefined || q.period === null ? {} : { periodId: q.period }) },
       order: LIST_ORDER,

@@ -7,11 +7,13 @@ import { GuidParam } from '../../http/wire/ids.js';
 import {
   CollisionQuery,
   CreateIdentityProviderDto,
+  IdentityProvider,
   IdentityProviderDto,
   IdentityProviderQuery,
   UpdateIdentityProviderDto,
 } from './dto/identity-provider.dto.js';
 import { IdentityProvidersService } from './identity-providers.service.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { ApiController, ListRoute, GetRoute, PostRoute, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
 import { changesRefused, CREDENTIALS_NOT_SYNCED } from '../../http/pipeline/delta-list.js';
 
@@ -27,7 +29,7 @@ export class IdentityProvidersController {
 
   @ListRoute(Admin, 'identityproviders', IdentityProviderDto, changesRefused(CREDENTIALS_NOT_SYNCED), {
     summary: 'List the identity providers of the caller’s site (Admin)',
-    description: `Ordered by Name; paged with limit/offset. ${SSO}`,
+    description: `Ordered by Name; paged with limit/offset. ${SSO} ${queryNotes(IdentityProvider)}`,
   })
   list(@Ctx() ctx: RequestContext, @Query() q: IdentityProviderQuery) {
     return this.providers.list(ctx, q);

@@ -7,7 +7,9 @@ import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { audiencesOf, IdentityProviderAudienceEntity, issuerKey } from '../../database/entities/identity-provider-audience.entity.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
-import { Page, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { groupMappingsOf, IdentityProviderEntity } from '../../database/entities/identity-provider.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
@@ -30,6 +32,8 @@ const LABEL = 'IdentityProvider';
 export const AUDIENCE_MAX = 255;
 /** The most audiences one provider accepts (ClientID and Audiences together). */
 export const AUDIENCES_MAX = 20;
+/** The list's own order for a queried list: Name, then ID. */
+const BY_NAME = [{ field: IdentityProvider.queryable.get('name')!, desc: false }] as const;
 
 /**
  * Per-site OpenID Connect configuration (docs/identity.md, "Single sign-on"), for administrators.
@@ -52,9 +56,25 @@ export class IdentityProvidersService {
   constructor(
     private readonly db: TenantDb,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly queries: ListQueries,
   ) {}
 
   async list(ctx: RequestContext, q: IdentityProviderQuery): Promise<Page<IdentityProviderDto>> {
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the site's providers; without sort= in Name order, as the plain list.
+      const query = this.queries.read(ctx, IdentityProvider, q);
+      const { take, skip } = pageOf(q);
+      const page = await readQueriedRows(this.db, ctx, IdentityProviderEntity, {}, query, BY_NAME, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(
+        page.rows.map((r) => this.toDto(r)),
+        page.total,
+        take,
+        skip,
+        query.fields,
+        next,
+      );
+    }
     const [rows, total] = await this.providers(ctx).findAndCount({ order: { name: 'ASC', id: 'ASC' }, ...pageOf(q) });
     return Page.of(rows, total, q).map((r) => this.toDto(r));
   }

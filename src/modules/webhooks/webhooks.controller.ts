@@ -3,9 +3,10 @@ import { Admin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
-import { PageQuery } from '../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { GuidParam } from '../../http/wire/ids.js';
-import { CreateWebhookDto, UpdateWebhookDto, WebhookDeliveryDto, WebhookDto } from './dto/webhook.dto.js';
+import { CreateWebhookDto, UpdateWebhookDto, Webhook, WebhookDelivery, WebhookDeliveryDto, WebhookDto } from './dto/webhook.dto.js';
 import { WebhooksService } from './webhooks.service.js';
 import { ApiController, ListRoute, GetRoute, PostRoute, PostAction, PutRoute, DeleteRoute } from '../../http/pipeline/routes.js';
 import { changesRefused, CREDENTIALS_NOT_SYNCED } from '../../http/pipeline/delta-list.js';
@@ -22,9 +23,9 @@ export class WebhooksController {
 
   @ListRoute(Admin, 'webhooks', WebhookDto, changesRefused(CREDENTIALS_NOT_SYNCED), {
     summary: 'List the webhooks of the caller’s site (Admin)',
-    description: EVENTS,
+    description: `Ordered by creation; paged with limit/offset. Secret is null in every record. ${EVENTS} ${queryNotes(Webhook)}`,
   })
-  list(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedPageQuery) {
     return this.webhooks.list(ctx, q);
   }
 
@@ -91,11 +92,11 @@ export class WebhooksController {
     WebhookDeliveryDto,
     {
       summary: 'List the delivery attempts of a webhook, newest first (Admin)',
-      description: 'Each attempt with its status, the receiver’s response code, its duration and the payload sent.',
+      description: `Each attempt with its status, the receiver’s response code, its duration and the payload sent; newest first (Created, then Attempt); paged with limit/offset. 404 for a webhook not of the caller’s site. ${queryNotes(WebhookDelivery)}`,
     },
     { collection: true },
   )
-  deliveries(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: PageQuery) {
+  deliveries(@Ctx() ctx: RequestContext, @GuidParam() id: string, @Query() q: QueriedPageQuery) {
     return this.webhooks.deliveries(ctx, id, q);
   }
 

@@ -4,7 +4,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, ValidationError, type FieldError } from '../../common/errors/errors.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
-import { Page, PageQuery, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage, type QueriedPageQuery } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { WebhookEntity } from '../../database/entities/webhook.entity.js';
@@ -21,6 +23,9 @@ import { WebhookEvents } from './webhook-events.js';
 import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 
 const LABEL = 'Webhook';
+/** The order of a queried list without sort=, the plain lists' own: webhooks by creation, the delivery log newest first (then the attempt). */
+const BY_CREATED = [{ field: Webhook.queryable.get('created')!, desc: false }] as const;
+const NEWEST_FIRST = [{ field: WebhookDelivery.queryable.get('created')!, desc: true }] as const;
 
 /** Webhook endpoints, their delivery log, redelivery, ping and secret rotation (docs/events.md). */
 @Injectable()
@@ -38,12 +43,20 @@ export class WebhooksService {
     private readonly db: TenantDb,
     private readonly events: WebhookEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly repo = this.db.scoped(WebhookEntity, LABEL);
 
-  async list(ctx: RequestContext, q: PageQuery): Promise<Page<WebhookDto>> {
+  async list(ctx: RequestContext, q: QueriedPageQuery): Promise<Page<WebhookDto>> {
     const { take, skip } = pageOf(q);
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the site's webhooks; no filter, sort or field reads a secret (Secret answers null, as in every list).
+      const query = this.queries.read(ctx, Webhook, q);
+      const page = await readQueriedRows(this.db, ctx, WebhookEntity, {}, query, BY_CREATED, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(this.repo(ctx).answers(page.rows, Webhook), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await this.repo(ctx).findAndCount({ order: { created: 'ASC', id: 'ASC' }, take, skip });
     return Page.of(this.repo(ctx).answers(rows, Webhook), total, q);
   }
@@ -107,10 +120,17 @@ export class WebhooksService {
   }
 
   /** The delivery log of a webhook, newest first. */
-  async deliveries(ctx: RequestContext, id: string, q: PageQuery): Promise<Page<WebhookDeliveryDto>> {
+  async deliveries(ctx: RequestContext, id: string, q: QueriedPageQuery): Promise<Page<WebhookDeliveryDto>> {
     await this.repo(ctx).get(id);
     const { take, skip } = pageOf(q);
     const deliveries = this.db.repo(ctx, this.events.deliveryEntity, 'Delivery');
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md): the webhook of the site was found (404 otherwise); its attempts only.
+      const query = this.queries.read(ctx, WebhookDelivery, q);
+      const page = await readQueriedRows(this.db, ctx, this.events.deliveryEntity, { equal: { webhookId: id } }, query, NEWEST_FIRST, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(deliveries.answers(page.rows, WebhookDelivery), page.total, take, skip, query.fields, next);
+    }
     const [rows, total] = await deliveries.findAndCount({ where: { webhookId: id }, order: { created: 'DESC', attempt: 'DESC', id: 'DESC' }, take, skip });
     return Page.of(deliveries.answers(rows, WebhookDelivery), total, q);
   }

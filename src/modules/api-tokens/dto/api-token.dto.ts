@@ -1,5 +1,5 @@
 import { LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
-import { PageQuery } from '../../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../../http/wire/pagination.js';
 import type { ApiTokenEntity } from '../../../database/entities/api-token.entity.js';
 import { declareExamples } from '../../../http/wire/examples.js';
 import { SCOPES_PATTERN } from '../../../auth/api-token.js';
@@ -15,9 +15,18 @@ export interface ApiTokenExtras {
  */
 export const ApiToken = resource<ApiTokenEntity, ApiTokenExtras>()('ApiToken', {
   audit: 'audit',
+  // Lists may filter and sort on Created, their own order (docs/queries.md). Neither the secret nor
+  // its hash is a field that can be queried: the hash is no member, the secret has no column.
+  auditQuery: { Created: { filter: true, sort: true } },
   fields: {
-    ID: field.guid('RO'),
-    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'What the token is for, e.g. "Payroll sync"; not blank.' }),
+    ID: field.guid('RO', { query: { filter: true } }),
+    Name: field.string('Req', {
+      query: { filter: true, sort: true },
+      max: LIMITS.name,
+      min: 1,
+      write: trim,
+      description: 'What the token is for, e.g. "Payroll sync"; not blank.',
+    }),
     Scopes: field.string('Req', {
       max: 1000,
       min: 1,
@@ -29,6 +38,7 @@ export const ApiToken = resource<ApiTokenEntity, ApiTokenExtras>()('ApiToken', {
         '`admin` lets the token also write IsAdmin, a Password and an administrator’s UserName or UserEmail — **it can make anyone an administrator or sign in as them: give it only to a system as trusted as an administrator** (docs/security.md). No scope admits to /v4/apitokens, /v4/identityproviders or /v4/auth.',
     }),
     Expires: field.date('-', {
+      query: { filter: true, sort: true },
       nullable: true,
       description: 'When the token stops working.',
       create: { description: 'In the future, at most 2 years ahead; absent or null: 90 days from now.' },
@@ -40,8 +50,12 @@ export const ApiToken = resource<ApiTokenEntity, ApiTokenExtras>()('ApiToken', {
       description: 'The bearer secret (`pms_…`): answered only by the POST that creates the token, null afterwards. Only its hash is stored.',
     }),
     Hint: field.string('RO', { description: 'The first characters of the secret, to recognise the token.' }),
-    LastUsed: field.date('RO', { nullable: true, description: 'When the token was last used (recorded at most once a minute).' }),
-    Revoked: field.date('RO', { nullable: true, description: 'When the token was revoked; a revoked token is refused.' }),
+    LastUsed: field.date('RO', {
+      query: { filter: true, sort: true },
+      nullable: true,
+      description: 'When the token was last used (recorded at most once a minute).',
+    }),
+    Revoked: field.date('RO', { query: { filter: true }, nullable: true, description: 'When the token was revoked; a revoked token is refused.' }),
     SiteID: field.guid('RO'),
   },
 });
@@ -50,7 +64,7 @@ export const { Response: ApiTokenDto, Create: CreateApiTokenDto } = ApiToken;
 export type ApiTokenDto = InstanceType<typeof ApiTokenDto>;
 export type CreateApiTokenDto = InstanceType<typeof CreateApiTokenDto>;
 
-export class ApiTokenQuery extends PageQuery {}
+export class ApiTokenQuery extends QueriedPageQuery {}
 
 /** The request-body examples of the OpenAPI document (docs/openapi.md), executed by the examples test. */
 declareExamples({

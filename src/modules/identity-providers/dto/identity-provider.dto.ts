@@ -1,6 +1,6 @@
 import { LIMITS, field, resource, trim } from '../../../http/wire/resource.js';
 import { InputField } from '../../../http/wire/wire.js';
-import { PageQuery } from '../../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../../http/wire/pagination.js';
 import type { IdentityProviderEntity } from '../../../database/entities/identity-provider.entity.js';
 import { declareExamples } from '../../../http/wire/examples.js';
 
@@ -49,10 +49,12 @@ const bool = (description: string, createDefault: boolean) =>
  */
 export const IdentityProvider = resource<IdentityProviderEntity, { mappings: GroupMappingRow[] }>()('IdentityProvider', {
   audit: 'audit',
+  // Lists may filter on these and sort by Name, their own order (docs/queries.md).
   fields: {
-    ID: field.id(),
-    Name: field.string('Req', { max: LIMITS.name, min: 1, write: trim, description: 'A label, e.g. "Okta".' }),
+    ID: { ...field.id(), query: { filter: true } },
+    Name: field.string('Req', { query: { filter: true, sort: true }, max: LIMITS.name, min: 1, write: trim, description: 'A label, e.g. "Okta".' }),
     Issuer: field.string('Req', {
+      query: { filter: true },
       max: 500,
       min: 1,
       write: trim,
@@ -60,6 +62,7 @@ export const IdentityProvider = resource<IdentityProviderEntity, { mappings: Gro
         'The provider’s issuer URL exactly as its tokens’ `iss` claim says it (e.g. `https://login.microsoftonline.com/<tenant>/v2.0`); its `/.well-known/openid-configuration` is read from it.',
     }),
     ClientID: field.string('Req', {
+      query: { filter: true },
       max: LIMITS.name,
       min: 1,
       write: trim,
@@ -97,7 +100,7 @@ export const IdentityProvider = resource<IdentityProviderEntity, { mappings: Gro
       create: { decorator: mappingsInput('Absent or null: none.') },
       update: { decorator: mappingsInput('Absent keeps the mappings; a list (also an empty one) replaces them; null clears them.') },
     }),
-    Enabled: bool('Tokens of this provider are accepted.', true),
+    Enabled: { ...bool('Tokens of this provider are accepted.', true), query: { filter: true } },
     SiteID: field.guid('RO'),
   },
 });
@@ -109,7 +112,7 @@ export type CreateIdentityProviderDto = InstanceType<typeof CreateIdentityProvid
 export const UpdateIdentityProviderDto = IdentityProvider.Update;
 export type UpdateIdentityProviderDto = InstanceType<typeof UpdateIdentityProviderDto> & { GroupMappings?: GroupMappingInput[] | null };
 
-export class IdentityProviderQuery extends PageQuery {}
+export class IdentityProviderQuery extends QueriedPageQuery {}
 
 /** `GET /identityproviders/collisions` (global administrators). */
 export class CollisionQuery {

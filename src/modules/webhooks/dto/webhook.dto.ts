@@ -15,8 +15,10 @@ export interface WebhookShown {
 /** A webhook endpoint (docs/events.md). */
 export const Webhook = resource<WebhookEntity, WebhookShown | undefined>()('Webhook', {
   audit: 'audit',
+  // Lists may filter and sort on Created, their own order (docs/queries.md). The secrets are never queryable.
+  auditQuery: { Created: { filter: true, sort: true } },
   fields: {
-    ID: field.id(),
+    ID: { ...field.id(), query: { filter: true } },
     URL: field.string('Req', {
       column: 'url',
       max: 2000,
@@ -41,6 +43,7 @@ export const Webhook = resource<WebhookEntity, WebhookShown | undefined>()('Webh
     }),
     Description: field.string('-', { max: 500, nullable: true, description: 'A note for the administrator.' }),
     Active: field.bool('-', {
+      query: { filter: true },
       description:
         'Deliveries go out while true. Default true. Setting it true again re-enables an endpoint the service disabled (DisabledReason), and its queued events are delivered.',
       nullIsAbsent: true,
@@ -69,18 +72,22 @@ export type UpdateWebhookDto = InstanceType<typeof UpdateWebhookDto>;
 /** One delivery attempt (docs/events.md, "Delivery log"). */
 export const WebhookDelivery = resource<WebhookDeliveryColumns>()('WebhookDelivery', {
   fields: {
-    ID: field.guid('RO', { description: 'The attempt’s ID (for redelivery).' }),
+    ID: field.guid('RO', { query: { filter: true }, description: 'The attempt’s ID (for redelivery).' }),
     WebhookID: field.guid('RO', { description: 'The webhook.' }),
-    EventID: field.string('RO', { description: 'The message id (`webhook-id` header), the same on every attempt of one event: receivers deduplicate by it.' }),
-    EventType: field.string('RO', { description: 'The event type, or `webhook.ping`.' }),
+    EventID: field.string('RO', {
+      query: { filter: true },
+      description: 'The message id (`webhook-id` header), the same on every attempt of one event: receivers deduplicate by it.',
+    }),
+    EventType: field.string('RO', { query: { filter: true }, description: 'The event type, or `webhook.ping`.' }),
     Seq: field.int('RO', { description: 'The site change sequence number of the event (0 for a ping).' }),
     Attempt: field.int('RO', { description: '1 for the first attempt of the event.' }),
-    Status: field.string('RO', { enum: ['delivered', 'failed'], description: '`delivered` (a 2xx answer) or `failed`.' }),
+    Status: field.string('RO', { query: { filter: true }, enum: ['delivered', 'failed'], description: '`delivered` (a 2xx answer) or `failed`.' }),
     ResponseCode: field.int('RO', { nullable: true, description: 'The receiver’s HTTP status; null when it did not answer.' }),
     DurationMs: field.int('RO', { description: 'Milliseconds from sending to the end of the answer.' }),
     Error: field.string('RO', { nullable: true, description: 'Why the attempt failed; null when delivered.' }),
     Payload: field.string('RO', { description: 'The JSON body that was signed and sent.' }),
-    Created: field.dateTimeOffset('RO', { description: 'When the attempt was made.' }),
+    // Then the attempt: the log's own order (newest first) is Created, Attempt and ID.
+    Created: field.dateTimeOffset('RO', { query: { filter: true, sort: true, then: ['attempt'] }, description: 'When the attempt was made.' }),
   },
 });
 export const WebhookDeliveryDto = WebhookDelivery.Response;
