@@ -1,13 +1,14 @@
 import { Logger, type Type } from '@nestjs/common';
 import { In, type EntityTarget } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
-import { AppError, NotFoundError, ValidationError, type ProblemDetails } from '../common/errors/errors.js';
+import { AppError, NotFoundError, PreconditionFailedError, ValidationError, type ProblemDetails } from '../common/errors/errors.js';
 import { isDatabaseUnavailable, isRetryableConflict } from '../common/errors/db-errors.js';
 import { assertAccess } from '../auth/auth.guard.js';
 import type { AccessRule } from '../auth/access.decorators.js';
 import { AppValidationPipe } from '../http/pipeline/app-validation.pipe.js';
 import { problemOf, toAppError } from '../http/pipeline/problem.filter.js';
 import { toJsonValue } from '../http/wire/codec.js';
+import { RECORD_VERSION } from '../http/wire/etag.js';
 import { bulkAnswer, type BulkItemInput, type BulkOutcome, type BulkQuery, type BulkRequest, type BulkResultsDto } from '../http/wire/bulk.js';
 import type { TenantDb } from './tenant-db.js';
 import type { GuidTenantEntity, IntTenantEntity } from './entities/base.entity.js';
@@ -33,6 +34,13 @@ export interface BulkPlan<C extends object, U extends object, K extends string |
   externalIds?: boolean;
   /** Whether the IDs are integers (goals): an item's ID is read as one, and answered as its decimal text. */
   intIds?: boolean;
+  /**
+   * Whether the records carry an ETag whose version the single update checks against If-Match
+   * (`update(…, { ifMatch: true })`), so an item may give `IfMatch` (default true). False for
+   * records without one of their own (a metric value, a security-group member): an item's
+   * `IfMatch` is then its 400. The request class must agree (`bulkRequestOf(…, { ifMatch: false })`).
+   */
+  conditional?: boolean;
   /** The single create's and update's input classes: each Record is validated as one of them. */
   create: Type<C>;
   update: Type<U>;
@@ -88,6 +96,11 @@ const pipe = new AppValidationPipe();
 
 /** Raised to roll an atomic batch back once every item has been tried. */
 class AtomicRollback extends Error {}
+
+/** An entity tag (RFC 9110 §8.8.3), weak or strong, as an If-Match header lists them. */
+const ENTITY_TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\uffff]*"$/;
+/** The longest IfMatch an item may give (a header's value of about 30 tags). */
+const IF_MATCH_MAX = 1024;
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 const guidText = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim().toLowerCase() : null);
@@ -303,35 +316,58 @@ class Batch<C extends object, U extends object, K extends string | number> {
     const item = this.items[index];
     let id: string | null = null;
     try {
-      const record = this.resolveRefs(item);
-      const ext = this.keyed ? text(record.ExternalID) : null;
-      const given = this.idText(record.ID);
-      let found = given ? (this.existing.has(given) ? given : null) : ext ? (this.byExternalId.get(this.plan.entity as KeyedEntity)!.get(ext) ?? null) : null;
-      const match = this.plan.match;
-      // (A create does not look: it creates, and answers as its single write does when the record exists.)
-      if (!given && !ext && match && item.Op !== 'create') {
-        const missing = match.fields.filter((f) => record[f] === undefined || record[f] === null || record[f] === '');
-        if (missing.length === 0) found = await match.find(record);
-        else if (item.Op === 'update')
-          throw new ValidationError(missing.map((f) => ({ field: f, message: `An update without ID names its record by ${match.fields.join(' and ')}` })));
-        if (item.Op === 'update' && !found)
-          throw new NotFoundError(this.plan.label, `with ${match.fields.map((f) => `${f} ${String(record[f])}`).join(' and ')}`);
-      }
-      if (item.Op === 'update' && !given && !found) {
-        if (!ext) throw new ValidationError([{ field: 'ID', message: `An update names its record by ${this.keyed ? 'ID or ExternalID' : 'ID'}` }]);
-        throw new NotFoundError(this.plan.label, `with ExternalID "${ext}"`);
-      }
-      // The service numbers records with integer IDs: an upsert naming one updates it (404 when there is none).
-      const updates = item.Op === 'update' || (item.Op === 'upsert' && (found !== null || (this.plan.intIds === true && given !== null)));
-      id = updates ? (given ?? found) : given;
-      const written = updates ? await this.update(id!, record) : await this.create(record);
-      id = String(written);
-      if (ext) this.byExternalId.get(this.plan.entity as KeyedEntity)!.set(ext, id);
-      this.existing.add(id);
-      return { index, status: 200, id, problem: null };
+      // The item's precondition stands for the If-Match header while it is written (the request's own header is not read).
+      return await this.ctx.underIfMatch(this.precondition(item), async () => {
+        const record = this.resolveRefs(item);
+        const ext = this.keyed ? text(record.ExternalID) : null;
+        const given = this.idText(record.ID);
+        let found = given ? (this.existing.has(given) ? given : null) : ext ? (this.byExternalId.get(this.plan.entity as KeyedEntity)!.get(ext) ?? null) : null;
+        const match = this.plan.match;
+        // (A create does not look: it creates, and answers as its single write does when the record exists.)
+        if (!given && !ext && match && item.Op !== 'create') {
+          const missing = match.fields.filter((f) => record[f] === undefined || record[f] === null || record[f] === '');
+          if (missing.length === 0) found = await match.find(record);
+          else if (item.Op === 'update')
+            throw new ValidationError(missing.map((f) => ({ field: f, message: `An update without ID names its record by ${match.fields.join(' and ')}` })));
+          if (item.Op === 'update' && !found)
+            throw new NotFoundError(this.plan.label, `with ${match.fields.map((f) => `${f} ${String(record[f])}`).join(' and ')}`);
+        }
+        if (item.Op === 'update' && !given && !found) {
+          if (!ext) throw new ValidationError([{ field: 'ID', message: `An update names its record by ${this.keyed ? 'ID or ExternalID' : 'ID'}` }]);
+          throw new NotFoundError(this.plan.label, `with ExternalID "${ext}"`);
+        }
+        // The service numbers records with integer IDs: an upsert naming one updates it (404 when there is none).
+        const updates = item.Op === 'update' || (item.Op === 'upsert' && (found !== null || (this.plan.intIds === true && given !== null)));
+        id = updates ? (given ?? found) : given;
+        const written = updates ? await this.update(id!, record) : await this.create(record);
+        id = String(written);
+        if (ext) this.byExternalId.get(this.plan.entity as KeyedEntity)!.set(ext, id);
+        this.existing.add(id);
+        return { index, status: 200, id, problem: null };
+      });
     } catch (e) {
       return { index, id, ...this.failure(e) };
     }
+  }
+
+  /**
+   * The item's `IfMatch` as an If-Match header value (docs/bulk.md, "Preconditions"): null when it
+   * gives none (absent, null, blank); the item's 400 when it is not a header's value — `*`, or
+   * entity tags separated by commas (RFC 9110) — or when the plan's records take none.
+   */
+  private precondition(item: BulkItemInput): string | null {
+    const raw = item.IfMatch;
+    if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) return null;
+    if (this.plan.conditional === false)
+      throw new ValidationError([
+        { field: 'IfMatch', message: `A ${this.plan.label} has no ETag of its own and its single write takes no If-Match: leave IfMatch out` },
+      ]);
+    const value = typeof raw === 'string' ? raw.trim() : '';
+    if (value.length > IF_MATCH_MAX || !(value === '*' || value.split(',').every((tag) => ENTITY_TAG.test(tag.trim()))))
+      throw new ValidationError([
+        { field: 'IfMatch', message: 'IfMatch must be the ETag the record’s GET answered, with its quotes ("3-AbC…"), several separated by commas, or *' },
+      ]);
+    return value;
   }
 
   /** The Record with the references ExternalRefs gives set to the IDs of the records they name. */
@@ -353,6 +389,9 @@ class Batch<C extends object, U extends object, K extends string | number> {
   private async create(record: Record<string, unknown>): Promise<unknown> {
     assertAccess(this.ctx.user, this.plan.createRule);
     const dto = (await pipe.transform(record, { type: 'body', metatype: this.plan.create, data: '' })) as C;
+    // An IfMatch names a version of a record that does not exist (yet): nothing can match it, as for
+    // the PUTs that create (a basic role's dialog, the dashboard settings). `*` is no condition.
+    if (this.ctx.ifMatchVersions !== null) throw new PreconditionFailedError();
     return this.db.savepoint(this.ctx, async () => (await this.plan.createOne(dto)).ID);
   }
 
@@ -385,6 +424,10 @@ class Batch<C extends object, U extends object, K extends string | number> {
     const allowed = this.plan.mayChange ? this.plan.mayChange(current) : current.CanUpdate === true || this.ctx.user.isAdmin;
     if (!allowed) return false;
     if (current.Deleted === true) return false;
+    // An IfMatch that names another version: the update runs and answers 412 as its UPDATE finds it.
+    const versions = this.ctx.ifMatchVersions;
+    const version = (read as { [RECORD_VERSION]?: unknown })[RECORD_VERSION];
+    if (versions !== null && (typeof version !== 'number' || !versions.includes(version))) return false;
     const sent = toJsonValue(dto) as Record<string, unknown>;
     for (const [k, v] of Object.entries(sent)) {
       if (v === undefined) continue;

@@ -75,11 +75,38 @@ export class RequestContext {
     /** The zone every date of the answer is rendered in (`tz` query parameter; UTC by default). */
     readonly tz: TimeZone = UTC,
     readonly caller: Caller | null = null,
-    /** The If-Match header of a PUT or DELETE, for optimistic concurrency. */
-    readonly ifMatch: string | null = null,
+    /** The If-Match header of a PUT or DELETE, for optimistic concurrency (see `ifMatch`). */
+    private readonly ifMatchHeader: string | null = null,
     /** Client address, for throttling and logs. */
     readonly ip: string = '',
   ) {}
+
+  /** A bulk item's own precondition while its write runs (`underIfMatch`); undefined: the header. */
+  private itemIfMatch: string | null | undefined = undefined;
+
+  /**
+   * The precondition of the write that runs: the request's If-Match header, or while a bulk item
+   * is written, the item's own `IfMatch` (`underIfMatch`).
+   */
+  get ifMatch(): string | null {
+    return this.itemIfMatch === undefined ? this.ifMatchHeader : this.itemIfMatch;
+  }
+
+  /**
+   * Runs `fn` with `ifMatch` (null: none) standing for the request's If-Match header: a bulk item's
+   * own precondition (docs/bulk.md), which its single write then checks in its UPDATE as it checks
+   * the header. The context itself, not a copy, so the write stays in the request's transaction
+   * (which is bound to this object); the items of a batch run one after another, never two at once.
+   */
+  async underIfMatch<R>(ifMatch: string | null, fn: () => Promise<R>): Promise<R> {
+    const before = this.itemIfMatch;
+    this.itemIfMatch = ifMatch;
+    try {
+      return await fn();
+    } finally {
+      this.itemIfMatch = before;
+    }
+  }
 
   get isAuthenticated(): boolean {
     return this.caller !== null;
@@ -118,6 +145,7 @@ export class RequestContext {
 
   /** The same request acting in another site (global administrators only, checked by callers). */
   withSite(siteId: string, pmEnabled: boolean): RequestContext {
+    // The precondition in force (a bulk item's, while its write runs) goes with it.
     return new RequestContext(this.requestId, this.tz, { ...this.user, siteId, pmEnabled }, this.ifMatch, this.ip);
   }
 }

@@ -13,6 +13,7 @@ export const BULK_RULES =
   '400 when its shape is wrong (not an object with Items, an unknown Op, more than 1,000 items). ' +
   'atomic=true writes all items or none (Committed false, the failed items with their problems, the others 424); otherwise each item commits or fails on its own. ' +
   'Items may refer to records other items create (by ExternalRefs or by the ID an item gives): they are written in an order that creates what is referred to first. ' +
+  'An item’s IfMatch is the single PUT’s If-Match for it (an ETag its GET answered): another version is the item’s 412, nothing of it written; the request’s own If-Match header is not read. ' +
   'An update that would change nothing writes nothing (no audit row, no webhook). An Idempotency-Key covers the whole request. Each item spends one request of the request budgets (docs/limits.md).';
 
 /**

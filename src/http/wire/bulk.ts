@@ -8,7 +8,7 @@ import { InputField, WireInputOf } from './wire.js';
 
 /**
  * The wire shapes of bulk writes (docs/bulk.md): `POST /v4/{collection}/bulk` takes
- * `{ Items: [{ Op, Record, ExternalRefs }] }` (XML `BulkRequestOf{Type}` with `Items` holding
+ * `{ Items: [{ Op, Record, ExternalRefs, IfMatch }] }` (XML `BulkRequestOf{Type}` with `Items` holding
  * `BulkItemOf{Type}` elements) and answers `BulkResults`, one `BulkResult` per item in the order
  * sent. Each resource that offers a bulk route builds its request class with `bulkRequestOf`; the
  * answer is the same for all.
@@ -61,6 +61,11 @@ export interface BulkItemInput {
   Record: Record<string, unknown>;
   /** A reference field → the ExternalID of the record it names (instead of its ID). */
   ExternalRefs?: Record<string, string | null | undefined> | null;
+  /**
+   * The item's precondition, as the single PUT's If-Match header (an ETag the record's GET
+   * answered): checked by the Batch (src/database/bulk-write.ts); absent, null or blank: none.
+   */
+  IfMatch?: string | null;
 }
 
 export interface BulkRequest {
@@ -81,6 +86,15 @@ function namedClass(name: string): Type<object> {
   return holder[name] as Type<object>;
 }
 
+/** What the document says of a bulk item's IfMatch (docs/bulk.md, "Preconditions"). */
+const IF_MATCH_DOC =
+  'The single PUT’s If-Match for this item: the ETag the record’s GET or PUT answered (`"3-AbC…"`; several, comma-separated; `W/` ignored; `*` is no condition). ' +
+  'An update (or an upsert of a record that exists) is written only when the record’s current ETag is one of them, else the item is 412 and nothing of it is written; ' +
+  'a create, or an upsert that creates, with a tag other than `*` is 412 (no record can match it); an update of a record that does not exist stays 404. ' +
+  'Not an entity tag (no quotes): the item’s 400. Absent, null or blank: no condition.';
+const IF_MATCH_REFUSED_DOC =
+  'Not taken: these records have no ETag of their own and their single write takes no If-Match; an item that gives one (even `*`) is its 400. Absent, null or blank: fine.';
+
 const OP_DOC =
   'create: the single POST; update: the single PUT of the record the Record’s ID names, else its ExternalID (404 when none); upsert: update when such a record exists, else create.';
 
@@ -89,7 +103,16 @@ const OP_DOC =
  * `BulkItemOf{name}` and, when the resource has reference fields that may name a record by its
  * ExternalID, `BulkRefsOf{name}` with one member per such field.
  */
-export function bulkRequestOf(name: string, input: { create: string; update: string; refs: readonly string[] }): Type<BulkRequest> {
+export function bulkRequestOf(
+  name: string,
+  input: {
+    create: string;
+    update: string;
+    refs: readonly string[];
+    /** false for records without an ETag of their own, whose single write takes no If-Match (the plan's `conditional`). */
+    ifMatch?: boolean;
+  },
+): Type<BulkRequest> {
   const Item = namedClass(`BulkItemOf${name}`);
   InputField('string', { required: true, enum: BULK_OPS, description: OP_DOC })(Item.prototype, 'Op');
   InputField('object', {
@@ -97,6 +120,11 @@ export function bulkRequestOf(name: string, input: { create: string; update: str
     opaque: true,
     description: `The record, as the single write takes it: ${input.create} for create (and an upsert that creates), ${input.update} for update. Validated, authorized and written by the single write’s own path.`,
   })(Item.prototype, 'Record');
+  // Only its type here: what it holds is the item's own 400 (the Batch reads it), not the request's.
+  InputField('string', input.ifMatch === false ? { description: IF_MATCH_REFUSED_DOC } : { description: IF_MATCH_DOC, example: '"3-q1w2e3r4t5y6u7i8o9p0a1"' })(
+    Item.prototype,
+    'IfMatch',
+  );
   if (input.refs.length) {
     const Refs = namedClass(`BulkRefsOf${name}`);
     for (const ref of input.refs) {

@@ -284,6 +284,8 @@ export class PerformanceMetricsService {
       label: 'MetricValue',
       entity: MetricValueEntity,
       externalIds: false,
+      // A value has no ETag of its own (its metric's changes with it) and setValue takes no If-Match.
+      conditional: false,
       create: SetMetricValueInput,
       update: MetricValueInput,
       // The single write's route is for performance management sites (a file import is held to it too).

@@ -144,6 +144,8 @@ export class SecurityGroupsService {
       label: 'SecurityGroupMember',
       entity: SecurityGroupMemberEntity,
       externalIds: false,
+      // A membership has no ETag of its own and addMember takes no If-Match.
+      conditional: false,
       create: AddSecurityGroupMemberInput,
       update: SecurityGroupMemberInput,
       // The single write's route is for administrators (a file import is held to it too).

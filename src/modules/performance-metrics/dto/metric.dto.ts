@@ -66,7 +66,8 @@ export class MetricValueInput {
 }
 
 /** The body of POST /metrics/values/bulk: each item sets one metric's value in one period. */
-export const BulkMetricValues = bulkRequestOf('MetricValue', { create: 'SetMetricValueInput', update: 'MetricValueInput', refs: [] });
+// A value has no ETag of its own (it is part of its metric's); PUT /metrics/{id}/values/{periodid} takes no If-Match.
+export const BulkMetricValues = bulkRequestOf('MetricValue', { create: 'SetMetricValueInput', update: 'MetricValueInput', refs: [], ifMatch: false });
 export type BulkMetricValues = BulkRequest;
 
 /** What Metric.toWire needs beyond the row: its values, loaded in one batch per page. */

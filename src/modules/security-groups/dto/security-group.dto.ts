@@ -86,6 +86,8 @@ export const BulkSecurityGroupMembers = bulkRequestOf('SecurityGroupMember', {
   create: 'AddSecurityGroupMemberInput',
   update: 'SecurityGroupMemberInput',
   refs: ['IndividualID', 'SecurityGroupID'],
+  // A membership has no ETag of its own; PUT …/members/{individualid} takes no If-Match.
+  ifMatch: false,
 });
 export type BulkSecurityGroupMembers = BulkRequest;
 
