@@ -95,6 +95,34 @@ export const getAs = (t: TestApp, path: string, token: string, xml = false) =>
     .set('Authorization', bearer(token))
     .set('Accept', xml ? 'application/xml' : 'application/json');
 export const ids = (rows: Json[]) => rows.map((r) => r.ID as string);
+
+/** The three export types every queried list streams (docs/exports.md). */
+export const EXPORT_TYPES = ['text/csv', 'application/x-ndjson', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'] as const;
+
+/**
+ * The list's whole answer in each export type, as bytes read as latin1 text (the XLSX zipped), for
+ * a search of what must never appear in any of them (a secret, a hash).
+ */
+export async function exportTexts(t: TestApp, path: string, token: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const accept of EXPORT_TYPES) {
+    const res = await t
+      .http()
+      .get(path)
+      .set('Authorization', bearer(token))
+      .set('Accept', accept)
+      .buffer(true)
+      .parse((r, done) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
+    out.push((res.body as Buffer).toString('latin1'));
+  }
+  return out;
+}
+
 /** The IDs of an XML list of `element`s, in document order. */
 export const xmlIdsOf = (text: string, element: string) =>
   [...text.matchAll(new RegExp(`<${element}>([\\s\\S]*?)</${element}>`, 'g'))].map((m) => /<ID>([^<]+)<\/ID>/.exec(m[1])![1]);
