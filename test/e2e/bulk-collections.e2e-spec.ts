@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
-import { createPeriod, createPeriods, createUnit, DAY } from '../factories/goals.js';
+import { createPeriod, createPeriods, createUnit, DAY, goalBody } from '../factories/goals.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { GoalEntity } from '../../src/database/entities/goal.entity.js';
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
@@ -108,35 +108,8 @@ describe('bulk writes of goals, memberships, security-group members, permissions
     let current: number;
     let globexPeriod: number;
     let globexGoal: number;
-    const goal = (individualId: string | undefined, over: Json = {}): Json => ({
-      ...(individualId === undefined ? {} : { IndividualID: individualId }),
-      Name: 'Grow revenue',
-      Completed: false,
-      Comment: 'On track',
-      Why: 'Because we must',
-      DueDate: d('2026-12-31'),
-      PeriodID: current,
-      Measure1: 'Sign 3 customers',
-      Measure2: '',
-      Measure3: 'Hire a rep',
-      Measure4: '',
-      Measure5: '',
-      Measure1Completed: true,
-      Measure3Completed: false,
-      Measure4Completed: false,
-      Measure5Completed: false,
-      Measure1StartDate: d('2026-01-01'),
-      Measure1EndDate: d('2026-03-31'),
-      Measure2StartDate: d('2026-01-01'),
-      Measure2EndDate: d('2026-12-31'),
-      Measure3StartDate: d('2026-02-01'),
-      Measure3EndDate: null,
-      Measure4StartDate: d('2026-01-01'),
-      Measure4EndDate: d('2026-12-31'),
-      Measure5StartDate: d('2026-01-01'),
-      Measure5EndDate: d('2026-12-31'),
-      ...over,
-    });
+    const goal = (individualId: string | undefined, over: Json = {}): Json =>
+      goalBody(individualId, current, { Measure3: 'Hire a rep', Measure1Completed: true, ...over });
     const goals = (site: TestSite) => t.ds.getRepository(GoalEntity).countBy({ siteId: site.siteId });
     const single = (who: TestPerson, body: Json) => t.http().post('/v4/goals').set('Authorization', auth(who)).send(body);
 

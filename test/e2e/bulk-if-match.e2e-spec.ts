@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
-import { createPeriods, createUnit } from '../factories/goals.js';
+import { createPeriods, createUnit, goalBody } from '../factories/goals.js';
 import { createMetric } from '../factories/metrics.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { GoalEntity } from '../../src/database/entities/goal.entity.js';
@@ -16,7 +16,6 @@ type Json = Record<string, unknown>;
 const NS = 'urn:pms:v4';
 let seq = 0;
 const uniq = (p: string) => `${p}${Date.now().toString(36)}${(seq++).toString(36)}`;
-const d = (iso: string) => `${iso}T00:00:00.000+00:00`;
 
 /** A record's members as DataContract XML children, in ordinal (alphabetical) order. */
 const xmlOf = (record: Json): string =>
@@ -81,35 +80,7 @@ describe('bulk items with IfMatch', () => {
     PrimaryTitle: 'Analyst',
     PrimaryReportsTo: null,
   });
-  const goal = (individualId: string, over: Json = {}): Json => ({
-    IndividualID: individualId,
-    Name: 'Grow revenue',
-    Completed: false,
-    Comment: 'On track',
-    Why: 'Because we must',
-    DueDate: d('2026-12-31'),
-    PeriodID: period,
-    Measure1: 'Sign 3 customers',
-    Measure2: '',
-    Measure3: '',
-    Measure4: '',
-    Measure5: '',
-    Measure1Completed: false,
-    Measure3Completed: false,
-    Measure4Completed: false,
-    Measure5Completed: false,
-    Measure1StartDate: d('2026-01-01'),
-    Measure1EndDate: d('2026-03-31'),
-    Measure2StartDate: d('2026-01-01'),
-    Measure2EndDate: d('2026-12-31'),
-    Measure3StartDate: d('2026-02-01'),
-    Measure3EndDate: null,
-    Measure4StartDate: d('2026-01-01'),
-    Measure4EndDate: d('2026-12-31'),
-    Measure5StartDate: d('2026-01-01'),
-    Measure5EndDate: d('2026-12-31'),
-    ...over,
-  });
+  const goal = (individualId: string, over: Json = {}): Json => goalBody(individualId, period, over);
   const post = async (site: TestSite, path: string, body: Json) => {
     const res = await t.http().post(`/v4/${path}`).set('Authorization', auth(site.admin)).send(body);
     if (res.status !== 200) throw new Error(`POST /v4/${path}: ${res.status} ${res.text}`);

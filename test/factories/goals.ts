@@ -43,3 +43,42 @@ export async function createUnit(
 }
 
 export { DAY };
+
+/** A date as the wire writes one at midnight UTC. */
+const wireDate = (iso: string) => `${iso}T00:00:00.000+00:00`;
+
+/**
+ * A whole goal body as POST /v4/goals and the goal bulk items take it (every member given, one
+ * measure set), for `individualId` (left out when undefined) in the period; `over` replaces members.
+ */
+export function goalBody(individualId: string | undefined, periodId: number, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...(individualId === undefined ? {} : { IndividualID: individualId }),
+    Name: 'Grow revenue',
+    Completed: false,
+    Comment: 'On track',
+    Why: 'Because we must',
+    DueDate: wireDate('2026-12-31'),
+    PeriodID: periodId,
+    Measure1: 'Sign 3 customers',
+    Measure2: '',
+    Measure3: '',
+    Measure4: '',
+    Measure5: '',
+    Measure1Completed: false,
+    Measure3Completed: false,
+    Measure4Completed: false,
+    Measure5Completed: false,
+    Measure1StartDate: wireDate('2026-01-01'),
+    Measure1EndDate: wireDate('2026-03-31'),
+    Measure2StartDate: wireDate('2026-01-01'),
+    Measure2EndDate: wireDate('2026-12-31'),
+    Measure3StartDate: wireDate('2026-02-01'),
+    Measure3EndDate: null,
+    Measure4StartDate: wireDate('2026-01-01'),
+    Measure4EndDate: wireDate('2026-12-31'),
+    Measure5StartDate: wireDate('2026-01-01'),
+    Measure5EndDate: wireDate('2026-12-31'),
+    ...over,
+  };
+}
