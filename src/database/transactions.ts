@@ -177,9 +177,16 @@ export class Transactions {
           // The batch and the COMMIT in one round trip: the server runs them in order and stops at
           // the first error (then nothing is committed, and the ROLLBACK below ends the transaction).
           await runner.query(`${batch.sql};\nCOMMIT`, batch.params);
-          const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+          const state = runner as unknown as {
+            isTransactionActive: boolean;
+            transactionDepth: number;
+            broadcaster: { broadcast(event: 'AfterTransactionCommit'): Promise<void> };
+          };
           state.isTransactionActive = false;
           state.transactionDepth = 0;
+          // What commitTransaction() tells the subscribers after its COMMIT (the caller cache drops
+          // a caller read while the transaction was open); without it they never hear of this one.
+          await state.broadcaster.broadcast('AfterTransactionCommit');
         } else await runner.commitTransaction();
         return result;
       } catch (e) {

@@ -39,8 +39,8 @@ const MAX_KEPT_REPORT_IDS = 200_000;
  * individual and the site once instead of on every request (docs/performance.md).
  *
  * Writes through this process's data layer to `users`, `individuals` or `sites` (a deletion, a
- * demotion, a site's PM switch…) empty the cache when their transaction commits (at once for a
- * write outside one), so on the instance that made the change it applies to the very next request. Every
+ * demotion, a site's PM switch…) empty the cache at once, and again when their transaction
+ * commits, so on the instance that made the change it applies to the very next request. Every
  * invalidation goes through the InvalidationBus: with REDIS_URL set, the other replicas drop
  * theirs within milliseconds of the commit (docs/scaling.md, "Cross-replica freshness"); without
  * it, or while Redis is away, they see the change within CALLER_CACHE_MS.
@@ -155,8 +155,8 @@ export class CallerCache implements EntitySubscriberInterface, Cache {
 
   /**
    * Empties the three caches. An LRUCache's clear() costs its whole capacity (it refills its
-   * arrays) even when it holds nothing, and a bulk write or an import row invalidates once per
-   * committed batch: an empty cache is left as it is.
+   * arrays) even when it holds nothing, and every row a bulk write or an import writes to the
+   * caller tables invalidates: an empty cache is left as it is.
    */
   clear(): void {
     for (const c of [this.callers, this.reports, this.rows]) if (c?.size) c.clear();
@@ -184,18 +184,17 @@ export class CallerCache implements EntitySubscriberInterface, Cache {
   }
 
   /**
-   * A write outside a transaction invalidates at once. One inside a transaction invalidates when
-   * it commits (afterTransactionCommit), once however many rows it wrote: until then nobody else
-   * can read the change (READ COMMITTED), and a caller read meanwhile, the old one, is dropped by
-   * that invalidation. A transaction rolled back changed nothing to invalidate.
+   * A write invalidates at once, and again when its transaction commits: a request that read the
+   * old row meanwhile must not keep it. (Not only at the commit: a transaction whose trail rides
+   * with its COMMIT on MySQL/MariaDB ends without TypeORM's afterTransactionCommit, so the
+   * invalidation at once is the one every write is sure of.)
    */
   private written(event: { metadata: EntityMetadata; queryRunner: QueryRunner }): void {
     if (!CALLER_TABLES.has(event.metadata.tableName)) return;
+    this.invalidate();
     if (event.queryRunner.isTransactionActive) {
       const data = event.queryRunner.data as Record<string, unknown> | undefined;
       if (!data?.[DIRTY]) event.queryRunner.data = { ...data, [DIRTY]: true };
-    } else {
-      this.invalidate();
     }
   }
 }
