@@ -15,6 +15,7 @@ import {
   expectFilterCases,
   expectRefusals,
   expectSorts,
+  expectRefusedUncounted,
   exportTexts,
   getAs,
   grammarCases,
@@ -101,17 +102,15 @@ describe(`list queries on API tokens (${DB_KIND})`, () => {
       (await create(acme.admin.token, { Name: 'Reader', Scopes: '*:read' })).Secret as string,
       (await create(acme.admin.token, { Name: 'Writer', Scopes: '*:write admin' })).Secret as string,
     ];
-    for (const path of [`/v4/apitokens?filter=${q('Revoked eq null')}`, `/v4/apitokens?cursor=start&filter=${q('Name sw "Payroll"')}`]) {
-      expect({ path, status: (await t.http().get(path)).status }).toEqual({ path, status: 401 });
-      for (const [who, token] of [
+    await expectRefusedUncounted(
+      t,
+      [`/v4/apitokens?filter=${q('Revoked eq null')}`, `/v4/apitokens?cursor=start&filter=${q('Name sw "Payroll"')}`],
+      [
         ['member', member.token],
         ['*:read token', tokens[0]],
         ['*:write admin token', tokens[1]],
-      ]) {
-        const res = await get(path, token);
-        expect({ path, who, status: res.status, total: res.headers['x-total-count'] }).toEqual({ path, who, status: 403, total: undefined });
-      }
-    }
+      ],
+    );
     await t.http().get('/v4/apitokens').set('Authorization', bearer(tokens[0])).set('Accept', 'text/csv').expect(403);
     await t.http().get('/v4/apitokens').set('Authorization', bearer(member.token)).set('Accept', 'text/csv').expect(403);
     await t.ds.getRepository(ApiTokenEntity).delete({ name: 'Reader' });

@@ -13,6 +13,7 @@ import {
   expectFilterCases,
   expectRefusals,
   expectSorts,
+  expectRefusedUncounted,
   getAs,
   grammarCases,
   ids,
@@ -85,17 +86,15 @@ describe(`list queries on identity providers (${DB_KIND})`, () => {
       (await t.http().post('/v4/apitokens').set('Authorization', bearer(acme.admin.token)).send({ Name: scopes, Scopes: scopes }).expect(200)).body
         .Secret as string;
     const tokens = [await token('*:read'), await token('*:write admin')];
-    for (const path of [`/v4/identityproviders?filter=${q('Enabled eq true')}`, `/v4/identityproviders?cursor=start&filter=${q('Name sw "Okta"')}`]) {
-      expect({ path, status: (await t.http().get(path)).status }).toEqual({ path, status: 401 });
-      for (const [who, bearerOf] of [
+    await expectRefusedUncounted(
+      t,
+      [`/v4/identityproviders?filter=${q('Enabled eq true')}`, `/v4/identityproviders?cursor=start&filter=${q('Name sw "Okta"')}`],
+      [
         ['member', member.token],
         ['*:read token', tokens[0]],
         ['*:write admin token', tokens[1]],
-      ]) {
-        const res = await get(path, bearerOf);
-        expect({ path, who, status: res.status, total: res.headers['x-total-count'] }).toEqual({ path, who, status: 403, total: undefined });
-      }
-    }
+      ],
+    );
     await t.http().get('/v4/identityproviders').set('Authorization', bearer(tokens[0])).set('Accept', 'text/csv').expect(403);
     await t.http().get('/v4/identityproviders').set('Authorization', bearer(member.token)).set('Accept', 'text/csv').expect(403);
   });

@@ -16,6 +16,7 @@ import {
   expectFilterCases,
   expectRefusals,
   expectSorts,
+  expectRefusedUncounted,
   exportTexts,
   getAs,
   grammarCases,
@@ -150,16 +151,12 @@ describe(`list queries on webhooks and their deliveries (${DB_KIND})`, () => {
   });
 
   it('is for administrators (and tokens with webhooks:read): others are refused whatever the filter, by offset or by cursor', async () => {
-    for (const path of ['/v4/webhooks?filter=' + q('Active eq true'), `${deliveries()}?cursor=start&filter=${q('Status eq "failed"')}`]) {
-      const anonymous = await t.http().get(path);
-      expect({ path, status: anonymous.status }).toEqual({ path, status: 401 });
-      for (const [who, token] of [
-        ['member', member.token],
-        ['token without webhooks:read', stranger],
-      ]) {
-        const res = await get(path, token);
-        expect({ path, who, status: res.status, total: res.headers['x-total-count'] }).toEqual({ path, who, status: 403, total: undefined });
-      }
+    const paths = ['/v4/webhooks?filter=' + q('Active eq true'), `${deliveries()}?cursor=start&filter=${q('Status eq "failed"')}`];
+    await expectRefusedUncounted(t, paths, [
+      ['member', member.token],
+      ['token without webhooks:read', stranger],
+    ]);
+    for (const path of paths) {
       const ok = await get(path, reader);
       expect({ path, status: ok.status }).toEqual({ path, status: 200 });
     }

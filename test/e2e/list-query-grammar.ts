@@ -242,6 +242,20 @@ export async function expectRefusals(
   }
 }
 
+/**
+ * An administrators' list asked by everyone else: anonymous is 401, and each caller given is 403
+ * with no total (the count of what a filter would select is not told either).
+ */
+export async function expectRefusedUncounted(t: TestApp, paths: readonly string[], callers: readonly (readonly [who: string, token: string])[]): Promise<void> {
+  for (const path of paths) {
+    expect({ path, status: (await t.http().get(path)).status }).toEqual({ path, status: 401 });
+    for (const [who, token] of callers) {
+      const res = await getAs(t, path, token);
+      expect({ path, who, status: res.status, total: res.headers['x-total-count'] }).toEqual({ path, who, status: 403, total: undefined });
+    }
+  }
+}
+
 /** An answer as the checks below read it. */
 type Got = { status: number; body: unknown; text: string; headers: Record<string, string> };
 type Get = (path: string, xml: boolean) => Promise<Got>;
