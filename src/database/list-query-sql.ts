@@ -389,11 +389,12 @@ async function countNow(db: TenantDb, ctx: RequestContext, entity: EntityTarget<
 }
 
 /**
- * A page of a queried list of one tenant table's records, for a list whose answer is its rows
+ * A page of a queried list of one table's records, for a list whose answer is its rows
  * (`Resource.toWire`): the page's keys (readPageKeys), then its rows by ID through the scoped
- * repository, in the page's order; the total counted when paged by offset (-1 with a cursor).
+ * repository (a global scope, the sites: the global reader, which adds no site), in the page's
+ * order; the total counted when paged by offset (-1 with a cursor).
  */
-export async function readQueriedRows<E extends TenantEntity & { id: string | number }>(
+export async function readQueriedRows<E extends ObjectLiteral & { id: string | number }>(
   db: TenantDb,
   ctx: RequestContext,
   entity: EntityTarget<E>,
@@ -407,7 +408,12 @@ export async function readQueriedRows<E extends TenantEntity & { id: string | nu
     readPageKeys<string | number>(db, ctx, entity, scope, query, fallback, take, skip),
     query.cursor === null ? countQueried(db, ctx, entity, scope, query) : Promise.resolve(-1),
   ]);
-  const found = keys.ids.length ? await db.repo(ctx, entity).find({ where: { id: In(keys.ids as unknown[]) } as never }) : [];
+  const byIds = { where: { id: In(keys.ids as unknown[]) } as never };
+  const found: E[] = !keys.ids.length
+    ? []
+    : scope.global
+      ? await db.global(ctx, entity).find(byIds)
+      : await db.repo(ctx, entity as EntityTarget<E & TenantEntity>).find(byIds);
   const byId = new Map(found.map((r) => [String(r.id), r]));
   const rows = keys.ids.map((id) => byId.get(String(id))).filter((r) => r !== undefined) as E[];
   return { rows, total, next: keys.next };

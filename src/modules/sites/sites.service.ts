@@ -7,7 +7,7 @@ import { patchRecord } from '../../database/patch-record.js';
 import { ForbiddenError, NotFoundError } from '../../common/errors/errors.js';
 import { Page, pageOf, QueriedPage, QueriedPageQuery } from '../../http/wire/pagination.js';
 import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
-import { countQueried, type ListScope, readPageKeys } from '../../database/list-query-sql.js';
+import { type ListScope, readQueriedRows } from '../../database/list-query-sql.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { PreconditionFailedError } from '../../common/errors/errors.js';
 import { idTaken, TenantDb } from '../../database/tenant-db.js';
@@ -65,14 +65,8 @@ export class SitesService {
     const query = this.queries.read(ctx, Site, q);
     const { take, skip } = pageOf(q);
     const scope: ListScope = ctx.user.isGlobalAdmin ? { global: true } : { global: true, equal: { id: ctx.siteId } };
-    const [keys, total] = await Promise.all([
-      readPageKeys<string>(this.db, ctx, SiteEntity, scope, query, BY_NAME, take, skip),
-      query.cursor === null ? countQueried(this.db, ctx, SiteEntity, scope, query) : Promise.resolve(-1),
-    ]);
-    const found = keys.ids.length ? await this.sitesOf(ctx).find({ where: { id: In(keys.ids) } }) : [];
-    const byId = new Map(found.map((r) => [r.id, r]));
-    const rows = keys.ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
-    const next = query.cursor === null ? undefined : this.queries.next(query, keys.next);
+    const { rows, total, next: after } = await readQueriedRows(this.db, ctx, SiteEntity, scope, query, BY_NAME, take, skip);
+    const next = query.cursor === null ? undefined : this.queries.next(query, after);
     return new QueriedPage(
       rows.map((r) => Site.toWire(r)),
       total,
