@@ -49,6 +49,8 @@ function fakeDataSource(type: 'mysql' | 'better-sqlite3', failures: unknown[] = 
           statements.push('ROLLBACK');
         },
         release: async () => undefined,
+        // What the subscribers are told; commitTransaction() tells them too (not recorded here).
+        broadcaster: { broadcast: async (event: string) => void statements.push(`(${event})`) },
       };
       return runner;
     },
@@ -124,7 +126,8 @@ describe('TenantDb.transaction', () => {
       // Not sent yet: the callback goes on without waiting for it.
       expect(statements).toEqual(['START TRANSACTION']);
     });
-    expect(statements).toEqual(['START TRANSACTION', 'UPDATE a SET x = ?;\nUPDATE b SET y = ?;\nCOMMIT']);
+    // The subscribers hear of the commit, as after commitTransaction() (the caller cache drops a caller read meanwhile).
+    expect(statements).toEqual(['START TRANSACTION', 'UPDATE a SET x = ?;\nUPDATE b SET y = ?;\nCOMMIT', '(AfterTransactionCommit)']);
   });
 
   it('runs a write left for the commit just before the COMMIT on SQLite, and refuses one outside a transaction', async () => {
