@@ -392,17 +392,21 @@ class Batch<C extends object, U extends object, K extends string | number> {
     // An IfMatch names a version of a record that does not exist (yet): nothing can match it, as for
     // the PUTs that create (a basic role's dialog, the dashboard settings). `*` is no condition.
     if (this.ctx.ifMatchVersions !== null) throw new PreconditionFailedError();
-    return this.db.savepoint(this.ctx, async () => (await this.plan.createOne(dto)).ID);
+    return this.db.savepoint(this.ctx, async () => (await this.plan.createOne(dto)).ID, { holdWrites: true });
   }
 
   private async update(id: string, record: Record<string, unknown>): Promise<unknown> {
     if (this.plan.updateRule) assertAccess(this.ctx.user, this.plan.updateRule);
     const key = this.key(id);
     const dto = (await pipe.transform({ ...record, ID: key }, { type: 'body', metatype: this.plan.update, data: '' })) as U & Record<string, unknown>;
-    return this.db.savepoint(this.ctx, async () => {
-      if (await this.unchanged(key, dto)) return id;
-      return (await this.plan.updateOne(key, dto)).ID;
-    });
+    return this.db.savepoint(
+      this.ctx,
+      async () => {
+        if (await this.unchanged(key, dto)) return id;
+        return (await this.plan.updateOne(key, dto)).ID;
+      },
+      { holdWrites: true },
+    );
   }
 
   /**

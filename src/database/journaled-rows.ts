@@ -1,5 +1,6 @@
 import { DeepPartial, EntityTarget, FindOptionsWhere, ObjectLiteral, Repository } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
+import { announceWrite, fillDefaults, keptInsert } from './kept-writes.js';
 import { journalChange, type RowStore } from './row-store.js';
 
 /** The reads of a global table (sites, login accounts): its writes go through `TenantDb.journaled` so the trail records them. */
@@ -17,7 +18,7 @@ export type GlobalReads<T extends ObjectLiteral> = Pick<
  */
 export class JournaledRows<T extends ObjectLiteral & { id: string }> {
   constructor(
-    private readonly db: Pick<RowStore, 'managerOf' | 'isSqlite' | 'transaction'>,
+    private readonly db: Pick<RowStore, 'managerOf' | 'isSqlite' | 'transaction' | 'holdsWrites' | 'hold'>,
     private readonly ctx: RequestContext,
     private readonly target: EntityTarget<T>,
     private readonly siteOf: (row: T) => string,
@@ -27,11 +28,27 @@ export class JournaledRows<T extends ObjectLiteral & { id: string }> {
     return this.db.managerOf(this.ctx).getRepository(this.target);
   }
 
-  /** Inserts the row (its id given) and answers it as stored. */
+  /**
+   * Inserts the row (its id given) and answers it as stored: the columns it leaves unset take their
+   * defaults here as in the database, so the row is not read back; in a unit that holds its
+   * inserts (a bulk item) the statement goes with the unit's others.
+   */
   async insert(values: DeepPartial<T> & { id: string }): Promise<T> {
     return this.db.transaction(this.ctx, async () => {
-      await this.repo.insert(values as never);
-      const row = (await this.read(values.id, false))!;
+      const repo = this.repo;
+      const row = repo.create(values) as T;
+      fillDefaults(repo.metadata, row);
+      const statement = keptInsert(repo.metadata, row);
+      const runner = repo.manager.queryRunner;
+      if (!statement || !runner) {
+        await repo.insert(values as never);
+        const stored = (await this.read(values.id, false))!;
+        this.journal(null, stored);
+        return stored;
+      }
+      if (this.db.holdsWrites(this.ctx)) this.db.hold(this.ctx, statement.sql, statement.params);
+      else await runner.query(statement.sql, statement.params);
+      await announceWrite('afterInsert', repo.metadata, runner, row);
       this.journal(null, row);
       return row;
     });

@@ -49,6 +49,26 @@ export function keptInsert(metadata: EntityMetadata, entity: ObjectLiteral): { s
 }
 
 /**
+ * Gives the columns an insert leaves unset their defaults (or null) as the database will, so the
+ * row written is known without reading it back (a column whose default is an SQL expression is
+ * left unset).
+ */
+export function fillDefaults(metadata: EntityMetadata, row: ObjectLiteral): void {
+  for (const col of metadata.columns) {
+    if (col.isGenerated || row[col.propertyName] !== undefined) continue;
+    if (col.default !== undefined && col.default !== null && typeof col.default !== 'function') row[col.propertyName] = typedDefault(col.type, col.default);
+    else if (col.isNullable) row[col.propertyName] = null;
+  }
+}
+
+/** A column default as the entity holds it: drivers keep boolean defaults as 0/1 in metadata. */
+function typedDefault(type: unknown, value: unknown): unknown {
+  if (type === 'boolean' || type === Boolean) return value === true || value === 1 || value === '1' || value === 'true';
+  if (type === 'integer' || type === 'int' || type === Number) return Number(value);
+  return value;
+}
+
+/**
  * `UPDATE t SET <columns> = ?, …, version = version + 1 WHERE <conditions>` and its values: the
  * set values converted as TypeORM converts them, the conditions equality or `In` on columns (the
  * site among them). Null when a value or a condition is not a plain one.

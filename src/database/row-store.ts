@@ -45,6 +45,21 @@ export interface TxJournal {
   rows: Map<string, Record<string, unknown>>;
   /** Writes whose outcome the transaction does not read, sent when it ends (TenantDb.sqlAtCommit, keptAtCommit). */
   atCommit: Batch[];
+  /**
+   * Writes held back inside a unit that holds them (TenantDb.savepoint with `holdWrites`):
+   * sent together in front of the transaction's next statement, or with the unit's end
+   * (docs/bulk.md, "Round trips"). Empty outside such a unit.
+   */
+  held: Batch[];
+  /**
+   * The SAVEPOINT of a unit that holds its writes, not sent yet: a read may go before it (it
+   * changes nothing to roll back), so it is sent with the unit's first write or held inserts.
+   */
+  heldSavepoint: string | null;
+  /** Whether a unit holds its writes now (the depth of the unit that does, 0: none). */
+  holding: number;
+  /** Set when sending held writes failed: the unit that held them runs again with each write sent at once. */
+  heldFailed: boolean;
 }
 export const JOURNALS = new WeakMap<RequestContext, TxJournal>();
 
@@ -112,6 +127,9 @@ export interface RowStore {
   generatedKeys(metadata: EntityMetadata, raw: unknown): ObjectLiteral | undefined;
   assertInTransaction(ctx: RequestContext, what: string): void;
   keptAtCommit(ctx: RequestContext, sql: string, params: unknown[]): void;
+  /** Whether a write may be held back now (see TxJournal.held); `hold` then keeps it. */
+  holdsWrites(ctx: RequestContext): boolean;
+  hold(ctx: RequestContext, sql: string, params: unknown[]): void;
   answerMemo<A extends object>(target: EntityTarget<ObjectLiteral>, resource: object): RecordMemo<A>;
   transaction<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R>;
 }

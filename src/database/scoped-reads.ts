@@ -256,6 +256,17 @@ export abstract class ScopedReads<T extends TenantEntity & ObjectLiteral> {
     return rows;
   }
 
+  /**
+   * The rows of the site matching `where`, locked (MySQL/MariaDB) and kept as the "before" of
+   * their next change in this transaction (so an update that follows does not read them again).
+   */
+  async lockWhere(where: FindOptionsWhere<T>): Promise<T[]> {
+    this.db.assertInTransaction(this.ctx, 'lockWhere');
+    const rows = await this.lockedWhere(where);
+    for (const row of rows) this.remember(row);
+    return rows;
+  }
+
   /** The records with these ids in the caller's site (one query, any order). */
   findByIds(ids: readonly (string | number)[]): Promise<T[]> {
     if (ids.length === 0) return Promise.resolve([]);

@@ -3,7 +3,7 @@ import { DeepPartial, FindOptionsWhere, In, ObjectLiteral } from 'typeorm';
 import { actorIdOf } from '../common/context/request-context.js';
 import { PreconditionFailedError } from '../common/errors/errors.js';
 import { isPrimaryKeyViolation } from '../common/errors/db-errors.js';
-import { announceWrite, keptInsert, keptUpdate } from './kept-writes.js';
+import { announceWrite, fillDefaults, keptInsert, keptUpdate } from './kept-writes.js';
 import { rowAsWritten } from './written-row.js';
 import type { TenantEntity } from './entities/base.entity.js';
 import { idTaken, PROTECTED, type Patch } from './row-store.js';
@@ -57,13 +57,8 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
           throw idTaken(rec.id);
         }
       }
-      // The answer is built from this object: give unset columns their defaults (or null) as the
-      // database will, without reading the row back.
-      for (const col of repo.metadata.columns) {
-        if (col.isGenerated || rec[col.propertyName] !== undefined) continue;
-        if (col.default !== undefined && col.default !== null && typeof col.default !== 'function') rec[col.propertyName] = typedDefault(col.type, col.default);
-        else if (col.isNullable) rec[col.propertyName] = null;
-      }
+      // The answer is built from this object, without reading the row back.
+      fillDefaults(repo.metadata, rec);
       try {
         // One statement: the entity is not read back (every column is set above), only a
         // generated id is taken from the insert's own result.
@@ -72,6 +67,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
         let raw: unknown;
         if (statement && runner) {
           if (opts.atCommit && madeId) this.db.keptAtCommit(this.ctx, statement.sql, statement.params);
+          // A unit that holds its inserts (a bulk item) sends them together; an id the database
+          // generates must be read from the insert's own answer, so that insert goes now.
+          else if (!idCol?.isGenerated && this.db.holdsWrites(this.ctx)) this.db.hold(this.ctx, statement.sql, statement.params);
           else raw = await runner.query(statement.sql, statement.params);
           await announceWrite('afterInsert', repo.metadata, runner, rec);
         } else {
@@ -148,7 +146,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       const where: Patch = { siteId: this.siteId, id };
       const versions = opts.ifMatch ? this.ctx.ifMatchVersions : null;
       if (versions) where.version = In(versions.length ? versions : [-1]);
-      const { affected, set } = await this.write(where, patch);
+      // The row is locked (`before`) and no version is asked for: the UPDATE changes exactly it,
+      // so in a unit that holds its writes it may wait to travel with the others.
+      const { affected, set } = await this.write(where, patch, !versions && this.db.holdsWrites(this.ctx));
       if (affected === 0) throw new PreconditionFailedError();
       const metadata = this.repo.metadata;
       const written = rowAsWritten(metadata, before, set);
@@ -220,7 +220,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
   }
 
   /** One UPDATE of the rows `where` matches: the rows changed, and every value set (the audit columns included; the version is bumped). */
-  private async write(where: Patch, patch: DeepPartial<T> | Patch): Promise<{ affected: number; set: Patch }> {
+  private async write(where: Patch, patch: DeepPartial<T> | Patch, hold = false): Promise<{ affected: number; set: Patch }> {
     const set: Patch = {};
     for (const [k, v] of Object.entries(patch as Patch)) if (!PROTECTED.has(k) && v !== undefined) set[k] = v;
     set.updated = new Date();
@@ -228,6 +228,11 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
     const repo = this.repo;
     const statement = keptUpdate(repo.metadata, set, where);
     const runner = repo.manager.queryRunner;
+    if (statement && runner && hold) {
+      this.db.hold(this.ctx, statement.sql, statement.params);
+      await announceWrite('afterUpdate', repo.metadata, runner);
+      return { affected: 1, set };
+    }
     if (statement && runner) {
       const affected = (await runner.query(statement.sql, statement.params, true)).affected ?? 0;
       await announceWrite('afterUpdate', repo.metadata, runner);
@@ -242,11 +247,4 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       .execute();
     return { affected: res.affected ?? 0, set };
   }
-}
-
-/** A column default as the entity holds it: drivers keep boolean defaults as 0/1 in metadata. */
-function typedDefault(type: unknown, value: unknown): unknown {
-  if (type === 'boolean' || type === Boolean) return value === true || value === 1 || value === '1' || value === 'true';
-  if (type === 'integer' || type === 'int' || type === Number) return Number(value);
-  return value;
 }

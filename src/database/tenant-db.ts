@@ -223,6 +223,21 @@ export class TenantDb implements RowStore {
     journal.atCommit.push({ sql: text, params });
   }
 
+  /** Whether a write made now may be held back: inside a unit that holds its writes (`savepoint` with `holdWrites`). */
+  holdsWrites(ctx: RequestContext): boolean {
+    return (JOURNALS.get(ctx)?.holding ?? 0) > 0;
+  }
+
+  /**
+   * Holds a kept write back (see `savepoint`): it is sent with the held others in front of the
+   * transaction's next statement that needs it, or at the end of the unit. Only while `holdsWrites`.
+   */
+  hold(ctx: RequestContext, text: string, params: unknown[]): void {
+    const journal = JOURNALS.get(ctx);
+    if (!journal?.holding) throw new Error('hold() must run inside a unit that holds its writes');
+    journal.held.push({ sql: text, params });
+  }
+
   /**
    * The hot-read path of the query functions (docs/performance.md): outside a transaction a
    * prepared statement on the driver's own pool (per connection, for a fixed statement); inside
@@ -336,10 +351,15 @@ export class TenantDb implements RowStore {
   /**
    * Runs `fn` as one unit inside the context's transaction (a savepoint: its writes and audit rows
    * are rolled back alone when it throws), or in a transaction of its own when none runs
-   * (transactions.ts). What a bulk write runs each item in (docs/bulk.md).
+   * (transactions.ts). What a bulk write runs each item in (docs/bulk.md). `holdWrites`: on
+   * MySQL/MariaDB the unit's SAVEPOINT, its inserts of rows whose id is not the database's to make
+   * and its updates of rows it locked (without If-Match) are held back and sent together (in front
+   * of its next statement that needs them, or with its end) — one round trip for several — and
+   * when sending them fails the unit runs again with each write sent at once, so it answers as it
+   * would have.
    */
-  savepoint<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R> {
-    return this.transactions.savepoint(ctx, fn);
+  savepoint<R>(ctx: RequestContext, fn: () => Promise<R>, opts: { holdWrites?: boolean } = {}): Promise<R> {
+    return this.transactions.savepoint(ctx, fn, opts);
   }
 
   /**

@@ -4,7 +4,7 @@ import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ServiceUnavailableError } from '../common/errors/errors.js';
-import { isRetryableConflict } from '../common/errors/db-errors.js';
+import { isDatabaseUnavailable, isRetryableConflict } from '../common/errors/db-errors.js';
 import { flushJournal, joinBatches, journalBatch, type Batch } from './journal.js';
 import { BOUND, JOURNALS, TRANSACTION_ATTEMPTS, type TxJournal } from './row-store.js';
 import { family, sql } from './statements.js';
@@ -63,9 +63,10 @@ export class Transactions {
         const result = await this.exclusive(() =>
           this.inTransaction(
             async (manager) => {
-              const journal: TxJournal = { changes: [], rows: new Map(), atCommit: [] };
+              const journal: TxJournal = { changes: [], rows: new Map(), atCommit: [], held: [], heldSavepoint: null, holding: 0, heldFailed: false };
               BOUND.set(ctx, manager);
               JOURNALS.set(ctx, journal);
+              if (!this.isSqlite) sendHeldFirst(manager, journal);
               try {
                 const answer = await fn();
                 // The writes left for the end, then the audit rows (and so the outbox and the
@@ -106,28 +107,70 @@ export class Transactions {
    * (with the audit rows and the writes left for the commit that it recorded) when `fn` throws;
    * outside a transaction, in one of its own (`run`). A lost deadlock or lock wait is not caught
    * here: MySQL/MariaDB have rolled the whole transaction back, which `run` retries whole.
+   *
+   * `holdWrites` (MySQL/MariaDB): the unit's SAVEPOINT, its inserts and its updates of rows it
+   * locked (without If-Match) are held back (TxJournal.held) and sent together — in front of the
+   * transaction's next statement that needs them (sendHeldFirst), at the latest with the RELEASE
+   * that ends the unit — so a new individual in a bulk request costs one round trip for its three
+   * inserts, not five (docs/bulk.md, "Round trips"). A held write's failure reaches whichever
+   * statement carried it, not the code that made the write and would have answered it (a taken
+   * user name, a taken ExternalID): so when sending held writes failed, the unit is rolled back to
+   * its savepoint and runs again with every write sent at once, and answers exactly as that run does.
    */
-  async savepoint<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R> {
+  async savepoint<R>(ctx: RequestContext, fn: () => Promise<R>, opts: { holdWrites?: boolean } = {}): Promise<R> {
     const manager = BOUND.get(ctx);
     const journal = JOURNALS.get(ctx);
     if (!manager || !journal) return this.run(ctx, fn);
     const depth = (SAVEPOINT_DEPTH.get(ctx) ?? 0) + 1;
-    const marks = { changes: journal.changes.length, atCommit: journal.atCommit.length };
-    await manager.query(SAVEPOINT.of(depth).text);
+    const holds = opts.holdWrites === true && !this.isSqlite && journal.holding === 0 && HELD_SENDERS.has(journal);
+    // A unit that holds its writes holds its SAVEPOINT too, until its first write (sendHeldFirst).
+    if (holds) await sendHeld(journal);
+    if (holds) journal.heldSavepoint = SAVEPOINT.of(depth).text;
+    else await manager.query(SAVEPOINT.of(depth).text);
+    const marks = { changes: journal.changes.length, atCommit: journal.atCommit.length, held: journal.held.length };
     SAVEPOINT_DEPTH.set(ctx, depth);
+    /** Back to the savepoint; false when it was never sent (the unit only read: there is nothing to undo on the server). */
+    const rollBack = async (): Promise<boolean> => {
+      // The unit's held writes are dropped first: they were never sent, and must not ride with the ROLLBACK.
+      journal.held.length = marks.held;
+      const sent = journal.heldSavepoint === null;
+      journal.heldSavepoint = null;
+      if (sent) await manager.query(ROLLBACK_TO.of(depth).text);
+      journal.changes.length = marks.changes;
+      journal.atCommit.length = marks.atCommit;
+      // The rows kept as "before" states may hold what was rolled back: read them again.
+      journal.rows.clear();
+      return sent;
+    };
     try {
-      const result = await fn();
-      await manager.query(RELEASE.of(depth).text);
-      return result;
-    } catch (e) {
-      if (!isRetryableConflict(e)) {
-        await manager.query(ROLLBACK_TO.of(depth).text);
+      if (!holds) {
+        const result = await fn();
         await manager.query(RELEASE.of(depth).text);
-        journal.changes.length = marks.changes;
-        journal.atCommit.length = marks.atCommit;
-        // The rows kept as "before" states may hold what was rolled back: read them again.
-        journal.rows.clear();
+        return result;
       }
+      try {
+        journal.holding = depth;
+        journal.heldFailed = false;
+        const result = await fn();
+        // Held writes whose failure `fn` caught are as much a failure as one it did not.
+        if (journal.heldFailed) throw new Error('held writes failed');
+        await endUnit(journal, RELEASE.of(depth).text);
+        return result;
+      } catch (e) {
+        // A lost deadlock ends the transaction (run retries it), a lost database the request (503).
+        if (!journal.heldFailed || isRetryableConflict(e) || isDatabaseUnavailable(e)) throw e;
+        journal.holding = 0;
+        journal.heldFailed = false;
+        if (!(await rollBack())) await manager.query(SAVEPOINT.of(depth).text);
+        const result = await fn();
+        await manager.query(RELEASE.of(depth).text);
+        return result;
+      } finally {
+        journal.holding = 0;
+        journal.heldFailed = false;
+      }
+    } catch (e) {
+      if (!isRetryableConflict(e) && (await rollBack())) await manager.query(RELEASE.of(depth).text);
       throw e;
     } finally {
       SAVEPOINT_DEPTH.set(ctx, depth - 1);
@@ -222,4 +265,64 @@ export class Transactions {
     this.sqliteQueue = run.catch(() => undefined);
     return run;
   }
+}
+
+/**
+ * Makes every statement of the transaction's runner carry what a unit holds (Transactions.savepoint,
+ * `holdWrites`): held writes are sent first, together with the unit's SAVEPOINT when that is still
+ * held, in one round trip; a held SAVEPOINT alone waits for a statement that is not a read
+ * (isRead). A failure marks the journal (`heldFailed`) so the unit that held them runs again.
+ */
+function sendHeldFirst(manager: EntityManager, journal: TxJournal): void {
+  const runner = manager.queryRunner;
+  if (!runner) return;
+  const send = runner.query.bind(runner) as (query: string, parameters?: unknown[], structured?: boolean) => Promise<unknown>;
+  HELD_SENDERS.set(journal, send);
+  runner.query = (async (query: string, parameters?: unknown[], structured?: boolean) => {
+    if (journal.held.length || (journal.heldSavepoint !== null && !isRead(query))) await sendHeld(journal);
+    return send(query, parameters, structured);
+  }) as typeof runner.query;
+}
+
+/**
+ * A SELECT, locking or not: it may go before a held SAVEPOINT, since it changes nothing a rollback
+ * would undo, and InnoDB keeps the locks a unit took after its savepoint when it rolls back to it
+ * anyway (they are released at the transaction's end).
+ */
+function isRead(sql: string): boolean {
+  return /^\s*\(?\s*SELECT\b/i.test(sql);
+}
+
+/** The runner's own `query` of each transaction that can hold writes (sendHeldFirst). */
+const HELD_SENDERS = new WeakMap<TxJournal, (query: string, parameters?: unknown[]) => Promise<unknown>>();
+
+/**
+ * Sends what the unit holds — its SAVEPOINT, its writes — and `trailing` (a statement whose answer
+ * nobody reads) in one round trip; nothing when there is nothing to send.
+ */
+async function sendHeld(journal: TxJournal, trailing?: string): Promise<void> {
+  const batches: Batch[] = journal.held.splice(0);
+  if (journal.heldSavepoint !== null) batches.unshift({ sql: journal.heldSavepoint, params: [] });
+  journal.heldSavepoint = null;
+  if (trailing) batches.push({ sql: trailing, params: [] });
+  const batch = joinBatches(batches);
+  if (!batch) return;
+  try {
+    await HELD_SENDERS.get(journal)!(batch.sql, batch.params);
+  } catch (e) {
+    journal.heldFailed = true;
+    throw e;
+  }
+}
+
+/**
+ * Ends a unit that held its writes: what it still holds and its RELEASE in one round trip, or
+ * nothing at all when it never sent its SAVEPOINT (it only read).
+ */
+function endUnit(journal: TxJournal, release: string): Promise<void> {
+  if (journal.heldSavepoint !== null && journal.held.length === 0) {
+    journal.heldSavepoint = null;
+    return Promise.resolve();
+  }
+  return sendHeld(journal, release);
 }

@@ -201,6 +201,64 @@ describe('bulk writes and ExternalID', () => {
       expect(await individuals(acme)).toBe(before + 2);
     });
 
+    it('answers a user name or an ID already taken (by another site, or by an earlier item) as the single POST does, and writes the others whole', async () => {
+      // On MySQL/MariaDB an item's inserts travel together at its end (docs/bulk.md, "Round trips"):
+      // when one is refused there, the item runs again with each write sent at once, so the
+      // refusal is the single write's own 409, and nothing of the item stays.
+      const taken = uniq('taken.');
+      await bulk('individuals', { Items: [{ Op: 'create', Record: person(globex, { UserName: taken }) }] }, globex.admin).expect(200);
+      const twice = uniq('twice.');
+      const id = randomUUID();
+      const foreign = ((await bulk('individuals', { Items: [{ Op: 'create', Record: person(globex) }] }, globex.admin).expect(200)).body.Results as Json[])[0]
+        .ID as string;
+      const before = await individuals(acme);
+      const audit = await auditRows(acme);
+      const users = async () =>
+        Number(((await t.ds.query('SELECT COUNT(*) AS n FROM users WHERE site_id = ?', [acme.siteId])) as { n: number | string }[])[0].n);
+      const accounts = await users();
+      const items = [
+        { Op: 'create', Record: person(acme, { UserName: taken }) },
+        { Op: 'create', Record: person(acme, { UserName: twice }) },
+        { Op: 'create', Record: person(acme, { UserName: twice }) },
+        { Op: 'create', Record: person(acme, { ID: id }) },
+        { Op: 'create', Record: person(acme, { ID: id }) },
+        { Op: 'create', Record: person(acme, { ID: foreign }) },
+        { Op: 'create', Record: person(acme) },
+      ];
+      const res = await bulk('individuals', { Items: items }).expect(200);
+      expect(statuses(res.body)).toEqual([409, 200, 409, 200, 409, 409, 200]);
+      const problems = (res.body.Results as Json[]).map((r) => (r.Problem as Json | null)?.type ?? null);
+      expect(problems).toEqual([
+        'urn:pms:problem:duplicate-username',
+        null,
+        'urn:pms:problem:duplicate-username',
+        null,
+        'urn:pms:problem:id-taken',
+        'urn:pms:problem:id-taken',
+        null,
+      ]);
+      expect((res.body.Results as Json[])[3].ID).toBe(id);
+      // Three people, each whole: an account, an individual and a membership, and their audit rows.
+      expect(await individuals(acme)).toBe(before + 3);
+      expect(await users()).toBe(accounts + 3);
+      expect(await auditRows(acme)).toBe(audit + 9);
+      const written = (res.body.Results as Json[]).filter((r) => r.Status === 200).map((r) => r.ID as string);
+      for (const w of written) {
+        const read = await t.http().get(`/v4/individuals/${w}`).set('Authorization', auth(acme.admin)).expect(200);
+        expect(read.body.PrimaryOrganizationID).toBe(acme.orgId);
+      }
+      // The other site's record and account are untouched.
+      const theirs = await t.ds.getRepository(IndividualEntity).findOneByOrFail({ id: foreign });
+      expect(theirs.siteId).toBe(globex.siteId);
+
+      // atomic=true: the same refusals, and nothing written.
+      const again = items.map((item, i) => (i === 6 || i === 1 ? { Op: 'create', Record: person(acme) } : item));
+      const atomic = await bulk('individuals', { Items: again }, acme.admin, '?atomic=true').expect(200);
+      expect(statuses(atomic.body)).toEqual([409, 424, 409, 409, 409, 409, 424]);
+      expect(await individuals(acme)).toBe(before + 3);
+      expect(await auditRows(acme)).toBe(audit + 9);
+    });
+
     it('an upsert by ExternalID sent twice changes nothing the second time: same IDs, no version, no audit row', async () => {
       const keys = [uniq('U-'), uniq('U-')];
       const items = keys.map((k) => ({ Op: 'upsert', Record: person(acme, { ExternalID: k, UserName: `u.${k}` }) }));

@@ -95,6 +95,14 @@ export class IndividualsService {
   // ------------------------------------------------------------------ writes
 
   async create(ctx: RequestContext, dto: CreateIndividualDto): Promise<IndividualDto> {
+    return this.insert(ctx, dto, (id) => this.get(ctx, id));
+  }
+
+  /**
+   * The create, answered by `answer` in its transaction: the record as read back (the POST), or
+   * only its ID (a bulk item, whose result carries no more).
+   */
+  private async insert<A>(ctx: RequestContext, dto: CreateIndividualDto, answer: (id: string) => Promise<A>): Promise<A> {
     const userName = dto.UserName.trim();
     const inputErrors = [this.checkUserName(userName), this.checkPassword(dto.Password)].filter((e): e is FieldError => e !== null);
     if (inputErrors.length) throw new ValidationError(inputErrors);
@@ -102,7 +110,6 @@ export class IndividualsService {
     // An API token grants administrator rights or sets a password only with the scope admin.
     assertPrivilegeChange(ctx.user, null, { isAdmin: dto.IsAdmin === true, password: !!dto.Password, login: false });
     const passwordHash = dto.Password ? await this.passwords.hash(dto.Password) : null;
-    const id = dto.ID ?? randomUUID();
     return this.db.transaction(ctx, async (tx) => {
       const errors: FieldError[] = [];
       const org = await this.liveOrganization(ctx, dto.PrimaryOrganizationID);
@@ -113,8 +120,9 @@ export class IndividualsService {
       }
       if (errors.length) throw new ValidationError(errors);
       const userId = await this.writeAccount(ctx, null, { userName, email: dto.UserEmail, passwordHash: passwordHash ?? undefined });
-      await guardExternalId('individual', dto.ExternalID, () =>
-        tx.repo(IndividualEntity, LABEL).insert({ ...Individual.toColumns(dto, 'create'), id, userId }),
+      // Without an ID the repository makes one (a given one is checked there: 409 id-taken).
+      const { id } = await guardExternalId('individual', dto.ExternalID, () =>
+        tx.repo(IndividualEntity, LABEL).insert({ ...Individual.toColumns(dto, 'create'), id: dto.ID ?? undefined, userId }),
       );
       await tx.repo(OrganizationMemberEntity, 'OrganizationMember').insert({
         individualId: id,
@@ -122,7 +130,7 @@ export class IndividualsService {
         title: dto.PrimaryTitle,
         deletedByRef: false,
       });
-      return this.get(ctx, id);
+      return answer(id);
     });
   }
 
@@ -132,6 +140,11 @@ export class IndividualsService {
    * checked in the UPDATE itself (docs/architecture.md). The answer is the record as written.
    */
   async update(ctx: RequestContext, id: string, dto: UpdateIndividualDto): Promise<IndividualDto> {
+    return this.change(ctx, id, dto, () => this.get(ctx, id));
+  }
+
+  /** The update, answered by `answer` in its transaction (see `insert`). */
+  private async change<A>(ctx: RequestContext, id: string, dto: UpdateIndividualDto, answer: () => Promise<A>): Promise<A> {
     assertBodyId(id, dto.ID);
     const passwordError = this.checkPassword(dto.Password);
     if (passwordError) throw new ValidationError([passwordError]);
@@ -207,7 +220,7 @@ export class IndividualsService {
       const lastName = columns.lastName ?? current.lastName;
       if (firstName !== current.firstName || lastName !== current.lastName) await keepAuthorNames(this.db, ctx, id, firstName, lastName);
       if (membershipChanges && newOrgId) await this.movePrimaryMembership(tx, id, current.primaryOrganizationId, newOrgId, newTitle);
-      return this.get(ctx, id);
+      return answer();
     });
   }
 
@@ -233,8 +246,8 @@ export class IndividualsService {
       update: UpdateIndividualDto,
       createRule: 'admin',
       refs: { PrimaryReportsTo: IndividualEntity, PrimaryOrganizationID: OrganizationEntity },
-      createOne: (dto) => this.create(ctx, dto),
-      updateOne: (id, dto) => this.update(ctx, id, dto),
+      createOne: (dto) => this.insert(ctx, dto, async (ID) => ({ ID })),
+      updateOne: (id, dto) => this.change(ctx, id, dto, async () => ({ ID: id })),
       read: (id) => this.get(ctx, id),
       // A global administrator's record only a global administrator changes (docs/security.md, "Privileges").
       mayChange: (current) => current.CanUpdate === true && (current.IsGlobalAdmin !== true || ctx.user.isGlobalAdmin),
@@ -376,7 +389,8 @@ export class IndividualsService {
   private async movePrimaryMembership(tx: TenantTx, individualId: string, oldOrgId: string | null, newOrgId: string, title: string | null): Promise<void> {
     const members = tx.repo(OrganizationMemberEntity, 'OrganizationMember');
     const orgIds = oldOrgId && oldOrgId !== newOrgId ? [oldOrgId, newOrgId] : [newOrgId];
-    const rows = await members.find({ where: { individualId, organizationId: In(orgIds) } });
+    // Locked and kept, so the change below does not read them again.
+    const rows = await members.lockWhere({ individualId, organizationId: In(orgIds) });
     const target = rows.find((r) => r.organizationId === newOrgId);
     const old = oldOrgId !== newOrgId ? rows.find((r) => r.organizationId === oldOrgId) : undefined;
     if (target) {
