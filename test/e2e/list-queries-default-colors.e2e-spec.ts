@@ -6,6 +6,7 @@ import {
   type Case,
   comparison,
   expectCsvLikeJson,
+  expectCursorWalks,
   expectFields,
   expectFilterCases,
   expectRefusals,
@@ -114,18 +115,7 @@ describe(`list queries on the default colors (${DB_KIND})`, () => {
   });
 
   it('pages with a cursor, each default exactly once, in every order', async () => {
-    for (const sort of ['', '&sort=-Name', '&sort=Rank']) {
-      const seen: number[] = [];
-      let url: string | null = `/v4/colors/defaults?limit=1&cursor=start${sort}`;
-      while (url) {
-        const res: { body: unknown; headers: Record<string, string> } = await get(url, member.token).expect(200);
-        expect(res.headers['x-total-count']).toBeUndefined();
-        seen.push(...ids(res.body as Json[]).map(Number));
-        url = /<([^>]+)>; rel="next"/.exec(String(res.headers.link ?? ''))?.[1] ?? null;
-      }
-      const full = ids((await get(`/v4/colors/defaults?filter=${q('ID pr')}${sort}`, member.token).expect(200)).body as Json[]).map(Number);
-      expect({ sort, seen }).toEqual({ sort, seen: full });
-    }
+    await expectCursorWalks((url) => get(url, member.token).expect(200), '/v4/colors/defaults', 1, ['', '&sort=-Name', '&sort=Rank']);
   });
 
   it('exports the defaults as CSV, XLSX and NDJSON for the same query', async () => {

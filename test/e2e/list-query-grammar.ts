@@ -267,6 +267,26 @@ type Get = (path: string, xml: boolean) => Promise<Got>;
 const withQuery = (list: string, query: string) => `${list}${list.includes('?') ? '&' : '?'}${query}`;
 
 /**
+ * A list no one writes meanwhile, walked by cursor in each order (`sorts`: `''` or `'&sort=…'`),
+ * `pageSize` records a page: every record exactly once, in the order one page of the whole list
+ * answers, and no total on a cursor page.
+ */
+export async function expectCursorWalks(get: (url: string) => Promise<Answered>, list: string, pageSize: number, sorts: readonly string[]): Promise<void> {
+  for (const sort of sorts) {
+    const seen: string[] = [];
+    let url: string | null = withQuery(list, `limit=${pageSize}&cursor=start${sort}`);
+    while (url) {
+      const res: Answered = await get(url);
+      expect(res.headers['x-total-count']).toBeUndefined();
+      seen.push(...ids(res.body as Json[]));
+      url = /<([^>]+)>; rel="next"/.exec(String(res.headers.link ?? ''))?.[1] ?? null;
+    }
+    const full = ids((await get(withQuery(list, `limit=5000&filter=${encodeURIComponent('ID pr')}${sort}`))).body as Json[]);
+    expect({ list, sort, seen }).toEqual({ list, sort, seen: full });
+  }
+}
+
+/**
  * Each filter case on each list (a path with its own parameters, e.g. `deleted=2&limit=5000`):
  * the JSON answer is exactly `all` filtered by the case's meaning in JavaScript, in the list's
  * order, with that total; the XML answer the same IDs (`element` is the record's XML element).
