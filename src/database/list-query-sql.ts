@@ -125,9 +125,19 @@ function comparisonSql(c: string, f: QueryableField, op: string, value: KeyValue
 }
 
 /**
+ * The property that identifies a row within its site: the primary column that is not `site_id` —
+ * `id` for every record, `seq` for the audit trail (keyed by site and sequence number).
+ */
+export function keyPropertyOf(metadata: EntityMetadata): string {
+  const keys = metadata.primaryColumns.filter((c) => c.databaseName !== 'site_id');
+  if (keys.length !== 1) throw new Error(`${metadata.tableName}: a queried list needs one key column besides site_id`);
+  return keys[0].propertyName;
+}
+
+/**
  * The columns of the page's order: each sort key's column and the columns its index continues
- * with (`then`), then the ID, which makes the order total (a keyset needs one). `fallback` is the
- * list's own order, used when the request names none.
+ * with (`then`), then the row's key (keyPropertyOf: the ID), which makes the order total (a keyset
+ * needs one). `fallback` is the list's own order, used when the request names none.
  */
 function orderOf(metadata: EntityMetadata, query: ListQuery, fallback: readonly { field: QueryableField; desc: boolean }[]): OrderColumn[] {
   const keys = query.sort.length ? query.sort : fallback;
@@ -148,7 +158,7 @@ function orderOf(metadata: EntityMetadata, query: ListQuery, fallback: readonly 
     push(k.field.property);
     for (const p of k.field.then) push(p);
   }
-  push('id');
+  push(keyPropertyOf(metadata));
   return out;
 }
 

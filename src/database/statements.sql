@@ -8,7 +8,48 @@
 -- (src/database/journal.ts), migrations, and the machinery of the connection (ping, migration lock,
 -- data source setup, character set check).
 --
--- 62 statements, 44 families (82 samples).
+-- 62 statements, 45 families (84 samples).
+
+-- audit.by-seqs (family)
+-- src/database/queries/audit.ts
+-- audit.by-seqs(1)
+SELECT
+  site_id,
+  seq,
+  kind,
+  row_id,
+  action,
+  gone,
+  changes,
+  actor_id,
+  actor_kind,
+  actor_name,
+  request_id,
+  at
+FROM
+  audit_log
+WHERE
+  site_id = ?
+  AND seq IN (?);
+-- audit.by-seqs(3)
+SELECT
+  site_id,
+  seq,
+  kind,
+  row_id,
+  action,
+  gone,
+  changes,
+  actor_id,
+  actor_kind,
+  actor_name,
+  request_id,
+  at
+FROM
+  audit_log
+WHERE
+  site_id = ?
+  AND seq IN (?, ?, ?);
 
 -- audit.changes-after (family)
 -- src/database/queries/audit.ts

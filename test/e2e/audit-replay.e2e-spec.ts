@@ -24,6 +24,8 @@ import { buildWorld, unique, World } from '../factories/world.js';
 const NOT_RECORDS = new Set([
   'webhook-delivery',
   'webhook-delivery-mysql',
+  'audit-log',
+  'audit-log-mysql',
   'idempotency-key',
   'idempotency-key-mysql',
   // The (issuer, audience) pairs of identity providers: an index of the providers' own fields.

@@ -303,7 +303,7 @@ describe(`list exports (${DB_KIND})`, () => {
   });
 
   it('answers 406 for a list that does not stream, unless JSON or XML is acceptable too', async () => {
-    for (const path of ['/v4/colors/defaults', '/v4/audit', '/v4/sync/individuals?updatedSince=seq-0']) {
+    for (const path of [`/v4/individuals/${acme.admin.individualId}/history`, '/v4/sync/individuals?updatedSince=seq-0']) {
       const res = await get(path, acme.admin.token, 'text/csv').expect(406);
       expect(res.body).toMatchObject({ type: 'urn:pms:problem:not-acceptable', status: 406 });
       await get(path, acme.admin.token, 'application/x-ndjson').expect(406);

@@ -94,7 +94,8 @@ export const getAs = (t: TestApp, path: string, token: string, xml = false) =>
     .get(path)
     .set('Authorization', bearer(token))
     .set('Accept', xml ? 'application/xml' : 'application/json');
-export const ids = (rows: Json[]) => rows.map((r) => r.ID as string);
+/** The keys of a list's records: their ID, or the member a list without ID is keyed by (the audit trail's Seq). */
+export const ids = (rows: Json[], key = 'ID') => rows.map((r) => r[key] as string);
 
 /** The three export types every queried list streams (docs/exports.md). */
 export const EXPORT_TYPES = ['text/csv', 'application/x-ndjson', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'] as const;
@@ -123,9 +124,9 @@ export async function exportTexts(t: TestApp, path: string, token: string): Prom
   return out;
 }
 
-/** The IDs of an XML list of `element`s, in document order. */
-export const xmlIdsOf = (text: string, element: string) =>
-  [...text.matchAll(new RegExp(`<${element}>([\\s\\S]*?)</${element}>`, 'g'))].map((m) => /<ID>([^<]+)<\/ID>/.exec(m[1])![1]);
+/** The IDs (or another key member) of an XML list of `element`s, in document order. */
+export const xmlIdsOf = (text: string, element: string, key = 'ID') =>
+  [...text.matchAll(new RegExp(`<${element}>([\\s\\S]*?)</${element}>`, 'g'))].map((m) => new RegExp(`<${key}>([^<]+)</${key}>`).exec(m[1])![1]);
 
 /**
  * Two values as the database orders them in a sort: nulls first; text by the column's collation
@@ -155,6 +156,8 @@ export async function cursorUnderChurn<Id extends string | number>(o: {
   insert: () => Promise<Id>;
   remove: (id: Id) => Promise<unknown>;
   label?: Record<string, unknown>;
+  /** The member that identifies a record (default ID). */
+  key?: string;
 }): Promise<Set<Id>> {
   const everExisted = new Set<Id>([...o.stable, ...o.churn]);
   const churn = [...o.churn];
@@ -162,7 +165,7 @@ export async function cursorUnderChurn<Id extends string | number>(o: {
   let url: string | null = o.first;
   while (url) {
     const res = await o.get(url);
-    seen.push(...((res.body as Json[]).map((r) => r.ID) as Id[]));
+    seen.push(...((res.body as Json[]).map((r) => r[o.key ?? 'ID']) as Id[]));
     everExisted.add(await o.insert());
     const gone = churn.shift();
     if (gone !== undefined) await o.remove(gone);
@@ -193,6 +196,7 @@ export async function cursorsUnderChurn<Id extends string | number>(o: {
   insert: (i: number) => Promise<Id>;
   remove: (id: Id) => Promise<unknown>;
   label?: Record<string, unknown>;
+  key?: string;
 }): Promise<void> {
   for (const sort of o.sorts) {
     const stable: Id[] = [];
@@ -212,6 +216,7 @@ export async function cursorsUnderChurn<Id extends string | number>(o: {
         removed.add(id);
       },
       label: { ...o.label, sort },
+      key: o.key,
     });
     for (const id of everExisted) if (!removed.has(id)) await o.remove(id);
   }
@@ -262,17 +267,44 @@ type Get = (path: string, xml: boolean) => Promise<Got>;
 const withQuery = (list: string, query: string) => `${list}${list.includes('?') ? '&' : '?'}${query}`;
 
 /**
+ * A list no one writes meanwhile, walked by cursor in each order (`sorts`: `''` or `'&sort=…'`),
+ * `pageSize` records a page: every record exactly once, in the order one page of the whole list
+ * answers, and no total on a cursor page.
+ */
+export async function expectCursorWalks(get: (url: string) => Promise<Answered>, list: string, pageSize: number, sorts: readonly string[]): Promise<void> {
+  for (const sort of sorts) {
+    const seen: string[] = [];
+    let url: string | null = withQuery(list, `limit=${pageSize}&cursor=start${sort}`);
+    while (url) {
+      const res: Answered = await get(url);
+      expect(res.headers['x-total-count']).toBeUndefined();
+      seen.push(...ids(res.body as Json[]));
+      url = /<([^>]+)>; rel="next"/.exec(String(res.headers.link ?? ''))?.[1] ?? null;
+    }
+    const full = ids((await get(withQuery(list, `limit=5000&filter=${encodeURIComponent('ID pr')}${sort}`))).body as Json[]);
+    expect({ list, sort, seen }).toEqual({ list, sort, seen: full });
+  }
+}
+
+/**
  * Each filter case on each list (a path with its own parameters, e.g. `deleted=2&limit=5000`):
  * the JSON answer is exactly `all` filtered by the case's meaning in JavaScript, in the list's
  * order, with that total; the XML answer the same IDs (`element` is the record's XML element).
  */
-export async function expectFilterCases(get: Get, lists: readonly string[], cases: readonly Case[], all: readonly Json[], element: string): Promise<void> {
+export async function expectFilterCases(
+  get: Get,
+  lists: readonly string[],
+  cases: readonly Case[],
+  all: readonly Json[],
+  element: string,
+  key = 'ID',
+): Promise<void> {
   for (const c of cases) {
-    const expected = ids(all.filter(c.pred));
+    const expected = ids(all.filter(c.pred), key);
     for (const list of lists) {
       const path = withQuery(list, `filter=${encodeURIComponent(c.filter)}`);
       const json = await get(path, false);
-      expect({ list, filter: c.filter, status: json.status, ids: json.status === 200 ? ids(json.body as Json[]) : json.body }).toEqual({
+      expect({ list, filter: c.filter, status: json.status, ids: json.status === 200 ? ids(json.body as Json[], key) : json.body }).toEqual({
         list,
         filter: c.filter,
         status: 200,
@@ -282,7 +314,11 @@ export async function expectFilterCases(get: Get, lists: readonly string[], case
     }
     const xml = await get(withQuery(lists[0], `filter=${encodeURIComponent(c.filter)}`), true);
     // XML writes an integer ID as text.
-    expect({ filter: c.filter, status: xml.status, ids: xmlIdsOf(xml.text, element) }).toEqual({ filter: c.filter, status: 200, ids: expected.map(String) });
+    expect({ filter: c.filter, status: xml.status, ids: xmlIdsOf(xml.text, element, key) }).toEqual({
+      filter: c.filter,
+      status: 200,
+      ids: expected.map(String),
+    });
   }
 }
 
@@ -293,13 +329,14 @@ export async function expectSorts(
   all: readonly Json[],
   sorts: readonly [sort: string, order: (a: Json, b: Json) => number][],
   element: string,
+  key = 'ID',
 ): Promise<void> {
   for (const [sort, order] of sorts) {
-    const expected = ids([...all].sort(order));
+    const expected = ids([...all].sort(order), key);
     const path = withQuery(list, `sort=${encodeURIComponent(sort)}`);
     const json = await get(path, false);
-    expect({ sort, status: json.status, ids: ids(json.body as Json[]) }).toEqual({ sort, status: 200, ids: expected });
-    expect({ sort, ids: xmlIdsOf((await get(path, true)).text, element) }).toEqual({ sort, ids: expected.map(String) });
+    expect({ sort, status: json.status, ids: ids(json.body as Json[], key) }).toEqual({ sort, status: 200, ids: expected });
+    expect({ sort, ids: xmlIdsOf((await get(path, true)).text, element, key) }).toEqual({ sort, ids: expected.map(String) });
   }
 }
 
@@ -315,12 +352,13 @@ export async function expectFields(
   element: string,
   json: [fields: string, keys: string[]],
   xml: [fields: string, names: string[]],
+  key = 'ID',
 ): Promise<void> {
   const answered = await get(withQuery(list, `fields=${json[0]}&limit=3`), false);
   expect((answered.body as Json[]).length).toBe(3);
   for (const r of answered.body as Json[]) {
     expect(Object.keys(r)).toEqual(json[1]);
-    const full = all.find((a) => a.ID === r.ID)!;
+    const full = all.find((a) => a[key] === r[key])!;
     expect(r).toEqual(Object.fromEntries(json[1].map((k) => [k, full[k]])));
   }
   const text = (await get(withQuery(list, `fields=${xml[0]}&limit=3`), true)).text;
@@ -346,8 +384,8 @@ export const asCsvText = (c: Cell) => (c === null ? '' : String(c));
  * the rows and columns of its JSON list for the same query: the columns in ordinal order, each
  * cell as expectedCell says. Answers the number of rows.
  */
-export async function expectCsvLikeJson(t: TestApp, path: string, token: string, file: string): Promise<number> {
-  const all = (await getAs(t, withQuery(path, 'limit=5000'), token).expect(200)).body as Json[];
+export async function expectCsvLikeJson(t: TestApp, path: string, token: string, file: string, limit = 5000): Promise<number> {
+  const all = (await getAs(t, withQuery(path, `limit=${limit}`), token).expect(200)).body as Json[];
   expect({ path, some: all.length > 0 }).toEqual({ path, some: true });
   const columns = Object.keys(all[0]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const csv = await t.http().get(path).set('Authorization', bearer(token)).set('Accept', 'text/csv').buffer(true);

@@ -100,7 +100,8 @@ describe('the OpenAPI document', () => {
     // 403: an API token without the departments:read scope (docs/identity.md); 429: a spent request budget (docs/limits.md).
     expect(errors('get', '/v4/departments')).toEqual([400, 401, 403, 429, 503]);
     // 406: an export type alone on a list that does not stream (docs/exports.md).
-    expect(errors('get', '/v4/audit')).toEqual([400, 401, 403, 406, 429, 503]);
+    expect(errors('get', '/v4/{kind}/{id}/history')).toEqual([400, 401, 403, 404, 406, 429, 503]);
+    expect(errors('get', '/v4/audit')).toEqual([400, 401, 403, 429, 503]);
     expect(errors('get', '/v4/securitygroups')).toEqual([400, 401, 403, 429, 503]);
     expect(errors('get', '/v4/sites')).toEqual([400, 401, 403, 429, 503]);
     expect(errors('post', '/v4/departments')).toEqual([400, 401, 403, 409, 413, 415, 429, 503]);
@@ -117,7 +118,7 @@ describe('the OpenAPI document', () => {
     expect(errors('get', '/v4/individuals/{id}/assessments')).toEqual([400, 401, 403, 404, 429, 503]);
     expect(errors('get', '/v4/individuals/{individualid}/basicroles')).toEqual([400, 401, 403, 404, 429, 503]);
     expect(errors('get', '/v4/individuals/{ancestorid}/archives')).toEqual([400, 401, 403, 404, 429, 503]);
-    expect(errors('get', '/v4/sites/{siteid}/colors/defaults')).toEqual([400, 401, 403, 404, 406, 429, 503]);
+    expect(errors('get', '/v4/sites/{siteid}/colors/defaults')).toEqual([400, 401, 403, 404, 429, 503]);
     expect(errors('get', '/health/live')).toEqual([]);
     expect(errors('get', '/health/ready')).toEqual([503]);
     expect(response(op('post', '/v4/departments').responses['403']).description).toMatch(/administrator/);
@@ -201,7 +202,8 @@ describe('the OpenAPI document', () => {
       (op(method, path).parameters as Json[]).filter((p) => /\/List[A-Z]/.test(p.$ref ?? '')).map((p) => p.$ref.split('/').pop());
     for (const path of ['/v4/individuals', '/v4/sites/{siteid}/individuals', '/v4/departments', '/v4/organizations'])
       expect({ path, shared: shared('get', path) }).toEqual({ path, shared: ['ListFilter', 'ListSort', 'ListFields', 'ListCursor'] });
-    expect(shared('get', '/v4/audit')).toEqual([]);
+    expect(shared('get', '/v4/{kind}/{id}/history')).toEqual([]);
+    expect(shared('get', '/v4/audit')).toEqual(['ListFilter', 'ListSort', 'ListFields', 'ListCursor']);
     expect(shared('get', '/v4/webhooks')).toEqual(['ListFilter', 'ListSort', 'ListFields', 'ListCursor']);
     expect(shared('get', '/v4/me/departments')).toEqual(['ListFilter', 'ListSort', 'ListFields', 'ListCursor']);
     for (const [name, param] of [

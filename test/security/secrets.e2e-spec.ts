@@ -65,6 +65,7 @@ describe('attack: reading secrets back', () => {
       '/v4/sync/webhooks?updatedSince=seq-0',
       `/v4/webhooks/${hookId}/history`,
       `/v4/audit?rowid=${hookId}`,
+      `/v4/audit?filter=${encodeURIComponent(`RowID eq "${hookId}"`)}&fields=Seq,Changes`,
       '/v4/audit',
     ]) {
       for (const accept of ['application/json', 'application/xml']) {

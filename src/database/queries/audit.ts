@@ -81,6 +81,20 @@ export function auditPage(db: TenantDb, ctx: RequestContext, f: AuditFilter): Pr
   return db.sql(ctx, PAGE.of(conditions), [...params, Number(f.limit), Number(f.offset ?? 0)]);
 }
 
+/** Entries of the site by sequence number (a queried page's rows, its keys read by list-query-sql.ts), in no order. */
+const BY_SEQS = family('audit.by-seqs', (n: number) => `SELECT ${COLUMNS} FROM audit_log WHERE site_id = ? AND seq IN (${placeholders(n)})`, [
+  [1],
+  [3],
+]).rows<AuditRow>();
+
+/** The site's entries of these sequence numbers, in the order of `seqs` (one missing meanwhile is left out). */
+export async function auditEntriesBySeq(db: TenantDb, ctx: RequestContext, seqs: readonly number[]): Promise<AuditRow[]> {
+  if (!seqs.length) return [];
+  const rows = await db.sql(ctx, BY_SEQS.of(seqs.length), [ctx.siteId, ...seqs]);
+  const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
+  return seqs.map((s) => bySeq.get(Number(s))).filter((r): r is AuditRow => r !== undefined);
+}
+
 /** `kinds`: how many kinds the changes are of (null: any). */
 const CHANGES_AFTER = family(
   'audit.changes-after',

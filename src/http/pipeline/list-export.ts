@@ -10,6 +10,7 @@ import { APP_LOGGER } from '../../common/logging/logger.token.js';
 import { UTC, type TimeZone } from '../../common/dates.js';
 import { toJsonValue } from '../wire/codec.js';
 import { Page, QueriedPage, QueriedPageQuery } from '../wire/pagination.js';
+import { WithHeaders } from '../wire/answer-headers.js';
 import { wireFieldsOrdinal, wireResultOf } from '../wire/wire.js';
 import { EXPORT_TYPES, type ExportFormat, mayAskExport, negotiateExport } from './negotiation.js';
 import { RouteStages, type Stage, type StageRequest } from './route-stages.js';
@@ -72,7 +73,8 @@ export class ListExportStage implements Stage, OnModuleInit {
       const next = Object.assign(Object.create(Object.getPrototypeOf(q) as object) as QueriedPageQuery, q, { cursor, limit: batch });
       const given = [...args];
       given[at] = next;
-      return handle(given);
+      // A list that answers headers beside its page (dashboards' freshness): the export writes the page.
+      return handle(given).then((r) => (r instanceof WithHeaders ? (r.value as unknown) : r));
     };
     // The first batch before the first byte: a failure here (database down: 503) is answered as any list's.
     const first = await pageAfter('start');

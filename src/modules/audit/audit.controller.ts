@@ -5,12 +5,13 @@ import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { ApiResult } from '../../http/wire/wire.js';
 import { AuditService } from './audit.service.js';
-import { AuditEntryDto, AuditQuery, HistoryQuery } from './dto/audit.dto.js';
+import { AUDIT_MAX_LIMIT, AuditEntry, AuditEntryDto, AuditQuery, HistoryQuery } from './dto/audit.dto.js';
 import { SyncEntryDto } from '../../http/wire/sync-entry.js';
 import { SyncQuery } from './dto/sync.dto.js';
 import { SyncService } from './sync.service.js';
 import { ApiController, GetRoute } from '../../http/pipeline/routes.js';
 import { ExportsList } from '../../http/pipeline/route-stages.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 
 const PAGING = 'Newest first, keyset-paged: the `Link: rel="next"` header names the next page (`before` = the last Seq of this page).';
 
@@ -30,7 +31,7 @@ export class AuditController {
     AuditEntryDto,
     {
       summary: 'Read the audit trail of the caller’s site (Admin)',
-      description: `Every change of every record: who (user or API client), when, which request, and each changed field before and after (secrets only as changed; docs/audit.md). ${PAGING} Entries older than AUDIT_RETENTION_DAYS are pruned.`,
+      description: `Every change of every record: who (user or API client), when, which request, and each changed field before and after (secrets only as changed; docs/audit.md). ${PAGING} Entries older than AUDIT_RETENTION_DAYS are pruned. With filter=, sort=, fields= or cursor= (not with rowid, kind, actor, since, until or before: 400; write them in the filter) the list is queried as every other, newest first without sort=, pages of at most ${AUDIT_MAX_LIMIT} (docs/queries.md). ${queryNotes(AuditEntry)}`,
     },
     { collection: true },
   )

@@ -3,11 +3,15 @@ import { assertAccess } from '../../auth/auth.guard.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { isGuid } from '../../http/wire/wire.js';
-import { KeysetPage } from '../../http/wire/pagination.js';
-import { auditPage, instantOf, type AuditRow } from '../../database/queries/audit.js';
+import { KeysetPage, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { countQueried, readPageKeys } from '../../database/list-query-sql.js';
+import { AuditLogEntity, AuditLogMysqlEntity } from '../../database/entities/audit-log.entity.js';
+import { auditEntriesBySeq, auditPage, instantOf, type AuditRow } from '../../database/queries/audit.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import {
   AUDIT_MAX_LIMIT,
+  AUDIT_OWN_PARAMS,
   AuditEntry,
   type AuditEntryDto,
   type AuditEntryRow,
@@ -16,6 +20,9 @@ import {
   type HistoryQuery,
 } from './dto/audit.dto.js';
 import { RecordKinds } from '../../database/registries/record-kinds.js';
+
+/** The trail's own order for a queried list without sort=: newest first, by Seq. */
+const NEWEST_FIRST = [{ field: AuditEntry.queryable.get('seq')!, desc: true }] as const;
 
 /** A value of the trail as text (docs/audit.md): null stays null, everything else its string form. */
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
@@ -48,6 +55,7 @@ export class AuditService {
   constructor(
     private readonly db: TenantDb,
     private readonly kinds: RecordKinds,
+    private readonly queries: ListQueries,
   ) {}
 
   /** A stored audit row as an entry (webhook payloads carry the same fields). */
@@ -55,8 +63,9 @@ export class AuditService {
     return entryOf(r);
   }
 
-  /** GET /audit: the site's trail, newest first, keyset-paged (administrators). */
-  async list(ctx: RequestContext, q: AuditQuery): Promise<KeysetPage<AuditEntryDto>> {
+  /** GET /audit: the site's trail, newest first, keyset-paged (administrators); or queried (docs/queries.md). */
+  async list(ctx: RequestContext, q: AuditQuery): Promise<KeysetPage<AuditEntryDto> | QueriedPage<AuditEntryDto>> {
+    if (asksQuery(q)) return this.queried(ctx, q);
     if (q.since && q.until && q.since >= q.until) throw new ValidationError([{ field: 'until', message: 'until must be after since' }]);
     const limit = q.limit ?? AUDIT_MAX_LIMIT;
     const rows = await auditPage(this.db, ctx, {
@@ -70,6 +79,42 @@ export class AuditService {
       limit,
     });
     return this.page(rows, limit, q.offset);
+  }
+
+  /**
+   * GET /audit with filter=, sort=, fields= or cursor= (docs/queries.md): the site's entries (the
+   * route is for administrators: nothing of the trail is hidden from them), filtered on the indexed
+   * fields of audit_log; without sort= newest first. The trail's own filters and `before` are not
+   * taken with them (400): the same conditions are written in the filter. A page is at most
+   * AUDIT_MAX_LIMIT entries, an export's batch too (an entry is heavy to render).
+   */
+  private async queried(ctx: RequestContext, q: AuditQuery): Promise<QueriedPage<AuditEntryDto>> {
+    const own = AUDIT_OWN_PARAMS.find((p) => q[p] !== undefined);
+    if (own)
+      throw new ValidationError([
+        {
+          field: own,
+          message: `${own}= is not taken with filter=, sort=, fields= or cursor=: write it in the filter (RowID eq, Kind eq, ActorID eq, At ge, At lt, Seq lt)`,
+        },
+      ]);
+    const query = this.queries.read(ctx, AuditEntry, q);
+    const take = Math.min(q.limit ?? AUDIT_MAX_LIMIT, AUDIT_MAX_LIMIT);
+    const skip = q.offset ?? 0;
+    const entity = this.db.isSqlite ? AuditLogEntity : AuditLogMysqlEntity;
+    const [keys, total] = await Promise.all([
+      readPageKeys<number>(this.db, ctx, entity, {}, query, NEWEST_FIRST, take, skip),
+      query.cursor === null ? countQueried(this.db, ctx, entity, {}, query) : Promise.resolve(-1),
+    ]);
+    const rows = await auditEntriesBySeq(this.db, ctx, keys.ids.map(Number));
+    const next = query.cursor === null ? undefined : this.queries.next(query, keys.next);
+    return new QueriedPage(
+      rows.map((r) => AuditEntry.toWire(entryOf(r))),
+      total,
+      take,
+      skip,
+      query.fields,
+      next,
+    );
   }
 
   /** GET /{kind}/{id}/history: the record's trail, for whoever may read the record (its own GET decides). */

@@ -3,7 +3,7 @@ import { Admin, Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
-import { PageQuery, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../http/wire/pagination.js';
 import { queryNotes } from '../../http/wire/list-query.js';
 import { GuidParam, IntParam } from '../../http/wire/ids.js';
 import { ColorsService } from './colors.service.js';
@@ -16,6 +16,9 @@ const BANDS =
 const DEFAULTS = 'The defaults are red [0,70), yellow [70,90), green [90,100]; they are not stored records and carry the IDs -1, -2, -3.';
 /** What a queried list answers (docs/queries.md). */
 const QUERIED = `With filter=, sort=, fields= or cursor= the list answers the site’s own colors only (none for a site without colors; the defaults are at …/colors/defaults). ${queryNotes(Color)}`;
+
+/** The defaults are no rows: the same queries, answered over the three in memory (docs/queries.md, "Lists not stored"). */
+const QUERIED_DEFAULTS = `Takes filter=, sort=, fields= and cursor= as the site’s colors do, over the three defaults (without sort= in Rank order). ${queryNotes(Color)}`;
 
 @ApiController('Color', undefined, {
   description: 'The colors a site gives to ranges of percentages in its dashboards, and the three defaults shown while it has none of its own.',
@@ -31,8 +34,8 @@ export class ColorsController {
     return this.colors.list(ctx, q);
   }
 
-  @ListRoute(Authenticated, 'colors/defaults', ColorDto, null, { summary: 'List the default colors', description: DEFAULTS })
-  defaults(@Ctx() ctx: RequestContext, @Query() q: PageQuery) {
+  @ListRoute(Authenticated, 'colors/defaults', ColorDto, null, { summary: 'List the default colors', description: `${DEFAULTS} ${QUERIED_DEFAULTS}` })
+  defaults(@Ctx() ctx: RequestContext, @Query() q: QueriedPageQuery) {
     return this.colors.defaults(ctx, q);
   }
 
@@ -46,9 +49,9 @@ export class ColorsController {
 
   @ListRoute(Authenticated, 'sites/:siteid/colors/defaults', ColorDto, null, {
     summary: 'List the default colors as shown for a site',
-    description: `The caller’s own site, or any site for a global administrator (else 403). ${DEFAULTS}`,
+    description: `The caller’s own site, or any site for a global administrator (else 403). ${DEFAULTS} ${QUERIED_DEFAULTS}`,
   })
-  defaultsForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: PageQuery) {
+  defaultsForSite(@Ctx() ctx: RequestContext, @GuidParam('siteid') siteId: string, @Query() q: QueriedPageQuery) {
     return this.colors.defaultsForSite(ctx, siteId, q);
   }
 

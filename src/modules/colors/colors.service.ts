@@ -3,9 +3,10 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchResource } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors/errors.js';
-import { Page, PageQuery, pageOf, QueriedPage, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage, QueriedPageQuery } from '../../http/wire/pagination.js';
 import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
 import { readQueriedRows } from '../../database/list-query-sql.js';
+import { queryInMemory } from '../../http/wire/list-query-memory.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { SitesService } from '../sites/sites.service.js';
@@ -65,13 +66,23 @@ export class ColorsService {
     return this.list(await this.sites.scopeTo(ctx, siteId), q);
   }
 
-  defaults(ctx: RequestContext, q: PageQuery): Page<ColorDto> {
+  /**
+   * The built-in colors. Queried (docs/queries.md, "Lists not stored"): the same grammar, sort,
+   * fields and cursor as the site's own colors, answered over the three in memory.
+   */
+  defaults(ctx: RequestContext, q: QueriedPageQuery): Page<ColorDto> {
     const { take, skip } = pageOf(q);
     const all = this.defaultColors(ctx);
+    if (asksQuery(q)) {
+      const query = this.queries.read(ctx, Color, q);
+      const page = queryInMemory(all, Color.queryable, Color.queryable.get('id')!, query, BY_RANK, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(page.rows, page.total, take, skip, query.fields, next);
+    }
     return Page.of(all.slice(skip, skip + take), all.length, q);
   }
 
-  async defaultsForSite(ctx: RequestContext, siteId: string, q: PageQuery): Promise<Page<ColorDto>> {
+  async defaultsForSite(ctx: RequestContext, siteId: string, q: QueriedPageQuery): Promise<Page<ColorDto>> {
     return this.defaults(await this.sites.scopeTo(ctx, siteId), q);
   }
 

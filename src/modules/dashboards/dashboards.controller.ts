@@ -5,7 +5,8 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
 import { GuidParam } from '../../http/wire/ids.js';
 import { DashboardsService } from './dashboards.service.js';
-import { DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery } from './dto/dashboard.dto.js';
+import { Dashboard, DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery } from './dto/dashboard.dto.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { DashboardExplanationDto } from './dto/dashboard-explanation.dto.js';
 import { DashboardSettingsDto, UpdateDashboardSettingsDto } from './dto/dashboard-settings.dto.js';
 import { ApiController, GetRoute, ListRoute, PutRoute } from '../../http/pipeline/routes.js';
@@ -51,7 +52,7 @@ export class DashboardsController {
     null,
     {
       summary: 'List the dashboards the caller may access (PM)',
-      description: `The caller’s own dashboard, their direct reports’ (PrimaryReportsTo), and those of the organizations and departments they belong to or manage; an administrator gets every live organization and department too. Ordered: own, reports (by LastName, FirstName), organizations, departments (by Name); paged with limit/offset (X-Total-Count, Link); computed in batches, not one by one. ${PERIOD} XML root Dashboards.`,
+      description: `The caller’s own dashboard, their direct reports’ (PrimaryReportsTo), and those of the organizations and departments they belong to or manage; an administrator gets every live organization and department too. Ordered: own, reports (by LastName, FirstName), organizations, departments (by Name); paged with limit/offset (X-Total-Count, Link); computed in batches, not one by one. ${PERIOD} XML root Dashboards. With filter=, sort=, fields= or cursor= the same dashboards are selected by their row’s own fields, in memory after the access rules, and ordered by ID without sort=; only the page’s figures are computed (docs/queries.md, "Lists not stored"); an export carries no freshness headers. ${queryNotes(Dashboard)}`,
     },
     { root: 'Dashboards' },
   )

@@ -4,7 +4,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
-import { Page, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { queryInMemory } from '../../http/wire/list-query-memory.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { dashboardRecords, ROW_TYPE, type ExplainRow } from './dashboards.statements.js';
 import { TenantDb } from '../../database/tenant-db.js';
@@ -34,7 +36,7 @@ import { freshFigures, freshnessHeaders, type Freshness } from './summary-reader
 import { FIGURE_FORMULAS, recordTypeOf, type FigureName } from './dashboard-formulas.js';
 import { SAMPLE_NAME, sampleAggregates } from './dashboard-sample.js';
 import { DashboardSettingsEntity } from '../../database/entities/dashboard-settings.entity.js';
-import { DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery } from './dto/dashboard.dto.js';
+import { Dashboard, DashboardDto, DashboardListQuery, DashboardQuery, DashboardSampleQuery } from './dto/dashboard.dto.js';
 import { DashboardExplanationDto, DashboardFigureDto, DashboardRecordDto } from './dto/dashboard-explanation.dto.js';
 import { DashboardSettings, DashboardSettingsDto, UpdateDashboardSettingsDto } from './dto/dashboard-settings.dto.js';
 
@@ -53,6 +55,7 @@ export class DashboardsService {
     private readonly periods: PeriodsService,
     private readonly access: DashboardAccess,
     private readonly bases: DashboardBasisCache,
+    private readonly queries: ListQueries,
   ) {}
 
   /** The period asked for, or the default one; 404 when the site has none at all. */
@@ -88,7 +91,60 @@ export class DashboardsService {
     const { basis, seq } = await this.bases.basis(ctx, q.period);
     const candidates = await this.access.readableRows(ctx, await this.candidates(ctx));
     const { take, skip } = pageOf(q);
+    if (asksQuery(q)) return this.queried(ctx, q, candidates, basis, seq);
     const page = candidates.slice(skip, skip + take);
+    return this.answer(ctx, page, candidates.length, q, basis, seq);
+  }
+
+  /**
+   * The list queried (docs/queries.md, "Lists not stored"): the caller's dashboards are no rows of
+   * one table but a list worked out per caller, so the query runs in memory over their rows' own
+   * fields (ID, RowType, Name: read with one statement per row type, no figure computed), after the
+   * access rules; then the figures of the page's rows only are computed, as the plain list's.
+   * Without sort= in ID order (the plain order mixes the kinds of row).
+   */
+  private async queried(
+    ctx: RequestContext,
+    q: DashboardListQuery,
+    candidates: readonly DashboardCandidate[],
+    basis: DashboardBasis,
+    seq: SiteSequence,
+  ): Promise<WithHeaders<Page<DashboardDto>>> {
+    const query = this.queries.read(ctx, Dashboard, q);
+    const { take, skip } = pageOf(q);
+    const shells: { ID: string; RowType: number; Name: string }[] = [];
+    for (const rowType of [39, 4, 56] as const) {
+      const rows = await loadRows(
+        this.db,
+        ctx,
+        rowType,
+        candidates.filter((c) => c.rowType === rowType).map((c) => c.id),
+      );
+      for (const r of rows) shells.push({ ID: r.id, RowType: rowType, Name: r.name });
+    }
+    const page = queryInMemory(shells, Dashboard.queryable, Dashboard.queryable.get('id')!, query, [], take, skip);
+    const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+    const answered = await this.answer(
+      ctx,
+      page.rows.map((r) => ({ rowType: r.RowType as RowType, id: r.ID })),
+      page.total,
+      q,
+      basis,
+      seq,
+    );
+    const p = answered.value;
+    return new WithHeaders(new QueriedPage(p.items, page.total, take, skip, query.fields, next), answered.headers);
+  }
+
+  /** The dashboards of a page of candidates, in their order, with the freshness headers. */
+  private async answer(
+    ctx: RequestContext,
+    page: readonly DashboardCandidate[],
+    total: number,
+    q: DashboardListQuery,
+    basis: DashboardBasis,
+    seq: SiteSequence,
+  ): Promise<WithHeaders<Page<DashboardDto>>> {
     const answers = new Map<string, DashboardDto>();
     const freshness: Freshness[] = [];
     for (const rowType of [39, 4, 56] as const) {
@@ -99,7 +155,7 @@ export class DashboardsService {
     const items = page.map((c) => answers.get(`${c.rowType}:${c.id}`)).filter((d): d is DashboardDto => !!d);
     const source = freshness.some((f) => f.source === 'records') ? 'records' : 'summaries';
     const asOf = new Date(Math.min(basis.now.getTime(), ...freshness.map((f) => f.asOf.getTime())));
-    return new WithHeaders(Page.of(items, candidates.length, q), freshnessHeaders({ source, asOf }));
+    return new WithHeaders(Page.of(items, total, q), freshnessHeaders({ source, asOf }));
   }
 
   /** The dashboards of rows of one type, in batches of BATCH rows, each batch's freshness added to `freshness`. */

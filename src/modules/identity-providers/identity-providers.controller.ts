@@ -37,11 +37,10 @@ export class IdentityProvidersController {
 
   @ListRoute(GlobalAdmin, 'identityproviders/collisions', IdentityProviderDto, changesRefused(CREDENTIALS_NOT_SYNCED), {
     summary: 'List the identity providers of every site whose issuer and audience collide (global administrator)',
-    description:
-      'One issuer and audience belong to one provider (a registration that would share them is 409 duplicate-identity-provider); providers configured before that rule may still share a pair. Every provider, of any site, that shares one is listed (ordered by Issuer, then Created), and tokens that match more than one provider are refused until an administrator changes or removes one of them. With `issuer`, every provider of that issuer is listed instead, colliding or not: who holds a pair a registration was refused for (docs/security.md, "Identity providers").',
+    description: `One issuer and audience belong to one provider (a registration that would share them is 409 duplicate-identity-provider); providers configured before that rule may still share a pair. Every provider, of any site, that shares one is listed (ordered by Issuer, then Created; paged with limit/offset), and tokens that match more than one provider are refused until an administrator changes or removes one of them. With \`issuer\`, every provider of that issuer is listed instead, colliding or not: who holds a pair a registration was refused for (docs/security.md, "Identity providers"). With filter=, sort=, fields= or cursor= the query runs over these providers in memory (by Issuer, then ID without sort=; docs/queries.md, "Lists not stored"). ${queryNotes(IdentityProvider)}`,
   })
   collisions(@Ctx() ctx: RequestContext, @Query() q: CollisionQuery) {
-    return this.providers.collisions(ctx, q.issuer);
+    return this.providers.collisions(ctx, q);
   }
 
   @GetRoute(Admin, 'identityproviders/:id', IdentityProviderDto, {

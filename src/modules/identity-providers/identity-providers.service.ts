@@ -10,6 +10,7 @@ import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { Page, pageOf, QueriedPage } from '../../http/wire/pagination.js';
 import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
 import { readQueriedRows } from '../../database/list-query-sql.js';
+import { queryInMemory } from '../../http/wire/list-query-memory.js';
 import { assertBodyId } from '../../http/wire/ids.js';
 import { groupMappingsOf, IdentityProviderEntity } from '../../database/entities/identity-provider.entity.js';
 import { OrganizationEntity } from '../../database/entities/organization.entity.js';
@@ -17,6 +18,7 @@ import { SecurityGroupEntity } from '../../database/entities/security-group.enti
 import { patchResource } from '../../database/patch-record.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import {
+  type CollisionQuery,
   CreateIdentityProviderDto,
   GROUP_MAPPINGS_MAX,
   type GroupMappingInput,
@@ -34,6 +36,8 @@ export const AUDIENCE_MAX = 255;
 export const AUDIENCES_MAX = 20;
 /** The list's own order for a queried list: Name, then ID. */
 const BY_NAME = [{ field: IdentityProvider.queryable.get('name')!, desc: false }] as const;
+/** The collisions' order for a queried list without sort=: Issuer, then ID (the plain list's is Issuer, Created, ID). */
+const BY_ISSUER = [{ field: IdentityProvider.queryable.get('issuer')!, desc: false }] as const;
 
 /**
  * Per-site OpenID Connect configuration (docs/identity.md, "Single sign-on"), for administrators.
@@ -90,15 +94,29 @@ export class IdentityProvidersService {
    * `issuer`, every provider of that issuer, colliding or not: who holds the pair a registration
    * was refused (409) for.
    */
-  async collisions(ctx: RequestContext, issuer?: string): Promise<IdentityProviderDto[]> {
+  async collisions(ctx: RequestContext, q: CollisionQuery): Promise<Page<IdentityProviderDto>> {
+    const all = (await this.colliding(ctx, q.issuer)).map((r) => this.toDto(r));
+    const { take, skip } = pageOf(q);
+    if (asksQuery(q)) {
+      // Queried (docs/queries.md, "Lists not stored"): the collisions are worked out across every
+      // site, not read by index, so the query runs in memory over them, with the list's fields.
+      const query = this.queries.read(ctx, IdentityProvider, q);
+      const page = queryInMemory(all, IdentityProvider.queryable, IdentityProvider.queryable.get('id')!, query, BY_ISSUER, take, skip);
+      const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+      return new QueriedPage(page.rows, page.total, take, skip, query.fields, next);
+    }
+    return Page.of(all.slice(skip, skip + take), all.length, q);
+  }
+
+  /** The colliding providers of every site (or every provider of `issuer`), by Issuer, Created, ID. */
+  private async colliding(ctx: RequestContext, issuer?: string): Promise<IdentityProviderEntity[]> {
     const order = { issuer: 'ASC', created: 'ASC', id: 'ASC' } as const;
-    if (issuer !== undefined)
-      return (await this.db.global(ctx, IdentityProviderEntity).find({ where: { issuer: issuer.trim() }, order })).map((r) => this.toDto(r));
+    if (issuer !== undefined) return this.db.global(ctx, IdentityProviderEntity).find({ where: { issuer: issuer.trim() }, order });
     const all = await this.db.global(ctx, IdentityProviderEntity).find({ order });
     const holders = new Map<string, IdentityProviderEntity[]>();
     for (const p of all) for (const a of audiencesOf(p)) holders.set(`${p.issuer}\n${a}`, [...(holders.get(`${p.issuer}\n${a}`) ?? []), p]);
     const colliding = new Set([...holders.values()].filter((ps) => ps.length > 1).flat());
-    return all.filter((p) => colliding.has(p)).map((r) => this.toDto(r));
+    return all.filter((p) => colliding.has(p));
   }
 
   async create(ctx: RequestContext, dto: CreateIdentityProviderDto): Promise<IdentityProviderDto> {

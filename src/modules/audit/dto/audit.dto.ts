@@ -1,5 +1,6 @@
 import { field, resource } from '../../../http/wire/resource.js';
 import { InputField } from '../../../http/wire/wire.js';
+import { QueriedPageQuery } from '../../../http/wire/pagination.js';
 /**
  * The largest page of audit entries: an entry carries every changed field before and after, so a
  * page costs far more to render than a page of records; 200 keep an XML answer's rendering within
@@ -53,12 +54,24 @@ export interface AuditEntryRow {
   at: Date;
 }
 
-/** An audit entry (docs/audit.md). */
+/**
+ * An audit entry (docs/audit.md). The list may filter on Seq, Kind, RowID, ActorID and At, and sort
+ * by Seq (its own order, newest first) and At: each has an index of audit_log that starts with
+ * site_id (docs/queries.md). The entity properties are those of AuditLogEntity.
+ */
 export const AuditEntry = resource<AuditEntryRow>()('AuditEntry', {
   fields: {
-    Seq: field.int('RO', { column: 'seq', description: 'The site’s change sequence number: unique per site, in commit order. Page with `before`.' }),
-    Kind: field.string('RO', { column: 'kind', description: 'The kind of record, e.g. `individual`, `dialog`, `organization-member`, `webhook`.' }),
-    RowID: field.string('RO', { column: 'rowId', description: 'The record’s ID (an integer ID as text).' }),
+    Seq: field.int('RO', {
+      query: { filter: true, sort: true },
+      column: 'seq',
+      description: 'The site’s change sequence number: unique per site, in commit order. Page with `before`.',
+    }),
+    Kind: field.string('RO', {
+      query: { filter: true },
+      column: 'kind',
+      description: 'The kind of record, e.g. `individual`, `dialog`, `organization-member`, `webhook`.',
+    }),
+    RowID: field.string('RO', { query: { filter: true }, column: 'rowId', description: 'The record’s ID (an integer ID as text).' }),
     Action: field.string('RO', {
       column: 'action',
       enum: ['create', 'update', 'delete', 'undelete'],
@@ -70,6 +83,7 @@ export const AuditEntry = resource<AuditEntryRow>()('AuditEntry', {
       description: 'The fields that changed, each with its value before and after.',
     }),
     ActorID: field.string('RO', {
+      query: { filter: true },
       column: 'actorId',
       nullable: true,
       description: 'Who changed it: the caller’s individual (else login account) ID, or the API client’s principal ID; null for the service itself.',
@@ -77,14 +91,17 @@ export const AuditEntry = resource<AuditEntryRow>()('AuditEntry', {
     ActorKind: field.string('RO', { column: 'actorKind', description: '`user`, an API client’s principal kind (e.g. `api-client`), or `system`.' }),
     ActorName: field.string('RO', { column: 'actorName', nullable: true, description: 'The user name or API client name at the time of the change.' }),
     RequestID: field.string('RO', { column: 'requestId', nullable: true, description: 'The X-Request-ID of the request that made the change.' }),
-    At: field.dateTimeOffset('RO', { column: 'at', description: 'When the change was committed (the service’s clock).' }),
+    At: field.dateTimeOffset('RO', { query: { filter: true, sort: true }, column: 'at', description: 'When the change was committed (the service’s clock).' }),
   },
 });
 export const AuditEntryDto = AuditEntry.Response;
 export type AuditEntryDto = InstanceType<typeof AuditEntryDto>;
 
-/** `GET /audit` filters (docs/audit.md). */
-export class AuditQuery {
+/**
+ * `GET /audit` (docs/audit.md): its own filters and `before` paging, or the shared `filter=`,
+ * `sort=`, `fields=` and `cursor=` of every queried list (docs/queries.md), not both at once.
+ */
+export class AuditQuery extends QueriedPageQuery {
   @InputField('string', { max: 36, description: 'Only changes of the record with this ID.' })
   rowid?: string;
 
@@ -104,15 +121,18 @@ export class AuditQuery {
   before?: number;
 
   @InputField('int', { minValue: 1, maxValue: AUDIT_MAX_LIMIT, description: `Page size, default and at most ${AUDIT_MAX_LIMIT}.` })
-  limit?: number;
+  override limit?: number;
 
   @InputField('int', {
     minValue: 0,
     maxValue: AUDIT_MAX_OFFSET,
-    description: `Entries to skip (after \`before\` when both are given), at most ${AUDIT_MAX_OFFSET}; the \`Link: rel="next"\` continues with \`before\`.`,
+    description: `Entries to skip (after \`before\` when both are given), at most ${AUDIT_MAX_OFFSET}; the \`Link: rel="next"\` continues with \`before\` (with \`filter=\` and the others, with \`offset\`).`,
   })
-  offset?: number;
+  override offset?: number;
 }
+
+/** The parameters of the trail's own filters and paging, which a queried request does not take (AuditService.list). */
+export const AUDIT_OWN_PARAMS = ['rowid', 'kind', 'actor', 'since', 'until', 'before'] as const;
 
 /** `GET /{kind}/{id}/history` paging. */
 export class HistoryQuery {

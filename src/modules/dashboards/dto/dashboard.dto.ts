@@ -1,6 +1,6 @@
 import { field, LIMITS, resource } from '../../../http/wire/resource.js';
 import { InputField } from '../../../http/wire/wire.js';
-import { PageQuery } from '../../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../../http/wire/pagination.js';
 import { FIGURE_FORMULAS, type FigureName } from '../dashboard-formulas.js';
 
 /** A count: never null (0 when there is nothing to count). */
@@ -46,10 +46,17 @@ export const SWITCH_NAMES = Object.keys(SWITCH_DOCS) as SwitchName[];
  */
 export const Dashboard = resource<never>()('Dashboard', {
   fields: {
-    ID: field.guid('RO', { description: 'The id of the row: the organization, department or individual.' }),
+    // The list may filter and sort on the row's own fields, known before any figure is computed
+    // (docs/queries.md, "Lists not stored"); the figures are computed for the page only.
+    ID: field.guid('RO', { query: { filter: true }, description: 'The id of the row: the organization, department or individual.' }),
     SiteID: field.guid('RO'),
-    RowType: field.int('RO', { enum: [4, 56, 39], description: 'organization 4, department 56, individual 39.' }),
+    RowType: field.int('RO', {
+      query: { filter: true, sort: true, then: ['name'] },
+      enum: [4, 56, 39],
+      description: 'organization 4, department 56, individual 39.',
+    }),
     Name: field.string('RO', {
+      query: { filter: true, sort: true },
       max: LIMITS.name,
       description: 'The row’s name: the organization’s or department’s Name, the individual’s FullName (First Last).',
     }),
@@ -135,7 +142,7 @@ export class DashboardQuery {
 }
 
 /** `GET /dashboards?period=&limit=&offset=`. */
-export class DashboardListQuery extends PageQuery {
+export class DashboardListQuery extends QueriedPageQuery {
   @InputField('int', {
     description:
       'Period id (404 when it is not a period of the site). Default: the period containing today, else the latest one; 404 when the site has no period.',

@@ -114,8 +114,8 @@ export type UpdateIdentityProviderDto = InstanceType<typeof UpdateIdentityProvid
 
 export class IdentityProviderQuery extends QueriedPageQuery {}
 
-/** `GET /identityproviders/collisions` (global administrators). */
-export class CollisionQuery {
+/** `GET /identityproviders/collisions` (global administrators): `issuer`, and the queries of every list (docs/queries.md). */
+export class CollisionQuery extends QueriedPageQuery {
   @InputField('string', {
     max: 500,
     min: 1,
