@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
+import { QueryResult, type DataSource, type EntityManager } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ServiceUnavailableError } from '../common/errors/errors.js';
 import { isDatabaseUnavailable, isRetryableConflict } from '../common/errors/db-errors.js';
@@ -270,8 +270,9 @@ export class Transactions {
 /**
  * Makes every statement of the transaction's runner carry what a unit holds (Transactions.savepoint,
  * `holdWrites`): held writes are sent first, together with the unit's SAVEPOINT when that is still
- * held, in one round trip; a held SAVEPOINT alone waits for a statement that is not a read
- * (isRead). A failure marks the journal (`heldFailed`) so the unit that held them runs again.
+ * held, in one round trip (with the statement itself when it is a read: readAfterHeld); a held
+ * SAVEPOINT alone waits for a statement that is not a read (isRead). A failure marks the journal
+ * (`heldFailed`) so the unit that held them runs again.
  */
 function sendHeldFirst(manager: EntityManager, journal: TxJournal): void {
   const runner = manager.queryRunner;
@@ -279,6 +280,7 @@ function sendHeldFirst(manager: EntityManager, journal: TxJournal): void {
   const send = runner.query.bind(runner) as (query: string, parameters?: unknown[], structured?: boolean) => Promise<unknown>;
   HELD_SENDERS.set(journal, send);
   runner.query = (async (query: string, parameters?: unknown[], structured?: boolean) => {
+    if (journal.held.length && isRead(query)) return readAfterHeld(journal, query, parameters, structured);
     if (journal.held.length || (journal.heldSavepoint !== null && !isRead(query))) await sendHeld(journal);
     return send(query, parameters, structured);
   }) as typeof runner.query;
@@ -313,6 +315,32 @@ async function sendHeld(journal: TxJournal, trailing?: string): Promise<void> {
     journal.heldFailed = true;
     throw e;
   }
+}
+
+/**
+ * A read that needs the held writes before it: they and the read in one round trip, the read's
+ * rows answered as the runner answers a read alone (its last result). A failure of any of them
+ * marks the journal, as sendHeld does: the unit runs again with each statement sent alone.
+ */
+async function readAfterHeld(journal: TxJournal, query: string, parameters: unknown[] | undefined, structured: boolean | undefined): Promise<unknown> {
+  const batches: Batch[] = journal.held.splice(0);
+  if (journal.heldSavepoint !== null) batches.unshift({ sql: journal.heldSavepoint, params: [] });
+  journal.heldSavepoint = null;
+  batches.push({ sql: query, params: parameters ?? [] });
+  const batch = joinBatches(batches)!;
+  let results: unknown;
+  try {
+    results = await HELD_SENDERS.get(journal)!(batch.sql, batch.params);
+  } catch (e) {
+    journal.heldFailed = true;
+    throw e;
+  }
+  const rows = (results as unknown[])[(results as unknown[]).length - 1];
+  if (!structured) return rows;
+  const result = new QueryResult();
+  result.raw = rows;
+  result.records = Array.from(rows as unknown[]);
+  return result;
 }
 
 /**

@@ -257,6 +257,23 @@ describe('bulk writes and ExternalID', () => {
       expect(statuses(atomic.body)).toEqual([409, 424, 409, 409, 409, 409, 424]);
       expect(await individuals(acme)).toBe(before + 3);
       expect(await auditRows(acme)).toBe(audit + 9);
+
+      // An update whose held UPDATE is refused where the read after it carries it (the primary
+      // membership's title changes too): the single PUT's 409, and nothing of it written.
+      const [first, second] = written;
+      const key = uniq('X-');
+      const keyed = {
+        Op: 'update',
+        Record: { ...person(acme), ...(await t.http().get(`/v4/individuals/${first}`).set('Authorization', auth(acme.admin))).body, ExternalID: key },
+      };
+      await bulk('individuals', { Items: [keyed] }).expect(200);
+      const current = (await t.http().get(`/v4/individuals/${second}`).set('Authorization', auth(acme.admin)).expect(200)).body as Json;
+      const clash = await bulk('individuals', { Items: [{ Op: 'update', Record: { ...current, ExternalID: key, PrimaryTitle: 'Clash' } }] }).expect(200);
+      expect(statuses(clash.body)).toEqual([409]);
+      expect(((clash.body.Results as Json[])[0].Problem as Json).type).toBe('urn:pms:problem:duplicate-external-id');
+      const after = (await t.http().get(`/v4/individuals/${second}`).set('Authorization', auth(acme.admin)).expect(200)).body as Json;
+      expect(after.PrimaryTitle).toBe(current.PrimaryTitle);
+      expect(after.ExternalID).toBe(current.ExternalID);
     });
 
     it('an upsert by ExternalID sent twice changes nothing the second time: same IDs, no version, no audit row', async () => {
