@@ -123,8 +123,8 @@ export class Transactions {
     if (!manager || !journal) return this.run(ctx, fn);
     const depth = (SAVEPOINT_DEPTH.get(ctx) ?? 0) + 1;
     const holds = opts.holdWrites === true && !this.isSqlite && journal.holding === 0 && HELD_SENDERS.has(journal);
-    // A unit that holds its writes holds its SAVEPOINT too, until its first write (sendHeldFirst).
-    if (holds) await sendHeld(journal);
+    // A unit that holds its writes holds its SAVEPOINT too, until its first write (sendHeldFirst);
+    // nothing is held when it starts (only a unit that holds holds, and it ends by sending).
     if (holds) journal.heldSavepoint = SAVEPOINT.of(depth).text;
     else await manager.query(SAVEPOINT.of(depth).text);
     const marks = { changes: journal.changes.length, atCommit: journal.atCommit.length, held: journal.held.length };
@@ -298,14 +298,20 @@ function isRead(sql: string): boolean {
 /** The runner's own `query` of each transaction that can hold writes (sendHeldFirst). */
 const HELD_SENDERS = new WeakMap<TxJournal, (query: string, parameters?: unknown[]) => Promise<unknown>>();
 
+/** What the unit holds, in the order it must be sent (its SAVEPOINT first), taken out of the journal. */
+function takeHeld(journal: TxJournal): Batch[] {
+  const batches: Batch[] = journal.held.splice(0);
+  if (journal.heldSavepoint !== null) batches.unshift({ sql: journal.heldSavepoint, params: [] });
+  journal.heldSavepoint = null;
+  return batches;
+}
+
 /**
  * Sends what the unit holds — its SAVEPOINT, its writes — and `trailing` (a statement whose answer
  * nobody reads) in one round trip; nothing when there is nothing to send.
  */
 async function sendHeld(journal: TxJournal, trailing?: string): Promise<void> {
-  const batches: Batch[] = journal.held.splice(0);
-  if (journal.heldSavepoint !== null) batches.unshift({ sql: journal.heldSavepoint, params: [] });
-  journal.heldSavepoint = null;
+  const batches = takeHeld(journal);
   if (trailing) batches.push({ sql: trailing, params: [] });
   const batch = joinBatches(batches);
   if (!batch) return;
@@ -323,9 +329,7 @@ async function sendHeld(journal: TxJournal, trailing?: string): Promise<void> {
  * marks the journal, as sendHeld does: the unit runs again with each statement sent alone.
  */
 async function readAfterHeld(journal: TxJournal, query: string, parameters: unknown[] | undefined, structured: boolean | undefined): Promise<unknown> {
-  const batches: Batch[] = journal.held.splice(0);
-  if (journal.heldSavepoint !== null) batches.unshift({ sql: journal.heldSavepoint, params: [] });
-  journal.heldSavepoint = null;
+  const batches = takeHeld(journal);
   batches.push({ sql: query, params: parameters ?? [] });
   const batch = joinBatches(batches)!;
   let results: unknown;
