@@ -58,6 +58,11 @@ export default {
   testTimeout: 60_000,
   // Two workers even on two cores: an e2e suite waits on scrypt and the database part of its time.
   maxWorkers: 2,
+  // A worker whose heap has grown past this after a test file is replaced by a fresh one. Jest's ESM
+  // mode keeps every file's module graph (the whole app: NestJS, TypeORM, …) alive in its worker, so
+  // a worker that ran 60 e2e files held 4.4 GB and spent its time in the garbage collector: the files
+  // it ran last took up to 27× as long as with this limit (docs/testing.md, "Workers").
+  workerIdleMemoryLimit: '800MB',
   // A folder for the run where the e2e harness keeps the documents its apps answer (test/e2e/harness.ts).
   globalSetup: '<rootDir>/test/documents-setup.mjs',
   globalTeardown: '<rootDir>/test/documents-teardown.mjs',
