@@ -3,6 +3,8 @@
 // project with tsc first, so type errors still fail the run. (SWC would spend a fifth less CPU,
 // but the npm registry this project installs from lacks @swc/core's binaries for other platforms,
 // so its lock file would not install with npm ci: docs/decisions.md.)
+import { SLOW_SPECS, standaloneSpecs } from './test/groups/groups.mjs';
+
 const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.json' }];
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
@@ -14,19 +16,19 @@ const common = {
 /**
  * e2e suites that take longest and guard what changes least: the full roles matrix, the service
  * as a process, the generated client compiled with tsc, the scale and migration suites. `npm test`
- * leaves them out so it stays a few minutes; `npm run test:slow` runs them, and `.ci/run` runs them
- * on SQLite and (with every other e2e suite, `npm run test:e2e`) on MariaDB.
+ * leaves them out; `npm run test:slow` runs them, and `.ci/run` runs them on SQLite and (with every
+ * other e2e suite, `npm run test:e2e`) on MariaDB. Listed in test/groups/groups.mjs.
  */
-const SLOW = [
-  'roles-matrix',
-  'process',
-  'generated-client',
-  'individuals-scale',
-  'metrics-scale',
-  'performance-records-scale',
-  'migration-last-comment',
-  'migration-utf8mb4-user-names',
-].map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`);
+const SLOW = SLOW_SPECS.map((f) => `<rootDir>/${f}`);
+
+/**
+ * The e2e project runs its spec files in groups, one Jest test file a group (test/groups/groups.mjs:
+ * the app's modules load once a group, not once a file). Given paths of spec files (`npm run
+ * test:e2e -- test/e2e/goals.e2e-spec.ts`), or with E2E_FILES=1, it runs each spec as a file of its own.
+ */
+const SPECS_NAMED = process.argv.slice(2).some((a) => /\.e2e-spec\.ts$|(^|\/)test\/(e2e|security)(\/|$)/.test(a));
+const E2E_PER_FILE = process.env.E2E_FILES === '1' || SPECS_NAMED;
+const E2E_GROUPED = ['<rootDir>/test/groups/e2e-*.group-spec.ts', ...standaloneSpecs().map((f) => `<rootDir>/${f}`)];
 
 /**
  * The e2e files `npm run test:prism` sends through Stoplight Prism's validating proxy (docs/openapi.md,
@@ -72,7 +74,7 @@ export default {
       ...common,
       displayName: 'e2e',
       // test/security: the attack suite (docs/security.md), on SQLite here and on MariaDB in `npm run test:e2e`.
-      testMatch: E2E,
+      testMatch: E2E_PER_FILE ? E2E : E2E_GROUPED,
       testPathIgnorePatterns: SLOW.map((p) => p.replace('<rootDir>/', '/')),
     },
     { ...common, displayName: 'slow', testMatch: SLOW },

@@ -1,0 +1,5 @@
+export declare const SLOW_SPECS: string[];
+export declare function e2eSpecs(): string[];
+export declare function standaloneSpecs(): string[];
+export declare function groupFiles(): string[];
+export declare function specsOfGroup(groupFile: string): string[];
