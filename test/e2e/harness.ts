@@ -14,6 +14,7 @@ import { TenantDb } from '../../src/database/tenant-db.js';
 import { ContractRecorder, xmlRootsOf } from './contract.js';
 import { XSD_BASE, XSD_FILES } from '../../src/openapi/xsd.js';
 import { PRISM, serveAt, startPrism } from './prism.js';
+import { copyTemplate, templateDatabase } from './migrated-template.js';
 
 export const ADMIN_USER = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -38,8 +39,10 @@ export const DB_KIND = process.env.DATABASE_URL?.startsWith('mysql') || process.
 /**
  * A database of its own for a test file: a fresh SQLite file in a temp folder, or, when
  * DATABASE_URL names a MySQL/MariaDB server, a database created for it; `cleanup` drops it.
+ * `migrated` (MySQL/MariaDB, in a Jest run): the database starts as a copy of the run's migrated
+ * template (test/e2e/migrated-template.ts) instead of empty.
  */
-export async function createTestDatabase(): Promise<{ url: string; cleanup: () => Promise<void> }> {
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<{ url: string; cleanup: () => Promise<void> }> {
   const suffix = randomBytes(5).toString('hex');
   if (DB_KIND === 'mysql') {
     const base = parseDatabaseUrl(process.env.DATABASE_URL!);
@@ -48,13 +51,22 @@ export async function createTestDatabase(): Promise<{ url: string; cleanup: () =
     const name = `${/^\w{1,40}$/.test(base.database) ? base.database : 'pms_test'}_${suffix}`;
     // Loaded here: a run on SQLite never loads the MySQL driver.
     const { default: mysql } = await import('mysql2/promise');
-    const admin = await mysql.createConnection({ host: base.host, port: base.port, user: base.username, password: base.password });
-    await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    await admin.end();
-    const u = new URL(process.env.DATABASE_URL!);
-    u.pathname = `/${name}`;
+    const admin = await mysql.createConnection({ host: base.host, port: base.port, user: base.username, password: base.password, multipleStatements: true });
+    const urlOf = (database: string) => {
+      const u = new URL(process.env.DATABASE_URL!);
+      u.pathname = `/${database}`;
+      return u.toString();
+    };
+    try {
+      await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+      // startApp's database: a copy of the run's migrated template (test/e2e/migrated-template.ts).
+      const template = options.migrated ? templateDatabase(process.env.DATABASE_URL, process.env.PMS_E2E_DOCUMENTS) : null;
+      if (template) await copyTemplate(admin, template, name, urlOf);
+    } finally {
+      await admin.end();
+    }
     return {
-      url: u.toString(),
+      url: urlOf(name),
       cleanup: async () => {
         const c = await mysql.createConnection({ host: base.host, port: base.port, user: base.username, password: base.password });
         await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
@@ -115,11 +127,13 @@ export function databaseUrlOf(t: TestApp): string {
 /**
  * Starts the real application on a database of its own: a fresh SQLite file in a temp folder, or,
  * when DATABASE_URL names a MySQL/MariaDB server, a database created for this test file and
- * dropped by close(). Migrations run exactly as at production start-up. `added`: features composed
+ * dropped by close(). Migrations run exactly as at production start-up: on SQLite on every app's
+ * start; on MySQL/MariaDB once a run, for the template each app's database is copied from
+ * (test/e2e/migrated-template.ts; E2E_MIGRATE_EACH=1 migrates on every start). `added`: features composed
  * into the app besides its own (a test's throwaway resource, test/fixtures).
  */
 export async function startApp(env: Record<string, string> = {}, added: readonly AddedFeature[] = []): Promise<TestApp> {
-  const { url: databaseUrl, cleanup } = await createTestDatabase();
+  const { url: databaseUrl, cleanup } = await createTestDatabase({ migrated: true });
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,

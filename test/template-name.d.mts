@@ -1,0 +1,1 @@
+export declare function templateDatabase(databaseUrl: string | undefined, runFolder: string | undefined): string | null;
