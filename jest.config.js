@@ -16,8 +16,8 @@ const common = {
 /**
  * e2e suites that take longest and guard what changes least: the full roles matrix, the service
  * as a process, the generated client compiled with tsc, the scale and migration suites. `npm test`
- * leaves them out; `npm run test:slow` runs them, and `.ci/run` runs them on SQLite and (with every
- * other e2e suite, `npm run test:e2e`) on MariaDB. Listed in test/groups/groups.mjs.
+ * runs them as a project of their own beside the grouped e2e specs (`npm run test:slow` alone), and
+ * `.ci/run` on MariaDB too (`npm run test:e2e`). Listed in test/groups/groups.mjs.
  */
 const SLOW = SLOW_SPECS.map((f) => `<rootDir>/${f}`);
 

@@ -10,7 +10,7 @@
 // (file size is the only cost known before a run), in one order on every machine.
 //
 // Not grouped (each runs as a test file of its own):
-// - the slow suites (their own Jest project, `npm run test:slow`),
+// - the slow suites (their own Jest project, run by `npm test` and `npm run test:slow`),
 // - specs with snapshots: a snapshot is kept beside the test file that ran it.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
