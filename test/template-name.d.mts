@@ -1,1 +1,2 @@
+export declare function testDatabasePrefix(database: string): string;
 export declare function templateDatabase(databaseUrl: string | undefined, runFolder: string | undefined): string | null;

@@ -14,7 +14,7 @@ import { TenantDb } from '../../src/database/tenant-db.js';
 import { ContractRecorder, xmlRootsOf } from './contract.js';
 import { XSD_BASE, XSD_FILES } from '../../src/openapi/xsd.js';
 import { PRISM, serveAt, startPrism } from './prism.js';
-import { copyTemplate, templateDatabase } from './migrated-template.js';
+import { copyTemplate, templateDatabase, testDatabasePrefix } from './migrated-template.js';
 
 export const ADMIN_USER = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -47,8 +47,7 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   if (DB_KIND === 'mysql') {
     const base = parseDatabaseUrl(process.env.DATABASE_URL!);
     if (base.kind !== 'mysql') throw new Error('unreachable');
-    // Named after the database DATABASE_URL names (an engineer's own prefix on a shared server), else pms_test.
-    const name = `${/^\w{1,40}$/.test(base.database) ? base.database : 'pms_test'}_${suffix}`;
+    const name = `${testDatabasePrefix(base.database)}_${suffix}`;
     // Loaded here: a run on SQLite never loads the MySQL driver.
     const { default: mysql } = await import('mysql2/promise');
     const admin = await mysql.createConnection({ host: base.host, port: base.port, user: base.username, password: base.password, multipleStatements: true });

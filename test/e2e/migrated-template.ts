@@ -17,7 +17,7 @@ import { migrateDatabase } from '../../src/database/migrate-apart.js';
  * made any. Without the run's folder (PMS_E2E_DOCUMENTS), or with E2E_MIGRATE_EACH=1, every app
  * migrates its own empty database as before. The template's name: test/template-name.mjs.
  */
-export { templateDatabase } from '../template-name.mjs';
+export { templateDatabase, testDatabasePrefix } from '../template-name.mjs';
 
 interface Template {
   creates: string[];
