@@ -55,6 +55,10 @@ const PRISM_SUBSET = [
 ].map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`);
 const E2E = ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/security/**/*.e2e-spec.ts'];
 const PRISM_SETUP = ['<rootDir>/test/e2e/prism-mode.ts'];
+/** The Prism runs' check of their own machinery (the pool, the switch, the relays). */
+const PRISM_OWN = '<rootDir>/test/prism/**/*.prism-spec.ts';
+/** The run's Prisms, one per distinct OpenAPI document, shared by every worker (test/e2e/prism-pool.mjs). */
+const PRISM_POOL = { globalSetup: '<rootDir>/test/e2e/prism-pool.mjs', globalTeardown: '<rootDir>/test/e2e/prism-pool-teardown.mjs' };
 
 export default {
   // A global option (ignored inside a project): e2e hooks start a whole app and create users
@@ -81,11 +85,12 @@ export default {
     },
     { ...common, displayName: 'slow', testMatch: SLOW },
     // Through Prism's validating proxy: `npm run test:prism` (CI) and `npm run test:prism:all`.
-    { ...common, displayName: 'prism', testMatch: PRISM_SUBSET, setupFiles: PRISM_SETUP },
+    { ...common, ...PRISM_POOL, displayName: 'prism', testMatch: [...PRISM_SUBSET, PRISM_OWN], setupFiles: PRISM_SETUP },
     {
       ...common,
+      ...PRISM_POOL,
       displayName: 'prism-all',
-      testMatch: E2E,
+      testMatch: [...E2E, PRISM_OWN],
       testPathIgnorePatterns: NOT_E2E,
       setupFiles: PRISM_SETUP,
     },

@@ -168,9 +168,10 @@ export async function startApp(env: Record<string, string> = {}, added: readonly
   const contract = new ContractRecorder();
   contract.attach(app.getHttpServer());
   const direct = () => request(app.getHttpServer());
-  // With PRISM=1 every request goes through Stoplight Prism's validating proxy (test/e2e/prism.ts), which reads the document first.
+  // With PRISM=1 every request goes through Stoplight Prism's validating proxy (test/e2e/prism.ts) on
+  // the document of the app's settings (built once a run for each, as for the contract check).
   const served = PRISM ? await serveAt(app.getHttpServer()) : null;
-  const prism = served ? await startPrism(served.url, (await direct().get('/docs/openapi.json')).text) : null;
+  const prism = served ? await startPrism(served.url, JSON.stringify((await documentsOf(direct, env, added)).openapi)) : null;
   const http = prism ? () => request(prism.url) : direct;
   const login = await http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD });
   if (login.status !== 200) throw new Error(`admin login failed: ${login.status} ${login.text}`);

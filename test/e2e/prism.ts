@@ -1,15 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 
 /**
  * Stoplight Prism's validating proxy in front of a test app (docs/openapi.md, "Prism"): with
- * `PRISM=1` (npm run test:prism) the harness sends every request of a test file through a relay
- * to `prism proxy --errors`, which forwards it to the app and checks the request and the answer
- * against the app's own OpenAPI document. The relay records what Prism says:
+ * `PRISM=1` (npm run test:prism) the harness sends every request of a test app through a relay
+ * of its own to `prism proxy --errors`, which forwards it to the app and checks the request and the
+ * answer against the app's own OpenAPI document. The Prisms are the run's, one per distinct document
+ * (test/e2e/prism-pool.mjs), so an app does not wait for a Prism to start. The relay records what
+ * Prism says about its app's requests:
  * - a response violation (Prism's VIOLATIONS answer in place of the service's): the service answered
  *   what the document does not declare — a finding, which fails the file when it closes its app;
  * - a request violation (Prism refuses the request, without forwarding it): the relay sends it to
@@ -18,8 +16,8 @@ import { join, resolve } from 'node:path';
  */
 export const PRISM = process.env.PRISM === '1';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const PRISM_CLI = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');
+/** The header that tells the run's Prism pool which app a request is for (test/e2e/prism-pool.mjs). */
+const UPSTREAM_HEADER = 'x-pms-upstream';
 /** The problem types of Prism's own answers (https://docs.stoplight.io/docs/prism/…/errors). */
 const PRISM_ERROR = /^https:\/\/stoplight\.io\/prism\/errors#([A-Z_]+)$/;
 /** The paths of the API the document describes; anything else (the documentation, `/`) goes to the app directly. */
@@ -61,6 +59,8 @@ export interface PrismProxy {
   validated: number;
   /** Requests sent to the app directly: XML, and the documentation routes. */
   passed: number;
+  /** The process id of the Prism this relay sends to (one per distinct document in a run). */
+  prismPid: number;
   close(): Promise<void>;
 }
 
@@ -139,36 +139,33 @@ function prismError(a: Answer): { kind: string; detail: string } | null {
   }
 }
 
-/** Starts Prism's validating proxy on `document` in front of `appUrl`, and the relay in front of it. */
-export async function startPrism(appUrl: string, document: string): Promise<PrismProxy> {
-  const dir = mkdtempSync(join(tmpdir(), 'pms-prism-'));
-  const file = join(dir, 'openapi.json');
-  writeFileSync(file, document);
-  // A free port for Prism: taken from the system, released, then given to Prism.
-  const probe = createServer();
-  const prismUrl = await listen(probe);
-  await new Promise((ok) => probe.close(ok));
-  const port = new URL(prismUrl).port;
-  const child: ChildProcess = spawn(process.execPath, [PRISM_CLI, 'proxy', file, appUrl, '--errors', '--port', port, '--host', '127.0.0.1', '-v', 'error'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  // Ready when a documented request goes through it to the app and back (`GET /health/live`).
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`prism exited (${child.exitCode}): ${output}`);
-    const status = await send(prismUrl, 'GET', '/health/live', { accept: 'application/json' }, Buffer.alloc(0)).then(
-      (a) => a.status,
-      () => 0,
-    );
-    if (status === 200) break;
-    if (Date.now() > deadline) throw new Error(`prism did not start within 60 s (last status ${status}): ${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/**
+ * The Prism of the run for `document` (test/e2e/prism-pool.mjs: one per distinct document, shared by
+ * every app of the run), asked of the pool at PRISM_POOL for the app at `appUrl`.
+ */
+async function prismFor(appUrl: string, document: string): Promise<{ url: string; pid: number }> {
+  const pool = process.env.PRISM_POOL;
+  if (!pool) throw new Error('PRISM=1 needs the Prism pool of the prism Jest projects (npm run test:prism): PRISM_POOL is not set');
+  const answer = await send(pool, 'POST', `/prism?upstream=${encodeURIComponent(appUrl)}`, { 'content-type': 'application/json' }, Buffer.from(document));
+  if (answer.status !== 200) throw new Error(`the Prism pool answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 2000)}`);
+  return JSON.parse(answer.body.toString('utf8')) as { url: string; pid: number };
+}
 
-  const proxy: PrismProxy = { url: '', findings: [], refusedByBoth: 0, validated: 0, passed: 0, close: async () => undefined };
+/** Whether the process `pid` is still running. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Prism's validating proxy on `document` in front of `appUrl`, and this app's relay in front of it. */
+export async function startPrism(appUrl: string, document: string): Promise<PrismProxy> {
+  const { url: prismUrl, pid } = await prismFor(appUrl, document);
+
+  const proxy: PrismProxy = { url: '', findings: [], refusedByBoth: 0, validated: 0, passed: 0, prismPid: pid, close: async () => undefined };
   const relay = createServer((req, res) => {
     void (async () => {
       const body = await read(req);
@@ -187,7 +184,7 @@ export async function startPrism(appUrl: string, document: string): Promise<Pris
         proxy.passed++;
         return reply(res, await send(appUrl, method, path, headers, body));
       }
-      let answer = await sendToPrism(prismUrl, method, path, headers, body);
+      let answer = await sendToPrism(prismUrl, method, path, { ...headers, [UPSTREAM_HEADER]: appUrl }, body);
       const error = prismError(answer);
       const line = `${method} ${path.split('?')[0]}`;
       if (error?.kind === RESPONSE_VIOLATION) {
@@ -204,10 +201,7 @@ export async function startPrism(appUrl: string, document: string): Promise<Pris
       }
       reply(res, answer);
     })().catch((e: Error) => {
-      const exited = child.exitCode !== null || child.signalCode !== null;
-      proxy.findings.push(
-        `relay: ${req.method} ${req.url}: ${e.message}${exited ? ` (prism exited: ${child.exitCode ?? child.signalCode}; ${output.slice(-2000)})` : ''}`,
-      );
+      proxy.findings.push(`relay: ${req.method} ${req.url}: ${e.message}${alive(pid) ? '' : ' (the Prism of this document exited)'}`);
       res.writeHead(502, { 'content-type': 'text/plain' }).end(`relay: ${e.message}`);
     });
   });
@@ -215,10 +209,6 @@ export async function startPrism(appUrl: string, document: string): Promise<Pris
   proxy.close = async () => {
     relay.closeAllConnections();
     await new Promise((ok) => relay.close(ok));
-    const exited = new Promise((ok) => child.once('exit', ok));
-    child.kill();
-    await exited;
-    rmSync(dir, { recursive: true, force: true });
   };
   return proxy;
 }
