@@ -64,8 +64,10 @@ export default {
   // A global option (ignored inside a project): e2e hooks start a whole app and create users
   // (scrypt), so be generous on a loaded 2-core machine.
   testTimeout: 60_000,
-  // Two workers even on two cores: an e2e suite waits on scrypt and the database part of its time.
-  maxWorkers: 2,
+  // Three workers on two cores: an e2e spec waits part of its time (on the database, on child
+  // processes, for dashboard summaries to catch up), and a third worker fills those waits. The e2e
+  // and slow run on MariaDB took 516 s with two, 447 s with three (docs/testing.md, "Workers").
+  maxWorkers: 3,
   // A worker whose heap has grown past this after a test file is replaced by a fresh one. Jest's ESM
   // mode keeps every file's module graph (the whole app: NestJS, TypeORM, …) alive in its worker, so
   // a worker that ran 60 e2e files held 4.4 GB and spent its time in the garbage collector: the files
