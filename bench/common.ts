@@ -22,7 +22,9 @@ export const root = resolve(here, '../..');
  */
 export function serviceNodeFlags(): string[] {
   const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+  // BENCH_SERVICE_NODE_FLAGS: more of node's flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
+  const more = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  return [...start.split(/\s+/).filter((word) => word.startsWith('--')), ...more];
 }
 
 export const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
