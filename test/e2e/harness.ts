@@ -15,6 +15,7 @@ import { ContractRecorder, xmlRootsOf } from './contract.js';
 import { XSD_BASE, XSD_FILES } from '../../src/openapi/xsd.js';
 import { PRISM, serveAt, startPrism } from './prism.js';
 import { copyTemplate, templateDatabase, testDatabasePrefix } from './migrated-template.js';
+import { isMysqlUrl } from '../template-name.mjs';
 
 export const ADMIN_USER = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -34,7 +35,7 @@ export interface TestApp {
 }
 
 /** The database kind of this run: MariaDB/MySQL when DATABASE_URL names one, else SQLite. */
-export const DB_KIND = process.env.DATABASE_URL?.startsWith('mysql') || process.env.DATABASE_URL?.startsWith('mariadb') ? 'mysql' : 'sqlite';
+export const DB_KIND = isMysqlUrl(process.env.DATABASE_URL) ? 'mysql' : 'sqlite';
 
 /**
  * A database of its own for a test file: a fresh SQLite file in a temp folder, or, when

@@ -22,12 +22,17 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PRISM_CLI = join(ROOT, 'node_modules/@stoplight/prism-cli/dist/index.js');
+/** The header a relay names its app in (test/e2e/prism.ts); the switch sends the request there. */
 export const UPSTREAM_HEADER = 'x-pms-upstream';
+/** What an app's URL is here: a test app listens on the loopback. */
+const LOCAL_APP = /^http:\/\/127\.0\.0\.1:\d+$/;
 const POOL = Symbol.for('pms.prismPool');
 
-const listen = (server) => new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${server.address().port}`)));
+/** Listens on a free loopback port; resolves with the server's URL. */
+export const listen = (server) => new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${server.address().port}`)));
 
-function read(stream) {
+/** The whole body of a request or an answer. */
+export function read(stream) {
   return new Promise((ok, fail) => {
     const chunks = [];
     stream.on('data', (c) => chunks.push(c));
@@ -52,7 +57,7 @@ function probe(base, path, headers) {
 /** Forwards a request Prism passed on to the app its relay named, and the app's answer back to Prism. */
 function forward(req, res) {
   const upstream = req.headers[UPSTREAM_HEADER];
-  if (typeof upstream !== 'string' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(upstream)) {
+  if (typeof upstream !== 'string' || !LOCAL_APP.test(upstream)) {
     res.writeHead(502, { 'content-type': 'text/plain' }).end(`the Prism pool's switch: no ${UPSTREAM_HEADER} header naming a local app`);
     return;
   }
@@ -110,7 +115,7 @@ export default async function setup() {
     void (async () => {
       const body = await read(req);
       const upstream = new URL(req.url ?? '/', 'http://pool').searchParams.get('upstream') ?? '';
-      if (req.method !== 'POST' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(upstream) || body.length === 0) {
+      if (req.method !== 'POST' || !LOCAL_APP.test(upstream) || body.length === 0) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end('POST /prism?upstream=<app URL> with the OpenAPI document as the body');
         return;
       }
@@ -122,10 +127,10 @@ export default async function setup() {
         // A Prism that failed to start is not kept: the next app asks again.
         prism.catch(() => prisms.delete(hash));
       }
-      const { url, child } = await prism;
+      const { url, child, output } = await prism;
       if (child.exitCode !== null || child.signalCode !== null) {
         prisms.delete(hash);
-        throw new Error(`the Prism of this document exited (${child.exitCode ?? child.signalCode})`);
+        throw new Error(`the Prism of this document exited (${child.exitCode ?? child.signalCode}): ${output().slice(-2000)}`);
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url, pid: child.pid }));
     })().catch((e) => {

@@ -1,5 +1,5 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { listen, read, UPSTREAM_HEADER } from './prism-pool.mjs';
 
 /**
  * Stoplight Prism's validating proxy in front of a test app (docs/openapi.md, "Prism"): with
@@ -16,8 +16,6 @@ import type { AddressInfo } from 'node:net';
  */
 export const PRISM = process.env.PRISM === '1';
 
-/** The header that tells the run's Prism pool which app a request is for (test/e2e/prism-pool.mjs). */
-const UPSTREAM_HEADER = 'x-pms-upstream';
 /** The problem types of Prism's own answers (https://docs.stoplight.io/docs/prism/…/errors). */
 const PRISM_ERROR = /^https:\/\/stoplight\.io\/prism\/errors#([A-Z_]+)$/;
 /** The paths of the API the document describes; anything else (the documentation, `/`) goes to the app directly. */
@@ -68,18 +66,6 @@ interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   body: Buffer;
-}
-
-const listen = (server: Server) =>
-  new Promise<string>((ok) => server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-
-function read(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((ok, fail) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => ok(Buffer.concat(chunks)));
-    stream.on('error', fail);
-  });
 }
 
 function send(base: string, method: string, path: string, headers: IncomingHttpHeaders, body: Buffer): Promise<Answer> {

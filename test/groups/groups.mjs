@@ -17,6 +17,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMysqlUrl } from '../template-name.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -43,7 +44,7 @@ export const SLOW_SPECS = [
 export const SQLITE_ONLY_SPECS = ['process', 'openapi-lint'].map((name) => `test/e2e/${name}.e2e-spec.ts`);
 
 /** Whether this run's database is MySQL/MariaDB (DATABASE_URL), as the harness decides it. */
-export const ON_MYSQL = /^(mysql|mariadb):/.test(process.env.DATABASE_URL ?? '');
+export const ON_MYSQL = isMysqlUrl(process.env.DATABASE_URL);
 
 /** The specs this run leaves out: the SQLite-only ones on MySQL/MariaDB. */
 export const LEFT_OUT_SPECS = ON_MYSQL ? SQLITE_ONLY_SPECS : [];
