@@ -98,7 +98,7 @@ export default {
     },
     // Needs Mono (mcs, mono): run by `npm run test:interop` and CI, not by `npm test`.
     { ...common, displayName: 'interop', testMatch: ['<rootDir>/test/interop/**/*.interop-spec.ts'] },
-    // Starts MariaDB servers of its own and kills them: run by `npm run test:faults` and CI.
+    // Starts MariaDB servers of its own and kills them: run by `npm run test:faults` (two files at a time) and CI.
     { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'] },
     // Starts a whole cluster of its own (scripts/cluster.mjs: Galera, HAProxy, Redis, replicas): `npm run test:cluster` and CI.
     { ...common, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.cluster-spec.ts'] },

@@ -249,11 +249,25 @@ export class Cluster {
     // `nobody`, which may not write the joiner's data directory): it owns the node directories.
     const asRoot = process.getuid?.() === 0;
     if (asRoot) chmodSync(this.dir, 0o755);
-    if (asRoot) execFileSync('chown', ['mysql:mysql', dirname(first)]);
-    execFileSync(install, ['--no-defaults', `--datadir=${first}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...serverUser()], {
-      stdio: 'pipe',
-      timeout: 120_000,
-    });
+    // Temporary tables in each node's own folder, never the shared /tmp (two bootstraps there at
+    // once have collided on a temporary table's file).
+    for (const i of [0, 1, 2]) mkdirSync(join(this.dir, `node${i}`, 'tmp'), { recursive: true });
+    if (asRoot) execFileSync('chown', ['-R', 'mysql:mysql', dirname(first)]);
+    execFileSync(
+      install,
+      [
+        '--no-defaults',
+        `--datadir=${first}`,
+        `--tmpdir=${join(dirname(first), 'tmp')}`,
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+        ...serverUser(),
+      ],
+      {
+        stdio: 'pipe',
+        timeout: 120_000,
+      },
+    );
     // The joiners receive node 0's data by state transfer (rsync) anyway; a copy lets them start.
     for (const i of [1, 2]) cpSync(first, join(this.dir, `node${i}`, 'data'), { recursive: true });
     if (asRoot) for (const i of [0, 1, 2]) execFileSync('chown', ['-R', 'mysql:mysql', join(this.dir, `node${i}`)]);
@@ -272,6 +286,7 @@ ${serverUser()
   .map((u) => u.slice(2))
   .join('\n')}
 datadir=${join(dir, 'data')}
+tmpdir=${join(dir, 'tmp')}
 port=${n.sql}
 bind-address=127.0.0.1
 socket=${join(dir, 'mysqld.sock')}
@@ -394,11 +409,14 @@ wsrep_slave_threads=2
       `#!/bin/sh\n# args: proxy address, proxy port, server address, server port\nstate=$(${client} --protocol=tcp -h"$3" -P"$4" -uroot -N -B --connect-timeout=1 -e "SHOW STATUS LIKE 'wsrep_local_state'" 2>/dev/null | cut -f2)\n[ "$state" = "4" ]\n`,
     );
     chmodSync(check, 0o755);
-    // Three failed checks (1.5 s) take a node out: on a loaded machine a live node's check can time
-    // out twice in a row, and taking it out closes every session it carried. A node that died
-    // refuses new connections, which go to another node at once (redispatch, below).
+    // HAProxy kills an external check that has not finished within `inter` (its `timeout check`
+    // does not apply to them), so `inter` is the check's whole budget: at 500 ms a live node's
+    // check (a shell and a client) timed out three times in a row on a loaded CI machine, the node
+    // was taken out and every session it carried closed. 1.5 s each, two failures in a row (3 s)
+    // take a node out. A node that died refuses new connections at once, and those go to another
+    // node (redispatch, below), so the slower check only delays the stats page, not the clients.
     const servers = this.p.nodes
-      .map((n, i) => `  server node${i} 127.0.0.1:${n.sql} check inter 500 fall 3 rise 2 on-marked-down shutdown-sessions`)
+      .map((n, i) => `  server node${i} 127.0.0.1:${n.sql} check inter 1500 fall 2 rise 2 on-marked-down shutdown-sessions`)
       .join('\n');
     const cfg = join(this.dir, 'haproxy-db.cfg');
     writeFileSync(

@@ -6,7 +6,7 @@ import { AppConfig } from './config/config.js';
 import { WireCodec } from './http/wire/codec.js';
 import { WireWriter } from './http/pipeline/wire-writer.js';
 import { applyTrustProxy, registerBodyParsers, registerFallback } from './http/pipeline/express-body.js';
-import { setupOpenApi } from './openapi/openapi.js';
+import { type BuiltDocuments, setupOpenApi } from './openapi/openapi.js';
 import { requestDeadline } from './http/pipeline/request-deadline.js';
 import { installFrontDoor, type Middleware } from './http/pipeline/front-door.js';
 import { RecordingExpressAdapter, RouteTable } from './http/pipeline/route-table.js';
@@ -21,14 +21,16 @@ import type { StartGate } from './modules/health/start-gate.js';
  * this one function, so tests exercise exactly what runs in production. main.ts passes the start
  * gate whose server has listened since the process started (modules/health/start-gate.ts): the
  * application is built on that server and takes its requests once it is ready. A test may add a
- * feature of its own besides the app's (`added`, see AddedFeature).
+ * feature of its own besides the app's (`added`, see AddedFeature), and hand it the documents an
+ * application of the same code and settings served (`documents`: the e2e harness, which would
+ * otherwise spend a second of CPU building them again for every test file).
  */
 export async function createApp(
   config: AppConfig,
   logger: JsonLogger = new JsonLogger(config.logLevel),
-  opts: { gate?: StartGate; added?: readonly AddedFeature[] } = {},
+  opts: { gate?: StartGate; added?: readonly AddedFeature[]; documents?: BuiltDocuments } = {},
 ): Promise<INestApplication> {
-  const { gate, added = [] } = opts;
+  const { gate, added = [], documents } = opts;
   const adapter = gate?.adapter ?? new RecordingExpressAdapter();
   const app = await NestFactory.create(AppModule.forRoot(config, logger, added), adapter, {
     bodyParser: false,
@@ -46,7 +48,7 @@ export async function createApp(
   // The Prometheus scrape has a port of its own (METRICS_PORT, main.ts), so /v4/metrics is the Metric resource.
   // The controllers that say so (the probes, SCIM provisioning at /scim/v2) live outside /v4.
   app.setGlobalPrefix('v4', { exclude: outsideV4Routes(app.get(ModulesContainer)) });
-  const document = setupOpenApi(app, config);
+  const document = setupOpenApi(app, config, documents);
   await app.init();
   registerFallback(app, app.get(WireCodec));
   adapter.table = new RouteTable(adapter.recorded);

@@ -159,15 +159,22 @@ export interface OpenApiDocument {
   get(): OpenAPIObject;
 }
 
+/** The OpenAPI document and the XML Schemas (by file name, XSD_FILES) an application serves. */
+export interface BuiltDocuments {
+  openapi: OpenAPIObject;
+  xsd: Record<string, string>;
+}
+
 /**
  * Swagger UI at /docs, the OpenAPI document at /docs/openapi.json, and the XML Schema of every XML
  * body at /docs/pms-v4.xsd with the schemas it imports (xsd.ts). The document is built when first
  * asked for (about a second of one thread's time: @nestjs/swagger scans every route): the service's
  * start asks for it before it takes requests (app.factory.ts), an application built for a test
- * only when the test reads it.
+ * only when the test reads it. `prebuilt`: what an application of the same code and settings served
+ * (the e2e harness keeps it for its run, docs/testing.md), served instead of building them again.
  */
-export function setupOpenApi(app: INestApplication, config: AppConfig): OpenApiDocument {
-  let built: OpenAPIObject | undefined;
+export function setupOpenApi(app: INestApplication, config: AppConfig, prebuilt?: BuiltDocuments): OpenApiDocument {
+  let built: OpenAPIObject | undefined = prebuilt?.openapi;
   const document = {
     get(): OpenAPIObject {
       if (!built) {
@@ -178,7 +185,7 @@ export function setupOpenApi(app: INestApplication, config: AppConfig): OpenApiD
       return built;
     },
   };
-  let schemas: Record<string, string> | undefined;
+  let schemas: Record<string, string> | undefined = prebuilt?.xsd;
   const http = app.getHttpAdapter();
   for (const file of Object.values(XSD_FILES)) {
     http.get(`${XSD_BASE}${file}`, (_req: unknown, res: { setHeader(name: string, value: string): void; end(body: string): void }) => {

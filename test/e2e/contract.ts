@@ -93,7 +93,8 @@ export class ContractRecorder {
 
   /** What the app answered that the document does not say, one line each (empty: all conform). */
   violations(document: Json): string[] {
-    const checker = new DocumentChecker(document);
+    let checker = checkers.get(document);
+    if (!checker) checkers.set(document, (checker = new DocumentChecker(document)));
     const out = new Set<string>();
     for (const o of this.seen) for (const v of checker.check(o)) out.add(v);
     return [...out];
@@ -121,6 +122,9 @@ export function xmlRootsOf(document: Json, answer: { method: string; route: stri
 }
 
 const SCHEMAS_ID = 'https://pms-api.test/schemas';
+
+/** One checker a document object: the apps of a test file with the same settings share their document (harness.ts) and so its compiled schemas. */
+const checkers = new WeakMap<Json, DocumentChecker>();
 
 class DocumentChecker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });

@@ -1,12 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { createApp } from '../../src/app.factory.js';
+import type { BuiltDocuments } from '../../src/openapi/openapi.js';
 import type { AddedFeature } from '../../src/app.module.js';
 import { AppConfig, loadConfig, parseDatabaseUrl } from '../../src/config/config.js';
 import { JsonLogger } from '../../src/common/logging/json-logger.js';
@@ -14,7 +15,7 @@ import { TenantDb } from '../../src/database/tenant-db.js';
 import { ContractRecorder, xmlRootsOf } from './contract.js';
 import { XSD_BASE, XSD_FILES } from '../../src/openapi/xsd.js';
 import { PRISM, serveAt, startPrism } from './prism.js';
-import { copyTemplate, templateDatabase, testDatabasePrefix } from './migrated-template.js';
+import { copyTemplate, sqliteTemplateFile, templateDatabase, testDatabasePrefix } from './migrated-template.js';
 import { isMysqlUrl } from '../template-name.mjs';
 
 export const ADMIN_USER = 'admin';
@@ -40,8 +41,8 @@ export const DB_KIND = isMysqlUrl(process.env.DATABASE_URL) ? 'mysql' : 'sqlite'
 /**
  * A database of its own for a test file: a fresh SQLite file in a temp folder, or, when
  * DATABASE_URL names a MySQL/MariaDB server, a database created for it; `cleanup` drops it.
- * `migrated` (MySQL/MariaDB, in a Jest run): the database starts as a copy of the run's migrated
- * template (test/e2e/migrated-template.ts) instead of empty.
+ * `migrated` (in a Jest run): the database starts as a copy of the run's migrated template
+ * (test/e2e/migrated-template.ts) instead of empty.
  */
 export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<{ url: string; cleanup: () => Promise<void> }> {
   const suffix = randomBytes(5).toString('hex');
@@ -75,13 +76,11 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'pms-e2e-'));
-  return { url: `sqlite:${join(dir, 'pms.sqlite')}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** The OpenAPI document and the XML Schemas (by file name) an app answers. */
-interface Documents {
-  openapi: Record<string, unknown>;
-  xsd: Record<string, string>;
+  const file = join(dir, 'pms.sqlite');
+  // startApp's database: a copy of the run's migrated template file (test/e2e/migrated-template.ts).
+  const template = options.migrated ? sqliteTemplateFile(process.env.PMS_E2E_DOCUMENTS) : null;
+  if (template) copyFileSync(await template, file);
+  return { url: `sqlite:${file}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /**
@@ -89,28 +88,44 @@ interface Documents {
  * an app about a second (@nestjs/swagger scans every route), and every app of one run with the same
  * settings and no added feature answers the same ones: the first such app's are kept for the run in
  * the folder the run's global setup made (test/documents-setup.mjs, PMS_E2E_DOCUMENTS), keyed by
- * the settings the test gave. An app with an added feature, or a run without that folder, answers
- * its own.
+ * the settings the test gave, and every later app with those settings is handed them at its start
+ * (createApp's `documents`), so it serves them without building them again. An app with an added
+ * feature, or a run without that folder, builds and answers its own.
  */
-async function documentsOf(http: () => ReturnType<typeof request>, env: Record<string, string>, added: readonly AddedFeature[]): Promise<Documents> {
-  const fetch = async (): Promise<Documents> => {
-    const openapi = (await http().get('/docs/openapi.json').expect(200)).body as Record<string, unknown>;
-    const xsd: Record<string, string> = {};
-    for (const name of [XSD_FILES.main, XSD_FILES.system, XSD_FILES.problem]) xsd[name] = (await http().get(`${XSD_BASE}${name}`).expect(200)).text;
-    return { openapi, xsd };
-  };
+function documentsKey(env: Record<string, string>, added: readonly AddedFeature[]): string | null {
   const folder = process.env.PMS_E2E_DOCUMENTS;
-  if (!folder || added.length > 0 || !existsSync(folder)) return fetch();
+  if (!folder || added.length > 0 || !existsSync(folder)) return null;
   const key = createHash('sha256')
     .update(JSON.stringify(Object.entries(env).sort(([a], [b]) => a.localeCompare(b))))
     .digest('hex')
     .slice(0, 32);
-  const file = join(folder, `${key}.json`);
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Documents;
-  const documents = await fetch();
+  return join(folder, `${key}.json`);
+}
+
+/** The documents kept for a key, read once a test file (its apps then share one object, and the contract check's compiled schemas). */
+const kept = new Map<string, BuiltDocuments>();
+function keptDocuments(file: string | null): BuiltDocuments | undefined {
+  if (!file) return undefined;
+  let documents = kept.get(file);
+  if (!documents && existsSync(file)) {
+    documents = JSON.parse(readFileSync(file, 'utf8')) as BuiltDocuments;
+    kept.set(file, documents);
+  }
+  return documents;
+}
+
+async function documentsOf(http: () => ReturnType<typeof request>, file: string | null): Promise<BuiltDocuments> {
+  const known = keptDocuments(file);
+  if (known) return known;
+  const openapi = (await http().get('/docs/openapi.json').expect(200)).body as BuiltDocuments['openapi'];
+  const xsd: Record<string, string> = {};
+  for (const name of [XSD_FILES.main, XSD_FILES.system, XSD_FILES.problem]) xsd[name] = (await http().get(`${XSD_BASE}${name}`).expect(200)).text;
+  const documents = { openapi, xsd };
+  if (!file) return documents;
   const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
   writeFileSync(partial, JSON.stringify(documents));
   renameSync(partial, file);
+  kept.set(file, documents);
   return documents;
 }
 
@@ -127,9 +142,9 @@ export function databaseUrlOf(t: TestApp): string {
 /**
  * Starts the real application on a database of its own: a fresh SQLite file in a temp folder, or,
  * when DATABASE_URL names a MySQL/MariaDB server, a database created for this test file and
- * dropped by close(). Migrations run exactly as at production start-up: on SQLite on every app's
- * start; on MySQL/MariaDB once a run, for the template each app's database is copied from
- * (test/e2e/migrated-template.ts; E2E_MIGRATE_EACH=1 migrates on every start). `added`: features composed
+ * dropped by close(). Migrations run exactly as at production start-up, once a run on each database,
+ * for the template each app's database is copied from (test/e2e/migrated-template.ts;
+ * E2E_MIGRATE_EACH=1 migrates on every start); each app's start then finds none pending. `added`: features composed
  * into the app besides its own (a test's throwaway resource, test/fixtures).
  */
 export async function startApp(env: Record<string, string> = {}, added: readonly AddedFeature[] = []): Promise<TestApp> {
@@ -158,9 +173,12 @@ export async function startApp(env: Record<string, string> = {}, added: readonly
     logs.push(line);
     if (process.env.E2E_LOG) process.stdout.write(line + '\n');
   });
+  const documentsFile = documentsKey(env, added);
   let app: INestApplication;
   try {
-    app = await createApp(config, logger, { added });
+    // A copy of its own: nothing an app does to its document reaches another's.
+    const known = keptDocuments(documentsFile);
+    app = await createApp(config, logger, { added, documents: known && structuredClone(known) });
   } catch (e) {
     await cleanup();
     throw e;
@@ -172,7 +190,7 @@ export async function startApp(env: Record<string, string> = {}, added: readonly
   // With PRISM=1 every request goes through Stoplight Prism's validating proxy (test/e2e/prism.ts) on
   // the document of the app's settings (built once a run for each, as for the contract check).
   const served = PRISM ? await serveAt(app.getHttpServer()) : null;
-  const prism = served ? await startPrism(served.url, JSON.stringify((await documentsOf(direct, env, added)).openapi)) : null;
+  const prism = served ? await startPrism(served.url, JSON.stringify((await documentsOf(direct, documentsFile)).openapi)) : null;
   const http = prism ? () => request(prism.url) : direct;
   const login = await http().post('/v4/auth/token').send({ UserName: ADMIN_USER, Password: ADMIN_PASSWORD });
   if (login.status !== 200) throw new Error(`admin login failed: ${login.status} ${login.text}`);
@@ -186,8 +204,8 @@ export async function startApp(env: Record<string, string> = {}, added: readonly
     defaultSiteId: sites.body[0].ID as string,
     logs,
     close: async () => {
-      const documents = await documentsOf(direct, env, added);
-      const document = documents.openapi;
+      const documents = await documentsOf(direct, documentsFile);
+      const document = documents.openapi as unknown as Record<string, unknown>;
       const violations = contract.violations(document);
       // Every XML answer against the app's XML Schema (and its root against the document): docs/openapi.md.
       try {

@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ export class PrivateMariaDb {
   constructor(private readonly serverArgs: string[] = []) {}
 
   readonly dir = mkdtempSync(join(tmpdir(), 'pms-faults-db-'));
+  private readonly tmp = join(this.dir, 'tmp');
   private child: ChildProcess | null = null;
   private exited: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -36,10 +37,18 @@ export class PrivateMariaDb {
   async start(): Promise<void> {
     const install = PrivateMariaDb.binary(['mariadb-install-db', 'mysql_install_db']);
     const asRoot = process.getuid?.() === 0 ? ['--user=root'] : [];
-    execFileSync(install, ['--no-defaults', `--datadir=${join(this.dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...asRoot], {
-      stdio: 'pipe',
-      timeout: 60_000,
-    });
+    // Temporary tables in a folder of this server's own: two servers bootstrapping at once in the
+    // shared /tmp (the fault suite runs two files side by side) made one of them fail with
+    // "Could not remove temporary table '/tmp/#sql-temptable-…'" and "Unknown table 'mysql.tmp_proxies_priv'".
+    mkdirSync(this.tmp, { recursive: true });
+    execFileSync(
+      install,
+      ['--no-defaults', `--datadir=${join(this.dir, 'data')}`, `--tmpdir=${this.tmp}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...asRoot],
+      {
+        stdio: 'pipe',
+        timeout: 60_000,
+      },
+    );
     this.port = await freePort();
     await this.launch();
   }
@@ -52,6 +61,7 @@ export class PrivateMariaDb {
       [
         '--no-defaults',
         `--datadir=${join(this.dir, 'data')}`,
+        `--tmpdir=${this.tmp}`,
         `--port=${this.port}`,
         '--bind-address=127.0.0.1',
         `--socket=${join(this.dir, 'mysqld.sock')}`,
