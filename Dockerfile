@@ -31,4 +31,4 @@ VOLUME ["/data"]
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # Node is PID 1 and receives SIGTERM itself; it handles it, while starting too. Pending migrations run
 # at start under the cluster-wide lock, while /health/live answers 200 and /health/ready 503.
-CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "--single-threaded-gc", "dist/src/main.js"]
+CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "--single-threaded-gc", "--heap-growing-percent=50", "dist/src/main.js"]

@@ -366,7 +366,13 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     expect(podOf(deployment)!.containers[0].resources?.limits?.memory).toBe('1Gi');
     // Given two CPUs, the collector keeps its background threads (the base, one CPU, runs without).
     expect(podOf(deployment)!.containers[0].resources?.limits?.cpu).toBe('2');
-    expect(podOf(deployment)!.containers[0].command).toEqual(['node', '--min-semi-space-size=64', '--max-semi-space-size=64', 'dist/src/main.js']);
+    expect(podOf(deployment)!.containers[0].command).toEqual([
+      'node',
+      '--min-semi-space-size=64',
+      '--max-semi-space-size=64',
+      '--heap-growing-percent=50',
+      'dist/src/main.js',
+    ]);
     const images = built.flatMap((o) => (podOf(o)?.containers ?? []).map((c) => c.image));
     expect(images.length).toBeGreaterThanOrEqual(kubectlMissing ? 1 : 2);
     expect(new Set(images).size).toBe(1);

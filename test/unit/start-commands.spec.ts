@@ -41,6 +41,10 @@ describe('the service start commands', () => {
     expect(npmStart('start')).toEqual(expect.arrayContaining(['--min-semi-space-size=64', '--max-semi-space-size=64']));
   });
 
+  it('let the old generation grow by half its live size between full collections, not up to four times', () => {
+    expect(npmStart('start')).toContain('--heap-growing-percent=50');
+  });
+
   it('collect garbage on the main thread alone: the service is given one CPU', () => {
     expect(npmStart('start')).toContain('--single-threaded-gc');
   });
