@@ -1,3 +1,4 @@
+import { parse as parseCsv } from 'csv-parse/sync';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import ExcelJS from 'exceljs';
@@ -124,6 +125,20 @@ describe('import jobs', () => {
     expect(text.headers['content-type']).toMatch(/^text\/csv/);
     expect(text.text.split('\r\n')[0]).toBe('Line,Status,ExternalID,Type,Detail,Errors');
     expect(text.text).toContain(`3,400,${p}-2,urn:pms:problem:validation-failed`);
+  });
+
+  it('writes the errors CSV with every cell from the file that reads as a formula neutralized (a quote before it)', async () => {
+    const evil = '=HYPERLINK("http://evil.example","x")';
+    const res = await post(csv([row(acme, evil, { FirstName: '' }), row(acme, '@SUM(A1)', { LastName: '' })]), CSV).expect(202);
+    await drain();
+    const text = (await errors(res.body.ID, 'text/csv').expect(200)).text;
+    const records = parseCsv(text, { record_delimiter: '\r\n' }) as string[][];
+    expect(records.map((r) => r.slice(0, 3))).toEqual([
+      ['Line', 'Status', 'ExternalID'],
+      ['2', '400', `'${evil}`],
+      ['3', '400', "'@SUM(A1)"],
+    ]);
+    for (const cell of records.flat()) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
   });
 
   it('imports any collection with bulk writes: goals from NDJSON, each line written as the single POST writes it', async () => {

@@ -161,6 +161,22 @@ describe('record memo of individuals', () => {
     await get(byId(worker) + '?tz=Asia/Tokyo', acme.admin, 'application/xml');
     expect(await get(byId(worker), acme.admin)).toEqual(asAdmin);
   });
+
+  it('is left alone by a streamed export: its records are built, neither read from the memo nor kept, and the list read after it is still served from it', async () => {
+    t.config.recordMemo = 5000;
+    memo.clear();
+    const page = await get('/v4/individuals', acme.admin);
+    const kept = memo.size;
+    expect(kept).toBeGreaterThanOrEqual(4);
+    const { hits, misses } = memo;
+    for (const accept of ['text/csv', 'application/x-ndjson']) {
+      const res = await t.http().get('/v4/individuals').set('Authorization', bearer(acme.admin.token)).set('Accept', accept).expect(200);
+      expect(res.text).toContain('Worker');
+    }
+    expect({ size: memo.size, hits: memo.hits, misses: memo.misses }).toEqual({ size: kept, hits, misses });
+    expect(await get('/v4/individuals', acme.admin)).toEqual(page);
+    expect(memo.hits - hits).toBe(kept);
+  });
 });
 
 /**
@@ -261,6 +277,17 @@ describe('record memo of list items', () => {
     await t.ds.query('UPDATE comments SET body = ? WHERE id = ?', ['Edited in SQL', commentIds[1]]);
     expect(await item(comments(), commentIds[1])).toMatchObject({ Body: 'Edited in SQL' });
     expect(await xml(comments())).toContain('<Body>Edited in SQL</Body>');
+  });
+
+  it('is left alone by a streamed export of the list: nothing read from the memo, nothing kept', async () => {
+    const memo = memoOf(goals());
+    memo.clear();
+    const res = await t.http().get(goals()).set('Authorization', bearer(acme.admin.token)).set('Accept', 'text/csv').expect(200);
+    expect(res.text.trim().split('\r\n')).toHaveLength(goalIds.length + 1);
+    expect({ size: memo.size, hits: memo.hits }).toEqual({ size: 0, hits: memo.hits });
+    const misses = memo.misses;
+    await t.http().get(goals()).set('Authorization', bearer(acme.admin.token)).set('Accept', 'text/csv').expect(200);
+    expect({ size: memo.size, misses: memo.misses }).toEqual({ size: 0, misses });
   });
 });
 

@@ -81,6 +81,14 @@ export class RequestContext {
     readonly ip: string = '',
   ) {}
 
+  /**
+   * Whether this request reads each record once (a streamed export,
+   * src/http/pipeline/list-export.ts): its answers are built without the record memo
+   * (TenantDb.answersOf), so a 1,000,000-row export neither pays for keeping its records nor
+   * pushes out of the memo the records ordinary reads find there (docs/performance.md, "Record memo").
+   */
+  readsOnce = false;
+
   /** A bulk item's own precondition while its write runs (`underIfMatch`); undefined: the header. */
   private itemIfMatch: string | null | undefined = undefined;
 

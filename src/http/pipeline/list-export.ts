@@ -1,6 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { stringify } from 'csv-stringify/sync';
 import ExcelJS from 'exceljs';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { CONTEXT_KEY, type RequestContext } from '../../common/context/request-context.js';
@@ -12,6 +11,7 @@ import { toJsonValue } from '../wire/codec.js';
 import { Page, QueriedPage, QueriedPageQuery } from '../wire/pagination.js';
 import { WithHeaders } from '../wire/answer-headers.js';
 import { wireFieldsOrdinal, wireResultOf } from '../wire/wire.js';
+import { cellOf, csvRecords } from '../wire/csv.js';
 import { EXPORT_TYPES, type ExportFormat, mayAskExport, negotiateExport } from './negotiation.js';
 import { RouteStages, type Stage, type StageRequest } from './route-stages.js';
 
@@ -68,6 +68,9 @@ export class ListExportStage implements Stage, OnModuleInit {
     if (req.query?.updatedSince !== undefined) {
       throw new ValidationError([{ field: 'updatedSince', message: 'An export answers the whole collection, not its changes: leave out updatedSince' }]);
     }
+    // Each record is read once: its answer is not kept in the record memo (RequestContext.readsOnce).
+    const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
+    if (ctx) ctx.readsOnce = true;
     const batch = this.config.exportBatchRows;
     const pageAfter = (cursor: string) => {
       const next = Object.assign(Object.create(Object.getPrototypeOf(q) as object) as QueriedPageQuery, q, { cursor, limit: batch });
@@ -80,7 +83,7 @@ export class ListExportStage implements Stage, OnModuleInit {
     const first = await pageAfter('start');
     const res = req.res!;
     const type = wireResultOf(method)?.type ?? null;
-    const exporter = new Export(req, res, asked.format, type, this.config.exportProgressRows, this.logger);
+    const exporter = new Export(req, res, asked.format, type, ctx?.tz ?? UTC, this.config.exportProgressRows, this.logger);
     await exporter.stream(first, (cursor) => pageAfter(cursor));
     return STREAMED;
   }
@@ -92,29 +95,6 @@ export const STREAMED = Symbol('pms:streamed');
 /** How long an aborted export's connection may take to send what was written before it is cut. */
 const ABORT_FLUSH_MS = 5000;
 
-/** CSV as RFC 4180 writes it (CRLF between records), booleans as `true`/`false` as in JSON (csv-stringify's default is 1 and empty). */
-const CSV = { record_delimiter: 'windows' as const, cast: { boolean: (v: boolean) => (v ? 'true' : 'false') } };
-
-/** A cell's value: text, a number, a boolean, or empty (null). */
-type Cell = string | number | boolean | null;
-
-/**
- * A text cell that a spreadsheet would read as a formula (`= + - @`, or a tab or carriage return
- * first) is written with a single quote before it (OWASP, "CSV Injection"): the cell shows the
- * text, nothing is evaluated. Numbers and booleans are written as themselves.
- */
-export function neutralize(text: string): string {
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-}
-
-/** A member's JSON value as a cell (docs/exports.md): null empty, an object or array as its JSON text. */
-export function cellOf(value: unknown): Cell {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return neutralize(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return value;
-  return neutralize(JSON.stringify(value));
-}
-
 class Export {
   private rows = 0;
   private readonly started = Date.now();
@@ -123,7 +103,6 @@ class Export {
   private workbook: ExcelJS.stream.xlsx.WorkbookWriter | null = null;
   private sheet: ExcelJS.Worksheet | null = null;
   private nextProgress: number;
-  private readonly tz: TimeZone;
   private readonly path: string;
 
   constructor(
@@ -131,11 +110,12 @@ class Export {
     private readonly res: ServerResponse,
     private readonly format: ExportFormat,
     private readonly type: Function | null,
+    /** The zone the records' dates are written in (the request's `tz`). */
+    private readonly tz: TimeZone,
     private readonly progressRows: number,
     private readonly logger: JsonLogger,
   ) {
     this.nextProgress = progressRows;
-    this.tz = (req[CONTEXT_KEY] as RequestContext | undefined)?.tz ?? UTC;
     this.path = String(req.originalUrl ?? req.url).split('?')[0];
     res.once('close', () => {
       this.closed = true;
@@ -192,7 +172,7 @@ class Export {
     res.setHeader('Vary', 'Accept');
     res.setHeader('Cache-Control', 'no-store');
     if (this.format === 'csv') {
-      this.send(stringify([this.columns], CSV));
+      this.send(csvRecords([this.columns]));
     } else if (this.format === 'xlsx') {
       this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: res, useStyles: false, useSharedStrings: false });
       this.sheet = this.workbook.addWorksheet(collection.slice(0, 31));
@@ -217,12 +197,7 @@ class Export {
       }
       this.send(text);
     } else if (this.format === 'csv') {
-      this.send(
-        stringify(
-          records.map((r) => this.columns.map((c) => cellOf(r[c]))),
-          CSV,
-        ),
-      );
+      this.send(csvRecords(records.map((r) => this.columns.map((c) => cellOf(r[c])))));
     } else {
       for (const r of records) this.sheet!.addRow(this.columns.map((c) => cellOf(r[c]))).commit();
     }

@@ -25,6 +25,19 @@ interface Entry {
   used: boolean;
 }
 
+/** What a read builds its answers with: a record memo, or BUILD_ONLY. */
+export interface Answers<T extends object> {
+  /** The answer of this row and variant: kept, or the one `build` makes. */
+  answer(id: string, row: object, variant: MemoVariant, build: () => T): T;
+}
+
+/**
+ * Answers built and never kept: what a request that reads each record once uses (a streamed
+ * export, RequestContext.readsOnce). Keeping its records would cost time for nothing and push out
+ * of the memo the records that ordinary reads find there again.
+ */
+export const BUILD_ONLY: Answers<never> = Object.freeze({ answer: <T>(_id: string, _row: object, _variant: MemoVariant, build: () => T): T => build() });
+
 /**
  * The records of every memo of one database (TenantDb), under one bound: `capacity()` records in
  * all, whatever their kind (RECORD_MEMO, read on every insert; 0 keeps nothing). One eviction order
@@ -56,7 +69,7 @@ export class MemoStore {
  * their kind (second-chance order, an approximation of LRU whose reads cost a flag instead of a
  * reordering).
  */
-export class RecordMemo<T extends object> {
+export class RecordMemo<T extends object> implements Answers<T> {
   private readonly entries = new Map<string, Entry>();
   private readonly store: MemoStore;
   private readonly same: SameRow;

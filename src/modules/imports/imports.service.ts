@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
+import { cellOf, csvRecords } from '../../http/wire/csv.js';
 import { TextDecoder } from 'node:util';
 import type { IncomingMessage } from 'node:http';
 import { actorIdOf, type Caller, type RequestContext } from '../../common/context/request-context.js';
@@ -120,22 +120,25 @@ export class ImportsService {
     return (await readErrors(this.db, ctx, id, MAX_KEPT_ERRORS)).map((e) => rowErrorToWire(e));
   }
 
-  /** The failed rows as CSV: Line, Status, ExternalID, Type, Detail, Errors (field: message; …). */
+  /**
+   * The failed rows as CSV: Line, Status, ExternalID, Type, Detail, Errors (field: message; …).
+   * Text from the file (an ExternalID, a value quoted in a message) is neutralized as an export's
+   * cells are (a formula gets a quote before it), since the file is an HR system's data and this
+   * CSV is opened in a spreadsheet.
+   */
   async errorsCsv(ctx: RequestContext, id: string): Promise<string> {
     await this.job(ctx, id);
-    const rows = (await readErrors(this.db, ctx, id, MAX_KEPT_ERRORS)).map((e) => [
-      e.line,
-      e.status,
-      e.externalId ?? '',
-      e.problem.type,
-      e.problem.detail ?? '',
-      (e.problem.errors ?? []).map((f) => `${f.field}: ${f.message}`).join('; '),
-    ]);
-    return new Promise((resolve, reject) =>
-      stringify(rows, { header: true, columns: ['Line', 'Status', 'ExternalID', 'Type', 'Detail', 'Errors'], record_delimiter: '\r\n' }, (e, out) =>
-        e ? reject(e) : resolve(out),
-      ),
+    const rows = (await readErrors(this.db, ctx, id, MAX_KEPT_ERRORS)).map((e) =>
+      [
+        e.line,
+        e.status,
+        e.externalId ?? '',
+        e.problem.type,
+        e.problem.detail ?? '',
+        (e.problem.errors ?? []).map((f) => `${f.field}: ${f.message}`).join('; '),
+      ].map(cellOf),
     );
+    return csvRecords([['Line', 'Status', 'ExternalID', 'Type', 'Detail', 'Errors'], ...rows]);
   }
 
   /** `DELETE /v4/imports/{id}`: stops a job that has not ended (the chunk being written is committed first); an ended job is answered as it is. */
