@@ -11,6 +11,7 @@ import { toJsonValue } from '../http/wire/codec.js';
 import { RECORD_VERSION } from '../http/wire/etag.js';
 import { bulkAnswer, type BulkItemInput, type BulkOutcome, type BulkQuery, type BulkRequest, type BulkResultsDto } from '../http/wire/bulk.js';
 import type { TenantDb } from './tenant-db.js';
+import { CarriedWritesFailed } from './transactions.js';
 import type { GuidTenantEntity, IntTenantEntity } from './entities/base.entity.js';
 
 /** A table whose records carry an ExternalID (individuals, organizations). */
@@ -69,6 +70,18 @@ export interface BulkPlan<C extends object, U extends object, K extends string |
   updateOne(id: K, dto: U): Promise<{ ID: unknown }>;
   /** The record as its GET answers the caller (an update that would change none of it writes nothing). */
   read(id: K): Promise<object>;
+  /**
+   * Several records as `read` answers each, by ID (those the caller may not read left out): a
+   * chunk's records read ahead in one statement, for the items that may find theirs unchanged
+   * (docs/bulk.md, "Round trips"). Without it each such item reads its record alone.
+   */
+  readMany?(ids: K[]): Promise<ReadonlyMap<string, object>>;
+  /**
+   * What the single updates of a chunk's records will read besides the records themselves (a
+   * person's account), read ahead in one statement and kept for the chunk's transaction; given
+   * the records as the chunk locked them.
+   */
+  prepare?(records: Record<string, unknown>[]): Promise<void>;
   /**
    * Whether the caller's update of the record `read` answered would pass its authorization, so an
    * unchanged record may be answered 200 without running it (default: the answer's CanUpdate, or
@@ -161,6 +174,8 @@ class Batch<C extends object, U extends object, K extends string | number> {
   private readonly byExternalId = new Map<KeyedEntity, Map<string, string>>();
   /** IDs of the resource's table that exist (the IDs items give). */
   private readonly existing = new Set<string>();
+  /** The chunk's records as `read` answers them, read ahead (`readAhead`); an item that writes one drops it. */
+  private ahead: Map<string, object> = new Map();
 
   constructor(
     private readonly db: TenantDb,
@@ -182,8 +197,11 @@ class Batch<C extends object, U extends object, K extends string | number> {
     for (let k = 0; k < order.length; k += BULK_CHUNK) {
       const chunk = order.slice(k, k + BULK_CHUNK);
       const keys = this.keys();
-      await this.db.transaction(this.ctx, async () => {
+      // A chunk in a transaction of its own carries its items' held writes to its end (multi-row
+      // INSERTs, docs/bulk.md "Round trips"), and runs again from these keys when it must.
+      await this.db.transactionCarrying(this.ctx, async () => {
         this.restore(keys);
+        await this.readAhead(chunk);
         for (const i of chunk) outcomes[i] = await this.one(i);
       });
     }
@@ -237,6 +255,39 @@ class Batch<C extends object, U extends object, K extends string | number> {
       const rows = await this.db.repo(this.ctx, table).find({ where: { id: In(idList.slice(k, k + 500)) }, select: { id: true } });
       for (const r of rows) this.existing.add(String(r.id));
     }
+  }
+
+  /**
+   * The records a chunk's items will update, as far as their ID or ExternalID names them: locked
+   * in one statement (their single updates then find them locked: ScopedReads.lock), what their
+   * updates read besides (`prepare`), and their answers (`readMany`) for the items that may find
+   * theirs unchanged: a changed record costs its writes, carried with the chunk's, instead of a
+   * round trip for each read (docs/bulk.md, "Round trips"). In the chunk's transaction, so a
+   * chunk that runs again reads them again.
+   */
+  private async readAhead(chunk: readonly number[]): Promise<void> {
+    this.ahead = new Map();
+    const ids = new Set<string>();
+    for (const i of chunk) {
+      const item = this.items[i];
+      if (item.Op === 'create') continue;
+      const found = this.known(this.idText(item.Record.ID), this.keyed ? text(item.Record.ExternalID) : null);
+      if (found) ids.add(found);
+    }
+    // One record is read by its item as it would be anyway.
+    if (ids.size < 2) return;
+    const keys = [...ids].map((id) => this.key(id));
+    if (!this.db.isSqlite) {
+      const locked = await this.db.repo(this.ctx, this.plan.entity as EntityTarget<GuidTenantEntity>).lockMany(keys as string[]);
+      await this.plan.prepare?.(locked as unknown as Record<string, unknown>[]);
+    }
+    if (this.plan.readMany) this.ahead = new Map(await this.plan.readMany(keys));
+  }
+
+  /** The ID of the record an item names by its `ID` (when it exists) or else its `ExternalID`, as far as the batch knows; null: none. */
+  private known(given: string | null, ext: string | null): string | null {
+    if (given) return this.existing.has(given) ? given : null;
+    return ext ? (this.byExternalId.get(this.plan.entity as KeyedEntity)!.get(ext) ?? null) : null;
   }
 
   /** Whether the resource's records carry an ExternalID (the plan's `externalIds`). */
@@ -321,7 +372,7 @@ class Batch<C extends object, U extends object, K extends string | number> {
         const record = this.resolveRefs(item);
         const ext = this.keyed ? text(record.ExternalID) : null;
         const given = this.idText(record.ID);
-        let found = given ? (this.existing.has(given) ? given : null) : ext ? (this.byExternalId.get(this.plan.entity as KeyedEntity)!.get(ext) ?? null) : null;
+        let found = this.known(given, ext);
         const match = this.plan.match;
         // (A create does not look: it creates, and answers as its single write does when the record exists.)
         if (!given && !ext && match && item.Op !== 'create') {
@@ -403,6 +454,8 @@ class Batch<C extends object, U extends object, K extends string | number> {
       this.ctx,
       async () => {
         if (await this.unchanged(key, dto)) return id;
+        // Written now: what was read ahead of it no longer answers it.
+        this.ahead.delete(id);
         return (await this.plan.updateOne(key, dto)).ID;
       },
       { holdWrites: true },
@@ -418,7 +471,7 @@ class Batch<C extends object, U extends object, K extends string | number> {
   private async unchanged(id: K, dto: Record<string, unknown>): Promise<boolean> {
     let read: object;
     try {
-      read = await this.plan.read(id);
+      read = this.ahead.get(String(id)) ?? (await this.plan.read(id));
     } catch (e) {
       // A record the caller may not read (a permission they do not hold): the update answers as the single write does.
       if (e instanceof AppError) return false;
@@ -454,6 +507,7 @@ class Batch<C extends object, U extends object, K extends string | number> {
    * or answers 503).
    */
   private failure(e: unknown): { status: number; problem: ProblemDetails } {
+    if (e instanceof CarriedWritesFailed) throw e;
     if (!(e instanceof AppError) && (isRetryableConflict(e) || isDatabaseUnavailable(e))) throw e;
     const { error, unexpected } = toAppError(e);
     if (unexpected) logger.error(`bulk item failed unexpectedly (request ${this.ctx.requestId}): ${(e as Error)?.stack ?? String(e)}`);

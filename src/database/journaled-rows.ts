@@ -18,7 +18,7 @@ export type GlobalReads<T extends ObjectLiteral> = Pick<
  */
 export class JournaledRows<T extends ObjectLiteral & { id: string }> {
   constructor(
-    private readonly db: Pick<RowStore, 'managerOf' | 'isSqlite' | 'transaction' | 'holdsWrites' | 'hold'>,
+    private readonly db: Pick<RowStore, 'managerOf' | 'isSqlite' | 'transaction' | 'holdsWrites' | 'hold' | 'writingRow'>,
     private readonly ctx: RequestContext,
     private readonly target: EntityTarget<T>,
     private readonly siteOf: (row: T) => string,
@@ -46,6 +46,8 @@ export class JournaledRows<T extends ObjectLiteral & { id: string }> {
         this.journal(null, stored);
         return stored;
       }
+      // A new row by its id: it drops only what the transaction kept of that row (TenantDb.writingRow).
+      this.db.writingRow(this.ctx, statement.sql, repo.metadata, values.id);
       if (this.db.holdsWrites(this.ctx)) this.db.hold(this.ctx, statement.sql, statement.params);
       else await runner.query(statement.sql, statement.params);
       await announceWrite('afterInsert', repo.metadata, runner, row);

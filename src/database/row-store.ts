@@ -2,7 +2,7 @@ import type { EntityManager, EntityMetadata, EntityTarget, FindOptionsWhere, Obj
 import type { RequestContext } from '../common/context/request-context.js';
 import { ConflictError } from '../common/errors/errors.js';
 import { actionOf, diffRow, kindOf, type Batch, type RowChange } from './journal.js';
-import type { RecordMemo } from '../http/wire/record-memo.js';
+import type { Answers } from '../http/wire/record-memo.js';
 import type { Statement } from './statements.js';
 
 /**
@@ -35,6 +35,30 @@ export const idTaken = (id: unknown) => new ConflictError(`The ID ${String(id)} 
  */
 export const BOUND = new WeakMap<RequestContext, EntityManager>();
 
+/** A check's answer kept for the rest of a transaction (TenantDb.remembered). */
+export interface MemoEntry {
+  /** The table it was read from (lower case). */
+  table: string;
+  value: Promise<unknown>;
+  /** It depends on this one row of the table only. */
+  row?: string;
+  /**
+   * It is the set of the table's rows whose column `by` has one value (a person's memberships):
+   * `ids` once it is read. A write by id of another row that leaves `by` alone does not change it.
+   */
+  rows?: { by: string; ids: Set<string> | null };
+}
+
+/** A write of one row by its id, announced by the repository (TenantDb.writingRow). */
+export interface RowWrite {
+  sql: string;
+  table: string;
+  id: string;
+  /** An INSERT (a new row: it may join any set), or an UPDATE setting these columns. */
+  insert: boolean;
+  columns: readonly string[];
+}
+
 /**
  * The journal of the transaction a context runs in (src/database/journal.ts): the rows changed so
  * far, written as audit rows before commit, and the rows the transaction has locked or written, as
@@ -51,11 +75,42 @@ export interface TxJournal {
    * (docs/bulk.md, "Round trips"). Empty outside such a unit.
    */
   held: Batch[];
+  /** The tables the held writes write (null: one of them names none that can be told), for the reads that may go before them. */
+  heldTables: Set<string> | null;
   /**
    * The SAVEPOINT of a unit that holds its writes, not sent yet: a read may go before it (it
-   * changes nothing to roll back), so it is sent with the unit's first write or held inserts.
+   * changes nothing to roll back), so it is sent with the unit's first write or held inserts, in
+   * front of the unit's own held writes (at `heldSavepointAt` in `held`: after what earlier units
+   * left there, when they carry).
    */
   heldSavepoint: string | null;
+  heldSavepointAt: number;
+  /**
+   * Whether units that hold their writes leave them held when they end (TenantDb.transactionCarrying:
+   * a bulk chunk in a transaction of its own), so that the chunk's items' inserts go together, as
+   * multi-row INSERTs, when a statement needs them or the chunk ends (docs/bulk.md, "Round trips").
+   */
+  carry: boolean;
+  /** How many of `held` (from the start) ended units left there (`carry`). */
+  carried: number;
+  /** Set when sending carried writes failed: the transaction must end (CarriedWritesFailed), whatever caught it. */
+  carryFailed: boolean;
+  /**
+   * Checks' answers kept for the rest of the transaction (TenantDb.remembered), by table and key;
+   * a write to a table drops its entries (MySQL/MariaDB only: every statement passes sendHeldFirst).
+   */
+  memo: Map<string, MemoEntry>;
+  /**
+   * Whether every statement of the transaction passes its journal (MySQL/MariaDB: sendHeldFirst),
+   * so `rows` and `memo` are dropped as writes happen and a row kept in `rows` is the row as the
+   * transaction sees it now, locked by it: `lock` may answer it without a round trip.
+   */
+  tracked: boolean;
+  /**
+   * The write of one row by its id that the repository is about to send or hold (TenantDb.writingRow):
+   * that write drops only what was kept of that row, not of its whole table.
+   */
+  rowWrite: RowWrite | null;
   /** Whether a unit holds its writes now (the depth of the unit that does, 0: none). */
   holding: number;
   /** Set when sending held writes failed: the unit that held them runs again with each write sent at once. */
@@ -130,6 +185,7 @@ export interface RowStore {
   /** Whether a write may be held back now (see TxJournal.held); `hold` then keeps it. */
   holdsWrites(ctx: RequestContext): boolean;
   hold(ctx: RequestContext, sql: string, params: unknown[]): void;
-  answerMemo<A extends object>(target: EntityTarget<ObjectLiteral>, resource: object): RecordMemo<A>;
+  writingRow(ctx: RequestContext, text: string, metadata: EntityMetadata, id: string | number, set?: Record<string, unknown>): void;
+  answersFrom<A extends object>(ctx: RequestContext, target: EntityTarget<ObjectLiteral>, resource: object): Answers<A>;
   transaction<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R>;
 }

@@ -161,7 +161,7 @@ export abstract class ScopedReads<T extends TenantEntity & ObjectLiteral> {
    * that varies between calls.
    */
   answers<A extends object, X>(rows: readonly T[], resource: { toWire(row: T, extras?: X): A }, extras?: X, variantOf?: (row: T) => MemoVariant): A[] {
-    const memo = this.db.answerMemo<A>(this.target, resource);
+    const memo = this.db.answersFrom<A>(this.ctx, this.target, resource);
     return rows.map((row) => {
       const id = String(row.id);
       const variant = variantOf ? variantOf(row) : 0;
@@ -229,9 +229,17 @@ export abstract class ScopedReads<T extends TenantEntity & ObjectLiteral> {
    * The record, locked against concurrent writers until the transaction ends (`SELECT … FOR
    * UPDATE` on MySQL/MariaDB; on SQLite the transaction already holds the only writer lock), or a
    * 404. For checks that guard a write: call it inside `TenantDb.transaction`.
+   *
+   * A row this transaction has locked or written already is answered as the transaction kept it,
+   * without a round trip, where every statement passes the journal (MySQL/MariaDB), which drops a
+   * kept row when anything may have written it (transactions.ts, `forget`): a bulk chunk locks its
+   * records ahead in one statement (`lockMany`) and its items' single writes find them here.
    */
   async lock(id: string | number): Promise<T> {
     this.db.assertInTransaction(this.ctx, 'lock');
+    const journal = JOURNALS.get(this.ctx);
+    const kept = journal?.tracked ? journal.rows.get(this.key(id)) : undefined;
+    if (kept) return Object.assign(this.repo.metadata.create() as T, kept);
     const row = await this.byId(id, true);
     if (!row) throw new NotFoundError(this.label, id);
     this.remember(row);

@@ -69,8 +69,11 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
           if (opts.atCommit && madeId) this.db.keptAtCommit(this.ctx, statement.sql, statement.params);
           // A unit that holds its inserts (a bulk item) sends them together; an id the database
           // generates must be read from the insert's own answer, so that insert goes now.
-          else if (!idCol?.isGenerated && this.db.holdsWrites(this.ctx)) this.db.hold(this.ctx, statement.sql, statement.params);
-          else raw = await runner.query(statement.sql, statement.params);
+          else {
+            if (!idCol?.isGenerated) this.db.writingRow(this.ctx, statement.sql, repo.metadata, rec.id as string);
+            if (!idCol?.isGenerated && this.db.holdsWrites(this.ctx)) this.db.hold(this.ctx, statement.sql, statement.params);
+            else raw = await runner.query(statement.sql, statement.params);
+          }
           await announceWrite('afterInsert', repo.metadata, runner, rec);
         } else {
           raw = (
@@ -228,6 +231,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
     const repo = this.repo;
     const statement = keptUpdate(repo.metadata, set, where);
     const runner = repo.manager.queryRunner;
+    // A write of one row by its id drops only what the transaction kept of that row.
+    const id = where.id;
+    if (statement && runner && (typeof id === 'string' || typeof id === 'number')) this.db.writingRow(this.ctx, statement.sql, repo.metadata, id, set);
     if (statement && runner && hold) {
       this.db.hold(this.ctx, statement.sql, statement.params);
       await announceWrite('afterUpdate', repo.metadata, runner);

@@ -5,17 +5,17 @@ import type { RequestContext } from '../common/context/request-context.js';
 import { pingDatabase } from './ping.js';
 import { affectedOf, RawReader } from './raw-reader.js';
 import { hydrateRows } from './hydrate.js';
-import { MemoStore, RecordMemo, type MemoKind } from '../http/wire/record-memo.js';
+import { type Answers, BUILD_ONLY, MemoStore, RecordMemo, type MemoKind } from '../http/wire/record-memo.js';
 import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppConfig } from '../config/config.js';
 import { ListTotals } from './caches/list-totals.js';
 import type { TenantEntity } from './entities/base.entity.js';
 import { InvalidationBus } from '../common/invalidation/invalidation-bus.js';
-import { BOUND, CHANGES_TOPIC, type CommitListener, JOURNALS, type KeptReader, type RowReader, type RowStore, TxReader } from './row-store.js';
+import { BOUND, CHANGES_TOPIC, type CommitListener, JOURNALS, type KeptReader, type MemoEntry, type RowReader, type RowStore, TxReader } from './row-store.js';
 import { sql, type Statement } from './statements.js';
 import { byIdStatements } from './scoped-reads.js';
 import { ScopedRepository } from './scoped-repository.js';
 import { type GlobalReads, JournaledRows } from './journaled-rows.js';
-import { Transactions } from './transactions.js';
+import { holdWrite, Transactions } from './transactions.js';
 
 // The parts of the scoped data path, for the modules that import them from here.
 export { CHANGES_TOPIC, idTaken, TRANSACTION_ATTEMPTS, type CommitListener, type RowReader } from './row-store.js';
@@ -223,6 +223,18 @@ export class TenantDb implements RowStore {
     journal.atCommit.push({ sql: text, params });
   }
 
+  /**
+   * Announces that the next statement sent or held, `text`, writes the one row `id` of `metadata`'s
+   * table — an UPDATE by id of the columns `set` names, or (no `set`) an INSERT of a row with that id: it then drops only what the transaction
+   * kept of that row, not of the whole table (transactions.ts, `forget`). Only the repository calls it.
+   */
+  writingRow(ctx: RequestContext, text: string, metadata: EntityMetadata, id: string | number, set?: Record<string, unknown>): void {
+    const journal = JOURNALS.get(ctx);
+    if (!journal?.tracked) return;
+    const columns = set ? Object.keys(set).map((k) => metadata.findColumnWithPropertyName(k)?.databaseName ?? k) : [];
+    journal.rowWrite = { sql: text, table: metadata.tableName.toLowerCase(), id: String(id), insert: !set, columns };
+  }
+
   /** Whether a write made now may be held back: inside a unit that holds its writes (`savepoint` with `holdWrites`). */
   holdsWrites(ctx: RequestContext): boolean {
     return (JOURNALS.get(ctx)?.holding ?? 0) > 0;
@@ -235,7 +247,52 @@ export class TenantDb implements RowStore {
   hold(ctx: RequestContext, text: string, params: unknown[]): void {
     const journal = JOURNALS.get(ctx);
     if (!journal?.holding) throw new Error('hold() must run inside a unit that holds its writes');
-    journal.held.push({ sql: text, params });
+    holdWrite(journal, text, params);
+  }
+
+  /**
+   * A check's answer (`load`: a read of `entity`'s table) kept for the rest of the context's
+   * transaction under `key`, so the items of a bulk chunk that name one organization read it once,
+   * and in front of their carried inserts no read goes (docs/bulk.md, "Round trips"). Any write of
+   * the table in the transaction drops it. Outside a transaction, and on SQLite (in the process,
+   * nothing to save), `load` runs every time.
+   *
+   * What the answer depends on, so a write of another row by its id leaves it kept
+   * (transactions.ts, `forget`):
+   * - `row`: that one row of the table (an account read by its id);
+   * - `rows`: the rows whose column `by` has one value (a person's memberships), `ids` giving the
+   *   ids of the rows answered.
+   */
+  remembered<R>(
+    ctx: RequestContext,
+    entity: EntityTarget<ObjectLiteral>,
+    key: string,
+    load: () => Promise<R>,
+    opts: { row?: string; rows?: { by: string; ids: (answer: R) => readonly (string | number)[] } } = {},
+  ): Promise<R> {
+    const journal = JOURNALS.get(ctx);
+    if (!journal || this.isSqlite) return load();
+    const table = this.metadataOf(entity).tableName.toLowerCase();
+    const id = `${table}\u0000${key}`;
+    const kept = journal.memo.get(id);
+    if (kept) return kept.value as Promise<R>;
+    const value = load();
+    const entry: MemoEntry = { table, value };
+    if (opts.row !== undefined) entry.row = opts.row;
+    if (opts.rows) {
+      const rows = { by: opts.rows.by, ids: null as Set<string> | null };
+      entry.rows = rows;
+      const ids = opts.rows.ids;
+      value.then(
+        (answer) => (rows.ids = new Set(ids(answer).map(String))),
+        () => undefined,
+      );
+    }
+    journal.memo.set(id, entry);
+    value.catch(() => {
+      if (journal.memo.get(id)?.value === value) journal.memo.delete(id);
+    });
+    return value;
   }
 
   /**
@@ -307,10 +364,28 @@ export class TenantDb implements RowStore {
   }
 
   /**
-   * The record memo of the answers `resource` builds from rows of `target`
+   * What a read of `ctx` builds answers of `kind` with: the kind's memo, or for a request that
+   * reads each record once (RequestContext.readsOnce: a streamed export) BUILD_ONLY, which keeps nothing.
+   */
+  answersOf<T extends object>(ctx: RequestContext, kind: MemoKind): Answers<T> {
+    return ctx.readsOnce ? (BUILD_ONLY as Answers<T>) : this.memo<T>(kind);
+  }
+
+  /** answersOf for the answers `resource` builds from rows of `target` (ScopedRepository.answers). */
+  answersFrom<A extends object>(ctx: RequestContext, target: EntityTarget<ObjectLiteral>, resource: object): Answers<A> {
+    return this.answersOf<A>(ctx, this.answerKind(target, resource));
+  }
+
+  /** The record memo of the answers `resource` builds from rows of `target` (answerKind). */
+  answerMemo<A extends object>(target: EntityTarget<ObjectLiteral>, resource: object): RecordMemo<A> {
+    return this.memo<A>(this.answerKind(target, resource));
+  }
+
+  /**
+   * The memo kind of the answers `resource` builds from rows of `target`
    * (ScopedRepository.answers): every selected column of the entity is compared.
    */
-  answerMemo<A extends object>(target: EntityTarget<ObjectLiteral>, resource: object): RecordMemo<A> {
+  private answerKind(target: EntityTarget<ObjectLiteral>, resource: object): MemoKind {
     let kinds = this.answerKinds.get(resource);
     if (!kinds) this.answerKinds.set(resource, (kinds = new Map()));
     let kind = kinds.get(target);
@@ -320,7 +395,7 @@ export class TenantDb implements RowStore {
         .map((c) => c.propertyName);
       kinds.set(target, (kind = { columns }));
     }
-    return this.memo<A>(kind);
+    return kind;
   }
 
   /** The tables of tenant entities that have a column named `databaseName` (e.g. `period_id`). */
@@ -360,6 +435,17 @@ export class TenantDb implements RowStore {
    */
   savepoint<R>(ctx: RequestContext, fn: () => Promise<R>, opts: { holdWrites?: boolean } = {}): Promise<R> {
     return this.transactions.savepoint(ctx, fn, opts);
+  }
+
+  /**
+   * `transaction`, with the held writes of its units (`savepoint` with `holdWrites`) carried to its
+   * end on MySQL/MariaDB, so a bulk chunk's inserts go together as multi-row INSERTs; when they
+   * fail, `fn` runs again in a new transaction with each unit sending its own (transactions.ts,
+   * docs/bulk.md "Round trips"). `fn` must be safe to run again from its start. Inside the
+   * context's transaction, and on SQLite, it is `transaction`.
+   */
+  transactionCarrying<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R> {
+    return this.transactions.carrying(ctx, fn);
   }
 
   /**

@@ -6,7 +6,7 @@ import type { RequestContext } from '../common/context/request-context.js';
 import { ServiceUnavailableError } from '../common/errors/errors.js';
 import { isDatabaseUnavailable, isRetryableConflict } from '../common/errors/db-errors.js';
 import { flushJournal, joinBatches, journalBatch, type Batch } from './journal.js';
-import { BOUND, JOURNALS, TRANSACTION_ATTEMPTS, type TxJournal } from './row-store.js';
+import { BOUND, JOURNALS, TRANSACTION_ATTEMPTS, type MemoEntry, type RowWrite, type TxJournal } from './row-store.js';
 import { family, sql } from './statements.js';
 
 /** Whether the server is a Galera node (`Value` ON): see trailWithCommit. */
@@ -63,7 +63,23 @@ export class Transactions {
         const result = await this.exclusive(() =>
           this.inTransaction(
             async (manager) => {
-              const journal: TxJournal = { changes: [], rows: new Map(), atCommit: [], held: [], heldSavepoint: null, holding: 0, heldFailed: false };
+              const journal: TxJournal = {
+                changes: [],
+                rows: new Map(),
+                atCommit: [],
+                held: [],
+                heldTables: new Set(),
+                heldSavepoint: null,
+                heldSavepointAt: 0,
+                holding: 0,
+                heldFailed: false,
+                carry: false,
+                carried: 0,
+                carryFailed: false,
+                memo: new Map(),
+                tracked: false,
+                rowWrite: null,
+              };
               BOUND.set(ctx, manager);
               JOURNALS.set(ctx, journal);
               if (!this.isSqlite) sendHeldFirst(manager, journal);
@@ -116,6 +132,14 @@ export class Transactions {
    * statement carried it, not the code that made the write and would have answered it (a taken
    * user name, a taken ExternalID): so when sending held writes failed, the unit is rolled back to
    * its savepoint and runs again with every write sent at once, and answers exactly as that run does.
+   *
+   * When the transaction carries held writes (`carrying`: a bulk chunk), a unit that ends
+   * well leaves them held instead, with no SAVEPOINT or RELEASE sent when it never needed one: the
+   * next units' writes join them, and they go together — inserts into one table as one multi-row
+   * INSERT — in front of the first statement that needs them, or when the chunk ends. A failure of
+   * writes that an ended unit left cannot be told apart from the others': it is CarriedWritesFailed,
+   * which ends the transaction, and `carrying` runs the chunk again without carrying (docs/bulk.md,
+   * "Round trips").
    */
   async savepoint<R>(ctx: RequestContext, fn: () => Promise<R>, opts: { holdWrites?: boolean } = {}): Promise<R> {
     const manager = BOUND.get(ctx);
@@ -123,23 +147,27 @@ export class Transactions {
     if (!manager || !journal) return this.run(ctx, fn);
     const depth = (SAVEPOINT_DEPTH.get(ctx) ?? 0) + 1;
     const holds = opts.holdWrites === true && !this.isSqlite && journal.holding === 0 && HELD_SENDERS.has(journal);
-    // A unit that holds its writes holds its SAVEPOINT too, until its first write (sendHeldFirst);
-    // nothing is held when it starts (only a unit that holds holds, and it ends by sending).
-    if (holds) journal.heldSavepoint = SAVEPOINT.of(depth).text;
-    else await manager.query(SAVEPOINT.of(depth).text);
+    // A unit that holds its writes holds its SAVEPOINT too, until its first write (sendHeldFirst),
+    // placed after what ended units left held (`carried`; nothing else is held when it starts).
+    if (holds) {
+      journal.heldSavepoint = SAVEPOINT.of(depth).text;
+      journal.heldSavepointAt = journal.held.length;
+    } else await manager.query(SAVEPOINT.of(depth).text);
     const marks = { changes: journal.changes.length, atCommit: journal.atCommit.length, held: journal.held.length };
     SAVEPOINT_DEPTH.set(ctx, depth);
     /** Back to the savepoint; false when it was never sent (the unit only read: there is nothing to undo on the server). */
     const rollBack = async (): Promise<boolean> => {
-      // The unit's held writes are dropped first: they were never sent, and must not ride with the ROLLBACK.
-      journal.held.length = marks.held;
+      // The unit's held writes are dropped first: they were never sent, and must not ride with the
+      // ROLLBACK. What ended units left stays (`carried`: none once anything was sent).
+      journal.held.length = Math.min(marks.held, journal.carried);
       const sent = journal.heldSavepoint === null;
       journal.heldSavepoint = null;
       if (sent) await manager.query(ROLLBACK_TO.of(depth).text);
       journal.changes.length = marks.changes;
       journal.atCommit.length = marks.atCommit;
-      // The rows kept as "before" states may hold what was rolled back: read them again.
+      // The rows kept as "before" states, and the checks kept, may hold what was rolled back: read them again.
       journal.rows.clear();
+      journal.memo.clear();
       return sent;
     };
     try {
@@ -153,11 +181,16 @@ export class Transactions {
         journal.heldFailed = false;
         const result = await fn();
         // Held writes whose failure `fn` caught are as much a failure as one it did not.
+        if (journal.carryFailed) throw new CarriedWritesFailed(new Error('carried writes failed'));
         if (journal.heldFailed) throw new Error('held writes failed');
-        await endUnit(journal, RELEASE.of(depth).text);
+        if (journal.carry) leaveHeld(journal);
+        else await endUnit(journal, RELEASE.of(depth).text);
         return result;
       } catch (e) {
-        // A lost deadlock ends the transaction (run retries it), a lost database the request (503).
+        // A lost deadlock ends the transaction (run retries it), a lost database the request (503),
+        // carried writes that failed the chunk's transaction (its bulk batch runs it again).
+        // A unit that caught and answered carried writes' failure (as a taken key, say) ends the transaction all the same.
+        if (journal.carryFailed) throw e instanceof CarriedWritesFailed ? e : new CarriedWritesFailed(e);
         if (!journal.heldFailed || isRetryableConflict(e) || isDatabaseUnavailable(e)) throw e;
         journal.holding = 0;
         journal.heldFailed = false;
@@ -170,10 +203,40 @@ export class Transactions {
         journal.heldFailed = false;
       }
     } catch (e) {
+      if (journal.carryFailed) throw e instanceof CarriedWritesFailed ? e : new CarriedWritesFailed(e);
       if (!isRetryableConflict(e) && (await rollBack())) await manager.query(RELEASE.of(depth).text);
       throw e;
     } finally {
       SAVEPOINT_DEPTH.set(ctx, depth - 1);
+    }
+  }
+
+  /**
+   * Runs `fn` in a transaction (`run`) whose units that hold their writes leave them held when they
+   * end (see `savepoint`), until a statement needs them or `fn` has ended, when they are sent before
+   * the COMMIT. When carried writes fail (CarriedWritesFailed) the transaction is rolled back and
+   * `fn` runs again in a new one where each unit sends its own writes at its end, so it answers as
+   * it would have without carrying. Inside the context's transaction (which cannot run again alone)
+   * and on SQLite (which holds nothing), just `run`. For a bulk chunk and an import's chunk.
+   */
+  async carrying<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R> {
+    for (let carry = !BOUND.has(ctx) && !this.isSqlite; ; carry = false) {
+      try {
+        return await this.run(ctx, async () => {
+          const journal = carry ? JOURNALS.get(ctx) : undefined;
+          if (journal && HELD_SENDERS.has(journal)) journal.carry = true;
+          const result = await fn();
+          if (journal?.carry) {
+            if (journal.carryFailed) throw new CarriedWritesFailed(new Error('carried writes failed'));
+            await sendHeld(journal);
+          }
+          return result;
+        });
+      } catch (e) {
+        if (!(e instanceof CarriedWritesFailed) || !carry) throw e;
+        // Which unit's write failed cannot be told: all of them again, each sending its own.
+        this.logger.debug(`carried writes failed (request ${ctx.requestId}), the transaction runs again without carrying: ${e.message}`);
+      }
     }
   }
 
@@ -279,8 +342,13 @@ function sendHeldFirst(manager: EntityManager, journal: TxJournal): void {
   if (!runner) return;
   const send = runner.query.bind(runner) as (query: string, parameters?: unknown[], structured?: boolean) => Promise<unknown>;
   HELD_SENDERS.set(journal, send);
+  journal.tracked = true;
   runner.query = (async (query: string, parameters?: unknown[], structured?: boolean) => {
-    if (journal.held.length && isRead(query)) return readAfterHeld(journal, query, parameters, structured);
+    // Only when rows or checks are kept: every statement of every transaction passes here.
+    if ((journal.rowWrite || journal.memo.size || journal.rows.size) && !isRead(query)) forgetWritten(journal, query);
+    // A read of tables none of the held writes touches cannot see them: it goes alone, and they stay held.
+    if (journal.held.length && isRead(query))
+      return readsHeld(query, journal.heldTables) ? readAfterHeld(journal, query, parameters, structured) : send(query, parameters, structured);
     if (journal.held.length || (journal.heldSavepoint !== null && !isRead(query))) await sendHeld(journal);
     return send(query, parameters, structured);
   }) as typeof runner.query;
@@ -298,12 +366,230 @@ function isRead(sql: string): boolean {
 /** The runner's own `query` of each transaction that can hold writes (sendHeldFirst). */
 const HELD_SENDERS = new WeakMap<TxJournal, (query: string, parameters?: unknown[]) => Promise<unknown>>();
 
-/** What the unit holds, in the order it must be sent (its SAVEPOINT first), taken out of the journal. */
+/**
+ * What is held, in the order it must be sent — what ended units left, the unit's SAVEPOINT, its
+ * writes — taken out of the journal, with runs of inserts merged (mergeInserts).
+ */
 function takeHeld(journal: TxJournal): Batch[] {
   const batches: Batch[] = journal.held.splice(0);
-  if (journal.heldSavepoint !== null) batches.unshift({ sql: journal.heldSavepoint, params: [] });
+  journal.heldTables = new Set();
+  if (journal.heldSavepoint !== null) batches.splice(journal.heldSavepointAt, 0, { sql: journal.heldSavepoint, params: [] });
   journal.heldSavepoint = null;
-  return batches;
+  journal.carried = 0;
+  return mergeInserts(batches);
+}
+
+/**
+ * Raised when writes an ended unit left held (`carry`) failed to be sent: which unit's write failed
+ * cannot be told, so the transaction ends (rolled back) and the caller runs it again without
+ * carrying, each unit's writes sent at its end (bulk-write.ts).
+ */
+export class CarriedWritesFailed extends Error {
+  constructor(failure: unknown) {
+    // The database's error only as text: as a `cause` its code would make it look like the
+    // constraint a unit catches and answers (a taken ExternalID), which it is not.
+    super(`writes carried across units failed: ${(failure as Error)?.message ?? String(failure)}`);
+    this.name = 'CarriedWritesFailed';
+  }
+}
+
+/** The error of a failed send of held writes, as the unit (or the chunk) must see it; marks the journal. */
+function heldFailure(journal: TxJournal, carried: number, e: unknown): unknown {
+  journal.heldFailed = true;
+  if (carried === 0 || isRetryableConflict(e) || isDatabaseUnavailable(e)) return e;
+  journal.carryFailed = true;
+  return new CarriedWritesFailed(e);
+}
+
+/** Ends a unit of a transaction that carries held writes: they stay held, with no RELEASE (see `savepoint`). */
+function leaveHeld(journal: TxJournal): void {
+  journal.heldSavepoint = null;
+  journal.carried = journal.held.length;
+}
+
+/** `INSERT INTO t (columns) VALUES (?, …)`, as kept-writes.ts makes every held insert. */
+const KEPT_INSERT = /^INSERT INTO \S+ \([^()]*\) VALUES (\(\?(?:, \?)*\))$/;
+/** `UPDATE t SET c = ?, …, version = version + 1 WHERE site_id = ? AND id = ?`, as kept-writes.ts makes an update of one row by its id. */
+const KEPT_UPDATE = /^UPDATE (`\w+`) SET (.+) WHERE `site_id` = \? AND `id` = \?$/;
+
+/**
+ * What is held, sent as few statements as it can be (docs/bulk.md, "Round trips"): in each run of
+ * kept inserts and kept updates by id — any other statement (a SAVEPOINT, an UPDATE of another
+ * shape) stays where it is and bounds the runs —
+ * - the inserts of one text are one multi-row INSERT, in the place of the first of them;
+ * - the updates of one text, each of another row, are one UPDATE that sets each row's own values
+ *   (`c = CASE id WHEN ? THEN ? … END`, `WHERE site_id = ? AND id IN (…)`), in the place of the
+ *   last of them; a table with a row updated twice in the run keeps its updates as they were.
+ * Rows of one table keep their order, and a row's insert still goes before its update. Writes of
+ * different tables, or different rows, may change places: held writes do not depend on each other
+ * that way, and if a moved write fails all the same (a unique key one write frees and another
+ * takes), the units run again with each write sent alone (`savepoint`), so merging never changes
+ * an answer, only the statements and round trips.
+ */
+export function mergeInserts(batches: readonly Batch[]): Batch[] {
+  const out: Batch[] = [];
+  let run: Batch[] = [];
+  const close = () => {
+    out.push(...(run.length > 1 ? mergeRun(run) : run));
+    run = [];
+  };
+  for (const b of batches) {
+    if (KEPT_INSERT.test(b.sql) || KEPT_UPDATE.test(b.sql)) run.push(b);
+    else {
+      close();
+      out.push(b);
+    }
+  }
+  close();
+  return out;
+}
+
+/** One run of kept writes, merged (see `mergeInserts`). */
+function mergeRun(run: readonly Batch[]): Batch[] {
+  const updates = run.map((b) => KEPT_UPDATE.exec(b.sql));
+  // The tables with a row updated twice, updates of more than one site, or a SET list with a value
+  // that is not a placeholder of its own (`c = ?`): their updates stay apart.
+  const apart = new Set<string>();
+  const updated = new Map<string, { ids: Set<string>; site: unknown }>();
+  run.forEach((b, i) => {
+    const update = updates[i];
+    if (!update) return;
+    const table = update[1];
+    const values = b.params.length - 2;
+    if (update[2].split(/, (?=`)/).filter((a) => a.endsWith(' = ?')).length !== values || (update[2].match(/\?/g) ?? []).length !== values) {
+      apart.add(table);
+      return;
+    }
+    const id = String(b.params[values + 1]);
+    const site = b.params[values];
+    const seen = updated.get(table);
+    if (!seen) updated.set(table, { ids: new Set([id]), site });
+    else if (seen.ids.has(id) || seen.site !== site) apart.add(table);
+    else seen.ids.add(id);
+  });
+  const groups = new Map<string, Batch[]>();
+  const last = new Map<string, number>();
+  run.forEach((b, i) => {
+    const table = updates[i]?.[1];
+    if (table && apart.has(table)) return;
+    const group = groups.get(b.sql);
+    if (group) group.push(b);
+    else groups.set(b.sql, [b]);
+    last.set(b.sql, i);
+  });
+  const out: Batch[] = [];
+  run.forEach((b, i) => {
+    const update = updates[i];
+    const group = groups.get(b.sql);
+    if (!group) out.push(b);
+    else if (!update && group[0] === b) out.push(group.length === 1 ? b : mergedInsert(b.sql, group));
+    else if (update && last.get(b.sql) === i) out.push(group.length === 1 ? b : mergedUpdate(update, group));
+  });
+  return out;
+}
+
+function mergedInsert(sql: string, group: readonly Batch[]): Batch {
+  const tuple = KEPT_INSERT.exec(sql)![1];
+  return { sql: sql + `, ${tuple}`.repeat(group.length - 1), params: group.flatMap((b) => b.params) };
+}
+
+/** Updates of one text, each of its own row (ids last in their parameters, the site before them), as one statement. */
+function mergedUpdate(update: RegExpExecArray, group: readonly Batch[]): Batch {
+  const [, table, setList] = update;
+  const assignments = setList.split(/, (?=`)/);
+  const n = group.length;
+  const params: unknown[] = [];
+  let k = 0;
+  const set = assignments.map((assignment) => {
+    if (!assignment.endsWith(' = ?')) return assignment;
+    const j = k++;
+    for (const b of group) params.push(b.params[b.params.length - 1], b.params[j]);
+    return `${assignment.slice(0, -4)} = CASE \`id\` ${'WHEN ? THEN ? '.repeat(n)}END`;
+  });
+  params.push(group[0].params[group[0].params.length - 2], ...group.map((b) => b.params[b.params.length - 1]));
+  return { sql: `UPDATE ${table} SET ${set.join(', ')} WHERE \`site_id\` = ? AND \`id\` IN (${placeholdersOf(n)})`, params };
+}
+
+const placeholdersOf = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/**
+ * Holds a write back (TenantDb.hold): kept in `held` with the tables it writes, and the checks'
+ * answers kept for those tables dropped.
+ */
+export function holdWrite(journal: TxJournal, sql: string, params: unknown[]): void {
+  const written = tablesOf(sql, true);
+  forget(journal, written, rowWritten(journal, sql));
+  if (!written) journal.heldTables = null;
+  else if (journal.heldTables) for (const t of written) journal.heldTables.add(t);
+  journal.held.push({ sql, params });
+}
+
+/**
+ * Drops what the transaction kept of the tables a statement writes — the checks' answers, the rows
+ * kept as locked — all of them when it cannot be told which. A SAVEPOINT or its RELEASE writes
+ * nothing; a statement followed by others in one text is not told apart, so it drops everything.
+ */
+function forgetWritten(journal: TxJournal, sql: string): void {
+  const row = rowWritten(journal, sql);
+  if (NEUTRAL.test(sql)) return;
+  forget(journal, MORE_THAN_ONE.test(sql) ? null : tablesOf(sql, true), row);
+}
+
+const NEUTRAL = /^\s*(?:SAVEPOINT|RELEASE\s+SAVEPOINT)\s+\w+\s*$/i;
+const MORE_THAN_ONE = /;\s*\S/;
+
+/** The write of one row by its id that `sql` is, when the repository announced it for it (TenantDb.writingRow). */
+function rowWritten(journal: TxJournal, sql: string): RowWrite | undefined {
+  const announced = journal.rowWrite;
+  journal.rowWrite = null;
+  return announced && announced.sql === sql ? announced : undefined;
+}
+
+/**
+ * Drops what is kept of the `written` tables (everything when null). A write of one row by its id
+ * (`row`) drops only that row, and the checks it may change, so what a bulk chunk read ahead stays
+ * kept while its items write their records one by one:
+ * - a check kept for one row (`remembered` with `row`): a write of that row;
+ * - a set of rows (`remembered` with `rows`): a new row, a write of one of them, or a write that
+ *   sets the column the set is chosen by;
+ * - any other check: any write of the table.
+ */
+function forget(journal: TxJournal, written: string[] | null, row?: RowWrite): void {
+  if (!written) {
+    journal.memo.clear();
+    journal.rows.clear();
+    return;
+  }
+  if (journal.memo.size) for (const [key, entry] of journal.memo) if (written.includes(entry.table) && (!row || changes(row, entry))) journal.memo.delete(key);
+  if (journal.rows.size)
+    for (const table of written) {
+      if (row) journal.rows.delete(`${table}:${row.id}`);
+      else for (const key of journal.rows.keys()) if (key.startsWith(`${table}:`)) journal.rows.delete(key);
+    }
+}
+
+/** Whether a write of one row by its id may change what a kept check answered (see `forget`). */
+function changes(row: RowWrite, entry: MemoEntry): boolean {
+  if (entry.row !== undefined) return entry.row === row.id;
+  if (entry.rows?.ids) return row.insert || entry.rows.ids.has(row.id) || row.columns.includes(entry.rows.by);
+  return true;
+}
+
+/** The tables a statement names after FROM or JOIN (a read), or as the table it writes (INSERT INTO, UPDATE, DELETE FROM). */
+function tablesOf(sql: string, write: boolean): string[] | null {
+  const found: string[] = [];
+  const re = write ? /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+`?(\w+)`?/i : /\b(?:FROM|JOIN)\s+`?(\w+)`?/gi;
+  for (let m = re.exec(sql); m; m = re.global ? re.exec(sql) : null) found.push(m[1].toLowerCase());
+  return found.length ? found : null;
+}
+
+/**
+ * Whether a read may see what is held: it names a table a held write writes, or either cannot be
+ * told (then it may, and the held writes go first).
+ */
+function readsHeld(read: string, heldTables: ReadonlySet<string> | null): boolean {
+  const reads = tablesOf(read, false);
+  return !reads || !heldTables || reads.some((t) => heldTables.has(t));
 }
 
 /**
@@ -311,6 +597,7 @@ function takeHeld(journal: TxJournal): Batch[] {
  * nobody reads) in one round trip; nothing when there is nothing to send.
  */
 async function sendHeld(journal: TxJournal, trailing?: string): Promise<void> {
+  const carried = journal.carried;
   const batches = takeHeld(journal);
   if (trailing) batches.push({ sql: trailing, params: [] });
   const batch = joinBatches(batches);
@@ -318,8 +605,7 @@ async function sendHeld(journal: TxJournal, trailing?: string): Promise<void> {
   try {
     await HELD_SENDERS.get(journal)!(batch.sql, batch.params);
   } catch (e) {
-    journal.heldFailed = true;
-    throw e;
+    throw heldFailure(journal, carried, e);
   }
 }
 
@@ -329,6 +615,7 @@ async function sendHeld(journal: TxJournal, trailing?: string): Promise<void> {
  * marks the journal, as sendHeld does: the unit runs again with each statement sent alone.
  */
 async function readAfterHeld(journal: TxJournal, query: string, parameters: unknown[] | undefined, structured: boolean | undefined): Promise<unknown> {
+  const carried = journal.carried;
   const batches = takeHeld(journal);
   batches.push({ sql: query, params: parameters ?? [] });
   const batch = joinBatches(batches)!;
@@ -336,8 +623,7 @@ async function readAfterHeld(journal: TxJournal, query: string, parameters: unkn
   try {
     results = await HELD_SENDERS.get(journal)!(batch.sql, batch.params);
   } catch (e) {
-    journal.heldFailed = true;
-    throw e;
+    throw heldFailure(journal, carried, e);
   }
   const rows = (results as unknown[])[(results as unknown[]).length - 1];
   if (!structured) return rows;

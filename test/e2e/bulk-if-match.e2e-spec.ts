@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
+import { individualBody } from '../factories/individuals.js';
 import { createPeriods, createUnit, goalBody } from '../factories/goals.js';
 import { createMetric } from '../factories/metrics.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
@@ -70,16 +71,7 @@ describe('bulk items with IfMatch', () => {
     /** The update Record of the record `id` (as its GET answered it) with `field` set to `value`. */
     update(id: string | number, current: Json, value: string): Json;
   }
-  const person = (site: TestSite): Json => ({
-    FirstName: 'Ada',
-    LastName: uniq('L'),
-    UserName: uniq('im.'),
-    Email: 'ada@example.test',
-    UserEmail: 'ada.login@example.test',
-    PrimaryOrganizationID: site.orgId,
-    PrimaryTitle: 'Analyst',
-    PrimaryReportsTo: null,
-  });
+  const person = (site: TestSite): Json => individualBody(site.orgId, {}, 'im.');
   const goal = (individualId: string, over: Json = {}): Json => goalBody(individualId, period, over);
   const post = async (site: TestSite, path: string, body: Json) => {
     const res = await t.http().post(`/v4/${path}`).set('Authorization', auth(site.admin)).send(body);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { bearer, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
+import { individualBody } from '../factories/individuals.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
 import { BulkWriters } from '../../src/database/registries/bulk-writers.js';
@@ -36,17 +37,7 @@ describe('bulk writes and ExternalID', () => {
       .post(`/v4/${path}/bulk${query}`)
       .set('Authorization', auth(who))
       .send(body as object);
-  const person = (site: TestSite, over: Json = {}): Json => ({
-    FirstName: 'Ada',
-    LastName: uniq('L'),
-    UserName: uniq('bulk.'),
-    Email: 'ada@example.test',
-    UserEmail: 'ada.login@example.test',
-    PrimaryOrganizationID: site.orgId,
-    PrimaryTitle: 'Analyst',
-    PrimaryReportsTo: null,
-    ...over,
-  });
+  const person = (site: TestSite, over: Json = {}): Json => individualBody(site.orgId, over, 'bulk.');
   const individuals = (site: TestSite) => t.ds.getRepository(IndividualEntity).countBy({ siteId: site.siteId });
   const auditRows = async (site: TestSite) =>
     Number(((await t.ds.query('SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ?', [site.siteId])) as { n: number | string }[])[0].n);

@@ -123,3 +123,43 @@ export const INDIVIDUAL_FIELDS = [
   'HireDate',
   'ExternalID',
 ];
+
+/**
+ * A create body of POST /v4/individuals (and a bulk item's Record) in the department `orgId`, with a
+ * unique LastName and UserName (`userNamePrefix` first) and no password; `over` sets or adds fields.
+ */
+export function individualBody(orgId: string, over: Record<string, unknown> = {}, userNamePrefix = 'p.'): Record<string, unknown> {
+  const unique = randomUUID().replace(/-/g, '').slice(0, 16);
+  return {
+    FirstName: 'Ada',
+    LastName: `L${unique}`,
+    UserName: `${userNamePrefix}${unique}`,
+    Email: 'ada@example.test',
+    UserEmail: 'ada.login@example.test',
+    PrimaryOrganizationID: orgId,
+    PrimaryTitle: 'Analyst',
+    PrimaryReportsTo: null,
+    ...over,
+  };
+}
+
+/**
+ * The calls a bulk test of individuals makes as the site's administrator: a new person's body
+ * (`individualBody`, user names starting with `userNamePrefix`), `POST /v4/individuals/bulk` with
+ * items (and a query, e.g. `?atomic=true`), and a person as its GET answers.
+ */
+export function individualsBulk(t: TestApp, site: { orgId: string; admin: { token: string } }, userNamePrefix: string) {
+  const auth = `Bearer ${site.admin.token}`;
+  return {
+    person: (over: Record<string, unknown> = {}) => individualBody(site.orgId, over, userNamePrefix),
+    bulk: (items: Record<string, unknown>[], query = '') => t.http().post(`/v4/individuals/bulk${query}`).set('Authorization', auth).send({ Items: items }),
+    read: async (id: unknown): Promise<Record<string, unknown>> =>
+      (
+        await t
+          .http()
+          .get(`/v4/individuals/${String(id)}`)
+          .set('Authorization', auth)
+          .expect(200)
+      ).body as Record<string, unknown>,
+  };
+}

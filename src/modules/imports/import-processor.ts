@@ -176,7 +176,9 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
    */
   private async writeChunk(ctx: RequestContext, job: ImportJobRecord, from: number, rows: FileRow[], totalRows: number | null): Promise<number> {
     const writer = this.writers.ofPath(job.kind)!;
-    return this.db.transaction(ctx, async () => {
+    // The rows' held writes are carried to the chunk's end (multi-row INSERTs, docs/bulk.md "Round
+    // trips"); when they fail, the chunk runs again with each row's writes sent alone.
+    return this.db.transactionCarrying(ctx, async () => {
       const now = await lockJob(this.db, ctx, job.id);
       if (!now || now.state !== 'running' || now.leaseOwner !== this.owner || now.nextRow !== from) throw new NotOurs();
       const errors: StoredRowError[] = [];

@@ -12,6 +12,7 @@ import {
   countIndividuals,
   individualPageRows,
   individualRows,
+  individualRowsByIds,
   queriedIndividualRows,
   type IndividualRow as Row,
 } from './individuals.statements.js';
@@ -39,6 +40,24 @@ export async function readIndividual(db: TenantDb, ctx: RequestContext, id: stri
   if (hiddenIndividuals(ctx.user).includes(id)) return null;
   const rows = await individualRows(db, ctx, id, joinsChain(ctx, reports));
   return rows.length ? (await toDtos(db, ctx, rows, reports))[0] : null;
+}
+
+/**
+ * Individuals of the caller's site by id, each as `readIndividual` answers it (the ones a Deny on
+ * Read hides, and ids of no record, left out): one statement for all of them.
+ */
+export async function readIndividuals(
+  db: TenantDb,
+  ctx: RequestContext,
+  ids: readonly string[],
+  reports: ReadonlySet<string> | null = null,
+): Promise<Map<string, IndividualDto>> {
+  const hidden = new Set(hiddenIndividuals(ctx.user));
+  const wanted = ids.filter((id) => !hidden.has(id));
+  if (!wanted.length) return new Map();
+  const rows = await individualRowsByIds(db, ctx, wanted, joinsChain(ctx, reports));
+  const dtos = await toDtos(db, ctx, rows, reports);
+  return new Map(rows.map((r, k) => [r.id as string, dtos[k]]));
 }
 
 /** Whether a read must join the manager chain to know the caller's rights (see `reports` above). */
@@ -112,8 +131,8 @@ async function toDtos(db: TenantDb, ctx: RequestContext, rows: Row[], reports: R
     if (beyond.length) deep = await chainsReaching(db, ctx, beyond, me.individualId);
   }
   // The same row read again with the same rights gives the same answer, kept with its rendered
-  // texts (src/http/wire/record-memo.ts).
-  const memo = db.memo<IndividualDto>(INDIVIDUAL_MEMO);
+  // texts (src/http/wire/record-memo.ts); an export's are built and not kept.
+  const memo = db.answersOf<IndividualDto>(ctx, INDIVIDUAL_MEMO);
   return rows.map((r) => {
     let rights: Rights = ALL_RIGHTS;
     if (!me.isAdmin) {

@@ -23,7 +23,7 @@ import { OrganizationEntity } from '../../database/entities/organization.entity.
 import { AccessService, Row } from '../../authorization/access.service.js';
 import { SitesService } from '../sites/sites.service.js';
 import { CreateIndividualDto, Individual, IndividualDto, UpdateIndividualDto } from './dto/individual.dto.js';
-import { readIndividual, readIndividualPage, readQueriedIndividualPage } from './individual-read.js';
+import { readIndividual, readIndividuals, readIndividualPage, readQueriedIndividualPage } from './individual-read.js';
 import { IndividualEntity } from '../../database/entities/individual.entity.js';
 import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
 import { DeclaresBulkWrites } from '../../database/registries/bulk-writers.js';
@@ -165,7 +165,7 @@ export class IndividualsService {
       );
       assertLive(current, LABEL);
 
-      const user = current.userId ? await this.users(ctx).findOneBy({ id: current.userId, siteId: ctx.siteId }) : null;
+      const user = current.userId ? await this.account(ctx, current.userId) : null;
       const userName = dto.UserName.trim();
       const userNameChanges = !user || user.userName !== userName;
       const userNameError = userNameChanges ? this.checkUserName(userName) : null;
@@ -249,6 +249,18 @@ export class IndividualsService {
       createOne: (dto) => this.insert(ctx, dto, async (ID) => ({ ID })),
       updateOne: (id, dto) => this.change(ctx, id, dto, async () => ({ ID: id })),
       read: (id) => this.get(ctx, id),
+      readMany: async (ids) => readIndividuals(this.db, ctx, ids, await this.access.keptReports(ctx)),
+      // The accounts the updates compare their login data with (`account`) and the memberships
+      // they move or retitle (`membershipsOf`), a statement each for the chunk.
+      prepare: async (records) => {
+        const userIds = [...new Set(records.map((r) => r.userId).filter((id): id is string => typeof id === 'string'))];
+        const users = userIds.length ? await this.users(ctx).find({ where: { id: In(userIds), siteId: ctx.siteId } }) : [];
+        const userById = new Map(users.map((u) => [u.id, u]));
+        for (const id of userIds) await this.account(ctx, id, () => Promise.resolve(userById.get(id) ?? null));
+        const individualIds = records.map((r) => r.id as string);
+        const memberships = await this.db.repo(ctx, OrganizationMemberEntity, 'OrganizationMember').lockWhere({ individualId: In(individualIds) });
+        for (const id of individualIds) await this.membershipsOf(ctx, id, () => Promise.resolve(memberships.filter((m) => m.individualId === id)));
+      },
       // A global administrator's record only a global administrator changes (docs/security.md, "Privileges").
       mayChange: (current) => current.CanUpdate === true && (current.IsGlobalAdmin !== true || ctx.user.isGlobalAdmin),
     };
@@ -303,14 +315,41 @@ export class IndividualsService {
     return this.target(row, row.userId ? await this.users(ctx).findOneBy({ id: row.userId }) : null);
   }
 
+  /**
+   * The login account an update compares its login data with: read once a transaction, kept until
+   * the transaction writes it (TenantDb.remembered, by its row), so a bulk chunk reads its records'
+   * accounts ahead in one statement (the plan's `prepare`). `load`: how it is read.
+   */
+  private account(ctx: RequestContext, id: string, load = () => this.users(ctx).findOneBy({ id, siteId: ctx.siteId })): Promise<UserEntity | null> {
+    return this.db.remembered(ctx, UserEntity, `account:${id}`, load, { row: id });
+  }
+
+  /**
+   * A person's memberships, locked: read once a transaction and kept until it adds one or writes
+   * one of them (TenantDb.remembered, as the set of that person's rows), so a bulk chunk locks its
+   * records' memberships ahead in one statement (the plan's `prepare`). `load`: how they are read.
+   */
+  private membershipsOf(
+    ctx: RequestContext,
+    individualId: string,
+    load = () => this.db.repo(ctx, OrganizationMemberEntity, 'OrganizationMember').lockWhere({ individualId }),
+  ): Promise<OrganizationMemberEntity[]> {
+    return this.db.remembered(ctx, OrganizationMemberEntity, `memberships:${individualId}`, load, {
+      rows: { by: 'individual_id', ids: (rows) => rows.map((r) => r.id) },
+    });
+  }
+
   /** Login accounts: not a tenant table (user names are unique across all sites, docs/decisions.md). */
   private users(ctx: RequestContext) {
     return this.db.global(ctx, UserEntity);
   }
 
+  /** Read once a transaction (a bulk chunk's items mostly name one organization: TenantDb.remembered). */
   private liveOrganization(ctx: RequestContext, id: string | null): Promise<OrganizationEntity | null> {
     if (!id) return Promise.resolve(null);
-    return this.db.repo(ctx, OrganizationEntity, 'Organization').findOne({ id, deleted: false });
+    return this.db.remembered(ctx, OrganizationEntity, `live:${id}`, () =>
+      this.db.repo(ctx, OrganizationEntity, 'Organization').findOne({ id, deleted: false }),
+    );
   }
 
   private missingOrganization(id: string | null): FieldError {
@@ -389,8 +428,8 @@ export class IndividualsService {
   private async movePrimaryMembership(tx: TenantTx, individualId: string, oldOrgId: string | null, newOrgId: string, title: string | null): Promise<void> {
     const members = tx.repo(OrganizationMemberEntity, 'OrganizationMember');
     const orgIds = oldOrgId && oldOrgId !== newOrgId ? [oldOrgId, newOrgId] : [newOrgId];
-    // Locked and kept, so the change below does not read them again.
-    const rows = await members.lockWhere({ individualId, organizationId: In(orgIds) });
+    // Locked and kept, so the change below does not read them again (read ahead for a bulk chunk: `membershipsOf`).
+    const rows = (await this.membershipsOf(tx.ctx, individualId)).filter((r) => orgIds.includes(r.organizationId));
     const target = rows.find((r) => r.organizationId === newOrgId);
     const old = oldOrgId !== newOrgId ? rows.find((r) => r.organizationId === oldOrgId) : undefined;
     if (target) {

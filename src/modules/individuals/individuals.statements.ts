@@ -87,6 +87,23 @@ const AS_ADMIN = sql<IndividualRow>('individuals.read-as-admin', SELECT + byId(J
 const AS_MEMBER = sql<IndividualRow>('individuals.read-as-member', SELECT + CHAIN_COLUMNS + byId(JOINS + CHAIN_JOINS));
 
 /**
+ * Several records by id (a bulk chunk's records, read ahead for the items that may find them
+ * unchanged: docs/bulk.md, "Round trips"), as the by-id statements read one, in any order.
+ */
+const MANY = family(
+  'individuals.read-many',
+  (asMember: boolean, n: number) =>
+    (asMember ? SELECT + CHAIN_COLUMNS : SELECT) +
+    ' FROM individuals i' +
+    (asMember ? JOINS + CHAIN_JOINS : JOINS) +
+    ` WHERE i.site_id = ? AND i.id IN (${placeholders(n)})`,
+  [
+    [false, 2],
+    [true, 2],
+  ],
+).rows<IndividualRow>();
+
+/**
  * Above the CHAIN_DEPTH-th manager: which of `n` managers have a given manager at or above them,
  * walking up (bounded like AccessService.reportsTo), for all of a page's deep chains at once.
  */
@@ -201,6 +218,11 @@ export async function queriedIndividualRows(
 /** One record of the caller's site (none: []), with the manager chain when `chain`. */
 export function individualRows(db: TenantDb, ctx: RequestContext, id: string, chain: boolean): Promise<IndividualRow[]> {
   return db.reader(ctx).rows(chain ? AS_MEMBER : AS_ADMIN, [ctx.siteId, id]);
+}
+
+/** The records with these ids (see MANY), with the manager chains when `chain`. */
+export function individualRowsByIds(db: TenantDb, ctx: RequestContext, ids: readonly string[], chain: boolean): Promise<IndividualRow[]> {
+  return db.reader(ctx).rows(MANY.of(chain, ids.length), [ctx.siteId, ...ids]);
 }
 
 /** A page of the site's records (see PAGE), the `hidden` ones left out, with the manager chains when `chain`. */

@@ -1,0 +1,162 @@
+import { DB_KIND, NO_BACKGROUND_ROUNDS, startApp, statementsOf, TestApp } from './harness.js';
+import { createSite, TestSite } from '../factories/index.js';
+import { individualsBulk } from '../factories/individuals.js';
+import { RequestContext } from '../../src/common/context/request-context.js';
+import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
+import { TenantDb } from '../../src/database/tenant-db.js';
+
+/**
+ * A bulk chunk's inserts travel together (docs/bulk.md, "Round trips"): on MySQL/MariaDB the items
+ * of a chunk in a transaction of its own leave their held inserts for the chunk's end, where they go
+ * as one multi-row INSERT a table; when any of them fails, the chunk runs again with each item's
+ * writes sent alone, so every item answers as its single write would and nothing of a failed item
+ * is left. On SQLite nothing is held; the answers are the same.
+ */
+type Json = Record<string, unknown>;
+let seq = 0;
+const uniq = (p: string) => `${p}${Date.now().toString(36)}${(seq++).toString(36)}`;
+
+describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})`, () => {
+  let t: TestApp;
+  let site: TestSite;
+
+  beforeAll(async () => {
+    t = await startApp({ ...NO_BACKGROUND_ROUNDS });
+    site = await createSite(t);
+  });
+  afterAll(async () => t?.close());
+
+  const person = (over: Json = {}): Json => individualsBulk(t, site, 'carry.').person(over);
+  const bulk = (items: Json[], query = '') => individualsBulk(t, site, 'carry.').bulk(items, query);
+  const read = (id: unknown): Promise<Json> => individualsBulk(t, site, 'carry.').read(id);
+  const count = async (sql: string, ...params: unknown[]) => Number(((await t.ds.query(sql, params)) as { n: number | string }[])[0].n);
+  const people = () => count('SELECT COUNT(*) AS n FROM individuals WHERE site_id = ?', site.siteId);
+  const accounts = () => count('SELECT COUNT(*) AS n FROM users WHERE site_id = ?', site.siteId);
+  const memberships = () => count('SELECT COUNT(*) AS n FROM organization_members WHERE site_id = ?', site.siteId);
+  const creates = () => count("SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ? AND action = 'create' AND kind = 'individual'", site.siteId);
+
+  it('writes 40 new people with one INSERT a table on MySQL/MariaDB (one a person on SQLite), every item 200', async () => {
+    const items = Array.from({ length: 40 }, () => ({ Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) }));
+    const before = await people();
+    const { result, statements } = await statementsOf(t, () => bulk(items).expect(200));
+    expect((result.body.Results as Json[]).map((r) => r.Status)).toEqual(items.map(() => 200));
+    expect(await people()).toBe(before + 40);
+    // Each statement sent (several travel in one round trip, separated by `;`), and those that insert people.
+    const sent = statements.flatMap((s) => s.split(/;\n/));
+    const inserts = sent.filter((s) => /^\s*INSERT INTO [`"]?individuals[`"]?\s/i.test(s));
+    if (DB_KIND === 'mysql') {
+      // Every person in one statement, 40 rows of values; their accounts and memberships alike, in the same round trip.
+      expect(inserts).toHaveLength(1);
+      expect(inserts[0].match(/\(\?(?:, \?)*\)/g)).toHaveLength(40);
+      const trip = statements.find((s) => s.includes(inserts[0]))!;
+      expect(trip.split(/;\n/).filter((s) => /^\s*INSERT INTO [`"]?(users|organization_members)[`"]?\s/i.test(s))).toHaveLength(2);
+    } else expect(inserts).toHaveLength(40);
+  });
+
+  it('reads the organization 30 new people name once a chunk on MySQL/MariaDB (once a person on SQLite)', async () => {
+    const items = Array.from({ length: 30 }, () => ({ Op: 'create', Record: person() }));
+    const { result, statements } = await statementsOf(t, () => bulk(items).expect(200));
+    expect((result.body.Results as Json[]).every((r) => r.Status === 200)).toBe(true);
+    const orgReads = statements.flatMap((s) => s.split(/;\n/)).filter((s) => /^\s*SELECT\b[\s\S]*\bFROM [`"]?organizations[`"]?/i.test(s));
+    expect(orgReads).toHaveLength(DB_KIND === 'mysql' ? 1 : 30);
+  });
+
+  it('a check kept for the transaction is read again after the transaction writes its table', async () => {
+    const db = t.app.get(TenantDb);
+    const ctx = RequestContext.system(site.siteId);
+    const live = () =>
+      db.remembered(ctx, OrganizationEntity, `live:${site.orgId}`, () => db.repo(ctx, OrganizationEntity).findOne({ id: site.orgId, deleted: false }));
+    const seen = await db
+      .transaction(ctx, async () => {
+        const first = (await live()) !== null;
+        const again = (await live()) !== null;
+        await db.repo(ctx, OrganizationEntity).update(site.orgId, { deleted: true });
+        const afterWrite = (await live()) !== null;
+        throw Object.assign(new Error('roll back'), { seen: { first, again, afterWrite } });
+      })
+      .catch((e: { seen?: unknown }) => e.seen);
+    expect(seen).toEqual({ first: true, again: true, afterWrite: false });
+    // Rolled back: the organization is live.
+    expect(await db.repo(ctx, OrganizationEntity).findOne({ id: site.orgId, deleted: false })).not.toBeNull();
+  });
+
+  it('a chunk whose carried inserts fail (a taken UserName) runs again item by item: the item is 409, the others are written whole, nothing of it is left', async () => {
+    const taken = uniq('taken.');
+    await bulk([{ Op: 'create', Record: person({ UserName: taken }) }]).expect(200);
+    const before = { people: await people(), accounts: await accounts(), memberships: await memberships(), creates: await creates() };
+    const items = [
+      { Op: 'create', Record: person() },
+      { Op: 'create', Record: person() },
+      // Upper case: the same identity (user names are compared without case), found only by the database's unique key.
+      { Op: 'create', Record: person({ UserName: taken.toUpperCase() }) },
+      { Op: 'create', Record: person() },
+      { Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) },
+    ];
+    const { result: res, statements } = await statementsOf(t, () => bulk(items).expect(200));
+    const results = res.body.Results as Json[];
+    expect(results.map((r) => r.Status)).toEqual([200, 200, 409, 200, 200]);
+    const sent = statements.flatMap((s) => s.split(/;\n/));
+    const peopleInserts = sent.filter((s) => /^\s*INSERT INTO [`"]?individuals[`"]?\s/i.test(s)).map((s) => s.match(/\(\?(?:, \?)*\)/g)!.length);
+    // MySQL/MariaDB: the five together first (the taken name fails them, the chunk is rolled back), then one by one.
+    if (DB_KIND === 'mysql') {
+      expect({ first: peopleInserts[0], rolledBack: sent.some((s) => /^\s*ROLLBACK\s*$/i.test(s)) }).toEqual({ first: 5, rolledBack: true });
+      expect(peopleInserts.slice(1).length).toBeGreaterThanOrEqual(4);
+      expect(peopleInserts.slice(1).every((n) => n === 1)).toBe(true);
+    } else expect(peopleInserts).toEqual([1, 1, 1, 1]);
+    expect((results[2].Problem as Json).type).toBe('urn:pms:problem:duplicate-username');
+    expect(results[2].ID ?? null).toBeNull();
+    expect({ people: await people(), accounts: await accounts(), memberships: await memberships(), creates: await creates() }).toEqual({
+      people: before.people + 4,
+      accounts: before.accounts + 4,
+      memberships: before.memberships + 4,
+      creates: before.creates + 4,
+    });
+    // Each written item is readable as its single write would have left it.
+    for (const r of results.filter((x) => x.Status === 200)) {
+      expect((await read(r.ID)).PrimaryOrganizationID).toBe(site.orgId);
+    }
+  });
+
+  it('two bulk requests at once upserting the same 20 ExternalIDs leave exactly one person a key; every item 200 or 409, none 5xx', async () => {
+    const keys = Array.from({ length: 20 }, () => uniq('HR-race-'));
+    const items = () => keys.map((k) => ({ Op: 'upsert', Record: person({ ExternalID: k }) }));
+    const [a, b] = await Promise.all([bulk(items()), bulk(items())]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    for (const r of [...(a.body.Results as Json[]), ...(b.body.Results as Json[])]) {
+      expect([200, 409]).toContain(r.Status);
+      if (r.Status === 409) expect((r.Problem as Json).type).toBe('urn:pms:problem:duplicate-external-id');
+    }
+    const rows = (await t.ds.query(
+      `SELECT external_id AS k, COUNT(*) AS n FROM individuals WHERE site_id = ? AND external_id IN (${keys.map(() => '?').join(', ')}) GROUP BY external_id`,
+      [site.siteId, ...keys],
+    )) as { k: string; n: number | string }[];
+    expect(rows.map((r) => [r.k, Number(r.n)]).sort()).toEqual(keys.map((k) => [k, 1]).sort());
+  });
+
+  it('an atomic batch whose item fails at the database writes nothing (its items send their own writes)', async () => {
+    const taken = uniq('taken.');
+    await bulk([{ Op: 'create', Record: person({ UserName: taken }) }]).expect(200);
+    const before = await people();
+    const res = await bulk(
+      [
+        { Op: 'create', Record: person() },
+        { Op: 'create', Record: person({ UserName: taken }) },
+      ],
+      '?atomic=true',
+    ).expect(200);
+    expect((res.body.Results as Json[]).map((r) => r.Status)).toEqual([424, 409]);
+    expect(await people()).toBe(before);
+  });
+
+  it('a manager created in the same chunk is found by the report that names it, sent in either order', async () => {
+    const boss = uniq('HR-boss-');
+    const report = uniq('HR-rep-');
+    const res = await bulk([
+      { Op: 'upsert', Record: person({ ExternalID: report }), ExternalRefs: { PrimaryReportsTo: boss } },
+      { Op: 'upsert', Record: person({ ExternalID: boss }) },
+    ]).expect(200);
+    const [r0, r1] = res.body.Results as Json[];
+    expect([r0.Status, r1.Status]).toEqual([200, 200]);
+    expect((await read(r0.ID)).PrimaryReportsTo).toBe(r1.ID);
+  });
+});
