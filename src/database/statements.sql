@@ -8,7 +8,7 @@
 -- (src/database/journal.ts), migrations, and the machinery of the connection (ping, migration lock,
 -- data source setup, character set check).
 --
--- 62 statements, 45 families (84 samples).
+-- 62 statements, 46 families (87 samples).
 
 -- audit.by-seqs (family)
 -- src/database/queries/audit.ts
@@ -5251,6 +5251,136 @@ WHERE
   i.site_id = ?
   AND i.id = ?;
 
+-- individuals.read-many (family)
+-- src/modules/individuals/individuals.statements.ts
+-- individuals.read-many(false, 2)
+SELECT
+  i.id,
+  i.site_id,
+  i.user_id,
+  i.is_admin,
+  i.prefix,
+  i.suffix,
+  i.first_name,
+  i.last_name,
+  i.user_defined1,
+  i.user_defined2,
+  i.user_defined3,
+  i.user_defined4,
+  i.email,
+  i.primary_organization_id,
+  i.primary_title,
+  i.primary_reports_to,
+  i.hire_date,
+  i.send_eval_survey,
+  i.deleted,
+  i.deleted_by_ref,
+  i.created,
+  i.created_by,
+  i.updated,
+  i.updated_by,
+  i.version,
+  i.external_id,
+  o.name AS o_name,
+  u.user_name AS u_user_name,
+  u.email AS u_email,
+  u.is_global_admin AS u_is_global_admin,
+  c.body AS lc_body,
+  c.created AS lc_created,
+  c.author_id AS lc_author_id,
+  c.author_first_name AS lc_first,
+  c.author_last_name AS lc_last
+FROM
+  individuals i
+  LEFT JOIN organizations o ON o.site_id = i.site_id
+  AND o.id = i.primary_organization_id
+  LEFT JOIN users u ON u.id = i.user_id
+  AND u.site_id = i.site_id
+  LEFT JOIN comments c ON c.id = i.last_comment_id
+  AND c.site_id = i.site_id
+  AND c.ancestor_type = 'individuals'
+  AND c.ancestor_id = i.id
+  AND c.deleted = 0
+WHERE
+  i.site_id = ?
+  AND i.id IN (?, ?);
+-- individuals.read-many(true, 2)
+SELECT
+  i.id,
+  i.site_id,
+  i.user_id,
+  i.is_admin,
+  i.prefix,
+  i.suffix,
+  i.first_name,
+  i.last_name,
+  i.user_defined1,
+  i.user_defined2,
+  i.user_defined3,
+  i.user_defined4,
+  i.email,
+  i.primary_organization_id,
+  i.primary_title,
+  i.primary_reports_to,
+  i.hire_date,
+  i.send_eval_survey,
+  i.deleted,
+  i.deleted_by_ref,
+  i.created,
+  i.created_by,
+  i.updated,
+  i.updated_by,
+  i.version,
+  i.external_id,
+  o.name AS o_name,
+  u.user_name AS u_user_name,
+  u.email AS u_email,
+  u.is_global_admin AS u_is_global_admin,
+  c.body AS lc_body,
+  c.created AS lc_created,
+  c.author_id AS lc_author_id,
+  c.author_first_name AS lc_first,
+  c.author_last_name AS lc_last,
+  m1.id AS m1,
+  m2.id AS m2,
+  m3.id AS m3,
+  m4.id AS m4,
+  m5.id AS m5,
+  m6.id AS m6,
+  m7.id AS m7,
+  m8.id AS m8,
+  m8.primary_reports_to AS beyond
+FROM
+  individuals i
+  LEFT JOIN organizations o ON o.site_id = i.site_id
+  AND o.id = i.primary_organization_id
+  LEFT JOIN users u ON u.id = i.user_id
+  AND u.site_id = i.site_id
+  LEFT JOIN comments c ON c.id = i.last_comment_id
+  AND c.site_id = i.site_id
+  AND c.ancestor_type = 'individuals'
+  AND c.ancestor_id = i.id
+  AND c.deleted = 0
+  LEFT JOIN individuals m1 ON m1.site_id = i.site_id
+  AND m1.id = i.primary_reports_to
+  LEFT JOIN individuals m2 ON m2.site_id = i.site_id
+  AND m2.id = m1.primary_reports_to
+  LEFT JOIN individuals m3 ON m3.site_id = i.site_id
+  AND m3.id = m2.primary_reports_to
+  LEFT JOIN individuals m4 ON m4.site_id = i.site_id
+  AND m4.id = m3.primary_reports_to
+  LEFT JOIN individuals m5 ON m5.site_id = i.site_id
+  AND m5.id = m4.primary_reports_to
+  LEFT JOIN individuals m6 ON m6.site_id = i.site_id
+  AND m6.id = m5.primary_reports_to
+  LEFT JOIN individuals m7 ON m7.site_id = i.site_id
+  AND m7.id = m6.primary_reports_to
+  LEFT JOIN individuals m8 ON m8.site_id = i.site_id
+  AND m8.id = m7.primary_reports_to
+WHERE
+  i.site_id = ?
+  AND i.id IN (?, ?);
+
 -- last-comment.lock-individuals (family)
 -- src/database/queries/last-comment.ts
 -- last-comment.lock-individuals(3)
@@ -5437,6 +5567,35 @@ WHERE
 ORDER BY
   t.hire_date DESC,
   t.id DESC
+LIMIT
+  ?;
+-- lists.page-keys({ table: 'individuals', where: ' AND t.deleted = ? AND ((t.last_name > ?) OR (t.last_name = ? AND t.first_name > ?) OR (t.last_name = ? AND t.first_name = ? AND t.id > ?))', order: [{ column: 't.last_name', desc: false, nullable: false }, { column: 't.first_name', desc: false, nullable: false }, { column: 't.id', desc: false, nullable: false }], sqlite: false, index: 'ix_individuals_site_name' }, [], false)
+SELECT
+  t.last_name AS k0,
+  t.first_name AS k1,
+  t.id AS k2
+FROM
+  individuals t
+USE INDEX (ix_individuals_site_name)
+WHERE
+  t.site_id = ?
+  AND t.deleted = ?
+  AND (
+    (t.last_name > ?)
+    OR (
+      t.last_name = ?
+      AND t.first_name > ?
+    )
+    OR (
+      t.last_name = ?
+      AND t.first_name = ?
+      AND t.id > ?
+    )
+  )
+ORDER BY
+  t.last_name,
+  t.first_name,
+  t.id
 LIMIT
   ?;
 
