@@ -162,7 +162,10 @@ async function main(): Promise<void> {
         siteId: me.SiteID,
         // The site's other individuals (the administrator) are exported too.
         rows: ROWS,
-        formats: [{ name: 'CSV', accept: 'text/csv', target: 0.5 }],
+        formats: [
+          { name: 'CSV', accept: 'text/csv', target: 0.5 },
+          { name: 'XLSX', accept: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', target: 0.25 },
+        ],
         rounds: EXPORT_ROUNDS,
         warm: false,
       })),
