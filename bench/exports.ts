@@ -11,6 +11,7 @@
  *   npm run bench:exports              # MariaDB (BENCH_DATABASE_URL, default mysql://root@127.0.0.1:3306/)
  *   npm run bench:exports -- --sqlite  # the embedded SQLite file
  *   BENCH_ENV='EXPORT_BATCH_ROWS=200 RECORD_MEMO=0' npm run bench:exports   # the service's settings
+ *   EXPORT_FORMATS=CSV npm run bench:exports   # one format (the limit always runs)
  */
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
@@ -29,6 +30,12 @@ const FORMATS = [
   // What a browser asks for: the same CSV compressed by the service (the limit sends it plain).
   { name: 'CSV, gzip-compressed', accept: 'text/csv', target: 0, encoding: 'gzip' },
 ] as const;
+/** EXPORT_FORMATS: the formats' names to run, comma-separated (all of them unless given), e.g. `CSV` to profile one. */
+const ONLY = (process.env.EXPORT_FORMATS ?? '')
+  .split(',')
+  .map((f) => f.trim())
+  .filter(Boolean);
+const formats = ONLY.length ? FORMATS.filter((f) => ONLY.includes(f.name)) : FORMATS;
 
 async function main(): Promise<void> {
   const sqlite = process.argv.includes('--sqlite');
@@ -56,7 +63,7 @@ async function main(): Promise<void> {
         rawPid: raw.pid,
         siteId: site.siteId,
         rows: ROWS,
-        formats: FORMATS,
+        formats,
         rounds: ROUNDS,
       })),
     );

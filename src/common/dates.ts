@@ -129,6 +129,15 @@ export function formatDate(date: Date, tz: TimeZone = UTC): string {
   return text;
 }
 
+/**
+ * formatDate without the kept texts, for dates written once (an export's rows, each record read
+ * once): looking each instant up and keeping its text cost more than writing it (a 100,000-row
+ * export filled and cleared the kept texts fifteen times). The same text as formatDate.
+ */
+export function formatDateOnce(date: Date, tz: TimeZone = UTC): string {
+  return writeDate(date, tz);
+}
+
 function writeDate(date: Date, tz: TimeZone): string {
   const offset = offsetAt(tz, date);
   const local = offset === 0 ? date : new Date(date.getTime() + offset * 60000);

@@ -11,6 +11,7 @@ import { ImportsService } from '../../src/modules/imports/imports.service.js';
 import { BulkWriters } from '../../src/database/registries/bulk-writers.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { WireCodec } from '../../src/http/wire/codec.js';
+import { ServerLifecycle } from '../../src/http/pipeline/server-lifecycle.js';
 import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { readJob } from '../../src/modules/imports/imports.statements.js';
@@ -51,7 +52,14 @@ describe('import jobs', () => {
 
   /** A second replica's processor: the same app's services, another lease owner. */
   const replica = () =>
-    new ImportProcessor(t.app.get(TenantDb), t.app.get(BulkWriters), t.app.get(ImportsService), t.app.get(WireCodec), t.app.get<AppConfig>(APP_CONFIG));
+    new ImportProcessor(
+      t.app.get(TenantDb),
+      t.app.get(BulkWriters),
+      t.app.get(ImportsService),
+      t.app.get(WireCodec),
+      t.app.get<AppConfig>(APP_CONFIG),
+      t.app.get(ServerLifecycle),
+    );
 
   const post = (body: string | Buffer, type: string, query = 'kind=individuals&mode=upsert', who: string = acme.admin.token) =>
     t.http().post(`/v4/imports?${query}`).set('Authorization', bearer(who)).set('Content-Type', type).send(body);

@@ -1,4 +1,7 @@
 import Papa from 'papaparse';
+import { formatDateOnce, type TimeZone } from '../../common/dates.js';
+import { toJsonValue } from './codec.js';
+import { wireFields } from './wire.js';
 
 /**
  * CSV as the service writes it (docs/exports.md): RFC 4180 — CRLF after every record, a field
@@ -30,4 +33,50 @@ export function cellOf(value: unknown): Cell {
   if (typeof value === 'string') return neutralize(value);
   if (typeof value === 'number' || typeof value === 'boolean') return value;
   return neutralize(JSON.stringify(value));
+}
+
+type CellsWriter = (v: Record<string, unknown>, tz: TimeZone) => Cell[];
+/** Per wire class, per column list (joined by a line break): its compiled cells writer. */
+const cellWriters = new WeakMap<Function, Map<string, CellsWriter>>();
+
+/** A member that is neither text nor a number nor a boolean: a date's text, or a nested record's or a list's JSON text. */
+function otherCell(x: object, tz: TimeZone): Cell {
+  return neutralize(x instanceof Date ? formatDateOnce(x, tz) : JSON.stringify(toJsonValue(x, tz)));
+}
+
+/**
+ * The cells of one exported record (CSV and XLSX, docs/exports.md), in `columns`' order: what
+ * `cellOf` makes of each column of the record's JSON value (`toJsonValue`), without building that
+ * value first. For a wire class it is compiled once per class and column list, like the codec's
+ * shapers (only declared member names, JSON-quoted, reach the generated source); dates are written
+ * without the kept texts (formatDateOnce: an export reads each record once). Anything else (a
+ * plain object) goes through its JSON value.
+ */
+export function exportCells(record: unknown, columns: readonly string[], tz: TimeZone): Cell[] {
+  if (typeof record !== 'object' || record === null) return columns.map(() => null);
+  const cls = record.constructor;
+  let writers = cellWriters.get(cls);
+  if (!writers) cellWriters.set(cls, (writers = new Map()));
+  const key = columns.join('\n');
+  let write = writers.get(key);
+  if (!write) {
+    const declared = new Set(wireFields(cls).map((f) => f.name));
+    if (declared.size === 0 || !columns.every((c) => declared.has(c))) {
+      write = (v, zone) => {
+        const json = toJsonValue(v, zone) as Record<string, unknown>;
+        return columns.map((c) => cellOf(json[c]));
+      };
+    } else {
+      const cells = columns.map((c) => {
+        const q = JSON.stringify(c);
+        return `(x = v[${q}]) == null ? null : typeof x === 'string' ? neutralize(x) : typeof x === 'object' ? other(x, tz) : x`;
+      });
+      write = new Function('neutralize', 'other', `return function cells(v, tz) { let x; return [\n${cells.join(',\n')}\n]; };`)(
+        neutralize,
+        otherCell,
+      ) as CellsWriter;
+    }
+    writers.set(key, write);
+  }
+  return write(record as Record<string, unknown>, tz);
 }

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { UTC } from '../../common/dates.js';
+import { giveWay } from '../../common/tasks/turns.js';
 
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BulkWriters } from '../../database/registries/bulk-writers.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import type { BulkItemInput, BulkOp } from '../../http/wire/bulk.js';
 import { WireCodec } from '../../http/wire/codec.js';
+import { ServerLifecycle } from '../../http/pipeline/server-lifecycle.js';
 import { FileError, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
 import { claimJob, finishJob, lockJob, readJob, recordChunk, releaseJob, type ImportJobRecord, type StoredRowError } from './imports.statements.js';
 import { callerOf, ImportsService, MAX_KEPT_ERRORS } from './imports.service.js';
@@ -24,6 +25,9 @@ export interface ImportRun {
   outcome: 'succeeded' | 'failed' | 'stopped' | 'lost';
 }
 
+/** The longest pause an import takes between two chunks to give way to requests (see `giveWay`). */
+const MAX_GIVE_WAY_MS = 2000;
+
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
 /**
@@ -35,8 +39,10 @@ const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !
  * authorization, audit trail, webhooks, summaries); the failed rows are kept; the job's next row
  * moves on and its lease is renewed — all committed together. A replica killed mid-chunk leaves the
  * job at its last committed chunk, which the next claimer resumes from, so no row is written twice.
- * One job at a time per replica, and a yield to the event loop between chunks, so requests keep
- * their turn.
+ * One job at a time per replica. Requests keep their turn (docs/imports.md, "Sharing the
+ * replica"): a chunk lets the event loop take a turn every few milliseconds (the bulk writes'
+ * Turns), and between chunks the import waits as long as its last chunk took whenever requests
+ * are in flight, so while the API is busy an import has at most about half of the process.
  */
 @Injectable()
 export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -53,6 +59,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     private readonly imports: ImportsService,
     private readonly codec: WireCodec,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly lifecycle: ServerLifecycle,
   ) {
     this.owner = `replica-${randomUUID()}`;
   }
@@ -123,6 +130,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     let chunks = 0;
     let chunk: FileRow[] = [];
     const size = this.config.imports.chunkRows;
+    let since = performance.now();
     try {
       for await (const row of rows) {
         // Rows committed before: read past, never written again.
@@ -134,7 +142,9 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         chunk = [];
         chunks++;
         this.progress(job, next, started, at);
-        await yieldToIo();
+        // While requests are in flight, the import waits as long as its last chunk took (giveWay).
+        await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
+        since = performance.now();
       }
     } catch (e) {
       if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
