@@ -61,6 +61,10 @@ describe('import jobs', () => {
       t.app.get(ServerLifecycle),
     );
 
+  /** 202, or a failure that says what the POST answered instead (its problem document). */
+  const accepted = (res: { status: number; text: string }) => {
+    if (res.status !== 202) throw new Error(`expected 202 Accepted, got ${res.status}: ${res.text}`);
+  };
   const post = (body: string | Buffer, type: string, query = 'kind=individuals&mode=upsert', who: string = acme.admin.token) =>
     t.http().post(`/v4/imports?${query}`).set('Authorization', bearer(who)).set('Content-Type', type).send(body);
   const job = (id: string, who: string = acme.admin.token) => t.http().get(`/v4/imports/${id}`).set('Authorization', bearer(who));
@@ -107,7 +111,7 @@ describe('import jobs', () => {
       row(acme, `${p}-4`, { FirstName: '', LastName: '' }),
       row(acme, `${p}-5`, { PrimaryTitle: 'Lead, "Ops"' }),
     ]);
-    const res = await post(file, CSV).expect(202);
+    const res = await post(file, CSV).expect(accepted);
     expect(res.headers.location).toBe(`/v4/imports/${res.body.ID}`);
     expect(res.body).toMatchObject({ State: 'queued', Kind: 'individuals', Mode: 'upsert', Format: 'csv', RowsTotal: 6, RowsRead: 0 });
     await drain();
@@ -137,7 +141,7 @@ describe('import jobs', () => {
 
   it('writes the errors CSV with every cell from the file that reads as a formula neutralized (a quote before it)', async () => {
     const evil = '=HYPERLINK("http://evil.example","x")';
-    const res = await post(csv([row(acme, evil, { FirstName: '' }), row(acme, '@SUM(A1)', { LastName: '' })]), CSV).expect(202);
+    const res = await post(csv([row(acme, evil, { FirstName: '' }), row(acme, '@SUM(A1)', { LastName: '' })]), CSV).expect(accepted);
     await drain();
     const text = (await errors(res.body.ID, 'text/csv').expect(200)).text;
     const records = parseCsv(text, { record_delimiter: '\r\n' }) as string[][];
@@ -176,7 +180,7 @@ describe('import jobs', () => {
       ...dates,
     });
     const file = [goal(`${p} first`), goal('')].map((g) => JSON.stringify(g)).join('\n');
-    const res = await post(`${file}\n`, 'application/x-ndjson', 'kind=goals&mode=create').expect(202);
+    const res = await post(`${file}\n`, 'application/x-ndjson', 'kind=goals&mode=create').expect(accepted);
     await drain();
     expect((await job(res.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 1, RowsFailed: 1 });
     expect((await errors(res.body.ID)).body).toEqual([expect.objectContaining({ Line: 2, Status: 400 })]);
@@ -187,11 +191,11 @@ describe('import jobs', () => {
   it('upsert by ExternalID twice: the second import changes nothing (no audit rows)', async () => {
     const p = uniq('U');
     const file = csv([row(acme, `${p}-1`, { LastName: 'One' }), row(acme, `${p}-2`, { LastName: 'Two' })]).replace(/imp\.[a-z0-9]+/g, (m) => m);
-    const first = await post(file, CSV).expect(202);
+    const first = await post(file, CSV).expect(accepted);
     await drain();
     expect((await job(first.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 0 });
     const before = await auditCount(acme);
-    const second = await post(file, CSV).expect(202);
+    const second = await post(file, CSV).expect(accepted);
     await drain();
     expect((await job(second.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 0 });
     expect(await auditCount(acme)).toBe(before);
@@ -208,7 +212,7 @@ describe('import jobs', () => {
     const r3 = sheet.addRow(row(acme, `${p}-x2`));
     r3.getCell(8).value = { formula: 'SUM(1,2)', result: 3 } as ExcelJS.CellFormulaValue;
     sheet.addRow(row(acme, `${p}-x3`, { PrimaryTitle: '@cmd', FirstName: '' }));
-    const xlsx = await post(Buffer.from(await wb.xlsx.writeBuffer()), XLSX).expect(202);
+    const xlsx = await post(Buffer.from(await wb.xlsx.writeBuffer()), XLSX).expect(accepted);
     expect(xlsx.body).toMatchObject({ Format: 'xlsx', RowsTotal: null });
     await drain();
     expect((await job(xlsx.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 1, RowsTotal: 3 });
@@ -223,7 +227,7 @@ describe('import jobs', () => {
     const nd = [obj(`${p}-n1`), obj(`${p}-n2`, { FirstName: null }), '', obj(`${p}-n3`, { PrimaryTitle: '+1 formula' })]
       .map((o) => (o === '' ? '' : JSON.stringify(o)))
       .join('\n');
-    const ndjson = await post(`${nd}\nnot json\n`, 'application/x-ndjson').expect(202);
+    const ndjson = await post(`${nd}\nnot json\n`, 'application/x-ndjson').expect(accepted);
     await drain();
     expect((await job(ndjson.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 2 });
     expect((await errors(ndjson.body.ID)).body.map((e: Json) => [e.Line, e.Status])).toEqual([
@@ -232,7 +236,7 @@ describe('import jobs', () => {
     ]);
     expect((await byExt(acme, `${p}-n3`))?.primaryTitle).toBe('+1 formula');
 
-    const json = await post(JSON.stringify([obj(`${p}-j1`), obj(`${p}-j2`)]), 'application/json').expect(202);
+    const json = await post(JSON.stringify([obj(`${p}-j1`), obj(`${p}-j2`)]), 'application/json').expect(accepted);
     await drain();
     expect((await job(json.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 2, RowsFailed: 0 });
 
@@ -242,7 +246,7 @@ describe('import jobs', () => {
         .map(([k, v]) => `<${k}>${String(v)}</${k}>`)
         .join('')}</Individual>`;
     const xmlFile = `<ArrayOfIndividual xmlns="${NS}">${person(obj(`${p}-m1`))}${person(obj(`${p}-m2`, { FirstName: '' }))}</ArrayOfIndividual>`;
-    const xml = await post(xmlFile, 'application/xml').expect(202);
+    const xml = await post(xmlFile, 'application/xml').expect(accepted);
     await drain();
     expect((await job(xml.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 1, RowsFailed: 1 });
     expect((await errors(xml.body.ID)).body.map((e: Json) => e.Line)).toEqual([2]);
@@ -252,7 +256,7 @@ describe('import jobs', () => {
   it('a job whose replica stopped after two chunks (its lease abandoned) is resumed by another from its last committed chunk, and ends with exactly the file’s rows', async () => {
     const p = uniq('R');
     const rows = Array.from({ length: 23 }, (_, i) => row(acme, `${p}-${i}`));
-    const res = await post(csv(rows), CSV).expect(202);
+    const res = await post(csv(rows), CSV).expect(accepted);
     const first = replica();
     expect(await first.processOne({ maxChunks: 2 })).toMatchObject({ chunks: 2, outcome: 'stopped' });
     expect((await job(res.body.ID)).body).toMatchObject({ State: 'running', RowsRead: 10, RowsWritten: 10 });
@@ -273,7 +277,7 @@ describe('import jobs', () => {
 
   it('two replicas racing: one claims the job, and the one whose lease was taken over commits nothing', async () => {
     const p = uniq('T');
-    const res = await post(csv(Array.from({ length: 12 }, (_, i) => row(acme, `${p}-${i}`))), CSV).expect(202);
+    const res = await post(csv(Array.from({ length: 12 }, (_, i) => row(acme, `${p}-${i}`))), CSV).expect(accepted);
     const [a, b] = [replica(), replica()];
     const runs = await Promise.all([a.processOne({ maxChunks: 1 }), b.processOne({ maxChunks: 1 })]);
     expect(runs.filter((r) => r !== null)).toHaveLength(1);
@@ -326,7 +330,7 @@ describe('import jobs', () => {
           .join(','),
       ),
     ].join('\n');
-    await post(file, CSV, 'kind=individuals&mode=create', bulk.admin.token).expect(202);
+    await post(file, CSV, 'kind=individuals&mode=create', bulk.admin.token).expect(accepted);
     await drain();
     const trail = async (site: TestSite) =>
       ((await t.ds.query("SELECT kind, action, changes FROM audit_log WHERE site_id = ? AND kind <> 'site' ORDER BY seq", [site.siteId])) as Json[]).map(
@@ -344,13 +348,13 @@ describe('import jobs', () => {
 
   it('tenancy: another site’s job is 404 (read, errors, cancel), and another site’s ExternalID is not matched', async () => {
     const p = uniq('N');
-    const res = await post(csv([row(acme, `${p}-1`)]), CSV).expect(202);
+    const res = await post(csv([row(acme, `${p}-1`)]), CSV).expect(accepted);
     await job(res.body.ID, globex.admin.token).expect(404);
     await t.http().get(`/v4/imports/${res.body.ID}/errors`).set('Authorization', bearer(globex.admin.token)).expect(404);
     await t.http().delete(`/v4/imports/${res.body.ID}`).set('Authorization', bearer(globex.admin.token)).expect(404);
     await drain();
     // The same key in globex: upsert creates globex's own person, acme's is unchanged.
-    const g = await post(csv([row(globex, `${p}-1`, { FirstName: 'Globex' })]), CSV, 'kind=individuals&mode=upsert', globex.admin.token).expect(202);
+    const g = await post(csv([row(globex, `${p}-1`, { FirstName: 'Globex' })]), CSV, 'kind=individuals&mode=upsert', globex.admin.token).expect(accepted);
     await drain();
     expect((await job(g.body.ID, globex.admin.token)).body).toMatchObject({ RowsWritten: 1, RowsFailed: 0 });
     expect((await byExt(globex, `${p}-1`))?.firstName).toBe('Globex');
@@ -361,7 +365,7 @@ describe('import jobs', () => {
       CSV,
       'kind=individuals&mode=update',
       globex.admin.token,
-    ).expect(202);
+    ).expect(accepted);
     await drain();
     expect((await t.http().get(`/v4/imports/${u.body.ID}/errors`).set('Authorization', bearer(globex.admin.token))).body.map((e: Json) => e.Status)).toEqual([
       404,
@@ -384,17 +388,17 @@ describe('import jobs', () => {
     expect((await post(file, CSV, undefined, await token('individuals:write')).expect(403)).body.type).toBe('urn:pms:problem:insufficient-scope');
     const narrow = await post(file, CSV, undefined, await token('imports:write')).expect(403);
     expect(narrow.body.detail).toContain('individuals:write');
-    const ok = await post(file, CSV, undefined, await token('imports:write individuals:write')).expect(202);
+    const ok = await post(file, CSV, undefined, await token('imports:write individuals:write')).expect(accepted);
     await job(ok.body.ID, await token('imports:read')).expect(200);
     await drain();
   });
 
   it('one import per site: a second is 409 until the first ends or is cancelled; DELETE cancels, and nothing more is written', async () => {
     const p = uniq('D');
-    const res = await post(csv(Array.from({ length: 12 }, (_, i) => row(acme, `${p}-${i}`))), CSV).expect(202);
+    const res = await post(csv(Array.from({ length: 12 }, (_, i) => row(acme, `${p}-${i}`))), CSV).expect(accepted);
     expect((await post(csv([row(acme, `${p}-x`)]), CSV).expect(409)).body.type).toBe('urn:pms:problem:import-active');
     // Another site is not held up.
-    const g = await post(csv([row(globex, `${p}-g`)]), CSV, undefined, globex.admin.token).expect(202);
+    const g = await post(csv([row(globex, `${p}-g`)]), CSV, undefined, globex.admin.token).expect(accepted);
     await replica().processOne({ maxChunks: 1 });
     const cancelled = await t.http().delete(`/v4/imports/${res.body.ID}`).set('Authorization', bearer(acme.admin.token)).expect(200);
     expect(cancelled.body).toMatchObject({ State: 'cancelled' });
@@ -404,7 +408,7 @@ describe('import jobs', () => {
     expect(await countWith(acme, p)).toBeLessThanOrEqual(5);
     const xml = await t.http().get(`/v4/imports/${res.body.ID}`).set('Authorization', bearer(acme.admin.token)).set('Accept', 'application/xml').expect(200);
     expect(xml.text).toMatch(/<ImportJob [^>]*>.*<State>cancelled<\/State>/s);
-    await post(csv([row(acme, `${p}-after`)]), CSV).expect(202);
+    await post(csv([row(acme, `${p}-after`)]), CSV).expect(accepted);
     await drain();
     expect((await job(g.body.ID, globex.admin.token)).body.State).toBe('succeeded');
   });
@@ -417,7 +421,7 @@ describe('import jobs', () => {
     for (const type of ['text/csv', 'application/x-ndjson', 'application/json', 'application/xml']) {
       const example = content[type].example;
       const file = (typeof example === 'string' ? example : JSON.stringify(example)).replace(zero, acme.orgId);
-      const res = await post(file, type, 'kind=individuals&mode=upsert').expect(202);
+      const res = await post(file, type, 'kind=individuals&mode=upsert').expect(accepted);
       await drain();
       expect({ type, job: (await job(res.body.ID)).body }).toMatchObject({
         type,
@@ -488,7 +492,7 @@ describe('import jobs', () => {
     expect(status).toBe(413);
     await new Promise<void>((resolve) => server.close(() => resolve()));
     // Nothing refused is left holding the site's place.
-    const ok = await post(csv([row(acme, uniq('B'))]), CSV).expect(202);
+    const ok = await post(csv([row(acme, uniq('B'))]), CSV).expect(accepted);
     await drain();
     expect((await job(ok.body.ID)).body.State).toBe('succeeded');
   });
