@@ -165,7 +165,34 @@ async function* until<T>(items: AsyncIterable<T>, failed: Promise<never>): Async
   }
 }
 
-async function* xlsxRows(source: Readable, onHeader: (names: string[]) => void): AsyncGenerator<FileRow> {
+/**
+ * exceljs's streaming reader (4.4) now and then loses the workbook's last entries (its model, the
+ * shared strings) and then fails on the first sheet with "Cannot read properties of undefined
+ * (reading 'sheets')", before any row: about one read in 200 of a workbook exceljs wrote (exceljs
+ * issue #3064). Nothing is wrong with the file, so it is read again from its start, up to
+ * XLSX_READS times, before the reading fails as a file that cannot be read.
+ */
+class LostWorkbookEntries extends FileError {}
+const XLSX_READS = 5;
+
+async function* xlsxRows(open: () => Readable, onHeader: (names: string[]) => void): AsyncGenerator<FileRow> {
+  for (let read = 1; ; read++) {
+    const source = open();
+    let produced = false;
+    try {
+      for await (const row of xlsxRowsOnce(source, (names) => ((produced = true), onHeader(names)))) {
+        produced = true;
+        yield row;
+      }
+      return;
+    } catch (e) {
+      if (!(e instanceof LostWorkbookEntries) || produced || read >= XLSX_READS) throw e;
+      source.destroy();
+    }
+  }
+}
+
+async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => void): AsyncGenerator<FileRow> {
   // The file's bytes come from the database, part after part: an error there (a connection lost)
   // is the source's, not the file's. ExcelJS pipes the source without listening for its errors
   // (an unhandled 'error' event ends the process) and would wait for its end for ever, so the
@@ -209,7 +236,9 @@ async function* xlsxRows(source: Readable, onHeader: (names: string[]) => void):
   } catch (e) {
     if (sourceError) throw sourceError;
     if (e instanceof FileError) throw e;
-    throw new FileError(`The XLSX file cannot be read: ${(e as Error).message}`);
+    const message = `The XLSX file cannot be read: ${(e as Error).message}`;
+    if (!header && e instanceof TypeError && /reading 'sheets'/.test(e.message)) throw new LostWorkbookEntries(message);
+    throw new FileError(message);
   }
   if (!header) throw new FileError('The first sheet has no header row');
 }
@@ -299,21 +328,22 @@ async function* xmlRows(source: Readable, decodeXml: (text: string) => Promise<u
 /** The rows of a file of `format` read from `source`; `onHeader` is shown a CSV's or a sheet's header row (it may throw FileError). */
 export function rowsOf(
   format: ImportFormat,
-  source: Readable,
+  open: () => Readable,
   decodeXml: (text: string) => Promise<unknown>,
   onHeader: (names: string[]) => void = () => undefined,
 ): AsyncGenerator<FileRow> {
   switch (format) {
     case 'csv':
-      return csvRows(source, onHeader);
+      return csvRows(open(), onHeader);
     case 'xlsx':
-      return xlsxRows(source, onHeader);
+      // Opened again when exceljs loses the workbook's entries (xlsxRows).
+      return xlsxRows(open, onHeader);
     case 'ndjson':
-      return ndjsonRows(source);
+      return ndjsonRows(open());
     case 'json':
-      return jsonRows(source);
+      return jsonRows(open());
     case 'xml':
-      return xmlRows(source, decodeXml);
+      return xmlRows(open(), decodeXml);
   }
 }
 

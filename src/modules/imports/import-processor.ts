@@ -108,7 +108,11 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     const at = job.nextRow;
     this.logger.log(`import ${job.id} (site ${job.siteId}, ${job.kind} ${job.mode}, ${job.format}): ${at ? `resumed at row ${at}` : 'started'}`);
     if (!writer) return this.end(ctx, job, 'failed', `No collection ${job.kind} writes batches any more`, null, 0);
-    const rows = rowsOf(job.format as ImportFormat, this.imports.fileStream(ctx, job.id, 0, job.parts), (t) => this.codec.decodeXml(t));
+    const rows = rowsOf(
+      job.format as ImportFormat,
+      () => this.imports.fileStream(ctx, job.id, 0, job.parts),
+      (t) => this.codec.decodeXml(t),
+    );
     try {
       return await this.processRows(ctx, job, rows, maxChunks, started, at);
     } finally {
