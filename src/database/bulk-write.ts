@@ -109,7 +109,7 @@ export const BULK_CHUNK = 100;
 
 /**
  * The longest stretch a batch runs its items without letting the event loop take a turn (Turns;
- * docs/bulk.md, "Sharing the process"): a chunk with its writes held and its records read ahead
+ * docs/imports.md, "Sharing the replica"): a chunk with its writes held and its records read ahead
  * awaits no round trip from one item to the next.
  */
 export const BULK_SLICE_MS = 10;

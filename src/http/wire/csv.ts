@@ -36,8 +36,8 @@ export function cellOf(value: unknown): Cell {
 }
 
 type CellsWriter = (v: Record<string, unknown>, tz: TimeZone) => Cell[];
-/** Per wire class, per column list (joined by a line break): its compiled cells writer. */
-const cellWriters = new WeakMap<Function, Map<string, CellsWriter>>();
+/** Per column list (the array an export keeps for its rows), per wire class: its compiled cells writer. */
+const cellWriters = new WeakMap<readonly string[], Map<Function, CellsWriter>>();
 
 /** A member that is neither text nor a number nor a boolean: a date's text, or a nested record's or a list's JSON text. */
 function otherCell(x: object, tz: TimeZone): Cell {
@@ -47,18 +47,18 @@ function otherCell(x: object, tz: TimeZone): Cell {
 /**
  * The cells of one exported record (CSV and XLSX, docs/exports.md), in `columns`' order: what
  * `cellOf` makes of each column of the record's JSON value (`toJsonValue`), without building that
- * value first. For a wire class it is compiled once per class and column list, like the codec's
- * shapers (only declared member names, JSON-quoted, reach the generated source); dates are written
+ * value first. For a wire class it is compiled once per column list (the one array an export
+ * passes for all its rows) and class, like the codec's shapers (only declared member names,
+ * JSON-quoted, reach the generated source); dates are written
  * without the kept texts (formatDateOnce: an export reads each record once). Anything else (a
  * plain object) goes through its JSON value.
  */
 export function exportCells(record: unknown, columns: readonly string[], tz: TimeZone): Cell[] {
   if (typeof record !== 'object' || record === null) return columns.map(() => null);
   const cls = record.constructor;
-  let writers = cellWriters.get(cls);
-  if (!writers) cellWriters.set(cls, (writers = new Map()));
-  const key = columns.join('\n');
-  let write = writers.get(key);
+  let writers = cellWriters.get(columns);
+  if (!writers) cellWriters.set(columns, (writers = new Map()));
+  let write = writers.get(cls);
   if (!write) {
     const declared = new Set(wireFields(cls).map((f) => f.name));
     if (declared.size === 0 || !columns.every((c) => declared.has(c))) {
@@ -76,7 +76,7 @@ export function exportCells(record: unknown, columns: readonly string[], tz: Tim
         otherCell,
       ) as CellsWriter;
     }
-    writers.set(key, write);
+    writers.set(cls, write);
   }
   return write(record as Record<string, unknown>, tz);
 }

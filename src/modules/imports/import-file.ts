@@ -178,15 +178,12 @@ const XLSX_READS = 5;
 async function* xlsxRows(open: () => Readable, onHeader: (names: string[]) => void): AsyncGenerator<FileRow> {
   for (let read = 1; ; read++) {
     const source = open();
-    let produced = false;
     try {
-      for await (const row of xlsxRowsOnce(source, (names) => ((produced = true), onHeader(names)))) {
-        produced = true;
-        yield row;
-      }
+      // LostWorkbookEntries comes before the header row, so before any row was given.
+      yield* xlsxRowsOnce(source, onHeader);
       return;
     } catch (e) {
-      if (!(e instanceof LostWorkbookEntries) || produced || read >= XLSX_READS) throw e;
+      if (!(e instanceof LostWorkbookEntries) || read >= XLSX_READS) throw e;
       source.destroy();
     }
   }
