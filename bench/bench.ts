@@ -47,8 +47,9 @@ import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-sourc
 import type { LoadJob, LoadRequest, LoadResult } from './load.js';
 import { breakdownTables, summarise } from './profile.js';
 import { SeededSite, seedSite } from './seed.js';
-import { seedDashboardSite, type DashboardSite } from './seed-dashboards.js';
+import { seedDashboardSite } from './seed-dashboards.js';
 import {
+  awaitSummaries,
   goalBody,
   createDatabase,
   envWords,
@@ -211,7 +212,13 @@ async function main(): Promise<void> {
 
     await checkAnswers(origin, rawOrigin, small, large, admin.small, manager);
     const dashToken = dash ? await tokenFor(origin, 'admin', PASSWORD, dash.siteId) : '';
-    if (dash) await awaitSummaries(origin, dash, dashToken);
+    if (dash)
+      await awaitSummaries(
+        origin,
+        dashToken,
+        [`/v4/organizations/${dash.organizationId}/dashboards`, `/v4/individuals/${dash.individualIds[1]}/dashboards`],
+        DASH_WAIT,
+      );
 
     // The records of a user's mix: a short list of goals and of comments on one individual, and
     // one goal per connection for the conditional PUTs.
@@ -522,29 +529,6 @@ async function checkUnwritten(origin: string, small: SeededSite, token: string):
   if (listed !== SHORT + 1) throw new Error(`the listed individual has ${String(listed)} comments after the rounds, not ${SHORT + 1}`);
   if (((await get(`/v4/individuals/${small.quietId}`)) as { LastComment?: unknown }).LastComment !== null)
     throw new Error('the quiet individual was commented on during the rounds');
-}
-
-/**
- * Waits until the dashboards' site is answered from its summaries (`Dashboard-Source: summaries`,
- * docs/dashboards.md), as a site is once its summaries are built: the bench measures the dashboards
- * users read, not the first minutes after a bulk load. A service that answers without the header
- * keeps no summaries; there is nothing to wait for.
- */
-async function awaitSummaries(origin: string, dash: DashboardSite, token: string): Promise<void> {
-  const since = Date.now();
-  const paths = [`/v4/organizations/${dash.organizationId}/dashboards`, `/v4/individuals/${dash.individualIds[1]}/dashboards`];
-  for (;;) {
-    const sources: (string | null)[] = [];
-    for (const path of paths) {
-      const res = await fetch(origin + path, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } });
-      await res.arrayBuffer();
-      sources.push(res.headers.get('dashboard-source'));
-    }
-    if (sources.every((s) => s === null)) return log('dashboards: answered without Dashboard-Source (no summaries kept)');
-    if (sources.every((s) => s === 'summaries')) return log(`dashboards: answered from summaries after ${Math.round((Date.now() - since) / 1000)} s`);
-    if (Date.now() - since > DASH_WAIT * 1000) throw new Error(`dashboards: still answered from ${sources.join(', ')} after ${DASH_WAIT} s`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
 }
 
 interface Soak {

@@ -586,3 +586,33 @@ export async function versus(
   }
   return { ratio: median(m.ratio), rps: median(m.rps), baseRps: median(m.baseRps), p99: median(m.p99) };
 }
+
+/**
+ * Waits until every dashboard of `paths` is answered from its summaries (`Dashboard-Source:
+ * summaries`, docs/dashboards.md), as a site's are once its summaries are built: a bench measures
+ * the site users read, not the minutes after a bulk load while the whole site's summaries are built
+ * (about 130 s of the database's time for 1,000,000 people) beside it. A service that answers
+ * without the header keeps no summaries; there is nothing to wait for. At most `waitSeconds`.
+ */
+export async function awaitSummaries(origin: string, token: string, paths: readonly string[], waitSeconds: number): Promise<void> {
+  const since = Date.now();
+  let said = since;
+  for (;;) {
+    const sources: (string | null)[] = [];
+    for (const path of paths) {
+      const res = await fetch(origin + path, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } });
+      await res.arrayBuffer();
+      // A site with no period has no dashboard (404) and its summaries hold nothing to build.
+      if (res.status !== 200) return log(`dashboards: ${path} answered ${res.status}; no summaries to wait for`);
+      sources.push(res.headers.get('dashboard-source'));
+    }
+    if (sources.every((s) => s === null)) return log('dashboards: answered without Dashboard-Source (no summaries kept)');
+    if (sources.every((s) => s === 'summaries')) return log(`dashboards: answered from summaries after ${Math.round((Date.now() - since) / 1000)} s`);
+    if (Date.now() - since > waitSeconds * 1000) throw new Error(`dashboards: still answered from ${sources.join(', ')} after ${waitSeconds} s`);
+    if (Date.now() - said >= 15_000) {
+      said = Date.now();
+      log(`dashboards: waiting for the summaries to be built (${Math.round((said - since) / 1000)} s)`);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}

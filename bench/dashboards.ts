@@ -31,7 +31,23 @@
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/config.js';
 import { dataSourceOptions, detectMysqlFlavor } from '../src/database/data-source.js';
-import { createDatabase, fmt, load, loadMeasured, log, median, num, PIN, Proc, settle, migrateFirst, startService, stopProcess, tokenFor } from './common.js';
+import {
+  awaitSummaries,
+  createDatabase,
+  fmt,
+  load,
+  loadMeasured,
+  log,
+  median,
+  num,
+  PIN,
+  Proc,
+  settle,
+  migrateFirst,
+  startService,
+  stopProcess,
+  tokenFor,
+} from './common.js';
 import type { LoadRequest, LoadResult } from './load.js';
 import { seedDashboardSite, type DashboardSite } from './seed-dashboards.js';
 
@@ -95,7 +111,7 @@ async function main(): Promise<void> {
 
     const token = await tokenFor(origin, 'admin', PASSWORD, site.siteId);
     const headers = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
-    if (!RECORDS) await awaitSummaries(origin, site, headers);
+    if (!RECORDS) await awaitSummaries(origin, token, [`/v4/organizations/${site.organizationId}/dashboards`], 30 * 60);
     await checkAnswers(origin, site, headers);
 
     const people = site.individualIds.slice(0, 2000);
@@ -169,19 +185,6 @@ async function main(): Promise<void> {
   } finally {
     await cleanup();
   }
-}
-
-/** Waits until the whole site's summaries are built: the organization's dashboard answers from them. */
-async function awaitSummaries(origin: string, site: DashboardSite, headers: Record<string, string>): Promise<void> {
-  const start = Date.now();
-  for (;;) {
-    const res = await fetch(`${origin}/v4/organizations/${site.organizationId}/dashboards`, { headers });
-    await res.arrayBuffer();
-    if (res.headers.get('dashboard-source') === 'summaries') break;
-    if (Date.now() - start > 30 * 60_000) throw new Error('the summaries were not built within 30 minutes');
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-  log(`summaries of the site built (${Math.round((Date.now() - start) / 1000)} s after the seed)`);
 }
 
 /** The dashboards are right before they are fast: the seeded records show in the figures. */

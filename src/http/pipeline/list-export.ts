@@ -23,10 +23,11 @@ import { RouteStages, type Stage, type StageRequest } from './route-stages.js';
  * One path for every list, no route of its own: this stage (`list-export`, every ListRoute) runs
  * the list's own method again and again, each time for the next keyset page (`cursor=`, the
  * batch size as `limit`), so the records and the rights are exactly the list's — the same
- * service, the same scope, the same Deny — and only a batch is held at a time. The next batch is
- * read only once the response has taken the previous one (backpressure: a client that stops
- * reading stops the reads); when the client hangs up no further batch is read. Between batches no
- * database connection is held.
+ * service, the same scope, the same Deny — and at most two batches are held at a time: the next
+ * batch is read while the current one is written, and the one after it only once the response has
+ * taken the current one (backpressure: a client that stops reading stops the reads one batch
+ * later); when the client hangs up no further batch is read. Between reads no database connection
+ * is held.
  *
  * A list whose method does not take a QueriedPageQuery (QueriedListQuery) cannot be read by key and answers 406
  * (unless the Accept header also takes JSON or XML, which it then answers as before).
@@ -123,9 +124,9 @@ class Export {
   }
 
   /**
-   * Writes `first` and every batch after it, reading the next only once the response has drained.
-   * (Reading the next batch while writing this one was measured: no faster, 2026-11-27; the
-   * service is busy writing, or waiting for the client.)
+   * Writes `first` and every batch after it. The next batch is read while this one is written, and
+   * the one after it only once the response has drained: the database's work and the service's
+   * overlap (a 1,000,000-row CSV export 9 % faster, docs/exports.md), one batch ahead at most.
    */
   async stream(first: unknown, after: (cursor: string) => Promise<unknown>): Promise<void> {
     let page = first;
@@ -134,10 +135,13 @@ class Export {
       this.start(page);
       for (;;) {
         batches++;
-        await this.write(page);
         const next = page instanceof QueriedPage ? page.nextCursor : null;
-        if (!next || this.closed) break;
-        page = await after(next);
+        // The next batch is read while this one is written (one batch ahead, no more).
+        const ahead = next && !this.closed ? after(next) : null;
+        ahead?.catch(() => undefined);
+        await this.write(page);
+        if (!ahead || this.closed) break;
+        page = await ahead;
       }
       if (this.closed) {
         this.log('info', `stopped: the client closed the connection after ${this.rows} rows`, batches);
