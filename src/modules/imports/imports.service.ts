@@ -29,7 +29,7 @@ import {
   cancelJob,
   deleteJob,
   insertJob,
-  insertPart,
+  insertParts,
   markReceived,
   readErrors,
   readJob,
@@ -37,8 +37,16 @@ import {
   type ImportJobRecord,
 } from './imports.statements.js';
 
-/** Bytes per stored part of a file. */
-export const IMPORT_PART_BYTES = 1024 * 1024;
+/**
+ * Bytes per stored part of a file. A part travels as base64 text in its statement and its row, so
+ * 64 KiB is a text of 87,384 characters: under V8's 128 KiB for an object of the young generation,
+ * so each part's texts die young instead of landing in the old generation's large-object space
+ * (1 MiB parts put 2.8 MB there per MiB of file, stored and again each time it is read through; the
+ * importing replica's RSS carried them until the next full collection: docs/imports.md, "Memory").
+ */
+export const IMPORT_PART_BYTES = 64 * 1024;
+/** Parts written in one transaction, and read in one statement (1 MiB of file). */
+export const IMPORT_PARTS_AT_ONCE = 16;
 /** Failed rows kept per job (RowsFailed counts them all). */
 export const MAX_KEPT_ERRORS = 10_000;
 
@@ -186,14 +194,23 @@ export class ImportsService {
     let parts = 0;
     let pending: Buffer[] = [];
     let pendingBytes = 0;
+    const group = IMPORT_PART_BYTES * IMPORT_PARTS_AT_ONCE;
+    /** Stores the whole parts of `all` (every part, the last one short, when `end`); answers what is left. */
+    const write = async (all: Buffer, end: boolean): Promise<Buffer> => {
+      const whole = end ? all.length : all.length - (all.length % IMPORT_PART_BYTES);
+      for (let k = 0; k < whole; k += group) {
+        const slices: Buffer[] = [];
+        for (let j = k; j < Math.min(k + group, whole); j += IMPORT_PART_BYTES) slices.push(all.subarray(j, Math.min(j + IMPORT_PART_BYTES, whole)));
+        await insertParts(this.db, ctx, id, parts, slices, this.config.imports.leaseMs);
+        parts += slices.length;
+      }
+      return all.subarray(whole);
+    };
     const flush = async () => {
       if (pendingBytes === 0) return;
-      const all = Buffer.concat(pending);
+      await write(Buffer.concat(pending), true);
       pending = [];
       pendingBytes = 0;
-      for (let k = 0; k < all.length; k += IMPORT_PART_BYTES) {
-        await insertPart(this.db, ctx, id, parts++, all.subarray(k, k + IMPORT_PART_BYTES), this.config.imports.leaseMs);
-      }
     };
     // A CSV's header row is refused by its length as it arrives (a million columns), before it is parsed.
     let headerEnded = format !== 'csv';
@@ -207,13 +224,10 @@ export class ImportsService {
       }
       pending.push(chunk);
       pendingBytes += chunk.length;
-      if (pendingBytes >= IMPORT_PART_BYTES) {
-        const all = Buffer.concat(pending);
-        const whole = all.length - (all.length % IMPORT_PART_BYTES);
-        pending = [all.subarray(whole)];
-        pendingBytes = all.length - whole;
-        for (let k = 0; k < whole; k += IMPORT_PART_BYTES)
-          await insertPart(this.db, ctx, id, parts++, all.subarray(k, k + IMPORT_PART_BYTES), this.config.imports.leaseMs);
+      if (pendingBytes >= group) {
+        const rest = await write(Buffer.concat(pending), false);
+        pending = [rest];
+        pendingBytes = rest.length;
       }
     }
     if (utf8) this.checkUtf8(utf8, Buffer.alloc(0), true);
@@ -272,7 +286,7 @@ export class ImportsService {
     const db = this.db;
     async function* read(): AsyncGenerator<Buffer> {
       for (let p = from; p < parts;) {
-        const got = await readParts(db, ctx, id, p, 4);
+        const got = await readParts(db, ctx, id, p, IMPORT_PARTS_AT_ONCE);
         if (got.length === 0) return;
         for (const g of got) yield g.bytes;
         p = got[got.length - 1].partNo + 1;

@@ -127,11 +127,21 @@ export async function insertJob(
   return id;
 }
 
-/** Stores part `partNo` of a job's file (base64), and renews the upload's lease. */
-export async function insertPart(db: TenantDb, ctx: RequestContext, importId: string, partNo: number, bytes: Buffer, leaseMs: number): Promise<void> {
+/**
+ * Stores parts `firstPartNo…` of a job's file (base64), each in a statement of its own (a statement's
+ * text stays small: IMPORT_PART_BYTES), and renews the upload's lease: one transaction.
+ */
+export async function insertParts(
+  db: TenantDb,
+  ctx: RequestContext,
+  importId: string,
+  firstPartNo: number,
+  parts: readonly Buffer[],
+  leaseMs: number,
+): Promise<void> {
   const now = sqlInstant(new Date());
   await db.transaction(ctx, async () => {
-    await db.sql(ctx, INSERT_PART, [ctx.siteId, now, now, importId, partNo, bytes.toString('base64')]);
+    for (let k = 0; k < parts.length; k++) await db.sql(ctx, INSERT_PART, [ctx.siteId, now, now, importId, firstPartNo + k, parts[k].toString('base64')]);
     await db.sql(ctx, RECEIVING_LEASE, [sqlInstant(new Date(Date.now() + leaseMs)), ctx.siteId, importId]);
   });
 }
