@@ -1,4 +1,4 @@
-import { formatDate, INPUT_DATE_PATTERN, offsetAt, parseInputDate, parseTimeZone, UnknownTimeZoneError, UTC } from './dates.js';
+import { formatDate, formatDateOnce, INPUT_DATE_PATTERN, offsetAt, parseInputDate, parseTimeZone, type TimeZone, UnknownTimeZoneError, UTC } from './dates.js';
 
 const instant = new Date('2026-11-21T15:00:00.123Z');
 
@@ -156,5 +156,21 @@ describe('INPUT_DATE_PATTERN (what the OpenAPI document says an input date is)',
 
   it('admits every date the service writes, in any zone', () => {
     for (const tz of [UTC, parseTimeZone('Europe/Berlin'), parseTimeZone('-05:00')]) expect(pattern.test(formatDate(instant, tz))).toBe(true);
+  });
+});
+
+describe('formatDateOnce over many days', () => {
+  // More distinct days than the writer keeps texts of (4,096), in two zones: every text as toISOString gives it, with the offset.
+  it('writes every instant of 10,000 days as its ISO text in the zone', () => {
+    const plus530: TimeZone = { kind: 'fixed', offsetMinutes: 330, label: '+05:30' };
+    const iso = (ms: number, offset: number, text: string) => new Date(ms + offset * 60000).toISOString().slice(0, 23) + text;
+    const wrong: string[] = [];
+    for (let day = 0; day < 10_000; day++) {
+      const ms = Date.UTC(1990, 0, 1) + day * 86_400_000 + ((day * 7_919_123) % 86_400_000);
+      const d = new Date(ms);
+      if (formatDateOnce(d, UTC) !== iso(ms, 0, '+00:00')) wrong.push(formatDateOnce(d, UTC));
+      if (formatDateOnce(d, plus530) !== iso(ms, 330, '+05:30')) wrong.push(formatDateOnce(d, plus530));
+    }
+    expect(wrong).toEqual([]);
   });
 });

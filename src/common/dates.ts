@@ -151,23 +151,24 @@ function writeDate(date: Date, tz: TimeZone): string {
   }
   let zone = offsetTexts.get(offset);
   if (zone === undefined) offsetTexts.set(offset, (zone = formatOffset(offset)));
-  return (
-    String(year) +
-    '-' +
-    D2[local.getUTCMonth() + 1] +
-    '-' +
-    D2[local.getUTCDate()] +
-    'T' +
-    D2[local.getUTCHours()] +
-    ':' +
-    D2[local.getUTCMinutes()] +
-    ':' +
-    D2[local.getUTCSeconds()] +
-    '.' +
-    D3[local.getUTCMilliseconds()] +
-    zone
-  );
+  // Four pieces rather than fourteen: each joint of a text is an object to collect, and an export
+  // writes four dates a record (docs/exports.md).
+  const dayKey = year * 512 + local.getUTCMonth() * 32 + local.getUTCDate();
+  let day = dayTexts.get(dayKey);
+  if (day === undefined) {
+    if (dayTexts.size >= MAX_DAY_TEXTS) dayTexts.clear();
+    day = `${year}-${D2[local.getUTCMonth() + 1]}-${D2[local.getUTCDate()]}T`;
+    dayTexts.set(dayKey, day);
+  }
+  return day + HOUR_MINUTE[local.getUTCHours() * 60 + local.getUTCMinutes()] + SECOND[local.getUTCSeconds()] + D3[local.getUTCMilliseconds()] + zone;
 }
+
+/** `YYYY-MM-DDT` of the days written lately (at most MAX_DAY_TEXTS, then begun again). */
+const dayTexts = new Map<number, string>();
+const MAX_DAY_TEXTS = 4096;
+/** `HH:MM:` of each minute of a day, and `SS.` of each second. */
+const HOUR_MINUTE = Array.from({ length: 1440 }, (_, m) => `${D2[Math.floor(m / 60)]}:${D2[m % 60]}:`);
+const SECOND = Array.from({ length: 60 }, (_, sec) => `${D2[sec]}.`);
 
 /** The DataContract `DateTime` child of a DateTimeOffset: the UTC instant with `Z`. */
 export function formatUtcInstant(date: Date): string {

@@ -31,3 +31,30 @@ describe('resource() nullability', () => {
     expect([meta('ID').nullable, meta('Name').nullable, meta('Note').nullable]).toEqual([false, false, true]);
   });
 });
+
+/** What the wire writers, the ETag and the record memo rely on in a mapped record. */
+describe('resource() toWire', () => {
+  const sut = resource<Row>()('ShapeProbe', {
+    fields: {
+      ID: field.guid('ReqUpd'),
+      Name: field.string('Req'),
+      Note: field.string('-', { nullable: true }),
+      Label: field.string('RO', { from: (e: Row) => `${e.name}!` }),
+    },
+  });
+
+  it('answers an instance of the response class, its members in declared order, the row version apart', () => {
+    const wire = sut.toWire({ id: 'a', name: 'n', note: null, version: 3 });
+    expect(wire).toBeInstanceOf(sut.Response);
+    expect(wire.constructor).toBe(sut.Response);
+    expect(Object.keys(wire)).toEqual(['ID', 'Name', 'Note', 'Label']);
+    expect(Object.fromEntries(Object.entries(wire))).toEqual({ ID: 'a', Name: 'n', Note: null, Label: 'n!' });
+    expect(Object.getOwnPropertySymbols(wire).map((s) => (wire as unknown as Record<symbol, unknown>)[s])).toEqual([3]);
+  });
+
+  it('leaves the row version out when the row has none', () => {
+    const wire = sut.toWire({ id: 'b', name: 'm', note: 'x' } as Row);
+    expect(Object.getOwnPropertySymbols(wire)).toEqual([]);
+    expect(wire.Note).toBe('x');
+  });
+});
