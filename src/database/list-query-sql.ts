@@ -397,7 +397,8 @@ export function pageKeysOf(
   if (query.filter) where += ` AND ${conditionSql(metadata, query.filter, params, sqlite)}`;
   const order = orderOf(metadata, query, fallback);
   if (Array.isArray(query.cursor)) where += ` AND ${keysetSql(order, query.cursor, params)}`;
-  const offset = !Array.isArray(query.cursor) && query.cursor !== 'start' && skip > 0;
+  // After a cursor's position too: an export reads ahead that way (READ_AHEAD in src/http/wire/list-query.ts).
+  const offset = query.cursor !== 'start' && skip > 0;
   params.push(take + 1);
   if (offset) params.push(skip);
   const index = query.filter || sqlite || scope.global || scope.in || scope.anyOf?.length ? undefined : orderIndex(metadata, scope, order);

@@ -177,11 +177,97 @@ describe(`list exports (${DB_KIND})`, () => {
       }
     }
     // More records than a batch: each export read the list page after page (BATCH rows a call), not in one.
+    // After the first two, each batch was read ahead (a batch and one row, skipping the one before it but
+    // its last row), and each read ahead continued the batch before it: none was read again. The last
+    // read ahead found the last batch's last row and nothing after it.
     const individuals = await json('/v4/individuals?deleted=2&limit=5000', acme.admin.token);
+    const batches = Math.ceil(individuals.length / BATCH);
+    expect(batches).toBeGreaterThan(2);
     calls.mockClear();
     await download('/v4/individuals?deleted=2', acme.admin.token, 'text/csv').expect(200);
-    expect(calls).toHaveBeenCalledTimes(Math.ceil(individuals.length / BATCH));
+    const reads = calls.mock.calls.map((c) => c[1] as { offset?: number; limit?: number });
+    expect(reads.filter((r) => !r.offset).map((r) => r.limit)).toEqual([BATCH, BATCH]);
+    expect(reads.filter((r) => r.offset).map((r) => [r.offset, r.limit])).toEqual(Array.from({ length: batches - 1 }, () => [BATCH - 1, BATCH + 1]));
     calls.mockRestore();
+  });
+
+  it('reads a batch again when the record between it and the read ahead was written meanwhile: every record once', async () => {
+    const service = t.app.get(IndividualsService);
+    const order = (await json('/v4/individuals?deleted=2&limit=5000', acme.admin.token)).map((r) => r.ID as string);
+    expect(Math.ceil(order.length / BATCH)).toBe(4);
+    // The last record of the second batch: the first row the first read ahead must find unchanged.
+    const boundary = order[2 * BATCH - 1];
+    const real = service.list.bind(service);
+    let touched = false;
+    const calls = jest.spyOn(service, 'list').mockImplementation(async (ctx, q) => {
+      if ((q as { offset?: number }).offset && !touched) {
+        touched = true;
+        // Written between the second batch's read and the read ahead's: same place in the order, another version.
+        await t.ds.query('UPDATE individuals SET primary_title = ?, version = version + 1 WHERE site_id = ? AND id = ?', ['Moved on', acme.siteId, boundary]);
+      }
+      return real(ctx, q);
+    });
+    const res = await download('/v4/individuals?deleted=2', acme.admin.token, 'application/x-ndjson').expect(200);
+    const ids = (res.body as Buffer)
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as Json).ID as string);
+    expect(ids).toEqual(order);
+    // Four batches. The first read ahead did not continue the second batch, so the third was read again
+    // from the second's cursor (three reads from a cursor in all). The read ahead already under way
+    // did continue the third, and gave the fourth; none was started after the miss.
+    const reads = calls.mock.calls.map((c) => c[1] as { offset?: number; cursor?: string });
+    expect(reads.filter((r) => !r.offset)).toHaveLength(3);
+    expect(reads.filter((r) => r.offset)).toHaveLength(2);
+    calls.mockRestore();
+  });
+
+  it('reads a batch again when a record was added before the read ahead’s first row meanwhile: no record twice, none missed', async () => {
+    const service = t.app.get(IndividualsService);
+    const listed = await json('/v4/individuals?deleted=2&limit=5000', acme.admin.token);
+    const order = listed.map((r) => r.ID as string);
+    expect(Math.ceil((order.length + 1) / BATCH)).toBe(4);
+    // Added just before the second batch's last record (its names, a smaller ID): every row after it
+    // moves one place on, so the read ahead, skipping as many rows as before, starts a row early.
+    const boundary = listed[2 * BATCH - 1];
+    const added = '00000000-0000-4000-8000-000000000001';
+    const real = service.list.bind(service);
+    let touched = false;
+    const calls = jest.spyOn(service, 'list').mockImplementation(async (ctx, q) => {
+      if ((q as { offset?: number }).offset && !touched) {
+        touched = true;
+        const now = new Date();
+        await t.ds.getRepository(IndividualEntity).insert({
+          id: added,
+          siteId: acme.siteId,
+          firstName: boundary.FirstName as string,
+          lastName: boundary.LastName as string,
+          primaryOrganizationId: acme.orgId,
+          isAdmin: false,
+          sendEvalSurvey: false,
+          deleted: false,
+          deletedByRef: false,
+          created: now,
+          updated: now,
+        });
+      }
+      return real(ctx, q);
+    });
+    try {
+      const res = await download('/v4/individuals?deleted=2', acme.admin.token, 'application/x-ndjson').expect(200);
+      const ids = (res.body as Buffer)
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as Json).ID as string);
+      // Added after the second batch was read, before the boundary: not in this export; every other record once, in order.
+      expect(ids).toEqual(order);
+      expect(calls.mock.calls.filter((c) => !(c[1] as { offset?: number }).offset)).toHaveLength(3);
+    } finally {
+      calls.mockRestore();
+      await t.ds.getRepository(IndividualEntity).delete({ siteId: acme.siteId, id: added });
+    }
   });
 
   it('writes dates as the JSON list does, in the request’s tz', async () => {

@@ -80,6 +80,13 @@ export interface ListQuery {
 }
 
 /** The parameters of a list as its query class holds them. */
+/**
+ * Set (never from a request: no body or query string makes a symbol key) on the query an export
+ * reads ahead with: a cursor with an offset, which a request may not combine (see ListQueries.read).
+ * The export checks what it reads that way against the page before it (docs/exports.md).
+ */
+export const READ_AHEAD: unique symbol = Symbol('pms:read-ahead');
+
 export interface ListQueryParams {
   filter?: string;
   sort?: string;
@@ -304,7 +311,8 @@ export class ListQueries {
     q: ListQueryParams & { offset?: number },
   ): ListQuery {
     const query = readListQuery(ctx.siteId, resource.Response, resource.queryable, q, this.cursors);
-    if (query.cursor !== null && q.offset) throw bad('offset', 'offset is not taken with cursor: the cursor says where the page starts');
+    if (query.cursor !== null && q.offset && !(q as { [READ_AHEAD]?: boolean })[READ_AHEAD])
+      throw bad('offset', 'offset is not taken with cursor: the cursor says where the page starts');
     return query;
   }
 
