@@ -12,7 +12,7 @@ import { Page, QueriedPage, QueriedPageQuery } from '../wire/pagination.js';
 import { WithHeaders } from '../wire/answer-headers.js';
 import { wireFieldsOrdinal, wireResultOf } from '../wire/wire.js';
 import { READ_AHEAD } from '../wire/list-query.js';
-import { RECORD_VERSION } from '../wire/etag.js';
+import { etagOf } from '../wire/etag.js';
 import { csvRecords, exportCells } from '../wire/csv.js';
 import { EXPORT_TYPES, type ExportFormat, mayAskExport, negotiateExport } from './negotiation.js';
 import { RouteStages, type Stage, type StageRequest } from './route-stages.js';
@@ -25,11 +25,11 @@ import { RouteStages, type Stage, type StageRequest } from './route-stages.js';
  * One path for every list, no route of its own: this stage (`list-export`, every ListRoute) runs
  * the list's own method again and again, each time for the next keyset page (`cursor=`, the
  * batch size as `limit`), so the records and the rights are exactly the list's — the same
- * service, the same scope, the same Deny — and at most two batches are held at a time: the next
- * batch is read while the current one is written, and the one after it only once the response has
- * taken the current one (backpressure: a client that stops reading stops the reads one batch
- * later); when the client hangs up no further batch is read. Between reads no database connection
- * is held.
+ * service, the same scope, the same Deny — and at most three batches are held at a time: while
+ * one is written, the next two are read (Export.stream; XLSX one), and further reads start only
+ * once the response has taken the batch written (backpressure: a client that stops reading stops
+ * the reads two batches later); when the client hangs up no further batch is read. Between reads
+ * no database connection is held.
  *
  * A list whose method does not take a QueriedPageQuery (QueriedListQuery) cannot be read by key and answers 406
  * (unless the Accept header also takes JSON or XML, which it then answers as before).
@@ -111,10 +111,10 @@ function continues(previous: unknown, ahead: unknown, batch: number): boolean {
   return sameRecord(previous.items[previous.items.length - 1], ahead.items[0]);
 }
 
+/** The same record, unchanged: the same class and the same ETag (its version and its JSON in UTC). */
 function sameRecord(a: unknown, b: unknown): boolean {
   if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null || a.constructor !== b.constructor) return false;
-  const version = (x: object) => (x as { [RECORD_VERSION]?: unknown })[RECORD_VERSION];
-  return version(a) === version(b) && JSON.stringify(toJsonValue(a, UTC)) === JSON.stringify(toJsonValue(b, UTC));
+  return etagOf(a) === etagOf(b);
 }
 
 /** `ahead` without its first row (the previous batch's last): the next batch, with `ahead`'s cursor. */

@@ -79,7 +79,6 @@ export interface ListQuery {
   readonly binding: string;
 }
 
-/** The parameters of a list as its query class holds them. */
 /**
  * Set (never from a request: no body or query string makes a symbol key) on the query an export
  * reads ahead with: a cursor with an offset, which a request may not combine (see ListQueries.read).
@@ -87,6 +86,7 @@ export interface ListQuery {
  */
 export const READ_AHEAD: unique symbol = Symbol('pms:read-ahead');
 
+/** The parameters of a list as its query class holds them. */
 export interface ListQueryParams {
   filter?: string;
   sort?: string;

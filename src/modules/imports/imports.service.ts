@@ -206,12 +206,6 @@ export class ImportsService {
       }
       return all.subarray(whole);
     };
-    const flush = async () => {
-      if (pendingBytes === 0) return;
-      await write(Buffer.concat(pending), true);
-      pending = [];
-      pendingBytes = 0;
-    };
     // A CSV's header row is refused by its length as it arrives (a million columns), before it is parsed.
     let headerEnded = format !== 'csv';
     for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -231,7 +225,7 @@ export class ImportsService {
       }
     }
     if (utf8) this.checkUtf8(utf8, Buffer.alloc(0), true);
-    await flush();
+    if (pendingBytes) await write(Buffer.concat(pending), true);
     if (bytes === 0) throw new BadRequestError('The body is empty: send the file as the request body', 'empty-file');
     return { bytes, parts };
   }
