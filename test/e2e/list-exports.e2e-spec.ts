@@ -86,6 +86,31 @@ describe(`list exports (${DB_KIND})`, () => {
   const json = async (path: string, token: string): Promise<Json[]> => (await get(path, token, 'application/json').expect(200)).body as Json[];
   /** The wire names of a list's records in ordinal order (the export's columns). */
   const ordinal = (rows: Json[]) => Object.keys(rows[0]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  /**
+   * Spies on the individuals list and runs `write` once, between the export's read of its second
+   * batch and its first read ahead: the read ahead waits until the second batch has been answered
+   * (the two are under way together, so on MariaDB the second could otherwise see the write too).
+   */
+  const writeBeforeFirstReadAhead = (write: () => Promise<unknown>) => {
+    const service = t.app.get(IndividualsService);
+    const real = service.list.bind(service);
+    const fromCursor: Promise<unknown>[] = [];
+    let written = false;
+    return jest.spyOn(service, 'list').mockImplementation(async (ctx, q) => {
+      if (!(q as { offset?: number }).offset) {
+        const read = real(ctx, q);
+        fromCursor.push(read);
+        return read;
+      }
+      if (!written) {
+        written = true;
+        while (fromCursor.length < 2) await new Promise((r) => setImmediate(r));
+        await fromCursor[1];
+        await write();
+      }
+      return real(ctx, q);
+    });
+  };
   /** The IDs of every individual of acme (deleted ones too) in the order an NDJSON export writes them. */
   const exportedIds = async () =>
     ((await download('/v4/individuals?deleted=2', acme.admin.token, 'application/x-ndjson').expect(200)).body as Buffer)
@@ -199,21 +224,14 @@ describe(`list exports (${DB_KIND})`, () => {
   });
 
   it('reads a batch again when the record between it and the read ahead was written meanwhile: every record once', async () => {
-    const service = t.app.get(IndividualsService);
     const order = (await json('/v4/individuals?deleted=2&limit=5000', acme.admin.token)).map((r) => r.ID as string);
     expect(Math.ceil(order.length / BATCH)).toBe(4);
     // The last record of the second batch: the first row the first read ahead must find unchanged.
     const boundary = order[2 * BATCH - 1];
-    const real = service.list.bind(service);
-    let touched = false;
-    const calls = jest.spyOn(service, 'list').mockImplementation(async (ctx, q) => {
-      if ((q as { offset?: number }).offset && !touched) {
-        touched = true;
-        // Written between the second batch's read and the read ahead's: same place in the order, another version.
-        await t.ds.query('UPDATE individuals SET primary_title = ?, version = version + 1 WHERE site_id = ? AND id = ?', ['Moved on', acme.siteId, boundary]);
-      }
-      return real(ctx, q);
-    });
+    // Written between the second batch's read and the read ahead's: same place in the order, another version.
+    const calls = writeBeforeFirstReadAhead(() =>
+      t.ds.query('UPDATE individuals SET primary_title = ?, version = version + 1 WHERE site_id = ? AND id = ?', ['Moved on', acme.siteId, boundary]),
+    );
     expect(await exportedIds()).toEqual(order);
     // Four batches. The first read ahead did not continue the second batch, so the third was read again
     // from the second's cursor (three reads from a cursor in all). The read ahead already under way
@@ -225,7 +243,6 @@ describe(`list exports (${DB_KIND})`, () => {
   });
 
   it('reads a batch again when a record was added before the read ahead’s first row meanwhile: no record twice, none missed', async () => {
-    const service = t.app.get(IndividualsService);
     const listed = await json('/v4/individuals?deleted=2&limit=5000', acme.admin.token);
     const order = listed.map((r) => r.ID as string);
     expect(Math.ceil((order.length + 1) / BATCH)).toBe(4);
@@ -233,28 +250,22 @@ describe(`list exports (${DB_KIND})`, () => {
     // moves one place on, so the read ahead, skipping as many rows as before, starts a row early.
     const boundary = listed[2 * BATCH - 1];
     const added = '00000000-0000-4000-8000-000000000001';
-    const real = service.list.bind(service);
-    let touched = false;
-    const calls = jest.spyOn(service, 'list').mockImplementation(async (ctx, q) => {
-      if ((q as { offset?: number }).offset && !touched) {
-        touched = true;
-        const now = new Date();
-        await t.ds.getRepository(IndividualEntity).insert({
-          id: added,
-          siteId: acme.siteId,
-          firstName: boundary.FirstName as string,
-          lastName: boundary.LastName as string,
-          primaryOrganizationId: acme.orgId,
-          isAdmin: false,
-          sendEvalSurvey: false,
-          deleted: false,
-          deletedByRef: false,
-          created: now,
-          updated: now,
-        });
-      }
-      return real(ctx, q);
-    });
+    const now = new Date();
+    const calls = writeBeforeFirstReadAhead(() =>
+      t.ds.getRepository(IndividualEntity).insert({
+        id: added,
+        siteId: acme.siteId,
+        firstName: boundary.FirstName as string,
+        lastName: boundary.LastName as string,
+        primaryOrganizationId: acme.orgId,
+        isAdmin: false,
+        sendEvalSurvey: false,
+        deleted: false,
+        deletedByRef: false,
+        created: now,
+        updated: now,
+      }),
+    );
     try {
       // Added after the second batch was read, before the boundary: not in this export; every other record once, in order.
       expect(await exportedIds()).toEqual(order);
