@@ -1,0 +1,93 @@
+import type { EventEmitter } from 'node:events';
+import type { Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
+
+/**
+ * What the zip stream may hold of a sheet's rows before they are compressed, in bytes of the sheet's
+ * XML: past it, `settled` waits until the zip stream has taken all of it (docs/exports.md).
+ */
+export const XLSX_ZIP_BACKLOG = 1024 * 1024;
+
+/** The writable side of the stream exceljs's sheet hands its XML to (archiver's PassThrough, readable-stream 2). */
+interface ZipIntake extends EventEmitter {
+  _writableState?: { length: number; needDrain: boolean };
+}
+
+/**
+ * One sheet of an XLSX workbook, streamed to `out` by exceljs (`stream.xlsx.WorkbookWriter`, no
+ * styles, no shared strings), with what waits to be compressed bounded.
+ *
+ * exceljs hands a sheet's XML to its zip stream in 64 KiB buffers without asking whether the zip
+ * stream can take them, and the zip stream compresses at its own pace: rows added faster than
+ * they are compressed pile up there (an export of 1,000,000 people rose 1.3 GB so). `settled`
+ * is the missing backpressure: once more than XLSX_ZIP_BACKLOG waits to be compressed, it
+ * resolves only when all of it is, and then only when `out` has taken what it was given.
+ */
+export class XlsxSheet {
+  private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
+  private readonly sheet: ExcelJS.Worksheet;
+
+  constructor(
+    private readonly out: Writable,
+    name: string,
+    header: readonly string[],
+  ) {
+    this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+    this.sheet = this.workbook.addWorksheet(name.slice(0, 31));
+    this.sheet.addRow([...header]).commit();
+  }
+
+  /** Adds rows of cells (texts, numbers, booleans, dates, null), each committed: written to the sheet's XML. */
+  add(rows: readonly unknown[][]): void {
+    for (const cells of rows) this.sheet.addRow(cells).commit();
+  }
+
+  /** Bytes of the sheet's XML given to the zip stream and not compressed yet. */
+  get backlog(): number {
+    return this.intake()?._writableState?.length ?? 0;
+  }
+
+  /**
+   * Resolves when the zip stream holds at most XLSX_ZIP_BACKLOG bytes not compressed yet and `out`
+   * has room, or when `gone()` says the destination is gone (checked on each of `out`'s events).
+   */
+  async settled(gone: () => boolean): Promise<void> {
+    const intake = this.intake();
+    if (intake && this.backlog > XLSX_ZIP_BACKLOG) {
+      // 'drain' comes when the intake is empty; it had more than its high-water mark, so it will.
+      while (this.backlog > 0 && intake._writableState?.needDrain && !gone()) await this.either(intake, 'drain');
+    }
+    // The compressed bytes are handed on as `out` takes them: give the zip stream turns to do so.
+    for (let turn = 0; turn < 4 && !gone(); turn++) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      while (this.out.writableNeedDrain && !gone()) await this.either(this.out, 'drain');
+    }
+  }
+
+  /** Ends the sheet and the workbook (its other parts), then `out`. */
+  async end(): Promise<void> {
+    this.sheet.commit();
+    await this.workbook.commit();
+    if (!this.out.writableEnded) this.out.end();
+  }
+
+  /** The zip stream's intake for this sheet: the first (only) destination exceljs's sheet stream pipes to. */
+  private intake(): ZipIntake | null {
+    const pipes = (this.sheet as unknown as { stream?: { pipes?: unknown[] } }).stream?.pipes;
+    return (pipes?.[0] as ZipIntake | undefined) ?? null;
+  }
+
+  /** Resolves on `emitter`'s `name` event or when `out` closes, leaving no listener behind. */
+  private either(emitter: EventEmitter, name: string): Promise<void> {
+    const out = this.out;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        emitter.off(name, done);
+        out.off('close', done);
+        resolve();
+      };
+      emitter.on(name, done);
+      out.on('close', done);
+    });
+  }
+}
