@@ -87,6 +87,35 @@ describe('bounded mysql2 pool', () => {
     expect(other.promise()).not.toBe(conn.promise());
   });
 
+  it('passes each statement’s answer on as mysql2 gave it, once, and lets go of the caller’s callback once it is called', () => {
+    const pool = boundPool(new FakePool(), options);
+    const conn = new FakeConnection();
+    pool.emit('connection', conn);
+    const rows = [{ id: 'a' }];
+    const fields = [{ name: 'id' }];
+    const read = jest.fn();
+    conn.query('SELECT id FROM t', [], read);
+    const answer = conn.callbacks[1];
+    answer(null, rows, fields);
+    expect(read).toHaveBeenCalledTimes(1);
+    expect(read.mock.calls[0]).toEqual([null, rows, fields]);
+    // The wrapper mysql2 holds no longer reaches the caller's callback (nor what it settles): a
+    // second answer reaches nobody. docs/performance.md, "Rows that die young".
+    answer(null, [{ id: 'b' }], fields);
+    expect(read).toHaveBeenCalledTimes(1);
+
+    const write = jest.fn();
+    conn.query('UPDATE t SET a = 1', [], write);
+    const ok = { fieldCount: 0, affectedRows: 1, serverStatus: 2 };
+    conn.callbacks[2](null, ok);
+    expect(write.mock.calls[0]).toEqual([null, ok]);
+    const failed = jest.fn();
+    conn.query('SELECT nothing FROM t', [], failed);
+    const error = Object.assign(new Error('Unknown column'), { code: 'ER_BAD_FIELD_ERROR' });
+    conn.callbacks[3](error);
+    expect(failed.mock.calls[0]).toEqual([error]);
+  });
+
   it('sets the statement limit and READ COMMITTED first on every new connection, and drops a connection whose query timed out client-side', () => {
     const pool = boundPool(new FakePool(), options);
     const conn = new FakeConnection();

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { executePrepared, MysqlConnection, MysqlPool, MysqlStatement } from './raw-reader.js';
+import { executePrepared, MysqlConnection, MysqlPool, MysqlStatement, queryPooled } from './raw-reader.js';
 
 type Answer = (err: Error | null, rows: unknown) => void;
 
@@ -9,6 +9,10 @@ class FakeConnection implements MysqlConnection {
   readonly destroy = jest.fn();
   readonly prepares: { sql: string; answer: (err: Error | null, statement: MysqlStatement) => void }[] = [];
   readonly executes: { statement: string; params: unknown[]; answer: Answer }[] = [];
+  readonly queries: { options: { sql: string; timeout?: number }; params: unknown[]; answer: Answer }[] = [];
+  query(options: { sql: string; timeout?: number }, params: unknown[], answer: Answer): void {
+    this.queries.push({ options, params, answer });
+  }
   prepare(sql: string, answer: (err: Error | null, statement: MysqlStatement) => void): unknown {
     this.prepares.push({ sql, answer });
     return undefined;
@@ -27,7 +31,6 @@ function poolOf(...conns: (FakeConnection | Error)[]): MysqlPool {
       if (next instanceof Error) cb(next, undefined as unknown as MysqlConnection);
       else cb(null, next);
     },
-    query: () => undefined,
   };
 }
 
@@ -59,7 +62,7 @@ describe('RawReader’s prepared statements on a mysql2 pool', () => {
     const conn = new FakeConnection();
     const getConnection = jest.fn();
     const done = jest.fn();
-    executePrepared({ getConnection, query: () => undefined }, BY_ID, ['s', undefined], undefined, done);
+    executePrepared({ getConnection }, BY_ID, ['s', undefined], undefined, done);
     expect(getConnection).not.toHaveBeenCalled();
     expect(done).toHaveBeenCalledWith(expect.objectContaining({ name: 'TypeError', message: expect.stringContaining('undefined') }), undefined);
     expect(conn.executes).toHaveLength(0);
@@ -123,5 +126,51 @@ describe('RawReader’s prepared statements on a mysql2 pool', () => {
     conn.executes[0].answer(Object.assign(new Error('Unknown prepared statement handler'), { code: 'ER_UNKNOWN_STMT_HANDLER' }), undefined);
     executePrepared(pool, BY_ID, [], undefined, jest.fn());
     expect(conn.prepares).toHaveLength(2);
+  });
+});
+
+describe('queryPooled: a statement whose text varies, on one pool connection', () => {
+  const IN_LIST = 'SELECT * FROM individuals WHERE site_id = ? AND id IN (?, ?)';
+
+  it('runs the statement with its timeout, answers its rows and releases the connection', () => {
+    const conn = new FakeConnection();
+    const done = jest.fn();
+    queryPooled(poolOf(conn), IN_LIST, ['s', 'a', 'b'], 5000, done);
+    expect(conn.queries).toHaveLength(1);
+    expect(conn.queries[0]).toMatchObject({ options: { sql: IN_LIST, timeout: 5000 }, params: ['s', 'a', 'b'] });
+    expect(conn.release).not.toHaveBeenCalled();
+    conn.queries[0].answer(null, [{ id: 'a' }, { id: 'b' }]);
+    expect(done).toHaveBeenCalledWith(null, [{ id: 'a' }, { id: 'b' }]);
+    expect(conn.release).toHaveBeenCalledTimes(1);
+    expect(conn.destroy).not.toHaveBeenCalled();
+  });
+
+  it('releases the connection after an ordinary error, and closes it when the server has turned read-only (as mysql2’s pool.query)', () => {
+    const conn = new FakeConnection();
+    const failed = jest.fn();
+    queryPooled(poolOf(conn, conn), IN_LIST, [], undefined, failed);
+    const syntax = Object.assign(new Error('syntax'), { errno: 1064 });
+    conn.queries[0].answer(syntax, undefined);
+    expect(failed).toHaveBeenCalledWith(syntax, undefined);
+    expect(conn.release).toHaveBeenCalledTimes(1);
+    expect(conn.destroy).not.toHaveBeenCalled();
+
+    for (const errno of [1290, 1792, 1836]) {
+      const readOnly = Object.assign(new Error('read-only'), { errno });
+      const c = new FakeConnection();
+      const done = jest.fn();
+      queryPooled(poolOf(c), IN_LIST, [], undefined, done);
+      c.queries[0].answer(readOnly, undefined);
+      expect(done).toHaveBeenCalledWith(readOnly, undefined);
+      expect(c.destroy).toHaveBeenCalledTimes(1);
+      expect(c.release).not.toHaveBeenCalled();
+    }
+  });
+
+  it('answers the pool’s error when no connection comes', () => {
+    const lost = new Error('pool closed');
+    const done = jest.fn();
+    queryPooled(poolOf(lost), IN_LIST, [], undefined, done);
+    expect(done).toHaveBeenCalledWith(lost, undefined);
   });
 });
