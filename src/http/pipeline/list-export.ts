@@ -14,6 +14,7 @@ import { READ_AHEAD } from '../wire/list-query.js';
 import { etagOf } from '../wire/etag.js';
 import { csvRecords, exportCells } from '../wire/csv.js';
 import { XlsxSheet } from '../wire/xlsx-sheet.js';
+import { eventOrClose } from '../../common/tasks/event-or-close.js';
 import { EXPORT_TYPES, type ExportFormat, mayAskExport, negotiateExport } from './negotiation.js';
 import { RouteStages, type Stage, type StageRequest } from './route-stages.js';
 
@@ -287,22 +288,8 @@ class Export {
    */
   private async drained(): Promise<void> {
     if (this.sheet) return this.sheet.settled(() => this.closed);
-    if (this.full && !this.closed) await this.event('drain');
+    if (this.full && !this.closed) await eventOrClose(this.res, 'drain');
     this.full = false;
-  }
-
-  /** Resolves on the response's `name` event or when it closes, leaving no listener behind. */
-  private event(name: string): Promise<void> {
-    const res = this.res;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        res.off(name, done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on(name, done);
-      res.on('close', done);
-    });
   }
 
   private async end(): Promise<void> {

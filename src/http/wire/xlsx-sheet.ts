@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
+import { eventOrClose } from '../../common/tasks/event-or-close.js';
 
 /**
  * What the zip stream may hold of a sheet's rows before they are compressed, in bytes of the sheet's
@@ -55,12 +56,12 @@ export class XlsxSheet {
     const intake = this.intake();
     if (intake && this.backlog > XLSX_ZIP_BACKLOG) {
       // 'drain' comes when the intake is empty; it had more than its high-water mark, so it will.
-      while (this.backlog > 0 && intake._writableState?.needDrain && !gone()) await this.either(intake, 'drain');
+      while (this.backlog > 0 && intake._writableState?.needDrain && !gone()) await eventOrClose(intake, 'drain', this.out);
     }
     // The compressed bytes are handed on as `out` takes them: give the zip stream turns to do so.
     for (let turn = 0; turn < 4 && !gone(); turn++) {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      while (this.out.writableNeedDrain && !gone()) await this.either(this.out, 'drain');
+      while (this.out.writableNeedDrain && !gone()) await eventOrClose(this.out, 'drain');
     }
   }
 
@@ -75,19 +76,5 @@ export class XlsxSheet {
   private intake(): ZipIntake | null {
     const pipes = (this.sheet as unknown as { stream?: { pipes?: unknown[] } }).stream?.pipes;
     return (pipes?.[0] as ZipIntake | undefined) ?? null;
-  }
-
-  /** Resolves on `emitter`'s `name` event or when `out` closes, leaving no listener behind. */
-  private either(emitter: EventEmitter, name: string): Promise<void> {
-    const out = this.out;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        emitter.off(name, done);
-        out.off('close', done);
-        resolve();
-      };
-      emitter.on(name, done);
-      out.on('close', done);
-    });
   }
 }
