@@ -216,7 +216,9 @@ async function importRows(origin: string, token: string, org: string, pid: numbe
 
   const alone = await importCsv(origin, token, peopleCsv('import', IMPORT_ROWS, org), pid);
   const rate = IMPORT_ROWS / alone.s;
-  log(`import alone: ${fmt(IMPORT_ROWS)} rows in ${fmt(alone.s, 1)} s, ${fmt(rate)} rows/s, RSS peak ${fmt(alone.peakRssMb)} MB`);
+  log(
+    `import alone: ${fmt(IMPORT_ROWS)} rows in ${fmt(alone.s, 1)} s, ${fmt(rate)} rows/s, RSS peak ${fmt(alone.peakRssMb)} MB (${fmt(alone.postPeakRssMb)} MB during the POST)`,
+  );
 
   await settle(pid, ready);
   const quiet = await measure('quiet');

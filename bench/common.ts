@@ -375,10 +375,12 @@ export function peopleCsv(run: string, rows: number, orgId: string): Buffer {
 }
 
 /** Reads `pid`'s RSS every `everyMs` until stopped; answers the highest reading. */
-export function sampleRss(pid: number, everyMs = 100): { stop: () => number } {
+export function sampleRss(pid: number, everyMs = 100): { stop: () => number; peak: () => number } {
   let peakMb = rssMb(pid);
   const timer = setInterval(() => (peakMb = Math.max(peakMb, rssMb(pid))), everyMs);
   return {
+    /** The peak so far, sampling on. */
+    peak: () => Math.max(peakMb, rssMb(pid)),
     stop: () => {
       clearInterval(timer);
       return Math.max(peakMb, rssMb(pid));
@@ -424,7 +426,7 @@ export async function importCsv<T>(
   file: Buffer,
   pid: number,
   whileRunning?: (job: () => Promise<ImportJob>) => Promise<T>,
-): Promise<{ s: number; job: ImportJob; peakRssMb: number; during?: T }> {
+): Promise<{ s: number; job: ImportJob; peakRssMb: number; postPeakRssMb: number; during?: T }> {
   const rss = sampleRss(pid);
   const t0 = performance.now();
   try {
@@ -435,6 +437,8 @@ export async function importCsv<T>(
     });
     if (res.status !== 202) throw new Error(`POST /v4/imports: ${res.status} ${(await res.text()).slice(0, 500)}`);
     const id = ((await res.json()) as ImportJob).ID;
+    // The peak while the file was stored and checked (the POST), apart from the rows' writing after it.
+    const postPeakRssMb = rss.peak();
     const read = async () => (await call(origin, token, 'GET', `/v4/imports/${id}`)) as ImportJob;
     let during: T | undefined;
     let logged = 0;
@@ -446,7 +450,7 @@ export async function importCsv<T>(
           throw new Error(
             `import ${id}: ${job.State}, ${job.RowsWritten} of ${String(job.RowsTotal)} written, ${job.RowsFailed} failed: ${String(job.Problem)}`,
           );
-        return { s, job, peakRssMb: rss.stop(), during };
+        return { s, job, peakRssMb: rss.stop(), postPeakRssMb, during };
       }
       if (job.State === 'running' && whileRunning && during === undefined) during = await whileRunning(read);
       if (Date.now() - logged > 10_000) {

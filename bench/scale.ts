@@ -104,9 +104,13 @@ async function main(): Promise<void> {
     log(`importing ${fmt(ROWS)} individuals from one CSV of ${fmt(file.byteLength / 1e6, 1)} MB`);
     const imp = await importCsv(origin, token, file, service.pid);
     const rate = ROWS / imp.s;
-    log(`imported ${fmt(ROWS)} rows in ${fmt(imp.s, 1)} s (${fmt(rate)} rows/s), RSS peak ${fmt(imp.peakRssMb)} MB`);
+    log(
+      `imported ${fmt(ROWS)} rows in ${fmt(imp.s, 1)} s (${fmt(rate)} rows/s), RSS peak ${fmt(imp.peakRssMb)} MB (${fmt(imp.postPeakRssMb)} MB while the POST stored and checked the file)`,
+    );
     lines.push(`| import of ${fmt(ROWS)} individuals from one CSV, end to end | ${fmt(rate)} rows/s (${fmt(imp.s, 1)} s) | | |`);
-    lines.push(`| the importing service's RSS, peak (read every 100 ms) | ${fmt(imp.peakRssMb)} MB | ≤ 400 MB | ${verdict(imp.peakRssMb <= 400)} |`);
+    lines.push(
+      `| the importing service's RSS, peak (read every 100 ms; during the POST that stored and checked the file: ${fmt(imp.postPeakRssMb)} MB) | ${fmt(imp.peakRssMb)} MB | ≤ 400 MB | ${verdict(imp.peakRssMb <= 400)} |`,
+    );
     // The import's changes reach the whole site: its summaries are built again, and the rows are measured after.
     await awaitSummaries(origin, token, [`/v4/organizations/${me.PrimaryOrganizationID}/dashboards`], SUMMARY_WAIT);
 
