@@ -179,9 +179,9 @@ class Export {
     };
     try {
       this.start(page);
-      const first = cursorOf(page);
-      let next = first && !this.closed ? read(after(first)) : null;
-      let beyond = first && ahead && !this.closed ? read(after(first, batch - 1)) : null;
+      const start = cursorOf(page);
+      let next = start && !this.closed ? read(after(start)) : null;
+      let beyond = start && ahead && !this.closed ? read(after(start, batch - 1)) : null;
       for (;;) {
         batches++;
         await this.write(page);

@@ -18,8 +18,6 @@ interface Plan {
   properties: PropertyPlan[];
   /** The properties with any rule (kept by `whitelist`). */
   declared: Set<string>;
-  /** No rule at all: class-validator's `forbidUnknownValues` answers an error. */
-  empty: boolean;
 }
 
 /** null: a class whose rules this pass does not take (nested, promise or per-item rules, async constraints): class-validator answers. */
@@ -46,7 +44,8 @@ export function quicklyValid(object: unknown, options: ValidatorOptions | undefi
   const rules = storage.getTargetValidationMetadatas(object.constructor, undefined as unknown as string, !!o.always, !!o.strictGroups, o.groups as string[]);
   const plan = planOf(rules, storage);
   if (!plan) return false;
-  if (plan.empty && (o.forbidUnknownValues === undefined || o.forbidUnknownValues !== false)) return false;
+  // No rule at all: class-validator's `forbidUnknownValues` (on unless turned off) answers an error.
+  if (plan.properties.length === 0 && o.forbidUnknownValues !== false) return false;
   const target = object as Record<string, unknown>;
   if (o.whitelist) for (const key of Object.keys(target)) if (!plan.declared.has(key)) delete target[key];
   for (const p of plan.properties) {
@@ -118,5 +117,5 @@ function makePlan(rules: readonly Rule[], storage: Storage): Plan | null {
     }
     properties.push(p);
   }
-  return { properties, declared: new Set(Object.keys(grouped)), empty: rules.length === 0 };
+  return { properties, declared: new Set(Object.keys(grouped)) };
 }

@@ -54,9 +54,10 @@ export class XlsxSheet {
    */
   async settled(gone: () => boolean): Promise<void> {
     const intake = this.intake();
-    if (intake && this.backlog > XLSX_ZIP_BACKLOG) {
+    const state = intake?._writableState;
+    if (intake && state && state.length > XLSX_ZIP_BACKLOG) {
       // 'drain' comes when the intake is empty; it had more than its high-water mark, so it will.
-      while (this.backlog > 0 && intake._writableState?.needDrain && !gone()) await eventOrClose(intake, 'drain', this.out);
+      while (state.length > 0 && state.needDrain && !gone()) await eventOrClose(intake, 'drain', this.out);
     }
     // The compressed bytes are handed on as `out` takes them: give the zip stream turns to do so.
     for (let turn = 0; turn < 4 && !gone(); turn++) {
