@@ -13,7 +13,7 @@ import { wireFieldsOrdinal, wireResultOf } from '../wire/wire.js';
 import { READ_AHEAD } from '../wire/list-query.js';
 import { etagOf } from '../wire/etag.js';
 import { csvRecords, exportCells } from '../wire/csv.js';
-import { XlsxSheet } from '../wire/xlsx-sheet.js';
+import { XLSX_BATCH_ROWS, XlsxSheet } from '../wire/xlsx-sheet.js';
 import { eventOrClose } from '../../common/tasks/event-or-close.js';
 import { EXPORT_TYPES, type ExportFormat, mayAskExport, negotiateExport } from './negotiation.js';
 import { RouteStages, type Stage, type StageRequest } from './route-stages.js';
@@ -75,7 +75,7 @@ export class ListExportStage implements Stage, OnModuleInit {
     // Each record is read once: its answer is not kept in the record memo (RequestContext.readsOnce).
     const ctx = req[CONTEXT_KEY] as RequestContext | undefined;
     if (ctx) ctx.readsOnce = true;
-    const batch = this.config.exportBatchRows;
+    const batch = asked.format === 'xlsx' ? Math.min(this.config.exportBatchRows, XLSX_BATCH_ROWS) : this.config.exportBatchRows;
     // `skip`: read ahead, the page after next from this cursor (see Export.stream).
     const pageAfter = (cursor: string, skip = 0) => {
       const next = Object.assign(Object.create(Object.getPrototypeOf(q) as object) as QueriedPageQuery, q, { cursor, limit: batch });

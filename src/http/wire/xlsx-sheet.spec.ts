@@ -79,4 +79,30 @@ describe('XlsxSheet: an XLSX sheet streamed with what waits to be compressed bou
     out.destroy();
     await writing;
   }, 10_000);
+  it('writes an empty (null) cell as no cell, keeping every other cell in its column, and leaves the rows given as they were', async () => {
+    const { out, bytes } = destination();
+    const sheet = new XlsxSheet(out, 'gaps', ['A', 'B', 'C', 'D', 'E']);
+    const given: unknown[][] = [
+      [null, 'b', null, 4, null],
+      ['a', null, false, null, 'e'],
+      [null, null, null, null, null],
+      ['=1+1', null, null, null, 'last'],
+    ];
+    const copies = given.map((row) => [...row]);
+    sheet.add(given);
+    expect(given).toEqual(copies);
+    const finished = new Promise<void>((resolve) => out.on('finish', () => resolve()));
+    await sheet.end();
+    await finished;
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(bytes() as unknown as ArrayBuffer);
+    const read = workbook.worksheets[0];
+    const cells = (n: number) => [1, 2, 3, 4, 5].map((c) => read.getRow(n).getCell(c).value);
+    expect(cells(2)).toEqual([null, 'b', null, 4, null]);
+    expect(cells(3)).toEqual(['a', null, false, null, 'e']);
+    expect(cells(4)).toEqual([null, null, null, null, null]);
+    expect(cells(5)).toEqual(['=1+1', null, null, null, 'last']);
+    // No cell element at all for an empty cell: the row holds only the cells with values.
+    expect(read.getRow(2).actualCellCount).toBe(2);
+  });
 });
