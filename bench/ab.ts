@@ -6,6 +6,7 @@
  *   npm run bench:ab -- HEAD~1 .           # a git ref (commit, branch, tag) or `.`, the working tree
  *   npm run bench:ab -- --sqlite v1 v2     # on SQLite instead of MariaDB
  *   npm run bench:ab -- HEAD HEAD+--max-semi-space-size=32   # one build, with and without a node option
+ *   npm run bench:ab -- HEAD HEAD+RATE_LIMIT_PER_CALLER=0+RATE_LIMIT_PER_SITE=0   # with and without a setting
  *
  * Each ref's `src/` is compiled with this checkout's TypeScript and node_modules into
  * `.bench-builds/<commit>/` (git-ignored, reused by later runs; `.` is compiled anew each run).
@@ -83,6 +84,8 @@ interface Build {
   dist: string;
   /** Node options given after the ref (`HEAD+--max-semi-space-size=32`): the same build run with other runtime flags. */
   nodeFlags: string[];
+  /** Settings given after the ref (`HEAD+RATE_LIMIT_PER_SITE=0`): the same build with other settings, over AB_ENV's. */
+  env: Record<string, string>;
 }
 interface Running extends Build {
   service: Proc;
@@ -109,14 +112,16 @@ function tsc(project: string, outDir: string): void {
   }
 }
 
-/** A build to run: a ref (or `.`), compiled, and any node options that follow it after `+`. */
+/** A build to run: a ref (or `.`), compiled, and any node options (`--…`) and settings (`NAME=value`) that follow it after `+`. */
 function build(arg: string): Build {
-  const [ref, ...nodeFlags] = arg.split('+');
-  return { ...compiled(ref), ref: arg, nodeFlags };
+  const [ref, ...more] = arg.split('+');
+  const settings = more.filter((w) => !w.startsWith('-') && w.includes('='));
+  const env = Object.fromEntries(settings.map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+  return { ...compiled(ref), ref: arg, nodeFlags: more.filter((w) => !settings.includes(w)), env };
 }
 
 /** Compiles a ref (or `.`) into .bench-builds and answers where its main.js is. */
-function compiled(ref: string): Omit<Build, 'nodeFlags'> {
+function compiled(ref: string): Omit<Build, 'nodeFlags' | 'env'> {
   if (ref === '.') {
     const dist = join(BUILDS, 'worktree', 'dist');
     rmSync(dist, { recursive: true, force: true });
@@ -158,7 +163,7 @@ async function main(): Promise<void> {
         database.url,
         PASSWORD,
         [process.execPath, ...serviceNodeFlags(), ...b.nodeFlags, ...flags, join(b.dist, 'src', 'main.js')],
-        EXTRA_ENV,
+        { ...EXTRA_ENV, ...b.env },
       );
       env = started.env;
       running.push({ ...b, service: started.service, origin: started.origin, requests: [], cpuUs: [], rps: [], profileDir });
