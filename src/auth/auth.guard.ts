@@ -161,7 +161,9 @@ export class AuthGuard implements CanActivate {
     // Every authenticated request spends its caller's and its site's budgets (docs/limits.md); a bulk request one per item.
     if (ctx.caller) {
       const cost = this.reflector.get<boolean | undefined>(BULK_ROUTE_KEY, handler) ? bulkItemCount((req as { body?: unknown }).body) : 1;
-      await this.budget.spend(ctx.caller, context.switchToHttp().getResponse<BudgetResponse>(), cost);
+      // In-process budgets answer at once; Redis's are awaited.
+      const spending = this.budget.spend(ctx.caller, context.switchToHttp().getResponse<BudgetResponse>(), cost);
+      if (spending) await spending;
     }
     refuseUnqueried(req.query as Record<string, unknown> | undefined, context.getClass(), handler);
     return true;

@@ -57,22 +57,40 @@ export class RequestBudget {
   /**
    * Spends `cost` requests of the caller's budgets, announces them on `res`, and throws 429 when
    * one is spent. A request over budget still counts, so a client that ignores Retry-After does not
-   * get its requests back sooner.
+   * get its requests back sooner. A store that counts at once (in this process) answers here and
+   * now, without a promise: the guard awaits only what it is given (docs/limits.md, "Cost").
    */
-  async spend(caller: Caller, res: BudgetResponse | undefined, cost = 1): Promise<void> {
-    if (this.policies.length === 0 || cost <= 0) return;
+  spend(caller: Caller, res: BudgetResponse | undefined, cost = 1): Promise<void> | undefined {
+    if (this.policies.length === 0 || cost <= 0) return undefined;
     const store = this.store;
-    const counters = store.hitNow
-      ? this.policies.map((p) => store.hitNow!(`budget:${p.key(caller)}`, this.windowMs, cost))
-      : await Promise.all(this.policies.map((p) => store.hit(`budget:${p.key(caller)}`, this.windowMs, cost)));
-    const state = counters.map((c, i) => ({ policy: this.policies[i], remaining: Math.max(0, this.policies[i].quota - c.count), seconds: secondsOf(c) }));
+    if (store.hitNow) {
+      const counters: Counter[] = [];
+      for (const p of this.policies) counters.push(store.hitNow(`budget:${p.key(caller)}`, this.windowMs, cost));
+      this.settle(caller, res, cost, counters);
+      return undefined;
+    }
+    return Promise.all(this.policies.map((p) => store.hit(`budget:${p.key(caller)}`, this.windowMs, cost))).then((counters) =>
+      this.settle(caller, res, cost, counters),
+    );
+  }
+
+  /** Announces the budgets after `counters` (one a policy) and throws 429 when one is spent. */
+  private settle(caller: Caller, res: BudgetResponse | undefined, cost: number, counters: readonly Counter[]): void {
+    const policies = this.policies;
+    let announced = '';
+    let worst: { policy: Policy; seconds: number } | null = null;
+    for (let i = 0; i < policies.length; i++) {
+      const policy = policies[i];
+      const c = counters[i];
+      const seconds = secondsOf(c);
+      announced += `${i ? ', ' : ''}"${policy.name}";r=${Math.max(0, policy.quota - c.count)};t=${seconds}`;
+      if (c.count > policy.quota && (!worst || seconds > worst.seconds)) worst = { policy, seconds };
+    }
     if (res) {
       res.setHeader('RateLimit-Policy', this.policyHeader);
-      res.setHeader('RateLimit', state.map((s) => `"${s.policy.name}";r=${s.remaining};t=${s.seconds}`).join(', '));
+      res.setHeader('RateLimit', announced);
     }
-    const spent = state.filter((s, i) => counters[i].count > s.policy.quota);
-    if (spent.length) {
-      const worst = spent.reduce((a, b) => (b.seconds > a.seconds ? b : a));
+    if (worst) {
       throw new TooManyRequestsError(
         `The request budget of ${worst.policy.whose(caller)} (${worst.policy.quota} requests every ${this.windowMs / 1000} s${cost > 1 ? `; this request costs ${cost}` : ''}) is spent: retry after ${worst.seconds} s (docs/limits.md)`,
         worst.seconds,
