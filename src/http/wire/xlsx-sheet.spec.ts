@@ -25,6 +25,16 @@ function destination(): { out: Writable; bytes: () => Buffer } {
   return { out, bytes: () => Buffer.concat(chunks) };
 }
 
+/** Ends the sheet, waits until `out` has taken all of it, and reads the workbook back. */
+async function readBack(sheet: XlsxSheet, out: Writable, bytes: () => Buffer): Promise<ExcelJS.Worksheet> {
+  const finished = new Promise<void>((resolve) => out.on('finish', () => resolve()));
+  await sheet.end();
+  await finished;
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(bytes() as unknown as ArrayBuffer);
+  return workbook.worksheets[0];
+}
+
 describe('XlsxSheet: an XLSX sheet streamed with what waits to be compressed bounded', () => {
   it('holds at most its bound plus one batch of XML, however fast batches come, and writes every row', async () => {
     const { out, bytes } = destination();
@@ -43,13 +53,8 @@ describe('XlsxSheet: an XLSX sheet streamed with what waits to be compressed bou
     // A batch of 1,000 rows is about 700 KB of XML: the most held is the bound and one batch.
     expect(peak).toBeLessThanOrEqual(XLSX_ZIP_BACKLOG + 1024 * 1024);
     expect(peak).toBeGreaterThan(0);
-    const finished = new Promise<void>((resolve) => out.on('finish', () => resolve()));
-    await sheet.end();
-    await finished;
 
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(bytes() as unknown as ArrayBuffer);
-    const read = workbook.worksheets[0];
+    const read = await readBack(sheet, out, bytes);
     expect(read.name).toBe('people');
     expect(read.rowCount).toBe(BATCHES * BATCH + 1);
     expect(read.getRow(1).values).toEqual([undefined, ...HEADER]);
@@ -91,12 +96,7 @@ describe('XlsxSheet: an XLSX sheet streamed with what waits to be compressed bou
     const copies = given.map((row) => [...row]);
     sheet.add(given);
     expect(given).toEqual(copies);
-    const finished = new Promise<void>((resolve) => out.on('finish', () => resolve()));
-    await sheet.end();
-    await finished;
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(bytes() as unknown as ArrayBuffer);
-    const read = workbook.worksheets[0];
+    const read = await readBack(sheet, out, bytes);
     const cells = (n: number) => [1, 2, 3, 4, 5].map((c) => read.getRow(n).getCell(c).value);
     expect(cells(2)).toEqual([null, 'b', null, 4, null]);
     expect(cells(3)).toEqual(['a', null, false, null, 'e']);
