@@ -378,12 +378,13 @@ export function peopleCsv(run: string, rows: number, orgId: string): Buffer {
 export function sampleRss(pid: number, everyMs = 100): { stop: () => number; peak: () => number } {
   let peakMb = rssMb(pid);
   const timer = setInterval(() => (peakMb = Math.max(peakMb, rssMb(pid))), everyMs);
+  /** The peak so far, sampling on. */
+  const peak = () => Math.max(peakMb, rssMb(pid));
   return {
-    /** The peak so far, sampling on. */
-    peak: () => Math.max(peakMb, rssMb(pid)),
+    peak,
     stop: () => {
       clearInterval(timer);
-      return Math.max(peakMb, rssMb(pid));
+      return peak();
     },
   };
 }

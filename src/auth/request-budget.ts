@@ -65,11 +65,11 @@ export class RequestBudget {
     const store = this.store;
     if (store.hitNow) {
       const counters: Counter[] = [];
-      for (const p of this.policies) counters.push(store.hitNow(`budget:${p.key(caller)}`, this.windowMs, cost));
+      for (const p of this.policies) counters.push(store.hitNow(counterKey(p, caller), this.windowMs, cost));
       this.settle(caller, res, cost, counters);
       return undefined;
     }
-    return Promise.all(this.policies.map((p) => store.hit(`budget:${p.key(caller)}`, this.windowMs, cost))).then((counters) =>
+    return Promise.all(this.policies.map((p) => store.hit(counterKey(p, caller), this.windowMs, cost))).then((counters) =>
       this.settle(caller, res, cost, counters),
     );
   }
@@ -97,6 +97,11 @@ export class RequestBudget {
       );
     }
   }
+}
+
+/** The store's key of a policy's counter for this caller (`budget:user:<id>`, `budget:site:<id>`…). */
+function counterKey(policy: Policy, caller: Caller): string {
+  return `budget:${policy.key(caller)}`;
 }
 
 function secondsOf(c: Counter): number {

@@ -15,8 +15,8 @@ export const XLSX_ZIP_BACKLOG = 1024 * 1024;
  * in pieces), so a batch of 1,000 rows is 50 MB: most of the 64 MB young generation, so a batch
  * being written, and the next one read ahead, were alive at nearly every scavenge, copied, and
  * promoted (200 MB a 200,000 rows, then full collections). At 500 rows a batch dies in the
- * scavenge after it (8 MB promoted), and the scavenges' pauses fell to a fifth
- * (docs/exports.md, "XLSX").
+ * scavenge after it (8 MB promoted), and the scavenges' pauses fell to a third or less
+ * (docs/exports.md, "Memory, backpressure, hang-ups").
  */
 export const XLSX_BATCH_ROWS = 500;
 
@@ -55,7 +55,7 @@ export class XlsxSheet {
    * An empty (null) cell is handed to exceljs as a gap (`undefined`): exceljs writes nothing for an
    * empty cell without a style either way, but makes a cell object, its address and a value object
    * for a null one and none for a gap; an export of people has a third of its cells empty
-   * (docs/exports.md, "XLSX"). The row is a copy (the caller's cells stay as they were) whose every
+   * (docs/exports.md, "Memory, backpressure, hang-ups"). The row is a copy (the caller's cells stay as they were) whose every
    * member is its own, so exceljs still reads member 0 as column A.
    */
   add(rows: readonly unknown[][]): void {
