@@ -13,6 +13,7 @@ interface CallFrame {
 interface ProfileNode {
   id: number;
   callFrame: CallFrame;
+  children?: number[];
 }
 interface CpuProfile {
   nodes: ProfileNode[];
@@ -28,6 +29,8 @@ export interface Breakdown {
   windowMs: number;
   groups: { name: string; ms: number }[];
   functions: { name: string; ms: number }[];
+  /** Inclusive time (the function and everything it called) of the functions asked for by name. */
+  focus: { name: string; ms: number }[];
 }
 
 /** `typeorm`, `@nestjs/core`, `node:http`, `service src/http`, `(garbage collector)`… */
@@ -52,9 +55,12 @@ function groupOf(frame: CallFrame): string {
  * Summarises the samples between two CLOCK_MONOTONIC instants in µs (the clock of V8's profiler
  * and of `process.hrtime`, shared by the processes of one machine); without a window, all of it.
  */
-export function summarise(file: string, window?: { fromUs: number; toUs: number }): Breakdown {
+export function summarise(file: string, window?: { fromUs: number; toUs: number }, focus: readonly string[] = []): Breakdown {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const focused = new Map<string, number>(focus.map((name) => [name, 0]));
   const groups = new Map<string, number>();
   const functions = new Map<string, number>();
   let t = p.startTime;
@@ -74,9 +80,26 @@ export function summarise(file: string, window?: { fromUs: number; toUs: number 
     groups.set(g, (groups.get(g) ?? 0) + dt);
     const fn = `${frame.functionName || '(anonymous)'} ${g}`;
     functions.set(fn, (functions.get(fn) ?? 0) + dt);
+    if (focused.size) {
+      // Each named function once a sample, however deep its recursion.
+      const seen = new Set<string>();
+      for (let id: number | undefined = p.samples[i]; id !== undefined; id = parent.get(id)) {
+        const name = byId.get(id)?.callFrame.functionName ?? '';
+        if (focused.has(name) && !seen.has(name)) {
+          seen.add(name);
+          focused.set(name, focused.get(name)! + dt);
+        }
+      }
+    }
   }
   const sorted = (m: Map<string, number>) => [...m.entries()].map(([name, us]) => ({ name, ms: us / 1000 })).sort((a, b) => b.ms - a.ms);
-  return { busyMs: busy / 1000, windowMs: Number.isFinite(first) ? (last - first) / 1000 : 0, groups: sorted(groups), functions: sorted(functions) };
+  return {
+    busyMs: busy / 1000,
+    windowMs: Number.isFinite(first) ? (last - first) / 1000 : 0,
+    groups: sorted(groups),
+    functions: sorted(functions),
+    focus: [...focused.entries()].map(([name, us]) => ({ name, ms: us / 1000 })),
+  };
 }
 
 /** A breakdown as Markdown, per request: where the self time went (with its share of the busy time), then the hottest functions. */
@@ -90,5 +113,13 @@ export function breakdownTables(b: Breakdown, requests: number): string[] {
     '| hottest functions (self time) | µs / request |',
     '|---|---:|',
     ...b.functions.slice(0, 15).map((f) => `| ${f.name.replace(/\|/g, '\\|')} | ${per(f.ms)} |`),
+    ...(b.focus.length
+      ? [
+          '',
+          '| functions asked for (inclusive time: with what they call) | µs / request | share |',
+          '|---|---:|---:|',
+          ...b.focus.map((f) => `| ${f.name} | ${per(f.ms)} | ${((100 * f.ms) / b.busyMs).toFixed(1)} % |`),
+        ]
+      : []),
   ];
 }

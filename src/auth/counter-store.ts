@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { JsonLogger } from '../common/logging/json-logger.js';
 import { redisClient, type RedisClient } from '../common/redis/redis-client.js';
 
@@ -15,6 +16,8 @@ export interface Counter {
 export interface CounterStore {
   /** Adds `amount` (1) to the key's counter, starting a window of windowMs when there is none. */
   hit(key: string, windowMs: number, amount?: number): Promise<Counter>;
+  /** `hit` of several keys at once (one round trip to Redis), answered in the keys' order. */
+  hitAll(keys: readonly string[], windowMs: number, amount?: number): Promise<Counter[]>;
   /** The same, at once, for a store in this process (no promise per request); absent for a remote store. */
   hitNow?(key: string, windowMs: number, amount?: number): Counter;
   peek(key: string): Promise<Counter | null>;
@@ -44,6 +47,10 @@ export class MemoryCounterStore implements CounterStore {
     return this.hitNow(key, windowMs, amount);
   }
 
+  async hitAll(keys: readonly string[], windowMs: number, amount = 1): Promise<Counter[]> {
+    return keys.map((key) => this.hitNow(key, windowMs, amount));
+  }
+
   hitNow(key: string, windowMs: number, amount = 1): Counter {
     const c = this.live(key) ?? { count: 0, resetAt: this.now() + windowMs };
     c.count += amount;
@@ -65,26 +72,50 @@ export class MemoryCounterStore implements CounterStore {
   async close(): Promise<void> {}
 }
 
-// INCRBY and set the window on the first hit, atomically; answer the count and the time left.
-const HIT = `local c = redis.call('INCRBY', KEYS[1], ARGV[2])
-local t = redis.call('PTTL', KEYS[1])
-if t < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  t = tonumber(ARGV[1])
+// Each key: INCRBY and set the window on its first hit, atomically; answer its count and the time
+// left, two numbers a key in the keys' order. Sent by its SHA1 (EVALSHA), the text only when the
+// server does not know it yet (NOSCRIPT: a new or restarted Redis).
+const HIT_ALL = `local out = {}
+for i, key in ipairs(KEYS) do
+  local c = redis.call('INCRBY', key, ARGV[2])
+  local t = redis.call('PTTL', key)
+  if t < 0 then
+    redis.call('PEXPIRE', key, ARGV[1])
+    t = tonumber(ARGV[1])
+  end
+  out[2 * i - 1] = c
+  out[2 * i] = t
 end
-return {c, t}`;
+return out`;
+const HIT_ALL_SHA1 = createHash('sha1').update(HIT_ALL).digest('hex');
+
+/** How long a counter call waits for Redis before it counts nothing (fails open). */
+export const REDIS_COUNTER_TIMEOUT_MS = 1000;
+/** How often the calls waiting on Redis are checked against that bound. */
+const SWEEP_MS = 100;
+/** Commands the client holds for Redis at most: past it a call fails open at once (Redis stalled under load). */
+const MAX_QUEUED_COMMANDS = 10_000;
 
 /**
  * Redis-backed counters. If Redis cannot be reached the store fails open (counts nothing, logs a
  * warning): logins keep working while throttling is degraded, instead of every login failing.
+ * A Redis that stops answering (stalled, paused, its network cut) fails a call open after
+ * REDIS_COUNTER_TIMEOUT_MS (1 s, checked every 100 ms). That bound is kept by one timer for every
+ * call waiting, not by node-redis's command timeout: that one is an `AbortSignal.timeout` a
+ * command, about 20 µs of CPU on every request (docs/limits.md, "Cost").
  */
 export class RedisCounterStore implements CounterStore {
+  /** Calls waiting on Redis, each with when it gives up. */
+  private readonly waiting = new Set<{ giveUpAt: number; fail: (e: Error) => void }>();
+  private readonly sweeper: NodeJS.Timeout;
+
   private constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
     private readonly logger: JsonLogger,
   ) {
     this.client.on('error', (err: Error) => this.logger.event('warn', 'Redis', { msg: `Redis error: ${err.message}` }));
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS).unref();
   }
 
   /**
@@ -95,6 +126,9 @@ export class RedisCounterStore implements CounterStore {
     const client = await redisClient({
       url,
       disableOfflineQueue: true,
+      commandsQueueMaxLength: MAX_QUEUED_COMMANDS,
+      // No timer a command: the store bounds its calls itself (above).
+      commandOptions: { timeout: 0 },
       socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5000) },
     });
     const store = new RedisCounterStore(client, prefix, logger);
@@ -107,20 +141,76 @@ export class RedisCounterStore implements CounterStore {
   private async run<T>(fn: () => Promise<T>, fallback: T): Promise<T> {
     try {
       if (!this.client.isReady) throw new Error('not connected');
-      return await fn();
+      return await this.bounded(fn());
     } catch (e) {
-      this.logger.event('warn', 'Redis', { msg: `rate-limit store unavailable, not counting: ${(e as Error).message}` });
+      this.warnUncounted((e as Error).message);
       return fallback;
     }
   }
 
-  hit(key: string, windowMs: number, amount = 1): Promise<Counter> {
+  private lastWarning = 0;
+  private unwarned = 0;
+
+  /** Logs a call that counted nothing: the first at once, then one every 10 s with how many it stands for. */
+  private warnUncounted(reason: string): void {
+    const now = Date.now();
+    if (now - this.lastWarning < 10_000) {
+      this.unwarned++;
+      return;
+    }
+    const more = this.unwarned ? ` (and ${this.unwarned} calls more since the last warning)` : '';
+    this.lastWarning = now;
+    this.unwarned = 0;
+    this.logger.event('warn', 'Redis', { msg: `rate-limit store unavailable, not counting: ${reason}${more}` });
+  }
+
+  /** `answer`, or a failure once it has waited REDIS_COUNTER_TIMEOUT_MS (its late answer is dropped). */
+  private bounded<T>(answer: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry = { giveUpAt: Date.now() + REDIS_COUNTER_TIMEOUT_MS, fail: reject };
+      this.waiting.add(entry);
+      answer.then(
+        (v) => {
+          this.waiting.delete(entry);
+          resolve(v);
+        },
+        (e: unknown) => {
+          this.waiting.delete(entry);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
+    });
+  }
+
+  private sweep(): void {
+    if (this.waiting.size === 0) return;
+    const now = Date.now();
+    for (const w of this.waiting) {
+      if (w.giveUpAt > now) continue;
+      this.waiting.delete(w);
+      w.fail(new Error(`Redis did not answer within ${REDIS_COUNTER_TIMEOUT_MS} ms`));
+    }
+  }
+
+  async hit(key: string, windowMs: number, amount = 1): Promise<Counter> {
+    return (await this.hitAll([key], windowMs, amount))[0];
+  }
+
+  hitAll(keys: readonly string[], windowMs: number, amount = 1): Promise<Counter[]> {
     return this.run(
       async () => {
-        const [count, ttl] = (await this.client.eval(HIT, { keys: [this.prefix + key], arguments: [String(windowMs), String(amount)] })) as [number, number];
-        return { count: Number(count), ttlMs: Number(ttl) > 0 ? Number(ttl) : windowMs };
+        const options = { keys: keys.map((k) => this.prefix + k), arguments: [String(windowMs), String(amount)] };
+        let reply: unknown;
+        try {
+          reply = await this.client.evalSha(HIT_ALL_SHA1, options);
+        } catch (e) {
+          if (!(e as Error | undefined)?.message?.startsWith('NOSCRIPT')) throw e;
+          reply = await this.client.eval(HIT_ALL, options);
+        }
+        const r = reply as number[];
+        return keys.map((_, i) => ({ count: Number(r[2 * i]), ttlMs: Number(r[2 * i + 1]) > 0 ? Number(r[2 * i + 1]) : windowMs }));
       },
-      { count: 0, ttlMs: windowMs },
+      keys.map(() => ({ count: 0, ttlMs: windowMs })),
     );
   }
 
@@ -136,6 +226,7 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
     if (this.client.isOpen) await this.client.close();
     else this.client.destroy();
   }

@@ -69,9 +69,13 @@ export class RequestBudget {
       this.settle(caller, res, cost, counters);
       return undefined;
     }
-    return Promise.all(this.policies.map((p) => store.hit(counterKey(p, caller), this.windowMs, cost))).then((counters) =>
-      this.settle(caller, res, cost, counters),
-    );
+    return store
+      .hitAll(
+        this.policies.map((p) => counterKey(p, caller)),
+        this.windowMs,
+        cost,
+      )
+      .then((counters) => this.settle(caller, res, cost, counters));
   }
 
   /** Announces the budgets after `counters` (one a policy) and throws 429 when one is spent. */

@@ -1,6 +1,9 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { REDIS_COUNTER_TIMEOUT_MS } from '../../src/auth/counter-store.js';
 import { bearer, startApp, TestApp } from '../e2e/harness.js';
 import { createPerson, createSite, TestPerson } from '../factories/index.js';
-import { dropPrefix, freshPrefix, REDIS_URL, withRedis } from './redis-support.js';
+import { dropPrefix, freshPrefix, REDIS_URL, withRedis, withRedisAt } from './redis-support.js';
 
 /**
  * With REDIS_URL set, the request budgets (docs/limits.md) are counted in Redis: two replicas
@@ -59,3 +62,81 @@ describe('request budgets shared through Redis', () => {
     return withRedis(async (c) => Number(await c.get(`${prefix}budget:user:${person.userId}`)));
   }
 });
+
+/**
+ * A Redis that stops answering (here its own redis-server, paused with SIGSTOP): a request waits
+ * for its budgets at most REDIS_COUNTER_TIMEOUT_MS, then goes on uncounted, with one warning; once
+ * Redis answers again the budgets count again. Needs `redis-server` on the PATH.
+ */
+describe('request budgets when Redis stalls', () => {
+  let redis: ChildProcess;
+  let t: TestApp;
+  let person: TestPerson;
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const url = `redis://127.0.0.1:${port}`;
+    for (let i = 0; !(await accepts(port)); i++) {
+      if (i > 100) throw new Error('redis-server did not start');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await withRedisAt(url, (c) => c.ping())).toBe('PONG');
+    t = await startApp({ REDIS_URL: url, REDIS_PREFIX: freshPrefix(), RATE_LIMIT_PER_CALLER: String(QUOTA), RATE_LIMIT_PER_SITE: '0', LOG_LEVEL: 'warn' });
+    person = await createPerson(t, await createSite(t));
+  });
+  afterAll(async () => {
+    if (redis?.pid) process.kill(redis.pid, 'SIGCONT');
+    await t?.close();
+    redis?.kill('SIGKILL');
+  });
+
+  it('answers within about a second uncounted while Redis is paused, warns once, and counts again after', async () => {
+    const me = () => t.http().get('/v4/me').set('Authorization', bearer(person.token));
+    const left = (res: { headers: Record<string, string> }) => Number(/"caller";r=(\d+)/.exec(res.headers.ratelimit ?? '')?.[1]);
+    expect(left(await me())).toBe(QUOTA - 1);
+    process.kill(redis.pid!, 'SIGSTOP');
+    const took: number[] = [];
+    const answers = [];
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      answers.push(await me());
+      took.push(Date.now() - started);
+    }
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    // Nothing counted: the whole quota announced, the request not held past the bound (1 s, checked every 100 ms).
+    expect(answers.map(left)).toEqual([QUOTA, QUOTA, QUOTA]);
+    for (const ms of took) {
+      expect(ms).toBeGreaterThanOrEqual(REDIS_COUNTER_TIMEOUT_MS - 50);
+      expect(ms).toBeLessThan(REDIS_COUNTER_TIMEOUT_MS + 1000);
+    }
+    expect(t.logs.filter((l) => l.includes(`Redis did not answer within ${REDIS_COUNTER_TIMEOUT_MS} ms`))).toHaveLength(1);
+    process.kill(redis.pid!, 'SIGCONT');
+    // The paused commands' late answers are dropped; the next request is counted again.
+    let after = await me();
+    for (let i = 0; i < 20 && left(after) === QUOTA; i++) after = await me();
+    expect(after.status).toBe(200);
+    expect(left(after)).toBeLessThan(QUOTA);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
