@@ -26,7 +26,9 @@
  * comments of one individual, 21 of them: 20 posted by the administrator, as `npm run bench` reads them), `goal`
  * (GET /v4/goals/{id}, 20 goals), `goals` (GET /v4/individuals/{id}/goals: those 20), `putgoal`
  * (PUT /v4/goals/{id} without If-Match, one goal on each of 200 individuals in turn) or `org`
- * (GET /v4/organizations/{id}): the general read path (ScopedRepository, resource mapping, codec).
+ * (GET /v4/organizations/{id}): the general read path (ScopedRepository, resource mapping, codec),
+ * or `bulk` (POST /v4/individuals/bulk, 100 new people a request, as bench:bulk writes them: CPU
+ * per request is per 100 items; use few AB_CONNECTIONS).
  * AB_RATE=<requests per second> offers every build the same load instead of as much as each
  * answers: the CPU per request of builds of different throughput is then compared at one rate (a
  * server answering more at once spends less per request on its sockets and buffers).
@@ -49,6 +51,7 @@ import {
   createDatabase,
   envWords,
   fmt,
+  benchPerson,
   goalBody,
   load,
   loadMeasured,
@@ -236,6 +239,8 @@ interface Fixture {
 }
 
 const SHORT = 20;
+/** Items of a request of the `bulk` row. */
+const BULK_ITEMS = 100;
 
 async function fixtureOf(origin: string, site: SeededSite): Promise<Fixture> {
   const listed = site.listedId;
@@ -281,6 +286,16 @@ function requestsOf({ ids, orgId, listed, goalIds, periodId }: Fixture, headers:
         headers: json,
         body: JSON.stringify({ ...(JSON.parse(goalBody(ids[k], periodId)) as object), ID: id, Name: `A/B goal ${k}` }),
       }));
+    case 'bulk':
+      // 100 new people a request, each with a login account, upserted by ExternalID in the organization of the seeded site.
+      return [
+        {
+          path: '/v4/individuals/bulk',
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ Items: Array.from({ length: BULK_ITEMS }, (_, i) => ({ Op: 'upsert', Record: benchPerson('[<n>]', i, orgId) })) }),
+        },
+      ];
     case 'write':
       return [{ path: '/v4/colors', method: 'POST', headers: json, body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }) }];
     case 'list':

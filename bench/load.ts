@@ -9,6 +9,7 @@ export interface LoadRequest {
   path: string;
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   headers?: Record<string, string>;
+  /** Every `[<n>]` in it is replaced by a value of the request's own (new records on every request). */
   body?: string;
 }
 
@@ -56,6 +57,9 @@ async function main(): Promise<void> {
   // clears a connection's context each time it wraps around its list, so the state lives here;
   // a request's context lasts from its setupRequest to its onResponse.)
   const free = job.requests.map((_, i) => i).reverse();
+  // `[<n>]` in a body: a value of this request's own (new records on every request).
+  const run = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+  let made = 0;
   const etags = job.requests.map((r) => r.headers?.['If-Match']);
   const started = process.hrtime.bigint();
   const result = await autocannon({
@@ -80,7 +84,8 @@ async function main(): Promise<void> {
             r = job.requests[mode === 'once' ? Math.min(next++, job.requests.length - 1) : next++ % job.requests.length];
             headers = r.headers ?? {};
           }
-          return { ...req, method: r.method ?? 'GET', path: r.path, headers, body: r.body };
+          const body = r.body?.includes('[<n>]') ? r.body.replaceAll('[<n>]', `${run}n${made++}`) : r.body;
+          return { ...req, method: r.method ?? 'GET', path: r.path, headers, body };
         },
         onResponse: (_status: number, _body: string, context: Record<string, unknown>, headers?: Record<string, string>) => {
           if (mode !== 'if-match' || typeof context.index !== 'number') return;

@@ -36,16 +36,14 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
     return this.db.transaction(this.ctx, async () => {
       const repo = this.repo;
       const now = new Date();
-      const clean = Object.fromEntries(Object.entries(values as object).filter(([k]) => !PROTECTED.has(k) || k === 'id'));
-      const entity = repo.create({
-        ...clean,
-        siteId: this.siteId,
-        created: now,
-        createdBy: actorIdOf(this.ctx.caller),
-        updated: now,
-        updatedBy: actorIdOf(this.ctx.caller),
-        version: 1,
-      } as DeepPartial<T>);
+      const row = settable(values as object, true);
+      row.siteId = this.siteId;
+      row.created = now;
+      row.createdBy = actorIdOf(this.ctx.caller);
+      row.updated = now;
+      row.updatedBy = row.createdBy;
+      row.version = 1;
+      const entity = repo.create(row as DeepPartial<T>);
       const rec = entity as Record<string, unknown>;
       const idCol = repo.metadata.primaryColumns[0];
       let madeId = false;
@@ -112,7 +110,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       const by = actorIdOf(this.ctx.caller);
       const generated = repo.metadata.primaryColumns[0]?.isGenerated ?? false;
       const rows = values.map((v) => ({
-        ...Object.fromEntries(Object.entries(v as object).filter(([k]) => !PROTECTED.has(k))),
+        ...settable(v as object, false),
         ...(generated ? {} : { id: randomUUID() }),
         siteId: this.siteId,
         created: now,
@@ -253,4 +251,16 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       .execute();
     return { affected: res.affected ?? 0, set };
   }
+}
+
+/**
+ * `values` without the columns the data layer sets itself (PROTECTED; `id` kept when `keepId`).
+ * A loop: Object.entries, filter and fromEntries, then a spread, cost about 25 µs on a person's 40
+ * fields, a tenth of a bulk item's CPU (docs/bulk.md, "Cost").
+ */
+function settable(values: object, keepId: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const from = values as Record<string, unknown>;
+  for (const k of Object.keys(from)) if (!PROTECTED.has(k) || (keepId && k === 'id')) out[k] = from[k];
+  return out;
 }
