@@ -204,7 +204,17 @@ export interface Batch {
 /** Batches as one, in order (null when there is none). */
 export function joinBatches(batches: readonly Batch[]): Batch | null {
   if (batches.length <= 1) return batches[0] ?? null;
-  return { sql: batches.map((b) => b.sql).join(';\n'), params: batches.flatMap((b) => b.params) };
+  return { sql: batches.map((b) => b.sql).join(';\n'), params: paramsOf(batches) };
+}
+
+/**
+ * The batches' parameters in order, in one array (a loop: flatMap over a bulk chunk's thousands of
+ * parameters cost about 5 µs an item).
+ */
+export function paramsOf(batches: readonly Batch[]): unknown[] {
+  const out: unknown[] = [];
+  for (const b of batches) for (let i = 0; i < b.params.length; i++) out.push(b.params[i]);
+  return out;
 }
 
 /**

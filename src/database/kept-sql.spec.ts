@@ -16,7 +16,7 @@ import {
 } from 'typeorm';
 import { BoolCol, DateCol, DecimalCol, GuidCol, GuidPk, IntCol, IntPk, StrCol, VersionCol } from './columns.js';
 import { anchorOf, compileAnchor, compileSimpleFind, joinedOf, totalFromPage, type JoinedColumns } from './kept-sql.js';
-import { compileHydrate, hydrateRows } from './hydrate.js';
+import { compileHydrate, createEntity, hydrateRows } from './hydrate.js';
 import { announceWrite, keptInsert, keptUpdate } from './kept-writes.js';
 import { entitiesFor } from './registry.js';
 
@@ -482,6 +482,38 @@ describe('compiled hydration', () => {
       }
     }
     expect(compared).toBe(ds.entityMetadatas.length * 2 * values.length);
+  });
+
+  it.each([
+    ['better-sqlite3', true],
+    ['mysql', false],
+  ] as const)('makes every entity of the application from plain values as TypeORM create does, on %s', async (type, sqlite) => {
+    const ds = new DataSource({ type, database: ':memory:', entities: entitiesFor(sqlite) } as DataSourceOptions);
+    await (ds as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
+    let compared = 0;
+    let ownPath = 0;
+    for (const metadata of ds.entityMetadatas) {
+      for (let k = 0; k < values.length; k++) {
+        // Every column a value of the list (undefined among them: left unset), and a key no column has.
+        const plain: Record<string, unknown> = { notAColumn: 'dropped' };
+        metadata.columns.forEach((c, i) => (plain[c.propertyName] = values[(k + i) % values.length]));
+        let typeormCalled = false;
+        const theirs = ds.manager.create(metadata.target as never, plain) as ObjectLiteral;
+        const ours = createEntity(metadata, plain, () => {
+          typeormCalled = true;
+          return ds.manager.create(metadata.target as never, plain) as ObjectLiteral;
+        });
+        if (!typeormCalled) ownPath++;
+        expect(Object.getPrototypeOf(ours)).toBe(Object.getPrototypeOf(theirs));
+        if (!same(ours, theirs) || Object.keys(ours).join() !== Object.keys(theirs).join())
+          throw new Error(`${metadata.name} on ${type}: ${JSON.stringify(plain)} gave ${JSON.stringify(ours)}, TypeORM ${JSON.stringify(theirs)}`);
+        expect('notAColumn' in ours).toBe(false);
+        compared++;
+      }
+    }
+    expect(compared).toBe(ds.entityMetadatas.length * values.length);
+    // The application's entities are plain: every one takes the loop, none TypeORM's create.
+    expect(ownPath).toBe(compared);
   });
 
   it('writes untouched and boolean columns inline, and hands every other column to the driver', () => {

@@ -6,6 +6,7 @@ import { isPrimaryKeyViolation } from '../common/errors/db-errors.js';
 import { announceWrite, fillDefaults, keptInsert, keptUpdate } from './kept-writes.js';
 import { rowAsWritten } from './written-row.js';
 import type { TenantEntity } from './entities/base.entity.js';
+import { createEntity } from './hydrate.js';
 import { idTaken, PROTECTED, type Patch } from './row-store.js';
 import { ScopedReads } from './scoped-reads.js';
 
@@ -43,7 +44,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       row.updated = now;
       row.updatedBy = row.createdBy;
       row.version = 1;
-      const entity = repo.create(row as DeepPartial<T>);
+      const entity = createEntity<T>(repo.metadata, row, () => repo.create(row as DeepPartial<T>));
       const rec = entity as Record<string, unknown>;
       const idCol = repo.metadata.primaryColumns[0];
       let madeId = false;

@@ -5,7 +5,7 @@ import { QueryResult, type DataSource, type EntityManager } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ServiceUnavailableError } from '../common/errors/errors.js';
 import { isDatabaseUnavailable, isRetryableConflict } from '../common/errors/db-errors.js';
-import { flushJournal, joinBatches, journalBatch, type Batch } from './journal.js';
+import { flushJournal, joinBatches, journalBatch, paramsOf, type Batch } from './journal.js';
 import { BOUND, JOURNALS, TRANSACTION_ATTEMPTS, type MemoEntry, type RowWrite, type TxJournal } from './row-store.js';
 import { family, sql } from './statements.js';
 
@@ -490,7 +490,7 @@ function mergeRun(run: readonly Batch[]): Batch[] {
 
 function mergedInsert(sql: string, group: readonly Batch[]): Batch {
   const tuple = KEPT_INSERT.exec(sql)![1];
-  return { sql: sql + `, ${tuple}`.repeat(group.length - 1), params: group.flatMap((b) => b.params) };
+  return { sql: sql + `, ${tuple}`.repeat(group.length - 1), params: paramsOf(group) };
 }
 
 /** Updates of one text, each of its own row (ids last in their parameters, the site before them), as one statement. */
