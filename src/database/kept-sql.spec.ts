@@ -458,13 +458,21 @@ describe('compiled hydration', () => {
     false,
   ];
 
-  it.each([
+  /** Both drivers, and whether the application's entities are those of SQLite. */
+  const DRIVERS = [
     ['better-sqlite3', true],
     ['mysql', false],
-  ] as const)('gives every entity of the application the entity TypeORM gives, on %s', async (type, sqlite) => {
+  ] as const;
+
+  /** A data source of every entity of the application, its metadata built (no connection is opened). */
+  async function application(type: (typeof DRIVERS)[number][0], sqlite: boolean): Promise<DataSource> {
     const ds = new DataSource({ type, database: ':memory:', entities: entitiesFor(sqlite) } as DataSourceOptions);
-    // The metadata alone: no connection is opened.
     await (ds as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
+    return ds;
+  }
+
+  it.each(DRIVERS)('gives every entity of the application the entity TypeORM gives, on %s', async (type, sqlite) => {
+    const ds = await application(type, sqlite);
     expect(ds.entityMetadatas.length).toBeGreaterThan(20);
     let compared = 0;
     for (const metadata of ds.entityMetadatas) {
@@ -484,12 +492,8 @@ describe('compiled hydration', () => {
     expect(compared).toBe(ds.entityMetadatas.length * 2 * values.length);
   });
 
-  it.each([
-    ['better-sqlite3', true],
-    ['mysql', false],
-  ] as const)('makes every entity of the application from plain values as TypeORM create does, on %s', async (type, sqlite) => {
-    const ds = new DataSource({ type, database: ':memory:', entities: entitiesFor(sqlite) } as DataSourceOptions);
-    await (ds as unknown as { buildMetadatas(): Promise<void> }).buildMetadatas();
+  it.each(DRIVERS)('makes every entity of the application from plain values as TypeORM create does, on %s', async (type, sqlite) => {
+    const ds = await application(type, sqlite);
     let compared = 0;
     let ownPath = 0;
     for (const metadata of ds.entityMetadatas) {
