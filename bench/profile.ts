@@ -58,8 +58,9 @@ function groupOf(frame: CallFrame): string {
 export function summarise(file: string, window?: { fromUs: number; toUs: number }, focus: readonly string[] = []): Breakdown {
   const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  // Each node's caller, to walk a sample's stack: only when functions are asked for.
   const parent = new Map<number, number>();
-  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  if (focus.length) for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const focused = new Map<string, number>(focus.map((name) => [name, 0]));
   const groups = new Map<string, number>();
   const functions = new Map<string, number>();

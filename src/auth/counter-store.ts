@@ -14,11 +14,12 @@ export interface Counter {
  * Redis when REDIS_URL is set, so every instance behind a load balancer shares the counts.
  */
 export interface CounterStore {
-  /** Adds `amount` (1) to the key's counter, starting a window of windowMs when there is none. */
-  hit(key: string, windowMs: number, amount?: number): Promise<Counter>;
-  /** `hit` of several keys at once (one round trip to Redis), answered in the keys' order. */
+  /**
+   * Adds `amount` (1) to each key's counter, starting a window of windowMs for a key that has none;
+   * answers the counters in the keys' order (one round trip to Redis).
+   */
   hitAll(keys: readonly string[], windowMs: number, amount?: number): Promise<Counter[]>;
-  /** The same, at once, for a store in this process (no promise per request); absent for a remote store. */
+  /** One key's, at once, for a store in this process (no promise per request); absent for a remote store. */
   hitNow?(key: string, windowMs: number, amount?: number): Counter;
   peek(key: string): Promise<Counter | null>;
   reset(key: string): Promise<void>;
@@ -41,10 +42,6 @@ export class MemoryCounterStore implements CounterStore {
       return undefined;
     }
     return c;
-  }
-
-  async hit(key: string, windowMs: number, amount = 1): Promise<Counter> {
-    return this.hitNow(key, windowMs, amount);
   }
 
   async hitAll(keys: readonly string[], windowMs: number, amount = 1): Promise<Counter[]> {
@@ -190,10 +187,6 @@ export class RedisCounterStore implements CounterStore {
       this.waiting.delete(w);
       w.fail(new Error(`Redis did not answer within ${REDIS_COUNTER_TIMEOUT_MS} ms`));
     }
-  }
-
-  async hit(key: string, windowMs: number, amount = 1): Promise<Counter> {
-    return (await this.hitAll([key], windowMs, amount))[0];
   }
 
   hitAll(keys: readonly string[], windowMs: number, amount = 1): Promise<Counter[]> {

@@ -63,19 +63,17 @@ export class RequestBudget {
   spend(caller: Caller, res: BudgetResponse | undefined, cost = 1): Promise<void> | undefined {
     if (this.policies.length === 0 || cost <= 0) return undefined;
     const store = this.store;
+    const keys = this.policies.map((p) => `budget:${p.key(caller)}`);
     if (store.hitNow) {
-      const counters: Counter[] = [];
-      for (const p of this.policies) counters.push(store.hitNow(counterKey(p, caller), this.windowMs, cost));
-      this.settle(caller, res, cost, counters);
+      this.settle(
+        caller,
+        res,
+        cost,
+        keys.map((key) => store.hitNow!(key, this.windowMs, cost)),
+      );
       return undefined;
     }
-    return store
-      .hitAll(
-        this.policies.map((p) => counterKey(p, caller)),
-        this.windowMs,
-        cost,
-      )
-      .then((counters) => this.settle(caller, res, cost, counters));
+    return store.hitAll(keys, this.windowMs, cost).then((counters) => this.settle(caller, res, cost, counters));
   }
 
   /** Announces the budgets after `counters` (one a policy) and throws 429 when one is spent. */
@@ -101,11 +99,6 @@ export class RequestBudget {
       );
     }
   }
-}
-
-/** The store's key of a policy's counter for this caller (`budget:user:<id>`, `budget:site:<id>`…). */
-function counterKey(policy: Policy, caller: Caller): string {
-  return `budget:${policy.key(caller)}`;
 }
 
 function secondsOf(c: Counter): number {
