@@ -234,6 +234,26 @@ export async function createDatabase(sqlite: boolean): Promise<{ url: string; dr
   };
 }
 
+/**
+ * The rows the server's storage engines have written and changed so far (`Handler_write`,
+ * `Handler_update`: a row each, not counting internal temporary tables nor index entries), read on
+ * a connection of its own to `url` (MySQL/MariaDB; null for SQLite): the difference of two reads
+ * around a step is what the database wrote for it, with whatever ran beside it (the service's own
+ * background work included). `end()` closes the connection.
+ */
+export async function dbRowCounter(url: string): Promise<{ read: () => Promise<{ inserted: number; updated: number }>; end: () => Promise<void> } | null> {
+  if (!url.startsWith('mysql:')) return null;
+  const c = await mysql.createConnection(url);
+  return {
+    read: async () => {
+      const [rows] = await c.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Handler_write', 'Handler_update')");
+      const value = (name: string) => Number((rows as { Variable_name: string; Value: string }[]).find((r) => r.Variable_name === name)?.Value ?? NaN);
+      return { inserted: value('Handler_write'), updated: value('Handler_update') };
+    },
+    end: () => c.end(),
+  };
+}
+
 export async function post<T>(origin: string, path: string, body: unknown, token?: string): Promise<T> {
   const res = await fetch(origin + path, {
     method: 'POST',
