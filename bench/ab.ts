@@ -27,8 +27,8 @@
  * (GET /v4/goals/{id}, 20 goals), `goals` (GET /v4/individuals/{id}/goals: those 20), `putgoal`
  * (PUT /v4/goals/{id} without If-Match, one goal on each of 200 individuals in turn) or `org`
  * (GET /v4/organizations/{id}): the general read path (ScopedRepository, resource mapping, codec),
- * or `bulk` (POST /v4/individuals/bulk, 100 new people a request, as bench:bulk writes them: CPU
- * per request is per 100 items; use few AB_CONNECTIONS).
+ * or `bulk` (POST /v4/individuals/bulk, AB_BULK_ITEMS (100) new people a request, as bench:bulk
+ * writes them: CPU per request is per AB_BULK_ITEMS items; use few AB_CONNECTIONS).
  * AB_RATE=<requests per second> offers every build the same load instead of as much as each
  * answers: the CPU per request of builds of different throughput is then compared at one rate (a
  * server answering more at once spends less per request on its sockets and buffers).
@@ -208,7 +208,7 @@ async function main(): Promise<void> {
         r.cpuUs.push((cpuMs * 1000) / result.requests);
         r.rps.push(result.rps);
         r.window = { fromUs, toUs: Number(process.hrtime.bigint() / 1000n), requests: result.requests };
-        log(`round ${round}: ${r.ref}: ${fmt(result.rps)} req/s, ${fmt(r.cpuUs.at(-1)!)} µs CPU per request`);
+        log(`round ${round}: ${r.ref}: ${rate(result.rps)} req/s, ${fmt(r.cpuUs.at(-1)!)} µs CPU per request`);
       }
     }
 
@@ -218,7 +218,7 @@ async function main(): Promise<void> {
       '| build | CPU µs / request, median | each round | req/s, median | RSS after the rounds, MB |',
       '|---|---:|---|---:|---:|',
       ...running.map(
-        (r) => `| \`${r.ref}\` | ${fmt(median(r.cpuUs))} | ${r.cpuUs.map((x) => fmt(x)).join(', ')} | ${fmt(median(r.rps))} | ${fmt(rssMb(r.service.pid))} |`,
+        (r) => `| \`${r.ref}\` | ${fmt(median(r.cpuUs))} | ${r.cpuUs.map((x) => fmt(x)).join(', ')} | ${rate(median(r.rps))} | ${fmt(rssMb(r.service.pid))} |`,
       ),
     ];
     if (PROFILE) lines.push(...(await profiles(running)));
@@ -240,7 +240,7 @@ interface Fixture {
 
 const SHORT = 20;
 /** Items of a request of the `bulk` row. */
-const BULK_ITEMS = 100;
+const BULK_ITEMS = num('AB_BULK_ITEMS', 100);
 
 async function fixtureOf(origin: string, site: SeededSite): Promise<Fixture> {
   const listed = site.listedId;
@@ -257,6 +257,9 @@ async function fixtureOf(origin: string, site: SeededSite): Promise<Fixture> {
   }
   return { ids: site.ids, orgId: site.orgId, listed, goalIds, periodId: site.periodId };
 }
+
+/** Requests a second, with two decimals below 100 (a bulk row answers one or two a second). */
+const rate = (rps: number) => fmt(rps, rps < 100 ? 2 : 0);
 
 /** The requests of the row AB_ROW, on the seeded individuals, with the administrator's headers. */
 function requestsOf({ ids, orgId, listed, goalIds, periodId }: Fixture, headers: Record<string, string>): LoadRequest[] {

@@ -4,6 +4,7 @@ import { individualsBulk } from '../factories/individuals.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
+import { BULK_CHUNK } from '../../src/database/bulk-write.js';
 
 /**
  * A bulk chunk's inserts travel together (docs/bulk.md, "Round trips"): on MySQL/MariaDB the items
@@ -115,6 +116,42 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
     for (const r of results.filter((x) => x.Status === 200)) {
       expect((await read(r.ID)).PrimaryOrganizationID).toBe(site.orgId);
     }
+  });
+
+  it('a request of more than two chunks, a taken UserName in the first and in the last: those two are 409, every other item is written whole, once', async () => {
+    const taken = [uniq('taken.'), uniq('taken.')];
+    await bulk(taken.map((name) => ({ Op: 'create', Record: person({ UserName: name }) }))).expect(200);
+    const before = { people: await people(), accounts: await accounts(), memberships: await memberships(), creates: await creates() };
+    const n = 2 * BULK_CHUNK + 10;
+    const failing = new Map([
+      [7, taken[0]],
+      [2 * BULK_CHUNK + 3, taken[1]],
+    ]);
+    const keys = Array.from({ length: n }, () => uniq('HR-'));
+    const items = keys.map((key, i) => ({
+      Op: 'upsert',
+      Record: person({ ExternalID: key, ...(failing.has(i) ? { UserName: failing.get(i)!.toUpperCase() } : {}) }),
+    }));
+    const res = await bulk(items).expect(200);
+    const results = res.body.Results as Json[];
+    expect(results.map((r) => r.Index)).toEqual(items.map((_, i) => i));
+    expect(results.map((r) => r.Status)).toEqual(items.map((_, i) => (failing.has(i) ? 409 : 200)));
+    expect(res.body).toMatchObject({ Succeeded: n - 2, Failed: 2 });
+    for (const i of failing.keys()) expect((results[i].Problem as Json).type).toBe('urn:pms:problem:duplicate-username');
+    expect({ people: await people(), accounts: await accounts(), memberships: await memberships(), creates: await creates() }).toEqual({
+      people: before.people + n - 2,
+      accounts: before.accounts + n - 2,
+      memberships: before.memberships + n - 2,
+      creates: before.creates + n - 2,
+    });
+    // Each key names the person its item answered, exactly one; the failed items' keys name none.
+    const rows = (await t.ds.query(`SELECT external_id AS k, id FROM individuals WHERE site_id = ? AND external_id IN (${keys.map(() => '?').join(', ')})`, [
+      site.siteId,
+      ...keys,
+    ])) as { k: string; id: string }[];
+    const byKey = new Map(rows.map((r) => [r.k, r.id]));
+    expect(rows).toHaveLength(n - 2);
+    keys.forEach((key, i) => expect(byKey.get(key) ?? null).toBe(failing.has(i) ? null : results[i].ID));
   });
 
   it('two bulk requests at once upserting the same 20 ExternalIDs leave exactly one person a key; every item 200 or 409, none 5xx', async () => {
