@@ -73,6 +73,7 @@ async function main(): Promise<void> {
   const out: string[] = [];
   const ratios: string[] = [];
   const imported: string[] = [];
+  let counter: Awaited<ReturnType<typeof dbRowCounter>> = null;
   try {
     const token = await tokenFor(origin, 'admin', PASSWORD);
     const me = (await call(origin, token, 'GET', '/v4/me')) as { PrimaryOrganizationID: string };
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
       );
     const t = { serviceNew: [] as number[], serviceChanged: [] as number[], rawNew: [] as number[], rawChanged: [] as number[] };
     // What the database wrote for each step (its rows written and changed, read around it).
-    const counter = await dbRowCounter(database.url);
+    counter = await dbRowCounter(database.url);
     const dbRows = { serviceNew: { ins: 0, upd: 0 }, serviceChanged: { ins: 0, upd: 0 }, rawNew: { ins: 0, upd: 0 }, rawChanged: { ins: 0, upd: 0 } };
     const step = async (key: keyof typeof t, fn: () => Promise<void>) => {
       const before = await counter?.read();
@@ -184,7 +185,6 @@ async function main(): Promise<void> {
       const ratio = rate(svc) / rate(lim);
       ratios.push(`| ${what} | ${fmt(rate(svc))} | ${fmt(rate(lim))} | ${fmt(ratio, 2)} | ≥ 0.3 (0.5) | ${ratio >= 0.3 ? 'met' : '**not met**'} |`);
     }
-    await counter?.end();
     if (counter) {
       const per = (w: { ins: number; upd: number }) => `${fmt(w.ins / (ROUNDS * ROWS), 1)} written, ${fmt(w.upd / (ROUNDS * ROWS), 1)} changed`;
       ratios.push(
@@ -197,6 +197,7 @@ async function main(): Promise<void> {
     }
     if (IMPORT_ROWS > 0) imported.push(...(await importRows(origin, token, org, service.pid, written, rate(t.rawNew))));
   } finally {
+    await counter?.end();
     await stopProcess(raw);
     await stopProcess(service);
     await database.drop();
