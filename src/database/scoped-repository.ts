@@ -37,13 +37,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
     return this.db.transaction(this.ctx, async () => {
       const repo = this.repo;
       const now = new Date();
-      const row = settable(values as object, true);
-      row.siteId = this.siteId;
-      row.created = now;
-      row.createdBy = actorIdOf(this.ctx.caller);
-      row.updated = now;
-      row.updatedBy = row.createdBy;
-      row.version = 1;
+      const row = stamped(settable(values as object, true), this.siteId, now, actorIdOf(this.ctx.caller));
       const entity = createEntity<T>(repo.metadata, row, () => repo.create(row as DeepPartial<T>));
       const rec = entity as Record<string, unknown>;
       const idCol = repo.metadata.primaryColumns[0];
@@ -110,16 +104,11 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       const now = new Date();
       const by = actorIdOf(this.ctx.caller);
       const generated = repo.metadata.primaryColumns[0]?.isGenerated ?? false;
-      const rows = values.map((v) => ({
-        ...settable(v as object, false),
-        ...(generated ? {} : { id: randomUUID() }),
-        siteId: this.siteId,
-        created: now,
-        createdBy: by,
-        updated: now,
-        updatedBy: by,
-        version: 1,
-      }));
+      const rows = values.map((v) => {
+        const row = settable(v as object, false);
+        if (!generated) row.id = randomUUID();
+        return stamped(row, this.siteId, now, by);
+      });
       for (let i = 0; i < rows.length; i += chunkSize) {
         await repo
           .createQueryBuilder()
@@ -252,6 +241,17 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       .execute();
     return { affected: res.affected ?? 0, set };
   }
+}
+
+/** `row` with the columns the data layer sets on a new record: its site, who made it and when, version 1. */
+function stamped(row: Record<string, unknown>, siteId: string, now: Date, by: string | null): Record<string, unknown> {
+  row.siteId = siteId;
+  row.created = now;
+  row.createdBy = by;
+  row.updated = now;
+  row.updatedBy = by;
+  row.version = 1;
+  return row;
 }
 
 /**
