@@ -62,17 +62,24 @@ export class RequestAuthenticator {
     const ip = req.ip ?? req.socket?.remoteAddress ?? '';
     const requestId = requestIdOf(req);
 
-    if (rule === 'public') return new RequestContext(requestId, tz, null, ifMatch, ip);
+    const url = String(req.originalUrl ?? req.url ?? '');
+
+    if (rule === 'public') {
+      const open = new RequestContext(requestId, tz, null, ifMatch, ip);
+      open.url = url;
+      return open;
+    }
 
     const header = req.headers.authorization;
     const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new UnauthorizedError('A bearer token is required: Authorization: Bearer <token> (get one at POST /v4/auth/token)');
     const caller = await this.callerOf(m[1]);
     if (caller.kind === 'service') {
-      const needed = rule === 'scim' ? SCIM_SCOPE : scopeFor(req.method ?? 'GET', req.originalUrl ?? req.url ?? '');
+      const needed = rule === 'scim' ? SCIM_SCOPE : scopeFor(req.method ?? 'GET', url);
       if (!needed || !scopeGranted(caller.scopes ?? [], needed)) throw new ScopeMissingError(needed);
     }
     const ctx = new RequestContext(requestId, tz, caller, ifMatch, ip);
+    ctx.url = url;
     assertAccess(caller, rule);
     return ctx;
   }

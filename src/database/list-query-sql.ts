@@ -1,5 +1,6 @@
 import { type EntityMetadata, type EntityTarget, In, type ObjectLiteral } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
+import { ValidationError } from '../common/errors/errors.js';
 import type { Condition, KeyValue, ListQuery, QueryableField } from '../http/wire/list-query.js';
 import { columnOf } from './hydrate.js';
 import { familyWithParams, placeholders, type Statement } from './statements.js';
@@ -199,7 +200,10 @@ function orderIndex(metadata: EntityMetadata, scope: ListScope, order: readonly 
 
 /** The keyset condition of a cursor: rows strictly after `position` in `order`. */
 function keysetSql(order: readonly OrderColumn[], position: readonly KeyValue[], params: unknown[]): string {
-  if (position.length !== order.length) throw new Error('cursor position does not match the order');
+  // A cursor is bound to its list and query (CursorCodec), so this is only one made by another
+  // version of the service whose order had other keys: the client's to start again, never a 500.
+  if (position.length !== order.length)
+    throw new ValidationError([{ field: 'cursor', message: 'The cursor does not fit this list’s order: start again with cursor=start' }]);
   const ors: string[] = [];
   for (let i = 0; i < order.length; i++) {
     const o = order[i];

@@ -255,15 +255,28 @@ describe(`list queries on goals (${DB_KIND})`, () => {
       ['sort=Why', 'sort', /Unknown field Why/],
       ['fields=ID,Nope', 'fields', /Unknown field Nope/],
       ['cursor=garbage', 'cursor', /not one this list gave/],
-      [`cursor=${cursor}&sort=Name`, 'cursor', /another filter, sort/],
+      [`cursor=${cursor}&sort=Name`, 'cursor', /other parameters \(filter, sort/],
       [`cursor=${cursor}&offset=4`, 'offset', /not taken with cursor/],
     ];
     await expectRefusals((path, xml) => get(path, acme.admin.token, xml), [list()], bad);
-    // A cursor is bound to the site, filter and sort, not to the individual: on another individual's list it reads only that individual's goals.
+    // A cursor is bound to its list: the individual it hangs under and its period too. On another
+    // individual's list, or with another period, it is a 400, not a page of that list.
     const mine = await get('/v4/me/goals?limit=3&cursor=start', owner.token).expect(200);
     const next = new URL(/<([^>]+)>/.exec(String(mine.headers.link))![1], 'http://x').searchParams.get('cursor')!;
-    const theirs = await get(`/v4/individuals/${manager.individualId}/goals?limit=100&cursor=${encodeURIComponent(next)}`, acme.admin.token).expect(200);
-    expect(ids(theirs.body as Json[]).every((id) => elsewhere.slice(4, 8).includes(id as unknown as number))).toBe(true);
+    for (const path of [`/v4/individuals/${manager.individualId}/goals`, `/v4/individuals/${owner.individualId}/goals`, `/v4/me/goals?period=${past}`]) {
+      const res = await get(
+        `${path}${path.includes('?') ? '&' : '?'}limit=100&cursor=${encodeURIComponent(next)}`,
+        path.startsWith('/v4/me') ? owner.token : acme.admin.token,
+      );
+      expect({ path, status: res.status }).toEqual({ path, status: 400 });
+      expect((res.body as { errors: { field: string; message: string }[] }).errors[0]).toMatchObject({
+        field: 'cursor',
+        message: expect.stringMatching(/another list/),
+      });
+    }
+    // Its own list continues where it stopped.
+    const rest = await get(`/v4/me/goals?limit=100&cursor=${encodeURIComponent(next)}`, owner.token).expect(200);
+    expect((rest.body as Json[]).length).toBeGreaterThan(0);
     // Goals take no `deleted` (they are not soft-deleted): the parameter is no part of the list.
     const opId = (await t.http().get('/docs/openapi.json')).body as { paths: Record<string, { get: { parameters: { name?: string; $ref?: string }[] } }> };
     const params = opId.paths['/v4/individuals/{id}/goals']?.get.parameters.map((p) => p.name ?? p.$ref);

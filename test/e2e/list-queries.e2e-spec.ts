@@ -278,8 +278,9 @@ describe(`list queries (${DB_KIND})`, () => {
       [`cursor=${payload}.${mac.slice(0, -1)}${mac.at(-1) === 'A' ? 'B' : 'A'}`, 'cursor', /not one this list gave/],
       [`cursor=${flipped}.${mac}`, 'cursor', /not one this list gave/],
       ['cursor=garbage', 'cursor', /not one this list gave/],
-      [`cursor=${cursor}&filter=LastName sw "S"`, 'cursor', /another site or another filter/],
-      [`cursor=${cursor}&sort=-LastName`, 'cursor', /another filter, sort/],
+      [`cursor=${cursor}&filter=LastName sw "S"`, 'cursor', /another list, another site, or other parameters \(filter, sort/],
+      [`cursor=${cursor}&sort=-LastName`, 'cursor', /other parameters \(filter, sort/],
+      [`cursor=${cursor}&deleted=1`, 'cursor', /other parameters/],
       [`cursor=${cursor}&offset=5`, 'offset', /not taken with cursor/],
     ];
     for (const [query, field, message] of bad) {
@@ -298,6 +299,41 @@ describe(`list queries (${DB_KIND})`, () => {
     const theirs = await get('/v4/individuals?limit=1&cursor=start', globex.admin.token).expect(200);
     const theirCursor = /<([^>]+)>/.exec(String(theirs.headers.link))![1].split('?')[1];
     expect((await get(`/v4/individuals?${theirCursor}`, acme.admin.token)).status).toBe(400);
+  });
+
+  it('binds a cursor to its list: sent to another list it is a 400 naming cursor, never a 500 or a page of that list', async () => {
+    const start = await get('/v4/individuals?limit=1&cursor=start', acme.admin.token).expect(200);
+    const cursor = new URL(/<([^>]+)>/.exec(String(start.headers.link))![1], 'http://x').searchParams.get('cursor')!;
+    // Lists whose order has other keys (a 500 before the cursor was bound to its list) and lists
+    // with the same keys (before, a page of theirs from the individual's position).
+    const others = [
+      '/v4/departments',
+      '/v4/organizations',
+      '/v4/corevalues',
+      '/v4/tasks',
+      '/v4/periods',
+      '/v4/metrics',
+      '/v4/projects',
+      '/v4/dialogs',
+      '/v4/securitygroups',
+      '/v4/apitokens',
+      '/v4/me/goals',
+      `/v4/individuals/${acme.admin.individualId}/goals`,
+      '/v4/audit',
+      '/v4/sites',
+      `/v4/sites/${acme.siteId}/individuals`,
+    ];
+    for (const path of others) {
+      for (const xml of [false, true]) {
+        const res = await get(`${path}?limit=1&cursor=${encodeURIComponent(cursor)}`, acme.admin.token, xml);
+        expect({ path, xml, status: res.status }).toEqual({ path, xml, status: 400 });
+        if (!xml) expect({ path, field: (res.body as { errors: { field: string }[] }).errors[0].field }).toEqual({ path, field: 'cursor' });
+      }
+    }
+    // The same list with other page parameters (limit, fields, tz) continues: they only shape the page.
+    const more = await get(`/v4/individuals?limit=3&fields=ID,LastName&tz=Europe/Oslo&cursor=${encodeURIComponent(cursor)}`, acme.admin.token).expect(200);
+    const all = await get('/v4/individuals?limit=4&cursor=start', acme.admin.token).expect(200);
+    expect((more.body as Json[]).map((r) => r.ID)).toEqual((all.body as Json[]).slice(1).map((r) => r.ID));
   });
 
   it('refuses filter, sort, fields and cursor on a list that does not take them yet, instead of ignoring them', async () => {

@@ -89,6 +89,12 @@ export class RequestContext {
    */
   readsOnce = false;
 
+  /**
+   * The request's URL (path and query), set by the guard: what a list's cursor is bound to
+   * (listScopeOf, docs/queries.md "Cursors"), read only when a list takes a cursor.
+   */
+  url = '';
+
   /** A bulk item's own precondition while its write runs (`underIfMatch`); undefined: the header. */
   private itemIfMatch: string | null | undefined = undefined;
 
@@ -154,7 +160,9 @@ export class RequestContext {
   /** The same request acting in another site (global administrators only, checked by callers). */
   withSite(siteId: string, pmEnabled: boolean): RequestContext {
     // The precondition in force (a bulk item's, while its write runs) goes with it.
-    return new RequestContext(this.requestId, this.tz, { ...this.user, siteId, pmEnabled }, this.ifMatch, this.ip);
+    const ctx = new RequestContext(this.requestId, this.tz, { ...this.user, siteId, pmEnabled }, this.ifMatch, this.ip);
+    ctx.url = this.url;
+    return ctx;
   }
 }
 

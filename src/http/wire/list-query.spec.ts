@@ -1,5 +1,5 @@
 import { ValidationError } from '../../common/errors/errors.js';
-import { CursorCodec, ListQueries, type Queryable, type QueryableField, queryNotes } from './list-query.js';
+import { CursorCodec, ListQueries, listScopeOf, type Queryable, type QueryableField, queryNotes } from './list-query.js';
 import { field, resource } from './resource.js';
 
 const People = resource<{ id: string }>()('QueryPerson', {
@@ -80,7 +80,7 @@ describe('list queries: what a list may be asked, from the fields’ declaration
     const cursor = queries.next(q, position)!;
     expect(read({ filter: 'Name sw "A"', sort: '-Born', cursor }).cursor).toEqual(position);
     // Another filter, sort, deleted or site; another key; a changed byte: 400.
-    expect(fails({ filter: 'Name sw "B"', sort: '-Born', cursor }).message).toMatch(/another site or another filter/);
+    expect(fails({ filter: 'Name sw "B"', sort: '-Born', cursor }).message).toMatch(/another list, another site, or other parameters/);
     expect(fails({ filter: 'Name sw "A"', sort: 'Born', cursor }).field).toBe('cursor');
     expect(fails({ filter: 'Name sw "A"', sort: '-Born', deleted: 2, cursor }).field).toBe('cursor');
     expect(() => queries.read({ siteId: '22222222-2222-4222-8222-222222222222' }, People, { filter: 'Name sw "A"', sort: '-Born', cursor })).toThrow(
@@ -93,5 +93,29 @@ describe('list queries: what a list may be asked, from the fields’ declaration
       expect(fails({ filter: 'Name sw "A"', sort: '-Born', cursor: bad || 'x' }).field).toBe('cursor');
     expect(read({ cursor: 'start' }).cursor).toBe('start');
     expect(queries.next(q, null)).toBeNull();
+  });
+
+  it('binds a cursor to the list it was given for: its path and its parameters but those of the page', () => {
+    const at = (url: string, q: Record<string, unknown>) => queries.read({ ...ctx, url }, People, q);
+    const url = '/v4/people/abc/children?period=7&filter=Name%20sw%20%22A%22&limit=2';
+    const q = at(url, { filter: 'Name sw "A"', cursor: 'start' });
+    const position = ['Ada', 'abcdef01-1111-4111-8111-111111111111'];
+    const cursor = queries.next(q, position)!;
+    // The Link's form of the same list (parameters in another order and encoding, another limit, fields, tz): it continues.
+    for (const same of [
+      `/v4/people/abc/children?filter=Name+sw+%22A%22&period=7&limit=50&fields=ID&tz=Europe%2FOslo&cursor=${cursor}`,
+      `/v4/people/abc/children?limit=2&period=7&filter=Name%20sw%20%22A%22&cursor=${cursor}`,
+    ])
+      expect(at(same, { filter: 'Name sw "A"', cursor }).cursor).toEqual(position);
+    // Another record's list, another collection, another period, a parameter more: 400 naming cursor.
+    for (const other of [
+      '/v4/people/abd/children?period=7&filter=Name%20sw%20%22A%22',
+      '/v4/people?period=7&filter=Name%20sw%20%22A%22',
+      '/v4/people/abc/children?period=8&filter=Name%20sw%20%22A%22',
+      '/v4/people/abc/children?filter=Name%20sw%20%22A%22',
+      '/v4/people/abc/children?period=7&issuer=x&filter=Name%20sw%20%22A%22',
+    ])
+      expect(() => at(other, { filter: 'Name sw "A"', cursor })).toThrow(expect.objectContaining({ errors: [expect.objectContaining({ field: 'cursor' })] }));
+    expect(listScopeOf('/v4/people?b=2&a=1&a=0&limit=3')).toBe(listScopeOf('/v4/people?a=0&a=1&b=2'));
   });
 });

@@ -75,8 +75,10 @@ export interface ListQuery {
   readonly fields: readonly string[] | null;
   /** Keyset paging: null (offset paging), 'start', or the position after which the page starts. */
   readonly cursor: null | 'start' | readonly KeyValue[];
-  /** What a cursor is bound to: the site, the filter, the sort and `deleted` (a hash). */
+  /** The site, the filter, the sort and `deleted` (a hash): what a queried list's total is kept by. */
   readonly binding: string;
+  /** What a cursor is bound to: `binding` and the list it pages, its path and its other parameters (listScopeOf). */
+  readonly cursorBinding: string;
 }
 
 /**
@@ -265,7 +267,10 @@ export class CursorCodec {
       throw invalid();
     }
     if (parsed.b !== binding || !Array.isArray(parsed.k))
-      throw bad('cursor', 'The cursor was made for another site or another filter, sort or deleted: start again with cursor=start');
+      throw bad(
+        'cursor',
+        'The cursor was made for another list, another site, or other parameters (filter, sort, deleted, period…): start again with cursor=start',
+      );
     return parsed.k.map((v: unknown) =>
       v && typeof v === 'object' && typeof (v as { d?: unknown }).d === 'string' ? new Date((v as { d: string }).d) : (v as KeyValue),
     );
@@ -280,7 +285,7 @@ export class CursorCodec {
  * The ListQuery of a request on a list of `type` whose queryable fields are `queryable`, for the
  * caller's site: 400 (a validation problem naming the parameter) for anything it cannot answer.
  */
-export function readListQuery(siteId: string, type: Type<unknown>, queryable: Queryable, q: ListQueryParams, cursors: CursorCodec): ListQuery {
+export function readListQuery(siteId: string, type: Type<unknown>, queryable: Queryable, q: ListQueryParams, cursors: CursorCodec, url = ''): ListQuery {
   const filter = q.filter !== undefined && q.filter.trim() !== '' ? checkFilter(q.filter, queryable) : null;
   const sort = q.sort !== undefined && q.sort.trim() !== '' ? checkSort(q.sort, queryable) : [];
   const fields = q.fields !== undefined && q.fields.trim() !== '' ? checkFields(q.fields, type) : null;
@@ -288,9 +293,31 @@ export function readListQuery(siteId: string, type: Type<unknown>, queryable: Qu
     .update(JSON.stringify([siteId, q.filter?.trim() ?? '', sort.map((k) => `${k.desc ? '-' : ''}${k.field.name}`), q.deleted ?? 0]))
     .digest('base64url')
     .slice(0, 22);
+  // A cursor is bound to the query and to the list it pages (the path, the other parameters).
+  const cursorBinding = `${binding}:${createHash('sha256').update(listScopeOf(url)).digest('base64url').slice(0, 22)}`;
   let cursor: ListQuery['cursor'] = null;
-  if (q.cursor !== undefined) cursor = q.cursor === '' || q.cursor === 'start' ? 'start' : cursors.decode(binding, q.cursor);
-  return { filter, sort, fields, cursor, binding };
+  if (q.cursor !== undefined) cursor = q.cursor === '' || q.cursor === 'start' ? 'start' : cursors.decode(cursorBinding, q.cursor);
+  return { filter, sort, fields, cursor, binding, cursorBinding };
+}
+
+/** The parameters of a list request that only say which page and how it is written: a cursor may continue with others. */
+const PAGE_PARAMETERS = new Set(['cursor', 'offset', 'limit', 'fields', 'tz']);
+
+/**
+ * The list a cursor is bound to (docs/queries.md, "Cursors"): the request's path (the collection,
+ * and the record it hangs under: `/v4/individuals/{id}/goals`) and its parameters but those of
+ * the page (PAGE_PARAMETERS), decoded and in one order. The `Link: rel="next"` repeats them, so its
+ * cursor continues; the same cursor sent to another list, another record's list or with another
+ * `period` is a 400.
+ */
+export function listScopeOf(url: string): string {
+  const at = url.indexOf('?');
+  const path = at < 0 ? url : url.slice(0, at);
+  if (at < 0) return path;
+  const kept = [...new URLSearchParams(url.slice(at + 1))]
+    .filter(([name]) => !PAGE_PARAMETERS.has(name))
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return JSON.stringify([path, kept]);
 }
 
 /**
@@ -306,11 +333,11 @@ export class ListQueries {
 
   /** The checked query of a request on a list of `resource` in the caller's site (400 for what it cannot answer). */
   read(
-    ctx: { readonly siteId: string },
+    ctx: { readonly siteId: string; readonly url?: string },
     resource: { readonly Response: Type<unknown>; readonly queryable: Queryable },
     q: ListQueryParams & { offset?: number },
   ): ListQuery {
-    const query = readListQuery(ctx.siteId, resource.Response, resource.queryable, q, this.cursors);
+    const query = readListQuery(ctx.siteId, resource.Response, resource.queryable, q, this.cursors, ctx.url);
     if (query.cursor !== null && q.offset && !(q as { [READ_AHEAD]?: boolean })[READ_AHEAD])
       throw bad('offset', 'offset is not taken with cursor: the cursor says where the page starts');
     return query;
@@ -318,7 +345,7 @@ export class ListQueries {
 
   /** The cursor of the next page (the position after a page's last row), or null on the last page. */
   next(query: ListQuery, position: readonly KeyValue[] | null): string | null {
-    return position ? this.cursors.encode(query.binding, position) : null;
+    return position ? this.cursors.encode(query.cursorBinding, position) : null;
   }
 }
 

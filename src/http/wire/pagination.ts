@@ -49,7 +49,7 @@ export class QueriedPageQuery extends PageQuery {
   @InputField('string', {
     max: 4096,
     description:
-      'Keyset paging: `cursor=start` for the first page, then the `Link: rel="next"` of each answer, which carries the next cursor. Stable while others write: a record present throughout is answered exactly once. Opaque; bound to the site, the filter, the sort and `deleted` (400 otherwise). Not combined with `offset`; answers carry no X-Total-Count.',
+      'Keyset paging: `cursor=start` for the first page, then the `Link: rel="next"` of each answer, which carries the next cursor. Stable while others write: a record present throughout is answered exactly once. Opaque; bound to the list it was given for (its path, so the record a sub-list hangs under, and its parameters but `cursor`, `offset`, `limit`, `fields` and `tz`: `filter`, `sort`, `deleted`, `period`…) and to the site: 400 otherwise. Not combined with `offset`; answers carry no X-Total-Count.',
   })
   cursor?: string;
 }
