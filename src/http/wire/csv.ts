@@ -19,13 +19,16 @@ export function csvRecords(records: readonly (readonly Cell[])[]): string {
 export type Cell = string | number | boolean | null;
 
 /**
- * A text cell that a spreadsheet would read as a formula (`= + - @`, or a tab or carriage return
- * first) is written with a single quote before it (OWASP, "CSV Injection"): the cell shows the
- * text, nothing is evaluated. Numbers and booleans are written as themselves.
+ * A text cell that a spreadsheet would read as a formula (`= + - @`, or a tab, carriage return or
+ * NUL first: OWASP "CSV Injection", ASVS; and, to be safe, the full-width forms `＝ ＋ － ＠`) is
+ * written with a single quote before it: the cell shows the text, nothing is evaluated. Numbers
+ * and booleans are written as themselves.
  */
 export function neutralize(text: string): string {
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return FORMULA_START.test(text) ? `'${text}` : text;
 }
+
+const FORMULA_START = /^[=+\-@\t\r\0\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /** A member's JSON value as a cell (docs/exports.md): null empty, text neutralized, an object or array as its JSON text. */
 export function cellOf(value: unknown): Cell {
