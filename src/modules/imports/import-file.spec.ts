@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { FileError, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
+import { FileError, IMPORT_FILE_LIMITS, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
 
 /**
  * A job's file is read from the database part after part (ImportsService.fileStream): when the
@@ -98,5 +98,78 @@ describe('reading an XLSX that exceljs wrote (its workbook entry after its sheet
       else expect(rows).toEqual([{ line: 2, record: { ExternalID: 'x1', FirstName: 'Ada' }, problem: null }]);
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe('an XLSX whose shared strings unpack to more than an import holds (a zip bomb)', () => {
+  it('is refused as a FileError naming the bound before any row is read', async () => {
+    // 1,100 distinct texts of 30,000 characters: 33,000,000 characters of shared strings (more
+    // than MAX_SHARED_STRING_CHARS) in a file of a few hundred KB.
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('People');
+    ws.addRow(['ExternalID', 'FirstName']);
+    const filler = 'A'.repeat(29_990);
+    for (let i = 0; i < 1100; i++) ws.addRow([`x${i}`, `${filler}${String(i).padStart(10, '0')}`]);
+    const file = Buffer.from(await wb.xlsx.writeBuffer({ useSharedStrings: true } as ExcelJS.XlsxWriteOptions));
+    expect(file.length).toBeLessThan(2_000_000);
+    const { rows, error } = await readAll('xlsx', () => parts(file));
+    expect(error).toBeInstanceOf(FileError);
+    expect((error as Error).message).toMatch(/shared strings are more than 1,000,000 texts or 32,000,000 characters.*CSV/);
+    expect(rows).toEqual([]);
+    // Within the bounds, the same kind of workbook reads whole.
+    const small = new ExcelJS.Workbook();
+    const sw = small.addWorksheet('People');
+    sw.addRow(['ExternalID', 'FirstName']);
+    for (let i = 0; i < 100; i++) sw.addRow([`x${i}`, `${filler}${i}`]);
+    const smallFile = Buffer.from(await small.xlsx.writeBuffer({ useSharedStrings: true } as ExcelJS.XlsxWriteOptions));
+    const ok = await readAll('xlsx', () => parts(smallFile));
+    expect(ok.error).toBeNull();
+    expect(ok.rows).toHaveLength(100);
+    expect(ok.rows[99].record).toEqual({ ExternalID: 'x99', FirstName: `${filler}99` });
+  });
+});
+
+describe('a JSON or XML file is held to the scan limits of a body before it is parsed', () => {
+  const whole = (text: string) => () => Readable.from([Buffer.from(text)]);
+  const xml = (text: string) => readAll('xml', whole(text));
+
+  it('refuses a file nested deeper than a body may be (a stack-exhausting file) with a FileError naming the bound', async () => {
+    const depth = IMPORT_FILE_LIMITS.depth + 1;
+    const deepJson = await readAll('json', whole(`[${'['.repeat(depth)}${']'.repeat(depth)}]`));
+    expect(deepJson.error).toBeInstanceOf(FileError);
+    expect((deepJson.error as Error).message).toMatch(/The file is nested deeper than 64 levels/);
+    const deepXml = await xml(`<ArrayOfIndividual>${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}</ArrayOfIndividual>`);
+    expect(deepXml.error).toBeInstanceOf(FileError);
+    expect((deepXml.error as Error).message).toMatch(/nested deeper than 64 levels/);
+    expect(deepJson.rows).toEqual([]);
+  });
+
+  it('refuses a string longer than a row may be, and reads a file of many flat records', async () => {
+    const long = await readAll('json', whole(JSON.stringify([{ FirstName: 'x'.repeat(IMPORT_FILE_LIMITS.stringBytes + 1) }])));
+    expect((long.error as Error).message).toMatch(/A string of the file is longer than 1,048,576 bytes/);
+    const many = Array.from({ length: 5000 }, (_, i) => ({ ExternalID: `x${i}`, FirstName: 'A', LastName: 'B' }));
+    const ok = await readAll('json', whole(JSON.stringify(many)));
+    expect(ok.error).toBeNull();
+    expect(ok.rows).toHaveLength(5000);
+  });
+});
+
+describe('a CSV row is named by the line it starts on', () => {
+  it('after quoted cells that hold line breaks (CRLF, LF, CR) and skipped empty lines, with or without a BOM', async () => {
+    const whole = (text: string) => () => Readable.from([Buffer.from(text)]);
+    for (const nl of ['\r\n', '\n']) {
+      const text = ['\uFEFFExternalID,FirstName', '"a', 'b",A', '', 'c,"B1', 'B2', 'B3"', 'd,C', '', '', 'e,D'].join(nl) + nl;
+      const { rows, error } = await readAll('csv', whole(text));
+      expect(error).toBeNull();
+      expect(rows.map((r) => [r.line, r.record?.ExternalID])).toEqual([
+        [2, `a${nl}b`],
+        [5, 'c'],
+        [8, 'd'],
+        [11, 'e'],
+      ]);
+    }
+    // A lone CR is a line break too, as editors show it.
+    const cr = await readAll('csv', whole('ExternalID,FirstName\r\n"x\ry",A\r\nz,B\r\n'));
+    expect(cr.rows.map((r) => r.line)).toEqual([2, 4]);
   });
 });

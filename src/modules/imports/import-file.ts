@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import ExcelJS from 'exceljs';
 import { mediaTypeOf } from '../../http/pipeline/negotiation.js';
+import { BODY_LIMITS, checkJsonBody, checkXmlBody, type BodyLimits } from '../../http/wire/body-limits.js';
 
 /**
  * Reading an import's file (docs/imports.md): its format from the Content-Type, and its rows, one
@@ -96,23 +97,27 @@ const wider = (n: number, header: number) => `The row has ${n} cells; the header
 // ------------------------------------------------------------------ CSV
 
 async function* csvRows(source: Readable, onHeader: (names: string[]) => void): AsyncGenerator<FileRow> {
-  const parser = source.pipe(
-    parseCsv({ bom: true, info: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_ROW_BYTES, cast: false }),
-  );
+  const parser = source.pipe(parseCsv({ bom: true, raw: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_ROW_BYTES, cast: false }));
   source.on('error', (e) => parser.destroy(e));
   let header: string[] | null = null;
+  // Line breaks before the record: a row's line is the line it starts on (csv-parse's own count
+  // names a record's last line and counts a CRLF inside quotes twice).
+  let breaks = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+    for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+      const at = lineBreaks(raw);
+      const line = 1 + breaks + at.leading;
+      breaks += at.total;
       if (!header) {
-        header = headerOf(record, 'line 1');
+        header = headerOf(record, `line ${line}`);
         onHeader(header);
         continue;
       }
       if (record.length > MAX_COLUMNS || record.length > header.length) {
-        yield { line: info.lines, record: null, problem: wider(record.length, header.length) };
+        yield { line, record: null, problem: wider(record.length, header.length) };
         continue;
       }
-      yield { line: info.lines, record: recordOf(header, record), problem: null };
+      yield { line, record: recordOf(header, record), problem: null };
     }
   } catch (e) {
     if (e instanceof FileError) throw e;
@@ -123,6 +128,27 @@ async function* csvRows(source: Readable, onHeader: (names: string[]) => void): 
     throw e;
   }
   if (!header) throw new FileError('The file has no header row');
+}
+
+/**
+ * The line breaks in a record's raw text as csv-parse gives it (CRLF, CR or LF, each one; the
+ * empty lines skipped before it come first): those before its first cell, and all of them.
+ */
+function lineBreaks(raw: string): { leading: number; total: number } {
+  let total = 0;
+  let leading = 0;
+  let content = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 13 || c === 10) {
+      if (c === 13 && raw.charCodeAt(i + 1) === 10) i++;
+      total++;
+      if (!content) leading++;
+    } else {
+      content = true;
+    }
+  }
+  return { leading, total };
 }
 
 // ------------------------------------------------------------------ XLSX
@@ -209,6 +235,7 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
     styles: 'ignore',
     entries: 'ignore',
   });
+  capSharedStrings(reader);
   let header: string[] | null = null;
   try {
     for await (const sheet of until(reader, failed)) {
@@ -238,6 +265,47 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
     throw new FileError(message);
   }
   if (!header) throw new FileError('The first sheet has no header row');
+}
+
+/** The most characters of a workbook's shared strings an XLSX import keeps (in memory, as exceljs reads the sheet). */
+export const MAX_SHARED_STRING_CHARS = 32_000_000;
+/** The most shared strings an XLSX import keeps (each costs its text and about 40 bytes more). */
+export const MAX_SHARED_STRINGS = 1_000_000;
+
+/**
+ * Holds a workbook's shared strings to MAX_SHARED_STRING_CHARS characters and MAX_SHARED_STRINGS
+ * strings (docs/imports.md, "Bad files"). exceljs keeps them all in memory to read the sheet's cells
+ * (`sharedStrings: 'cache'`), and a small file can unpack into a great many: a 1 MB workbook whose
+ * strings unpack to 1 GiB took a replica from 278 MB to 1.39 GB. They are counted as exceljs adds
+ * each one (the array it sets on the reader when it starts on them), and the file is refused
+ * (FileError: 400 on the POST, the job failed) at the first past the bound, before any row is read.
+ */
+function capSharedStrings(reader: object): void {
+  let strings: unknown[] | undefined;
+  Object.defineProperty(reader, 'sharedStrings', {
+    configurable: true,
+    enumerable: true,
+    get: () => strings,
+    set: (list: unknown[]) => {
+      let chars = 0;
+      list.push = (...items: unknown[]): number => {
+        for (const item of items) chars += sharedTextLength(item);
+        if (chars > MAX_SHARED_STRING_CHARS || list.length + items.length > MAX_SHARED_STRINGS)
+          throw new FileError(
+            `The workbook's shared strings are more than ${MAX_SHARED_STRINGS.toLocaleString('en-US')} texts or ${MAX_SHARED_STRING_CHARS.toLocaleString('en-US')} characters, which an XLSX import holds in memory: send a file this large as CSV or NDJSON`,
+          );
+        return Array.prototype.push.apply(list, items);
+      };
+      strings = list;
+    },
+  });
+}
+
+/** The characters of a shared string as exceljs keeps it: a text, or rich text's runs. */
+function sharedTextLength(item: unknown): number {
+  if (typeof item === 'string') return item.length;
+  const runs = (item as { richText?: { text?: unknown }[] } | null)?.richText;
+  return Array.isArray(runs) ? runs.reduce((n, r) => n + (typeof r?.text === 'string' ? r.text.length : 0), 0) : 0;
 }
 
 // ------------------------------------------------------------------ NDJSON
@@ -300,8 +368,22 @@ function* itemsOf(value: unknown): Generator<FileRow> {
   }
 }
 
+/**
+ * The scan limits of a JSON or XML file (the request body's, src/http/wire/body-limits.ts), checked
+ * before it is parsed: a file nested deeper than a body may be (a 14 MB XML file nested two million
+ * levels took 1.28 GB and exhausted the parser's stack) or holding more than a 16 MiB file of
+ * records holds is refused with a problem naming the bound. A record's members are held to
+ * MAX_COLUMNS as its row is read.
+ */
+export const IMPORT_FILE_LIMITS: BodyLimits = { ...BODY_LIMITS, membersPerObject: 1_000_000, totalMembers: 2_000_000, stringBytes: MAX_ROW_BYTES };
+
+function checkWhole(breach: ReturnType<typeof checkJsonBody>): void {
+  if (breach) throw new FileError(breach.detail.replace(/\bbody\b/g, 'file'));
+}
+
 async function* jsonRows(source: Readable): AsyncGenerator<FileRow> {
   const text = await wholeText(source);
+  checkWhole(checkJsonBody(text.replace(/^\uFEFF/, ''), IMPORT_FILE_LIMITS));
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));
@@ -313,6 +395,7 @@ async function* jsonRows(source: Readable): AsyncGenerator<FileRow> {
 
 async function* xmlRows(source: Readable, decodeXml: (text: string) => Promise<unknown>): AsyncGenerator<FileRow> {
   const text = await wholeText(source);
+  checkWhole(checkXmlBody(text, IMPORT_FILE_LIMITS));
   let value: unknown;
   try {
     value = await decodeXml(text);
