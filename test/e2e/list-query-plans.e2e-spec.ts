@@ -34,7 +34,8 @@ import { Commitment } from '../../src/modules/commitments/dto/commitment.dto.js'
 import { AssessmentEntity } from '../../src/database/entities/assessment.entity.js';
 import { Assessment } from '../../src/modules/assessments/dto/assessment.dto.js';
 import { BasicRoleEntity } from '../../src/database/entities/basic-role.entity.js';
-import { BasicRole, IndividualBasicRolesCount } from '../../src/modules/basic-roles/dto/basic-role.dto.js';
+import { BasicRoleDialogEntity } from '../../src/database/entities/basic-role-dialog.entity.js';
+import { BasicRole, BasicRoleDialog, IndividualBasicRolesCount } from '../../src/modules/basic-roles/dto/basic-role.dto.js';
 import { ColorEntity } from '../../src/database/entities/color.entity.js';
 import { Color } from '../../src/modules/colors/dto/color.dto.js';
 import { SiteEntity } from '../../src/database/entities/site.entity.js';
@@ -79,6 +80,8 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
   const commitmentsOf = { individualId: '', individuals: [] as string[], periodId: 0 };
   /** The individual whose basic roles the basic-role list's plans are made for. */
   const rolesOf = { individualId: '' };
+  /** The dialog whose basic-role ratings the rating list's plans are made for. */
+  const ratingsIn = { dialogId: '' };
   /** The units of a person (their memberships and primary one) the unit list's plans are made for. */
   const unitsOf = { ids: [] as string[] };
   /** The webhook whose delivery log the delivery list's plans are made for. */
@@ -354,6 +357,19 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       }));
       for (let k = 0; k < roles.length; k += 400) await t.ds.getRepository(BasicRoleEntity).insert(roles.slice(k, k + 400) as never);
       if (site === acme) rolesOf.individualId = people[1].id;
+      // Basic-role ratings: 3,000 in 15 dialogs (200 each, one per role), one in six unrated.
+      const ratings = Array.from({ length: 3000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        basicRoleId: roles[Math.floor(i / 15)].id,
+        dialogId: dialogs[i % 15].id,
+        rating: i % 6 ? (i % 5) + 1 : null,
+        comment: i % 4 ? `L${i % 300}` : null,
+        created: new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+        updated: new Date(Date.UTC(2025, i % 12, 1 + (i % 28))),
+      }));
+      for (let k = 0; k < ratings.length; k += 400) await t.ds.getRepository(BasicRoleDialogEntity).insert(ratings.slice(k, k + 400) as never);
+      if (site === acme) ratingsIn.dialogId = dialogs[1].id;
       if (site === acme) unitsOf.ids = units.slice(0, 12).map((u) => u.id);
       // Colors: 300 bands.
       const colors = Array.from({ length: 300 }, (_, i) => ({
@@ -454,7 +470,7 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
     await t.ds.getRepository(SiteEntity).insert(sites);
     if (DB_KIND === 'mysql')
       await t.ds.query(
-        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, security_groups, basic_roles, colors, sites, webhooks, webhook_deliveries, api_tokens, identity_providers, archives',
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, security_groups, basic_roles, basic_role_dialogs, colors, sites, webhooks, webhook_deliveries, api_tokens, identity_providers, archives',
       );
     else await t.ds.query('ANALYZE');
   });
@@ -607,6 +623,12 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       entity: BasicRoleEntity,
       resource: BasicRole as never,
       scope: () => ({ equal: { individualId: rolesOf.individualId, deleted: false } }),
+    },
+    {
+      name: 'basic-role ratings of a dialog',
+      entity: BasicRoleDialogEntity,
+      resource: BasicRoleDialog as never,
+      scope: () => ({ equal: { dialogId: ratingsIn.dialogId } }),
     },
     {
       name: 'departments of a person',

@@ -3,10 +3,11 @@ import { Authenticated } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
 import { type MergePatch, PatchRoute } from '../../http/pipeline/merge-patch.js';
-import { PageQuery } from '../../http/wire/pagination.js';
+import { QueriedPageQuery } from '../../http/wire/pagination.js';
+import { queryNotes } from '../../http/wire/list-query.js';
 import { GuidParam } from '../../http/wire/ids.js';
 import { BasicRoleDialogsService } from './basic-role-dialogs.service.js';
-import { BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
+import { BasicRoleDialog, BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
 import { ApiController, GetRoute, ListRoute, PutRoute } from '../../http/pipeline/routes.js';
 import { changesUnder } from '../../http/pipeline/delta-list.js';
 
@@ -19,9 +20,9 @@ export class BasicRoleDialogsController {
 
   @ListRoute(Authenticated, 'dialogs/:dialogid/basicroledialogs', BasicRoleDialogDto, changesUnder('basicroledialogs', ['DialogID']), {
     summary: 'List the basic-role ratings of a dialog',
-    description: `404 for a dialog not of the site (deleted dialogs are answered). Oldest first; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfBasicRoleDialog. ${WHO}`,
+    description: `404 for a dialog not of the site (deleted dialogs are answered). Oldest first; paged with limit/offset (X-Total-Count, Link). XML root ArrayOfBasicRoleDialog. ${queryNotes(BasicRoleDialog)} ${WHO}`,
   })
-  listForDialog(@Ctx() ctx: RequestContext, @GuidParam('dialogid') dialogId: string, @Query() q: PageQuery) {
+  listForDialog(@Ctx() ctx: RequestContext, @GuidParam('dialogid') dialogId: string, @Query() q: QueriedPageQuery) {
     return this.records.listForDialog(ctx, dialogId, q);
   }
 

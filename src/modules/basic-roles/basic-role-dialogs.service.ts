@@ -3,7 +3,9 @@ import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
 import { patchRecord } from '../../database/patch-record.js';
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../../common/errors/errors.js';
-import { Page, PageQuery, pageOf } from '../../http/wire/pagination.js';
+import { Page, pageOf, QueriedPage, QueriedPageQuery } from '../../http/wire/pagination.js';
+import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { readQueriedRows } from '../../database/list-query-sql.js';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
 import { TenantDb, TenantTx } from '../../database/tenant-db.js';
 import { DialogAccess } from '../../authorization/dialog-access.js';
@@ -12,6 +14,9 @@ import { BasicRoleDialogEntity } from '../../database/entities/basic-role-dialog
 import { BasicRoleEntity } from '../../database/entities/basic-role.entity.js';
 import { BasicRoleDialog, BasicRoleDialogDto, PutBasicRoleDialogDto } from './dto/basic-role.dto.js';
 import { DeclaresRecordKind } from '../../database/registries/record-kinds.js';
+
+/** A queried list without sort= keeps the plain list's order: oldest first, then ID. */
+const BY_CREATED = [{ field: BasicRoleDialog.queryable.get('created')!, desc: false }] as const;
 
 /**
  * The rating of a basic role in a dialog (docs/dialogs-tasks-roles-assessments.md):
@@ -29,16 +34,30 @@ export class BasicRoleDialogsService {
   constructor(
     private readonly db: TenantDb,
     private readonly dialogAccess: DialogAccess,
+    private readonly queries: ListQueries,
   ) {}
 
   private readonly records = this.db.scoped(BasicRoleDialogEntity, 'BasicRoleDialog');
 
-  /** `GET /dialogs/{dialogid}/basicroledialogs`: the dialog's records, oldest first. */
-  async listForDialog(ctx: RequestContext, dialogId: string, q: PageQuery): Promise<Page<BasicRoleDialogDto>> {
+  /**
+   * `GET /dialogs/{dialogid}/basicroledialogs`: the dialog's records, oldest first. The dialog (404)
+   * and the right to manage it (403) come before any record is read, queried or not.
+   */
+  async listForDialog(ctx: RequestContext, dialogId: string, q: QueriedPageQuery): Promise<Page<BasicRoleDialogDto>> {
     const dialog = await this.db.repo(ctx, DialogEntity, 'Dialog').get(dialogId);
     await this.dialogAccess.assertCanManage(ctx, dialog, 'read');
+    if (asksQuery(q)) return this.queried(ctx, dialogId, q);
     const [rows, total] = await this.records(ctx).findAndCount({ where: { dialogId }, order: { created: 'ASC', id: 'ASC' }, ...pageOf(q) });
     return Page.of(this.records(ctx).answers(rows, BasicRoleDialog), total, q);
+  }
+
+  /** A queried page of the dialog's records (docs/queries.md): the right to them was checked; the dialog comes before the filter. */
+  private async queried(ctx: RequestContext, dialogId: string, q: QueriedPageQuery): Promise<QueriedPage<BasicRoleDialogDto>> {
+    const query = this.queries.read(ctx, BasicRoleDialog, q);
+    const { take, skip } = pageOf(q);
+    const page = await readQueriedRows(this.db, ctx, BasicRoleDialogEntity, { equal: { dialogId } }, query, BY_CREATED, take, skip);
+    const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+    return new QueriedPage(this.records(ctx).answers(page.rows, BasicRoleDialog), page.total, take, skip, query.fields, next);
   }
 
   /** One record by its ID, as its pair's GET answers it (delta sync, history and webhook payloads). */

@@ -67,23 +67,30 @@ export type IndividualBasicRolesCountDto = InstanceType<typeof IndividualBasicRo
 
 /**
  * The BasicRoleDialog: one per (basic role, dialog), written by `PUT
- * /basicroles/{basicRoleid}/dialogs/{dialogid}`, which creates or replaces it.
+ * /basicroles/{basicRoleid}/dialogs/{dialogid}`, which creates or replaces it. A dialog's list is
+ * queried (docs/queries.md) on its keys, Rating and the audit dates; Comment is free text of up to
+ * 4,000 characters, which no index serves, so it is not filterable.
  */
 export const BasicRoleDialog = resource<BasicRoleDialogEntity>()('BasicRoleDialog', {
   audit: 'audit',
+  auditQuery: { Created: { filter: true, sort: true }, Updated: { filter: true, sort: true } },
   updateName: 'PutBasicRoleDialogDto',
   fields: {
-    ID: field.guid('RO', { description: 'Id of the record, generated when the pair is first written.' }),
+    ID: field.guid('RO', { description: 'Id of the record, generated when the pair is first written.', query: { filter: true } }),
     BasicRoleID: field.guid('-', {
       description: 'The basic role (from the path). In a body it may be left out; when present it must equal the path.',
+      query: { filter: true },
       update: { description: 'Optional; must equal basicRoleid in the path.' },
     }),
     DialogID: field.guid('-', {
       description: 'The dialog (from the path). In a body it may be left out; when present it must equal the path.',
+      query: { filter: true },
       update: { description: 'Optional; must equal dialogid in the path.' },
     }),
     Rating: field.int('-', {
       nullable: true,
+      // Ratings repeat (1–5 or none): equal ones in the list's own order, oldest first.
+      query: { filter: true, sort: true, then: ['created'] },
       minValue: 1,
       maxValue: 5,
       description: 'How the role was fulfilled, 1 (lowest) to 5 (highest); null when not rated.',
