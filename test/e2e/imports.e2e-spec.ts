@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -310,6 +311,105 @@ describe('import jobs', () => {
       expect(titles).toEqual(rows.map((_, i) => title(i)));
       await t.http().delete(`/v4/imports/${res.body.ID}`).set('Authorization', bearer(acme.admin.token)).expect(200);
     }
+  });
+
+  it('keeps an upload’s lease while its file arrives slowly; when it is lost, another replica fails the job and deletes its parts, and the POST is 503 with nothing kept', async () => {
+    const server = t.app.getHttpServer() as import('node:http').Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    /** A POST whose body is sent in two pieces with `between` run after the first: its status, headers and JSON body. */
+    const slowPost = (first: string, rest: string, between: () => Promise<void>) =>
+      new Promise<{ status: number; headers: Record<string, unknown>; body: Json }>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/v4/imports?kind=individuals&mode=upsert',
+            headers: { Authorization: bearer(acme.admin.token), 'Content-Type': CSV },
+          },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Json) : {} }));
+          },
+        );
+        req.on('error', reject);
+        req.write(first);
+        between().then(() => req.end(rest), reject);
+      });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const other = replica();
+    const partsOf = async (id: string) =>
+      Number(
+        (
+          (await t.ds.query('SELECT COUNT(*) AS n FROM import_file_parts WHERE site_id = ? AND import_id = ?', [acme.siteId, id])) as { n: number | string }[]
+        )[0].n,
+      );
+    const ctx = RequestContext.system(acme.siteId);
+    const receiving = async () => {
+      const found = (await t.ds.query("SELECT id FROM import_jobs WHERE site_id = ? AND state = 'receiving'", [acme.siteId])) as { id: string }[];
+      return found[0]?.id ?? null;
+    };
+
+    // A pause of 2.5 s in the middle of the body (the lease is 1 s), another replica looking for due jobs meanwhile: the upload keeps its job.
+    const p = uniq('slow');
+    const text = csv(Array.from({ length: 6 }, (_, i) => row(acme, `${p}-${i}`)));
+    const cut = text.indexOf('\r\n', text.length / 2) + 2;
+    const slow = await slowPost(text.slice(0, cut), text.slice(cut), async () => {
+      for (let i = 0; i < 5; i++) {
+        await sleep(500);
+        await other.processOne();
+      }
+    });
+    expect({ status: slow.status, state: slow.body.State }).toEqual({ status: 202, state: 'queued' });
+    await drain();
+    expect((await job(slow.body.ID as string)).body).toMatchObject({ State: 'succeeded', RowsWritten: 6, RowsFailed: 0 });
+
+    // The renewals fail (the database away for this replica) long enough for the lease to run out: another replica fails the job and deletes what was stored.
+    const q = uniq('lost');
+    const big = csv(Array.from({ length: 9000 }, (_, i) => row(acme, `${q}-${i}`)));
+    const half = big.indexOf('\r\n', IMPORT_PART_BYTES * IMPORT_PARTS_AT_ONCE + 1000) + 2;
+    const db = t.app.get(TenantDb);
+    const transaction = db.transaction.bind(db);
+    let away = false;
+    const spy = jest
+      .spyOn(db, 'transaction')
+      .mockImplementation(((c: RequestContext, fn: () => Promise<unknown>, ...more: unknown[]) =>
+        away && c.requestId === 'system' && c.siteId === acme.siteId
+          ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
+          : (transaction as (...a: unknown[]) => Promise<unknown>)(c, fn, ...more)) as typeof db.transaction);
+    let stale: string | null = null;
+    let staleParts = -1;
+    try {
+      const lost = await slowPost(big.slice(0, half), big.slice(half), async () => {
+        // Its first 1 MiB stored (the parts written in the upload's own transaction), then the renewals fail.
+        for (let i = 0; i < 50 && !((stale = await receiving()) && (await partsOf(stale)) > 0); i++) await sleep(100);
+        away = true;
+        await sleep(1600);
+        await other.processOne();
+        staleParts = stale ? await partsOf(stale) : -1;
+        away = false;
+      });
+      expect(stale).not.toBeNull();
+      expect((await readJob(db, ctx, stale!))?.state ?? 'deleted').toBe('deleted');
+      expect(staleParts).toBe(0);
+      expect({ status: lost.status, retryAfter: lost.headers['retry-after'], type: lost.body.type }).toEqual({
+        status: 503,
+        retryAfter: '5',
+        type: 'urn:pms:problem:service-unavailable',
+      });
+      expect(String(lost.body.detail)).toMatch(/lease .* ran out .* send it again/);
+      expect(await partsOf(stale!)).toBe(0);
+      expect(await countWith(acme, q)).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    // The site's place is free again.
+    const ok = await post(csv([row(acme, uniq('after'))]), CSV).expect(accepted);
+    await drain();
+    expect((await job(ok.body.ID)).body.State).toBe('succeeded');
   });
 
   it('two replicas racing: one claims the job, and the one whose lease was taken over commits nothing', async () => {

@@ -3,13 +3,14 @@ import { Readable } from 'node:stream';
 import { cellOf, csvRecords } from '../../http/wire/csv.js';
 import { TextDecoder } from 'node:util';
 import type { IncomingMessage } from 'node:http';
-import { actorIdOf, type Caller, type RequestContext } from '../../common/context/request-context.js';
+import { actorIdOf, type Caller, RequestContext } from '../../common/context/request-context.js';
 import {
   BadRequestError,
   ConflictError,
   NotFoundError,
   PayloadTooLargeError,
   ScopeMissingError,
+  ServiceUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
 } from '../../common/errors/errors.js';
@@ -34,6 +35,7 @@ import {
   readErrors,
   readJob,
   readParts,
+  renewReceiving,
   type ImportJobRecord,
 } from './imports.statements.js';
 
@@ -104,14 +106,29 @@ export class ImportsService {
       if (isUniqueViolation(e)) throw this.busy(await activeImport(this.db, ctx));
       throw e;
     }
+    // The upload's lease is renewed on a timer while the file is stored and checked, whatever the
+    // client's pace or the check's length: only a replica that stops renewing it loses the job.
+    // On a context of its own: the timer's transaction must not join the upload's.
+    const own = RequestContext.system(ctx.siteId);
+    const lease = new ReceivingLease(() => renewReceiving(this.db, own, id, this.config.imports.leaseMs), this.config.imports.leaseMs);
     try {
-      const stored = await this.store(ctx, id, format, req);
+      const stored = await this.store(ctx, id, format, req, lease);
       const rows = await this.check(ctx, id, kind, format, stored.parts);
-      await markReceived(this.db, ctx, id, { bytes: stored.bytes, parts: stored.parts, rows });
+      lease.stop();
+      if (!(await markReceived(this.db, ctx, id, { bytes: stored.bytes, parts: stored.parts, rows }))) throw lease.lostError();
     } catch (e) {
+      lease.stop();
       req.resume();
+      // A job another replica ended meanwhile (its lease lost) lost its stored parts too: what failed
+      // here (a file that reads as cut short) is that, not the file.
+      const taken =
+        !(e instanceof ServiceUnavailableError) &&
+        (await readJob(this.db, ctx, id).then(
+          (j) => j?.state !== 'receiving',
+          () => false,
+        ));
       await deleteJob(this.db, ctx, id);
-      throw e;
+      throw taken ? lease.lostError() : e;
     }
     const job = (await readJob(this.db, ctx, id))!;
     return new WithHeaders(this.toWire(job), { Location: `/v4/imports/${id}` });
@@ -187,7 +204,13 @@ export class ImportsService {
   }
 
   /** Stores the body in parts as it arrives: counted against the limit, UTF-8 checked for text formats. */
-  private async store(ctx: RequestContext, id: string, format: ImportFormat, req: IncomingMessage): Promise<{ bytes: number; parts: number }> {
+  private async store(
+    ctx: RequestContext,
+    id: string,
+    format: ImportFormat,
+    req: IncomingMessage,
+    lease: ReceivingLease,
+  ): Promise<{ bytes: number; parts: number }> {
     const max = this.config.imports.maxBytes;
     const utf8 = isTextFormat(format) ? new TextDecoder('utf-8', { fatal: true }) : null;
     let bytes = 0;
@@ -201,7 +224,7 @@ export class ImportsService {
       for (let k = 0; k < whole; k += group) {
         const slices: Buffer[] = [];
         for (let j = k; j < Math.min(k + group, whole); j += IMPORT_PART_BYTES) slices.push(all.subarray(j, Math.min(j + IMPORT_PART_BYTES, whole)));
-        await insertParts(this.db, ctx, id, parts, slices, this.config.imports.leaseMs);
+        if (!(await insertParts(this.db, ctx, id, parts, slices, this.config.imports.leaseMs))) throw lease.lostError();
         parts += slices.length;
       }
       return all.subarray(whole);
@@ -209,6 +232,7 @@ export class ImportsService {
     // A CSV's header row is refused by its length as it arrives (a million columns), before it is parsed.
     let headerEnded = format !== 'csv';
     for await (const chunk of req as AsyncIterable<Buffer>) {
+      if (lease.lost) throw lease.lostError();
       bytes += chunk.length;
       if (bytes > max) throw this.tooLarge();
       if (utf8) this.checkUtf8(utf8, chunk, false);
@@ -318,3 +342,45 @@ export function callerOf(job: { caller: string }): Caller {
 }
 
 export { IMPORT_MEDIA_TYPES };
+
+/**
+ * Renews an upload's lease every third of its length until stopped (ImportsService.upload), and
+ * remembers when it was lost: another replica found it run out and failed the job. A renewal that
+ * fails (the database away) is tried again at the next tick; the lease may run out meanwhile.
+ */
+class ReceivingLease {
+  lost = false;
+  private renewing = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(renew: () => Promise<boolean>, leaseMs: number) {
+    this.timer = setInterval(
+      () => {
+        if (this.renewing || this.lost) return;
+        this.renewing = true;
+        renew()
+          .then(
+            (held) => {
+              if (!held) this.lost = true;
+            },
+            () => undefined,
+          )
+          .finally(() => {
+            this.renewing = false;
+          });
+      },
+      Math.max(250, Math.floor(leaseMs / 3)),
+    );
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  lostError(): ServiceUnavailableError {
+    return new ServiceUnavailableError(
+      "The upload's lease (IMPORT_LEASE_MS) ran out before the file was stored and checked, and another replica ended the job: nothing of the file is kept; send it again",
+    );
+  }
+}

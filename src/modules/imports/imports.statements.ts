@@ -129,7 +129,9 @@ export async function insertJob(
 
 /**
  * Stores parts `firstPartNo…` of a job's file (base64), each in a statement of its own (a statement's
- * text stays small: IMPORT_PART_BYTES), and renews the upload's lease: one transaction.
+ * text stays small: IMPORT_PART_BYTES), and renews the upload's lease: one transaction. Answers
+ * false, storing nothing, when the job is no longer receiving (its lease ran out and another
+ * replica failed it).
  */
 export async function insertParts(
   db: TenantDb,
@@ -138,22 +140,46 @@ export async function insertParts(
   firstPartNo: number,
   parts: readonly Buffer[],
   leaseMs: number,
-): Promise<void> {
+): Promise<boolean> {
   const now = sqlInstant(new Date());
-  await db.transaction(ctx, async () => {
+  return db.transaction(ctx, async () => {
+    if ((await lockJob(db, ctx, importId))?.state !== 'receiving') return false;
     for (let k = 0; k < parts.length; k++) await db.sql(ctx, INSERT_PART, [ctx.siteId, now, now, importId, firstPartNo + k, parts[k].toString('base64')]);
     await db.sql(ctx, RECEIVING_LEASE, [sqlInstant(new Date(Date.now() + leaseMs)), ctx.siteId, importId]);
+    return true;
   });
 }
 
-/** The whole file is stored: the job waits for a replica. */
+/**
+ * Renews the upload's lease while its file is stored and checked (ImportsService.upload renews it
+ * on a timer, whatever the client's pace): answers false when the job is no longer receiving,
+ * because another replica found its lease run out and failed it (claimJob).
+ */
+export async function renewReceiving(db: TenantDb, ctx: RequestContext, importId: string, leaseMs: number): Promise<boolean> {
+  return db.transaction(ctx, async () => {
+    const job = await lockJob(db, ctx, importId);
+    if (job?.state !== 'receiving') return false;
+    await db.sql(ctx, RECEIVING_LEASE, [sqlInstant(new Date(Date.now() + leaseMs)), ctx.siteId, importId]);
+    return true;
+  });
+}
+
+/**
+ * The whole file is stored: the job waits for a replica. Answers false, changing nothing, when the
+ * job is no longer receiving (its lease ran out and another replica failed it).
+ */
 export async function markReceived(
   db: TenantDb,
   ctx: RequestContext,
   importId: string,
   file: { bytes: number; parts: number; rows: number | null },
-): Promise<void> {
-  await db.transaction(ctx, () => db.sql(ctx, RECEIVED, [file.bytes, file.parts, file.rows, sqlInstant(new Date()), ctx.siteId, importId]));
+): Promise<boolean> {
+  return db.transaction(ctx, async () => {
+    const job = await lockJob(db, ctx, importId);
+    if (job?.state !== 'receiving') return false;
+    await db.sql(ctx, RECEIVED, [file.bytes, file.parts, file.rows, sqlInstant(new Date()), ctx.siteId, importId]);
+    return true;
+  });
 }
 
 /** Removes a job whose file was refused, with what was stored of it. */
@@ -237,14 +263,17 @@ const STALE_RECEIVING = sql(
 
 /**
  * Claims one job no replica holds, for `leaseMs`; answers its site and id, or null. An upload whose
- * receiving lease ran out (its replica died) is marked failed on the way, freeing the site's place.
+ * receiving lease ran out (its replica died) is marked failed on the way, freeing the site's place,
+ * and its stored parts are deleted.
  */
 export async function claimJob(db: TenantDb, owner: string, leaseMs: number): Promise<{ siteId: string; id: string } | null> {
   const now = new Date();
   const candidates = await db.pollRead(DUE, [sqlInstant(now), 5]);
   for (const c of candidates) {
     if (c.state === 'receiving') {
-      await db.housekeepingWrite(STALE_RECEIVING, [sqlInstant(now), c.site_id, c.id, sqlInstant(now)]);
+      // What was stored of the file goes with it: nothing else would ever delete it.
+      if ((await db.housekeepingWrite(STALE_RECEIVING, [sqlInstant(now), c.site_id, c.id, sqlInstant(now)])) > 0)
+        await db.housekeepingWrite(DELETE_PARTS, [c.site_id, c.id]);
       continue;
     }
     // The lease condition again, in the UPDATE: two replicas that saw the same candidate, one wins.
