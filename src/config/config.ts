@@ -138,6 +138,13 @@ export interface AppConfig {
   exportBatchRows: number;
   /** EXPORT_PROGRESS_ROWS (100000): a streamed export logs its progress every this many rows (docs/exports.md). */
   exportProgressRows: number;
+  /**
+   * EXPORT_MAX_PER_CALLER (2) and EXPORT_MAX_PER_SITE (4): the streamed exports one caller (a user
+   * or an API token), and one site, may have running at once on a replica; one more is 429
+   * (docs/limits.md, "Exports at once").
+   */
+  exportMaxPerCaller: number;
+  exportMaxPerSite: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Password of every demo user `npm run seed:demo` creates (DEMO_PASSWORD). */
   demoPassword: string;
@@ -372,6 +379,8 @@ export function loadConfigWithoutCredentials(env: Env = process.env): ConfigWith
     listTotalCacheMs: intVar(env, 'LIST_TOTAL_CACHE_MS', DEFAULT_LIST_TOTAL_CACHE_MS, 0, 60_000),
     exportBatchRows: intVar(env, 'EXPORT_BATCH_ROWS', 1000, 10, 5000),
     exportProgressRows: intVar(env, 'EXPORT_PROGRESS_ROWS', 100_000, 1, 1_000_000_000),
+    exportMaxPerCaller: intVar(env, 'EXPORT_MAX_PER_CALLER', 2, 1, 1000),
+    exportMaxPerSite: intVar(env, 'EXPORT_MAX_PER_SITE', 4, 1, 10_000),
     logLevel,
     demoPassword,
   };

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { CONTEXT_KEY, type RequestContext } from '../../common/context/request-context.js';
-import { NotAcceptableError, ValidationError } from '../../common/errors/errors.js';
+import { NotAcceptableError, TooManyRequestsError, ValidationError } from '../../common/errors/errors.js';
 import type { JsonLogger } from '../../common/logging/json-logger.js';
 import { APP_LOGGER } from '../../common/logging/logger.token.js';
 import { UTC, type TimeZone } from '../../common/dates.js';
@@ -37,11 +37,15 @@ import { RouteStages, type Stage, type StageRequest } from './route-stages.js';
  */
 @Injectable()
 export class ListExportStage implements Stage, OnModuleInit {
+  private readonly slots: ExportSlots;
+
   constructor(
     private readonly stages: RouteStages,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: JsonLogger,
-  ) {}
+  ) {
+    this.slots = new ExportSlots(config.exportMaxPerCaller, config.exportMaxPerSite);
+  }
 
   onModuleInit(): void {
     this.stages.provide('list-export', this);
@@ -85,14 +89,68 @@ export class ListExportStage implements Stage, OnModuleInit {
       // A list that answers headers beside its page (dashboards' freshness): the export writes the page.
       return handle(given).then((r) => (r instanceof WithHeaders ? (r.value as unknown) : r));
     };
-    // The first batch before the first byte: a failure here (database down: 503) is answered as any list's.
-    const first = await pageAfter('start');
-    const res = req.res!;
-    const type = wireResultOf(method)?.type ?? null;
-    const exporter = new Export(req, res, asked.format, type, ctx?.tz ?? UTC, this.config.exportProgressRows, this.logger);
-    await exporter.stream(first, pageAfter, batch);
-    return STREAMED;
+    // One more export than a caller or a site may have running at once is 429 (ExportSlots).
+    const release = this.slots.take(callerKey(ctx, req), ctx?.caller?.siteId ?? '');
+    try {
+      // The first batch before the first byte: a failure here (database down: 503) is answered as any list's.
+      const first = await pageAfter('start');
+      const res = req.res!;
+      const type = wireResultOf(method)?.type ?? null;
+      const exporter = new Export(req, res, asked.format, type, ctx?.tz ?? UTC, this.config.exportProgressRows, this.logger);
+      await exporter.stream(first, pageAfter, batch);
+      return STREAMED;
+    } finally {
+      release();
+    }
   }
+}
+
+/** Who an export counts against: the caller (a person's login account or an API token), else the address. */
+function callerKey(ctx: RequestContext | undefined, req: StageRequest): string {
+  const caller = ctx?.caller;
+  if (caller) return `${caller.kind ?? 'user'}:${caller.userId}`;
+  return `ip:${ctx?.ip ?? req.socket?.remoteAddress ?? ''}`;
+}
+
+/**
+ * The streamed exports running on this replica, per caller and per site (docs/limits.md, "Exports
+ * at once"). An export is one request of the caller's budget however long it runs, and holds up to
+ * two pooled connections at a time while it reads ahead: without a bound, one member could open
+ * enough whole-collection exports to take the pool from every site. One more than
+ * EXPORT_MAX_PER_CALLER (2) for its caller, or EXPORT_MAX_PER_SITE (4) for its site, is 429 with
+ * Retry-After before anything is read; a slot is given back when its export ends, however it ends.
+ */
+export class ExportSlots {
+  private readonly byCaller = new Map<string, number>();
+  private readonly bySite = new Map<string, number>();
+
+  constructor(
+    private readonly perCaller: number,
+    private readonly perSite: number,
+  ) {}
+
+  /** Takes a slot for `caller` in `site`, or throws 429; answers the slot's release (the first call counts). */
+  take(caller: string, site: string): () => void {
+    if ((this.byCaller.get(caller) ?? 0) >= this.perCaller)
+      throw new TooManyRequestsError(`At most ${this.perCaller} exports of one caller run at once (EXPORT_MAX_PER_CALLER): retry when one has ended`, 5);
+    if ((this.bySite.get(site) ?? 0) >= this.perSite)
+      throw new TooManyRequestsError(`At most ${this.perSite} exports of one site run at once (EXPORT_MAX_PER_SITE): retry when one has ended`, 5);
+    this.byCaller.set(caller, (this.byCaller.get(caller) ?? 0) + 1);
+    this.bySite.set(site, (this.bySite.get(site) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      drop(this.byCaller, caller);
+      drop(this.bySite, site);
+    };
+  }
+}
+
+function drop(counts: Map<string, number>, key: string): void {
+  const n = (counts.get(key) ?? 0) - 1;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }
 
 /** The cursor after a batch, or null after the last one. */
