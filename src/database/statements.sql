@@ -8,7 +8,7 @@
 -- (src/database/journal.ts), migrations, and the machinery of the connection (ping, migration lock,
 -- data source setup, character set check).
 --
--- 62 statements, 46 families (87 samples).
+-- 63 statements, 46 families (87 samples).
 
 -- audit.by-seqs (family)
 -- src/database/queries/audit.ts
@@ -4327,6 +4327,17 @@ FROM
 WHERE
   site_id = ?
   AND active = 1;
+
+-- imports.api-token-state
+-- src/modules/imports/imports.statements.ts
+SELECT
+  revoked,
+  expires
+FROM
+  api_tokens
+WHERE
+  site_id = ?
+  AND id = ?;
 
 -- imports.cancel
 -- src/modules/imports/imports.statements.ts

@@ -530,6 +530,26 @@ describe('import jobs', () => {
     await drain();
   });
 
+  it('an API token revoked while its import runs stops it at the next chunk: the job fails naming it, the chunks committed stay', async () => {
+    const created = (
+      await t
+        .http()
+        .post('/v4/apitokens')
+        .set('Authorization', bearer(acme.admin.token))
+        .send({ Name: uniq('tok'), Scopes: 'imports:write individuals:write' })
+        .expect(200)
+    ).body as { ID: string; Secret: string };
+    const p = uniq('R');
+    const res = await post(csv(Array.from({ length: 12 }, (_, i) => row(acme, `${p}-${i}`))), CSV, undefined, created.Secret).expect(accepted);
+    // One chunk (5 rows) written, the replica then stops as a killed one would (its lease kept).
+    expect(await replica().processOne({ maxChunks: 1 })).toMatchObject({ chunks: 1, outcome: 'stopped' });
+    await t.http().delete(`/v4/apitokens/${created.ID}`).set('Authorization', bearer(acme.admin.token)).expect(200);
+    await new Promise((r) => setTimeout(r, 1100));
+    await drain();
+    expect((await job(res.body.ID)).body).toMatchObject({ State: 'failed', RowsWritten: 5, Problem: 'The API token that started the import was revoked' });
+    expect(await countWith(acme, p)).toBe(5);
+  });
+
   it('one import per site: a second is 409 until the first ends or is cancelled; DELETE cancels, and nothing more is written', async () => {
     const p = uniq('D');
     const res = await post(csv(Array.from({ length: 12 }, (_, i) => row(acme, `${p}-${i}`))), CSV).expect(accepted);

@@ -11,7 +11,17 @@ import type { BulkItemInput, BulkOp } from '../../http/wire/bulk.js';
 import { WireCodec } from '../../http/wire/codec.js';
 import { ServerLifecycle } from '../../http/pipeline/server-lifecycle.js';
 import { FileError, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
-import { claimJob, finishJob, lockJob, readJob, recordChunk, releaseJob, type ImportJobRecord, type StoredRowError } from './imports.statements.js';
+import {
+  apiTokenEnded,
+  claimJob,
+  finishJob,
+  lockJob,
+  readJob,
+  recordChunk,
+  releaseJob,
+  type ImportJobRecord,
+  type StoredRowError,
+} from './imports.statements.js';
 import { callerOf, ImportsService, MAX_KEPT_ERRORS } from './imports.service.js';
 
 /** Raised inside a chunk's transaction when the job is no longer this replica's to write (its lease ran out and another claimed it, or it was cancelled): nothing of the chunk commits. */
@@ -142,6 +152,8 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         chunk.push(row);
         if (chunk.length < size) continue;
         if (chunks >= maxChunks || this.stopped) return await this.stop(job, chunks, rows);
+        const ended = await this.credentialsEnded(ctx);
+        if (ended) return await this.end(ctx, job, 'failed', ended, null, chunks);
         next = await this.writeChunk(ctx, job, next, chunk, null);
         chunk = [];
         chunks++;
@@ -159,6 +171,8 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     }
     if (chunk.length) {
       if (chunks >= maxChunks || this.stopped) return this.stop(job, chunks, rows);
+      const ended = await this.credentialsEnded(ctx);
+      if (ended) return this.end(ctx, job, 'failed', ended, null, chunks);
       try {
         next = await this.writeChunk(ctx, job, next, chunk, null);
       } catch (e) {
@@ -169,6 +183,17 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       this.progress(job, next, started, at);
     }
     return this.end(ctx, job, 'succeeded', null, next, chunks);
+  }
+
+  /**
+   * Why the job's creator may no longer write, or null: an API token revoked, expired or deleted
+   * since the POST (docs/imports.md, "Storage, lease and resume"), checked before each chunk, so
+   * revoking a token stops its imports at the next chunk. A person's rights are the ones they had
+   * when they posted the job.
+   */
+  private credentialsEnded(ctx: RequestContext): Promise<string | null> {
+    const caller = ctx.user;
+    return caller.kind === 'service' ? apiTokenEnded(this.db, ctx, caller.userId) : Promise.resolve(null);
   }
 
   /** Leaves the job where its last chunk left it. A replica stopping gives its claim back; a test's `maxChunks` keeps it, as a killed replica would. */

@@ -191,6 +191,26 @@ export async function deleteJob(db: TenantDb, ctx: RequestContext, importId: str
   });
 }
 
+// ------------------------------------------------------------------ the job's credentials
+
+const API_TOKEN_STATE = sql<{ revoked: Date | string | null; expires: Date | string | null }>(
+  'imports.api-token-state',
+  'SELECT revoked, expires FROM api_tokens WHERE site_id = ? AND id = ?',
+);
+
+/**
+ * Why the API token that started a job may no longer write (revoked, expired or deleted), or null
+ * while it may: checked before each chunk (ImportProcessor), so revoking a token stops its imports.
+ */
+export async function apiTokenEnded(db: TenantDb, ctx: RequestContext, tokenId: string): Promise<string | null> {
+  const [row] = await db.sql(ctx, API_TOKEN_STATE, [ctx.siteId, tokenId]);
+  if (!row) return 'The API token that started the import was deleted';
+  if (row.revoked !== null) return 'The API token that started the import was revoked';
+  const expires = row.expires === null ? null : instantOf(row.expires);
+  if (expires && expires.getTime() <= Date.now()) return 'The API token that started the import has expired';
+  return null;
+}
+
 // ------------------------------------------------------------------ reading
 
 const JOB = sql<JobRow>('imports.job', `SELECT ${JOB_COLUMNS} FROM import_jobs WHERE site_id = ? AND id = ?`);
