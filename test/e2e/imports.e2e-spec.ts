@@ -610,7 +610,7 @@ describe('import jobs', () => {
     }
   });
 
-  it('bad files and queries: wrong encoding, charset, media type, too large, too many columns, a row too wide, a broken CSV, unknown kind or mode', async () => {
+  it('bad files and queries: wrong encoding, charset, media type, too large, too many columns (CSV and XLSX), too deep, a row too wide, a broken CSV, unknown kind or mode', async () => {
     const latin1 = Buffer.concat([Buffer.from(`${HEADER}\r\n`), Buffer.from('X-1,Jos\xe9,L,u,a@b.c,a@b.c,x,T\r\n', 'latin1')]);
     expect((await post(latin1, CSV).expect(400)).body.detail).toMatch(/UTF-8/);
     await post('a,b\r\n', 'text/csv; charset=iso-8859-1').expect(415);
@@ -624,6 +624,15 @@ describe('import jobs', () => {
     book.addWorksheet('S').addRow(['ExternalID']);
     const whole = Buffer.from(await book.xlsx.writeBuffer());
     await post(whole.subarray(0, Math.floor(whole.length / 2)), XLSX).expect(400);
+    // A sheet whose header has more than 1,000 columns, and a JSON file nested deeper than a body may be: named problems.
+    const wide = new ExcelJS.Workbook();
+    wide.addWorksheet('S').addRow(Array.from({ length: 1001 }, (_, i) => `c${i}`));
+    expect((await post(Buffer.from(await wide.xlsx.writeBuffer()), XLSX).expect(400)).body.detail).toMatch(/1001 columns/);
+    const deep = `[${'['.repeat(100)}${']'.repeat(100)}]`;
+    expect((await post(deep, 'application/json').expect(400)).body).toMatchObject({
+      type: 'urn:pms:problem:malformed-file',
+      detail: 'The file is nested deeper than 64 levels',
+    });
     expect((await post(`${HEADER}\r\n"unclosed,b\r\n`, CSV).expect(400)).body.type).toBe('urn:pms:problem:malformed-file');
     // A misspelled column would be dropped from every row: refused by name.
     const typo = await post(`${HEADER.replace('FirstName', 'FirstNme')},ExternalRefs.PrimaryReportsTo,Created\r\n`, CSV).expect(400);
