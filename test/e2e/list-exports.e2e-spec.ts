@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { get as httpGet, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
@@ -9,6 +9,7 @@ import { RequestContext } from '../../src/common/context/request-context.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../src/database/entities/organization.entity.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
+import { XLSX_ZIP_BACKLOG, XlsxSheet } from '../../src/http/wire/xlsx-sheet.js';
 import { IndividualsService } from '../../src/modules/individuals/individuals.service.js';
 import { createPerson, createSite, type TestPerson, type TestSite } from '../factories/index.js';
 import { createDepartment } from '../factories/individuals.js';
@@ -450,17 +451,22 @@ describe(`list exports (${DB_KIND})`, () => {
 });
 
 /**
- * A slow client: one that stops reading gets no more rows read for it (the export waits for the
- * response to drain), and one that hangs up gets no more reads at all. A site large enough that
- * its CSV is several times what the sockets between the two hold (a few MB on loopback).
+ * A slow client, in each export format: one that stops reading gets no more rows read for it than
+ * the reads already under way (the export waits for the response to drain; XLSX also for its zip
+ * stream), what the service holds for it stays bounded, and one that hangs up gets no more reads at
+ * all (docs/exports.md, "Memory, backpressure, hang-ups"). A site large enough that each export is
+ * several times what the sockets between the two hold (a few MB on loopback): a random part in each
+ * row keeps even XLSX, which is compressed, that large.
  */
 describe(`list exports to a slow client (${DB_KIND})`, () => {
   let t: TestApp;
   let big: TestSite;
   const COUNT = 30_000;
+  const ROWS = 500;
 
   beforeAll(async () => {
-    t = await startApp({ EXPORT_BATCH_ROWS: '500' });
+    // A progress line each batch: the rows written so far, to compare the reads with.
+    t = await startApp({ EXPORT_BATCH_ROWS: String(ROWS), EXPORT_PROGRESS_ROWS: String(ROWS), LOG_LEVEL: 'info' });
     big = await createSite(t);
     // Around the service, as an import would (no audit trail for 30,000 rows), in chunks.
     const now = new Date();
@@ -473,6 +479,7 @@ describe(`list exports to a slow client (${DB_KIND})`, () => {
           firstName: `First ${i} ${'x'.repeat(30)}`,
           lastName: `Last${String(i).padStart(6, '0')} ${'y'.repeat(30)}`,
           email: `person-${i}@big.test`,
+          userDefined1: randomBytes(120).toString('base64'),
           primaryOrganizationId: big.orgId,
           primaryTitle: 'A title long enough to make rows of a few hundred bytes',
           isAdmin: false,
@@ -490,46 +497,101 @@ describe(`list exports to a slow client (${DB_KIND})`, () => {
   }, 180_000);
   afterAll(() => t?.close());
 
-  it('reads no further batch while the client does not read, and none once it hangs up', async () => {
-    const service = t.app.get(IndividualsService);
-    const calls = jest.spyOn(service, 'list');
-    const server = t.app.getHttpServer() as Server;
-    const port = await portOf(t);
-    let response: ServerResponse | null = null;
-    const capture = (req: IncomingMessage, res: ServerResponse) => {
-      if (req.url?.startsWith('/v4/individuals')) response = res;
-    };
-    server.prependListener('request', capture);
-    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-    const { req, res } = await new Promise<{ req: ReturnType<typeof httpGet>; res: IncomingMessage }>((resolve) => {
-      const req = httpGet({ port, path: '/v4/individuals', agent: false, headers: { Authorization: bearer(big.admin.token), Accept: 'text/csv' } }, (res) => {
-        res.pause(); // reads nothing more
-        resolve({ req, res });
-      });
-    });
-    expect(res.statusCode).toBe(200);
-    // The export fills what the sockets hold, then waits: the number of batches read stops growing.
-    let read = -1;
-    for (let i = 0; i < 50 && read !== calls.mock.calls.length; i++) {
-      read = calls.mock.calls.length;
-      await wait(300);
+  /** Resolves once `done()` holds, checked every 20 ms; fails after `ms`. */
+  const until = async (done: () => boolean, ms: number, what: string) => {
+    for (const end = Date.now() + ms; !done(); await new Promise((r) => setTimeout(r, 20))) {
+      if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
     }
-    const total = Math.ceil((COUNT + 1) / 500);
-    expect(read).toBe(calls.mock.calls.length);
-    expect(read).toBeLessThan(total / 2);
-    // What the server holds for it meanwhile: about one batch in the response's buffer, not the export.
-    expect(response!.writableLength).toBeLessThan(1024 * 1024);
-    // It reads on when the client does, then the client hangs up: no batch is read after that.
-    res.resume();
-    for (let i = 0; i < 100 && calls.mock.calls.length < read + 2; i++) await wait(20);
-    expect(calls.mock.calls.length).toBeGreaterThanOrEqual(read + 2);
-    req.destroy();
-    await wait(300);
-    const atClose = calls.mock.calls.length;
-    expect(atClose).toBeLessThan(total);
-    await wait(1000);
-    expect(calls.mock.calls.length).toBe(atClose);
-    server.off('request', capture);
-    calls.mockRestore();
-  }, 120_000);
+  };
+  /** The export's log lines since `from`. */
+  const exportLog = (from: number) =>
+    t.logs
+      .slice(from)
+      .map((l) => JSON.parse(l) as Json)
+      .filter((l) => l.context === 'ListExport');
+
+  // Reads under way while a batch is written: the next batch and the one after it; XLSX the next only.
+  it.each([
+    { format: 'csv', accept: 'text/csv', inFlight: 2 },
+    { format: 'ndjson', accept: 'application/x-ndjson', inFlight: 2 },
+    { format: 'xlsx', accept: XLSX, inFlight: 1 },
+  ])(
+    '$format: reads at most $inFlight batches past those written while the client does not read, and none once it hangs up',
+    async ({ accept, inFlight }) => {
+      const service = t.app.get(IndividualsService);
+      const calls = jest.spyOn(service, 'list');
+      // XLSX: what waits in the zip stream's intake to be compressed when the export adds a batch (after XlsxSheet.settled).
+      const realAdd = XlsxSheet.prototype.add;
+      const sheets: XlsxSheet[] = [];
+      const backlogs: number[] = [];
+      let batchXml = 0;
+      const add = jest.spyOn(XlsxSheet.prototype, 'add').mockImplementation(function (this: XlsxSheet, rows) {
+        if (!sheets.includes(this)) sheets.push(this);
+        const before = this.backlog;
+        backlogs.push(before);
+        realAdd.call(this, rows);
+        batchXml = Math.max(batchXml, this.backlog - before);
+      });
+      const server = t.app.getHttpServer() as Server;
+      const port = await portOf(t);
+      let response: ServerResponse | null = null;
+      const capture = (req: IncomingMessage, res: ServerResponse) => {
+        if (req.url?.startsWith('/v4/individuals')) response = res;
+      };
+      server.prependListener('request', capture);
+      const from = t.logs.length;
+      let client: ReturnType<typeof httpGet> | null = null;
+      try {
+        const { req, res } = await new Promise<{ req: ReturnType<typeof httpGet>; res: IncomingMessage }>((resolve) => {
+          const req = httpGet({ port, path: '/v4/individuals', agent: false, headers: { Authorization: bearer(big.admin.token), Accept: accept } }, (res) => {
+            res.pause(); // reads nothing more
+            resolve({ req, res });
+          });
+        });
+        client = req;
+        expect(res.statusCode).toBe(200);
+        // The export fills what the sockets hold, then waits: the number of batches read stops growing.
+        let read = -1;
+        for (let i = 0; i < 50 && read !== calls.mock.calls.length; i++) {
+          read = calls.mock.calls.length;
+          await new Promise((r) => setTimeout(r, 300));
+        }
+        const total = Math.ceil((COUNT + 1) / ROWS);
+        const log = exportLog(from);
+        const written = Math.max(0, ...log.filter((l) => /^\d+ rows$/.test(String(l.msg))).map((l) => Number(l.rows))) / ROWS;
+        expect(read).toBe(calls.mock.calls.length);
+        expect(log.filter((l) => /^done/.test(String(l.msg)))).toEqual([]);
+        expect(written).toBeLessThan(total - inFlight);
+        // Beside the batches written, only the reads that were under way: none started since.
+        expect(read).toBeLessThanOrEqual(written + inFlight);
+        // What the server holds for it meanwhile: about one batch in the response's buffer, not the export.
+        expect(response!.writableLength).toBeLessThan(1024 * 1024);
+        if (accept === XLSX) {
+          // Each batch was added once at most XLSX_ZIP_BACKLOG waited to be compressed; now at most that and a batch's XML.
+          expect(sheets).toHaveLength(1);
+          expect(backlogs).toHaveLength(written);
+          expect(Math.max(...backlogs)).toBeLessThanOrEqual(XLSX_ZIP_BACKLOG);
+          expect(sheets[0].backlog).toBeLessThanOrEqual(XLSX_ZIP_BACKLOG + batchXml);
+        }
+        // It reads on when the client does, then the client hangs up: no batch is read once the server sees it.
+        res.resume();
+        await until(() => calls.mock.calls.length >= read + 2, 10_000, 'reads on');
+        let atClose = -1;
+        response!.once('close', () => {
+          atClose = calls.mock.calls.length;
+        });
+        req.destroy();
+        await until(() => exportLog(from).some((l) => /^stopped: the client closed/.test(String(l.msg))), 10_000, 'the export stops');
+        expect(atClose).toBeGreaterThan(0);
+        expect(atClose).toBeLessThan(total);
+        expect(calls.mock.calls.length).toBe(atClose);
+      } finally {
+        client?.destroy();
+        server.off('request', capture);
+        add.mockRestore();
+        calls.mockRestore();
+      }
+    },
+    60_000,
+  );
 });
