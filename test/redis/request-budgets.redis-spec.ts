@@ -63,6 +63,121 @@ describe('request budgets shared through Redis', () => {
   }
 });
 
+/** `"caller";r=3;t=59, "site";r=20;t=59` → { caller: { r: 3, t: 59 }, site: … } */
+function remaining(header: string | undefined): Record<string, { r: number; t: number }> {
+  const out: Record<string, { r: number; t: number }> = {};
+  for (const item of (header ?? '').split(',')) {
+    const m = /^\s*"(\w+)";r=(\d+);t=(\d+)\s*$/.exec(item);
+    if (m) out[m[1]] = { r: Number(m[2]), t: Number(m[3]) };
+  }
+  return out;
+}
+
+/**
+ * The site's budget and an API token's, each spent across two replicas through Redis: every caller
+ * of a site together, and a token apart from the person who made it (docs/limits.md).
+ */
+describe("a site's and an API token's request budgets shared through Redis", () => {
+  const SITE_QUOTA = 12;
+  const WINDOW = 60;
+  const prefix = freshPrefix();
+  let a: TestApp;
+  let b: TestApp;
+  type Res = { status: number; headers: Record<string, string>; body: Record<string, unknown> };
+  const get = (t: TestApp, token: string, path = '/v4/me'): Promise<Res> => t.http().get(path).set('Authorization', bearer(token)) as unknown as Promise<Res>;
+  /** What remains after each of the last `n` requests of a budget: n - 1, …, 0. */
+  const countdown = (n: number) => Array.from({ length: n }, (_, i) => n - 1 - i);
+  const counter = (key: string) => withRedis(async (c) => Number(await c.get(`${prefix}budget:${key}`)));
+  beforeAll(async () => {
+    const env = {
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      RATE_LIMIT_PER_CALLER: String(QUOTA),
+      RATE_LIMIT_PER_SITE: String(SITE_QUOTA),
+      RATE_LIMIT_WINDOW_SECONDS: String(WINDOW),
+    };
+    a = await startApp(env);
+    b = await startApp({ ...env, DATABASE_URL: a.config.databaseUrl, JWT_SECRET: a.config.jwtSecret });
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    await dropPrefix(prefix);
+  });
+
+  it("counts one budget for a site's callers across two replicas; the second replica's 429 announces it", async () => {
+    const site = await createSite(a);
+    const [alice, bob] = [await createPerson(a, site), await createPerson(a, site)];
+    // Alice on replica A spends half the site's budget…
+    for (let i = 1; i <= SITE_QUOTA / 2; i++) {
+      const res = await get(a, alice.token);
+      expect(res.status).toBe(200);
+      expect(remaining(res.headers.ratelimit)).toMatchObject({ caller: { r: QUOTA - i }, site: { r: SITE_QUOTA - i } });
+    }
+    // …and Bob, another caller of the site, on replica B counts down the same site budget, not a fresh one.
+    const bobs: Res[] = [];
+    for (let res = await get(b, bob.token); ; res = await get(b, bob.token)) {
+      bobs.push(res);
+      if (res.status !== 200) break;
+      expect(bobs.length).toBeLessThanOrEqual(SITE_QUOTA);
+    }
+    expect(bobs.slice(0, -1).map((r) => remaining(r.headers.ratelimit).site.r)).toEqual(countdown(SITE_QUOTA / 2));
+    expect(await counter(`site:${site.siteId}`)).toBe(SITE_QUOTA + 1);
+    // B refuses once the site's budget is spent, though Bob's own (QUOTA) is not.
+    const refused = bobs.at(-1)!;
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ type: 'urn:pms:problem:too-many-requests', status: 429 });
+    expect(String(refused.body.detail)).toContain(`this site (${SITE_QUOTA} requests every ${WINDOW} s)`);
+    expect(refused.headers['ratelimit-policy']).toBe(`"caller";q=${QUOTA};w=${WINDOW}, "site";q=${SITE_QUOTA};w=${WINDOW}`);
+    const left = remaining(refused.headers.ratelimit);
+    expect(Object.keys(left)).toEqual(['caller', 'site']);
+    expect(left.caller.r).toBe(QUOTA - bobs.length);
+    expect(left.site.r).toBe(0);
+    // Retry-After: the seconds until the site's window (started by Alice on A) ends, as `t` announces them.
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBe(left.site.t);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(WINDOW);
+    // Back on A, Alice is refused too: one site budget, spent on both replicas.
+    const aliceAgain = await get(a, alice.token);
+    expect(aliceAgain.status).toBe(429);
+    expect(remaining(aliceAgain.headers.ratelimit)).toMatchObject({ caller: { r: QUOTA - SITE_QUOTA / 2 - 1 }, site: { r: 0 } });
+  });
+
+  it("counts one budget for an API token across two replicas, apart from its maker's", async () => {
+    const site = await createSite(a);
+    const person = await createPerson(a, site);
+    const made = await a.http().post('/v4/apitokens').set('Authorization', bearer(site.admin.token)).send({ Name: 'Feed', Scopes: 'individuals:read' });
+    expect(made.status).toBe(200);
+    const secret = made.body.Secret as string;
+    const path = `/v4/individuals/${person.individualId}`;
+    for (let i = 1; i <= QUOTA / 2; i++) {
+      const res = await get(a, secret, path);
+      expect(res.status).toBe(200);
+      expect(remaining(res.headers.ratelimit).caller.r).toBe(QUOTA - i);
+    }
+    // Replica B goes on counting down the token's budget, then refuses it after QUOTA requests over both.
+    const onB: Res[] = [];
+    for (let res = await get(b, secret, path); ; res = await get(b, secret, path)) {
+      onB.push(res);
+      if (res.status !== 200) break;
+      expect(onB.length).toBeLessThanOrEqual(QUOTA);
+    }
+    expect(onB.slice(0, -1).map((r) => remaining(r.headers.ratelimit).caller.r)).toEqual(countdown(QUOTA / 2));
+    expect(await counter(`token:${made.body.ID as string}`)).toBe(QUOTA + 1);
+    const refused = onB.at(-1)!;
+    expect(refused.status).toBe(429);
+    expect(String(refused.body.detail)).toContain(`this API token (${QUOTA} requests every ${WINDOW} s)`);
+    expect(refused.headers['ratelimit-policy']).toBe(`"caller";q=${QUOTA};w=${WINDOW}, "site";q=${SITE_QUOTA};w=${WINDOW}`);
+    expect(remaining(refused.headers.ratelimit).caller.r).toBe(0);
+    expect(Number(refused.headers['retry-after'])).toBe(remaining(refused.headers.ratelimit).caller.t);
+    expect((await get(a, secret, path)).status).toBe(429);
+    // The person who made it has a budget of their own: one request spent on A (the token), this one on B.
+    const maker = await get(b, site.admin.token);
+    expect(maker.status).toBe(200);
+    expect(remaining(maker.headers.ratelimit).caller.r).toBe(QUOTA - 2);
+  });
+});
+
 /**
  * A Redis that stops answering (here its own redis-server, paused with SIGSTOP): a request waits
  * for its budgets at most REDIS_COUNTER_TIMEOUT_MS, then goes on uncounted, with one warning; once
