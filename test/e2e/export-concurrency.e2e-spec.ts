@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { get as httpGet, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { createPerson, createSite, type TestPerson, type TestSite } from '../factories/index.js';
+import { insertManyPeople } from '../factories/individuals.js';
 import { bearer, DB_KIND, startApp, type TestApp } from './harness.js';
 
 /**
@@ -28,27 +27,7 @@ describe(`exports at once, per caller and per site (${DB_KIND})`, () => {
     other = await createSite(t);
     member = await createPerson(t, big);
     another = await createPerson(t, big);
-    const now = new Date();
-    for (let start = 0; start < COUNT; start += 500) {
-      const rows = Array.from({ length: Math.min(500, COUNT - start) }, (_, k) => ({
-        id: randomUUID(),
-        siteId: big.siteId,
-        firstName: `First ${start + k} ${'x'.repeat(30)}`,
-        lastName: `Last${String(start + k).padStart(6, '0')} ${'y'.repeat(30)}`,
-        email: `person-${start + k}@big.test`,
-        primaryOrganizationId: big.orgId,
-        primaryTitle: 'A title long enough to make rows of a few hundred bytes',
-        isAdmin: false,
-        sendEvalSurvey: false,
-        deleted: false,
-        deletedByRef: false,
-        created: now,
-        createdBy: null,
-        updated: now,
-        updatedBy: null,
-      }));
-      await t.ds.createQueryBuilder().insert().into(IndividualEntity).values(rows).updateEntity(false).execute();
-    }
+    await insertManyPeople(t, big, COUNT);
   }, 180_000);
   afterAll(async () => {
     for (const req of open) req.destroy();

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { get as httpGet, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
@@ -12,7 +12,7 @@ import { TenantDb } from '../../src/database/tenant-db.js';
 import { XLSX_ZIP_BACKLOG, XlsxSheet } from '../../src/http/wire/xlsx-sheet.js';
 import { IndividualsService } from '../../src/modules/individuals/individuals.service.js';
 import { createPerson, createSite, type TestPerson, type TestSite } from '../factories/index.js';
-import { createDepartment } from '../factories/individuals.js';
+import { createDepartment, insertManyPeople } from '../factories/individuals.js';
 import { denyRead } from '../factories/permissions.js';
 import { bearer, DB_KIND, startApp, type TestApp } from './harness.js';
 import { asCsvText, type Cell, expectedCell } from './list-query-grammar.js';
@@ -468,32 +468,8 @@ describe(`list exports to a slow client (${DB_KIND})`, () => {
     // A progress line each batch: the rows written so far, to compare the reads with.
     t = await startApp({ EXPORT_BATCH_ROWS: String(ROWS), EXPORT_PROGRESS_ROWS: String(ROWS), LOG_LEVEL: 'info' });
     big = await createSite(t);
-    // Around the service, as an import would (no audit trail for 30,000 rows), in chunks.
-    const now = new Date();
-    for (let start = 0; start < COUNT; start += 500) {
-      const rows = Array.from({ length: Math.min(500, COUNT - start) }, (_, k) => {
-        const i = start + k;
-        return {
-          id: randomUUID(),
-          siteId: big.siteId,
-          firstName: `First ${i} ${'x'.repeat(30)}`,
-          lastName: `Last${String(i).padStart(6, '0')} ${'y'.repeat(30)}`,
-          email: `person-${i}@big.test`,
-          userDefined1: randomBytes(120).toString('base64'),
-          primaryOrganizationId: big.orgId,
-          primaryTitle: 'A title long enough to make rows of a few hundred bytes',
-          isAdmin: false,
-          sendEvalSurvey: false,
-          deleted: false,
-          deletedByRef: false,
-          created: now,
-          createdBy: null,
-          updated: now,
-          updatedBy: null,
-        };
-      });
-      await t.ds.createQueryBuilder().insert().into(IndividualEntity).values(rows).updateEntity(false).execute();
-    }
+    // Around the service, as an import would (no audit trail for 30,000 rows); a random part in each row.
+    await insertManyPeople(t, big, COUNT, () => ({ userDefined1: randomBytes(120).toString('base64') }));
   }, 180_000);
   afterAll(() => t?.close());
 

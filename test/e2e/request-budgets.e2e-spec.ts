@@ -1,5 +1,6 @@
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
 import { bearer, startApp, TestApp } from './harness.js';
+import { remaining } from './rate-limit-headers.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 
 /**
@@ -13,16 +14,6 @@ const PER_SITE = 40;
 const WINDOW = 60;
 
 type Res = { status: number; headers: Record<string, string>; body: Record<string, unknown>; text: string };
-
-/** `"caller";r=3;t=59, "site";r=20;t=59` → { caller: { r: 3, t: 59 }, site: … } */
-function remaining(header: string | undefined): Record<string, { r: number; t: number }> {
-  const out: Record<string, { r: number; t: number }> = {};
-  for (const item of (header ?? '').split(',')) {
-    const m = /^\s*"(\w+)";r=(\d+);t=(\d+)\s*$/.exec(item);
-    if (m) out[m[1]] = { r: Number(m[2]), t: Number(m[3]) };
-  }
-  return out;
-}
 
 describe('request budgets', () => {
   let t: TestApp;

@@ -163,3 +163,42 @@ export function individualsBulk(t: TestApp, site: { orgId: string; admin: { toke
       ).body as Record<string, unknown>,
   };
 }
+
+/**
+ * `count` people of `site` without login accounts, inserted around the service in chunks of 500
+ * (as an import's rows would be, without their audit trail): a site large enough for exports to
+ * outgrow the sockets. Each row's names, e-mail and title make it a few hundred bytes; `more(i)`
+ * adds or replaces columns of the i-th.
+ */
+export async function insertManyPeople(
+  t: TestApp,
+  site: { siteId: string; orgId: string },
+  count: number,
+  more: (i: number) => Partial<IndividualEntity> = () => ({}),
+): Promise<void> {
+  const now = new Date();
+  for (let start = 0; start < count; start += 500) {
+    const rows = Array.from({ length: Math.min(500, count - start) }, (_, k) => {
+      const i = start + k;
+      return {
+        id: randomUUID(),
+        siteId: site.siteId,
+        firstName: `First ${i} ${'x'.repeat(30)}`,
+        lastName: `Last${String(i).padStart(6, '0')} ${'y'.repeat(30)}`,
+        email: `person-${i}@big.test`,
+        primaryOrganizationId: site.orgId,
+        primaryTitle: 'A title long enough to make rows of a few hundred bytes',
+        isAdmin: false,
+        sendEvalSurvey: false,
+        deleted: false,
+        deletedByRef: false,
+        created: now,
+        createdBy: null,
+        updated: now,
+        updatedBy: null,
+        ...more(i),
+      };
+    });
+    await t.ds.createQueryBuilder().insert().into(IndividualEntity).values(rows).updateEntity(false).execute();
+  }
+}

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { REDIS_COUNTER_TIMEOUT_MS } from '../../src/auth/counter-store.js';
 import { bearer, startApp, TestApp } from '../e2e/harness.js';
+import { remaining } from '../e2e/rate-limit-headers.js';
 import { createPerson, createSite, TestPerson } from '../factories/index.js';
 import { dropPrefix, freshPrefix, REDIS_URL, withRedis, withRedisAt } from './redis-support.js';
 
@@ -62,16 +63,6 @@ describe('request budgets shared through Redis', () => {
     return withRedis(async (c) => Number(await c.get(`${prefix}budget:user:${person.userId}`)));
   }
 });
-
-/** `"caller";r=3;t=59, "site";r=20;t=59` → { caller: { r: 3, t: 59 }, site: … } */
-function remaining(header: string | undefined): Record<string, { r: number; t: number }> {
-  const out: Record<string, { r: number; t: number }> = {};
-  for (const item of (header ?? '').split(',')) {
-    const m = /^\s*"(\w+)";r=(\d+);t=(\d+)\s*$/.exec(item);
-    if (m) out[m[1]] = { r: Number(m[2]), t: Number(m[3]) };
-  }
-  return out;
-}
 
 /**
  * The site's budget and an API token's, each spent across two replicas through Redis: every caller
