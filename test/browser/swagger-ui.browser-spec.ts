@@ -1,14 +1,17 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { ADMIN_PASSWORD, bearer, startApp, TestApp } from '../e2e/harness.js';
+import { individualBody } from '../factories/individuals.js';
 
 /**
  * Swagger UI in a real browser (Debian's Chromium, driven by playwright-core; no browser is ever
  * downloaded): a user opens /docs, logs in with the login operation's example, authorizes with the
- * token, and executes a GET and a POST — each in JSON and in XML — with the examples as shown.
+ * token, and executes a GET and a POST — each in JSON and in XML — with the examples as shown, then
+ * a filtered list of individuals in JSON and again as a CSV download.
  * `npm run test:browser`; .ci/run installs chromium when it is missing.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -157,6 +160,55 @@ describe('Swagger UI at /docs in Chromium', () => {
 
     const created = await t.http().get('/v4/departments').set('Authorization', bearer(t.adminToken)).expect(200);
     expect(created.body.filter((d: { Name: string }) => d.Name === 'Sales')).toHaveLength(2);
+  });
+
+  it('executes GET /v4/individuals with a filter, in JSON and as a CSV download', async () => {
+    const root = await t.http().get('/v4/organizations').set('Authorization', bearer(t.adminToken)).expect(200);
+    const orgId = (root.body as Array<{ ID: string }>)[0].ID;
+    const people: Record<string, string> = {};
+    for (const lastName of ['Zander', 'Ziegler', 'Zamora']) {
+      const created = await t
+        .http()
+        .post('/v4/individuals')
+        .set('Authorization', bearer(t.adminToken))
+        .send(individualBody(orgId, { LastName: lastName }))
+        .expect(200);
+      people[lastName] = created.body.ID as string;
+    }
+
+    const op = await tryOut('IndividualsController_list');
+    await op.locator('tr[data-param-name="filter"] input').fill('LastName sw "Za"');
+    const json = await execute(op);
+    expect(json.status).toBe(200);
+    expect(json.curl).toContain('filter=LastName%20sw%20%22Za%22');
+    // Exactly the two whose last name starts with Za, in the list's order (LastName, FirstName, ID).
+    expect((JSON.parse(json.body) as Array<{ ID: string; LastName: string }>).map((p) => [p.LastName, p.ID])).toEqual([
+      ['Zamora', people.Zamora],
+      ['Zander', people.Zander],
+    ]);
+
+    // The same query as a CSV export: Swagger UI offers the answer as a file to download.
+    await responseMediaType(op, 'text/csv');
+    await op.locator('.execute-wrapper .execute, button.execute').first().click();
+    const status = op.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor();
+    expect((await status.innerText()).trim()).toBe('200');
+    expect(await op.locator('.curl-command').innerText()).toContain('accept: text/csv');
+    const link = op.locator('.live-responses-table .response-col_description a', { hasText: 'Download file' });
+    await link.waitFor();
+    expect(await link.getAttribute('download')).toBe('individuals.csv');
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('individuals.csv');
+    const text = readFileSync(await download.path(), 'utf8');
+    // RFC 4180: a header row naming the members the JSON answer carries (docs/exports.md), then the same two people.
+    const jsonMembers = Object.keys((JSON.parse(json.body) as object[])[0]).sort();
+    expect(text.slice(0, text.indexOf('\r\n')).split(',').sort()).toEqual(jsonMembers);
+    const records = parseCsv(text, { columns: true }) as Array<Record<string, string>>;
+    expect(records.map((r) => [r.LastName, r.ID])).toEqual([
+      ['Zamora', people.Zamora],
+      ['Zander', people.Zander],
+    ]);
+    await op.locator('.btn-clear').click();
   });
 
   it('draws its first operation soon after opening the page with a cold cache (the aim is 3 s), over compressed transfers', async () => {
