@@ -128,12 +128,27 @@ export async function insertJob(
 }
 
 /**
- * Stores parts `firstPartNo…` of a job's file (base64), each in a statement of its own (a statement's
- * text stays small: IMPORT_PART_BYTES), and renews the upload's lease: one transaction. Answers
- * false, storing nothing, when the job is no longer receiving (its lease ran out and another
- * replica failed it).
+ * Runs `write` in one transaction with the job's row locked, only while the job is still receiving
+ * its file: answers false, having written nothing, when another replica found the upload's lease
+ * run out and failed it (claimJob).
  */
-export async function insertParts(
+function whileReceiving(db: TenantDb, ctx: RequestContext, importId: string, write: () => Promise<void>): Promise<boolean> {
+  return db.transaction(ctx, async () => {
+    if ((await lockJob(db, ctx, importId))?.state !== 'receiving') return false;
+    await write();
+    return true;
+  });
+}
+
+const renewLease = (db: TenantDb, ctx: RequestContext, importId: string, leaseMs: number) =>
+  db.sql(ctx, RECEIVING_LEASE, [sqlInstant(new Date(Date.now() + leaseMs)), ctx.siteId, importId]);
+
+/**
+ * Stores parts `firstPartNo…` of a job's file (base64), each in a statement of its own (a statement's
+ * text stays small: IMPORT_PART_BYTES), and renews the upload's lease: one transaction, while the
+ * job is receiving (whileReceiving).
+ */
+export function insertParts(
   db: TenantDb,
   ctx: RequestContext,
   importId: string,
@@ -142,43 +157,28 @@ export async function insertParts(
   leaseMs: number,
 ): Promise<boolean> {
   const now = sqlInstant(new Date());
-  return db.transaction(ctx, async () => {
-    if ((await lockJob(db, ctx, importId))?.state !== 'receiving') return false;
+  return whileReceiving(db, ctx, importId, async () => {
     for (let k = 0; k < parts.length; k++) await db.sql(ctx, INSERT_PART, [ctx.siteId, now, now, importId, firstPartNo + k, parts[k].toString('base64')]);
-    await db.sql(ctx, RECEIVING_LEASE, [sqlInstant(new Date(Date.now() + leaseMs)), ctx.siteId, importId]);
-    return true;
+    await renewLease(db, ctx, importId, leaseMs);
   });
 }
 
-/**
- * Renews the upload's lease while its file is stored and checked (ImportsService.upload renews it
- * on a timer, whatever the client's pace): answers false when the job is no longer receiving,
- * because another replica found its lease run out and failed it (claimJob).
- */
-export async function renewReceiving(db: TenantDb, ctx: RequestContext, importId: string, leaseMs: number): Promise<boolean> {
-  return db.transaction(ctx, async () => {
-    const job = await lockJob(db, ctx, importId);
-    if (job?.state !== 'receiving') return false;
-    await db.sql(ctx, RECEIVING_LEASE, [sqlInstant(new Date(Date.now() + leaseMs)), ctx.siteId, importId]);
-    return true;
+/** Renews the upload's lease while its file is stored and checked (ImportsService.upload, on a timer, whatever the client's pace). */
+export function renewReceiving(db: TenantDb, ctx: RequestContext, importId: string, leaseMs: number): Promise<boolean> {
+  return whileReceiving(db, ctx, importId, async () => {
+    await renewLease(db, ctx, importId, leaseMs);
   });
 }
 
-/**
- * The whole file is stored: the job waits for a replica. Answers false, changing nothing, when the
- * job is no longer receiving (its lease ran out and another replica failed it).
- */
-export async function markReceived(
+/** The whole file is stored: the job waits for a replica (while it is receiving: whileReceiving). */
+export function markReceived(
   db: TenantDb,
   ctx: RequestContext,
   importId: string,
   file: { bytes: number; parts: number; rows: number | null },
 ): Promise<boolean> {
-  return db.transaction(ctx, async () => {
-    const job = await lockJob(db, ctx, importId);
-    if (job?.state !== 'receiving') return false;
+  return whileReceiving(db, ctx, importId, async () => {
     await db.sql(ctx, RECEIVED, [file.bytes, file.parts, file.rows, sqlInstant(new Date()), ctx.siteId, importId]);
-    return true;
   });
 }
 
