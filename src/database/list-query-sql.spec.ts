@@ -19,7 +19,7 @@ function table(tableName: string, columns: string[]): EntityMetadata {
 
 const db = (metadata: EntityMetadata) => ({ metadataOf: () => metadata, isSqlite: true }) as unknown as TenantDb;
 const ctx = { siteId: 'site-a' } as RequestContext;
-const plain: ListQuery = { filter: null, sort: [], fields: null, cursor: null, binding: '', cursorBinding: '' };
+const plain: ListQuery = { filter: null, sort: [], fields: null, cursor: null, binding: '', url: '' };
 
 describe('pageKeysOf: the tenant condition', () => {
   it("starts a tenant table's list with the caller's site", () => {

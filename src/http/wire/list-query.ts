@@ -77,8 +77,8 @@ export interface ListQuery {
   readonly cursor: null | 'start' | readonly KeyValue[];
   /** The site, the filter, the sort and `deleted` (a hash): what a queried list's total is kept by. */
   readonly binding: string;
-  /** What a cursor is bound to: `binding` and the list it pages, its path and its other parameters (listScopeOf). */
-  readonly cursorBinding: string;
+  /** The request's URL: with `binding`, what a cursor is bound to (cursorBindingOf), hashed only when a cursor is read or made. */
+  readonly url: string;
 }
 
 /**
@@ -293,11 +293,14 @@ export function readListQuery(siteId: string, type: Type<unknown>, queryable: Qu
     .update(JSON.stringify([siteId, q.filter?.trim() ?? '', sort.map((k) => `${k.desc ? '-' : ''}${k.field.name}`), q.deleted ?? 0]))
     .digest('base64url')
     .slice(0, 22);
-  // A cursor is bound to the query and to the list it pages (the path, the other parameters).
-  const cursorBinding = `${binding}:${createHash('sha256').update(listScopeOf(url)).digest('base64url').slice(0, 22)}`;
   let cursor: ListQuery['cursor'] = null;
-  if (q.cursor !== undefined) cursor = q.cursor === '' || q.cursor === 'start' ? 'start' : cursors.decode(cursorBinding, q.cursor);
-  return { filter, sort, fields, cursor, binding, cursorBinding };
+  if (q.cursor !== undefined) cursor = q.cursor === '' || q.cursor === 'start' ? 'start' : cursors.decode(cursorBindingOf(binding, url), q.cursor);
+  return { filter, sort, fields, cursor, binding, url };
+}
+
+/** What a cursor is bound to: the query's binding and the list it pages, its path and its other parameters (listScopeOf). */
+function cursorBindingOf(binding: string, url: string): string {
+  return `${binding}:${createHash('sha256').update(listScopeOf(url)).digest('base64url').slice(0, 22)}`;
 }
 
 /** The parameters of a list request that only say which page and how it is written: a cursor may continue with others. */
@@ -345,7 +348,7 @@ export class ListQueries {
 
   /** The cursor of the next page (the position after a page's last row), or null on the last page. */
   next(query: ListQuery, position: readonly KeyValue[] | null): string | null {
-    return position ? this.cursors.encode(query.cursorBinding, position) : null;
+    return position ? this.cursors.encode(cursorBindingOf(query.binding, query.url), position) : null;
   }
 }
 
