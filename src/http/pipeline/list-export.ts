@@ -129,7 +129,7 @@ export class ExportSlots {
     private readonly perSite: number,
   ) {}
 
-  /** Takes a slot for `caller` in `site`, or throws 429; answers the slot's release (the first call counts). */
+  /** Takes a slot for `caller` in `site`, or throws 429; answers the slot's release, called once (the export's `finally`). */
   take(caller: string, site: string): () => void {
     if ((this.byCaller.get(caller) ?? 0) >= this.perCaller)
       throw new TooManyRequestsError(`At most ${this.perCaller} exports of one caller run at once (EXPORT_MAX_PER_CALLER): retry when one has ended`, 5);
@@ -137,10 +137,7 @@ export class ExportSlots {
       throw new TooManyRequestsError(`At most ${this.perSite} exports of one site run at once (EXPORT_MAX_PER_SITE): retry when one has ended`, 5);
     this.byCaller.set(caller, (this.byCaller.get(caller) ?? 0) + 1);
     this.bySite.set(site, (this.bySite.get(site) ?? 0) + 1);
-    let held = true;
     return () => {
-      if (!held) return;
-      held = false;
       drop(this.byCaller, caller);
       drop(this.bySite, site);
     };

@@ -114,10 +114,8 @@ export class ImportsService {
     try {
       const stored = await this.store(ctx, id, format, req, lease);
       const rows = await this.check(ctx, id, kind, format, stored.parts);
-      lease.stop();
       if (!(await markReceived(this.db, ctx, id, { bytes: stored.bytes, parts: stored.parts, rows }))) throw lease.lostError();
     } catch (e) {
-      lease.stop();
       req.resume();
       // A job another replica ended meanwhile (its lease lost) lost its stored parts too: what failed
       // here (a file that reads as cut short) is that, not the file.
@@ -129,6 +127,8 @@ export class ImportsService {
         ));
       await deleteJob(this.db, ctx, id);
       throw taken ? lease.lostError() : e;
+    } finally {
+      lease.stop();
     }
     const job = (await readJob(this.db, ctx, id))!;
     return new WithHeaders(this.toWire(job), { Location: `/v4/imports/${id}` });
