@@ -158,7 +158,10 @@ describe('/v4/webhooks and event delivery', () => {
     await new Promise((res) => setTimeout(res, 600));
     expect(r.got).toHaveLength(4);
     expect(new Set(r.got.map((g) => g.headers['webhook-id'])).size).toBe(1);
-    const log = await t.http().get(`/v4/webhooks/${w.ID}/deliveries`).set('Authorization', as(acme.admin)).expect(200);
+    const log = await until('four logged attempts', async () => {
+      const res = await t.http().get(`/v4/webhooks/${w.ID}/deliveries`).set('Authorization', as(acme.admin)).expect(200);
+      return (res.body as unknown[]).length >= 4 ? res : null;
+    });
     expect((log.body as { Status: string; ResponseCode: number; Attempt: number }[]).map((d) => [d.Status, d.ResponseCode, d.Attempt])).toEqual([
       ['delivered', 200, 4],
       ['failed', 500, 3],
@@ -221,8 +224,11 @@ describe('/v4/webhooks and event delivery', () => {
     expect(new StandardWebhook(w.Secret).verify(ev.body, ev.headers)).toMatchObject({ type: 'color.deleted' });
     expect(new StandardWebhook(rotated.body.Secret).verify(ev.body, ev.headers)).toMatchObject({ type: 'color.deleted', data: { Record: null } });
 
-    const log = await t.http().get(`/v4/webhooks/${w.ID}/deliveries`).set('Authorization', as(acme.admin)).expect(200);
-    const first = (log.body as { ID: string; EventType: string }[]).find((d) => d.EventType === 'color.deleted')!;
+    // The receiver has the event before the wave that sent it writes its log row (outbox.statements.ts).
+    const first = await until('the logged delivery', async () => {
+      const log = await t.http().get(`/v4/webhooks/${w.ID}/deliveries`).set('Authorization', as(acme.admin)).expect(200);
+      return (log.body as { ID: string; EventType: string }[]).find((d) => d.EventType === 'color.deleted');
+    });
     const again = await t.http().post(`/v4/webhooks/${w.ID}/deliveries/${first.ID}/redeliver`).set('Authorization', as(acme.admin)).expect(200);
     expect(again.body).toMatchObject({ EventType: 'color.deleted', Status: 'delivered', Attempt: 2 });
     const last = r.got[r.got.length - 1];
@@ -450,7 +456,11 @@ describe('webhooks: replicas and restarts on one database', () => {
       // Each once; different records may arrive in any order (order holds per record), so by sequence number.
       const bySeq = r.events().sort((x, y) => (x.json.data.Seq as number) - (y.json.data.Seq as number));
       expect(bySeq.map((e) => (e.json.data.Record as { Name: string }).Name)).toEqual([...Array(10).keys()].map((i) => `R${i}`));
-      const log = await later.http().get(`/v4/webhooks/${w.body.ID}/deliveries?limit=100`).set('Authorization', bearer(site.admin.token)).expect(200);
+      // The log rows are written when each wave ends, after the receiver has answered.
+      const log = await until('10 logged deliveries', async () => {
+        const res = await later.http().get(`/v4/webhooks/${w.body.ID}/deliveries?limit=100`).set('Authorization', bearer(site.admin.token)).expect(200);
+        return (res.body as unknown[]).length >= 10 ? res : null;
+      });
       expect(log.body).toHaveLength(10);
     } finally {
       await later.close();
