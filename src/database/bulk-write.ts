@@ -167,6 +167,13 @@ export async function applyBulk<C extends object, U extends object, K extends st
   }
 }
 
+/**
+ * An item's 400 when an ExternalRefs names an ExternalID no record of the site has (yet): its
+ * outcome says `waiting`, so an import can try the row again once its file's later rows are written
+ * (docs/imports.md, "References to later rows").
+ */
+class UnknownReference extends ValidationError {}
+
 /** An item of a failed atomic batch that did not fail itself. */
 function notApplied(index: number): BulkOutcome {
   return {
@@ -448,7 +455,7 @@ class Batch<C extends object, U extends object, K extends string | number> {
       if (!target)
         throw new ValidationError([{ field: `ExternalRefs.${f}`, message: `${f} names a record that has no ExternalID: give its ID in the Record` }]);
       const id = this.byExternalId.get(target)?.get(ext);
-      if (!id) throw new ValidationError([{ field: `ExternalRefs.${f}`, message: `No record of this site has the ExternalID "${ext}"` }]);
+      if (!id) throw new UnknownReference([{ field: `ExternalRefs.${f}`, message: `No record of this site has the ExternalID "${ext}"` }]);
       record[f] = id;
     }
     return record;
@@ -523,13 +530,13 @@ class Batch<C extends object, U extends object, K extends string | number> {
    * wait, or a database that is gone, ends the transaction: it fails the chunk (which runs again,
    * or answers 503).
    */
-  private failure(e: unknown): { status: number; problem: ProblemDetails } {
+  private failure(e: unknown): { status: number; problem: ProblemDetails; waiting?: true } {
     if (e instanceof CarriedWritesFailed) throw e;
     if (!(e instanceof AppError) && (isRetryableConflict(e) || isDatabaseUnavailable(e))) throw e;
     const { error, unexpected } = toAppError(e);
     if (unexpected) logger.error(`bulk item failed unexpectedly (request ${this.ctx.requestId}): ${(e as Error)?.stack ?? String(e)}`);
     const { requestId: _r, instance: _i, ...problem } = problemOf(error);
-    return { status: error.status, problem };
+    return e instanceof UnknownReference ? { status: error.status, problem, waiting: true } : { status: error.status, problem };
   }
 }
 

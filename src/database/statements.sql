@@ -8,7 +8,7 @@
 -- (src/database/journal.ts), migrations, and the machinery of the connection (ping, migration lock,
 -- data source setup, character set check).
 --
--- 63 statements, 46 families (87 samples).
+-- 67 statements, 48 families (91 samples).
 
 -- audit.by-seqs (family)
 -- src/database/queries/audit.ts
@@ -4354,6 +4354,13 @@ WHERE
   AND id = ?
   AND state IN ('receiving', 'queued', 'running');
 
+-- imports.delete-all-waiting
+-- src/modules/imports/imports.statements.ts
+DELETE FROM import_waiting_rows
+WHERE
+  site_id = ?
+  AND import_id = ?;
+
 -- imports.delete-errors
 -- src/modules/imports/imports.statements.ts
 DELETE FROM import_errors
@@ -4374,6 +4381,21 @@ DELETE FROM import_file_parts
 WHERE
   site_id = ?
   AND import_id = ?;
+
+-- imports.delete-waiting (family)
+-- src/modules/imports/imports.statements.ts
+-- imports.delete-waiting(1)
+DELETE FROM import_waiting_rows
+WHERE
+  site_id = ?
+  AND import_id = ?
+  AND id IN (?);
+-- imports.delete-waiting(2)
+DELETE FROM import_waiting_rows
+WHERE
+  site_id = ?
+  AND import_id = ?
+  AND id IN (?, ?);
 
 -- imports.due
 -- src/modules/imports/imports.statements.ts
@@ -4511,6 +4533,48 @@ INSERT INTO
 VALUES
   (?, ?, NULL, ?, NULL, 1, ?, ?, ?);
 
+-- imports.insert-waiting (family)
+-- src/modules/imports/imports.statements.ts
+-- imports.insert-waiting(1)
+INSERT INTO
+  import_waiting_rows (
+    site_id,
+    created,
+    created_by,
+    updated,
+    updated_by,
+    version,
+    import_id,
+    row_no,
+    line,
+    pass,
+    external_id,
+    problem,
+    item
+  )
+VALUES
+  (?, ?, NULL, ?, NULL, 1, ?, ?, ?, ?, ?, ?, ?);
+-- imports.insert-waiting(2)
+INSERT INTO
+  import_waiting_rows (
+    site_id,
+    created,
+    created_by,
+    updated,
+    updated_by,
+    version,
+    import_id,
+    row_no,
+    line,
+    pass,
+    external_id,
+    problem,
+    item
+  )
+VALUES
+  (?, ?, NULL, ?, NULL, 1, ?, ?, ?, ?, ?, ?, ?),
+  (?, ?, NULL, ?, NULL, 1, ?, ?, ?, ?, ?, ?, ?);
+
 -- imports.job
 -- src/modules/imports/imports.statements.ts
 SELECT
@@ -4531,7 +4595,11 @@ SELECT
   started,
   finished,
   problem,
-  lease_owner
+  lease_owner,
+  rows_waiting,
+  retry_pass,
+  retry_written,
+  retry_final
 FROM
   import_jobs
 WHERE
@@ -4577,7 +4645,11 @@ SELECT
   started,
   finished,
   problem,
-  lease_owner
+  lease_owner,
+  rows_waiting,
+  retry_pass,
+  retry_written,
+  retry_final
 FROM
   import_jobs
 WHERE
@@ -4603,12 +4675,30 @@ SELECT
   started,
   finished,
   problem,
-  lease_owner
+  lease_owner,
+  rows_waiting,
+  retry_pass,
+  retry_written,
+  retry_final
 FROM
   import_jobs
 WHERE
   site_id = ?
   AND id = ?;
+
+-- imports.next-pass
+-- src/modules/imports/imports.statements.ts
+UPDATE import_jobs
+SET
+  retry_pass = ?,
+  retry_written = 0,
+  retry_final = ?,
+  lease_until = ?,
+  updated = ?
+WHERE
+  site_id = ?
+  AND id = ?
+  AND lease_owner = ?;
 
 -- imports.parts
 -- src/modules/imports/imports.statements.ts
@@ -4633,6 +4723,7 @@ SET
   next_row = ?,
   rows_written = rows_written + ?,
   rows_failed = rows_failed + ?,
+  rows_waiting = rows_waiting + ?,
   total_rows = COALESCE(?, total_rows),
   lease_until = ?,
   updated = ?
@@ -4677,6 +4768,21 @@ WHERE
   AND id = ?
   AND lease_owner = ?;
 
+-- imports.retry-progress
+-- src/modules/imports/imports.statements.ts
+UPDATE import_jobs
+SET
+  rows_written = rows_written + ?,
+  rows_failed = rows_failed + ?,
+  rows_waiting = rows_waiting - ?,
+  retry_written = retry_written + ?,
+  lease_until = ?,
+  updated = ?
+WHERE
+  site_id = ?
+  AND id = ?
+  AND lease_owner = ?;
+
 -- imports.stale-receiving
 -- src/modules/imports/imports.statements.ts
 UPDATE import_jobs
@@ -4691,6 +4797,26 @@ WHERE
   AND id = ?
   AND state = 'receiving'
   AND lease_until < ?;
+
+-- imports.waiting
+-- src/modules/imports/imports.statements.ts
+SELECT
+  id,
+  row_no,
+  line,
+  external_id,
+  problem,
+  item
+FROM
+  import_waiting_rows
+WHERE
+  site_id = ?
+  AND import_id = ?
+  AND pass = ?
+ORDER BY
+  row_no DESC
+LIMIT
+  ?;
 
 -- individuals.beyond-chains (family)
 -- src/modules/individuals/individuals.statements.ts

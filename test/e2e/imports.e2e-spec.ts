@@ -279,6 +279,43 @@ describe('import jobs', () => {
     expect(Number(creates[0].n)).toBe(23);
   });
 
+  it('a row that names a manager further down the file, past its chunk, is written once the file is read; a chain of them resumes on another replica, and a reference that never comes fails with its line', async () => {
+    const p = uniq('W');
+    const ext = (i: number) => `${p}-${i}`;
+    // Chunks of 5: rows 0…6 each report to the next row, row 6 to the manager on row 14; row 7 to
+    // nobody in the file; row 8 to row 0 (a row that waits itself).
+    const refOf = (i: number): string => (i < 6 ? ext(i + 1) : i === 6 ? ext(14) : i === 7 ? `${p}-nobody` : i === 8 ? ext(0) : '');
+    const header = `${HEADER},ExternalRefs.PrimaryReportsTo`;
+    const lines = Array.from({ length: 15 }, (_, i) => [...row(acme, ext(i)), refOf(i)].join(','));
+    const res = await post([header, ...lines].join('\r\n') + '\r\n', CSV).expect(accepted);
+    // Three chunks of the file, then one chunk of the first retry pass (rows 8…4, last first).
+    expect(await replica().processOne({ maxChunks: 4 })).toMatchObject({ chunks: 4, outcome: 'stopped' });
+    expect((await job(res.body.ID)).body).toMatchObject({ State: 'running', RowsRead: 15, RowsWritten: 9, RowsFailed: 0, RowsWaiting: 6 });
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await replica().processOne()).toMatchObject({ outcome: 'succeeded' });
+    const done = (await job(res.body.ID).expect(200)).body;
+    expect(done).toMatchObject({ State: 'succeeded', RowsRead: 15, RowsWritten: 14, RowsFailed: 1, RowsWaiting: 0 });
+    const errs = (await errors(res.body.ID).expect(200)).body as Json[];
+    // Row 7 is line 9 (the header is line 1); its problem is the one a bulk item gets.
+    expect(errs.map((e) => [e.Line, e.Status, e.ExternalID])).toEqual([[9, 400, ext(7)]]);
+    expect(JSON.stringify(errs[0].Problem)).toContain(`No record of this site has the ExternalID \\"${p}-nobody\\"`);
+    const people = await Promise.all(Array.from({ length: 15 }, (_, i) => byExt(acme, ext(i))));
+    expect(people.filter(Boolean)).toHaveLength(14);
+    for (let i = 0; i <= 6; i++) expect([i, people[i]?.primaryReportsTo]).toEqual([i, people[i === 6 ? 14 : i + 1]!.id]);
+    expect(people[8]?.primaryReportsTo).toBe(people[0]!.id);
+    // Each person written once: one create in the audit trail each.
+    const creates = (await t.ds.query(
+      "SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ? AND kind = 'individual' AND action = 'create' AND row_id IN (SELECT id FROM individuals WHERE site_id = ? AND external_id LIKE ?)",
+      [acme.siteId, acme.siteId, `${p}-%`],
+    )) as { n: number | string }[];
+    expect(Number(creates[0].n)).toBe(14);
+    // Nothing of the job's waiting rows is kept once it ends.
+    const left = (await t.ds.query('SELECT COUNT(*) AS n FROM import_waiting_rows WHERE site_id = ? AND import_id = ?', [acme.siteId, res.body.ID])) as {
+      n: number | string;
+    }[];
+    expect(Number(left[0].n)).toBe(0);
+  });
+
   it('a file of more than one transaction’s parts is stored and read back byte for byte, with characters split between parts intact (CSV and NDJSON)', async () => {
     const svc = t.app.get(ImportsService);
     const ctx = RequestContext.system(acme.siteId);

@@ -74,6 +74,22 @@ export class ImportJobEntity extends GuidTenantEntity {
 
   @DateCol('lease_until')
   leaseUntil: Date | null;
+
+  /** Rows waiting for a record further down the file (import_waiting_rows): read, neither written nor failed yet. */
+  @IntCol('rows_waiting', { default: 0 })
+  rowsWaiting: number;
+
+  /** 0 while the file is read; then the retry pass of the waiting rows under way, from 1. */
+  @IntCol('retry_pass', { default: 0 })
+  retryPass: number;
+
+  /** Rows the retry pass under way has written (a pass that writes none is the last). */
+  @IntCol('retry_written', { default: 0 })
+  retryWritten: number;
+
+  /** 1 when no pass can write the rows still waiting: they become errors. */
+  @IntCol('retry_final', { default: 0 })
+  retryFinal: number;
 }
 
 /** One part of an import's file, in order (base64 of up to IMPORT_PART_BYTES bytes). */
@@ -122,4 +138,51 @@ export class ImportErrorEntity extends IntTenantEntity {
   /** The problem document, as JSON. */
   @TextCol('problem', { nullable: false })
   problem: string;
+}
+
+/**
+ * A row of an import's file that waits for a record further down the file (docs/imports.md,
+ * "References to later rows"): its ExternalRefs named an ExternalID no record had when its chunk
+ * was written. Kept with its item until a retry pass writes it, or the job ends and it becomes an
+ * error with its last problem.
+ */
+export abstract class ImportWaitingRowColumns extends IntTenantEntity {
+  @GuidRef(() => ImportJobEntity, 'fk_import_waiting_rows_job', 'import_id')
+  importId: string;
+
+  /** The row's position among the file's data rows, from 0. */
+  @IntCol('row_no')
+  rowNo: number;
+
+  /** The file's line (or sheet row, or item position), as an error names it. */
+  @IntCol('line')
+  line: number;
+
+  /** The retry pass that tries it next (import_jobs.retry_pass). */
+  @IntCol('pass')
+  pass: number;
+
+  @StrCol('external_id', 255)
+  externalId: string | null;
+
+  /** Its last problem document, as JSON: the row's error if no pass writes it. */
+  @TextCol('problem', { nullable: false })
+  problem: string;
+
+  /** The bulk item the row was read as (Op, Record, ExternalRefs), as JSON. */
+  abstract item: string;
+}
+
+@Entity('import_waiting_rows')
+@Index('ux_import_waiting_rows_pass', ['siteId', 'importId', 'pass', 'rowNo'], { unique: true })
+export class ImportWaitingRowEntity extends ImportWaitingRowColumns {
+  @Column({ type: 'text', name: 'item', nullable: false })
+  item: string;
+}
+
+@Entity('import_waiting_rows')
+@Index('ux_import_waiting_rows_pass', ['siteId', 'importId', 'pass', 'rowNo'], { unique: true })
+export class ImportWaitingRowMysqlEntity extends ImportWaitingRowColumns {
+  @Column({ type: 'longtext', name: 'item', nullable: false })
+  item: string;
 }

@@ -159,6 +159,8 @@ export interface BulkOutcome {
   status: number;
   id: string | null;
   problem: ProblemDetails | null;
+  /** Set when the item failed only because an ExternalRefs names an ExternalID no record has yet (not on the wire: an import tries the row again later). */
+  waiting?: true;
 }
 
 const ItemProblemError = resource<{ field: string; message: string }>()('ItemProblemError', {

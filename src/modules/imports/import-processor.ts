@@ -17,10 +17,14 @@ import {
   finishJob,
   lockJob,
   readJob,
+  readWaiting,
   recordChunk,
+  recordRetry,
   releaseJob,
+  startPass,
   type ImportJobRecord,
   type StoredRowError,
+  type WaitingRow,
 } from './imports.statements.js';
 import { callerOf, ImportsService, MAX_KEPT_ERRORS } from './imports.service.js';
 
@@ -37,6 +41,15 @@ export interface ImportRun {
 
 /** The longest pause an import takes between two chunks to give way to requests (see `giveWay`). */
 const MAX_GIVE_WAY_MS = 2000;
+
+/**
+ * The retry passes over rows waiting for later rows (docs/imports.md, "References to later rows"):
+ * after this many, the rows still waiting fail, whether or not the last pass wrote some.
+ */
+export const MAX_RETRY_PASSES = 20;
+
+/** How processing the waiting rows ended: done (none waits), or the run's end when it stopped first. */
+type Settled = { done: true } | { done: false; run: ImportRun };
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
@@ -118,6 +131,8 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     const at = job.nextRow;
     this.logger.log(`import ${job.id} (site ${job.siteId}, ${job.kind} ${job.mode}, ${job.format}): ${at ? `resumed at row ${at}` : 'started'}`);
     if (!writer) return this.end(ctx, job, 'failed', `No collection ${job.kind} writes batches any more`, null, 0);
+    // The whole file was read before: only its waiting rows are left (import_waiting_rows).
+    if (job.retryPass > 0) return this.finish(ctx, job, 0, 'succeeded', null, null);
     const rows = rowsOf(
       job.format as ImportFormat,
       () => this.imports.fileStream(ctx, job.id, 0, job.parts),
@@ -165,9 +180,9 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     } catch (e) {
       if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
       if (!(e instanceof FileError)) throw e;
-      // What was read before the error is written; then the job fails, naming it.
+      // What was read before the error is written (and the rows that wait for it); then the job fails, naming it.
       if (chunk.length) next = await this.writeChunk(ctx, job, next, chunk, null).catch(() => next);
-      return this.end(ctx, job, 'failed', e.message, null, chunks);
+      return this.finish(ctx, job, chunks, 'failed', e.message, null);
     }
     if (chunk.length) {
       if (chunks >= maxChunks || this.stopped) return this.stop(job, chunks, rows);
@@ -182,7 +197,107 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       chunks++;
       this.progress(job, next, started, at);
     }
-    return this.end(ctx, job, 'succeeded', null, next, chunks);
+    return this.finish(ctx, job, chunks, 'succeeded', null, next, maxChunks);
+  }
+
+  /** Once the file is read: the waiting rows are tried again (settleWaiting), then the job ends as `state`. */
+  private async finish(
+    ctx: RequestContext,
+    job: ImportJobRecord,
+    chunks: number,
+    state: 'succeeded' | 'failed',
+    problem: string | null,
+    total: number | null,
+    maxChunks = Infinity,
+  ): Promise<ImportRun> {
+    let settled: Settled;
+    try {
+      settled = await this.settleWaiting(ctx, job, chunks, maxChunks);
+    } catch (e) {
+      if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
+      throw e;
+    }
+    if (!settled.done) return settled.run;
+    return this.end(ctx, job, state, problem, total, chunks);
+  }
+
+  /**
+   * The rows that waited for a record further down the file (docs/imports.md, "References to later
+   * rows"), in retry passes, each over the rows still waiting, last in the file first and in chunks
+   * of IMPORT_CHUNK_ROWS: a chunk's rows run as one bulk request (so they may refer to each other in
+   * any order), in one transaction with the job's row locked, checked and moved on as a chunk of the
+   * file is. A row that still waits is kept for the next pass; a pass that writes no row, or the
+   * MAX_RETRY_PASSES-th, is followed by a last one that turns the rows still waiting into errors
+   * with their last problem. The passes are the job's state: a replica that resumes the job goes on
+   * with the pass under way.
+   */
+  private async settleWaiting(ctx: RequestContext, job: ImportJobRecord, chunks: number, maxChunks: number): Promise<Settled> {
+    const writer = this.writers.ofPath(job.kind)!;
+    const size = this.config.imports.chunkRows;
+    let since = performance.now();
+    for (;;) {
+      if (chunks >= maxChunks || this.stopped) {
+        if (this.stopped) await releaseJob(this.db, job.siteId, job.id, this.owner);
+        return { done: false, run: { id: job.id, chunks, outcome: 'stopped' } };
+      }
+      const ended = await this.credentialsEnded(ctx);
+      if (ended) return { done: false, run: await this.end(ctx, job, 'failed', ended, null, chunks) };
+      const step = await this.db.transactionCarrying(ctx, async () => {
+        const now = await lockJob(this.db, ctx, job.id);
+        if (!now || now.state !== 'running' || now.leaseOwner !== this.owner) throw new NotOurs();
+        if (now.rowsWaiting === 0) return 'done' as const;
+        const pass = Math.max(now.retryPass, 1);
+        const taken = now.retryPass === 0 ? [] : await readWaiting(this.db, ctx, job.id, pass, size);
+        if (!taken.length) {
+          // The pass is over (or none began): the next one tries the rows again, or gives them up.
+          if (now.retryFinal) {
+            // The last pass took every row it found: none is left to write or fail.
+            this.logger.warn(`import ${job.id} (site ${job.siteId}): ${now.rowsWaiting} rows counted as waiting, none found`);
+            return 'done' as const;
+          }
+          const next = now.retryPass + 1;
+          const final = now.retryPass > 0 && (now.retryWritten === 0 || now.retryPass >= MAX_RETRY_PASSES);
+          await startPass(this.db, ctx, job.id, this.owner, next, final, this.config.imports.leaseMs);
+          this.logger.log(`import ${job.id} (site ${job.siteId}): ${now.rowsWaiting} rows wait for later rows: ${final ? 'they fail' : `retry pass ${next}`}`);
+          return 'pass' as const;
+        }
+        const errors: StoredRowError[] = [];
+        const waiting: WaitingRow[] = [];
+        let written = 0;
+        if (now.retryFinal) for (const r of taken) errors.push({ line: r.line, status: 400, externalId: r.externalId, problem: r.problem });
+        else {
+          const run = await writer.apply(
+            ctx,
+            taken.map((r) => r.item),
+            { atomic: false },
+          );
+          for (const o of run.outcomes) {
+            const r = taken[o.index];
+            if (o.status < 300) written++;
+            else if (o.waiting) waiting.push({ ...r, problem: o.problem! });
+            else errors.push({ line: r.line, status: o.status, externalId: r.externalId, problem: o.problem! });
+          }
+        }
+        errors.sort((a, b) => a.line - b.line);
+        const room = Math.max(0, MAX_KEPT_ERRORS - now.rowsFailed);
+        await recordRetry(this.db, ctx, job.id, this.owner, {
+          taken,
+          written,
+          failed: errors.length,
+          errors: errors.slice(0, room),
+          waiting,
+          pass,
+          leaseMs: this.config.imports.leaseMs,
+        });
+        return 'chunk' as const;
+      });
+      if (step === 'done') return { done: true };
+      if (step === 'chunk') {
+        chunks++;
+        await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
+        since = performance.now();
+      }
+    }
   }
 
   /**
@@ -221,22 +336,26 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       const now = await lockJob(this.db, ctx, job.id);
       if (!now || now.state !== 'running' || now.leaseOwner !== this.owner || now.nextRow !== from) throw new NotOurs();
       const errors: StoredRowError[] = [];
+      const waiting: WaitingRow[] = [];
       const items: BulkItemInput[] = [];
-      const lines: FileRow[] = [];
-      for (const row of rows) {
+      const lines: { line: number; rowNo: number }[] = [];
+      rows.forEach((row, k) => {
         const item = this.itemOf(job.mode as BulkOp, row);
         if ('problem' in item) errors.push(item.problem);
         else {
           items.push(item.item);
-          lines.push(row);
+          lines.push({ line: row.line, rowNo: from + k });
         }
-      }
+      });
       let written = 0;
       if (items.length) {
         const run = await writer.apply(ctx, items, { atomic: false });
         for (const o of run.outcomes) {
+          const externalId = text(items[o.index].Record.ExternalID);
           if (o.status < 300) written++;
-          else errors.push({ line: lines[o.index].line, status: o.status, externalId: text(items[o.index].Record.ExternalID), problem: o.problem! });
+          // It names a record that may come further down the file: tried again once the file is read.
+          else if (o.waiting) waiting.push({ ...lines[o.index], externalId, item: items[o.index], problem: o.problem! });
+          else errors.push({ line: lines[o.index].line, status: o.status, externalId, problem: o.problem! });
         }
       }
       errors.sort((a, b) => a.line - b.line);
@@ -247,6 +366,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         failed: errors.length,
         totalRows,
         errors: errors.slice(0, room),
+        waiting,
         leaseMs: this.config.imports.leaseMs,
       });
       return from + rows.length;

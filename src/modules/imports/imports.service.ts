@@ -325,7 +325,7 @@ export class ImportsService {
     const end = job.finished ?? new Date();
     const seconds = job.started ? Math.max(0.001, (end.getTime() - job.started.getTime()) / 1000) : null;
     const rate = seconds !== null && job.nextRow > 0 ? Math.round((job.nextRow / seconds) * 10) / 10 : null;
-    const left = job.totalRows !== null ? job.totalRows - job.nextRow : null;
+    const left = job.totalRows !== null ? job.totalRows - job.nextRow + job.rowsWaiting : null;
     const row: ImportJobRow = {
       ...job,
       state: job.state === 'receiving' ? 'queued' : job.state,

@@ -3,8 +3,9 @@ import type { RequestContext } from '../../common/context/request-context.js';
 import { sqlInstant } from '../../database/journal.js';
 import { instantOf } from '../../database/queries/audit.js';
 import type { TenantDb } from '../../database/tenant-db.js';
-import { family, sql } from '../../database/statements.js';
+import { family, placeholders, sql } from '../../database/statements.js';
 import type { ProblemDetails } from '../../common/errors/errors.js';
+import type { BulkItemInput } from '../../http/wire/bulk.js';
 
 /**
  * The statements of file imports (docs/imports.md). A job's row is the feature's bookkeeping:
@@ -37,10 +38,18 @@ export interface ImportJobRecord {
   finished: Date | null;
   problem: string | null;
   leaseOwner: string | null;
+  /** Rows waiting for a record further down the file (import_waiting_rows). */
+  rowsWaiting: number;
+  /** 0 while the file is read; then the retry pass under way, from 1. */
+  retryPass: number;
+  /** Rows the retry pass under way has written. */
+  retryWritten: number;
+  /** Whether the pass under way gives the waiting rows up (they become errors). */
+  retryFinal: boolean;
 }
 
 const JOB_COLUMNS =
-  'id, site_id, kind, mode, format, state, file_bytes, parts, total_rows, next_row, rows_written, rows_failed, caller, created, started, finished, problem, lease_owner';
+  'id, site_id, kind, mode, format, state, file_bytes, parts, total_rows, next_row, rows_written, rows_failed, caller, created, started, finished, problem, lease_owner, rows_waiting, retry_pass, retry_written, retry_final';
 
 type JobRow = Record<string, unknown>;
 const instant = (v: unknown): Date | null => (v === null || v === undefined ? null : instantOf(v as Date | string));
@@ -65,6 +74,10 @@ function jobOf(r: JobRow): ImportJobRecord {
     finished: instant(r.finished),
     problem: (r.problem as string | null) ?? null,
     leaseOwner: (r.lease_owner as string | null) ?? null,
+    rowsWaiting: Number(r.rows_waiting),
+    retryPass: Number(r.retry_pass),
+    retryWritten: Number(r.retry_written),
+    retryFinal: Number(r.retry_final) === 1,
   };
 }
 
@@ -88,6 +101,7 @@ const RECEIVED = sql(
 );
 const DELETE_PARTS = sql('imports.delete-parts', 'DELETE FROM import_file_parts WHERE site_id = ? AND import_id = ?');
 const DELETE_ERRORS = sql('imports.delete-errors', 'DELETE FROM import_errors WHERE site_id = ? AND import_id = ?');
+const DELETE_ALL_WAITING = sql('imports.delete-all-waiting', 'DELETE FROM import_waiting_rows WHERE site_id = ? AND import_id = ?');
 const DELETE_JOB = sql('imports.delete-job', 'DELETE FROM import_jobs WHERE site_id = ? AND id = ?');
 
 /** The site's queued or running import, if any. */
@@ -187,6 +201,7 @@ export async function deleteJob(db: TenantDb, ctx: RequestContext, importId: str
   await db.transaction(ctx, async () => {
     await db.sql(ctx, DELETE_PARTS, [ctx.siteId, importId]);
     await db.sql(ctx, DELETE_ERRORS, [ctx.siteId, importId]);
+    await db.sql(ctx, DELETE_ALL_WAITING, [ctx.siteId, importId]);
     await db.sql(ctx, DELETE_JOB, [ctx.siteId, importId]);
   });
 }
@@ -312,7 +327,7 @@ export function releaseJob(db: TenantDb, siteId: string, id: string, owner: stri
 
 const PROGRESS = sql(
   'imports.progress',
-  `UPDATE import_jobs SET next_row = ?, rows_written = rows_written + ?, rows_failed = rows_failed + ?, total_rows = COALESCE(?, total_rows), lease_until = ?, updated = ?
+  `UPDATE import_jobs SET next_row = ?, rows_written = rows_written + ?, rows_failed = rows_failed + ?, rows_waiting = rows_waiting + ?, total_rows = COALESCE(?, total_rows), lease_until = ?, updated = ?
    WHERE site_id = ? AND id = ? AND lease_owner = ?`,
 );
 const INSERT_ERRORS = family(
@@ -332,25 +347,31 @@ const CANCEL = sql(
    WHERE site_id = ? AND id = ? AND state IN ('receiving', 'queued', 'running')`,
 );
 
-/** Moves a job on after a chunk, in the chunk's transaction, and keeps its failed rows. */
+async function insertErrors(db: TenantDb, ctx: RequestContext, id: string, errors: readonly StoredRowError[], now: string): Promise<void> {
+  for (let k = 0; k < errors.length; k += 100) {
+    const part = errors.slice(k, k + 100);
+    const params: unknown[] = [];
+    for (const e of part) params.push(ctx.siteId, now, now, id, e.line, e.status, e.externalId?.slice(0, 255) ?? null, JSON.stringify(e.problem));
+    await db.sql(ctx, INSERT_ERRORS.of(part.length), params);
+  }
+}
+
+/** Moves a job on after a chunk, in the chunk's transaction, and keeps its failed rows and its waiting ones (for `pass` 1). */
 export async function recordChunk(
   db: TenantDb,
   ctx: RequestContext,
   id: string,
   owner: string,
-  chunk: { nextRow: number; written: number; failed: number; totalRows: number | null; errors: StoredRowError[]; leaseMs: number },
+  chunk: { nextRow: number; written: number; failed: number; totalRows: number | null; errors: StoredRowError[]; waiting: WaitingRow[]; leaseMs: number },
 ): Promise<void> {
   const now = sqlInstant(new Date());
-  for (let k = 0; k < chunk.errors.length; k += 100) {
-    const part = chunk.errors.slice(k, k + 100);
-    const params: unknown[] = [];
-    for (const e of part) params.push(ctx.siteId, now, now, id, e.line, e.status, e.externalId?.slice(0, 255) ?? null, JSON.stringify(e.problem));
-    await db.sql(ctx, INSERT_ERRORS.of(part.length), params);
-  }
+  await insertErrors(db, ctx, id, chunk.errors, now);
+  await insertWaiting(db, ctx, id, chunk.waiting, 1, now);
   await db.sql(ctx, PROGRESS, [
     chunk.nextRow,
     chunk.written,
     chunk.failed,
+    chunk.waiting.length,
     chunk.totalRows,
     sqlInstant(new Date(Date.now() + chunk.leaseMs)),
     now,
@@ -370,6 +391,7 @@ export async function finishJob(
   const now = sqlInstant(new Date());
   await db.sql(ctx, FINISH, [end.state, now, end.problem?.slice(0, 500) ?? null, end.totalRows, now, ctx.siteId, id]);
   await db.sql(ctx, DELETE_PARTS, [ctx.siteId, id]);
+  await db.sql(ctx, DELETE_ALL_WAITING, [ctx.siteId, id]);
 }
 
 /** Cancels a job that has not ended, and deletes its file; a chunk being written finishes first (it holds the row). */
@@ -380,5 +402,119 @@ export async function cancelJob(db: TenantDb, ctx: RequestContext, id: string): 
     if (!job || !['receiving', 'queued', 'running'].includes(job.state)) return;
     await db.sql(ctx, CANCEL, [now, now, ctx.siteId, id]);
     await db.sql(ctx, DELETE_PARTS, [ctx.siteId, id]);
+    await db.sql(ctx, DELETE_ALL_WAITING, [ctx.siteId, id]);
   });
+}
+
+// ------------------------------------------------------------------ rows waiting for later rows
+
+/**
+ * A row that waits for a record further down its file (docs/imports.md, "References to later
+ * rows"): its position and line, its ExternalID, the bulk item it was read as, and its last problem.
+ */
+export interface WaitingRow {
+  rowNo: number;
+  line: number;
+  externalId: string | null;
+  item: BulkItemInput;
+  problem: ProblemDetails;
+}
+
+/** A waiting row as read back for its pass, with the id its delete takes. */
+export interface StoredWaitingRow extends WaitingRow {
+  id: number;
+}
+
+const INSERT_WAITING = family(
+  'imports.insert-waiting',
+  (n: number) =>
+    `INSERT INTO import_waiting_rows (site_id, created, created_by, updated, updated_by, version, import_id, row_no, line, pass, external_id, problem, item) VALUES ${Array.from({ length: n }, () => '(?, ?, NULL, ?, NULL, 1, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+  [[1], [2]],
+);
+/** A pass's rows, last in the file first: a row's later targets are tried before it (ux_import_waiting_rows_pass). */
+const WAITING = sql<{ id: number; row_no: number; line: number; external_id: string | null; problem: string; item: string }>(
+  'imports.waiting',
+  'SELECT id, row_no, line, external_id, problem, item FROM import_waiting_rows WHERE site_id = ? AND import_id = ? AND pass = ? ORDER BY row_no DESC LIMIT ?',
+);
+const DELETE_WAITING = family(
+  'imports.delete-waiting',
+  (n: number) => `DELETE FROM import_waiting_rows WHERE site_id = ? AND import_id = ? AND id IN (${placeholders(n)})`,
+  [[1], [2]],
+);
+const RETRY_PROGRESS = sql(
+  'imports.retry-progress',
+  `UPDATE import_jobs SET rows_written = rows_written + ?, rows_failed = rows_failed + ?, rows_waiting = rows_waiting - ?, retry_written = retry_written + ?, lease_until = ?, updated = ?
+   WHERE site_id = ? AND id = ? AND lease_owner = ?`,
+);
+const NEXT_PASS = sql(
+  'imports.next-pass',
+  'UPDATE import_jobs SET retry_pass = ?, retry_written = 0, retry_final = ?, lease_until = ?, updated = ? WHERE site_id = ? AND id = ? AND lease_owner = ?',
+);
+
+async function insertWaiting(db: TenantDb, ctx: RequestContext, id: string, rows: readonly WaitingRow[], pass: number, now: string): Promise<void> {
+  for (let k = 0; k < rows.length; k += 100) {
+    const part = rows.slice(k, k + 100);
+    const params: unknown[] = [];
+    for (const r of part)
+      params.push(ctx.siteId, now, now, id, r.rowNo, r.line, pass, r.externalId?.slice(0, 255) ?? null, JSON.stringify(r.problem), JSON.stringify(r.item));
+    await db.sql(ctx, INSERT_WAITING.of(part.length), params);
+  }
+}
+
+/** Up to `n` rows that `pass` tries, last in the file first. */
+export async function readWaiting(db: TenantDb, ctx: RequestContext, importId: string, pass: number, n: number): Promise<StoredWaitingRow[]> {
+  const rows = await db.sql(ctx, WAITING, [ctx.siteId, importId, pass, n]);
+  return rows.map((r) => ({
+    id: Number(r.id),
+    rowNo: Number(r.row_no),
+    line: Number(r.line),
+    externalId: r.external_id,
+    problem: JSON.parse(r.problem) as ProblemDetails,
+    item: JSON.parse(r.item) as BulkItemInput,
+  }));
+}
+
+/**
+ * Ends a retry chunk, in its transaction: the rows it took are deleted; those that wait still are
+ * kept for the next pass (with their new problem), the failed ones as errors; the job's counts move.
+ */
+export async function recordRetry(
+  db: TenantDb,
+  ctx: RequestContext,
+  id: string,
+  owner: string,
+  chunk: {
+    taken: readonly StoredWaitingRow[];
+    written: number;
+    failed: number;
+    errors: StoredRowError[];
+    waiting: WaitingRow[];
+    pass: number;
+    leaseMs: number;
+  },
+): Promise<void> {
+  const now = sqlInstant(new Date());
+  for (let k = 0; k < chunk.taken.length; k += 100) {
+    const part = chunk.taken.slice(k, k + 100);
+    await db.sql(ctx, DELETE_WAITING.of(part.length), [ctx.siteId, id, ...part.map((r) => r.id)]);
+  }
+  await insertErrors(db, ctx, id, chunk.errors, now);
+  await insertWaiting(db, ctx, id, chunk.waiting, chunk.pass + 1, now);
+  await db.sql(ctx, RETRY_PROGRESS, [
+    chunk.written,
+    chunk.failed,
+    chunk.written + chunk.failed,
+    chunk.written,
+    sqlInstant(new Date(Date.now() + chunk.leaseMs)),
+    now,
+    ctx.siteId,
+    id,
+    owner,
+  ]);
+}
+
+/** Starts retry pass `pass` (`final`: it gives the rows up), in the caller's transaction. */
+export async function startPass(db: TenantDb, ctx: RequestContext, id: string, owner: string, pass: number, final: boolean, leaseMs: number): Promise<void> {
+  const now = sqlInstant(new Date());
+  await db.sql(ctx, NEXT_PASS, [pass, final ? 1 : 0, sqlInstant(new Date(Date.now() + leaseMs)), now, ctx.siteId, id, owner]);
 }

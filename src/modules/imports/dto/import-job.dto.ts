@@ -18,6 +18,7 @@ export interface ImportJobRow {
   nextRow: number;
   rowsWritten: number;
   rowsFailed: number;
+  rowsWaiting: number;
   created: Date;
   started: Date | null;
   finished: Date | null;
@@ -46,7 +47,10 @@ export const ImportJob = resource<ImportJobRow>()('ImportJob', {
       nullable: true,
       description: 'The data rows of the file (the header row not counted); null until known (an XLSX file’s are counted as they are read).',
     }),
-    RowsRead: field.int('RO', { column: 'nextRow', description: 'Data rows read and committed (written or failed); the next chunk starts after them.' }),
+    RowsRead: field.int('RO', {
+      column: 'nextRow',
+      description: 'Data rows read and committed (written, failed or waiting); the next chunk starts after them.',
+    }),
     RowsWritten: field.int('RO', { column: 'rowsWritten', description: 'Rows written (or unchanged: an update that changes nothing writes nothing).' }),
     RowsFailed: field.int('RO', { column: 'rowsFailed', description: 'Rows not written: GET /v4/imports/{id}/errors says why.' }),
     Created: field.date('RO', { column: 'created', description: 'When the file was received.' }),
@@ -55,6 +59,11 @@ export const ImportJob = resource<ImportJobRow>()('ImportJob', {
     RowsPerSecond: field.decimal('RO', { column: 'rate', nullable: true, description: 'Rows read a second since it started (null before).' }),
     EtaSeconds: field.int('RO', { column: 'eta', nullable: true, description: 'Seconds left at that rate (null when not running or not known yet).' }),
     Problem: field.string('RO', { column: 'problem', nullable: true, description: 'Why the job failed or stopped; null otherwise.' }),
+    RowsWaiting: field.int('RO', {
+      column: 'rowsWaiting',
+      description:
+        'Rows read that wait for a record further down the file (an ExternalRefs naming an ExternalID no record had yet): tried again once the file is read, then written or failed (docs/imports.md).',
+    }),
   },
 });
 export const ImportJobDto = ImportJob.Response;
