@@ -341,12 +341,7 @@ describe('import jobs', () => {
       expect(Buffer.concat(back).equals(body)).toBe(true);
       const format = type === CSV ? 'csv' : 'ndjson';
       const titles: unknown[] = [];
-      for await (const r of rowsOf(
-        format,
-        () => svc.fileStream(ctx, res.body.ID, 0, stored.parts),
-        async () => null,
-      ))
-        titles.push(r.record?.PrimaryTitle);
+      for await (const r of rowsOf(format, () => svc.fileStream(ctx, res.body.ID, 0, stored.parts), NS)) titles.push(r.record?.PrimaryTitle);
       expect(titles).toEqual(rows.map((_, i) => title(i)));
       await t.http().delete(`/v4/imports/${res.body.ID}`).set('Authorization', bearer(acme.admin.token)).expect(200);
     }

@@ -39,7 +39,7 @@ function parts(bytes: Buffer, failAt?: number): Readable {
 async function readAll(format: ImportFormat, open: () => Readable): Promise<{ rows: FileRow[]; error: unknown }> {
   const rows: FileRow[] = [];
   try {
-    for await (const row of rowsOf(format, open, () => Promise.resolve(null))) rows.push(row);
+    for await (const row of rowsOf(format, open, 'urn:pms:v4')) rows.push(row);
     return { rows, error: null };
   } catch (error) {
     return { rows, error };

@@ -3,7 +3,10 @@ import { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import ExcelJS from 'exceljs';
 import { mediaTypeOf } from '../../http/pipeline/negotiation.js';
-import { BODY_LIMITS, checkJsonBody, checkXmlBody, type BodyLimits } from '../../http/wire/body-limits.js';
+import { FileError, MAX_ROW_BYTES, type FileRow } from './whole-file.js';
+import { wholeFileRows } from './whole-file-reader.js';
+
+export { FileError, IMPORT_FILE_LIMITS, MAX_ROW_BYTES, type FileRow } from './whole-file.js';
 
 /**
  * Reading an import's file (docs/imports.md): its format from the Content-Type, and its rows, one
@@ -36,22 +39,8 @@ export function formatOf(contentType: string | undefined): ImportFormat | null {
 
 /** The most columns a header (or a row) may have. */
 export const MAX_COLUMNS = 1_000;
-/** The longest row (a CSV record, an NDJSON line), in bytes. */
-export const MAX_ROW_BYTES = 1024 * 1024;
 /** The largest JSON or XML file: read whole, unlike the others. */
 export const MAX_WHOLE_FILE_BYTES = 16 * 1024 * 1024;
-
-/** A row of the file: where it is, and its record (or why it cannot be one). */
-export interface FileRow {
-  /** The file's line (the header is line 1 of a CSV), the sheet's row number (XLSX), the item's position from 1 (JSON, XML). */
-  line: number;
-  record: Record<string, unknown> | null;
-  /** Why the row is no record (a cell too many, not a JSON object); the row fails with 400. */
-  problem: string | null;
-}
-
-/** The file cannot be read on (its header, or a syntax error that ends it): 400 when received, the job fails when met later. */
-export class FileError extends Error {}
 
 /**
  * A record from a header and a row of cells: an empty cell is null (the field is sent empty: null
@@ -339,77 +328,11 @@ async function* ndjsonRows(source: Readable): AsyncGenerator<FileRow> {
   }
 }
 
-// ------------------------------------------------------------------ JSON and XML (read whole)
-
-async function wholeText(source: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const c of source) {
-    n += (c as Buffer).length;
-    if (n > MAX_WHOLE_FILE_BYTES)
-      throw new FileError(`A JSON or XML file is read whole: at most ${MAX_WHOLE_FILE_BYTES / 1024 / 1024} MiB (send larger files as CSV or NDJSON)`);
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function* itemsOf(value: unknown): Generator<FileRow> {
-  // One object is a file of one record.
-  const items = value && typeof value === 'object' && !Array.isArray(value) ? [value] : value;
-  if (!Array.isArray(items)) throw new FileError('The file holds no list of records (a JSON array, or an XML ArrayOf… element)');
-  let line = 0;
-  for (const item of items) {
-    line++;
-    if (!item || typeof item !== 'object' || Array.isArray(item)) {
-      yield { line, record: null, problem: 'The item is not an object' };
-      continue;
-    }
-    yield { line, record: item as Record<string, unknown>, problem: null };
-  }
-}
-
-/**
- * The scan limits of a JSON or XML file (the request body's, src/http/wire/body-limits.ts), checked
- * before it is parsed: a file nested deeper than a body may be (a 14 MB XML file nested two million
- * levels took 1.28 GB and exhausted the parser's stack) or holding more than a 16 MiB file of
- * records holds is refused with a problem naming the bound. A record's members are held to
- * MAX_COLUMNS as its row is read.
- */
-export const IMPORT_FILE_LIMITS: BodyLimits = { ...BODY_LIMITS, membersPerObject: 1_000_000, totalMembers: 2_000_000, stringBytes: MAX_ROW_BYTES };
-
-function checkWhole(breach: ReturnType<typeof checkJsonBody>): void {
-  if (breach) throw new FileError(breach.detail.replace(/\bbody\b/g, 'file'));
-}
-
-async function* jsonRows(source: Readable): AsyncGenerator<FileRow> {
-  const text = await wholeText(source);
-  checkWhole(checkJsonBody(text.replace(/^\uFEFF/, ''), IMPORT_FILE_LIMITS));
-  let value: unknown;
-  try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (e) {
-    throw new FileError(`Malformed JSON: ${(e as Error).message}`);
-  }
-  yield* itemsOf(value);
-}
-
-async function* xmlRows(source: Readable, decodeXml: (text: string) => Promise<unknown>): AsyncGenerator<FileRow> {
-  const text = await wholeText(source);
-  checkWhole(checkXmlBody(text, IMPORT_FILE_LIMITS));
-  let value: unknown;
-  try {
-    value = await decodeXml(text);
-  } catch (e) {
-    throw new FileError((e as Error).message);
-  }
-  yield* itemsOf(value);
-}
-
 /** The rows of a file of `format` read from `source`; `onHeader` is shown a CSV's or a sheet's header row (it may throw FileError). */
 export function rowsOf(
   format: ImportFormat,
   open: () => Readable,
-  decodeXml: (text: string) => Promise<unknown>,
+  xmlNamespace: string,
   onHeader: (names: string[]) => void = () => undefined,
 ): AsyncGenerator<FileRow> {
   switch (format) {
@@ -421,9 +344,8 @@ export function rowsOf(
     case 'ndjson':
       return ndjsonRows(open());
     case 'json':
-      return jsonRows(open());
     case 'xml':
-      return xmlRows(open(), decodeXml);
+      return wholeFileRows(format, open(), xmlNamespace, MAX_WHOLE_FILE_BYTES);
   }
 }
 

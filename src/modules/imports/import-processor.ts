@@ -133,11 +133,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     if (!writer) return this.end(ctx, job, 'failed', `No collection ${job.kind} writes batches any more`, null, 0);
     // The whole file was read before: only its waiting rows are left (import_waiting_rows).
     if (job.retryPass > 0) return this.finish(ctx, job, 0, 'succeeded', null, null);
-    const rows = rowsOf(
-      job.format as ImportFormat,
-      () => this.imports.fileStream(ctx, job.id, 0, job.parts),
-      (t) => this.codec.decodeXml(t),
-    );
+    const rows = rowsOf(job.format as ImportFormat, () => this.imports.fileStream(ctx, job.id, 0, job.parts), this.codec.namespace);
     try {
       return await this.processRows(ctx, job, rows, maxChunks, started, at);
     } finally {

@@ -277,12 +277,7 @@ export class ImportsService {
           `The header names ${unknown.map((n) => `"${n}"`).join(', ')}, which no field of ${kind} is (fields are named as in its JSON body, e.g. FirstName)`,
         );
     };
-    const rows = rowsOf(
-      format,
-      () => this.fileStream(ctx, id, 0, parts),
-      (t) => this.codec.decodeXml(t),
-      columns,
-    );
+    const rows = rowsOf(format, () => this.fileStream(ctx, id, 0, parts), this.codec.namespace, columns);
     let n = 0;
     try {
       for await (const _row of rows) {
