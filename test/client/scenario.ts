@@ -1,7 +1,8 @@
 /**
  * What an integrator writes with a client generated from /docs/openapi.json (openapi-typescript
  * types + openapi-fetch): log in, create a department, an individual, a period and a goal, list
- * the goals, read a problem on a 404. test/e2e/generated-client.e2e-spec.ts generates `./api.js`
+ * the goals, ask a list a question (filter, sort, fields and cursor paging; an unknown field's 400),
+ * read a problem on a 404. test/e2e/generated-client.e2e-spec.ts generates `./api.js`
  * from the live document, compiles this file with `tsc --strict` (0 errors) and runs it.
  *
  * Written without casts or non-null assertions: it compiles only if the document types every
@@ -108,7 +109,41 @@ if (goals.error) fail(`goals: ${describe(goals.error)}`);
 const names: string[] = goals.data.map((g) => g.Name);
 const total = Number(goals.response.headers.get('X-Total-Count'));
 
-// 6. A goal that does not exist: a typed 404 problem.
+// 6. A list that answers a question (docs/queries.md): the people whose LastName starts with
+// "Rated" (Gene and two more), sorted by FirstName, only ID and FirstName, two a page by cursor (Link: rel="next").
+const stamp = Date.now();
+for (const first of ['Zed', 'Amy']) {
+  const more = await client.POST('/v4/individuals', {
+    body: {
+      FirstName: first,
+      LastName: 'Rated-too',
+      UserName: `${first.toLowerCase()}.rated.${stamp}`,
+      Email: 'more@example.com',
+      UserEmail: 'more@example.com',
+      PrimaryOrganizationID: departmentId,
+      PrimaryTitle: 'Integrator',
+      PrimaryReportsTo: null,
+    },
+  });
+  if (more.error) fail(`individual ${first}: ${describe(more.error)}`);
+}
+const query = { filter: 'LastName sw "Rated"', sort: 'FirstName', fields: 'ID,FirstName', limit: 2 };
+const pages: string[][] = [];
+const members: string[][] = [];
+let cursor: string | null = 'start';
+while (cursor !== null && pages.length < 5) {
+  const page = await client.GET('/v4/individuals', { params: { query: { ...query, cursor } } });
+  if (page.error) fail(`people by cursor: ${describe(page.error)}`);
+  pages.push(page.data.map((p) => p.FirstName));
+  members.push(...page.data.map((p) => Object.keys(p)));
+  const next = /<([^>]+)>;\s*rel="next"/.exec(page.response.headers.get('Link') ?? '');
+  cursor = next ? new URL(next[1], baseUrl).searchParams.get('cursor') : null;
+}
+const badFilter = await client.GET('/v4/individuals', { params: { query: { filter: 'Salary gt 10' } } });
+if (!badFilter.error) fail('an unknown filter field answered 200');
+const filterProblem: Problem = badFilter.error;
+
+// 7. A goal that does not exist: a typed 404 problem.
 const missing = await client.GET('/v4/goals/{id}', { params: { path: { id: goalId + 1000 } } });
 if (!missing.error) fail('reading a missing goal answered 200');
 const problem: Problem = missing.error;
@@ -125,6 +160,9 @@ console.log(
     measuresCompleted,
     names,
     total,
+    pages,
+    members,
+    badFilter: { httpStatus: badFilter.response.status, type: filterProblem.type, detail: filterProblem.detail },
     missing: { httpStatus: missing.response.status, status: problem.status, type: problem.type, detail: problem.detail },
   }),
 );

@@ -169,7 +169,7 @@ describe('a client generated from /docs/openapi.json', () => {
     expect(answered['/v4/individuals'].ids).toContain(w.worker.individualId);
   });
 
-  it('runs the scenario against the app: login, department, individual, goal, list, a typed 404 problem', async () => {
+  it('runs the scenario against the app: login, department, individual, goal, list, a list queried and paged by cursor, a typed 404 problem', async () => {
     const { stdout } = await run(process.execPath, ['out/scenario.js', baseUrl, ADMIN_USER, ADMIN_PASSWORD], { cwd: dir, timeout: 60_000 });
     const out = JSON.parse(stdout.trim().split('\n').pop()!);
     expect(out).toMatchObject({
@@ -180,7 +180,16 @@ describe('a client generated from /docs/openapi.json', () => {
       names: ['Ship the integration'],
       total: 1,
       missing: { httpStatus: 404, status: 404, type: 'urn:pms:problem:not-found' },
+      // Filtered, sorted by FirstName, two a page by the cursor of each Link, only the fields asked.
+      pages: [['Amy', 'Gene'], ['Zed']],
+      members: [
+        ['ID', 'FirstName'],
+        ['ID', 'FirstName'],
+        ['ID', 'FirstName'],
+      ],
+      badFilter: { httpStatus: 400, type: 'urn:pms:problem:validation-failed' },
     });
+    expect(out.badFilter.detail).toContain('Salary');
     expect(out.departmentId).toMatch(/^[0-9a-f-]{36}$/);
     expect(out.individualId).toMatch(/^[0-9a-f-]{36}$/);
     expect(out.goalId).toEqual(expect.any(Number));
