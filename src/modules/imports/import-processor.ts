@@ -131,8 +131,9 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     const at = job.nextRow;
     this.logger.log(`import ${job.id} (site ${job.siteId}, ${job.kind} ${job.mode}, ${job.format}): ${at ? `resumed at row ${at}` : 'started'}`);
     if (!writer) return this.end(ctx, job, 'failed', `No collection ${job.kind} writes batches any more`, null, 0);
-    // The whole file was read before: only its waiting rows are left (import_waiting_rows).
-    if (job.retryPass > 0) return this.finish(ctx, job, 0, 'succeeded', null, null);
+    // The whole file was read before: only its waiting rows are left (import_waiting_rows), and
+    // the job ends as the file's reading did (a problem kept when the first pass began).
+    if (job.retryPass > 0) return this.finish(ctx, job, 0, job.problem ? 'failed' : 'succeeded', job.problem, null);
     const rows = rowsOf(job.format as ImportFormat, () => this.imports.fileStream(ctx, job.id, 0, job.parts), this.codec.namespace);
     try {
       return await this.processRows(ctx, job, rows, maxChunks, started, at);
@@ -208,7 +209,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
   ): Promise<ImportRun> {
     let settled: Settled;
     try {
-      settled = await this.settleWaiting(ctx, job, chunks, maxChunks);
+      settled = await this.settleWaiting(ctx, job, chunks, maxChunks, problem);
     } catch (e) {
       if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
       throw e;
@@ -227,7 +228,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
    * with their last problem. The passes are the job's state: a replica that resumes the job goes on
    * with the pass under way.
    */
-  private async settleWaiting(ctx: RequestContext, job: ImportJobRecord, chunks: number, maxChunks: number): Promise<Settled> {
+  private async settleWaiting(ctx: RequestContext, job: ImportJobRecord, chunks: number, maxChunks: number, problem: string | null): Promise<Settled> {
     const writer = this.writers.ofPath(job.kind)!;
     const size = this.config.imports.chunkRows;
     let since = performance.now();
@@ -253,7 +254,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
           }
           const next = now.retryPass + 1;
           const final = now.retryPass > 0 && (now.retryWritten === 0 || now.retryPass >= MAX_RETRY_PASSES);
-          await startPass(this.db, ctx, job.id, this.owner, next, final, this.config.imports.leaseMs);
+          await startPass(this.db, ctx, job.id, this.owner, { pass: next, final, problem, leaseMs: this.config.imports.leaseMs });
           this.logger.log(`import ${job.id} (site ${job.siteId}): ${now.rowsWaiting} rows wait for later rows: ${final ? 'they fail' : `retry pass ${next}`}`);
           return 'pass' as const;
         }

@@ -448,7 +448,7 @@ const RETRY_PROGRESS = sql(
 );
 const NEXT_PASS = sql(
   'imports.next-pass',
-  'UPDATE import_jobs SET retry_pass = ?, retry_written = 0, retry_final = ?, lease_until = ?, updated = ? WHERE site_id = ? AND id = ? AND lease_owner = ?',
+  'UPDATE import_jobs SET retry_pass = ?, retry_written = 0, retry_final = ?, problem = COALESCE(?, problem), lease_until = ?, updated = ? WHERE site_id = ? AND id = ? AND lease_owner = ?',
 );
 
 async function insertWaiting(db: TenantDb, ctx: RequestContext, id: string, rows: readonly WaitingRow[], pass: number, now: string): Promise<void> {
@@ -513,8 +513,26 @@ export async function recordRetry(
   ]);
 }
 
-/** Starts retry pass `pass` (`final`: it gives the rows up), in the caller's transaction. */
-export async function startPass(db: TenantDb, ctx: RequestContext, id: string, owner: string, pass: number, final: boolean, leaseMs: number): Promise<void> {
+/**
+ * Starts retry pass `pass` (`final`: it gives the rows up), in the caller's transaction; `problem`
+ * (the file could not be read on) is kept, so a replica that resumes the passes ends the job failed.
+ */
+export async function startPass(
+  db: TenantDb,
+  ctx: RequestContext,
+  id: string,
+  owner: string,
+  next: { pass: number; final: boolean; problem: string | null; leaseMs: number },
+): Promise<void> {
   const now = sqlInstant(new Date());
-  await db.sql(ctx, NEXT_PASS, [pass, final ? 1 : 0, sqlInstant(new Date(Date.now() + leaseMs)), now, ctx.siteId, id, owner]);
+  await db.sql(ctx, NEXT_PASS, [
+    next.pass,
+    next.final ? 1 : 0,
+    next.problem?.slice(0, 500) ?? null,
+    sqlInstant(new Date(Date.now() + next.leaseMs)),
+    now,
+    ctx.siteId,
+    id,
+    owner,
+  ]);
 }
