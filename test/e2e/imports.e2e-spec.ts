@@ -316,6 +316,29 @@ describe('import jobs', () => {
     expect(Number(left[0].n)).toBe(0);
   });
 
+  it('a job resumed in its retry passes ends as its file’s reading did: failed, with the problem kept when the passes began', async () => {
+    const p = uniq('F');
+    const ext = (i: number) => `${p}-${i}`;
+    // Rows 0…5 report to row 10, in the third chunk: six rows wait, two retry chunks.
+    const header = `${HEADER},ExternalRefs.PrimaryReportsTo`;
+    const lines = Array.from({ length: 11 }, (_, i) => [...row(acme, ext(i)), i <= 5 ? ext(10) : ''].join(','));
+    const res = await post([header, ...lines].join('\r\n') + '\r\n', CSV).expect(accepted);
+    expect(await replica().processOne({ maxChunks: 4 })).toMatchObject({ chunks: 4, outcome: 'stopped' });
+    expect((await job(res.body.ID)).body).toMatchObject({ State: 'running', RowsWritten: 10, RowsWaiting: 1 });
+    // What a replica whose file broke after its last chunk keeps as the passes begin (startPass).
+    await t.ds.query('UPDATE import_jobs SET problem = ? WHERE site_id = ? AND id = ?', ['Malformed CSV at line 13', acme.siteId, res.body.ID]);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await replica().processOne()).toMatchObject({ outcome: 'failed' });
+    expect((await job(res.body.ID)).body).toMatchObject({
+      State: 'failed',
+      Problem: 'Malformed CSV at line 13',
+      RowsWritten: 11,
+      RowsFailed: 0,
+      RowsWaiting: 0,
+    });
+    expect((await byExt(acme, ext(0)))?.primaryReportsTo).toBe((await byExt(acme, ext(10)))!.id);
+  });
+
   it('a file of more than one transaction’s parts is stored and read back byte for byte, with characters split between parts intact (CSV and NDJSON)', async () => {
     const svc = t.app.get(ImportsService);
     const ctx = RequestContext.system(acme.siteId);
