@@ -15,11 +15,17 @@ import { PrivateMariaDb } from './support/mariadb.js';
  *    started again and must write nothing. Afterwards: the job succeeded with RowsWritten = ROWS
  *    and no failed row, the site holds each ExternalID exactly once, one `create` audit row per
  *    person and no other, and the chunks the replicas logged as committed are each logged once.
- * 2. The database itself is SIGKILLed mid-import and started again: the job resumes and ends with
+ * 2. A file whose first rows name their manager on its last row (docs/imports.md, "References to
+ *    later rows"): the replica holding the job is SIGKILLed in the middle of its retry pass; the
+ *    other resumes the pass, and each person is written once, every manager set.
+ * 3. The database itself is SIGKILLed mid-import and started again: the job resumes and ends with
  *    exactly the file's rows, and meanwhile every request to the API answers 2xx or 503 +
  *    Retry-After, never a 500.
  */
 const ROWS = 4000;
+/** The retry-pass kill: a file of RETRY_ROWS whose first WAITING rows name the last row's person. */
+const RETRY_ROWS = 1000;
+const WAITING = 600;
 const CHUNK_ROWS = 100;
 const LEASE_MS = 3000;
 const POLL_MS = 200;
@@ -171,7 +177,8 @@ describe('import jobs: a replica or the database killed mid-import (own MariaDB,
   beforeAll(async () => {
     await db.start();
     const admin = await db.connect();
-    for (const name of ['pms_import_kill', 'pms_import_dbkill']) await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    for (const name of ['pms_import_kill', 'pms_import_dbkill', 'pms_import_retrykill'])
+      await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
     await admin.end();
   }, 120_000);
 
@@ -255,6 +262,77 @@ describe('import jobs: a replica or the database killed mid-import (own MariaDB,
       // The restarted replica never touched the job.
       expect(again.output()).not.toContain(id);
       expect(await getJson(again.base, token, `/v4/imports/${id}`)).toMatchObject({ State: 'succeeded', RowsWritten: ROWS });
+    } finally {
+      await conn.end();
+      for (const app of apps.splice(0)) await app.stop();
+    }
+  }, 300_000);
+
+  it(`a replica SIGKILLed in the middle of the retry pass over ${WAITING} rows that wait for the file's last row: the other goes on with the pass, and each person is written once`, async () => {
+    const a = await start('pms_import_retrykill');
+    const b = await start('pms_import_retrykill');
+    const token = await adminToken(a.base);
+    const me = await getJson(a.base, token, '/v4/me');
+    const prefix = `W${Date.now().toString(36)}`;
+    const manager = `${prefix}-${RETRY_ROWS - 1}`;
+    // The first WAITING rows report to the last row's person, past their chunks: they wait.
+    const lines = csvOf(prefix, RETRY_ROWS, String(me.PrimaryOrganizationID))
+      .trimEnd()
+      .split('\r\n')
+      .map((line, k) => (k === 0 ? `${line},ExternalRefs.PrimaryReportsTo` : `${line},${k - 1 < WAITING ? manager : ''}`));
+    const id = await postImport(a.base, token, lines.join('\r\n') + '\r\n');
+    const conn = await db.connect('pms_import_retrykill');
+    try {
+      const holder = await until('a replica to start the import', () => [a, b].find((r) => started(r, id)), 30_000);
+      const other = holder === a ? b : a;
+      // Two retry chunks committed (rows_waiting down by two chunks), then half a chunk more.
+      const since = Date.now();
+      const mid = await until(
+        'two retry chunks committed',
+        async () => {
+          const [rows] = await conn.query('SELECT retry_pass, rows_waiting, state FROM import_jobs WHERE id = ?', [id]);
+          const j = (rows as { retry_pass: number; rows_waiting: number; state: string }[])[0];
+          return Number(j.retry_pass) >= 1 && Number(j.rows_waiting) <= WAITING - 2 * CHUNK_ROWS ? j : null;
+        },
+        120_000,
+      );
+      expect(mid.state).toBe('running');
+      const chunksSoFar = RETRY_ROWS / CHUNK_ROWS + 2;
+      await sleep(Math.round((Date.now() - since) / chunksSoFar / 2));
+      holder.child.kill('SIGKILL');
+      await holder.exited;
+      await sleep(500);
+      const [atKillRows] = await conn.query('SELECT rows_waiting, rows_written FROM import_jobs WHERE id = ?', [id]);
+      const atKill = (atKillRows as { rows_waiting: number; rows_written: number }[])[0];
+      expect(Number(atKill.rows_waiting)).toBeGreaterThan(0);
+
+      await until('the other replica to resume the job', () => resumedAt(other, id), 60_000);
+      const done = await until(
+        'the job to end',
+        async () => {
+          const j = await jobRow(conn, id);
+          return j.state !== 'running' && j.state !== 'queued' ? j : null;
+        },
+        180_000,
+      );
+      const wire = await getJson(other.base, token, `/v4/imports/${id}`);
+      const db1 = await written(conn, done.site_id, prefix);
+      const ids = await missingAndTwice(conn, done.site_id, prefix, RETRY_ROWS);
+      const [reports] = await conn.query(
+        'SELECT COUNT(*) AS n FROM individuals e JOIN individuals m ON m.site_id = e.site_id AND m.id = e.primary_reports_to WHERE e.site_id = ? AND m.external_id = ?',
+        [done.site_id, manager],
+      );
+      const [left] = await conn.query('SELECT COUNT(*) AS n FROM import_waiting_rows WHERE import_id = ?', [id]);
+      figures.push(
+        `replica SIGKILLed in a retry pass: ${RETRY_ROWS} rows, the first ${WAITING} waiting for the last; killed with ${String(atKill.rows_waiting)} still waiting ` +
+          `(${String(atKill.rows_written)} written); job ${String(wire.State)}: RowsWritten ${String(wire.RowsWritten)}, RowsFailed ${String(wire.RowsFailed)}, RowsWaiting ${String(wire.RowsWaiting)}; ` +
+          `site: ${db1.people} people, ${ids.missing.length} missing, ${ids.twice.length} twice; audit ${JSON.stringify(db1.audit)}`,
+      );
+      expect(wire).toMatchObject({ State: 'succeeded', RowsRead: RETRY_ROWS, RowsWritten: RETRY_ROWS, RowsFailed: 0, RowsWaiting: 0 });
+      expect(ids).toEqual({ missing: [], twice: [], foreign: [] });
+      expect(db1.audit).toEqual({ create: { rows: RETRY_ROWS, records: RETRY_ROWS } });
+      expect(Number((reports as { n: number | string }[])[0].n)).toBe(WAITING);
+      expect(Number((left as { n: number | string }[])[0].n)).toBe(0);
     } finally {
       await conn.end();
       for (const app of apps.splice(0)) await app.stop();
