@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { FileError, IMPORT_FILE_LIMITS, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
@@ -36,10 +38,10 @@ function parts(bytes: Buffer, failAt?: number): Readable {
 }
 
 /** Every row of the file `open` gives (opened again only where the reading asks it to: XLSX, see import-file.ts). */
-async function readAll(format: ImportFormat, open: () => Readable): Promise<{ rows: FileRow[]; error: unknown }> {
+async function readAll(format: ImportFormat, open: () => Readable, limits: { unpackedSheetBytes?: number } = {}): Promise<{ rows: FileRow[]; error: unknown }> {
   const rows: FileRow[] = [];
   try {
-    for await (const row of rowsOf(format, open, 'urn:pms:v4')) rows.push(row);
+    for await (const row of rowsOf(format, open, 'urn:pms:v4', undefined, limits)) rows.push(row);
     return { rows, error: null };
   } catch (error) {
     return { rows, error };
@@ -126,6 +128,26 @@ describe('an XLSX whose shared strings unpack to more than an import holds (a zi
     expect(ok.error).toBeNull();
     expect(ok.rows).toHaveLength(100);
     expect(ok.rows[99].record).toEqual({ ExternalID: 'x99', FirstName: `${filler}99` });
+  });
+});
+
+describe('an XLSX whose sheet is unpacked to disk before it is read (stored before its shared strings, as Excel and exceljs save it)', () => {
+  // The temporary files exceljs makes (the tmp package: tmp-<pid>-…) of this process.
+  const ours = () => readdirSync(tmpdir()).filter((f) => f.startsWith(`tmp-${process.pid}-`));
+
+  it('is refused as a FileError once the sheet unpacks past the bound, with the temporary file removed; within the bound it reads whole', async () => {
+    const file = await workbook();
+    const before = new Set(ours());
+    const capped = await readAll('xlsx', () => parts(file), { unpackedSheetBytes: 20_000 });
+    expect(capped.error).toBeInstanceOf(FileError);
+    expect((capped.error as Error).message).toMatch(/sheet before its shared strings.*unpacks to more than 20,000 bytes: send a file this large as CSV/);
+    expect(capped.rows).toEqual([]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ours().filter((f) => !before.has(f))).toEqual([]);
+    // The same file within a bound above its sheet's size: every row.
+    const whole = await readAll('xlsx', () => parts(file), { unpackedSheetBytes: 10_000_000 });
+    expect(whole.error).toBeNull();
+    expect(whole.rows).toHaveLength(ROWS);
   });
 });
 

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
+import { unlink } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import ExcelJS from 'exceljs';
 import { mediaTypeOf } from '../../http/pipeline/negotiation.js';
@@ -190,12 +191,12 @@ async function* until<T>(items: AsyncIterable<T>, failed: Promise<never>): Async
 class LostWorkbookEntries extends FileError {}
 const XLSX_READS = 5;
 
-async function* xlsxRows(open: () => Readable, onHeader: (names: string[]) => void): AsyncGenerator<FileRow> {
+async function* xlsxRows(open: () => Readable, onHeader: (names: string[]) => void, unpackedSheetBytes: number): AsyncGenerator<FileRow> {
   for (let read = 1; ; read++) {
     const source = open();
     try {
       // LostWorkbookEntries comes before the header row, so before any row was given.
-      yield* xlsxRowsOnce(source, onHeader);
+      yield* xlsxRowsOnce(source, onHeader, unpackedSheetBytes);
       return;
     } catch (e) {
       if (!(e instanceof LostWorkbookEntries) || read >= XLSX_READS) throw e;
@@ -204,18 +205,21 @@ async function* xlsxRows(open: () => Readable, onHeader: (names: string[]) => vo
   }
 }
 
-async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => void): AsyncGenerator<FileRow> {
+async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => void, unpackedSheetBytes: number): AsyncGenerator<FileRow> {
   // The file's bytes come from the database, part after part: an error there (a connection lost)
   // is the source's, not the file's. ExcelJS pipes the source without listening for its errors
   // (an unhandled 'error' event ends the process) and would wait for its end for ever, so the
   // error is taken here and ends the reading as itself: a job is then resumed, not failed.
   let sourceError: Error | null = null;
-  const failed = new Promise<never>((_, reject) =>
+  let refuse!: (e: FileError) => void;
+  const failed = new Promise<never>((_, reject) => {
     source.on('error', (e: Error) => {
       sourceError ??= e;
       reject(e);
-    }),
-  );
+    });
+    // A sheet that unpacks past its bound (capUnpackedSheets): exceljs would wait for ever for its temporary file.
+    refuse = reject;
+  });
   failed.catch(() => undefined);
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, {
     worksheets: 'emit',
@@ -225,6 +229,7 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
     entries: 'ignore',
   });
   capSharedStrings(reader);
+  capUnpackedSheets(source, unpackedSheetBytes, refuse);
   let header: string[] | null = null;
   try {
     for await (const sheet of until(reader, failed)) {
@@ -290,6 +295,66 @@ function capSharedStrings(reader: object): void {
   });
 }
 
+/**
+ * The most bytes an XLSX import unpacks a sheet to on disk (docs/imports.md, "Bad files"): a
+ * workbook that stores a sheet before its shared strings (as Excel and exceljs save them) has that
+ * sheet unpacked by exceljs to a temporary file, to be read once the strings are known.
+ */
+export const MAX_UNPACKED_SHEET_BYTES = 1024 * 1024 * 1024;
+
+/** A worksheet's entry, as exceljs's reader names it. */
+const SHEET_ENTRY = /xl\/worksheets\/sheet\d+[.]xml/;
+
+/**
+ * Holds what exceljs unpacks of a sheet to a temporary file to `limit` bytes. exceljs pipes the
+ * workbook's bytes (`source`) to its unzipper, iterates the entries it pushes, and pipes a sheet
+ * that comes before the shared strings to a temporary file, with no bound but what the file unpacks
+ * to (a 256 MiB upload can unpack to a thousand times as much). Each sheet entry's pipe goes through a
+ * counter here; past `limit` the reading ends as the file's problem (`refuse` with a FileError: 400
+ * on the POST, the job failed), which ends the rows (`until`) while exceljs still waits for the
+ * temporary file; the file is removed and the source destroyed. A sheet read in place (after its strings) is iterated, not piped, and
+ * is not counted: it is never on disk.
+ */
+function capUnpackedSheets(source: Readable, limit: number, refuse: (e: FileError) => void): void {
+  const pipe = source.pipe.bind(source) as (dest: NodeJS.WritableStream, opts?: { end?: boolean }) => NodeJS.WritableStream;
+  source.pipe = ((zip: NodeJS.WritableStream, opts?: { end?: boolean }) => {
+    const intake = zip as unknown as { push: (entry: unknown) => boolean };
+    const push = intake.push.bind(zip);
+    intake.push = (entry: unknown): boolean => {
+      const path = (entry as { path?: unknown } | null)?.path;
+      if (typeof path === 'string' && SHEET_ENTRY.test(path)) countUnpacked(entry as Readable, source, limit, refuse);
+      return push(entry);
+    };
+    return pipe(zip, opts);
+  }) as typeof source.pipe;
+}
+
+function countUnpacked(entry: Readable, source: Readable, limit: number, refuse: (e: FileError) => void): void {
+  const pipe = entry.pipe.bind(entry) as (dest: NodeJS.WritableStream, opts?: { end?: boolean }) => NodeJS.WritableStream;
+  entry.pipe = ((disk: NodeJS.WritableStream & { path?: unknown; destroy?: () => void }, opts?: { end?: boolean }) => {
+    let bytes = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        if (bytes <= limit) return done(null, chunk);
+        done();
+        entry.unpipe(counter);
+        entry.resume();
+        disk.destroy?.();
+        if (typeof disk.path === 'string') unlink(disk.path, () => undefined);
+        source.destroy();
+        refuse(
+          new FileError(
+            `The workbook stores its sheet before its shared strings (as Excel saves it), so the sheet is unpacked to disk before it is read, and it unpacks to more than ${limit.toLocaleString('en-US')} bytes: send a file this large as CSV`,
+          ),
+        );
+      },
+    });
+    pipe(counter);
+    return counter.pipe(disk, opts);
+  }) as typeof entry.pipe;
+}
+
 /** The characters of a shared string as exceljs keeps it: a text, or rich text's runs. */
 function sharedTextLength(item: unknown): number {
   if (typeof item === 'string') return item.length;
@@ -334,13 +399,14 @@ export function rowsOf(
   open: () => Readable,
   xmlNamespace: string,
   onHeader: (names: string[]) => void = () => undefined,
+  limits: { unpackedSheetBytes?: number } = {},
 ): AsyncGenerator<FileRow> {
   switch (format) {
     case 'csv':
       return csvRows(open(), onHeader);
     case 'xlsx':
       // Opened again when exceljs loses the workbook's entries (xlsxRows).
-      return xlsxRows(open, onHeader);
+      return xlsxRows(open, onHeader, limits.unpackedSheetBytes ?? MAX_UNPACKED_SHEET_BYTES);
     case 'ndjson':
       return ndjsonRows(open());
     case 'json':
