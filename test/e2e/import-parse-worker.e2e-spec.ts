@@ -9,7 +9,7 @@ import { join } from 'node:path';
  * the replica's event loop keeps turning while a 15 MB file is parsed, the rows come back whole and
  * in order, and a file the worker cannot read (malformed, or more than its heap) is the file's
  * problem. Run against `dist/` (the TypeScript sources under jest parse in-process), in a child
- * process whose event loop nothing else shares.
+ * process whose event loop nothing else shares. At most PARSE_WORKERS_AT_ONCE (2) parse at once.
  */
 const root = process.cwd();
 let dir: string;
@@ -67,7 +67,39 @@ function read(format: 'json' | 'xml', n: number, opts: { corrupt?: boolean; heap
   return JSON.parse(execFileSync(process.execPath, [file], { cwd: root, maxBuffer: 16 * 1024 * 1024 }).toString()) as Outcome;
 }
 
+/** Reads three files of `n` people at once (dist), in a process of its own: when each reader got its first row and its last. */
+function readThreeAtOnce(n: number): { first: number; done: number; rows: number }[] {
+  const script = `
+    import { Readable } from 'node:stream';
+    import { wholeFileRows } from ${JSON.stringify(join(root, 'dist/src/modules/imports/whole-file-reader.js'))};
+    const text = JSON.stringify(Array.from({ length: ${n} }, (_, i) => ({ ExternalID: 'E' + i, Description: 'x'.repeat(300) })));
+    const t0 = performance.now();
+    const one = async () => {
+      const out = { first: -1, done: -1, rows: 0 };
+      for await (const row of wholeFileRows('json', Readable.from([Buffer.from(text)]), 'urn:pms:v4', 16 * 1024 * 1024)) {
+        if (out.rows++ > 0) continue;
+        out.first = performance.now() - t0;
+        // A slow reader (a job writing its rows): its worker, and its place, are held meanwhile.
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      out.done = performance.now() - t0;
+      return out;
+    };
+    process.stdout.write(JSON.stringify(await Promise.all([one(), one(), one()])));
+  `;
+  const file = join(dir, `three-${n}.mjs`);
+  writeFileSync(file, script);
+  return JSON.parse(execFileSync(process.execPath, [file], { cwd: root }).toString()) as { first: number; done: number; rows: number }[];
+}
+
 describe('an import’s whole JSON or XML file is parsed off the event loop (compiled service)', () => {
+  it('runs at most two parse workers at once: a third file waits until one of the first two has been read whole', () => {
+    const runs = readThreeAtOnce(20_000);
+    expect(runs.map((r) => r.rows)).toEqual([20_000, 20_000, 20_000]);
+    const [a, b, c] = [...runs].sort((x, y) => x.first - y.first);
+    expect(c.first).toBeGreaterThanOrEqual(Math.min(a.done, b.done));
+  }, 120_000);
+
   it.each(['xml', 'json'] as const)(
     '%s: 30,000 people (about 13 MB) come back whole and in order while the event loop keeps turning',
     (format) => {

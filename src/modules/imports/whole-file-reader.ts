@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import pLimit from 'p-limit';
 import { FileError, parseWholeFile, type FileRow } from './whole-file.js';
 import type { WholeFileAnswer, WholeFileWorkerData } from './whole-file-worker.js';
 
@@ -15,6 +16,22 @@ const BATCH = 500;
  * stays under the 1 GiB of its pod (deploy/k8s).
  */
 export const PARSE_WORKER_HEAP_MB = 384;
+
+/**
+ * Parse workers a replica runs at once; a file beyond them waits its turn. Each may take up to
+ * PARSE_WORKER_HEAP_MB while it is read (a job's file for the whole job), and uploads of several
+ * sites may be checked at once. A replica processes one job at a time, so one place is always left
+ * for the uploads' checks, which hold theirs for a few seconds.
+ */
+export const PARSE_WORKERS_AT_ONCE = 2;
+const workers = pLimit(PARSE_WORKERS_AT_ONCE);
+
+/** A place among the parse workers (PARSE_WORKERS_AT_ONCE), once one is free; held until the answer is called. */
+function place(): Promise<() => void> {
+  return new Promise((taken) => {
+    void workers(() => new Promise<void>((release) => taken(release)));
+  });
+}
 
 /** The compiled worker next to this module, or null where there is none (tests run the TypeScript sources). */
 function workerScript(): URL | null {
@@ -71,7 +88,7 @@ function ask(worker: Worker): Promise<WholeFileAnswer> {
  * The rows of a whole JSON or XML file (docs/imports.md, "JSON and XML off the event loop"): read
  * into memory (at most `maxBytes`), then checked and parsed by a worker thread, which hands the rows
  * over BATCH at a time as they are asked for, so the replica's event loop keeps answering requests
- * while a 16 MiB file is parsed. A file whose parse needs more than PARSE_WORKER_HEAP_MB fails as
+ * while a 16 MiB file is parsed; at most PARSE_WORKERS_AT_ONCE at a time. A file whose parse needs more than PARSE_WORKER_HEAP_MB fails as
  * too large. In-process where there is no compiled worker (the TypeScript sources under test).
  */
 export async function* wholeFileRows(
@@ -87,9 +104,11 @@ export async function* wholeFileRows(
     yield* await parseWholeFile(format, Buffer.from(bytes.buffer, 0, bytes.byteLength).toString('utf8'), namespace);
     return;
   }
-  const data: WholeFileWorkerData = { format, bytes, namespace, batch: BATCH };
-  const worker = new Worker(script, { workerData: data, transferList: [bytes.buffer as ArrayBuffer], resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+  const release = await place();
+  let worker: Worker | null = null;
   try {
+    const data: WholeFileWorkerData = { format, bytes, namespace, batch: BATCH };
+    worker = new Worker(script, { workerData: data, transferList: [bytes.buffer as ArrayBuffer], resourceLimits: { maxOldGenerationSizeMb: heapMb } });
     for (;;) {
       let answer: WholeFileAnswer;
       try {
@@ -104,6 +123,7 @@ export async function* wholeFileRows(
       if (answer.done) return;
     }
   } finally {
-    await worker.terminate();
+    await worker?.terminate();
+    release();
   }
 }
