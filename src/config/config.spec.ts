@@ -101,6 +101,13 @@ describe('loadConfig', () => {
     });
   });
 
+  it('keeps ended imports 30 days unless IMPORT_RETENTION_DAYS says otherwise, at least one day', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET }).imports.retentionDays).toBe(30);
+    expect(loadConfig({ JWT_SECRET: SECRET, IMPORT_RETENTION_DAYS: '7' }).imports.retentionDays).toBe(7);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, IMPORT_RETENTION_DAYS: '0' })).toThrow(/IMPORT_RETENTION_DAYS/);
+    expect(() => loadConfig({ JWT_SECRET: SECRET, IMPORT_RETENTION_DAYS: '30d' })).toThrow(/IMPORT_RETENTION_DAYS/);
+  });
+
   it('compresses by default, and not with COMPRESSION=off', () => {
     expect(loadConfig({ JWT_SECRET: SECRET }).compression).toBe(true);
     expect(loadConfig({ JWT_SECRET: SECRET, COMPRESSION: 'off' }).compression).toBe(false);

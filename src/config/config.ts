@@ -368,6 +368,7 @@ export function loadConfigWithoutCredentials(env: Env = process.env): ConfigWith
       leaseMs: intVar(env, 'IMPORT_LEASE_MS', 60_000, 1000, 3600_000),
       chunkRows: intVar(env, 'IMPORT_CHUNK_ROWS', 500, 1, 1000),
       maxBytes: intVar(env, 'IMPORT_MAX_BYTES', 256 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      retentionDays: intVar(env, 'IMPORT_RETENTION_DAYS', 30, 1, 3650),
     },
     egressAllowPrivate: egressAllowPrivate(env),
     dashboardSummaries: boolVar(env, 'DASHBOARD_SUMMARIES', true),
@@ -418,6 +419,8 @@ export interface ImportConfig {
   chunkRows: number;
   /** IMPORT_MAX_BYTES (268435456, 256 MiB): the largest file an import takes (413 beyond it). */
   maxBytes: number;
+  /** IMPORT_RETENTION_DAYS (30): jobs that ended longer ago are deleted with their failed rows (every AUDIT_PRUNE_SECONDS). */
+  retentionDays: number;
 }
 
 /** How webhooks are delivered (docs/events.md, "Retries" and "Where deliveries may go"). */

@@ -8,7 +8,7 @@
 -- (src/database/journal.ts), migrations, and the machinery of the connection (ping, migration lock,
 -- data source setup, character set check).
 --
--- 67 statements, 48 families (91 samples).
+-- 69 statements, 51 families (98 samples).
 
 -- audit.by-seqs (family)
 -- src/database/queries/audit.ts
@@ -4416,6 +4416,21 @@ ORDER BY
 LIMIT
   ?;
 
+-- imports.ended-jobs
+-- src/modules/imports/imports.statements.ts
+SELECT
+  id
+FROM
+  import_jobs
+WHERE
+  site_id = ?
+  AND finished < ?
+  AND state IN ('succeeded', 'failed', 'cancelled')
+ORDER BY
+  finished
+LIMIT
+  ?;
+
 -- imports.errors
 -- src/modules/imports/imports.statements.ts
 SELECT
@@ -4693,6 +4708,7 @@ SET
   retry_pass = ?,
   retry_written = 0,
   retry_final = ?,
+  problem = COALESCE(?, problem),
   lease_until = ?,
   updated = ?
 WHERE
@@ -4767,6 +4783,75 @@ WHERE
   site_id = ?
   AND id = ?
   AND lease_owner = ?;
+
+-- imports.retention-child-ids (family)
+-- src/modules/imports/imports.statements.ts
+-- imports.retention-child-ids('import_errors', 2)
+SELECT
+  id
+FROM
+  import_errors
+WHERE
+  site_id = ?
+  AND import_id IN (?, ?)
+LIMIT
+  ?;
+-- imports.retention-child-ids('import_waiting_rows', 2)
+SELECT
+  id
+FROM
+  import_waiting_rows
+WHERE
+  site_id = ?
+  AND import_id IN (?, ?)
+LIMIT
+  ?;
+-- imports.retention-child-ids('import_file_parts', 2)
+SELECT
+  id
+FROM
+  import_file_parts
+WHERE
+  site_id = ?
+  AND import_id IN (?, ?)
+LIMIT
+  ?;
+
+-- imports.retention-prune-children (family)
+-- src/modules/imports/imports.statements.ts
+-- imports.retention-prune-children('import_errors', 2)
+DELETE FROM import_errors
+WHERE
+  site_id = ?
+  AND id IN (?, ?);
+-- imports.retention-prune-children('import_waiting_rows', 2)
+DELETE FROM import_waiting_rows
+WHERE
+  site_id = ?
+  AND id IN (?, ?);
+-- imports.retention-prune-children('import_file_parts', 2)
+DELETE FROM import_file_parts
+WHERE
+  site_id = ?
+  AND id IN (?, ?);
+
+-- imports.retention-prune-jobs (family)
+-- src/modules/imports/imports.statements.ts
+-- imports.retention-prune-jobs(2)
+DELETE FROM import_jobs
+WHERE
+  site_id = ?
+  AND id IN (?, ?)
+  AND finished < ?
+  AND active IS NULL
+  AND state IN ('succeeded', 'failed', 'cancelled');
+
+-- imports.retention-sites
+-- src/modules/imports/imports.statements.ts
+SELECT
+  site_id
+FROM
+  change_seqs;
 
 -- imports.retry-progress
 -- src/modules/imports/imports.statements.ts

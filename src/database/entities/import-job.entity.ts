@@ -13,6 +13,8 @@ import { DateCol, GuidRef, IntCol, StrCol, TextCol } from '../columns.js';
 @Index('ix_import_jobs_site_created', ['siteId', 'created'])
 // One queued or running import per site: `active` is 1 while it is, NULL after (NULLs never clash).
 @Index('ux_import_jobs_site_active', ['siteId', 'active'], { unique: true })
+// The retention sweep's look for ended jobs, oldest first (migration 1732000003400).
+@Index('ix_import_jobs_site_finished', ['siteId', 'finished'])
 export class ImportJobEntity extends GuidTenantEntity {
   /** The collection the rows are written to: `individuals`, `departments`. */
   @StrCol('kind', 40, { nullable: false })

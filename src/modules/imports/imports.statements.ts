@@ -536,3 +536,87 @@ export async function startPass(
     owner,
   ]);
 }
+
+// ------------------------------------------------------------------ retention
+
+/**
+ * The sites, for the retention sweep: from `change_seqs` (every site's trail starts with its
+ * creation), as the dashboard summaries' poll finds them, never from `sites`.
+ */
+const RETENTION_SITES = sql<{ site_id: string }>('imports.retention-sites', 'SELECT site_id FROM change_seqs');
+/**
+ * Up to `?` jobs of a site that ended before `?`, oldest first (ix_import_jobs_site_finished): a
+ * queued, running or receiving job has no `finished` yet, and is never among them.
+ */
+const ENDED_JOBS = sql<{ id: string }>(
+  'imports.ended-jobs',
+  "SELECT id FROM import_jobs WHERE site_id = ? AND finished < ? AND state IN ('succeeded', 'failed', 'cancelled') ORDER BY finished LIMIT ?",
+);
+
+/** What a job keeps beside its row, each found by an index that starts with the site and the job. */
+const JOB_CHILD_TABLES = ['import_errors', 'import_waiting_rows', 'import_file_parts'] as const;
+type JobChildTable = (typeof JOB_CHILD_TABLES)[number];
+/** Rows of a child table deleted per statement: a part is 64 KiB of file, a waiting row a bulk item. */
+const CHILD_BATCH: Record<JobChildTable, number> = { import_errors: 1000, import_waiting_rows: 200, import_file_parts: 16 };
+
+/** Up to `?` ids of the rows of `jobs` ended jobs of a site in a child table. */
+const CHILD_IDS = family(
+  'imports.retention-child-ids',
+  (table: JobChildTable, jobs: number) => `SELECT id FROM ${table} WHERE site_id = ? AND import_id IN (${placeholders(jobs)}) LIMIT ?`,
+  JOB_CHILD_TABLES.map((table) => [table, 2] as [JobChildTable, number]),
+).rows<{ id: number }>();
+/** `n` rows of a child table of a site, by id. */
+const PRUNE_CHILDREN = family(
+  'imports.retention-prune-children',
+  (table: JobChildTable, n: number) => `DELETE FROM ${table} WHERE site_id = ? AND id IN (${placeholders(n)})`,
+  JOB_CHILD_TABLES.map((table) => [table, 2] as [JobChildTable, number]),
+);
+/** `n` jobs of a site, by id, still ended before the cutoff (checked again: a row is never deleted on a stale read). */
+const PRUNE_JOBS = family(
+  'imports.retention-prune-jobs',
+  (n: number) =>
+    `DELETE FROM import_jobs WHERE site_id = ? AND id IN (${placeholders(n)}) AND finished < ? AND active IS NULL AND state IN ('succeeded', 'failed', 'cancelled')`,
+  [[2]],
+);
+
+/** What one retention sweep deleted. */
+export interface ImportsPruned {
+  jobs: number;
+  errors: number;
+  waitingRows: number;
+  fileParts: number;
+}
+
+/**
+ * Deletes the jobs that ended before `cutoff` (succeeded, failed or cancelled), with their failed
+ * rows, their waiting rows and any parts of their file left, over every site (docs/imports.md,
+ * "Retention"): a site's ended jobs are found `jobBatch` at a time on ix_import_jobs_site_finished,
+ * their rows in each child table are deleted by id, a bounded number per short statement outside
+ * any request's transaction (a job keeps up to 10,000 failed rows), then the jobs themselves. A
+ * sweep interrupted half-way leaves ended jobs with fewer rows, which the next sweep finishes.
+ * Each replica sweeps; deleting twice is harmless. Answers what it deleted.
+ */
+export async function pruneImports(db: TenantDb, cutoff: Date, jobBatch: number): Promise<ImportsPruned> {
+  const pruned: ImportsPruned = { jobs: 0, errors: 0, waitingRows: 0, fileParts: 0 };
+  const counted: Record<JobChildTable, keyof ImportsPruned> = { import_errors: 'errors', import_waiting_rows: 'waitingRows', import_file_parts: 'fileParts' };
+  for (const { site_id: siteId } of await db.pollRead(RETENTION_SITES, [])) {
+    for (;;) {
+      const jobs = (await db.pollRead(ENDED_JOBS, [siteId, sqlInstant(cutoff), jobBatch])).map((j) => j.id);
+      if (jobs.length === 0) break;
+      for (const table of JOB_CHILD_TABLES) {
+        const per = CHILD_BATCH[table];
+        for (;;) {
+          const ids = (await db.pollRead(CHILD_IDS.of(table, jobs.length), [siteId, ...jobs, per])).map((r) => r.id);
+          if (ids.length === 0) break;
+          pruned[counted[table]] += await db.housekeepingWrite(PRUNE_CHILDREN.of(table, ids.length), [siteId, ...ids]);
+          if (ids.length < per) break;
+        }
+      }
+      const gone = await db.housekeepingWrite(PRUNE_JOBS.of(jobs.length), [siteId, ...jobs, sqlInstant(cutoff)]);
+      pruned.jobs += gone;
+      // Fewer deleted than found: another replica's sweep took some meanwhile; the next sweep sees to the rest.
+      if (jobs.length < jobBatch || gone < jobs.length) break;
+    }
+  }
+  return pruned;
+}
