@@ -8,7 +8,7 @@
 -- (src/database/journal.ts), migrations, and the machinery of the connection (ping, migration lock,
 -- data source setup, character set check).
 --
--- 69 statements, 51 families (98 samples).
+-- 68 statements, 52 families (100 samples).
 
 -- audit.by-seqs (family)
 -- src/database/queries/audit.ts
@@ -4397,22 +4397,38 @@ WHERE
   AND import_id = ?
   AND id IN (?, ?);
 
--- imports.due
+-- imports.due (family)
 -- src/modules/imports/imports.statements.ts
+-- imports.due('mysql')
 SELECT
-  site_id,
-  id,
-  state
+  STRAIGHT_JOIN j.site_id,
+  j.id,
+  j.state
 FROM
-  import_jobs
+  change_seqs c
+  JOIN import_jobs j ON j.site_id = c.site_id
+  AND j.active = 1
 WHERE
-  active = 1
-  AND (
-    lease_until IS NULL
-    OR lease_until < ?
-  )
+  j.lease_until IS NULL
+  OR j.lease_until < ?
 ORDER BY
-  created
+  j.created
+LIMIT
+  ?;
+-- imports.due('sqlite')
+SELECT
+  j.site_id,
+  j.id,
+  j.state
+FROM
+  change_seqs c
+  CROSS JOIN import_jobs j ON j.site_id = c.site_id
+  AND j.active = 1
+WHERE
+  j.lease_until IS NULL
+  OR j.lease_until < ?
+ORDER BY
+  j.created
 LIMIT
   ?;
 

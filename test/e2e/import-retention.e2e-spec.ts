@@ -17,7 +17,8 @@ import { sqlInstant } from '../../src/database/journal.js';
 /**
  * The retention of ended imports (docs/imports.md, "Retention"; issue 50): the sweep deletes the
  * jobs that succeeded, failed or were cancelled more than IMPORT_RETENTION_DAYS ago, in every site,
- * with their failed rows, waiting rows and file parts, and nothing else. On SQLite and (DATABASE_URL)
+ * with their failed rows, waiting rows and file parts, and nothing else; and the claim poll reads
+ * as much with thousands of ended jobs as with a few (database plan). On SQLite and (DATABASE_URL)
  * MariaDB. The processor's timer is off (IMPORTS=off): the tests run it by hand.
  */
 const DAY = 24 * 3600_000;
@@ -218,9 +219,44 @@ describe(`import retention (${DB_KIND})`, () => {
 
     beforeAll(async () => {
       busy = await createSite(t);
-      await ended(busy, 3000, 1);
-      // A queued job in the busy site, which the sweep leaves.
+      await ended(busy, 20, 1);
+      // A queued job in the busy site, which the poll finds.
       await post(busy, csv(busy, 1, 0));
+    });
+
+    it('the claim poll reads as many rows with 3,000 ended jobs as with 20: from the sites to each one’s active job (ux_import_jobs_site_active), never the ended ones', async () => {
+      const due = statementText('imports.due');
+      const params = [sqlInstant(new Date()), 5];
+      if (mysql) {
+        const runner = t.ds.createQueryRunner();
+        try {
+          const counters = async () =>
+            ((await runner.query("SHOW SESSION STATUS LIKE 'Handler_read%'")) as { Value: string }[]).reduce((sum, r) => sum + Number(r.Value), 0);
+          const reads = async () => {
+            const at = await counters();
+            const found = (await runner.query(due, params)) as { site_id: string }[];
+            expect(found.map((r) => r.site_id)).toContain(busy.siteId);
+            return (await counters()) - at;
+          };
+          await runner.query('ANALYZE TABLE import_jobs, change_seqs');
+          const few = await reads();
+          await ended(busy, 2980, 1);
+          await runner.query('ANALYZE TABLE import_jobs, change_seqs');
+          const many = await reads();
+          const plan = (await runner.query(`EXPLAIN ${due}`, params)) as { table: string; type: string; key: string | null; rows: number }[];
+          // Each site's active job by the unique index (site, active); the ended jobs are never read.
+          expect(plan.find((p) => p.table === 'j')).toMatchObject({ type: expect.stringMatching(/^(eq_)?ref$/), key: 'ux_import_jobs_site_active' });
+          expect({ few, many, grew: many > few }).toMatchObject({ grew: false });
+          expect(few).toBeLessThan(100);
+        } finally {
+          await runner.release();
+        }
+      } else {
+        await ended(busy, 2980, 1);
+        const plan = ((await t.ds.query(`EXPLAIN QUERY PLAN ${due}`, params)) as { detail: string }[]).map((r) => r.detail);
+        expect(plan).toContainEqual(expect.stringMatching(/^SEARCH j USING INDEX ux_import_jobs_site_active \(site_id=\? AND active=\?\)/));
+        expect(plan.filter((d) => /^SCAN j\b/.test(d))).toEqual([]);
+      }
     });
 
     it('the sweep finds a site’s ended jobs by ix_import_jobs_site_finished', async () => {

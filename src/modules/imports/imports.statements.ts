@@ -279,11 +279,19 @@ export async function readErrors(db: TenantDb, ctx: RequestContext, importId: st
 /**
  * Jobs no replica holds (queued, running under a lease that ran out, or receiving a file whose
  * upload stopped), oldest first, across sites: the poll, one read (an idle replica's only statement).
+ * It goes from the sites (`change_seqs`, a row per site, as the webhook dispatcher's and the
+ * dashboard summaries' polls do) to each site's one active job by `ux_import_jobs_site_active`
+ * (site, active = 1): its cost follows the number of sites, never the jobs that ended (which an
+ * `active = 1` over the table read all of, no index starting with `active`). The join's order is
+ * written out (`STRAIGHT_JOIN`; SQLite's `CROSS JOIN`): without statistics SQLite scanned the jobs.
  */
-const DUE = sql<{ site_id: string; id: string; state: string }>(
+const DUE = family(
   'imports.due',
-  'SELECT site_id, id, state FROM import_jobs WHERE active = 1 AND (lease_until IS NULL OR lease_until < ?) ORDER BY created LIMIT ?',
-);
+  (dialect: 'mysql' | 'sqlite') =>
+    `SELECT ${dialect === 'mysql' ? 'STRAIGHT_JOIN ' : ''}j.site_id, j.id, j.state FROM change_seqs c ${dialect === 'mysql' ? 'JOIN' : 'CROSS JOIN'} import_jobs j ON j.site_id = c.site_id AND j.active = 1
+     WHERE j.lease_until IS NULL OR j.lease_until < ? ORDER BY j.created LIMIT ?`,
+  [['mysql'], ['sqlite']],
+).rows<{ site_id: string; id: string; state: string }>();
 const LEASE = sql(
   'imports.lease',
   `UPDATE import_jobs SET lease_owner = ?, lease_until = ?, state = 'running', started = COALESCE(started, ?)
@@ -303,7 +311,7 @@ const STALE_RECEIVING = sql(
  */
 export async function claimJob(db: TenantDb, owner: string, leaseMs: number): Promise<{ siteId: string; id: string } | null> {
   const now = new Date();
-  const candidates = await db.pollRead(DUE, [sqlInstant(now), 5]);
+  const candidates = await db.pollRead(DUE.of(db.isSqlite ? 'sqlite' : 'mysql'), [sqlInstant(now), 5]);
   for (const c of candidates) {
     if (c.state === 'receiving') {
       // What was stored of the file goes with it: nothing else would ever delete it.
@@ -541,7 +549,7 @@ export async function startPass(
 
 /**
  * The sites, for the retention sweep: from `change_seqs` (every site's trail starts with its
- * creation), as the dashboard summaries' poll finds them, never from `sites`.
+ * creation), as the claim poll and the dashboard summaries' poll find them, never from `sites`.
  */
 const RETENTION_SITES = sql<{ site_id: string }>('imports.retention-sites', 'SELECT site_id FROM change_seqs');
 /**
