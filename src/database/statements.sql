@@ -4630,7 +4630,8 @@ SELECT
   rows_waiting,
   retry_pass,
   retry_written,
-  retry_final
+  retry_final,
+  claims_idle
 FROM
   import_jobs
 WHERE
@@ -4644,7 +4645,8 @@ SET
   lease_owner = ?,
   lease_until = ?,
   state = 'running',
-  started = COALESCE(started, ?)
+  started = COALESCE(started, ?),
+  claims_idle = claims_idle + 1
 WHERE
   site_id = ?
   AND id = ?
@@ -4680,7 +4682,8 @@ SELECT
   rows_waiting,
   retry_pass,
   retry_written,
-  retry_final
+  retry_final,
+  claims_idle
 FROM
   import_jobs
 WHERE
@@ -4710,7 +4713,8 @@ SELECT
   rows_waiting,
   retry_pass,
   retry_written,
-  retry_final
+  retry_final,
+  claims_idle
 FROM
   import_jobs
 WHERE
@@ -4757,6 +4761,7 @@ SET
   rows_failed = rows_failed + ?,
   rows_waiting = rows_waiting + ?,
   total_rows = COALESCE(?, total_rows),
+  claims_idle = 0,
   lease_until = ?,
   updated = ?
 WHERE
@@ -4877,6 +4882,7 @@ SET
   rows_failed = rows_failed + ?,
   rows_waiting = rows_waiting - ?,
   retry_written = retry_written + ?,
+  claims_idle = 0,
   lease_until = ?,
   updated = ?
 WHERE

@@ -7,7 +7,7 @@ import { bearer, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createPeriods } from '../factories/goals.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
-import { ImportProcessor } from '../../src/modules/imports/import-processor.js';
+import { ImportProcessor, MAX_IDLE_CLAIMS } from '../../src/modules/imports/import-processor.js';
 import { IMPORT_PART_BYTES, IMPORT_PARTS_AT_ONCE, ImportsService } from '../../src/modules/imports/imports.service.js';
 import { rowsOf } from '../../src/modules/imports/import-file.js';
 import { BulkWriters } from '../../src/database/registries/bulk-writers.js';
@@ -337,6 +337,38 @@ describe('import jobs', () => {
       RowsWaiting: 0,
     });
     expect((await byExt(acme, ext(0)))?.primaryReportsTo).toBe((await byExt(acme, ext(10)))!.id);
+  });
+
+  it('a job claimed again and again with no chunk committed fails after MAX_IDLE_CLAIMS, naming why; a committed chunk starts the count again', async () => {
+    const p = uniq('I');
+    const res = await post(csv(Array.from({ length: 12 }, (_, i) => row(acme, `${p}-${i}`))), CSV).expect(accepted);
+    const idle = async () =>
+      Number(
+        ((await t.ds.query('SELECT claims_idle AS n FROM import_jobs WHERE site_id = ? AND id = ?', [acme.siteId, res.body.ID])) as { n: number | string }[])[0]
+          .n,
+      );
+    // Replicas that claim the job and die before their first chunk commits.
+    for (let k = 1; k <= 2; k++) {
+      expect(await replica().processOne({ maxChunks: 0 })).toMatchObject({ chunks: 0, outcome: 'stopped' });
+      expect(await idle()).toBe(k);
+      await new Promise((r) => setTimeout(r, 1100));
+    }
+    expect(await replica().processOne({ maxChunks: 1 })).toMatchObject({ chunks: 1, outcome: 'stopped' });
+    expect(await idle()).toBe(0);
+    await new Promise((r) => setTimeout(r, 1100));
+    // As after MAX_IDLE_CLAIMS claims that committed nothing: the next claim fails the job, writing nothing more.
+    await t.ds.query('UPDATE import_jobs SET claims_idle = ? WHERE site_id = ? AND id = ?', [MAX_IDLE_CLAIMS, acme.siteId, res.body.ID]);
+    expect(await replica().processOne()).toMatchObject({ chunks: 0, outcome: 'failed' });
+    const done = (await job(res.body.ID).expect(200)).body;
+    expect(done).toMatchObject({ State: 'failed', RowsRead: 5, RowsWritten: 5 });
+    expect(done.Problem).toMatch(
+      new RegExp(`^Claimed ${MAX_IDLE_CLAIMS} times without a chunk committed .*the rows before row 6 are written; send the rest again$`),
+    );
+    expect(await countWith(acme, p)).toBe(5);
+    // The site's place is free again.
+    const next = await post(csv([row(acme, `${p}-again`)]), CSV).expect(accepted);
+    await drain();
+    expect((await job(next.body.ID)).body).toMatchObject({ State: 'succeeded', RowsWritten: 1 });
   });
 
   it('a file of more than one transaction’s parts is stored and read back byte for byte, with characters split between parts intact (CSV and NDJSON)', async () => {

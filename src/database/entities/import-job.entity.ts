@@ -92,6 +92,10 @@ export class ImportJobEntity extends GuidTenantEntity {
   /** 1 when no pass can write the rows still waiting: they become errors. */
   @IntCol('retry_final', { default: 0 })
   retryFinal: number;
+
+  /** Claims of the job since a chunk of it last committed (ImportProcessor: it fails past MAX_IDLE_CLAIMS). */
+  @IntCol('claims_idle', { default: 0 })
+  claimsIdle: number;
 }
 
 /** One part of an import's file, in order (base64 of up to IMPORT_PART_BYTES bytes). */

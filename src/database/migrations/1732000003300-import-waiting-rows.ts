@@ -6,13 +6,15 @@ import { m } from './schema-helpers.js';
  * to later rows"): the job counts them and carries its retry passes (`rows_waiting`, `retry_pass`,
  * `retry_written`, `retry_final`); `import_waiting_rows` holds each with its bulk item (`longtext`
  * on MySQL/MariaDB) and its last problem, keyed by the site, the job, the pass that tries it next
- * and its position in the file.
+ * and its position in the file. `claims_idle` counts the claims of a job since a chunk of it last
+ * committed (a job that never moves on fails: ImportProcessor, MAX_IDLE_CLAIMS).
  */
 const JOB_COLUMNS = [
   m.int('rows_waiting', { default: 0 }),
   m.int('retry_pass', { default: 0 }),
   m.int('retry_written', { default: 0 }),
   m.int('retry_final', { default: 0 }),
+  m.int('claims_idle', { default: 0 }),
 ];
 
 export class ImportWaitingRows1732000003300 implements MigrationInterface {

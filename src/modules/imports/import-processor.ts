@@ -48,6 +48,15 @@ const MAX_GIVE_WAY_MS = 2000;
  */
 export const MAX_RETRY_PASSES = 20;
 
+/**
+ * Claims of a job in a row with no chunk committed between them, after which the job fails: a job
+ * whose processing fails every time on something other than its file (a fault of the service, a
+ * chunk that kills its replica) would otherwise be claimed again at each lease's end for ever,
+ * holding its site's one place. A replica killed once, or a database away for a few leases, is
+ * far from it.
+ */
+export const MAX_IDLE_CLAIMS = 10;
+
 /** How processing the waiting rows ended: done (none waits), or the run's end when it stopped first. */
 type Settled = { done: true } | { done: false; run: ImportRun };
 
@@ -122,6 +131,15 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     const job = await readJob(this.db, base, claim.id);
     if (!job) return null;
     const ctx = new RequestContext(`import-${job.id}`, UTC, { ...callerOf(job), siteId: job.siteId }, null, '');
+    if (job.claimsIdle > MAX_IDLE_CLAIMS)
+      return this.end(
+        ctx,
+        job,
+        'failed',
+        `Claimed ${MAX_IDLE_CLAIMS} times without a chunk committed (the replicas' logs say why): the rows before row ${job.nextRow + 1} are written; send the rest again`,
+        null,
+        0,
+      );
     return this.process(ctx, job, opts.maxChunks ?? Infinity);
   }
 

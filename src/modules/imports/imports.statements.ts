@@ -46,10 +46,12 @@ export interface ImportJobRecord {
   retryWritten: number;
   /** Whether the pass under way gives the waiting rows up (they become errors). */
   retryFinal: boolean;
+  /** Claims since a chunk last committed (this one included). */
+  claimsIdle: number;
 }
 
 const JOB_COLUMNS =
-  'id, site_id, kind, mode, format, state, file_bytes, parts, total_rows, next_row, rows_written, rows_failed, caller, created, started, finished, problem, lease_owner, rows_waiting, retry_pass, retry_written, retry_final';
+  'id, site_id, kind, mode, format, state, file_bytes, parts, total_rows, next_row, rows_written, rows_failed, caller, created, started, finished, problem, lease_owner, rows_waiting, retry_pass, retry_written, retry_final, claims_idle';
 
 type JobRow = Record<string, unknown>;
 const instant = (v: unknown): Date | null => (v === null || v === undefined ? null : instantOf(v as Date | string));
@@ -78,6 +80,7 @@ function jobOf(r: JobRow): ImportJobRecord {
     retryPass: Number(r.retry_pass),
     retryWritten: Number(r.retry_written),
     retryFinal: Number(r.retry_final) === 1,
+    claimsIdle: Number(r.claims_idle),
   };
 }
 
@@ -294,7 +297,7 @@ const DUE = family(
 ).rows<{ site_id: string; id: string; state: string }>();
 const LEASE = sql(
   'imports.lease',
-  `UPDATE import_jobs SET lease_owner = ?, lease_until = ?, state = 'running', started = COALESCE(started, ?)
+  `UPDATE import_jobs SET lease_owner = ?, lease_until = ?, state = 'running', started = COALESCE(started, ?), claims_idle = claims_idle + 1
    WHERE site_id = ? AND id = ? AND active = 1 AND state IN ('queued', 'running') AND (lease_until IS NULL OR lease_until < ?)`,
 );
 const RELEASE = sql('imports.release', 'UPDATE import_jobs SET lease_owner = NULL, lease_until = NULL WHERE site_id = ? AND id = ? AND lease_owner = ?');
@@ -335,7 +338,7 @@ export function releaseJob(db: TenantDb, siteId: string, id: string, owner: stri
 
 const PROGRESS = sql(
   'imports.progress',
-  `UPDATE import_jobs SET next_row = ?, rows_written = rows_written + ?, rows_failed = rows_failed + ?, rows_waiting = rows_waiting + ?, total_rows = COALESCE(?, total_rows), lease_until = ?, updated = ?
+  `UPDATE import_jobs SET next_row = ?, rows_written = rows_written + ?, rows_failed = rows_failed + ?, rows_waiting = rows_waiting + ?, total_rows = COALESCE(?, total_rows), claims_idle = 0, lease_until = ?, updated = ?
    WHERE site_id = ? AND id = ? AND lease_owner = ?`,
 );
 const INSERT_ERRORS = family(
@@ -451,7 +454,7 @@ const DELETE_WAITING = family(
 );
 const RETRY_PROGRESS = sql(
   'imports.retry-progress',
-  `UPDATE import_jobs SET rows_written = rows_written + ?, rows_failed = rows_failed + ?, rows_waiting = rows_waiting - ?, retry_written = retry_written + ?, lease_until = ?, updated = ?
+  `UPDATE import_jobs SET rows_written = rows_written + ?, rows_failed = rows_failed + ?, rows_waiting = rows_waiting - ?, retry_written = retry_written + ?, claims_idle = 0, lease_until = ?, updated = ?
    WHERE site_id = ? AND id = ? AND lease_owner = ?`,
 );
 const NEXT_PASS = sql(
