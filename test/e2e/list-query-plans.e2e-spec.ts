@@ -51,6 +51,9 @@ import { IdentityProviderEntity } from '../../src/database/entities/identity-pro
 import { IdentityProvider } from '../../src/modules/identity-providers/dto/identity-provider.dto.js';
 import { ArchiveEntity } from '../../src/database/entities/archive.entity.js';
 import { Archive } from '../../src/modules/archives/dto/archive.dto.js';
+import { ImportJobEntity } from '../../src/database/entities/import-job.entity.js';
+import { ImportJob } from '../../src/modules/imports/dto/import-job.dto.js';
+import { LISTED_IMPORTS } from '../../src/modules/imports/imports.service.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
 
@@ -456,6 +459,21 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
         updated: new Date(),
       }));
       for (let k = 0; k < providers.length; k += 400) await t.ds.getRepository(IdentityProviderEntity).insert(providers.slice(k, k + 400) as never);
+      // Import jobs: 1,000 that ended.
+      const imports = Array.from({ length: 1000 }, (_, i) => ({
+        id: crypto.randomUUID(),
+        siteId: site.siteId,
+        kind: ['individuals', 'departments', 'goals', 'L1x'][i % 4],
+        mode: ['create', 'update', 'upsert'][i % 3],
+        format: ['csv', 'xlsx', 'ndjson', 'json', 'xml'][i % 5],
+        state: ['succeeded', 'failed', 'cancelled'][i % 3],
+        caller: '{}',
+        started: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000),
+        finished: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000 + 60_000),
+        created: new Date(Date.UTC(2025, 0, 1) + i * 3_600_000),
+        updated: new Date(),
+      }));
+      for (let k = 0; k < imports.length; k += 400) await t.ds.getRepository(ImportJobEntity).insert(imports.slice(k, k + 400) as never);
       if (site === acme)
         Object.assign(commitmentsOf, { individualId: people[1].id, individuals: people.slice(1, 4).map((p) => p.id), periodId: periods[1].id });
     }
@@ -470,7 +488,7 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
     await t.ds.getRepository(SiteEntity).insert(sites);
     if (DB_KIND === 'mysql')
       await t.ds.query(
-        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, security_groups, basic_roles, basic_role_dialogs, colors, sites, webhooks, webhook_deliveries, api_tokens, identity_providers, archives',
+        'ANALYZE TABLE individuals, organizations, goals, tasks, projects, periods, metrics, core_values, dialogs, comments, list_items, organization_members, permissions, commitments, assessments, security_groups, basic_roles, basic_role_dialogs, colors, sites, webhooks, webhook_deliveries, api_tokens, identity_providers, archives, import_jobs',
       );
     else await t.ds.query('ANALYZE');
   });
@@ -658,6 +676,8 @@ describe(`queried lists: every filterable and sortable field has an index (${DB_
       scope: () => ({ equal: { ancestorId: archivesOf.projectId, itemType: 'metric' } }),
     },
     { name: 'identity providers', entity: IdentityProviderEntity, resource: IdentityProvider as never, scope: () => ({}) },
+    // A job whose file is still being received is not listed.
+    { name: 'import jobs', entity: ImportJobEntity, resource: ImportJob as never, scope: () => LISTED_IMPORTS },
     {
       name: 'deliveries of a webhook',
       entity: Deliveries,

@@ -15,6 +15,11 @@ import { DateCol, GuidRef, IntCol, StrCol, TextCol } from '../columns.js';
 @Index('ux_import_jobs_site_active', ['siteId', 'active'], { unique: true })
 // The retention sweep's look for ended jobs, oldest first (migration 1732000003400).
 @Index('ix_import_jobs_site_finished', ['siteId', 'finished'])
+// The list's filters, GET /v4/imports (docs/queries.md; migration 1732000003410).
+@Index('ix_import_jobs_site_state', ['siteId', 'state'])
+@Index('ix_import_jobs_site_kind', ['siteId', 'kind'])
+@Index('ix_import_jobs_site_mode', ['siteId', 'mode'])
+@Index('ix_import_jobs_site_format', ['siteId', 'format'])
 export class ImportJobEntity extends GuidTenantEntity {
   /** The collection the rows are written to: `individuals`, `departments`. */
   @StrCol('kind', 40, { nullable: false })

@@ -7,7 +7,9 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 /**
  * What the document says of imports beside the generic operations (docs/imports.md): the POST
  * answers 202 Accepted (the job is processed after the answer) and takes the file as its body in
- * each media type; the failed rows are also answered as CSV.
+ * each media type; the failed rows are also answered as CSV. The list of jobs (`GET /v4/imports`) is
+ * a queried list as every other: its parameters, fields and export media types are the generic
+ * ones (ListRoute, queryNotes), so nothing of it is completed here.
  */
 @Injectable()
 @ContributesToDocument()

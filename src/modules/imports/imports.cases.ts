@@ -39,6 +39,8 @@ export default {
         why: 'the case leaves out mode, so every admitted caller gets the same 400 (a file’s rows never carry SiteID: the job is the caller’s site)',
       },
     },
+    // The site's jobs, the World's import among them (ended before the World is built, so every caller's answer is the same).
+    'GET /v4/imports': {},
     'GET /v4/imports/:id': on('import'),
     'GET /v4/imports/:id/errors': on('import'),
     'DELETE /v4/imports/:id': on('import'),

@@ -4,14 +4,17 @@ import type { IncomingMessage } from 'node:http';
 import { Admin } from '../../auth/access.decorators.js';
 import { Ctx } from '../../common/context/ctx.decorator.js';
 import { RequestContext } from '../../common/context/request-context.js';
-import { ApiController, DeleteRoute, GetRoute, type AccessRule, type RouteDoc } from '../../http/pipeline/routes.js';
+import { changesRefused } from '../../http/pipeline/delta-list.js';
+import { ApiController, DeleteRoute, GetRoute, ListRoute, type AccessRule, type RouteDoc } from '../../http/pipeline/routes.js';
 import { RawBody } from '../../http/pipeline/wire-writer.js';
 import { AnswerHeaders } from '../../http/wire/answer-headers.js';
 import { BULK_OPS } from '../../http/wire/bulk.js';
 import { registerFileBodyPath } from '../../http/wire/file-body.js';
 import { GuidParam } from '../../http/wire/ids.js';
+import { queryNotes } from '../../http/wire/list-query.js';
+import { QueriedPageQuery } from '../../http/wire/pagination.js';
 import { ApiResult, InputField } from '../../http/wire/wire.js';
-import { ImportJobDto, ImportRowErrorDto } from './dto/import-job.dto.js';
+import { ImportJob, ImportJobDto, ImportRowErrorDto } from './dto/import-job.dto.js';
 import { IMPORT_MEDIA_TYPES } from './import-file.js';
 import { ImportsService } from './imports.service.js';
 
@@ -50,6 +53,9 @@ function ImportRoute(access: AccessRule, path: string, doc: RouteDoc): MethodDec
 }
 
 const ADMINS = 'Administrators only (a site administrator for their own site); an API token needs imports:read or imports:write.';
+/** Why the list answers no changes (`updatedSince`): a job is the import's working state, in no change log (docs/delta-sync.md). */
+const NOT_SYNCED =
+  'Import jobs are the import’s working state, not records of the change log: ask the list with filter= on Created or Finished (Finished ge "…") instead.';
 
 @ApiController('Import', undefined, {
   description:
@@ -70,6 +76,16 @@ export class ImportsController {
   })
   create(@Ctx() ctx: RequestContext, @Query() q: ImportQueryDto, @Req() req: IncomingMessage) {
     return this.imports.create(ctx, q, req);
+  }
+
+  @ListRoute(Admin, 'imports', ImportJobDto, changesRefused(NOT_SYNCED), {
+    summary: 'List the import jobs of the caller’s site',
+    description:
+      `Newest first (Created, then ID); paged with limit/offset. Every job of the site, ended ones until IMPORT_RETENTION_DAYS deletes them, each as GET /v4/imports/{id} answers it; ` +
+      `a job whose file is still being received (its POST has not answered yet) is not listed, so State is the job’s stored state. ${ADMINS} ${queryNotes(ImportJob)}`,
+  })
+  list(@Ctx() ctx: RequestContext, @Query() q: QueriedPageQuery) {
+    return this.imports.list(ctx, q);
   }
 
   @GetRoute(Admin, 'imports/:id', ImportJobDto, {

@@ -20,6 +20,10 @@ import { scopeFor, scopeGranted } from '../../auth/api-token.js';
 import { BulkWriters } from '../../database/registries/bulk-writers.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { WithHeaders } from '../../http/wire/answer-headers.js';
+import { ImportJobEntity } from '../../database/entities/import-job.entity.js';
+import { readQueriedRows, type ListScope } from '../../database/list-query-sql.js';
+import { ListQueries } from '../../http/wire/list-query.js';
+import { pageOf, QueriedPage, type QueriedPageQuery } from '../../http/wire/pagination.js';
 import { charsetOf, isAcceptedCharset } from '../../http/wire/body-limits.js';
 import { BULK_OPS } from '../../http/wire/bulk.js';
 import { WireCodec } from '../../http/wire/codec.js';
@@ -52,6 +56,16 @@ export const IMPORT_PARTS_AT_ONCE = 16;
 /** Failed rows kept per job (RowsFailed counts them all). */
 export const MAX_KEPT_ERRORS = 10_000;
 
+/** The list's own order, newest first: Created then ID, both descending (a queried list's order ends with the ID in the last key's direction). */
+const NEWEST_FIRST = [{ field: ImportJob.queryable.get('created')!, desc: true }] as const;
+/**
+ * The jobs `GET /v4/imports` lists: all of the site's but one whose file is still being received
+ * (stored `receiving`, its POST not answered yet; a refused file deletes it, an upload whose replica
+ * died is failed once its lease runs out). Its GET answers it `queued`; listed, a filter on State
+ * would compare the stored state, so every job listed answers its stored state (docs/queries.md).
+ */
+export const LISTED_IMPORTS: ListScope = { notIn: [{ property: 'state', values: ['receiving'] }] };
+
 export interface ImportQuery {
   kind?: string;
   mode?: string;
@@ -69,6 +83,7 @@ export class ImportsService {
     private readonly writers: BulkWriters,
     private readonly codec: WireCodec,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly queries: ListQueries,
   ) {}
 
   /** `POST /v4/imports?kind=&mode=`: the file is the body. Answers the job, queued. */
@@ -132,6 +147,25 @@ export class ImportsService {
     }
     const job = (await readJob(this.db, ctx, id))!;
     return new WithHeaders(this.toWire(job), { Location: `/v4/imports/${id}` });
+  }
+
+  /**
+   * `GET /v4/imports`: the site's jobs, newest first, a queried list (docs/queries.md): filter=,
+   * sort=, fields=, cursor= and the exports, as every list; limit/offset without them.
+   */
+  async list(ctx: RequestContext, q: QueriedPageQuery): Promise<QueriedPage<ImportJobDto>> {
+    const { take, skip } = pageOf(q);
+    const query = this.queries.read(ctx, ImportJob, q);
+    const page = await readQueriedRows(this.db, ctx, ImportJobEntity, LISTED_IMPORTS, query, NEWEST_FIRST, take, skip);
+    const next = query.cursor === null ? undefined : this.queries.next(query, page.next);
+    return new QueriedPage(
+      page.rows.map((r) => this.toWire(r)),
+      page.total,
+      take,
+      skip,
+      query.fields,
+      next,
+    );
   }
 
   /** `GET /v4/imports/{id}`. */
@@ -316,7 +350,8 @@ export class ImportsService {
     return job;
   }
 
-  toWire(job: ImportJobRecord): ImportJobDto {
+  /** A job's answer, from its record or its entity (the list's rows). */
+  toWire(job: Omit<ImportJobRow, 'rate' | 'eta'>): ImportJobDto {
     const end = job.finished ?? new Date();
     const seconds = job.started ? Math.max(0.001, (end.getTime() - job.started.getTime()) / 1000) : null;
     const rate = seconds !== null && job.nextRow > 0 ? Math.round((job.nextRow / seconds) * 10) / 10 : null;

@@ -3,7 +3,8 @@ import { field, resource } from '../../../http/wire/resource.js';
 
 /**
  * The wire shapes of file imports (docs/imports.md): the job (`ImportJob`, answered by POST, GET
- * and DELETE), and the rows that failed (`ArrayOfImportRowError`, also CSV).
+ * and DELETE, and listed by `GET /v4/imports`, a queried list: docs/queries.md), and the rows that
+ * failed (`ArrayOfImportRowError`, also CSV).
  */
 
 /** What a job's answer is made of: its row, and the figures worked out from it. */
@@ -31,12 +32,19 @@ export interface ImportJobRow {
 
 export const ImportJob = resource<ImportJobRow>()('ImportJob', {
   fields: {
-    ID: field.string('RO', { column: 'id', description: 'The job’s id: GET /v4/imports/{id}.' }),
-    Kind: field.string('RO', { column: 'kind', description: 'The collection the rows are written to: individuals or departments.' }),
-    Mode: field.string('RO', { column: 'mode', description: 'create, update or upsert: what each row is, as a bulk item’s Op.' }),
-    Format: field.string('RO', { column: 'format', description: 'How the file was read: csv, xlsx, ndjson, json or xml (from its Content-Type).' }),
+    ID: field.string('RO', { column: 'id', query: { filter: true }, description: 'The job’s id: GET /v4/imports/{id}.' }),
+    Kind: field.string('RO', { column: 'kind', query: { filter: true }, description: 'The collection the rows are written to: individuals or departments.' }),
+    Mode: field.string('RO', { column: 'mode', query: { filter: true }, description: 'create, update or upsert: what each row is, as a bulk item’s Op.' }),
+    Format: field.string('RO', {
+      column: 'format',
+      query: { filter: true },
+      description: 'How the file was read: csv, xlsx, ndjson, json or xml (from its Content-Type).',
+    }),
     State: field.string('RO', {
       column: 'state',
+      // The list leaves out a job whose file is still being received (stored `receiving`, answered `queued`
+      // by its GET): every job it answers has its stored state, so a filter on State compares exactly that.
+      query: { filter: true },
       enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'],
       description:
         'queued (waiting for a replica), running, succeeded (every row read; some may have failed: RowsFailed), failed (the file could not be read on), cancelled (DELETE).',
@@ -53,9 +61,14 @@ export const ImportJob = resource<ImportJobRow>()('ImportJob', {
     }),
     RowsWritten: field.int('RO', { column: 'rowsWritten', description: 'Rows written (or unchanged: an update that changes nothing writes nothing).' }),
     RowsFailed: field.int('RO', { column: 'rowsFailed', description: 'Rows not written: GET /v4/imports/{id}/errors says why.' }),
-    Created: field.date('RO', { column: 'created', description: 'When the file was received.' }),
+    Created: field.date('RO', { column: 'created', query: { filter: true, sort: true }, description: 'When the file was received.' }),
     Started: field.date('RO', { column: 'started', nullable: true, description: 'When a replica first started on it.' }),
-    Finished: field.date('RO', { column: 'finished', nullable: true, description: 'When it succeeded, failed or was cancelled.' }),
+    Finished: field.date('RO', {
+      column: 'finished',
+      nullable: true,
+      query: { filter: true, sort: true },
+      description: 'When it succeeded, failed or was cancelled.',
+    }),
     RowsPerSecond: field.decimal('RO', { column: 'rate', nullable: true, description: 'Rows read a second since it started (null before).' }),
     EtaSeconds: field.int('RO', { column: 'eta', nullable: true, description: 'Seconds left at that rate (null when not running or not known yet).' }),
     Problem: field.string('RO', { column: 'problem', nullable: true, description: 'Why the job failed or stopped; null otherwise.' }),
