@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { compiledWorker } from '../common/tasks/compiled-worker.js';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
 import type { JsonLogger } from '../common/logging/json-logger.js';
@@ -25,12 +24,6 @@ export async function migrateDatabase(config: MigrateWorkerData, logger: JsonLog
   }
 }
 
-/** The compiled worker next to this module, or null where there is none (tests run the TypeScript sources). */
-function workerScript(): URL | null {
-  const url = new URL('./migrate-worker.js', import.meta.url);
-  return url.protocol === 'file:' && import.meta.url.endsWith('.js') && existsSync(fileURLToPath(url)) ? url : null;
-}
-
 /**
  * The start-up's migrations (docs/performance.md, "Migrations apart from the serving heap"): when
  * some are pending they are applied by a worker thread, with a connection of its own, under the
@@ -51,7 +44,7 @@ export async function migrateAtStart(ds: DataSource, config: MigrateWorkerData, 
     });
     return where;
   };
-  const script = workerScript();
+  const script = compiledWorker('./migrate-worker.js', import.meta.url);
   const inMemory = config.database.kind === 'sqlite' && config.database.file === ':memory:';
   if (script === null || inMemory) {
     await runMigrationsLocked(ds, logger, { timeoutMs: config.migrationLockTimeoutMs });

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { compiledWorker } from '../../common/tasks/compiled-worker.js';
 import pLimit from 'p-limit';
 import { FileError, parseWholeFile, type FileRow } from './whole-file.js';
 import type { WholeFileAnswer, WholeFileWorkerData } from './whole-file-worker.js';
@@ -31,12 +30,6 @@ function place(): Promise<() => void> {
   return new Promise((taken) => {
     void workers(() => new Promise<void>((release) => taken(release)));
   });
-}
-
-/** The compiled worker next to this module, or null where there is none (tests run the TypeScript sources). */
-function workerScript(): URL | null {
-  const url = new URL('./whole-file-worker.js', import.meta.url);
-  return url.protocol === 'file:' && import.meta.url.endsWith('.js') && existsSync(fileURLToPath(url)) ? url : null;
 }
 
 async function wholeBytes(source: Readable, maxBytes: number): Promise<Uint8Array> {
@@ -99,7 +92,7 @@ export async function* wholeFileRows(
   heapMb = PARSE_WORKER_HEAP_MB,
 ): AsyncGenerator<FileRow> {
   const bytes = await wholeBytes(source, maxBytes);
-  const script = workerScript();
+  const script = compiledWorker('./whole-file-worker.js', import.meta.url);
   if (!script) {
     yield* await parseWholeFile(format, Buffer.from(bytes.buffer, 0, bytes.byteLength).toString('utf8'), namespace);
     return;
