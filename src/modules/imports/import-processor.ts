@@ -57,6 +57,11 @@ export const MAX_RETRY_PASSES = 20;
  */
 export const MAX_IDLE_CLAIMS = 10;
 
+/** The failed rows a chunk keeps, by line: the job keeps its first MAX_KEPT_ERRORS (`failedBefore` kept or not before it). */
+function kept(errors: StoredRowError[], failedBefore: number): StoredRowError[] {
+  return errors.sort((a, b) => a.line - b.line).slice(0, Math.max(0, MAX_KEPT_ERRORS - failedBefore));
+}
+
 /** How processing the waiting rows ended: done (none waits), or the run's end when it stopped first. */
 type Settled = { done: true } | { done: false; run: ImportRun };
 
@@ -293,13 +298,11 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
             else errors.push({ line: r.line, status: o.status, externalId: r.externalId, problem: o.problem! });
           }
         }
-        errors.sort((a, b) => a.line - b.line);
-        const room = Math.max(0, MAX_KEPT_ERRORS - now.rowsFailed);
         await recordRetry(this.db, ctx, job.id, this.owner, {
           taken,
           written,
           failed: errors.length,
-          errors: errors.slice(0, room),
+          errors: kept(errors, now.rowsFailed),
           waiting,
           pass,
           leaseMs: this.config.imports.leaseMs,
@@ -373,14 +376,12 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
           else errors.push({ line: lines[o.index].line, status: o.status, externalId, problem: o.problem! });
         }
       }
-      errors.sort((a, b) => a.line - b.line);
-      const room = Math.max(0, MAX_KEPT_ERRORS - now.rowsFailed);
       await recordChunk(this.db, ctx, job.id, this.owner, {
         nextRow: from + rows.length,
         written,
         failed: errors.length,
         totalRows,
-        errors: errors.slice(0, room),
+        errors: kept(errors, now.rowsFailed),
         waiting,
         leaseMs: this.config.imports.leaseMs,
       });
