@@ -1,5 +1,5 @@
 import type { EntityMetadata } from 'typeorm';
-import { diffRow } from './journal.js';
+import { decodeChanges, diffRow, encodeChanges, type FieldChange } from './journal.js';
 
 /** A stand-in for an entity's metadata: what diffRow reads (its name and columns). */
 const meta = {
@@ -39,5 +39,42 @@ describe('diffRow', () => {
       { Field: 'DueDate', Before: null, After: '2026-06-01T00:00:00.000Z' },
     ]);
     expect(diffRow(meta, before, null).map((f) => f.Field)).toEqual(['Name', 'Completed', 'DueDate']);
+  });
+});
+
+describe('the stored form of a record’s changes', () => {
+  const changes: FieldChange[] = [
+    { Field: 'ID', Before: null, After: 'a1' },
+    { Field: 'Name', Before: 'Grow', After: 'Grow more' },
+    { Field: 'Tags', Before: ['x'], After: [] },
+    { Field: 'Completed', Before: true, After: null },
+    { Field: 'PasswordHash', Secret: true },
+    { Field: 'Weight', Before: null, After: 0 },
+  ];
+
+  it('reads back every field in its order, with values of any JSON type, a null Before and a secret', () => {
+    expect(decodeChanges(encodeChanges(changes))).toEqual(changes);
+  });
+
+  it('is shorter than the list of objects it replaced, and keeps no value of a secret', () => {
+    const stored = encodeChanges(changes);
+    expect(stored).toBe('{"ID":["a1"],"Name":["Grow","Grow more"],"Tags":[["x"],[]],"Completed":[true,null],"PasswordHash":0,"Weight":[0]}');
+    expect(stored.length).toBeLessThan(JSON.stringify(changes).length * 0.6);
+  });
+
+  it('reads rows written before it, stored as the list of {Field, Before, After}', () => {
+    const legacy = JSON.stringify([
+      { Field: 'Name', Before: 'a', After: 'b' },
+      { Field: 'PasswordHash', Secret: true },
+    ]);
+    expect(decodeChanges(legacy)).toEqual([
+      { Field: 'Name', Before: 'a', After: 'b' },
+      { Field: 'PasswordHash', Secret: true },
+    ]);
+  });
+
+  it('stores nothing for a record with no changed field', () => {
+    expect(encodeChanges([])).toBe('{}');
+    expect(decodeChanges('{}')).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { ColorEntity } from '../../src/database/entities/color.entity.js';
+import { decodeChanges } from '../../src/database/journal.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { rng, type AuditEntry as Entry } from './history-wire.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
@@ -87,6 +88,42 @@ describe('audit trail (/v4/audit, /v4/{kind}/{id}/history)', () => {
     expect(res.text).toContain('<AuditFieldChange>');
     const items = (await codec.decodeXml(res.text)) as Record<string, unknown>[];
     expect(items.length).toBeGreaterThan(0);
+  });
+
+  it('answers entries stored in the earlier form (a list of {Field, Before, After}) as it answers the compact one, in JSON and XML', async () => {
+    const created = await t
+      .http()
+      .post('/v4/colors')
+      .set('Authorization', as(acme.admin))
+      .send({ Name: 'Teal', ColorValue: 7, MinPercent: 0, MaxPercent: 40 })
+      .expect(200);
+    const id = String(created.body.ID);
+    await t
+      .http()
+      .put(`/v4/colors/${id}`)
+      .set('Authorization', as(acme.admin))
+      .send({ ID: created.body.ID, Name: 'Cyan', ColorValue: 7, MinPercent: 0, MaxPercent: 40 })
+      .expect(200);
+    const read = async () => ({
+      json: (await t.http().get(`/v4/colors/${id}/history`).set('Authorization', as(acme.admin)).expect(200)).body as Entry[],
+      xml: (await t.http().get(`/v4/colors/${id}/history`).set('Authorization', as(acme.admin)).set('Accept', 'application/xml').expect(200)).text,
+    });
+    const compact = await read();
+    expect(compact.json.map((e) => e.Changes.find((c) => c.Field === 'Name'))).toEqual([
+      { Field: 'Name', Before: 'Teal', After: 'Cyan', Secret: false },
+      { Field: 'Name', Before: null, After: 'Teal', Secret: false },
+    ]);
+    const stored = (await t.ds.query('SELECT seq, changes FROM audit_log WHERE site_id = ? AND row_id = ?', [acme.siteId, id])) as {
+      seq: number;
+      changes: string;
+    }[];
+    expect(stored).toHaveLength(2);
+    for (const r of stored) {
+      const legacy = JSON.stringify(decodeChanges(r.changes));
+      expect(r.changes.length).toBeLessThan(legacy.length);
+      await t.ds.query('UPDATE audit_log SET changes = ? WHERE site_id = ? AND seq = ?', [legacy, acme.siteId, r.seq]);
+    }
+    expect(await read()).toEqual(compact);
   });
 
   it('records soft delete and undelete by name, and what a delete took down by reference', async () => {

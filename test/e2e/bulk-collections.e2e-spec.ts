@@ -13,6 +13,7 @@ import { MetricValueEntity } from '../../src/database/entities/metric-value.enti
 import { createMetric } from '../factories/metrics.js';
 import { BulkWriters } from '../../src/database/registries/bulk-writers.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
+import { decodeChanges } from '../../src/database/journal.js';
 
 /**
  * The bulk routes of the collections beyond individuals and departments (docs/bulk.md), on SQLite
@@ -90,7 +91,7 @@ describe('bulk writes of goals, memberships, security-group members, permissions
     // changes: [{ Field, Before, After }]; the record's ID and the instants are left out.
     const varying = ['ID', 'Created', 'Updated'];
     // `same`: values that differ between the two records compared (another department), by what they stand for.
-    const scrub = (changes: { Field: string; Before: unknown; After: unknown }[]) =>
+    const scrub = (changes: { Field: string; Before?: unknown; After?: unknown }[]) =>
       changes
         .filter((c) => !varying.includes(c.Field))
         .map((c) => ({ ...c, Before: same[String(c.Before)] ?? c.Before, After: same[String(c.After)] ?? c.After }));
@@ -99,7 +100,7 @@ describe('bulk writes of goals, memberships, security-group members, permissions
       action: r.action,
       gone: Boolean(Number(r.gone)),
       actor: `${r.actor_kind}:${r.actor_id}`,
-      changes: scrub(JSON.parse(r.changes)),
+      changes: scrub(decodeChanges(String(r.changes))),
     }));
   };
 

@@ -17,6 +17,7 @@ import { ServerLifecycle } from '../../src/http/pipeline/server-lifecycle.js';
 import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { readJob } from '../../src/modules/imports/imports.statements.js';
+import { decodeChanges } from '../../src/database/journal.js';
 
 /**
  * File imports (docs/imports.md): POST /v4/imports, GET /v4/imports/{id} and …/errors, DELETE, and
@@ -574,7 +575,7 @@ describe('import jobs', () => {
         (r) => ({
           kind: r.kind,
           action: r.action,
-          changes: Object.keys(JSON.parse(String(r.changes)) as object).length,
+          changes: decodeChanges(String(r.changes)).length,
         }),
       );
     const a = await trail(one);

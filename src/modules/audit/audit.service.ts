@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { isGuid } from '../../http/wire/wire.js';
 import { KeysetPage, QueriedPage } from '../../http/wire/pagination.js';
 import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
+import { decodeChanges } from '../../database/journal.js';
 import { countQueried, readPageKeys } from '../../database/list-query-sql.js';
 import { AuditLogEntity, AuditLogMysqlEntity } from '../../database/entities/audit-log.entity.js';
 import { auditEntriesBySeq, auditPage, instantOf, type AuditRow } from '../../database/queries/audit.js';
@@ -29,7 +30,7 @@ const text = (v: unknown): string | null => (v === null || v === undefined ? nul
 
 /** A stored audit row as the service holds it. */
 export function entryOf(r: AuditRow): AuditEntryRow {
-  const changes = (JSON.parse(r.changes) as { Field: string; Before?: unknown; After?: unknown; Secret?: boolean }[]).map((c): AuditFieldChangeRow => ({
+  const changes = decodeChanges(r.changes).map((c): AuditFieldChangeRow => ({
     Field: c.Field,
     Before: text(c.Before),
     After: text(c.After),

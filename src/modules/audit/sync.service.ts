@@ -7,6 +7,7 @@ import { DEFAULT_LIMIT, KeysetPage } from '../../http/wire/pagination.js';
 import { isGuid } from '../../http/wire/wire.js';
 import { subListOf, subListParents, type SubList } from '../../http/pipeline/delta-list.js';
 import { SYNC_ENTRIES, SyncEntry, type SyncEntryDto, type SyncEntryRow } from '../../http/wire/sync-entry.js';
+import { decodeChanges } from '../../database/journal.js';
 import { changesAfter, currentSequence, instantOf, sequenceBefore, type AuditRow } from '../../database/queries/audit.js';
 import { TenantDb } from '../../database/tenant-db.js';
 import { RecordKinds, type RecordKind } from '../../database/registries/record-kinds.js';
@@ -125,7 +126,7 @@ export class SyncService {
     for (const r of rows) {
       newest.delete(r.row_id);
       newest.set(r.row_id, r);
-      const changes = JSON.parse(r.changes) as Change[];
+      const changes: Change[] = decodeChanges(r.changes);
       if (filter && changes.some((c) => filter.fields.includes(c.Field) && (same(c.Before, filter.value) || same(c.After, filter.value)))) tied.add(r.row_id);
       if (changes.some((c) => TAKEN_DOWN.has(c.Field) && c.After === true)) takenDown.add(r.row_id);
     }

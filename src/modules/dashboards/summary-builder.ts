@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import type { FieldChange } from '../../database/journal.js';
+import { decodeChanges } from '../../database/journal.js';
 import { changesAfter } from '../../database/queries/audit.js';
 import {
   claimSummarySites,
@@ -201,7 +201,7 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
           rowId: row.row_id,
           action: row.action,
           gone: !!Number(row.gone),
-          fields: JSON.parse(row.changes) as FieldChange[],
+          fields: decodeChanges(row.changes),
         };
         const c = classify(change);
         if (c.as === 'site') return true;

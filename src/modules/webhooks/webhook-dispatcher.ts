@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { decodeChanges } from '../../database/journal.js';
 import { WebhookEntity } from '../../database/entities/webhook.entity.js';
 import { changesAfter, type AuditRow } from '../../database/queries/audit.js';
 import { claimDue, release, settle, type Backoff, type ClaimedWebhook } from './outbox.statements.js';
@@ -220,7 +221,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         const handled = new Set<number>();
         const queue: Queued[] = [];
         for (const e of events) {
-          const type = eventType(e.row.kind, e.row.action, JSON.parse(e.row.changes) as { Field: string }[]);
+          const type = eventType(e.row.kind, e.row.action, decodeChanges(e.row.changes));
           if (subscribes(subscribed, type, plainType(e.row.kind, e.row.action))) queue.push(e);
           // Not subscribed: passed over, the cursor moves over it with the next wave.
           else handled.add(e.seq);

@@ -3,6 +3,7 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { WireCodec } from '../../http/wire/codec.js';
 import { UTC } from '../../common/dates.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
+import { decodeChanges } from '../../database/journal.js';
 import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from '../../database/entities/webhook-delivery.entity.js';
 import type { AuditRow } from '../../database/queries/audit.js';
 import { logDelivery, type DeliveryRecord } from './outbox.statements.js';
@@ -56,7 +57,7 @@ export class WebhookEvents {
 
   async message(row: AuditRow): Promise<Message> {
     const entry = AuditService.entryOf(row);
-    const type = eventType(entry.kind, entry.action, JSON.parse(row.changes) as { Field: string }[]);
+    const type = eventType(entry.kind, entry.action, decodeChanges(row.changes));
     const id = messageId(row.site_id, entry.seq);
     const record = row.gone ? null : await this.record(row.site_id, entry.kind, entry.rowId);
     const data = {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { checkHistory, COMMENT_KIND, outcomeOf, REGISTER_FIELD, type FinalState, type Op, type Verdict } from './history.js';
+import { decodeChanges } from '../../../src/database/journal.js';
 
 /**
  * The workloads whose histories test/faults/support/history.ts checks (docs/scaling.md,
@@ -174,7 +175,7 @@ export class HistoryWorkload {
     }
     const rowIds = [...records, this.ancestor, ...comments.map((c) => c.id)];
     const audit: FinalState['audit'] = (await query('SELECT kind, row_id, action, changes FROM audit_log WHERE row_id IN (?)', [rowIds])).map((r) => {
-      const changes = (typeof r.changes === 'string' ? JSON.parse(r.changes) : r.changes) as { Field: string; After?: unknown }[];
+      const changes = decodeChanges(String(r.changes));
       const field = changes.find((c) => c.Field === REGISTER_FIELD);
       return {
         kind: String(r.kind),
