@@ -39,22 +39,22 @@ describe('audit trail (/v4/audit, /v4/{kind}/{id}/history)', () => {
     return out;
   }
 
-  it('records a create, an update and a delete with fields before and after, the actor and the request id', async () => {
-    const requestId = randomUUID();
-    const created = await t
-      .http()
-      .post('/v4/colors')
-      .set('Authorization', as(acme.admin))
-      .set('X-Request-Id', requestId)
-      .send({ Name: 'Amber', ColorValue: 1, MinPercent: 0, MaxPercent: 50 })
-      .expect(200);
+  /** A color of Acme created by its administrator (with `requestId` on the create), then changed by `change` with PUT: its ID. */
+  async function colorChanged(color: Record<string, unknown>, change: Record<string, unknown>, requestId = randomUUID()): Promise<string> {
+    const created = await t.http().post('/v4/colors').set('Authorization', as(acme.admin)).set('X-Request-Id', requestId).send(color).expect(200);
     const id = String(created.body.ID);
     await t
       .http()
       .put(`/v4/colors/${id}`)
       .set('Authorization', as(acme.admin))
-      .send({ ID: created.body.ID, Name: 'Ochre', ColorValue: 1, MinPercent: 0, MaxPercent: 60 })
+      .send({ ...color, ...change, ID: created.body.ID })
       .expect(200);
+    return id;
+  }
+
+  it('records a create, an update and a delete with fields before and after, the actor and the request id', async () => {
+    const requestId = randomUUID();
+    const id = await colorChanged({ Name: 'Amber', ColorValue: 1, MinPercent: 0, MaxPercent: 50 }, { Name: 'Ochre', MaxPercent: 60 }, requestId);
     await t.http().delete(`/v4/colors/${id}`).set('Authorization', as(acme.admin)).expect(200);
 
     const entries = (await trail(acme, `&kind=color&rowid=${id}`)).reverse();
@@ -91,19 +91,7 @@ describe('audit trail (/v4/audit, /v4/{kind}/{id}/history)', () => {
   });
 
   it('answers entries stored in the earlier form (a list of {Field, Before, After}) as it answers the compact one, in JSON and XML', async () => {
-    const created = await t
-      .http()
-      .post('/v4/colors')
-      .set('Authorization', as(acme.admin))
-      .send({ Name: 'Teal', ColorValue: 7, MinPercent: 0, MaxPercent: 40 })
-      .expect(200);
-    const id = String(created.body.ID);
-    await t
-      .http()
-      .put(`/v4/colors/${id}`)
-      .set('Authorization', as(acme.admin))
-      .send({ ID: created.body.ID, Name: 'Cyan', ColorValue: 7, MinPercent: 0, MaxPercent: 40 })
-      .expect(200);
+    const id = await colorChanged({ Name: 'Teal', ColorValue: 7, MinPercent: 0, MaxPercent: 40 }, { Name: 'Cyan' });
     const read = async () => ({
       json: (await t.http().get(`/v4/colors/${id}/history`).set('Authorization', as(acme.admin)).expect(200)).body as Entry[],
       xml: (await t.http().get(`/v4/colors/${id}/history`).set('Authorization', as(acme.admin)).set('Accept', 'application/xml').expect(200)).text,
