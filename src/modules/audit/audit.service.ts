@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../../common/errors/errors.js';
 import { isGuid } from '../../http/wire/wire.js';
 import { KeysetPage, QueriedPage } from '../../http/wire/pagination.js';
 import { asksQuery, ListQueries } from '../../http/wire/list-query.js';
-import { decodeChanges } from '../../database/journal.js';
+import { decodeChanges, type FieldChange } from '../../database/journal.js';
 import { countQueried, readPageKeys } from '../../database/list-query-sql.js';
 import { AuditLogEntity, AuditLogMysqlEntity } from '../../database/entities/audit-log.entity.js';
 import { auditEntriesBySeq, auditPage, instantOf, type AuditRow } from '../../database/queries/audit.js';
@@ -28,9 +28,9 @@ const NEWEST_FIRST = [{ field: AuditEntry.queryable.get('seq')!, desc: true }] a
 /** A value of the trail as text (docs/audit.md): null stays null, everything else its string form. */
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'string' ? v : JSON.stringify(v));
 
-/** A stored audit row as the service holds it. */
-export function entryOf(r: AuditRow): AuditEntryRow {
-  const changes = decodeChanges(r.changes).map((c): AuditFieldChangeRow => ({
+/** A stored audit row as the service holds it (`fields`: its changes, when the caller has decoded them already). */
+export function entryOf(r: AuditRow, fields: readonly FieldChange[] = decodeChanges(r.changes)): AuditEntryRow {
+  const changes = fields.map((c): AuditFieldChangeRow => ({
     Field: c.Field,
     Before: text(c.Before),
     After: text(c.After),
@@ -60,8 +60,8 @@ export class AuditService {
   ) {}
 
   /** A stored audit row as an entry (webhook payloads carry the same fields). */
-  static entryOf(r: AuditRow): AuditEntryRow {
-    return entryOf(r);
+  static entryOf(r: AuditRow, fields?: readonly FieldChange[]): AuditEntryRow {
+    return entryOf(r, fields);
   }
 
   /** GET /audit: the site's trail, newest first, keyset-paged (administrators); or queried (docs/queries.md). */

@@ -56,8 +56,9 @@ export class WebhookEvents {
   ) {}
 
   async message(row: AuditRow): Promise<Message> {
-    const entry = AuditService.entryOf(row);
-    const type = eventType(entry.kind, entry.action, decodeChanges(row.changes));
+    const fields = decodeChanges(row.changes);
+    const entry = AuditService.entryOf(row, fields);
+    const type = eventType(entry.kind, entry.action, fields);
     const id = messageId(row.site_id, entry.seq);
     const record = row.gone ? null : await this.record(row.site_id, entry.kind, entry.rowId);
     const data = {
