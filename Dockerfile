@@ -16,7 +16,10 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim AS runtime
 # HOST: a container listens on every interface (the service's own default is 127.0.0.1).
+# MALLOC_MMAP_THRESHOLD_: glibc gives blocks of 128 KiB or more back to the system when they are
+# freed (docs/operations.md, "Memory given back"): an import's peak 50 MB lower, at the same pace.
 ENV NODE_ENV=production \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATABASE_URL=sqlite:/data/pms.sqlite

@@ -27,6 +27,23 @@ export function serviceNodeFlags(): string[] {
   return [...start.split(/\s+/).filter((word) => word.startsWith('--')), ...more];
 }
 
+/**
+ * The environment the service is deployed with besides its settings: the `NAME=value` words in front
+ * of `npm run start:prod`'s command (the image and the Kubernetes deployment set the same; a unit
+ * test holds them equal), e.g. glibc's MALLOC_MMAP_THRESHOLD_ (docs/operations.md, "Memory given back").
+ */
+export function serviceEnv(): Record<string, string> {
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod'];
+  const words = start.split(/\s+/);
+  const env: Record<string, string> = {};
+  for (const w of words) {
+    const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(w);
+    if (!m) break;
+    env[m[1]] = m[2];
+  }
+  return env;
+}
+
 export const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);
 
 /** Settings given as `NAME=value` words in the environment variable `name` (AB_ENV, BENCH_ENV). */
@@ -304,6 +321,7 @@ export async function startService(
   extraEnv: Record<string, string> = {},
 ): Promise<{ service: Proc; origin: string; env: Record<string, string> }> {
   const env = {
+    ...serviceEnv(),
     NODE_ENV: 'production',
     PORT: '0',
     METRICS_PORT: '0',
