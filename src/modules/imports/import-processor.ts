@@ -180,19 +180,25 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     let chunk: FileRow[] = [];
     const size = this.config.imports.chunkRows;
     let since = performance.now();
+    /** The chunk's turn: the job stopped here (the replica stopping, maxChunks reached) or failed (its credentials ended), or the chunk written (null). */
+    const turn = async (): Promise<ImportRun | null> => {
+      if (chunks >= maxChunks || this.stopped) return this.stop(job, chunks, rows);
+      const ended = await this.credentialsEnded(ctx);
+      if (ended) return this.end(ctx, job, 'failed', ended, null, chunks);
+      next = await this.writeChunk(ctx, job, next, chunk, null);
+      chunk = [];
+      chunks++;
+      this.progress(job, next, started, at);
+      return null;
+    };
     try {
       for await (const row of rows) {
         // Rows committed before: read past, never written again.
         if (read++ < job.nextRow) continue;
         chunk.push(row);
         if (chunk.length < size) continue;
-        if (chunks >= maxChunks || this.stopped) return await this.stop(job, chunks, rows);
-        const ended = await this.credentialsEnded(ctx);
-        if (ended) return await this.end(ctx, job, 'failed', ended, null, chunks);
-        next = await this.writeChunk(ctx, job, next, chunk, null);
-        chunk = [];
-        chunks++;
-        this.progress(job, next, started, at);
+        const run = await turn();
+        if (run) return run;
         // While requests are in flight, the import waits as long as its last chunk took (giveWay).
         await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
         since = performance.now();
@@ -205,17 +211,13 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       return this.finish(ctx, job, chunks, 'failed', e.message, null);
     }
     if (chunk.length) {
-      if (chunks >= maxChunks || this.stopped) return this.stop(job, chunks, rows);
-      const ended = await this.credentialsEnded(ctx);
-      if (ended) return this.end(ctx, job, 'failed', ended, null, chunks);
       try {
-        next = await this.writeChunk(ctx, job, next, chunk, null);
+        const run = await turn();
+        if (run) return run;
       } catch (e) {
         if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
         throw e;
       }
-      chunks++;
-      this.progress(job, next, started, at);
     }
     return this.finish(ctx, job, chunks, 'succeeded', null, next, maxChunks);
   }

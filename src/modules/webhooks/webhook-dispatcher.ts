@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { RequestContext } from '../../common/context/request-context.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { decodeChanges } from '../../database/journal.js';
+import { decodeChanges, type FieldChange } from '../../database/journal.js';
 import { WebhookEntity } from '../../database/entities/webhook.entity.js';
 import { changesAfter, type AuditRow } from '../../database/queries/audit.js';
 import { claimDue, release, settle, type Backoff, type ClaimedWebhook } from './outbox.statements.js';
@@ -77,6 +77,8 @@ export function upToOwnChange<R extends { kind: string; row_id: string }>(rows: 
 
 interface Queued extends QueuedEvent {
   row: AuditRow;
+  /** The row's changes, decoded once: for the subscription's check and the message. */
+  fields: FieldChange[];
 }
 
 /**
@@ -217,11 +219,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
           return;
         }
         const { rows, changed } = upToOwnChange(read, w.id);
-        const events = rows.map((row): Queued => ({ row, seq: Number(row.seq), record: `${row.kind}:${row.row_id}` }));
+        const events = rows.map((row): Queued => ({ row, fields: decodeChanges(row.changes), seq: Number(row.seq), record: `${row.kind}:${row.row_id}` }));
         const handled = new Set<number>();
         const queue: Queued[] = [];
         for (const e of events) {
-          const type = eventType(e.row.kind, e.row.action, decodeChanges(e.row.changes));
+          const type = eventType(e.row.kind, e.row.action, e.fields);
           if (subscribes(subscribed, type, plainType(e.row.kind, e.row.action))) queue.push(e);
           // Not subscribed: passed over, the cursor moves over it with the next wave.
           else handled.add(e.seq);
@@ -258,7 +260,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       const head = queue.find((e) => !handled.has(e.seq));
       const sent = await Promise.all(
         wave.map(async (e) => {
-          const message = await this.events.message(e.row);
+          const message = await this.events.message(e.row, e.fields);
           return { e, ...(await this.events.attempt(w, message, e === head ? w.attempts + 1 : 1)) };
         }),
       );
