@@ -21,10 +21,9 @@ export const root = resolve(here, '../..');
  * service as it is deployed.
  */
 export function serviceNodeFlags(): string[] {
-  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start;
   // BENCH_SERVICE_NODE_FLAGS: more of node's flags for the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
   const more = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-  return [...start.split(/\s+/).filter((word) => word.startsWith('--')), ...more];
+  return [...npmScript('start').filter((word) => word.startsWith('--')), ...more];
 }
 
 /**
@@ -33,15 +32,19 @@ export function serviceNodeFlags(): string[] {
  * test holds them equal), e.g. glibc's MALLOC_MMAP_THRESHOLD_ (docs/operations.md, "Memory given back").
  */
 export function serviceEnv(): Record<string, string> {
-  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod'];
-  const words = start.split(/\s+/);
   const env: Record<string, string> = {};
-  for (const w of words) {
+  for (const w of npmScript('start:prod')) {
     const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(w);
     if (!m) break;
     env[m[1]] = m[2];
   }
   return env;
+}
+
+/** The words of an npm script of this repository's package.json. */
+function npmScript(name: string): string[] {
+  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  return scripts[name].split(/\s+/).filter(Boolean);
 }
 
 export const num = (name: string, def: number) => (process.env[name] ? Number(process.env[name]) : def);

@@ -10,9 +10,11 @@ import { parseAllDocuments } from 'yaml';
 const read = (path: string) => readFileSync(join(process.cwd(), path), 'utf8');
 const flagsOf = (words: string[]) => words.filter((w) => w.startsWith('--'));
 
+/** The words of an npm script. */
+const npmScript = (name: string): string[] => (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts[name].split(/\s+/);
+
 function npmStart(name: string): string[] {
-  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-  const words = scripts[name].split(/\s+/);
+  const words = npmScript(name);
   expect(words.at(-1)).toBe('dist/src/main.js');
   return flagsOf(words);
 }
@@ -38,9 +40,8 @@ function deploymentCommand(): string[] {
 
 /** The `NAME=value` words in front of an npm script's command. */
 function npmEnv(name: string): Record<string, string> {
-  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
   const env: Record<string, string> = {};
-  for (const w of scripts[name].split(/\s+/)) {
+  for (const w of npmScript(name)) {
     const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(w);
     if (!m) break;
     env[m[1]] = m[2];

@@ -203,21 +203,17 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
         since = performance.now();
       }
+      // The last chunk, shorter.
+      if (chunk.length) {
+        const run = await turn();
+        if (run) return run;
+      }
     } catch (e) {
       if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
       if (!(e instanceof FileError)) throw e;
       // What was read before the error is written (and the rows that wait for it); then the job fails, naming it.
       if (chunk.length) next = await this.writeChunk(ctx, job, next, chunk, null).catch(() => next);
       return this.finish(ctx, job, chunks, 'failed', e.message, null);
-    }
-    if (chunk.length) {
-      try {
-        const run = await turn();
-        if (run) return run;
-      } catch (e) {
-        if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
-        throw e;
-      }
     }
     return this.finish(ctx, job, chunks, 'succeeded', null, next, maxChunks);
   }

@@ -3,7 +3,7 @@ import { RequestContext } from '../../common/context/request-context.js';
 import { WireCodec } from '../../http/wire/codec.js';
 import { UTC } from '../../common/dates.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
-import { decodeChanges, type FieldChange } from '../../database/journal.js';
+import type { FieldChange } from '../../database/journal.js';
 import { WebhookDeliveryEntity, WebhookDeliveryMysqlEntity } from '../../database/entities/webhook-delivery.entity.js';
 import type { AuditRow } from '../../database/queries/audit.js';
 import { logDelivery, type DeliveryRecord } from './outbox.statements.js';
@@ -55,8 +55,8 @@ export class WebhookEvents {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** `fields`: the row's changes when the caller has decoded them already. */
-  async message(row: AuditRow, fields: FieldChange[] = decodeChanges(row.changes)): Promise<Message> {
+  /** `fields`: the row's changes, decoded (the dispatcher decodes them once, for its subscription check too). */
+  async message(row: AuditRow, fields: readonly FieldChange[]): Promise<Message> {
     const entry = AuditService.entryOf(row, fields);
     const type = eventType(entry.kind, entry.action, fields);
     const id = messageId(row.site_id, entry.seq);
