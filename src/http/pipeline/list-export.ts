@@ -225,8 +225,8 @@ class Export {
   async stream(first: unknown, after: (cursor: string, skip?: number) => Promise<unknown>, batch: number): Promise<void> {
     let page = first;
     let batches = 0;
-    // XLSX reads one batch ahead: it is bound by its CPU (exceljs's row model, about three times
-    // CSV's a row), not by the database, and a second batch read ahead made it no faster.
+    // XLSX reads one batch ahead: its sheet's XML and the compression cost it more than CSV's rows,
+    // and batches of 1,000 with a second batch read ahead made it no faster (docs/exports.md).
     let ahead = batch > 1 && this.format !== 'xlsx';
     const read = (p: Promise<unknown>) => {
       p.catch(() => undefined); // awaited later, or dropped when the export ends first
@@ -337,7 +337,7 @@ class Export {
   /**
    * Waits until the response has taken what was written, or the client is gone. CSV and NDJSON
    * are written here: write's answer says whether to wait for 'drain' (through the compression
-   * stream when the answer is compressed). XLSX goes through exceljs's zip stream piped to the
+   * stream when the answer is compressed). XLSX goes through the workbook's zip stream piped to the
    * response: until it has compressed what it holds past its bound, then until the response has
    * taken its bytes (XlsxSheet.settled).
    */

@@ -1,5 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
+import JSZip from 'jszip';
+import { parseStringPromise } from 'xml2js';
 import { XLSX_ZIP_BACKLOG, XlsxSheet } from './xlsx-sheet.js';
 
 const HEADER = ['First', 'Last', 'Number', 'Even', ...Array.from({ length: 10 }, (_, i) => `Text${i}`)];
@@ -104,5 +106,72 @@ describe('XlsxSheet: an XLSX sheet streamed with what waits to be compressed bou
     expect(cells(5)).toEqual(['=1+1', null, null, null, 'last']);
     // No cell element at all for an empty cell: the row holds only the cells with values.
     expect(read.getRow(2).actualCellCount).toBe(2);
+  });
+
+  /** Texts a person's fields may hold, each as the sheet must give it back. */
+  const TEXTS = [
+    'plain',
+    'Ampersand & <angle> "quotes" \'apostrophe\'',
+    '  leading and trailing spaces  ',
+    'line one\nline two\r\nand a\ttab',
+    'Ωmega, 中文, 😀 (beyond the BMP), e\u0301 (combining)',
+    '\'=HYPERLINK("http://x")',
+    '</v></c><c r="Z1"><v>1</v></c>',
+    ']]> <![CDATA[ x ]]>',
+    'x'.repeat(40_000),
+  ];
+
+  it('writes every text as given (XML-special characters, whitespace, characters beyond the BMP, long texts) and numbers and booleans as such', async () => {
+    const { out, bytes } = destination();
+    const sheet = new XlsxSheet(out, 'texts & <more>', ['Text', 'Number', 'Flag']);
+    sheet.add(TEXTS.map((t, k) => [t, k % 2 ? -k * 1.5 : k * 1e15, k % 3 === 0]));
+    const read = await readBack(sheet, out, bytes);
+    expect(read.name).toBe('texts & <more>');
+    TEXTS.forEach((t, k) => {
+      const row = read.getRow(k + 2);
+      expect([row.getCell(1).value, row.getCell(2).value, row.getCell(3).value]).toEqual([t, k % 2 ? -k * 1.5 : k * 1e15, k % 3 === 0]);
+    });
+  });
+
+  it('leaves out the control characters XML 1.0 cannot hold, and writes a number that is not finite as its text', async () => {
+    const { out, bytes } = destination();
+    const sheet = new XlsxSheet(out, 'controls', ['Text', 'Number']);
+    sheet.add([
+      ['a\u0000b\u0001c\u0008d\u000Be\u000Cf\u001Fg\u007Fh', Number.NaN],
+      ['tab\tkept', Number.POSITIVE_INFINITY],
+    ]);
+    const read = await readBack(sheet, out, bytes);
+    expect([read.getRow(2).getCell(1).value, read.getRow(2).getCell(2).value]).toEqual(['abcdefgh', 'NaN']);
+    expect([read.getRow(3).getCell(1).value, read.getRow(3).getCell(2).value]).toEqual(['tab\tkept', 'Infinity']);
+  });
+
+  it('is a package whose every part is well-formed XML and named in its content types, the sheet last', async () => {
+    const { out, bytes } = destination();
+    const sheet = new XlsxSheet(out, 'people', HEADER);
+    sheet.add(rows(0, 50));
+    sheet.add([[TEXTS[1], TEXTS[6], TEXTS[7]]]);
+    const finished = new Promise<void>((resolve) => out.on('finish', () => resolve()));
+    await sheet.end();
+    await finished;
+    const zip = await JSZip.loadAsync(bytes());
+    const names = Object.keys(zip.files).filter((n) => !zip.files[n].dir);
+    expect(names).toEqual(['[Content_Types].xml', '_rels/.rels', 'xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/styles.xml', 'xl/worksheets/sheet1.xml']);
+    for (const name of names) await expect(parseStringPromise(await zip.files[name].async('string'))).resolves.toBeTruthy();
+    const types = await zip.files['[Content_Types].xml'].async('string');
+    for (const part of ['/xl/workbook.xml', '/xl/worksheets/sheet1.xml', '/xl/styles.xml']) expect(types).toContain(`PartName="${part}"`);
+    const sheetXml = await zip.files['xl/worksheets/sheet1.xml'].async('string');
+    expect(sheetXml).toContain('<row r="52"><c r="A52" t="str"><v>Ampersand &amp; &lt;angle&gt; &quot;quotes&quot; &apos;apostrophe&apos;</v></c>');
+  });
+
+  it('refuses more columns than a sheet has', () => {
+    const { out } = destination();
+    expect(
+      () =>
+        new XlsxSheet(
+          out,
+          'wide',
+          Array.from({ length: 16_385 }, (_, k) => `c${k}`),
+        ),
+    ).toThrow(RangeError);
   });
 });
