@@ -1,3 +1,5 @@
+import type { FieldChange } from '../../database/journal.js';
+
 /**
  * Event names (docs/events.md, "Event types"). Every change of a record is an event named
  * `{kind}.{created|updated|deleted|undeleted}` (kinds as the audit trail names them:
@@ -5,12 +7,6 @@
  * derived by this table from the kind and the field that changed; the event then goes by that
  * name, and an endpoint subscribed to the plain name (or `{kind}.*`, or `*`) receives it too.
  */
-interface FieldChange {
-  Field: string;
-  Before?: unknown;
-  After?: unknown;
-}
-
 interface NamedChange {
   kind: string;
   name: string;
