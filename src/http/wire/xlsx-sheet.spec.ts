@@ -163,6 +163,18 @@ describe('XlsxSheet: an XLSX sheet streamed with what waits to be compressed bou
     expect(sheetXml).toContain('<row r="52"><c r="A52" t="str"><v>Ampersand &amp; &lt;angle&gt; &quot;quotes&quot; &apos;apostrophe&apos;</v></c>');
   });
 
+  it('names its sheet as a spreadsheet allows: 31 characters at most, none of \\ / ? * : [ ], never empty', async () => {
+    for (const [given, named] of [
+      ['a/b\\c?d*e:f[g]h', 'a_b_c_d_e_f_g_h'],
+      ['x'.repeat(40), 'x'.repeat(31)],
+      ['', 'Sheet1'],
+    ]) {
+      const { out, bytes } = destination();
+      const read = await readBack(new XlsxSheet(out, given, ['A']), out, bytes);
+      expect(read.name).toBe(named);
+    }
+  });
+
   it('refuses more columns than a sheet has', () => {
     const { out } = destination();
     expect(

@@ -102,6 +102,11 @@ function columnName(index: number): string {
   return name;
 }
 
+/** A name a spreadsheet takes for a sheet: at most 31 characters, none of `\ / ? * : [ ]`, not empty. */
+function sheetName(name: string): string {
+  return name.replace(/[\\/?*:[\]]/g, '_').slice(0, 31) || 'Sheet1';
+}
+
 /** The writable side of the zip stream's intake for the sheet (readable-stream's or node's state). */
 interface Intake extends EventEmitter {
   _writableState?: { length: number; needDrain: boolean };
@@ -138,7 +143,7 @@ export class XlsxSheet {
     // A failure of the zip stream (none is expected: it only compresses what it is given) ends the answer.
     this.zip.on('error', (err) => out.destroy(err));
     this.zip.pipe(out);
-    for (const [part, xml] of packageParts(name.slice(0, 31))) this.zip.append(xml, { name: part });
+    for (const [part, xml] of packageParts(sheetName(name))) this.zip.append(xml, { name: part });
     this.rowsXml.write(`${DECLARATION}<worksheet xmlns="${MAIN}" xmlns:r="${OFFICE_RELS}"><sheetData>${this.xmlOf([header])}`);
     this.zip.append(this.rowsXml, { name: 'xl/worksheets/sheet1.xml' });
   }
