@@ -23,10 +23,28 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const GALERA_PROVIDERS = ['/usr/lib/galera/libgalera_smm.so', '/usr/lib/galera-4/libgalera_smm.so', '/usr/lib64/galera-4/libgalera_smm.so'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The words of an npm script of package.json. */
+function npmScript(name) {
+  return JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts[name].split(/\s+/);
+}
+
 /** The node options `npm start` runs the service with: replicas run as they are deployed. */
 function startNodeFlags() {
-  const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+  return npmScript('start').filter((word) => word.startsWith('--'));
+}
+
+/**
+ * The environment the service is deployed with besides its settings: the `NAME=value` words in
+ * front of `npm run start:prod`'s command (glibc's MALLOC_MMAP_THRESHOLD_, docs/operations.md).
+ */
+function deployedEnv() {
+  const env = {};
+  for (const word of npmScript('start:prod')) {
+    const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(word);
+    if (!m) break;
+    env[m[1]] = m[2];
+  }
+  return env;
 }
 
 /**
@@ -571,7 +589,7 @@ ${servers}
   }
 
   async startInstance(name, url, env) {
-    this.spawnLogged(name, process.execPath, [...startNodeFlags(), join(ROOT, 'dist/src/main.js')], env);
+    this.spawnLogged(name, process.execPath, [...startNodeFlags(), join(ROOT, 'dist/src/main.js')], { ...deployedEnv(), ...(env ?? process.env) });
     await waitFor(
       `${name} ready`,
       async () => (await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(2000) })).status === 200,
