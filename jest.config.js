@@ -96,7 +96,7 @@ export default {
       testPathIgnorePatterns: NOT_E2E,
       setupFiles: PRISM_SETUP,
     },
-    // Needs Mono (mcs, mono): run by `npm run test:interop` and CI, not by `npm test`.
+    // Needs Mono (mcs, mono) and Debian's python3-openpyxl: run by `npm run test:interop` and CI, not by `npm test`.
     { ...common, displayName: 'interop', testMatch: ['<rootDir>/test/interop/**/*.interop-spec.ts'] },
     // Starts MariaDB servers of its own and kills them: run by `npm run test:faults` (two files at a time) and CI.
     { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'] },
