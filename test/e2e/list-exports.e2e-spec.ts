@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
 import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
-import type { Response } from 'supertest';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../src/database/entities/organization.entity.js';
@@ -15,7 +14,7 @@ import { createPerson, createSite, type TestPerson, type TestSite } from '../fac
 import { createDepartment, insertManyPeople } from '../factories/individuals.js';
 import { denyRead } from '../factories/permissions.js';
 import { bearer, DB_KIND, startApp, type TestApp } from './harness.js';
-import { asCsvText, type Cell, expectedCell } from './list-query-grammar.js';
+import { asCsvText, type Cell, expectedCell, rawBody } from './list-query-grammar.js';
 
 /**
  * Streamed exports of lists (docs/exports.md): CSV, XLSX and NDJSON of the queried lists read back
@@ -28,14 +27,6 @@ type Json = Record<string, unknown>;
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const BATCH = 10;
-
-/** Collects the answer's bytes whatever its type (supertest parses only the types it knows). */
-const bytes = (res: Response, done: (err: Error | null, body: Buffer) => void) => {
-  const stream = res as unknown as IncomingMessage;
-  const chunks: Buffer[] = [];
-  stream.on('data', (c: Buffer) => chunks.push(c));
-  stream.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 /** The port of the app's server, listening (supertest otherwise starts it for each request). */
 async function portOf(t: TestApp): Promise<number> {
@@ -83,7 +74,7 @@ describe(`list exports (${DB_KIND})`, () => {
   let globalAdmin: string;
 
   const get = (path: string, token: string, accept: string) => t.http().get(path).set('Authorization', bearer(token)).set('Accept', accept);
-  const download = (path: string, token: string, accept: string) => get(path, token, accept).buffer(true).parse(bytes);
+  const download = (path: string, token: string, accept: string) => get(path, token, accept).buffer(true).parse(rawBody);
   const json = async (path: string, token: string): Promise<Json[]> => (await get(path, token, 'application/json').expect(200)).body as Json[];
   /** The wire names of a list's records in ordinal order (the export's columns). */
   const ordinal = (rows: Json[]) => Object.keys(rows[0]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { parse as parseCsv } from 'csv-parse/sync';
+import type { Response } from 'supertest';
 import { operatorsOf, type Queryable, type QueryableField } from '../../src/http/wire/list-query.js';
 import { bearer, DB_KIND, type TestApp } from './harness.js';
 
@@ -107,18 +109,7 @@ export const EXPORT_TYPES = ['text/csv', 'application/x-ndjson', 'application/vn
 export async function exportTexts(t: TestApp, path: string, token: string): Promise<string[]> {
   const out: string[] = [];
   for (const accept of EXPORT_TYPES) {
-    const res = await t
-      .http()
-      .get(path)
-      .set('Authorization', bearer(token))
-      .set('Accept', accept)
-      .buffer(true)
-      .parse((r, done) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => done(null, Buffer.concat(chunks)));
-      })
-      .expect(200);
+    const res = await t.http().get(path).set('Authorization', bearer(token)).set('Accept', accept).buffer(true).parse(rawBody).expect(200);
     out.push((res.body as Buffer).toString('latin1'));
   }
   return out;
@@ -370,6 +361,14 @@ export async function expectFields(
 }
 
 /** A cell of a CSV or XLSX export as docs/exports.md says a JSON member becomes: null empty, objects as their JSON text, text that starts a formula behind a quote. */
+/** A supertest parser that collects an answer's bytes whatever its type (supertest parses only the types it knows). */
+export const rawBody = (res: Response, done: (err: Error | null, body: Buffer) => void): void => {
+  const stream = res as unknown as IncomingMessage;
+  const chunks: Buffer[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c));
+  stream.on('end', () => done(null, Buffer.concat(chunks)));
+};
+
 export type Cell = string | number | boolean | null;
 export function expectedCell(v: unknown): Cell {
   if (v === null || v === undefined) return null;

@@ -1,17 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Response } from 'supertest';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { createDepartment } from '../factories/individuals.js';
 import { createSite, type TestSite } from '../factories/index.js';
 import { bearer, startApp, type TestApp } from '../e2e/harness.js';
-import { type Cell, expectedCell } from '../e2e/list-query-grammar.js';
+import { type Cell, expectedCell, rawBody } from '../e2e/list-query-grammar.js';
 
 /**
  * XLSX exports (docs/exports.md) read by a spreadsheet library apart from the service's own:
@@ -26,13 +24,6 @@ const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 const here = dirname(fileURLToPath(import.meta.url));
 /** Debian's interpreter, whose python3-openpyxl CI installs (another `python3` on PATH may lack it). */
 const PYTHON = '/usr/bin/python3';
-
-const bytes = (res: Response, done: (err: Error | null, body: Buffer) => void) => {
-  const stream = res as unknown as IncomingMessage;
-  const chunks: Buffer[] = [];
-  stream.on('data', (c: Buffer) => chunks.push(c));
-  stream.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 describe('XLSX exports read by openpyxl', () => {
   let t: TestApp;
@@ -87,7 +78,7 @@ describe('XLSX exports read by openpyxl', () => {
     const list = (await t.http().get(`${path}&limit=5000`).set('Authorization', bearer(acme.admin.token)).expect(200)).body as Json[];
     expect(list.length).toBeGreaterThan(8);
     const columns = Object.keys(list[0]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const res = await t.http().get(path).set('Authorization', bearer(acme.admin.token)).set('Accept', XLSX).buffer(true).parse(bytes).expect(200);
+    const res = await t.http().get(path).set('Authorization', bearer(acme.admin.token)).set('Accept', XLSX).buffer(true).parse(rawBody).expect(200);
     const file = join(work, `${sheet}-${Math.random().toString(36).slice(2)}.xlsx`);
     writeFileSync(file, res.body as Buffer);
     const read = readBack(file);
