@@ -1,4 +1,3 @@
-import type { EventEmitter } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
 import archiver from 'archiver';
 import { eventOrClose } from '../../common/tasks/event-or-close.js';
@@ -82,8 +81,7 @@ function packageParts(sheetName: string): [name: string, xml: string][] {
  */
 // eslint-disable-next-line no-control-regex -- finding these characters is the point
 const NOT_AS_IS = /[&<>"'\r\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/;
-// eslint-disable-next-line no-control-regex -- finding these characters is the point
-const NOT_AS_IS_ALL = /[&<>"'\r\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/g;
+const NOT_AS_IS_ALL = new RegExp(NOT_AS_IS.source, 'g');
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
 
 /**
@@ -105,11 +103,6 @@ function columnName(index: number): string {
 /** A name a spreadsheet takes for a sheet: at most 31 characters, none of `\ / ? * : [ ]`, not empty. */
 function sheetName(name: string): string {
   return name.replace(/[\\/?*:[\]]/g, '_').slice(0, 31) || 'Sheet1';
-}
-
-/** The writable side of the zip stream's intake for the sheet (readable-stream's or node's state). */
-interface Intake extends EventEmitter {
-  _writableState?: { length: number; needDrain: boolean };
 }
 
 /**
@@ -176,7 +169,7 @@ export class XlsxSheet {
 
   /** Bytes of the sheet's XML given to the zip stream and not compressed yet. */
   get backlog(): number {
-    return (this.rowsXml as Intake)._writableState?.length ?? 0;
+    return this.rowsXml.writableLength;
   }
 
   /**
@@ -184,11 +177,10 @@ export class XlsxSheet {
    * has room, or when `gone()` says the destination is gone (checked on each of `out`'s events).
    */
   async settled(gone: () => boolean): Promise<void> {
-    const intake = this.rowsXml as Intake;
-    const state = intake._writableState;
-    if (state && state.length > XLSX_ZIP_BACKLOG) {
+    const intake = this.rowsXml;
+    if (intake.writableLength > XLSX_ZIP_BACKLOG) {
       // 'drain' comes when the intake is empty; it had more than its high-water mark, so it will.
-      while (state.length > 0 && state.needDrain && !gone()) await eventOrClose(intake, 'drain', this.out);
+      while (intake.writableLength > 0 && intake.writableNeedDrain && !gone()) await eventOrClose(intake, 'drain', this.out);
     }
     // The compressed bytes are handed on as `out` takes them: give the zip stream turns to do so.
     for (let turn = 0; turn < 4 && !gone(); turn++) {
