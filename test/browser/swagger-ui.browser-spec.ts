@@ -66,10 +66,17 @@ describe('Swagger UI at /docs in Chromium', () => {
   async function tryOut(operationId: string): Promise<Locator> {
     const op = page.locator(`[id$="-${operationId}"]`);
     // Swagger UI renders only the tags near the viewport: scroll down until the operation exists.
-    await page.evaluate('window.scrollTo(0, 0)');
-    for (let i = 0; i < 80 && (await op.count()) === 0; i++) {
-      await page.evaluate('window.scrollBy(0, 700)');
-      await page.waitForTimeout(100);
+    // A busy machine draws late, and a sweep may pass the operation before it is drawn: then the
+    // page is swept again, waiting longer at each step.
+    for (const pause of [100, 400, 1000]) {
+      await page.evaluate('window.scrollTo(0, 0)');
+      for (let i = 0; i < 200 && (await op.count()) === 0; i++) {
+        const atBottom = await page.evaluate('window.scrollY + window.innerHeight >= document.documentElement.scrollHeight');
+        if (atBottom) break;
+        await page.evaluate('window.scrollBy(0, 700)');
+        await page.waitForTimeout(pause);
+      }
+      if ((await op.count()) > 0) break;
     }
     await op.scrollIntoViewIfNeeded();
     if (!(await op.locator('.try-out__btn').isVisible())) await op.locator('.opblock-summary-control').click();
