@@ -48,6 +48,11 @@ export class MemoStore {
   /** Every kept record, in eviction order (a Set keeps insertion order): the oldest first. */
   readonly order = new Set<Entry>();
   readonly memos: RecordMemo<object>[] = [];
+  /**
+   * The records refused while the store was full, by memo and id, the oldest first, at most
+   * `capacity()` of them: one read again while still here is let in (admission on a second read).
+   */
+  readonly refused = new Set<string>();
 
   constructor(readonly capacity: () => number) {}
 
@@ -67,17 +72,21 @@ export class MemoStore {
  * Bounded with the other memos of its store (MemoStore; a capacity function gives it a store of
  * its own): past the store's capacity the records not read for longest leave first, whatever
  * their kind (second-chance order, an approximation of LRU whose reads cost a flag instead of a
- * reordering).
+ * reordering). A full store lets a record in on its second read only (MemoStore.refused), so
+ * records read once each do not push out those read again.
  */
 export class RecordMemo<T extends object> implements Answers<T> {
   private readonly entries = new Map<string, Entry>();
   private readonly store: MemoStore;
   private readonly same: SameRow;
+  /** This memo's prefix in its store's `refused` keys. */
+  private readonly tag: string;
   hits = 0;
   misses = 0;
 
   constructor(kind: MemoKind, store: MemoStore | (() => number)) {
     this.store = typeof store === 'function' ? new MemoStore(store) : store;
+    this.tag = `${this.store.memos.length}:`;
     this.store.memos.push(this as RecordMemo<object>);
     this.same = sameRowOf(kind.columns);
   }
@@ -106,11 +115,13 @@ export class RecordMemo<T extends object> implements Answers<T> {
     if (max <= 0) {
       for (const memo of store.memos) memo.entries.clear();
       store.order.clear();
+      store.refused.clear();
       return value;
     }
+    const old = this.entries.get(id);
+    if (old === undefined && store.order.size >= max && !this.admitted(id, max)) return value;
     Object.freeze(value);
     keepRenders(value);
-    const old = this.entries.get(id);
     if (old) store.order.delete(old);
     const entry: Entry = { id, memo: this as RecordMemo<object>, row, variant, value, used: false };
     this.entries.set(id, entry);
@@ -128,6 +139,21 @@ export class RecordMemo<T extends object> implements Answers<T> {
       }
     }
     return value;
+  }
+
+  /**
+   * Whether a record not kept may take a kept one's place in a full store: only when it was refused
+   * once already, recently (among the last `max` refused). So a read of each record once (a sync
+   * walking every person, a scan of more records than the store holds, over and over) does not
+   * push out the records that are read again, and a record read twice gets in.
+   */
+  private admitted(id: string, max: number): boolean {
+    const refused = this.store.refused;
+    const key = this.tag + id;
+    if (refused.delete(key)) return true;
+    refused.add(key);
+    if (refused.size > max) refused.delete(refused.values().next().value as string);
+    return false;
   }
 
   /** The kept answer of this row and variant, or the one `build` makes, kept (`get`, then `set`). */
