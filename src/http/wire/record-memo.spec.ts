@@ -22,6 +22,8 @@ describe('RecordMemo', () => {
     capacity = 10;
     sut = new RecordMemo<Person>(KIND, () => capacity);
   });
+  /** A read as the service makes it: the kept answer, or one built and offered to the memo. */
+  const read = (id: string) => sut.get(id, row({ id }), 0) ?? sut.set(id, row({ id }), 0, answer(row({ id })));
 
   it('gives back the answer built from the very same row and variant, frozen', () => {
     const kept = sut.set('p1', row(), 1, answer(row()));
@@ -69,7 +71,6 @@ describe('RecordMemo', () => {
 
   it('lets a full memo keep the records read again while a scan reads others once (admission on a second read)', () => {
     capacity = 3;
-    const read = (id: string) => sut.get(id, row({ id }), 0) ?? sut.set(id, row({ id }), 0, answer(row({ id })));
     for (const id of ['a', 'b', 'c']) read(id);
     // A scan of 100 records read once each, with a, b and c read between them.
     for (let i = 0; i < 100; i++) {
@@ -84,7 +85,6 @@ describe('RecordMemo', () => {
   it('serves most reads of a cycle over more records than it holds from the memo', () => {
     // Before admission on a second read, a cycle over 12 records with room for 10 missed every
     // read: each newcomer pushed out the record the cycle needed next.
-    const read = (id: string) => sut.get(id, row({ id }), 0) ?? sut.set(id, row({ id }), 0, answer(row({ id })));
     for (let round = 0; round < 20; round++) for (let i = 0; i < 12; i++) read(`r${i}`);
     expect(sut.hits / (sut.hits + sut.misses)).toBeGreaterThan(0.6);
   });
