@@ -28,7 +28,8 @@
  * (PUT /v4/goals/{id} without If-Match, one goal on each of 200 individuals in turn) or `org`
  * (GET /v4/organizations/{id}): the general read path (ScopedRepository, resource mapping, codec),
  * or `bulk` (POST /v4/individuals/bulk, AB_BULK_ITEMS (100) new people a request, as bench:bulk
- * writes them: CPU per request is per AB_BULK_ITEMS items; use few AB_CONNECTIONS).
+ * writes them: CPU per request is per AB_BULK_ITEMS items; use few AB_CONNECTIONS), or `bulk-changed`
+ * (the same AB_BULK_ITEMS people upserted again and again, their PrimaryTitle changed by every request).
  * AB_RATE=<requests per second> offers every build the same load instead of as much as each
  * answers: the CPU per request of builds of different throughput is then compared at one rate (a
  * server answering more at once spends less per request on its sockets and buffers).
@@ -299,6 +300,14 @@ function requestsOf({ ids, orgId, listed, goalIds, periodId }: Fixture, headers:
           body: JSON.stringify({ Items: Array.from({ length: BULK_ITEMS }, (_, i) => ({ Op: 'upsert', Record: benchPerson('[<n>]', i, orgId) })) }),
         },
       ];
+    case 'bulk-changed':
+      // The same AB_BULK_ITEMS people again and again, their title changed each time (the first request creates them).
+      return ['Analyst', 'Lead'].map((title) => ({
+        path: '/v4/individuals/bulk',
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ Items: Array.from({ length: BULK_ITEMS }, (_, i) => ({ Op: 'upsert', Record: benchPerson('ab-changed', i, orgId, title) })) }),
+      }));
     case 'write':
       return [{ path: '/v4/colors', method: 'POST', headers: json, body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }) }];
     case 'list':

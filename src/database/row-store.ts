@@ -3,6 +3,8 @@ import type { RequestContext } from '../common/context/request-context.js';
 import { ConflictError } from '../common/errors/errors.js';
 import { actionOf, diffRow, kindOf, type Batch, type RowChange } from './journal.js';
 import type { Answers } from '../http/wire/record-memo.js';
+import type { KeptChecks, RowWrite } from './kept-checks.js';
+export type { MemoEntry, RowWrite } from './kept-checks.js';
 import type { Statement } from './statements.js';
 
 /**
@@ -34,30 +36,6 @@ export const idTaken = (id: unknown) => new ConflictError(`The ID ${String(id)} 
  * This is not ambient tenant state: the key is the explicit context object itself.
  */
 export const BOUND = new WeakMap<RequestContext, EntityManager>();
-
-/** A check's answer kept for the rest of a transaction (TenantDb.remembered). */
-export interface MemoEntry {
-  /** The table it was read from (lower case). */
-  table: string;
-  value: Promise<unknown>;
-  /** It depends on this one row of the table only. */
-  row?: string;
-  /**
-   * It is the set of the table's rows whose column `by` has one value (a person's memberships):
-   * `ids` once it is read. A write by id of another row that leaves `by` alone does not change it.
-   */
-  rows?: { by: string; ids: Set<string> | null };
-}
-
-/** A write of one row by its id, announced by the repository (TenantDb.writingRow). */
-export interface RowWrite {
-  sql: string;
-  table: string;
-  id: string;
-  /** An INSERT (a new row: it may join any set), or an UPDATE setting these columns. */
-  insert: boolean;
-  columns: readonly string[];
-}
 
 /**
  * The journal of the transaction a context runs in (src/database/journal.ts): the rows changed so
@@ -96,10 +74,11 @@ export interface TxJournal {
   /** Set when sending carried writes failed: the transaction must end (CarriedWritesFailed), whatever caught it. */
   carryFailed: boolean;
   /**
-   * Checks' answers kept for the rest of the transaction (TenantDb.remembered), by table and key;
-   * a write to a table drops its entries (MySQL/MariaDB only: every statement passes sendHeldFirst).
+   * Checks' answers kept for the rest of the transaction (TenantDb.remembered), by table and key,
+   * indexed by what a write of one row may change (KeptChecks); a write to a table drops the
+   * entries it may have changed (MySQL/MariaDB only: every statement passes sendHeldFirst).
    */
-  memo: Map<string, MemoEntry>;
+  memo: KeptChecks;
   /**
    * Whether every statement of the transaction passes its journal (MySQL/MariaDB: sendHeldFirst),
    * so `rows` and `memo` are dropped as writes happen and a row kept in `rows` is the row as the

@@ -280,11 +280,10 @@ export class TenantDb implements RowStore {
     const entry: MemoEntry = { table, value };
     if (opts.row !== undefined) entry.row = opts.row;
     if (opts.rows) {
-      const rows = { by: opts.rows.by, ids: null as Set<string> | null };
-      entry.rows = rows;
+      entry.rows = { by: opts.rows.by, ids: null };
       const ids = opts.rows.ids;
       value.then(
-        (answer) => (rows.ids = new Set(ids(answer).map(String))),
+        (answer) => journal.memo.known(id, entry, new Set(ids(answer).map(String))),
         () => undefined,
       );
     }

@@ -6,7 +6,8 @@ import type { RequestContext } from '../common/context/request-context.js';
 import { ServiceUnavailableError } from '../common/errors/errors.js';
 import { isDatabaseUnavailable, isRetryableConflict } from '../common/errors/db-errors.js';
 import { flushJournal, joinBatches, journalBatch, paramsOf, type Batch } from './journal.js';
-import { BOUND, JOURNALS, TRANSACTION_ATTEMPTS, type MemoEntry, type RowWrite, type TxJournal } from './row-store.js';
+import { KeptChecks } from './kept-checks.js';
+import { BOUND, JOURNALS, TRANSACTION_ATTEMPTS, type RowWrite, type TxJournal } from './row-store.js';
 import { family, sql } from './statements.js';
 
 /** Whether the server is a Galera node (`Value` ON): see trailWithCommit. */
@@ -76,7 +77,7 @@ export class Transactions {
                 carry: false,
                 carried: 0,
                 carryFailed: false,
-                memo: new Map(),
+                memo: new KeptChecks(),
                 tracked: false,
                 rowWrite: null,
               };
@@ -547,8 +548,8 @@ function rowWritten(journal: TxJournal, sql: string): RowWrite | undefined {
 
 /**
  * Drops what is kept of the `written` tables (everything when null). A write of one row by its id
- * (`row`) drops only that row, and the checks it may change, so what a bulk chunk read ahead stays
- * kept while its items write their records one by one:
+ * (`row`) drops only that row, and the checks it may change (KeptChecks.forget), so what a bulk
+ * chunk read ahead stays kept while its items write their records one by one:
  * - a check kept for one row (`remembered` with `row`): a write of that row;
  * - a set of rows (`remembered` with `rows`): a new row, a write of one of them, or a write that
  *   sets the column the set is chosen by;
@@ -560,19 +561,12 @@ function forget(journal: TxJournal, written: string[] | null, row?: RowWrite): v
     journal.rows.clear();
     return;
   }
-  if (journal.memo.size) for (const [key, entry] of journal.memo) if (written.includes(entry.table) && (!row || changes(row, entry))) journal.memo.delete(key);
+  if (journal.memo.size) journal.memo.forget(written, row);
   if (journal.rows.size)
     for (const table of written) {
       if (row) journal.rows.delete(`${table}:${row.id}`);
       else for (const key of journal.rows.keys()) if (key.startsWith(`${table}:`)) journal.rows.delete(key);
     }
-}
-
-/** Whether a write of one row by its id may change what a kept check answered (see `forget`). */
-function changes(row: RowWrite, entry: MemoEntry): boolean {
-  if (entry.row !== undefined) return entry.row === row.id;
-  if (entry.rows?.ids) return row.insert || entry.rows.ids.has(row.id) || row.columns.includes(entry.rows.by);
-  return true;
 }
 
 /** The tables a statement names after FROM or JOIN (a read), or as the table it writes (INSERT INTO, UPDATE, DELETE FROM). */
