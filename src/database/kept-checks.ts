@@ -52,6 +52,24 @@ function remove(index: Map<string, Set<string>>, at: string, key: string): void 
 }
 
 /**
+ * Puts `key` in the indexes of `t` that `entry` belongs in (`put`), or takes it out of them. A set
+ * whose ids are known is in `byMember`, one whose ids are not yet in `whole` (`KeptChecks.known`
+ * moves it from one to the other).
+ */
+function index(t: TableChecks, key: string, entry: MemoEntry, put: boolean): void {
+  const mark = put ? add : remove;
+  const member = (keys: Set<string>) => (put ? keys.add(key) : keys.delete(key));
+  member(t.keys);
+  if (entry.row !== undefined) mark(t.byRow, entry.row, key);
+  else if (entry.rows) {
+    member(t.sets);
+    mark(t.setsBy, entry.rows.by, key);
+    if (entry.rows.ids) for (const id of entry.rows.ids) mark(t.byMember, id, key);
+    else member(t.whole);
+  } else member(t.whole);
+}
+
+/**
  * The checks' answers a transaction keeps (TxJournal.memo, TenantDb.remembered), indexed so that a
  * write of one row drops what it may change without looking at the others: in a bulk chunk, each
  * of hundreds of items writes its rows while hundreds of checks read ahead are kept, and a scan of
@@ -80,15 +98,7 @@ export class KeptChecks {
   set(key: string, entry: MemoEntry): void {
     if (this.entries.has(key)) this.delete(key);
     this.entries.set(key, entry);
-    const t = this.table(entry.table);
-    t.keys.add(key);
-    if (entry.row !== undefined) add(t.byRow, entry.row, key);
-    else if (entry.rows) {
-      t.sets.add(key);
-      add(t.setsBy, entry.rows.by, key);
-      if (entry.rows.ids) for (const id of entry.rows.ids) add(t.byMember, id, key);
-      else t.whole.add(key);
-    } else t.whole.add(key);
+    index(this.table(entry.table), key, entry, true);
   }
 
   /** Sets the ids of the set entry `key` once its answer is read (while it is still the entry kept under `key`). */
@@ -107,14 +117,7 @@ export class KeptChecks {
     if (!entry) return false;
     this.entries.delete(key);
     const t = this.tables.get(entry.table)!;
-    t.keys.delete(key);
-    t.whole.delete(key);
-    if (entry.row !== undefined) remove(t.byRow, entry.row, key);
-    else if (entry.rows) {
-      t.sets.delete(key);
-      remove(t.setsBy, entry.rows.by, key);
-      if (entry.rows.ids) for (const id of entry.rows.ids) remove(t.byMember, id, key);
-    }
+    index(t, key, entry, false);
     if (t.keys.size === 0) this.tables.delete(entry.table);
     return true;
   }
