@@ -154,6 +154,44 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
     keys.forEach((key, i) => expect(byKey.get(key) ?? null).toBe(failing.has(i) ? null : results[i].ID));
   });
 
+  it('items of later chunks are validated as their single writes: an invalid Record is its 400, an upsert of a key created before it (by an earlier chunk or its own) is an update', async () => {
+    // Chunk 1 creates `early`. Chunk 2 upserts it with a Record an update takes and a create refuses
+    // (without PrimaryReportsTo, which only a create requires); creates `late` and, in the next item,
+    // upserts it so too (known only once that item ran); creates one without LastName (400); updates
+    // `early` with a FirstName too long (400); creates a valid one. Each item is validated as the
+    // keys known when it runs say it is written, and answers as its single write would.
+    const early = uniq('HR-early-');
+    const first = person({ ExternalID: early });
+    const { PrimaryReportsTo: _nobody, ParentID: _unused, ...again } = { ...first, PrimaryTitle: 'Chunk two' };
+    const late = person({ ExternalID: uniq('HR-late-') });
+    const { PrimaryReportsTo: _none, ParentID: _no, ...lateAgain } = { ...late, PrimaryTitle: 'Chunk two' };
+    const plain = Array.from({ length: BULK_CHUNK - 1 }, () => ({ Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) }));
+    const items: Json[] = [
+      { Op: 'upsert', Record: first },
+      ...plain,
+      { Op: 'upsert', Record: again },
+      { Op: 'create', Record: late },
+      { Op: 'upsert', Record: lateAgain },
+      { Op: 'create', Record: { ...person({ ExternalID: uniq('HR-') }), LastName: undefined } },
+      { Op: 'update', Record: { ...again, FirstName: 'x'.repeat(5000) } },
+      { Op: 'upsert', Record: person({ ExternalID: uniq('HR-late-') }) },
+    ];
+    const res = await bulk(items).expect(200);
+    const results = res.body.Results as Json[];
+    const tail = results.slice(BULK_CHUNK);
+    expect(tail.map((r) => r.Status)).toEqual([200, 200, 200, 400, 400, 200]);
+    expect(tail[0].ID).toBe(results[0].ID);
+    expect(tail[2].ID).toBe(tail[1].ID);
+    expect(((tail[3].Problem as Json).errors as Json[]).map((e) => e.field)).toEqual(['LastName']);
+    expect(((tail[4].Problem as Json).errors as Json[]).map((e) => e.field)).toEqual(['FirstName']);
+    expect(results.slice(0, BULK_CHUNK).every((r) => r.Status === 200)).toBe(true);
+    expect(await read(results[0].ID)).toMatchObject({ ExternalID: early, PrimaryTitle: 'Chunk two', LastName: first.LastName });
+    expect(await read(tail[1].ID)).toMatchObject({ ExternalID: late.ExternalID, PrimaryTitle: 'Chunk two' });
+    // The same upsert as a create is refused, as the single POST refuses it.
+    const alone = await bulk([{ Op: 'create', Record: { ...again, ExternalID: uniq('HR-'), UserName: uniq('carry.alone.') } }]).expect(200);
+    expect(((alone.body.Results as Json[])[0].Problem as Json).status).toBe(400);
+  });
+
   it('two bulk requests at once upserting the same 20 ExternalIDs leave exactly one person a key; every item 200 or 409, none 5xx', async () => {
     const keys = Array.from({ length: 20 }, () => uniq('HR-race-'));
     const items = () => keys.map((k) => ({ Op: 'upsert', Record: person({ ExternalID: k }) }));
