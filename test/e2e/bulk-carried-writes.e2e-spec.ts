@@ -162,9 +162,9 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
     // keys known when it runs say it is written, and answers as its single write would.
     const early = uniq('HR-early-');
     const first = person({ ExternalID: early });
-    const { PrimaryReportsTo: _nobody, ParentID: _unused, ...again } = { ...first, PrimaryTitle: 'Chunk two' };
+    const { PrimaryReportsTo: _nobody, ParentID: _unused, ...again }: Json = { ...first, PrimaryTitle: 'Chunk two' };
     const late = person({ ExternalID: uniq('HR-late-') });
-    const { PrimaryReportsTo: _none, ParentID: _no, ...lateAgain } = { ...late, PrimaryTitle: 'Chunk two' };
+    const { PrimaryReportsTo: _none, ParentID: _no, ...lateAgain }: Json = { ...late, PrimaryTitle: 'Chunk two' };
     const plain = Array.from({ length: BULK_CHUNK - 1 }, () => ({ Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) }));
     const items: Json[] = [
       { Op: 'upsert', Record: first },
