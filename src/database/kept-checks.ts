@@ -134,7 +134,8 @@ export class KeptChecks {
       const t = this.tables.get(table);
       if (!t) continue;
       if (!row) {
-        for (const key of [...t.keys]) this.delete(key);
+        for (const key of t.keys) this.entries.delete(key);
+        this.tables.delete(table);
         continue;
       }
       const doomed = new Set<string>(t.whole);

@@ -4,7 +4,6 @@ import { ConflictError } from '../common/errors/errors.js';
 import { actionOf, diffRow, kindOf, type Batch, type RowChange } from './journal.js';
 import type { Answers } from '../http/wire/record-memo.js';
 import type { KeptChecks, RowWrite } from './kept-checks.js';
-export type { MemoEntry, RowWrite } from './kept-checks.js';
 import type { Statement } from './statements.js';
 
 /**

@@ -10,7 +10,8 @@ import { APP_CONFIG, DEFAULT_LIST_TOTAL_CACHE_MS, DEFAULT_RECORD_MEMO, type AppC
 import { ListTotals } from './caches/list-totals.js';
 import type { TenantEntity } from './entities/base.entity.js';
 import { InvalidationBus } from '../common/invalidation/invalidation-bus.js';
-import { BOUND, CHANGES_TOPIC, type CommitListener, JOURNALS, type KeptReader, type MemoEntry, type RowReader, type RowStore, TxReader } from './row-store.js';
+import type { MemoEntry } from './kept-checks.js';
+import { BOUND, CHANGES_TOPIC, type CommitListener, JOURNALS, type KeptReader, type RowReader, type RowStore, TxReader } from './row-store.js';
 import { sql, type Statement } from './statements.js';
 import { byIdStatements } from './scoped-reads.js';
 import { ScopedRepository } from './scoped-repository.js';

@@ -6,8 +6,8 @@ import type { RequestContext } from '../common/context/request-context.js';
 import { ServiceUnavailableError } from '../common/errors/errors.js';
 import { isDatabaseUnavailable, isRetryableConflict } from '../common/errors/db-errors.js';
 import { flushJournal, joinBatches, journalBatch, paramsOf, type Batch } from './journal.js';
-import { KeptChecks } from './kept-checks.js';
-import { BOUND, JOURNALS, TRANSACTION_ATTEMPTS, type RowWrite, type TxJournal } from './row-store.js';
+import { KeptChecks, type RowWrite } from './kept-checks.js';
+import { BOUND, JOURNALS, TRANSACTION_ATTEMPTS, type TxJournal } from './row-store.js';
 import { family, sql } from './statements.js';
 
 /** Whether the server is a Galera node (`Value` ON): see trailWithCommit. */
@@ -548,12 +548,8 @@ function rowWritten(journal: TxJournal, sql: string): RowWrite | undefined {
 
 /**
  * Drops what is kept of the `written` tables (everything when null). A write of one row by its id
- * (`row`) drops only that row, and the checks it may change (KeptChecks.forget), so what a bulk
- * chunk read ahead stays kept while its items write their records one by one:
- * - a check kept for one row (`remembered` with `row`): a write of that row;
- * - a set of rows (`remembered` with `rows`): a new row, a write of one of them, or a write that
- *   sets the column the set is chosen by;
- * - any other check: any write of the table.
+ * (`row`) drops only that row, and the checks it may change (the rule is KeptChecks.forget's), so
+ * what a bulk chunk read ahead stays kept while its items write their records one by one.
  */
 function forget(journal: TxJournal, written: string[] | null, row?: RowWrite): void {
   if (!written) {
