@@ -73,6 +73,14 @@ export interface TxJournal {
   /** Set when sending carried writes failed: the transaction must end (CarriedWritesFailed), whatever caught it. */
   carryFailed: boolean;
   /**
+   * Carried writes sent ahead (`sendAhead`, transactions.ts) and not answered yet: the service goes
+   * on with the next items while the database writes them; the transaction's next statement waits
+   * for them first. Null when none is in flight.
+   */
+  ahead: Promise<void> | null;
+  /** The failure of writes sent ahead, raised by the transaction's next statement (null: none). */
+  aheadFailure: unknown;
+  /**
    * Checks' answers kept for the rest of the transaction (TenantDb.remembered), by table and key,
    * indexed by what a write of one row may change (KeptChecks); a write to a table drops the
    * entries it may have changed (MySQL/MariaDB only: every statement passes sendHeldFirst).

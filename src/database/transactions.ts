@@ -77,6 +77,8 @@ export class Transactions {
                 carry: false,
                 carried: 0,
                 carryFailed: false,
+                ahead: null,
+                aheadFailure: null,
                 memo: new KeptChecks(),
                 tracked: false,
                 rowWrite: null,
@@ -345,6 +347,13 @@ function sendHeldFirst(manager: EntityManager, journal: TxJournal): void {
   HELD_SENDERS.set(journal, send);
   journal.tracked = true;
   runner.query = (async (query: string, parameters?: unknown[], structured?: boolean) => {
+    // Carried writes sent ahead go first: a ROLLBACK waits for them and is sent whatever they
+    // answered; any other statement is not sent after them when they failed (sendAhead). What is
+    // held is never sent in front of the transaction's ROLLBACK, which would undo it: it is dropped.
+    if (ROLLBACK_STATEMENT.test(query)) {
+      if (WHOLE_ROLLBACK.test(query)) dropHeld(journal);
+      await aheadSettled(journal);
+    } else if (journal.ahead !== null || journal.aheadFailure !== null) await aheadDone(journal);
     // Only when rows or checks are kept: every statement of every transaction passes here.
     if ((journal.rowWrite || journal.memo.size || journal.rows.size) && !isRead(query)) forgetWritten(journal, query);
     // A read of tables none of the held writes touches cannot see them: it goes alone, and they stay held.
@@ -402,10 +411,73 @@ function heldFailure(journal: TxJournal, carried: number, e: unknown): unknown {
   return new CarriedWritesFailed(e);
 }
 
-/** Ends a unit of a transaction that carries held writes: they stay held, with no RELEASE (see `savepoint`). */
+/**
+ * Ends a unit of a transaction that carries held writes: they stay held, with no RELEASE (see
+ * `savepoint`); once SEND_AHEAD_BATCHES are held, they are sent ahead (`sendAhead`).
+ */
 function leaveHeld(journal: TxJournal): void {
   journal.heldSavepoint = null;
   journal.carried = journal.held.length;
+  if (journal.carried >= SEND_AHEAD_BATCHES && journal.ahead === null && journal.aheadFailure === null) sendAhead(journal);
+}
+
+/**
+ * How many carried writes (a new person is three: account, person, membership) are sent ahead
+ * of the chunk's end, while its next items run (`sendAhead`).
+ */
+export const SEND_AHEAD_BATCHES = 150;
+
+/** A ROLLBACK of the transaction, or to a savepoint. */
+const ROLLBACK_STATEMENT = /^\s*ROLLBACK\b/i;
+/** A ROLLBACK of the whole transaction. */
+const WHOLE_ROLLBACK = /^\s*ROLLBACK\s*$/i;
+
+/** Drops what is held, unsent: the transaction is rolled back. */
+function dropHeld(journal: TxJournal): void {
+  journal.held.length = 0;
+  journal.heldTables = new Set();
+  journal.heldSavepoint = null;
+  journal.carried = 0;
+}
+
+/**
+ * Sends what ended units left held (`carry`) now, without waiting for the answer: the database
+ * writes them while the service runs the chunk's next items (docs/bulk.md, "Round trips"). Only
+ * one such send is in flight, and no statement of the transaction is sent while it is (the
+ * runner's `query` and `sendHeld` wait for it: `aheadDone`), so the server never runs a statement
+ * after writes whose outcome is not known — after a lost deadlock it would run outside the
+ * transaction. Their failure is the transaction's: CarriedWritesFailed (the chunk runs again
+ * without carrying), or, for a lost deadlock or a database that is gone, the error as it came
+ * (the chunk runs again whole, or answers 503), raised by the next statement and at the latest
+ * when the chunk ends.
+ */
+function sendAhead(journal: TxJournal): void {
+  const batch = joinBatches(takeHeld(journal));
+  if (!batch) return;
+  journal.ahead = HELD_SENDERS.get(journal)!(batch.sql, batch.params).then(
+    () => {
+      journal.ahead = null;
+    },
+    (e: unknown) => {
+      journal.ahead = null;
+      if (isRetryableConflict(e) || isDatabaseUnavailable(e)) journal.aheadFailure = e;
+      else {
+        journal.carryFailed = true;
+        journal.aheadFailure = new CarriedWritesFailed(e);
+      }
+    },
+  );
+}
+
+/** Waits for writes sent ahead to be answered, whatever they answered. */
+async function aheadSettled(journal: TxJournal): Promise<void> {
+  while (journal.ahead !== null) await journal.ahead;
+}
+
+/** Waits for writes sent ahead to be answered; raises their failure (see `sendAhead`). */
+async function aheadDone(journal: TxJournal): Promise<void> {
+  await aheadSettled(journal);
+  if (journal.aheadFailure !== null) throw journal.aheadFailure;
 }
 
 /** `INSERT INTO t (columns) VALUES (?, …)`, as kept-writes.ts makes every held insert. */
@@ -587,6 +659,7 @@ function readsHeld(read: string, heldTables: ReadonlySet<string> | null): boolea
  * nobody reads) in one round trip; nothing when there is nothing to send.
  */
 async function sendHeld(journal: TxJournal, trailing?: string): Promise<void> {
+  await aheadDone(journal);
   const carried = journal.carried;
   const batches = takeHeld(journal);
   if (trailing) batches.push({ sql: trailing, params: [] });
@@ -605,6 +678,7 @@ async function sendHeld(journal: TxJournal, trailing?: string): Promise<void> {
  * marks the journal, as sendHeld does: the unit runs again with each statement sent alone.
  */
 async function readAfterHeld(journal: TxJournal, query: string, parameters: unknown[] | undefined, structured: boolean | undefined): Promise<unknown> {
+  await aheadDone(journal);
   const carried = journal.carried;
   const batches = takeHeld(journal);
   batches.push({ sql: query, params: parameters ?? [] });

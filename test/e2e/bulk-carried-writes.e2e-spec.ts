@@ -5,6 +5,7 @@ import { RequestContext } from '../../src/common/context/request-context.js';
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { BULK_CHUNK } from '../../src/database/bulk-write.js';
+import { SEND_AHEAD_BATCHES } from '../../src/database/transactions.js';
 
 /**
  * A bulk chunk's inserts travel together (docs/bulk.md, "Round trips"): on MySQL/MariaDB the items
@@ -35,6 +36,15 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
   const accounts = () => count('SELECT COUNT(*) AS n FROM users WHERE site_id = ?', site.siteId);
   const memberships = () => count('SELECT COUNT(*) AS n FROM organization_members WHERE site_id = ?', site.siteId);
   const creates = () => count("SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ? AND action = 'create' AND kind = 'individual'", site.siteId);
+  /** The site's people, accounts, memberships and people's create audit rows. */
+  const tally = async () => ({ people: await people(), accounts: await accounts(), memberships: await memberships(), creates: await creates() });
+  /** `before` with `n` more of each. */
+  const plus = (before: Awaited<ReturnType<typeof tally>>, n: number) => ({
+    people: before.people + n,
+    accounts: before.accounts + n,
+    memberships: before.memberships + n,
+    creates: before.creates + n,
+  });
 
   it('writes 40 new people with one INSERT a table on MySQL/MariaDB (one a person on SQLite), every item 200', async () => {
     const items = Array.from({ length: 40 }, () => ({ Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) }));
@@ -84,7 +94,7 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
   it('a chunk whose carried inserts fail (a taken UserName) runs again item by item: the item is 409, the others are written whole, nothing of it is left', async () => {
     const taken = uniq('taken.');
     await bulk([{ Op: 'create', Record: person({ UserName: taken }) }]).expect(200);
-    const before = { people: await people(), accounts: await accounts(), memberships: await memberships(), creates: await creates() };
+    const before = await tally();
     const items = [
       { Op: 'create', Record: person() },
       { Op: 'create', Record: person() },
@@ -106,22 +116,59 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
     } else expect(peopleInserts).toEqual([1, 1, 1, 1]);
     expect((results[2].Problem as Json).type).toBe('urn:pms:problem:duplicate-username');
     expect(results[2].ID ?? null).toBeNull();
-    expect({ people: await people(), accounts: await accounts(), memberships: await memberships(), creates: await creates() }).toEqual({
-      people: before.people + 4,
-      accounts: before.accounts + 4,
-      memberships: before.memberships + 4,
-      creates: before.creates + 4,
-    });
+    expect(await tally()).toEqual(plus(before, 4));
     // Each written item is readable as its single write would have left it.
     for (const r of results.filter((x) => x.Status === 200)) {
       expect((await read(r.ID)).PrimaryOrganizationID).toBe(site.orgId);
     }
   });
 
+  it('a chunk sends its carried inserts ahead while its next items run: 120 new people in slices on MySQL/MariaDB, every item written once', async () => {
+    const before = await tally();
+    const items = Array.from({ length: 120 }, () => ({ Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) }));
+    const { result, statements } = await statementsOf(t, () => bulk(items).expect(200));
+    expect((result.body.Results as Json[]).map((r) => r.Status)).toEqual(items.map(() => 200));
+    const rowsOf = (table: string) =>
+      statements
+        .flatMap((s) => s.split(/;\n/))
+        .filter((s) => new RegExp(`^\\s*INSERT INTO [\`"]?${table}[\`"]?\\s`, 'i').test(s))
+        .map((s) => s.match(/\(\?(?:, \?)*\)/g)!.length);
+    const slices = rowsOf('individuals');
+    if (DB_KIND === 'mysql') {
+      // A person is three carried inserts (account, person, membership): the first slice goes once its people are held.
+      expect(slices[0]).toBe(SEND_AHEAD_BATCHES / 3);
+      expect(slices.length).toBeGreaterThanOrEqual(2);
+      expect(rowsOf('users')).toEqual(slices);
+      expect(rowsOf('organization_members')).toEqual(slices);
+    } else expect(slices).toEqual(items.map(() => 1));
+    expect(slices.reduce((a, b) => a + b, 0)).toBe(120);
+    expect(await tally()).toEqual(plus(before, 120));
+  });
+
+  it('a slice sent ahead that fails (a taken UserName) is followed by nothing but the ROLLBACK; the chunk runs again item by item, that item 409, the others written once', async () => {
+    const taken = uniq('taken.');
+    await bulk([{ Op: 'create', Record: person({ UserName: taken }) }]).expect(200);
+    const before = await tally();
+    const items = Array.from({ length: 120 }, (_, i) => ({
+      Op: 'upsert',
+      Record: person({ ExternalID: uniq('HR-'), ...(i === 10 ? { UserName: taken.toUpperCase() } : {}) }),
+    }));
+    const { result, statements } = await statementsOf(t, () => bulk(items).expect(200));
+    const results = result.body.Results as Json[];
+    expect(results.map((r) => r.Status)).toEqual(items.map((_, i) => (i === 10 ? 409 : 200)));
+    expect((results[10].Problem as Json).type).toBe('urn:pms:problem:duplicate-username');
+    if (DB_KIND === 'mysql') {
+      const first = statements.findIndex((s) => /^\s*INSERT INTO [`"]?users[`"]?\s/im.test(s));
+      expect(statements[first].match(/INSERT INTO [`"]?individuals[`"]?[^;]*/)![0].match(/\(\?(?:, \?)*\)/g)).toHaveLength(SEND_AHEAD_BATCHES / 3);
+      expect(statements[first + 1]).toMatch(/^\s*ROLLBACK\s*$/i);
+    }
+    expect(await tally()).toEqual(plus(before, 119));
+  });
+
   it('a request of more than two chunks, a taken UserName in the first and in the last: those two are 409, every other item is written whole, once', async () => {
     const taken = [uniq('taken.'), uniq('taken.')];
     await bulk(taken.map((name) => ({ Op: 'create', Record: person({ UserName: name }) }))).expect(200);
-    const before = { people: await people(), accounts: await accounts(), memberships: await memberships(), creates: await creates() };
+    const before = await tally();
     const n = 2 * BULK_CHUNK + 10;
     const failing = new Map([
       [7, taken[0]],
@@ -138,12 +185,7 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
     expect(results.map((r) => r.Status)).toEqual(items.map((_, i) => (failing.has(i) ? 409 : 200)));
     expect(res.body).toMatchObject({ Succeeded: n - 2, Failed: 2 });
     for (const i of failing.keys()) expect((results[i].Problem as Json).type).toBe('urn:pms:problem:duplicate-username');
-    expect({ people: await people(), accounts: await accounts(), memberships: await memberships(), creates: await creates() }).toEqual({
-      people: before.people + n - 2,
-      accounts: before.accounts + n - 2,
-      memberships: before.memberships + n - 2,
-      creates: before.creates + n - 2,
-    });
+    expect(await tally()).toEqual(plus(before, n - 2));
     // Each key names the person its item answered, exactly one; the failed items' keys name none.
     const rows = (await t.ds.query(`SELECT external_id AS k, id FROM individuals WHERE site_id = ? AND external_id IN (${keys.map(() => '?').join(', ')})`, [
       site.siteId,
