@@ -2,6 +2,7 @@ import type { DeepPartial, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { TenantEntity } from '../../src/database/entities/base.entity.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { GoalEntity } from '../../src/database/entities/goal.entity.js';
+import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
 import type { PeriodEntity } from '../../src/database/entities/period.entity.js';
@@ -44,7 +45,9 @@ describe('dashboard summaries', () => {
   let bob: TestPerson;
   let cy: TestPerson;
 
-  const get = (path: string, accept = 'application/json') => t.http().get(`/v4/${path}`).set('Authorization', bearer(site.admin.token)).set('Accept', accept);
+  /** Whose dashboards the helpers read: the site's administrator and period (another site's in one case). */
+  let on: { token: () => string; periodId: () => number } = { token: () => site.admin.token, periodId: () => period.id };
+  const get = (path: string, accept = 'application/json') => t.http().get(`/v4/${path}`).set('Authorization', bearer(on.token())).set('Accept', accept);
   const write = <T extends TenantEntity & ObjectLiteral>(siteId: string, entity: EntityTarget<T>) =>
     t.app.get(TenantDb).repo(RequestContext.system(siteId), entity);
   const goal = (siteId: string, individualId: string, periodId: number, completed = false) =>
@@ -52,7 +55,7 @@ describe('dashboard summaries', () => {
 
   /** The dashboard with its two headers. */
   async function dashboard(kind: Kind, id: string): Promise<{ body: Row; source: string; asOf: Date }> {
-    const res = await get(`${kind}/${id}/dashboards?period=${period.id}`).expect(200);
+    const res = await get(`${kind}/${id}/dashboards?period=${on.periodId()}`).expect(200);
     expect(res.headers['dashboard-source']).toMatch(/^(summaries|records)$/);
     expect(res.headers['dashboard-as-of']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     return { body: res.body as Row, source: res.headers['dashboard-source'] as string, asOf: new Date(res.headers['dashboard-as-of'] as string) };
@@ -60,7 +63,7 @@ describe('dashboard summaries', () => {
 
   /** Every figure of the explain view (computed from the records), by name. */
   async function explained(kind: Kind, id: string): Promise<Row> {
-    const res = await get(`${kind}/${id}/dashboards/explain?period=${period.id}`).expect(200);
+    const res = await get(`${kind}/${id}/dashboards/explain?period=${on.periodId()}`).expect(200);
     return Object.fromEntries((res.body.Figures as { Name: string; Value: unknown }[]).map((f) => [f.Name, f.Value]));
   }
 
@@ -287,6 +290,94 @@ describe('dashboard summaries', () => {
       stranger.individualId,
     ]);
     expect(stored.map((s) => s.site_id)).toEqual(stored.map(() => other.siteId));
+  });
+
+  it('people created with their records and memberships in one commit: their own rows, and every unit’s, equal the records — and no unit is computed again for a new person alone', async () => {
+    // A site of its own, with nothing that falls due: the only builds are those of these writes.
+    const feed = await createSite(t, { name: 'Feed Co' });
+    const feedPeriod = await createPeriod(t, feed.siteId, { name: 'Now', start: new Date(Date.now() - 30 * DAY), end: new Date(Date.now() + 30 * DAY) });
+    const F1 = await createUnit(t, feed.siteId, { name: 'F1', department: true, parentId: feed.orgId });
+    const F2 = await createUnit(t, feed.siteId, { name: 'F2', department: true, parentId: feed.orgId });
+    const main = on;
+    on = { token: () => feed.admin.token, periodId: () => feedPeriod.id };
+    try {
+      const db = t.app.get(TenantDb);
+      const ctx = RequestContext.system(feed.siteId);
+      /**
+       * Waits until the builder has built the site up to its change sequence, through its state row,
+       * not a dashboard (a dashboard not built yet is computed from the records).
+       */
+      const builtUpToNow = async () => {
+        const seqOf = async (q: string) => Number(((await t.ds.query(q, [feed.siteId])) as { n: number | string | null }[])[0]?.n ?? -1);
+        const upTo = await seqOf('SELECT seq AS n FROM change_seqs WHERE site_id = ?');
+        for (let tries = 0; (await seqOf('SELECT built_seq AS n FROM dashboard_summary_state WHERE site_id = ?')) < upTo; tries++) {
+          if (tries > 200) throw new Error(`the summaries of site ${feed.siteId} are not built up to ${upTo}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      // The site's first build (its units are new) is whole: the writes below are built on their own.
+      await builtUpToNow();
+      // One transaction, so the builder reads all of it as one build: the creates, a new person's
+      // goals and a second membership (F2), a new person with no record and a membership of F1.
+      const [pat, quinn] = await db.transaction(ctx, async () => {
+        const people = db.repo(ctx, IndividualEntity);
+        const members = db.repo(ctx, OrganizationMemberEntity);
+        const pat = await people.insert({
+          firstName: 'Pat',
+          lastName: 'New',
+          primaryOrganizationId: F1.id,
+          primaryTitle: 'T',
+        } as DeepPartial<IndividualEntity>);
+        const quinn = await people.insert({
+          firstName: 'Quinn',
+          lastName: 'New',
+          primaryOrganizationId: F1.id,
+          primaryTitle: 'T',
+        } as DeepPartial<IndividualEntity>);
+        await members.insert({ individualId: pat.id, organizationId: F1.id, title: 'T' });
+        await members.insert({ individualId: quinn.id, organizationId: F1.id, title: 'T' });
+        const goals = db.repo(ctx, GoalEntity);
+        for (const completed of [false, true])
+          await goals.insert({ individualId: pat.id, periodId: feedPeriod.id, name: 'Goal', completed } as DeepPartial<GoalEntity>);
+        await members.insert({ individualId: pat.id, organizationId: F2.id, title: 'T' });
+        return [pat.id, quinn.id];
+      });
+      const written = new Date();
+      // Every row the commit reaches, each figure equal to the records' (the explain view).
+      for (const [kind, id] of [
+        ['individuals', pat],
+        ['individuals', quinn],
+        ['departments', F1.id],
+        ['departments', F2.id],
+        ['organizations', feed.orgId],
+      ] as [Kind, string][])
+        await fromSummaries(kind, id, written);
+      expect((await fromSummaries('individuals', pat, written)).body.PersonalGoalsTotal).toBe(2);
+
+      // A new person with a membership and nothing else (a row of a bulk load): their own row is
+      // computed; no unit's scope is walked again for them.
+      const builder = t.app.get(SummaryBuilder);
+      let ray = '';
+      const { statements, parameters } = await statementsOf(t, async () => {
+        ray = await db.transaction(ctx, async () => {
+          const p = await db
+            .repo(ctx, IndividualEntity)
+            .insert({ firstName: 'Ray', lastName: 'New', primaryOrganizationId: F1.id, primaryTitle: 'T' } as DeepPartial<IndividualEntity>);
+          await db.repo(ctx, OrganizationMemberEntity).insert({ individualId: p.id, organizationId: F1.id, title: 'T' });
+          return p.id;
+        });
+        await builtUpToNow();
+        await builder.idle();
+      });
+      // The aggregates computed for this site (another site's rows may be built meanwhile).
+      const aggregates = statements.filter((q, i) => /WITH RECURSIVE/.test(q) && parameters[i].includes(feed.siteId));
+      expect(aggregates.some((q) => /WITH RECURSIVE people/.test(q))).toBe(true);
+      expect(aggregates.filter((q) => /WITH RECURSIVE scope/.test(q))).toEqual([]);
+      await fromSummaries('individuals', ray, written);
+      await fromSummaries('departments', F1.id, written);
+    } finally {
+      on = main;
+    }
   });
 
   it('answers from the records when the builder is stopped, still reflecting every committed write', async () => {

@@ -246,7 +246,7 @@ export const NO_BACKGROUND_ROUNDS = { WEBHOOKS: 'off', DASHBOARD_SUMMARIES: 'off
  * A background worker's look for work (TenantDb.pollRead: the summary builder's every 500 ms, the
  * webhook claim's) is left out, since it lands in any window; work it then finds is not.
  */
-export async function statementsOf<R>(t: TestApp, fn: () => Promise<R>): Promise<{ result: R; statements: string[] }> {
+export async function statementsOf<R>(t: TestApp, fn: () => Promise<R>): Promise<{ result: R; statements: string[]; parameters: unknown[][] }> {
   const logger = t.ds.logger;
   const original = logger.logQuery;
   const db = t.app.get(TenantDb);
@@ -262,12 +262,17 @@ export async function statementsOf<R>(t: TestApp, fn: () => Promise<R>): Promise
     }
   } as TenantDb['pollRead'];
   const statements: string[] = [];
+  /** Each statement's parameters, in the same order. */
+  const parameters: unknown[][] = [];
   logger.logQuery = function (this: unknown, ...args: Parameters<typeof original>) {
-    if (!polling) statements.push(args[0]);
+    if (!polling) {
+      statements.push(args[0]);
+      parameters.push([...((args[1] as unknown[] | undefined) ?? [])]);
+    }
     return original.apply(this, args);
   };
   try {
-    return { result: await fn(), statements };
+    return { result: await fn(), statements, parameters };
   } finally {
     logger.logQuery = original;
     db.pollRead = pollRead;

@@ -28,7 +28,19 @@ import { TenantDb } from '../../database/tenant-db.js';
 import { Coalescer } from './coalescer.js';
 import { BATCH, loadSettings } from './dashboard-engine.js';
 import { toSums } from './summary-store.js';
-import { childrenOf, classify, expand, subtreeOf, SUMMARY_KINDS, targetsOfState, type DirtyRows, type Target, type TrailChange } from './summary-targets.js';
+import {
+  bornAmong,
+  childrenOf,
+  classify,
+  expand,
+  subtreeOf,
+  SUMMARY_KINDS,
+  targetsOfChange,
+  targetsOfState,
+  type DirtyRows,
+  type Target,
+  type TrailChange,
+} from './summary-targets.js';
 
 /** The shortest time between two builds woken by commits: the commits within it share one build. */
 export const SUMMARY_WAKE_GAP_MS = 100;
@@ -216,11 +228,13 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
     }
     const rows = new Map<string, Map<string, Record<string, unknown>>>();
     for (const [kind, ids] of current) rows.set(kind, await currentStates(this.db, ctx, kind, [...ids]));
+    // People created among these changes reach their own rows alone (targetsOfChange).
+    const born = bornAmong(states);
     for (const s of states) {
       const now = s.current ? rows.get(s.kind)?.get(s.rowId) : undefined;
       // An update carries only what changed: the rest of each state is the row as it is now.
-      for (const part of [s.before, s.after]) if (part) targets.push(...targetsOfState(s.kind, s.rowId, { ...now, ...part }));
-      if (now) targets.push(...targetsOfState(s.kind, s.rowId, now));
+      for (const part of [s.before, s.after]) if (part) targets.push(...targetsOfChange(s.kind, s.rowId, { ...now, ...part }, born));
+      if (now) targets.push(...targetsOfChange(s.kind, s.rowId, now, born));
     }
     return false;
   }
@@ -235,7 +249,7 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
       const through = new Map<string, Set<string>>();
       const next: Target[] = [];
       for (const t of queue) {
-        if (t.t === 'person' || t.t === 'unit' || t.t === 'level') resolved.push(t);
+        if (t.t === 'person' || t.t === 'own' || t.t === 'unit' || t.t === 'level') resolved.push(t);
         else (through.get(t.t) ?? through.set(t.t, new Set()).get(t.t)!).add(t.id);
       }
       for (const [t, ids] of through) {

@@ -1,4 +1,4 @@
-import { classify, expand, targetsOfState, type SiteTree, type Target, type TrailChange } from './summary-targets.js';
+import { bornAmong, classify, expand, targetsOfChange, targetsOfState, type SiteTree, type Target, type TrailChange } from './summary-targets.js';
 
 const change = (kind: string, action: string, fields: [string, unknown, unknown][], opts: { gone?: boolean; rowId?: string } = {}): TrailChange => ({
   kind,
@@ -140,5 +140,55 @@ describe('expand', () => {
 
   it('refuses a target that points through another record (it must be resolved first)', () => {
     expect(() => expand([{ t: 'metric', id: 'm' }], TREE)).toThrow(/resolved/);
+  });
+});
+
+describe('people created among the changes built (targetsOfChange)', () => {
+  // `ann` and `bob` are in TREE (ann in dept-a, bob in dept-b1 and div); `new` was created among the changes.
+  const born = bornAmong([
+    { kind: 'individual', rowId: 'new', before: null },
+    { kind: 'individual', rowId: 'ann', before: { PrimaryOrganizationID: 'dept-b1' } },
+    { kind: 'goal', rowId: 'g1', before: null },
+  ]);
+
+  it('finds the people whose create is among the changes, not those updated nor other records', () => {
+    expect([...born]).toEqual(['new']);
+  });
+
+  it('a new person’s own change and their memberships reach their own row alone', () => {
+    expect(targetsOfChange('individual', 'new', { PrimaryOrganizationID: 'dept-a' }, born)).toEqual([{ t: 'own', id: 'new' }]);
+    expect(targetsOfChange('organization-member', 'm', { IndividualID: 'new', OrganizationID: 'dept-a' }, born)).toEqual([{ t: 'own', id: 'new' }]);
+    const tree: SiteTree = { ...TREE, membershipsOf: new Map([...TREE.membershipsOf, ['new', ['dept-a', 'dept-b1']]]) };
+    expect([...expand([{ t: 'own', id: 'new' }], tree).units]).toEqual([]);
+    expect([...expand([{ t: 'own', id: 'new' }], tree).individuals]).toEqual(['new']);
+  });
+
+  it('a new person’s records still reach every unit above the units they belong to now', () => {
+    const goal = targetsOfChange('goal', 'g1', { IndividualID: 'new', PeriodID: 1 }, born);
+    expect(goal).toEqual([{ t: 'person', id: 'new' }]);
+    const tree: SiteTree = { ...TREE, membershipsOf: new Map([...TREE.membershipsOf, ['new', ['dept-b1']]]) };
+    const r = expand(goal, tree);
+    expect({ individuals: [...r.individuals], units: [...r.units].sort() }).toEqual({ individuals: ['new'], units: ['dept-b', 'dept-b1', 'org'] });
+  });
+
+  it('a person who existed before keeps reaching their units, moved or given a membership', () => {
+    expect(targetsOfChange('individual', 'ann', { PrimaryOrganizationID: 'dept-a' }, born)).toEqual([{ t: 'person', id: 'ann' }]);
+    expect(targetsOfChange('organization-member', 'm', { IndividualID: 'bob', OrganizationID: 'dept-a' }, born)).toEqual([
+      { t: 'person', id: 'bob' },
+      { t: 'unit', id: 'dept-a' },
+    ]);
+    expect(rows(targetsOfChange('organization-member', 'm', { IndividualID: 'ann', OrganizationID: 'dept-b1' }, born)).units).toEqual([
+      'dept-a',
+      'dept-b',
+      'dept-b1',
+      'div',
+      'org',
+    ]);
+  });
+
+  it('a membership taken from a person who existed and given to a new one reaches the old person’s units (Before), the new one’s row alone (After)', () => {
+    const before = targetsOfChange('organization-member', 'm', { IndividualID: 'ann', OrganizationID: 'dept-a' }, born);
+    const after = targetsOfChange('organization-member', 'm', { IndividualID: 'new', OrganizationID: 'dept-a' }, born);
+    expect(rows([...before, ...after])).toEqual({ individuals: ['ann', 'new'], units: ['dept-a', 'div', 'org'] });
   });
 });

@@ -31,6 +31,12 @@ export type RecordState = Record<string, unknown>;
 
 export type Target =
   | { t: 'person'; id: string }
+  /**
+   * The person's own row alone: a person created since the summaries were built (see
+   * `targetsOfChange`). No unit counts anything of theirs yet; each record of theirs reaches the
+   * units through its own change.
+   */
+  | { t: 'own'; id: string }
   /** The unit and every unit above it (the scopes that hold it). */
   | { t: 'unit'; id: string }
   /** The unit's own organization- or department-level records (commitments, dialogs, follow-ups). */
@@ -158,6 +164,31 @@ export function targetsOfState(kind: string, rowId: string, s: RecordState): Tar
   }
 }
 
+/**
+ * What one state of a record reaches when `born` holds the people created among the changes being
+ * built (their create is in the same build): as `targetsOfState`, except that a change of such a
+ * person's own record or of their memberships reaches their own row alone. A unit's figures count
+ * records (goals, dialogs, ratings…), never people: a person created since the last build had
+ * none before it, and every record of theirs made since is a change of this build that reaches
+ * the units they belong to now. So a feed of new people recomputes no unit over its scope (the
+ * organization of every person, after each chunk of a bulk load, before 2026-11-29).
+ */
+export function targetsOfChange(kind: string, rowId: string, s: RecordState, born: ReadonlySet<string>): Target[] {
+  const targets = targetsOfState(kind, rowId, s);
+  if (born.size && (kind === 'individual' || kind === 'organization-member')) {
+    const person = targets.find((t) => t.t === 'person');
+    if (person && born.has(person.id)) return [{ t: 'own', id: person.id }];
+  }
+  return targets;
+}
+
+/** The people created among the changes being built (a create of an individual: no state before). */
+export function bornAmong(states: readonly { kind: string; rowId: string; before: RecordState | null }[]): Set<string> {
+  const born = new Set<string>();
+  for (const s of states) if (s.kind === 'individual' && s.before === null) born.add(s.rowId);
+  return born;
+}
+
 /** A site's units and who is where, as far as `expand` needs them. */
 export interface SiteTree {
   /** Every unit of the site (deleted ones too): its parent. */
@@ -222,6 +253,9 @@ export function expand(targets: readonly Target[], tree: SiteTree): DirtyRows {
       case 'person':
         out.individuals.add(t.id);
         for (const u of tree.membershipsOf.get(t.id) ?? []) up(u);
+        break;
+      case 'own':
+        out.individuals.add(t.id);
         break;
       case 'unit':
         up(t.id);
