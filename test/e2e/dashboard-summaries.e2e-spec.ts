@@ -315,6 +315,10 @@ describe('dashboard summaries', () => {
           await new Promise((r) => setTimeout(r, 50));
         }
       };
+      // F1's own records and the organization's count in the row of every person whose primary unit is F1.
+      const data = new DashboardData(t, feed.siteId, true);
+      await data.commitment('department', F1.id, feedPeriod.id, false);
+      await data.commitment('organization', feed.orgId, feedPeriod.id, true);
       // The site's first build (its units are new) is whole: the writes below are built on their own.
       await builtUpToNow();
       // One transaction, so the builder reads all of it as one build: the creates, a new person's
@@ -354,26 +358,47 @@ describe('dashboard summaries', () => {
         await fromSummaries(kind, id, written);
       expect((await fromSummaries('individuals', pat, written)).body.PersonalGoalsTotal).toBe(2);
 
-      // A new person with a membership and nothing else (a row of a bulk load): their own row is
-      // computed; no unit's scope is walked again for them.
+      // New people with a membership and nothing else (rows of a bulk load): three of F1, one of
+      // F2. Their rows are computed once per primary unit (they are alike), and no unit's scope
+      // is walked again for them.
       const builder = t.app.get(SummaryBuilder);
-      let ray = '';
+      let added: string[] = [];
       const { statements, parameters } = await statementsOf(t, async () => {
-        ray = await db.transaction(ctx, async () => {
-          const p = await db
-            .repo(ctx, IndividualEntity)
-            .insert({ firstName: 'Ray', lastName: 'New', primaryOrganizationId: F1.id, primaryTitle: 'T' } as DeepPartial<IndividualEntity>);
-          await db.repo(ctx, OrganizationMemberEntity).insert({ individualId: p.id, organizationId: F1.id, title: 'T' });
-          return p.id;
+        added = await db.transaction(ctx, async () => {
+          const ids: string[] = [];
+          for (const [name, unit] of [
+            ['Ray', F1.id],
+            ['Sam', F1.id],
+            ['Tia', F1.id],
+            ['Uma', F2.id],
+          ]) {
+            const p = await db
+              .repo(ctx, IndividualEntity)
+              .insert({ firstName: name, lastName: 'New', primaryOrganizationId: unit, primaryTitle: 'T' } as DeepPartial<IndividualEntity>);
+            await db.repo(ctx, OrganizationMemberEntity).insert({ individualId: p.id, organizationId: unit, title: 'T' });
+            ids.push(p.id);
+          }
+          return ids;
         });
         await builtUpToNow();
         await builder.idle();
       });
       // The aggregates computed for this site (another site's rows may be built meanwhile).
       const aggregates = statements.filter((q, i) => /WITH RECURSIVE/.test(q) && parameters[i].includes(feed.siteId));
-      expect(aggregates.some((q) => /WITH RECURSIVE people/.test(q))).toBe(true);
       expect(aggregates.filter((q) => /WITH RECURSIVE scope/.test(q))).toEqual([]);
-      await fromSummaries('individuals', ray, written);
+      // The people the individual aggregates computed (their `i.id IN (…)`): one of F1's three, and Uma.
+      const computed = aggregates
+        .filter((q) => /WITH RECURSIVE people/.test(q))
+        .map((q) => /i\.id IN \(([?, ]*)\)/.exec(q)![1].split(',').length)
+        .reduce((a, b) => a + b, 0);
+      expect(computed).toBe(2);
+      // Every new person's row equals the records'; F1's people count F1's commitment, Uma does not.
+      // (Their figures: without the row's own ID and name.)
+      const figures = ({ ID: _id, Name: _name, ...rest }: Row) => rest;
+      const [ray, sam, tia, uma] = await Promise.all(added.map(async (id) => figures((await fromSummaries('individuals', id, written)).body)));
+      expect(sam).toEqual(ray);
+      expect(tia).toEqual(ray);
+      expect(uma).not.toEqual(ray);
       await fromSummaries('departments', F1.id, written);
     } finally {
       on = main;

@@ -37,6 +37,7 @@ import {
   SUMMARY_KINDS,
   targetsOfChange,
   targetsOfState,
+  alikeGroups,
   type DirtyRows,
   type Target,
   type TrailChange,
@@ -130,9 +131,11 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
     // (committedSequence explains); MySQL/MariaDB reads committed rows only.
     const upTo = this.db.isSqlite ? await committedSequence(this.db, siteId) : state.currentSeq;
     let dirty: DirtyRows | null = null;
+    /** The primary unit of each person created among the changes, as they left it. */
+    const primaryOf = new Map<string, string | null>();
     if (state.builtSeq >= 0) {
       const targets: Target[] = [];
-      let whole = await this.mapChanges(ctx, state.builtSeq, upTo, targets);
+      let whole = await this.mapChanges(ctx, state.builtSeq, upTo, targets, primaryOf);
       if (!whole && state.validUntil && now >= state.validUntil) {
         const due = await fallenDue(this.db, ctx, state.timeAt ?? now, now);
         if (due.periodEnded) whole = true;
@@ -154,8 +157,16 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
     const individuals = await liveRows(this.db, ctx, 'individuals', dirty ? [...dirty.individuals] : null);
     const units = await liveRows(this.db, ctx, 'organizations', dirty ? [...dirty.units] : null);
     const live = new Set([...individuals, ...units].map((r) => r.id));
+    // New people with nothing of their own and one primary unit have one row: one of them is computed (alikeGroups).
+    const copies = new Map<string, string[]>();
+    if (dirty)
+      for (const group of alikeGroups(dirty.alone, primaryOf)) {
+        const alive = group.filter((id) => live.has(id));
+        if (alive.length > 1) copies.set(alive[0], alive.slice(1));
+      }
+    const copied = new Set([...copies.values()].flat());
     const groups: [DashboardBatchKind, number, string[]][] = [
-      ['individual', ROW_TYPE.individual, individuals.map((r) => r.id)],
+      ['individual', ROW_TYPE.individual, individuals.map((r) => r.id).filter((id) => !copied.has(id))],
       ['department', ROW_TYPE.department, units.filter((u) => u.rowType === ROW_TYPE.department).map((u) => u.id)],
       ['organization', ROW_TYPE.organization, units.filter((u) => u.rowType === ROW_TYPE.organization).map((u) => u.id)],
     ];
@@ -183,7 +194,11 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
           const chunk = ids.slice(i, i + BATCH);
           const byRoot = new Map<string, AggregateRow[]>(chunk.map((id) => [id, []]));
           for (const r of await dashboardAggregates(this.db, ctx, kind, chunk, w)) byRoot.get(r.root)?.push(r);
-          for (const [id, rows] of byRoot) pending.push({ periodId: period.id, rowType, rowId: id, sums: toSums(rows) });
+          for (const [id, rows] of byRoot) {
+            const sums = toSums(rows);
+            pending.push({ periodId: period.id, rowType, rowId: id, sums });
+            for (const other of (rowType === ROW_TYPE.individual && copies.get(id)) || []) pending.push({ periodId: period.id, rowType, rowId: other, sums });
+          }
           done += chunk.length;
           if (pending.length >= WRITE_BATCH) {
             await flush(null);
@@ -198,7 +213,7 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** Adds the targets of the changes in (after, upTo] to `targets`; answers true when they reach the whole site. */
-  private async mapChanges(ctx: RequestContext, after: number, upTo: number, targets: Target[]): Promise<boolean> {
+  private async mapChanges(ctx: RequestContext, after: number, upTo: number, targets: Target[], primaryOf: Map<string, string | null>): Promise<boolean> {
     const current = new Map<string, Set<string>>();
     const states: { kind: string; rowId: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null; current: boolean }[] = [];
     let cursor = after;
@@ -230,6 +245,11 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
     for (const [kind, ids] of current) rows.set(kind, await currentStates(this.db, ctx, kind, [...ids]));
     // People created among these changes reach their own rows alone (targetsOfChange).
     const born = bornAmong(states);
+    for (const s of states)
+      if (s.kind === 'individual' && born.has(s.rowId) && s.after && 'PrimaryOrganizationID' in s.after) {
+        const unit = s.after.PrimaryOrganizationID;
+        primaryOf.set(s.rowId, typeof unit === 'string' && unit !== '' ? unit : null);
+      }
     for (const s of states) {
       const now = s.current ? rows.get(s.kind)?.get(s.rowId) : undefined;
       // An update carries only what changed: the rest of each state is the row as it is now.
@@ -241,7 +261,7 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
 
   /** Resolves the targets that point through other records, loads the tree around them and expands them to rows. */
   private async rowsOf(ctx: RequestContext, targets: Target[]): Promise<DirtyRows> {
-    if (!targets.length) return { individuals: new Set(), units: new Set() };
+    if (!targets.length) return { individuals: new Set(), units: new Set(), alone: new Set() };
     const resolved: Target[] = [];
     let queue = targets;
     // Each round follows one step: a metric value to its metric, a metric to its project, a project to its owner and unit.

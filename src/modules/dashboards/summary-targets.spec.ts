@@ -1,4 +1,4 @@
-import { bornAmong, classify, expand, targetsOfChange, targetsOfState, type SiteTree, type Target, type TrailChange } from './summary-targets.js';
+import { alikeGroups, bornAmong, classify, expand, targetsOfChange, targetsOfState, type SiteTree, type Target, type TrailChange } from './summary-targets.js';
 
 const change = (kind: string, action: string, fields: [string, unknown, unknown][], opts: { gone?: boolean; rowId?: string } = {}): TrailChange => ({
   kind,
@@ -190,5 +190,36 @@ describe('people created among the changes built (targetsOfChange)', () => {
     const before = targetsOfChange('organization-member', 'm', { IndividualID: 'ann', OrganizationID: 'dept-a' }, born);
     const after = targetsOfChange('organization-member', 'm', { IndividualID: 'new', OrganizationID: 'dept-a' }, born);
     expect(rows([...before, ...after])).toEqual({ individuals: ['ann', 'new'], units: ['dept-a', 'div', 'org'] });
+  });
+});
+
+describe('new people alike (alikeGroups)', () => {
+  it('a person reached only through their own row is alone; one reached by a record of theirs, or by a level above, is not', () => {
+    const r = expand(
+      [
+        { t: 'own', id: 'new1' },
+        { t: 'own', id: 'new2' },
+        { t: 'person', id: 'new2' },
+        { t: 'own', id: 'ann' },
+        { t: 'level', level: 'department', id: 'dept-a' },
+      ],
+      TREE,
+    );
+    expect({ alone: [...r.alone], individuals: [...r.individuals].sort() }).toEqual({ alone: ['new1'], individuals: ['ann', 'new1', 'new2'] });
+  });
+
+  it('groups the people alone by their primary unit; a group of one, or a person whose unit is not known, is left out', () => {
+    const primaryOf = new Map<string, string | null>([
+      ['a1', 'dept-a'],
+      ['a2', 'dept-a'],
+      ['a3', 'dept-a'],
+      ['b1', 'dept-b'],
+      ['n1', null],
+      ['n2', null],
+    ]);
+    expect(alikeGroups(new Set(['a1', 'a2', 'b1', 'n1', 'n2', 'x1', 'a3']), primaryOf)).toEqual([
+      ['a1', 'a2', 'a3'],
+      ['n1', 'n2'],
+    ]);
   });
 });

@@ -203,6 +203,31 @@ export interface SiteTree {
 export interface DirtyRows {
   individuals: Set<string>;
   units: Set<string>;
+  /**
+   * The individuals reached through their own row alone (`own`: people created in the build, no
+   * record of theirs among its changes): each one's row is that of anyone else with the same
+   * primary unit (see `alikeGroups`).
+   */
+  alone: Set<string>;
+}
+
+/**
+ * The people of `alone` whose primary unit the build knows (`primaryOf`), grouped by it: a person
+ * with no record of their own counts only their primary unit's department-level records and the
+ * nearest organization's, so everyone of a group has the same row, and the builder computes one
+ * of them and stores its sums for all (a chunk of a bulk load of one department: one row computed
+ * instead of 250). Groups of one are left out.
+ */
+export function alikeGroups(alone: ReadonlySet<string>, primaryOf: ReadonlyMap<string, string | null>): string[][] {
+  const byUnit = new Map<string, string[]>();
+  for (const id of alone) {
+    if (!primaryOf.has(id)) continue;
+    const unit = primaryOf.get(id) ?? '';
+    const group = byUnit.get(unit);
+    if (group) group.push(id);
+    else byUnit.set(unit, [id]);
+  }
+  return [...byUnit.values()].filter((g) => g.length > 1);
 }
 
 /** The units a person, project or unit target needs to know about before `expand` (memberships, primaries). */
@@ -238,7 +263,9 @@ export function subtreeOf(children: ReadonlyMap<string, readonly string[]>, root
  * of rows that are not live.
  */
 export function expand(targets: readonly Target[], tree: SiteTree): DirtyRows {
-  const out: DirtyRows = { individuals: new Set(), units: new Set() };
+  const out: DirtyRows = { individuals: new Set(), units: new Set(), alone: new Set() };
+  // Individuals reached otherwise than through their own row alone.
+  const reached = new Set<string>();
   const up = (unit: string) => {
     let id: string | null | undefined = unit;
     for (let depth = 0; id && depth < 64 && !out.units.has(id); depth++) {
@@ -252,10 +279,12 @@ export function expand(targets: readonly Target[], tree: SiteTree): DirtyRows {
     switch (t.t) {
       case 'person':
         out.individuals.add(t.id);
+        reached.add(t.id);
         for (const u of tree.membershipsOf.get(t.id) ?? []) up(u);
         break;
       case 'own':
         out.individuals.add(t.id);
+        out.alone.add(t.id);
         break;
       case 'unit':
         up(t.id);
@@ -265,7 +294,10 @@ export function expand(targets: readonly Target[], tree: SiteTree): DirtyRows {
         const below = t.level === 'organization' ? subtreeOf((children ??= childrenOf(tree)), t.id) : [t.id];
         for (const u of below) {
           if (t.level === 'organization') out.units.add(u);
-          for (const p of tree.primaryMembersOf.get(u) ?? []) out.individuals.add(p);
+          for (const p of tree.primaryMembersOf.get(u) ?? []) {
+            out.individuals.add(p);
+            reached.add(p);
+          }
         }
         break;
       }
@@ -273,5 +305,6 @@ export function expand(targets: readonly Target[], tree: SiteTree): DirtyRows {
         throw new Error(`target ${t.t} must be resolved before expand`);
     }
   }
+  for (const id of reached) out.alone.delete(id);
   return out;
 }
