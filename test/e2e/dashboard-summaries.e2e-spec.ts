@@ -319,25 +319,17 @@ describe('dashboard summaries', () => {
       const data = new DashboardData(t, feed.siteId, true);
       await data.commitment('department', F1.id, feedPeriod.id, false);
       await data.commitment('organization', feed.orgId, feedPeriod.id, true);
+      /** A new person of the site whose primary unit is `unit` (in the caller's transaction). */
+      const newPerson = (firstName: string, unit: string) =>
+        db.repo(ctx, IndividualEntity).insert({ firstName, lastName: 'New', primaryOrganizationId: unit, primaryTitle: 'T' } as DeepPartial<IndividualEntity>);
       // The site's first build (its units are new) is whole: the writes below are built on their own.
       await builtUpToNow();
       // One transaction, so the builder reads all of it as one build: the creates, a new person's
       // goals and a second membership (F2), a new person with no record and a membership of F1.
       const [pat, quinn] = await db.transaction(ctx, async () => {
-        const people = db.repo(ctx, IndividualEntity);
         const members = db.repo(ctx, OrganizationMemberEntity);
-        const pat = await people.insert({
-          firstName: 'Pat',
-          lastName: 'New',
-          primaryOrganizationId: F1.id,
-          primaryTitle: 'T',
-        } as DeepPartial<IndividualEntity>);
-        const quinn = await people.insert({
-          firstName: 'Quinn',
-          lastName: 'New',
-          primaryOrganizationId: F1.id,
-          primaryTitle: 'T',
-        } as DeepPartial<IndividualEntity>);
+        const pat = await newPerson('Pat', F1.id);
+        const quinn = await newPerson('Quinn', F1.id);
         await members.insert({ individualId: pat.id, organizationId: F1.id, title: 'T' });
         await members.insert({ individualId: quinn.id, organizationId: F1.id, title: 'T' });
         const goals = db.repo(ctx, GoalEntity);
@@ -372,9 +364,7 @@ describe('dashboard summaries', () => {
             ['Tia', F1.id],
             ['Uma', F2.id],
           ]) {
-            const p = await db
-              .repo(ctx, IndividualEntity)
-              .insert({ firstName: name, lastName: 'New', primaryOrganizationId: unit, primaryTitle: 'T' } as DeepPartial<IndividualEntity>);
+            const p = await newPerson(name, unit);
             await db.repo(ctx, OrganizationMemberEntity).insert({ individualId: p.id, organizationId: unit, title: 'T' });
             ids.push(p.id);
           }
