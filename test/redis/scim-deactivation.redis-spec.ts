@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { createPerson, createSite } from '../factories/index.js';
 import { bearer, startApp, type TestApp } from '../e2e/harness.js';
+import { dropPrefix, freshPrefix, REDIS_URL } from './redis-support.js';
 
 /**
  * SCIM deactivation across replicas (docs/identity.md, "Deactivation"): two instances of the
@@ -10,19 +10,20 @@ import { bearer, startApp, type TestApp } from '../e2e/harness.js';
  * token within a second, and a password login on B is refused too. Needs Redis
  * (TEST_REDIS_URL, default 127.0.0.1:6379): `npm run test:redis`.
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
 describe('SCIM deactivation on every replica', () => {
   let a: TestApp;
   let b: TestApp;
+  // Its own keys, dropped at the end: the refused login below leaves login-throttle counters.
+  const prefix = freshPrefix();
   beforeAll(async () => {
-    const shared = { REDIS_URL, REDIS_PREFIX: `pms-test-${randomBytes(4).toString('hex')}:`, CALLER_CACHE_MS: '60000' };
+    const shared = { REDIS_URL, REDIS_PREFIX: prefix, CALLER_CACHE_MS: '60000' };
     a = await startApp(shared);
     b = await startApp({ ...shared, DATABASE_URL: a.config.databaseUrl, JWT_SECRET: a.config.jwtSecret });
   });
   afterAll(async () => {
     await b?.close();
     await a?.close();
+    await dropPrefix(prefix);
   });
 
   it('refuses the person’s token on the other replica within a second of active: false', async () => {
