@@ -381,11 +381,9 @@ const HELD_SENDERS = new WeakMap<TxJournal, (query: string, parameters?: unknown
  * writes — taken out of the journal, with runs of inserts merged (mergeInserts).
  */
 function takeHeld(journal: TxJournal): Batch[] {
-  const batches: Batch[] = journal.held.splice(0);
-  journal.heldTables = new Set();
+  const batches: Batch[] = [...journal.held];
   if (journal.heldSavepoint !== null) batches.splice(journal.heldSavepointAt, 0, { sql: journal.heldSavepoint, params: [] });
-  journal.heldSavepoint = null;
-  journal.carried = 0;
+  dropHeld(journal);
   return mergeInserts(batches);
 }
 
@@ -432,7 +430,7 @@ const ROLLBACK_STATEMENT = /^\s*ROLLBACK\b/i;
 /** A ROLLBACK of the whole transaction. */
 const WHOLE_ROLLBACK = /^\s*ROLLBACK\s*$/i;
 
-/** Drops what is held, unsent: the transaction is rolled back. */
+/** Empties what is held (taken to be sent: takeHeld; or dropped unsent: the transaction is rolled back). */
 function dropHeld(journal: TxJournal): void {
   journal.held.length = 0;
   journal.heldTables = new Set();

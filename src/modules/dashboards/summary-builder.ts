@@ -38,6 +38,7 @@ import {
   targetsOfChange,
   targetsOfState,
   alikeGroups,
+  primariesOf,
   type DirtyRows,
   type Target,
   type TrailChange,
@@ -245,11 +246,7 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
     for (const [kind, ids] of current) rows.set(kind, await currentStates(this.db, ctx, kind, [...ids]));
     // People created among these changes reach their own rows alone (targetsOfChange).
     const born = bornAmong(states);
-    for (const s of states)
-      if (s.kind === 'individual' && born.has(s.rowId) && s.after && 'PrimaryOrganizationID' in s.after) {
-        const unit = s.after.PrimaryOrganizationID;
-        primaryOf.set(s.rowId, typeof unit === 'string' && unit !== '' ? unit : null);
-      }
+    for (const [id, unit] of primariesOf(states, born)) primaryOf.set(id, unit);
     for (const s of states) {
       const now = s.current ? rows.get(s.kind)?.get(s.rowId) : undefined;
       // An update carries only what changed: the rest of each state is the row as it is now.

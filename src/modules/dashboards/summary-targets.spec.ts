@@ -1,4 +1,15 @@
-import { alikeGroups, bornAmong, classify, expand, targetsOfChange, targetsOfState, type SiteTree, type Target, type TrailChange } from './summary-targets.js';
+import {
+  alikeGroups,
+  bornAmong,
+  primariesOf,
+  classify,
+  expand,
+  targetsOfChange,
+  targetsOfState,
+  type SiteTree,
+  type Target,
+  type TrailChange,
+} from './summary-targets.js';
 
 const change = (kind: string, action: string, fields: [string, unknown, unknown][], opts: { gone?: boolean; rowId?: string } = {}): TrailChange => ({
   kind,
@@ -206,6 +217,23 @@ describe('new people alike (alikeGroups)', () => {
       TREE,
     );
     expect({ alone: [...r.alone], individuals: [...r.individuals].sort() }).toEqual({ alone: ['new1'], individuals: ['ann', 'new1', 'new2'] });
+  });
+
+  it('takes each new person’s primary unit from their last state that names it, and no one else’s', () => {
+    const states = [
+      { kind: 'individual', rowId: 'n1', after: { PrimaryOrganizationID: 'dept-a' } },
+      { kind: 'individual', rowId: 'n2', after: { PrimaryOrganizationID: 'dept-a' } },
+      { kind: 'individual', rowId: 'n1', after: { PrimaryOrganizationID: 'dept-b' } },
+      { kind: 'individual', rowId: 'n2', after: { LastName: 'X' } },
+      { kind: 'individual', rowId: 'n3', after: { PrimaryOrganizationID: null } },
+      { kind: 'individual', rowId: 'ann', after: { PrimaryOrganizationID: 'dept-b' } },
+      { kind: 'goal', rowId: 'n4', after: { PrimaryOrganizationID: 'dept-b' } },
+    ];
+    expect([...primariesOf(states, new Set(['n1', 'n2', 'n3', 'n4']))]).toEqual([
+      ['n1', 'dept-b'],
+      ['n2', 'dept-a'],
+      ['n3', null],
+    ]);
   });
 
   it('groups the people alone by their primary unit; a group of one, or a person whose unit is not known, is left out', () => {

@@ -189,6 +189,23 @@ export function bornAmong(states: readonly { kind: string; rowId: string; before
   return born;
 }
 
+/**
+ * The primary unit each of the `born` people was left with by the changes (their last state that
+ * names one; null: none), for `alikeGroups`. A person whose states never name it is left out.
+ */
+export function primariesOf(
+  states: readonly { kind: string; rowId: string; after: RecordState | null }[],
+  born: ReadonlySet<string>,
+): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  for (const s of states)
+    if (s.kind === 'individual' && born.has(s.rowId) && s.after && 'PrimaryOrganizationID' in s.after) {
+      const unit = s.after.PrimaryOrganizationID;
+      out.set(s.rowId, typeof unit === 'string' && unit !== '' ? unit : null);
+    }
+  return out;
+}
+
 /** A site's units and who is where, as far as `expand` needs them. */
 export interface SiteTree {
   /** Every unit of the site (deleted ones too): its parent. */
