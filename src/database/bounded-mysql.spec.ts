@@ -120,7 +120,7 @@ describe('bounded mysql2 pool', () => {
     const pool = boundPool(new FakePool(), options);
     const conn = new FakeConnection();
     pool.emit('connection', conn);
-    expect(conn.sent).toEqual(["SET SESSION max_statement_time = 1.500, SESSION tx_isolation = 'READ-COMMITTED'"]);
+    expect(conn.sent).toEqual(["SET SESSION max_statement_time = 1.500, SESSION tx_isolation = 'READ-COMMITTED', SESSION eq_range_index_dive_limit = 1001"]);
 
     const done = jest.fn();
     conn.query('SELECT 1', [], done);
@@ -137,16 +137,18 @@ describe('bounded mysql2 pool', () => {
 
   it('uses MySQL’s own limits there: max_execution_time for reads, lock-wait limits for writes', () => {
     expect(statementLimitSql('mysql', 10000)).toBe(
-      "SET SESSION max_execution_time = 10000, SESSION innodb_lock_wait_timeout = 10, SESSION lock_wait_timeout = 10, SESSION transaction_isolation = 'READ-COMMITTED'",
+      "SET SESSION max_execution_time = 10000, SESSION innodb_lock_wait_timeout = 10, SESSION lock_wait_timeout = 10, SESSION transaction_isolation = 'READ-COMMITTED', SESSION eq_range_index_dive_limit = 1001",
     );
     expect(statementLimitSql('mysql', 400)).toContain('innodb_lock_wait_timeout = 1,');
   });
 
   it('on MariaDB also sets wsrep_sync_wait when asked (read-your-writes on Galera), and never on MySQL', () => {
     expect(statementLimitSql('mariadb', 10000, 1)).toBe(
-      "SET SESSION max_statement_time = 10.000, SESSION tx_isolation = 'READ-COMMITTED', SESSION wsrep_sync_wait = 1",
+      "SET SESSION max_statement_time = 10.000, SESSION tx_isolation = 'READ-COMMITTED', SESSION eq_range_index_dive_limit = 1001, SESSION wsrep_sync_wait = 1",
     );
-    expect(statementLimitSql('mariadb', 10000, 0)).toBe("SET SESSION max_statement_time = 10.000, SESSION tx_isolation = 'READ-COMMITTED'");
+    expect(statementLimitSql('mariadb', 10000, 0)).toBe(
+      "SET SESSION max_statement_time = 10.000, SESSION tx_isolation = 'READ-COMMITTED', SESSION eq_range_index_dive_limit = 1001",
+    );
     expect(statementLimitSql('mysql', 10000, 1)).not.toContain('wsrep');
   });
 

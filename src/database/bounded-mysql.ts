@@ -87,21 +87,36 @@ export class PoolAcquireTimeoutError extends Error {
 }
 
 /**
+ * The most values of one `IN (…)` list whose rows the optimizer counts in the index itself
+ * (`eq_range_index_dive_limit`; the servers' default is 200). The service's id lists go up to
+ * 1,000 (bulk look-ups, the summary builder and archives read 500 or 1,000 ids a statement). Past
+ * the default the optimizer guesses from the table's statistics instead, and statistics taken when
+ * a site was small (a nightly feed grows it by thousands a minute, faster than InnoDB refreshes
+ * them) made it read the whole site through `(site_id, deleted)` instead of the ids asked: 31,000
+ * rows for 500 ids, and a million on a site of a million (docs/performance.md, "Id lists").
+ */
+export const IN_LIST_DIVES = 1001;
+
+/**
  * The session settings of every new connection, in one statement: the server stops a statement
- * at the limit, and transactions read committed data (READ COMMITTED, docs/architecture.md "How
- * a write runs") — set once here instead of before every transaction.
+ * at the limit, transactions read committed data (READ COMMITTED, docs/architecture.md "How
+ * a write runs"), and an id list of up to IN_LIST_DIVES values is planned by its own rows — set
+ * once here instead of before every transaction.
  */
 export function statementLimitSql(flavor: 'mysql' | 'mariadb', statementTimeoutMs: number, syncWait = 0): string {
   if (flavor === 'mariadb') {
     const causal = syncWait > 0 ? `, SESSION wsrep_sync_wait = ${Math.trunc(syncWait)}` : '';
-    return `SET SESSION max_statement_time = ${(statementTimeoutMs / 1000).toFixed(3)}, SESSION tx_isolation = 'READ-COMMITTED'${causal}`;
+    return (
+      `SET SESSION max_statement_time = ${(statementTimeoutMs / 1000).toFixed(3)}, SESSION tx_isolation = 'READ-COMMITTED', ` +
+      `SESSION eq_range_index_dive_limit = ${IN_LIST_DIVES}${causal}`
+    );
   }
   // MySQL's max_execution_time covers read-only SELECTs only; writes are mostly slow because they
   // wait for locks, which the two lock-wait limits bound (whole seconds, at least 1).
   const seconds = Math.max(1, Math.ceil(statementTimeoutMs / 1000));
   return (
     `SET SESSION max_execution_time = ${Math.round(statementTimeoutMs)}, SESSION innodb_lock_wait_timeout = ${seconds}, SESSION lock_wait_timeout = ${seconds}, ` +
-    `SESSION transaction_isolation = 'READ-COMMITTED'`
+    `SESSION transaction_isolation = 'READ-COMMITTED', SESSION eq_range_index_dive_limit = ${IN_LIST_DIVES}`
   );
 }
 
