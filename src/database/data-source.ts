@@ -4,6 +4,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { DEFAULT_DB_SYNC_WAIT, type AppConfig } from '../config/config.js';
 import { boundedMysql2 } from './bounded-mysql.js';
 import { assertUtf8mb4 } from './charset-check.js';
+import { fixPlannerStatistics } from './sqlite-planner-stats.js';
 import { entitiesFor, MIGRATIONS } from './registry.js';
 
 type DbTimeouts = Pick<AppConfig, 'database' | 'dbQueryTimeoutMs' | 'dbAcquireTimeoutMs'> & Partial<Pick<AppConfig, 'dbSyncWait'>>;
@@ -144,13 +145,15 @@ export async function createDataSource(config: DbTimeouts): Promise<DataSource> 
 /**
  * Connects, runs `migrate` (the pending migrations under the cluster-wide lock: migration-lock.ts),
  * then checks the schema they leave: on MySQL/MariaDB every text column utf8mb4
- * (charset-check.ts). A failure closes the connection again and stops the start with its one line.
+ * (charset-check.ts); on SQLite it writes the planner's fixed statistics (sqlite-planner-stats.ts).
+ * A failure closes the connection again and stops the start with its one line.
  */
 export async function initializeChecked(options: DataSourceOptions, migrate?: (ds: DataSource) => Promise<unknown>): Promise<DataSource> {
   const ds = await new DataSource(options).initialize();
   try {
     await migrate?.(ds);
     await assertUtf8mb4(ds);
+    await fixPlannerStatistics(ds);
   } catch (e) {
     await ds.destroy();
     throw e;
