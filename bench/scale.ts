@@ -11,6 +11,11 @@
  *    the same bound;
  *  - a cursor page of 100 near the end (within the last 5,100 rows) against the first cursor page:
  *    costs what the first page costs (taken as ≤ 1.25×);
+ *  - after a period around today is added and the site's dashboard summaries are built for it (the
+ *    time it took is printed): the dashboards of the whole organization (≤ 20 by-id reads) and of
+ *    one person (≤ 3) against the by-id read, `GET /v4/me` and `GET /v4/organizations/{id}` against
+ *    the limit (≥ 0.4×), and `POST /v4/comments` against the write limit (the yardstick inserting
+ *    one comment in a transaction: ≥ 0.2×), as bench.ts measures them;
  *  - the CSV export of the whole site against the export limit (bench/raw-server.ts `GET
  *    /individuals.csv`), SCALE_EXPORT_ROUNDS (2) rounds taking turns: ≥ 0.5×, RSS growth ≤ 50 MB;
  *    and the XLSX export against the same limit: ≥ 0.25×.
@@ -174,6 +179,55 @@ async function main(): Promise<void> {
           `| \`?limit=100&sort=${field}\`: cost ÷ a plain page of 100 (${fmt(r.baseRps)} req/s) | ${fmt(1 / r.ratio, 2)}× (${fmt(r.rps)} req/s) | ≤ 2× | ${verdict(1 / r.ratio <= 2)} |`,
       ),
       `| \`?limit=100&cursor=…\` near the end (within the last ${fmt(WALK_PAGE + 100)}): cost ÷ the first cursor page (${fmt(c.baseRps)} req/s) | ${fmt(1 / c.ratio, 2)}× (${fmt(c.rps)} req/s) | ≤ 1.25× | ${verdict(1 / c.ratio <= 1.25)} |`,
+    );
+
+    // The rest of the read mix on the same site (bench.ts's targets): a period around today gives the
+    // site dashboards; its summaries are built for the whole site first, then the dashboards of the
+    // whole organization and of one person are measured in by-id reads, `GET /v4/me` and an
+    // organization by id against the limit, and a comment written against the write limit last (a
+    // write moves the summaries on; the dashboards are measured before).
+    const year = new Date().getUTCFullYear();
+    await call(origin, token, 'POST', '/v4/periods', { Name: `FY ${year}`, StartDate: `${year}-01-01T00:00:00Z`, EndDate: `${year}-12-31T23:59:59.999Z` });
+    const orgDashboards = `/v4/organizations/${me.PrimaryOrganizationID}/dashboards`;
+    const built = Date.now();
+    await awaitSummaries(origin, token, [orgDashboards, `/v4/individuals/${ids[1]}/dashboards`], SUMMARY_WAIT);
+    const buildS = (Date.now() - built) / 1000;
+    const orgDash = job([{ path: orgDashboards, headers: h }]);
+    const personDash = job(ids.slice(0, 2000).map((id) => ({ path: `/v4/individuals/${id}/dashboards`, headers: h })));
+    const meJob = job([{ path: '/v4/me', headers: h }], CONNECTIONS);
+    const orgById = job([{ path: `/v4/organizations/${me.PrimaryOrganizationID}`, headers: h }], CONNECTIONS);
+    const limitWrite: LoadJob = {
+      ...job(
+        ids.map((id) => ({ path: `/comments?site=${me.SiteID}&on=${id}`, method: 'POST' as const })),
+        CONNECTIONS,
+      ),
+      origin: rawOrigin,
+    };
+    const comment = job(
+      ids.map((id, k) => ({
+        path: '/v4/comments',
+        method: 'POST' as const,
+        headers: { ...h, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ AncestorType: 'individuals', AncestorID: id, Body: `Scale comment ${k}` }),
+      })),
+      CONNECTIONS,
+    );
+    for (const j of [orgDash, personDash, meJob, orgById]) {
+      await settleAll();
+      await load({ ...j, duration: 1 });
+    }
+    const od = await versus('organization dashboards (the whole site)', orgDash, byId, ROUNDS, settleAll);
+    const pd = await versus('individual dashboards', personDash, byId, ROUNDS, settleAll);
+    const mr = await versus('GET /v4/me', meJob, limitById, ROUNDS, settleAll);
+    const or = await versus('organization by id', orgById, limitById, ROUNDS, settleAll);
+    const cw = await versus('POST /v4/comments', comment, limitWrite, ROUNDS, settleAll);
+    lines.push(
+      `| the site's dashboard summaries built for a new period (the whole site) | ${fmt(buildS)} s | | |`,
+      `| \`GET /v4/organizations/{id}/dashboards\` (the whole site) in by-id reads (${fmt(od.rps)} against ${fmt(od.baseRps)} req/s) | ${fmt(1 / od.ratio, 1)}× | ≤ 20× | ${verdict(1 / od.ratio <= 20)} |`,
+      `| \`GET /v4/individuals/{id}/dashboards\` in by-id reads (${fmt(pd.rps)} against ${fmt(pd.baseRps)} req/s) | ${fmt(1 / pd.ratio, 1)}× | ≤ 3× | ${verdict(1 / pd.ratio <= 3)} |`,
+      `| \`GET /v4/me\` ÷ the limit (${fmt(mr.baseRps)} req/s) | ${fmt(mr.ratio, 2)} (${fmt(mr.rps)} req/s) | ≥ 0.4 | ${verdict(mr.ratio >= 0.4)} |`,
+      `| \`GET /v4/organizations/{id}\` ÷ the limit (${fmt(or.baseRps)} req/s) | ${fmt(or.ratio, 2)} (${fmt(or.rps)} req/s) | ≥ 0.4 | ${verdict(or.ratio >= 0.4)} |`,
+      `| \`POST /v4/comments\` ÷ the write limit (one comment inserted in a transaction, ${fmt(cw.baseRps)} req/s) | ${fmt(cw.ratio, 2)} (${fmt(cw.rps)} req/s) | ≥ 0.2 | ${verdict(cw.ratio >= 0.2)} |`,
     );
 
     await settleAll();
