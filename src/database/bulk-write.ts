@@ -205,8 +205,8 @@ class Batch<C extends object, U extends object, K extends string | number> {
   ) {}
 
   /**
-   * The items in chunks of BULK_CHUNK, each chunk one transaction (joining the request's when one
-   * runs) and each item a savepoint in it: an item still commits or fails on its own, and a chunk
+   * The items in chunks of BULK_CHUNK, each chunk one transaction (a savepoint in the request's
+   * when one runs) and each item a savepoint in it: an item still commits or fails on its own, and a chunk
    * costs one COMMIT — on MariaDB the commit's log flush, not the writes, was most of an item's
    * time. A chunk that loses a deadlock runs again whole, from the keys as they were before it.
    */
@@ -218,8 +218,9 @@ class Batch<C extends object, U extends object, K extends string | number> {
     for (let k = 0; k < order.length; k += BULK_CHUNK) {
       const chunk = order.slice(k, k + BULK_CHUNK);
       const keys = this.keys();
-      // A chunk in a transaction of its own carries its items' held writes to its end (multi-row
-      // INSERTs, docs/bulk.md "Round trips"), and runs again from these keys when it must.
+      // A chunk carries its items' held writes to its end (multi-row INSERTs, docs/bulk.md "Round
+      // trips"), and runs again from these keys when it must (in a transaction of its own, or from
+      // its savepoint in the request's).
       await this.db.transactionCarrying(this.ctx, async () => {
         this.restore(keys);
         await this.readAhead(chunk);

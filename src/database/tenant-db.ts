@@ -442,7 +442,8 @@ export class TenantDb implements RowStore {
    * end on MySQL/MariaDB, so a bulk chunk's inserts go together as multi-row INSERTs; when they
    * fail, `fn` runs again in a new transaction with each unit sending its own (transactions.ts,
    * docs/bulk.md "Round trips"). `fn` must be safe to run again from its start. Inside the
-   * context's transaction, and on SQLite, it is `transaction`.
+   * context's transaction it runs between a savepoint of its own, which a failure of the carried
+   * writes rolls back to before `fn` runs again; on SQLite it is `transaction`.
    */
   transactionCarrying<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R> {
     return this.transactions.carrying(ctx, fn);

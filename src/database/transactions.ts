@@ -219,11 +219,14 @@ export class Transactions {
    * end (see `savepoint`), until a statement needs them or `fn` has ended, when they are sent before
    * the COMMIT. When carried writes fail (CarriedWritesFailed) the transaction is rolled back and
    * `fn` runs again in a new one where each unit sends its own writes at its end, so it answers as
-   * it would have without carrying. Inside the context's transaction (which cannot run again alone)
-   * and on SQLite (which holds nothing), just `run`. For a bulk chunk and an import's chunk.
+   * it would have without carrying. Inside the context's transaction (an atomic bulk request, one
+   * with an Idempotency-Key), the same between a savepoint of its own, which the failure rolls back
+   * to (`carryingInside`). On SQLite (which holds nothing), just `run`. For a bulk chunk and an
+   * import's chunk.
    */
   async carrying<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R> {
-    for (let carry = !BOUND.has(ctx) && !this.isSqlite; ; carry = false) {
+    if (BOUND.has(ctx)) return this.carryingInside(ctx, fn);
+    for (let carry = !this.isSqlite; ; carry = false) {
       try {
         return await this.run(ctx, async () => {
           const journal = carry ? JOURNALS.get(ctx) : undefined;
@@ -240,6 +243,60 @@ export class Transactions {
         // Which unit's write failed cannot be told: all of them again, each sending its own.
         this.logger.debug(`carried writes failed (request ${ctx.requestId}), the transaction runs again without carrying: ${e.message}`);
       }
+    }
+  }
+
+  /**
+   * `carrying` inside the context's transaction, which cannot run again alone: `fn` runs between a
+   * SAVEPOINT of its own and its RELEASE, its units leaving their writes held as in a transaction of
+   * its own. When carried writes fail, whatever was held is dropped, the writes sent ahead are
+   * waited for, the transaction goes back to that savepoint (with the audit rows and the writes left
+   * for the commit that `fn` recorded, and the rows and checks it kept), and `fn` runs again with
+   * each unit sending its own writes. A lost deadlock or a database that is gone ends the
+   * transaction as it does anywhere (`run` retries it whole, or the request answers 503). Where
+   * nothing can be carried (SQLite; a unit or a chunk already holding), `fn` joins as it is.
+   */
+  private async carryingInside<R>(ctx: RequestContext, fn: () => Promise<R>): Promise<R> {
+    const manager = BOUND.get(ctx);
+    const journal = JOURNALS.get(ctx);
+    if (this.isSqlite || !manager || !journal || !HELD_SENDERS.has(journal) || journal.carry || journal.holding !== 0 || journal.held.length) return fn();
+    const depth = (SAVEPOINT_DEPTH.get(ctx) ?? 0) + 1;
+    await manager.query(SAVEPOINT.of(depth).text);
+    const marks = { changes: journal.changes.length, atCommit: journal.atCommit.length };
+    SAVEPOINT_DEPTH.set(ctx, depth);
+    try {
+      let result: R;
+      try {
+        journal.carry = true;
+        result = await fn();
+        if (journal.carryFailed) throw new CarriedWritesFailed(new Error('carried writes failed'));
+        await sendHeld(journal);
+      } catch (e) {
+        // Nothing held may ride with a later statement, and nothing sent ahead may still be in flight.
+        dropHeld(journal);
+        await aheadSettled(journal);
+        const carriedFailed = e instanceof CarriedWritesFailed || journal.carryFailed;
+        journal.aheadFailure = null;
+        journal.carryFailed = false;
+        journal.heldFailed = false;
+        if (!carriedFailed || isRetryableConflict(e) || isDatabaseUnavailable(e)) throw e;
+        this.logger.debug(
+          `carried writes failed (request ${ctx.requestId}), the chunk runs again from its savepoint without carrying: ${(e as Error).message}`,
+        );
+        journal.carry = false;
+        await manager.query(ROLLBACK_TO.of(depth).text);
+        journal.changes.length = marks.changes;
+        journal.atCommit.length = marks.atCommit;
+        journal.rows.clear();
+        journal.memo.clear();
+        result = await fn();
+      } finally {
+        journal.carry = false;
+      }
+      await manager.query(RELEASE.of(depth).text);
+      return result;
+    } finally {
+      SAVEPOINT_DEPTH.set(ctx, depth - 1);
     }
   }
 

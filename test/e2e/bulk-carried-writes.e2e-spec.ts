@@ -250,7 +250,75 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
     expect(rows.map((r) => [r.k, Number(r.n)]).sort()).toEqual(keys.map((k) => [k, 1]).sort());
   });
 
-  it('an atomic batch whose item fails at the database writes nothing (its items send their own writes)', async () => {
+  it('an atomic batch of 40 new people carries their inserts too: one INSERT a table on MySQL/MariaDB (one a person on SQLite), all written', async () => {
+    const before = await tally();
+    const items = Array.from({ length: 40 }, () => ({ Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) }));
+    const { result, statements } = await statementsOf(t, () => bulk(items, '?atomic=true').expect(200));
+    expect((result.body.Results as Json[]).map((r) => r.Status)).toEqual(items.map(() => 200));
+    const sent = statements.flatMap((s) => s.split(/;\n/));
+    const inserts = sent.filter((s) => /^\s*INSERT INTO [`"]?individuals[`"]?\s/i.test(s)).map((s) => s.match(/\(\?(?:, \?)*\)/g)!.length);
+    expect(inserts).toEqual(DB_KIND === 'mysql' ? [40] : items.map(() => 1));
+    expect(await tally()).toEqual(plus(before, 40));
+  });
+
+  it('a batch with an Idempotency-Key carries its inserts; when they fail (a taken UserName) the chunk goes back to its own savepoint and runs again item by item: that item 409, the others written whole, once, and the key answers the same again', async () => {
+    const taken = uniq('taken.');
+    await bulk([{ Op: 'create', Record: person({ UserName: taken }) }]).expect(200);
+    const before = await tally();
+    const items = [
+      { Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) },
+      { Op: 'create', Record: person() },
+      { Op: 'create', Record: person({ UserName: taken.toUpperCase() }) },
+      { Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) },
+    ];
+    const key = uniq('key-');
+    const { result, statements } = await statementsOf(t, () => bulk(items).set('Idempotency-Key', key).expect(200));
+    const results = result.body.Results as Json[];
+    expect(results.map((r) => r.Status)).toEqual([200, 200, 409, 200]);
+    expect((results[2].Problem as Json).type).toBe('urn:pms:problem:duplicate-username');
+    const sent = statements.flatMap((s) => s.split(/;\n/));
+    const peopleInserts = sent.filter((s) => /^\s*INSERT INTO [`"]?individuals[`"]?\s/i.test(s)).map((s) => s.match(/\(\?(?:, \?)*\)/g)!.length);
+    if (DB_KIND === 'mysql') {
+      // The four together first; the request's transaction goes on, back to the chunk's savepoint, never rolled back whole.
+      expect(peopleInserts[0]).toBe(4);
+      expect(sent.filter((s) => /^\s*ROLLBACK TO SAVEPOINT pms_sp\d+\s*$/i.test(s)).length).toBeGreaterThanOrEqual(1);
+      expect(sent.some((s) => /^\s*ROLLBACK\s*$/i.test(s))).toBe(false);
+      // Then one by one (the taken name's item may send its person before its account fails).
+      expect(peopleInserts.slice(1).length).toBeGreaterThanOrEqual(3);
+      expect(peopleInserts.slice(1).every((n) => n === 1)).toBe(true);
+    } else expect(peopleInserts).toEqual([1, 1, 1]);
+    expect(await tally()).toEqual(plus(before, 3));
+    for (const r of results.filter((x) => x.Status === 200)) expect((await read(r.ID)).PrimaryOrganizationID).toBe(site.orgId);
+    // The same request again with the key: the same answer, nothing written.
+    const again = await bulk(items).set('Idempotency-Key', key).expect(200);
+    expect(again.body.Results).toEqual(results);
+    expect(await tally()).toEqual(plus(before, 3));
+  });
+
+  it('an atomic batch whose slice sent ahead fails (a taken UserName) goes back to the chunk’s savepoint and writes nothing: that item 409, every other 424', async () => {
+    const taken = uniq('taken.');
+    await bulk([{ Op: 'create', Record: person({ UserName: taken }) }]).expect(200);
+    const before = await tally();
+    const trail = await count('SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ?', site.siteId);
+    const items = Array.from({ length: 120 }, (_, i) => ({
+      Op: 'upsert',
+      Record: person({ ExternalID: uniq('HR-'), ...(i === 10 ? { UserName: taken.toUpperCase() } : {}) }),
+    }));
+    const { result, statements } = await statementsOf(t, () => bulk(items, '?atomic=true').expect(200));
+    const results = result.body.Results as Json[];
+    expect(results.map((r) => r.Status)).toEqual(items.map((_, i) => (i === 10 ? 409 : 424)));
+    expect((results[10].Problem as Json).type).toBe('urn:pms:problem:duplicate-username');
+    if (DB_KIND === 'mysql') {
+      // The first slice went ahead and failed; the next statement is the return to the chunk's savepoint.
+      const first = statements.findIndex((s) => /^\s*INSERT INTO [`"]?users[`"]?\s/im.test(s));
+      expect(statements[first].match(/INSERT INTO [`"]?individuals[`"]?[^;]*/)![0].match(/\(\?(?:, \?)*\)/g)).toHaveLength(SEND_AHEAD_BATCHES / 3);
+      expect(statements[first + 1]).toMatch(/^\s*ROLLBACK TO SAVEPOINT pms_sp\d+\s*$/i);
+    }
+    expect(await tally()).toEqual(before);
+    expect(await count('SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ?', site.siteId)).toBe(trail);
+  });
+
+  it('an atomic batch whose item fails at the database writes nothing', async () => {
     const taken = uniq('taken.');
     await bulk([{ Op: 'create', Record: person({ UserName: taken }) }]).expect(200);
     const before = await people();
