@@ -250,6 +250,35 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
     expect(rows.map((r) => [r.k, Number(r.n)]).sort()).toEqual(keys.map((k) => [k, 1]).sort());
   });
 
+  it('two atomic bulk requests at once, each with an Idempotency-Key, upserting the same 20 ExternalIDs: each is all written or nothing written, and each key names exactly one person', async () => {
+    const keys = Array.from({ length: 20 }, () => uniq('HR-race-'));
+    const items = () => keys.map((k) => ({ Op: 'upsert', Record: person({ ExternalID: k }) }));
+    const before = await tally();
+    const answers = await Promise.all([0, 1].map(() => bulk(items(), '?atomic=true').set('Idempotency-Key', uniq('race-key-'))));
+    let written = 0;
+    for (const a of answers) {
+      expect(a.status).toBe(200);
+      const statuses = (a.body.Results as Json[]).map((r) => r.Status);
+      if (a.body.Failed === 0) {
+        // All written: each item created its person or updated the one the other request created.
+        expect(statuses.every((x) => x === 200)).toBe(true);
+        written++;
+      } else {
+        // Nothing written: the items that lost the race are 409, every other one 424.
+        expect(statuses.every((x) => x === 409 || x === 424)).toBe(true);
+        expect(statuses).toContain(409);
+      }
+    }
+    expect(written).toBeGreaterThanOrEqual(1);
+    const rows = (await t.ds.query(
+      `SELECT external_id AS k, COUNT(*) AS n FROM individuals WHERE site_id = ? AND external_id IN (${keys.map(() => '?').join(', ')}) GROUP BY external_id`,
+      [site.siteId, ...keys],
+    )) as { k: string; n: number | string }[];
+    expect(rows.map((r) => [r.k, Number(r.n)]).sort()).toEqual(keys.map((k) => [k, 1]).sort());
+    // 20 people, with their accounts and memberships, whichever request wrote them; and their create audit rows once each.
+    expect(await tally()).toEqual(plus(before, 20));
+  });
+
   it('an atomic batch of 40 new people carries their inserts too: one INSERT a table on MySQL/MariaDB (one a person on SQLite), all written', async () => {
     const before = await tally();
     const items = Array.from({ length: 40 }, () => ({ Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) }));
