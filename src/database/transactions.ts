@@ -166,11 +166,7 @@ export class Transactions {
       const sent = journal.heldSavepoint === null;
       journal.heldSavepoint = null;
       if (sent) await manager.query(ROLLBACK_TO.of(depth).text);
-      journal.changes.length = marks.changes;
-      journal.atCommit.length = marks.atCommit;
-      // The rows kept as "before" states, and the checks kept, may hold what was rolled back: read them again.
-      journal.rows.clear();
-      journal.memo.clear();
+      rewind(journal, marks);
       return sent;
     };
     try {
@@ -285,10 +281,7 @@ export class Transactions {
         );
         journal.carry = false;
         await manager.query(ROLLBACK_TO.of(depth).text);
-        journal.changes.length = marks.changes;
-        journal.atCommit.length = marks.atCommit;
-        journal.rows.clear();
-        journal.memo.clear();
+        rewind(journal, marks);
         result = await fn();
       } finally {
         journal.carry = false;
@@ -486,6 +479,18 @@ export const SEND_AHEAD_BATCHES = 150;
 const ROLLBACK_STATEMENT = /^\s*ROLLBACK\b/i;
 /** A ROLLBACK of the whole transaction. */
 const WHOLE_ROLLBACK = /^\s*ROLLBACK\s*$/i;
+
+/**
+ * The journal as it was at a savepoint the transaction went back to: the audit rows and the writes
+ * left for the commit recorded since are dropped, and the rows kept as "before" states and the
+ * checks kept, which may hold what was rolled back, are read again.
+ */
+function rewind(journal: TxJournal, marks: { changes: number; atCommit: number }): void {
+  journal.changes.length = marks.changes;
+  journal.atCommit.length = marks.atCommit;
+  journal.rows.clear();
+  journal.memo.clear();
+}
 
 /** Empties what is held (taken to be sent: takeHeld; or dropped unsent: the transaction is rolled back). */
 function dropHeld(journal: TxJournal): void {
