@@ -4,6 +4,7 @@ import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { keepDeclared } from '../wire/declared-input.js';
 import { rememberValidationRules } from '../wire/rules-memo.js';
 import { quicklyValid } from '../wire/quick-validity.js';
+import { quickInstance } from '../wire/quick-instance.js';
 
 const rank = (constraint: string) => (constraint === 'isDefined' ? 0 : constraint.startsWith('is-') ? 1 : 2);
 
@@ -69,8 +70,22 @@ export class AppValidationPipe extends ValidationPipe {
       }
       value = keepDeclared(value, metadata.metatype as Function);
       if (metadata.type === 'query') return this.validatedQuery(value as object, metadata);
+      const entity = this.quickEntity(metadata.metatype as new () => object, value as Record<string, unknown>);
+      if (entity && quicklyValid(entity, this.validatorOptions)) return entity;
     }
     return super.transform(value, metadata);
+  }
+
+  /**
+   * A flat body's DTO built in one pass (quickInstance), or null: then, and whenever the DTO is not
+   * surely valid, the body takes ValidationPipe's own path (class-transformer, class-validator),
+   * whose answer and errors are the answer. For such a body that path's other steps change
+   * nothing: it has no list whose gaps to close, no binary value, and no `__proto__`,
+   * `prototype` or `constructor` key to strip (a body that has one takes that path).
+   */
+  protected quickEntity(metatype: new () => object, value: Record<string, unknown>): object | null {
+    if (Object.hasOwn(value, '__proto__') || Object.hasOwn(value, 'prototype') || Object.hasOwn(value, 'constructor')) return null;
+    return quickInstance(metatype, value, this.transformOptions);
   }
 
   /**
