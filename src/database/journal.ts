@@ -131,13 +131,36 @@ function sameValue(x: unknown, y: unknown): boolean {
   return x === y || (x instanceof Date && y instanceof Date && x.getTime() === y.getTime());
 }
 
+/** A column diffRow reads: its property, its type, its wire name, whether it is a secret. */
+interface DiffColumn {
+  property: string;
+  type: unknown;
+  field: string;
+  secret: boolean;
+}
+
+const DIFF_COLUMNS = new WeakMap<EntityMetadata, DiffColumn[]>();
+
+/** The columns of an entity a change lists (not bookkeeping, not the kind's own state), worked out once per entity. */
+function diffColumnsOf(meta: EntityMetadata): DiffColumn[] {
+  let columns = DIFF_COLUMNS.get(meta);
+  if (columns === undefined) {
+    const state = STATE_OF[kindOf(meta)];
+    columns = meta.columns
+      .filter((col) => !BOOKKEEPING.has(col.propertyName) && !state?.has(col.propertyName))
+      .map((col) => ({ property: col.propertyName, type: col.type, field: wireNameOf(col.propertyName), secret: SECRET.test(col.propertyName) }));
+    DIFF_COLUMNS.set(meta, columns);
+  }
+  return columns;
+}
+
 /** The field changes between two states of a row (either may be null: create, delete). */
 export function diffRow(meta: EntityMetadata, before: Record<string, unknown> | null, after: Record<string, unknown> | null): FieldChange[] {
   const out: FieldChange[] = [];
-  const state = STATE_OF[kindOf(meta)];
-  for (const col of meta.columns) {
-    const p = col.propertyName;
-    if (BOOKKEEPING.has(p) || state?.has(p)) continue;
+  const columns = diffColumnsOf(meta);
+  for (let i = 0; i < columns.length; i++) {
+    const col = columns[i];
+    const p = col.property;
     // Unchanged (the same value, or the same instant): nothing to write out. An update keeps most
     // columns as they were, and writing a date out costs more than comparing it.
     if (before && after && sameValue(before[p], after[p])) continue;
@@ -146,8 +169,8 @@ export function diffRow(meta: EntityMetadata, before: Record<string, unknown> | 
     if (before && after && b === a) continue;
     if (!before && a === null) continue;
     if (!after && b === null) continue;
-    if (SECRET.test(p)) out.push({ Field: wireNameOf(p), Secret: true });
-    else out.push({ Field: wireNameOf(p), Before: before ? b : null, After: after ? a : null });
+    if (col.secret) out.push({ Field: col.field, Secret: true });
+    else out.push({ Field: col.field, Before: before ? b : null, After: after ? a : null });
   }
   return out;
 }
