@@ -19,13 +19,13 @@
  *
  * Started by bench.ts as its own process; prints `listening <port>` on stdout.
  */
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { parseDatabaseUrl } from '../src/config/config.js';
+import { newRecordId } from '../src/common/ids.js';
 
 const BY_ID = 'SELECT * FROM individuals WHERE site_id = ? AND id = ?';
 const PAGE = (limit: number) => `SELECT * FROM individuals WHERE site_id = ? AND deleted = 0 ORDER BY last_name, first_name, id LIMIT ${limit}`;
@@ -65,7 +65,8 @@ async function bulkUpsert(write: Write, sqlite: boolean, site: string, people: B
   for (let i = 0; i < people.length; i += BULK_CHUNK) {
     const chunk = people.slice(i, i + BULK_CHUNK);
     const params = chunk.flatMap((p) => [
-      randomUUID(),
+      // The service's own record IDs (src/common/ids.ts): the same rows, ordered by the time they were made.
+      newRecordId(),
       site,
       now,
       now,
@@ -184,7 +185,7 @@ async function main(): Promise<void> {
     const bulk = req.method === 'POST' && url.pathname === '/individuals/bulk';
     if (comment) req.resume();
     const now = new Date();
-    const id = randomUUID();
+    const id = newRecordId();
     const answer = bulk
       ? bodyOf(req).then(async (text) => ({ rows: await bulkUpsert(write, sqlite, site, JSON.parse(text) as BulkPerson[]) }))
       : comment

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { DeepPartial, FindOptionsWhere, In, ObjectLiteral } from 'typeorm';
 import { actorIdOf } from '../common/context/request-context.js';
 import { PreconditionFailedError } from '../common/errors/errors.js';
@@ -9,6 +8,7 @@ import type { TenantEntity } from './entities/base.entity.js';
 import { createEntity } from './hydrate.js';
 import { idTaken, PROTECTED, type Patch } from './row-store.js';
 import { ScopedReads } from './scoped-reads.js';
+import { newRecordId } from '../common/ids.js';
 
 /**
  * A repository bound to one request's site (docs/architecture.md, "How a write runs"): the reads of
@@ -44,7 +44,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       let madeId = false;
       if (idCol && !idCol.isGenerated) {
         if (rec.id === undefined || rec.id === null) {
-          rec.id = randomUUID();
+          rec.id = newRecordId();
           madeId = true;
         } else if (await repo.exists({ where: { id: rec.id } as unknown as FindOptionsWhere<T> })) {
           throw idTaken(rec.id);
@@ -106,7 +106,7 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       const generated = repo.metadata.primaryColumns[0]?.isGenerated ?? false;
       const rows = values.map((v) => {
         const row = settable(v as object, false);
-        if (!generated) row.id = randomUUID();
+        if (!generated) row.id = newRecordId();
         return stamped(row, this.siteId, now, by);
       });
       for (let i = 0; i < rows.length; i += chunkSize) {

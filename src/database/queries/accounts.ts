@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { IsNull } from 'typeorm';
 import { userNameKey } from '../../auth/user-name.js';
 import type { RequestContext } from '../../common/context/request-context.js';
@@ -7,6 +6,7 @@ import { OrganizationMemberEntity } from '../entities/organization-member.entity
 import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../entities/organization.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
 import type { TenantDb } from '../tenant-db.js';
+import { newRecordId } from '../../common/ids.js';
 
 /**
  * Ends every token of an account issued until now (docs/identity.md, "Revocation"): moves its token
@@ -48,8 +48,8 @@ export interface NewPerson {
  */
 export async function createPerson(db: TenantDb, ctx: RequestContext, p: NewPerson): Promise<{ userId: string; individualId: string }> {
   db.assertInTransaction(ctx, 'createPerson');
-  const userId = randomUUID();
-  const individualId = randomUUID();
+  const userId = newRecordId();
+  const individualId = newRecordId();
   const now = new Date();
   await accounts(db, ctx).insert({
     id: userId,

@@ -1,5 +1,4 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { generatePassword, Passwords } from '../../auth/password.js';
 import { userNameKey, userNameProblem } from '../../auth/user-name.js';
@@ -14,6 +13,7 @@ import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../database/entiti
 import { OrganizationMemberEntity } from '../../database/entities/organization-member.entity.js';
 import { SiteEntity } from '../../database/entities/site.entity.js';
 import { UserEntity } from '../../database/entities/user.entity.js';
+import { newRecordId } from '../../common/ids.js';
 
 /**
  * First start with an empty database (docs/identity-and-tenancy.md): site "Default", its root organization, and the
@@ -51,9 +51,9 @@ export class BootstrapService implements OnApplicationBootstrap {
     if (nameProblem) throw new Error(`ADMIN_USERNAME ${nameProblem}`);
     const password = this.config.adminPassword ?? generatePassword();
     const passwordHash = await this.passwords.hash(password);
-    const siteId = randomUUID();
-    const userId = randomUUID();
-    const individualId = randomUUID();
+    const siteId = newRecordId();
+    const userId = newRecordId();
+    const individualId = newRecordId();
     const now = new Date();
     const ctx = RequestContext.system(siteId, { userId, individualId });
     const created = await this.db

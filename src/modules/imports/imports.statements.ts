@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { sqlInstant } from '../../database/journal.js';
 import { instantOf } from '../../database/queries/audit.js';
@@ -6,6 +5,7 @@ import type { TenantDb } from '../../database/tenant-db.js';
 import { family, placeholders, sql } from '../../database/statements.js';
 import type { ProblemDetails } from '../../common/errors/errors.js';
 import type { BulkItemInput } from '../../http/wire/bulk.js';
+import { newRecordId } from '../../common/ids.js';
 
 /**
  * The statements of file imports (docs/imports.md). A job's row is the feature's bookkeeping:
@@ -124,7 +124,7 @@ export async function insertJob(
   job: { kind: string; mode: string; format: string; caller: string; actorId: string | null },
   leaseMs: number,
 ): Promise<string> {
-  const id = randomUUID();
+  const id = newRecordId();
   const now = sqlInstant(new Date());
   await db.transaction(ctx, () =>
     db.sql(ctx, INSERT_JOB, [

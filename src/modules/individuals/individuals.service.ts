@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { isUniqueViolation } from '../../common/errors/db-errors.js';
-import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { MIN_PASSWORD_LENGTH, Passwords } from '../../auth/password.js';
 import { assertPrivilegeChange, type PrivilegeTarget } from '../../authorization/privileges.js';
@@ -30,6 +29,7 @@ import { DeclaresBulkWrites } from '../../database/registries/bulk-writers.js';
 import { guardExternalId } from '../../http/wire/external-id.js';
 import { answerBulk, applyBulk, type BulkOptions, type BulkPlan, type BulkRun } from '../../database/bulk-write.js';
 import type { BulkItemInput, BulkQuery, BulkRequest, BulkResultsDto } from '../../http/wire/bulk.js';
+import { newRecordId } from '../../common/ids.js';
 
 const LABEL = 'Individual';
 
@@ -389,7 +389,7 @@ export class IndividualsService {
     const now = new Date();
     try {
       if (!user) {
-        const id = randomUUID();
+        const id = newRecordId();
         await users.insert({
           id,
           siteId: ctx.siteId,

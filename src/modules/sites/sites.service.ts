@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { In } from 'typeorm';
 import { RequestContext } from '../../common/context/request-context.js';
 import type { MergePatch } from '../../http/pipeline/merge-patch.js';
@@ -14,6 +13,7 @@ import { idTaken, TenantDb } from '../../database/tenant-db.js';
 import { isPrimaryKeyViolation } from '../../common/errors/db-errors.js';
 import { CreateSiteDto, Site, SiteDto, UpdateSiteDto } from './dto/site.dto.js';
 import { SiteEntity } from '../../database/entities/site.entity.js';
+import { newRecordId } from '../../common/ids.js';
 
 /** The plain list's order for a queried list without sort=: Name, then ID. */
 const BY_NAME = [{ field: Site.queryable.get('name')!, desc: false }] as const;
@@ -97,7 +97,7 @@ export class SitesService {
   }
 
   async create(ctx: RequestContext, dto: CreateSiteDto): Promise<SiteDto> {
-    const id = dto.ID ?? randomUUID();
+    const id = dto.ID ?? newRecordId();
     if (await this.sitesOf(ctx).existsBy({ id })) throw idTaken(id);
     const now = new Date();
     try {

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../../common/context/request-context.js';
 import { sqlInstant } from '../../database/journal.js';
 import { instantOf } from '../../database/queries/audit.js';
 import type { Housekeeper, TenantDb } from '../../database/tenant-db.js';
 import { family, placeholders, sql } from '../../database/statements.js';
+import { newRecordId } from '../../common/ids.js';
 
 /**
  * The webhook dispatcher's statements (docs/events.md, "Delivery"). The outbox is the audit log
@@ -189,7 +189,7 @@ const PRUNE_DELIVERIES = family('outbox.prune-deliveries', (n: number) => `DELET
 async function insertDeliveries(h: Housekeeper, logs: readonly DeliveryRecord[]): Promise<string[]> {
   if (logs.length === 0) return [];
   const now = sqlInstant(new Date());
-  const ids = logs.map(() => randomUUID());
+  const ids = logs.map(() => newRecordId());
   const params: unknown[] = [];
   logs.forEach((d, i) =>
     params.push(
