@@ -44,9 +44,7 @@ describe('bulk requests while the database is killed (own MariaDB, service as a 
 
   beforeAll(async () => {
     await db.start();
-    const admin = await db.connect();
-    await admin.query('CREATE DATABASE pms_bulk_faults CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
-    await admin.end();
+    await db.createDatabase('pms_bulk_faults');
     app = await startAppProcess({
       DATABASE_URL: `${db.url}/pms_bulk_faults`,
       REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),

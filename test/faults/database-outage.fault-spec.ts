@@ -40,9 +40,7 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
 
   beforeAll(async () => {
     await db.start();
-    const admin = await db.connect();
-    await admin.query('CREATE DATABASE pms_faults CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
-    await admin.end();
+    await db.createDatabase('pms_faults');
     app = await startAppProcess(appEnv());
     token = await adminToken(app.base);
     const me = await fetch(`${app.base}/v4/me`, { headers: { Authorization: `Bearer ${token}` } });

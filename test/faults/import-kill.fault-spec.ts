@@ -176,10 +176,7 @@ describe('import jobs: a replica or the database killed mid-import (own MariaDB,
 
   beforeAll(async () => {
     await db.start();
-    const admin = await db.connect();
-    for (const name of ['pms_import_kill', 'pms_import_dbkill', 'pms_import_retrykill'])
-      await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    await admin.end();
+    await db.createDatabase('pms_import_kill', 'pms_import_dbkill', 'pms_import_retrykill');
   }, 120_000);
 
   afterAll(async () => {

@@ -38,9 +38,7 @@ describe('graceful shutdown on SIGTERM (own MariaDB, service as a process)', () 
 
   beforeAll(async () => {
     await db.start();
-    const admin = await db.connect();
-    await admin.query('CREATE DATABASE pms_shutdown CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
-    await admin.end();
+    await db.createDatabase('pms_shutdown');
     app = await startAppProcess({
       DATABASE_URL: `${db.url}/pms_shutdown`,
       // Long enough that the frozen database does not turn the in-flight requests into 503s.

@@ -98,9 +98,7 @@ describe('webhooks: a process killed between commit and delivery (own MariaDB, s
 
   beforeAll(async () => {
     await db.start();
-    const admin = await db.connect();
-    await admin.query('CREATE DATABASE pms_webhook_kill CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
-    await admin.end();
+    await db.createDatabase('pms_webhook_kill');
     await receiver.start();
   }, 120_000);
 
