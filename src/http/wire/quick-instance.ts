@@ -1,6 +1,8 @@
 import { TransformationType, type ClassTransformOptions } from 'class-transformer';
 // The storage class-transformer's own plainToInstance reads (its CommonJS build, the package's main).
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
+// The defaults plainToInstance merges the caller's options into.
+import { defaultOptions } from 'class-transformer/cjs/constants/default-options.constant.js';
 
 type TransformFn = (params: { value: unknown; key: string; obj: unknown; type: TransformationType; options: ClassTransformOptions }) => unknown;
 
@@ -13,21 +15,6 @@ interface ClassPlan {
 
 /** null: a class this pass does not take (exposed or excluded properties): class-transformer answers. */
 const PLANS = new WeakMap<Function, ClassPlan | null>();
-
-/** class-transformer's defaults (its default-options constant), which plainToInstance merges the caller's options into. */
-const DEFAULTS: ClassTransformOptions = {
-  enableCircularCheck: false,
-  enableImplicitConversion: false,
-  excludeExtraneousValues: false,
-  excludePrefixes: undefined,
-  exposeDefaultValues: false,
-  exposeUnsetFields: true,
-  groups: undefined,
-  ignoreDecorators: false,
-  strategy: undefined,
-  targetMaps: undefined,
-  version: undefined,
-};
 
 /**
  * What `plainToInstance(cls, plain, options)` answers, built in one pass (docs/performance.md,
@@ -42,9 +29,8 @@ const DEFAULTS: ClassTransformOptions = {
  * create body is nine of them, a bulk request's thousand).
  */
 export function quickInstance<T extends object>(cls: new () => T, plain: Record<string, unknown>, options: ClassTransformOptions | undefined): T | null {
-  const o = options ? { ...DEFAULTS, ...options } : DEFAULTS;
-  if (o.enableCircularCheck || o.enableImplicitConversion || o.excludeExtraneousValues || o.exposeDefaultValues || o.ignoreDecorators) return null;
-  if (o.excludePrefixes?.length || o.groups?.length || o.strategy || o.targetMaps || o.version !== undefined) return null;
+  const o = optionsOf(options);
+  if (!o) return null;
   const plan = planOf(cls);
   if (!plan) return null;
   const keys = Object.keys(plain);
@@ -64,6 +50,30 @@ export function quickInstance<T extends object>(cls: new () => T, plain: Record<
     if (value !== undefined || o.exposeUnsetFields) out[key] = value;
   }
   return out as T;
+}
+
+/** The options merged as plainToInstance merges them, by the caller's options object; null when they change what this pass does. */
+const OPTIONS = new WeakMap<object, ClassTransformOptions | null>();
+
+function optionsOf(options: ClassTransformOptions | undefined): ClassTransformOptions | null {
+  const key = options ?? defaultOptions;
+  let o = OPTIONS.get(key);
+  if (o === undefined) {
+    const merged: ClassTransformOptions = { ...defaultOptions, ...options };
+    const plain =
+      !merged.enableCircularCheck &&
+      !merged.enableImplicitConversion &&
+      !merged.excludeExtraneousValues &&
+      !merged.exposeDefaultValues &&
+      !merged.ignoreDecorators &&
+      !merged.excludePrefixes?.length &&
+      !merged.groups?.length &&
+      !merged.strategy &&
+      !merged.targetMaps &&
+      merged.version === undefined;
+    OPTIONS.set(key, (o = plain ? merged : null));
+  }
+  return o;
 }
 
 function planOf(cls: Function): ClassPlan | null {
