@@ -1,14 +1,9 @@
 import { giveWay, Turns } from './turns.js';
 
-/** Busy-waits `ms` of wall time (the long synchronous stretch a bulk chunk is). */
-function spin(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end);
-}
-
 describe('Turns (long work lets the event loop take a turn)', () => {
   it('answers at once within the slice: nothing waiting on the event loop runs in between', async () => {
-    const turns = new Turns(10_000);
+    // A clock that never moves: every take() is within the slice.
+    const turns = new Turns(10_000, () => 0);
     let ran = false;
     setImmediate(() => (ran = true));
     for (let k = 0; k < 100; k++) await turns.take();
@@ -16,17 +11,23 @@ describe('Turns (long work lets the event loop take a turn)', () => {
   });
 
   it('after the slice, lets what waits on the event loop run before the work goes on, then starts a new slice', async () => {
-    const turns = new Turns(5);
+    // The test's own clock: a slow or paused worker cannot end a slice early.
+    let clock = 0;
+    const turns = new Turns(5, () => clock);
     const order: string[] = [];
     setImmediate(() => order.push('waiting callback'));
-    spin(6);
+    clock = 6; // the long synchronous stretch a bulk chunk is
     await turns.take();
     order.push('work goes on');
     expect(order).toEqual(['waiting callback', 'work goes on']);
     let again = false;
     setImmediate(() => (again = true));
+    clock = 10; // 4 ms into the new slice
     await turns.take();
     expect(again).toBe(false);
+    clock = 11; // the new slice is over
+    await turns.take();
+    expect(again).toBe(true);
   });
 });
 

@@ -10,15 +10,21 @@ import { setImmediate as nextTurn, setTimeout as pause } from 'node:timers/promi
  * held) and goes on.
  */
 export class Turns {
-  private last = performance.now();
+  private last: number;
 
-  constructor(private readonly sliceMs: number) {}
+  /** `now` is the clock in milliseconds (a test's own clock; else `performance.now`). */
+  constructor(
+    private readonly sliceMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.last = now();
+  }
 
   /** Resolves at once within the slice; after it, on the event loop's next turn. */
   async take(): Promise<void> {
-    if (performance.now() - this.last < this.sliceMs) return;
+    if (this.now() - this.last < this.sliceMs) return;
     await nextTurn();
-    this.last = performance.now();
+    this.last = this.now();
   }
 }
 
