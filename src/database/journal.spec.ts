@@ -73,6 +73,27 @@ describe('the stored form of a record’s changes', () => {
     ]);
   });
 
+  it('is the JSON text of the object of its fields, with dates, quotes, other scripts and undefined values as JSON writes them', () => {
+    const due = new Date(Date.UTC(2026, 10, 29, 23, 59, 59, 123));
+    const odd: FieldChange[] = [
+      { Field: 'Title', Before: 'say "hi"\\ \n', After: 'Zoë 李 \u2028 😀' },
+      { Field: 'DueDate', Before: null, After: due },
+      { Field: 'Score', Before: 1.5, After: undefined },
+      { Field: 'Deleted', Before: undefined, After: false },
+      { Field: 'Extra', Before: { a: [1, null] }, After: { a: [] } },
+      { Field: 'Token', Before: 'old', After: 'new', Secret: true },
+    ];
+    const asObject = {
+      Title: ['say "hi"\\ \n', 'Zoë 李 \u2028 😀'],
+      DueDate: [due],
+      Score: [1.5, null],
+      Deleted: [false],
+      Extra: [{ a: [1, null] }, { a: [] }],
+      Token: 0,
+    };
+    expect(encodeChanges(odd)).toBe(JSON.stringify(asObject));
+  });
+
   it('stores nothing for a record with no changed field', () => {
     expect(encodeChanges([])).toBe('{}');
     expect(decodeChanges('{}')).toEqual([]);

@@ -359,6 +359,17 @@ describe('kept writes', () => {
     expect(await read(id)).toEqual(Object.assign(new Thing(), { id, ...entity }));
   });
 
+  it('keeps the statement of an insert that sets every column apart from those that set fewer', () => {
+    const every = { id: 9, siteId: SITE, name: 'a', rank: 3, deleted: true, score: null, due: null, version: 1 };
+    const all = 'INSERT INTO "things" ("id", "site_id", "name", "rank", "deleted", "score", "due", "version") VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+    expect(keptInsert(metadata(), every)!.sql).toBe(all);
+    const { id: _id, score: _score, ...fewer } = every;
+    expect(keptInsert(metadata(), fewer)!.sql).toBe('INSERT INTO "things" ("site_id", "name", "rank", "deleted", "due", "version") VALUES (?, ?, ?, ?, ?, ?)');
+    const again = keptInsert(metadata(), { ...every, id: 10 })!;
+    expect(again.sql).toBe(all);
+    expect(again.params).toEqual([10, SITE, 'a', 3, 1, null, null, 1]);
+  });
+
   it('updates only the columns it is given and bumps the version, under its conditions', async () => {
     const [{ id }] = (await ds.getRepository(Thing).insert({ siteId: SITE, name: 'b', rank: 1, deleted: false, score: null, due: null, version: 1 }))
       .identifiers;

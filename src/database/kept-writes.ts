@@ -32,15 +32,22 @@ function kept(cache: WeakMap<EntityMetadata, Map<string, string>>, metadata: Ent
  */
 export function keptInsert(metadata: EntityMetadata, entity: ObjectLiteral): { sql: string; params: unknown[] } | null {
   const driver = metadata.connection.driver;
-  const columns = metadata.columns.filter((c) => entity[c.propertyName] !== undefined);
+  const all = metadata.columns;
+  let set = 0;
+  for (let i = 0; i < all.length; i++) if (entity[all[i].propertyName] !== undefined) set++;
+  // Most inserts set every column (fillDefaults gives the unset ones theirs): then the shape is
+  // `*`, a name no column has, without filtering the columns and joining their names per row.
+  const every = set === all.length;
+  const columns = every ? all : all.filter((c) => entity[c.propertyName] !== undefined);
   const params: unknown[] = [];
-  for (const c of columns) {
+  for (let i = 0; i < columns.length; i++) {
+    const c = columns[i];
     if (c.relationMetadata || c.embeddedMetadata) return null;
     const value = entity[c.propertyName] as unknown;
     if (!isBindable(value)) return null;
     params.push(driver.preparePersistentValue(value, c));
   }
-  const shape = columns.map((c) => c.databaseName).join(',');
+  const shape = every ? '*' : columns.map((c) => c.databaseName).join(',');
   const sql = kept(INSERTS, metadata, shape, () => {
     const names = columns.map((c) => driver.escape(c.databaseName)).join(', ');
     return `INSERT INTO ${driver.escape(metadata.tableName)} (${names}) VALUES (${columns.map(() => '?').join(', ')})`;
