@@ -33,21 +33,21 @@ export interface FieldChange {
 export function encodeChanges(fields: readonly FieldChange[]): string {
   // The text JSON.stringify gives the object, written field by field: the fields are distinct
   // wire names (diffRow), none of them an array index, so the object's key order is theirs. A
-  // third less of the CPU than building the object (a dictionary of 20 keys for a new person).
-  let text = '{';
+  // fifth less of the CPU than building the object (a dictionary of 20 keys for a new person);
+  // joined, not appended to, so the text is one flat string (an appended one would be a chain of
+  // pieces three times its size, held until the chunk's audit rows are sent).
+  const parts = new Array<string>(fields.length);
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i];
-    if (i > 0) text += ',';
-    text += keyOf(f.Field);
     if (f.Secret) {
-      text += '0';
+      parts[i] = `${keyOf(f.Field)}0`;
       continue;
     }
     const before = f.Before ?? null;
     const after = JSON.stringify(f.After ?? null);
-    text += before === null ? `[${after}]` : `[${JSON.stringify(before)},${after}]`;
+    parts[i] = before === null ? `${keyOf(f.Field)}[${after}]` : `${keyOf(f.Field)}[${JSON.stringify(before)},${after}]`;
   }
-  return text + '}';
+  return `{${parts.join(',')}}`;
 }
 
 /** A field's name as a JSON key with its colon, made once per name. */
