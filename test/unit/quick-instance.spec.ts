@@ -1,19 +1,7 @@
 import 'reflect-metadata';
 import { Exclude, Expose, plainToInstance, Transform, Type } from 'class-transformer';
 import { quickInstance } from '../../src/http/wire/quick-instance.js';
-
-/**
- * A deep copy made in this test's own realm, undefined values kept: structuredClone's objects
- * have another realm's Object.prototype under Jest, which the quick path (rightly) leaves to
- * class-transformer, so the quick path would never be the one tested.
- */
-function clone<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(clone) as T;
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = clone(v);
-  return out as T;
-}
+import { clone } from './same-realm-clone.js';
 
 /** Own entries in order, undefined spelled out, nested objects and lists as theirs with their class: what the two must agree on. */
 const entries = (o: unknown): unknown => {

@@ -6,19 +6,7 @@ import { AppValidationPipe } from '../../src/http/pipeline/app-validation.pipe.j
 import '../../src/app.module.js';
 import { inputFields, type WireKind } from '../../src/http/wire/wire.js';
 import { quicklyValid } from '../../src/http/wire/quick-validity.js';
-
-/**
- * A deep copy made in this test's own realm, undefined values kept: structuredClone's objects
- * have another realm's Object.prototype under Jest, which the quick path (rightly) leaves to
- * class-transformer, so the quick path would never be the one tested.
- */
-function clone<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(clone) as T;
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = clone(v);
-  return out as T;
-}
+import { clone } from './same-realm-clone.js';
 
 /** The pipe as it was: every object built by class-transformer and validated by class-validator itself. */
 /** The pipe as the API runs it, counting the bodies whose DTO its one pass built. */
