@@ -1,0 +1,225 @@
+/**
+ * What MySQL's binary protocol would save a bulk load (docs/bulk.md, "Where a new person's cost
+ * goes"): the rows a bulk request of new people writes to `individuals` and `audit_log` (one and
+ * three a person, with the service's columns and values), in transactions of a chunk of 250
+ * people, sent two ways on one mysql2 connection:
+ *
+ * - `text`: one multi-row INSERT a table and chunk, its values formatted into the SQL by mysql2
+ *   (sql-escaper), as the service sends a chunk's carried inserts;
+ * - `prepared`: multi-row INSERTs of INSERT_PROTOCOL_ROWS (50) rows prepared once and executed
+ *   with binary values, the rest of a chunk as text.
+ *
+ * Per person: wall time, this process's CPU and the database server's (its process's CPU from
+ * /proc, the whole server: nothing else should run). The tables are emptied with TRUNCATE between
+ * runs, so no purge of a run's rows lands in the next. Rounds alternate the order.
+ *
+ *   npm run bench:protocols     # MariaDB (BENCH_DATABASE_URL), INSERT_PROTOCOL_PEOPLE (20,000) a run, 4 rounds
+ */
+import mysql from 'mysql2/promise';
+import { cpuMs, createDatabase, databasePid, fmt, log, median, migrateFirst, num } from './common.js';
+
+const PEOPLE = num('INSERT_PROTOCOL_PEOPLE', 20_000);
+const ROUNDS = num('INSERT_PROTOCOL_ROUNDS', 4);
+const PREPARED_ROWS = num('INSERT_PROTOCOL_ROWS', 50);
+const CHUNK = 250;
+
+const INDIVIDUAL = [
+  'created',
+  'created_by',
+  'updated',
+  'updated_by',
+  'version',
+  'site_id',
+  'id',
+  'user_id',
+  'is_admin',
+  'prefix',
+  'suffix',
+  'first_name',
+  'last_name',
+  'user_defined1',
+  'user_defined2',
+  'user_defined3',
+  'user_defined4',
+  'email',
+  'primary_organization_id',
+  'primary_title',
+  'primary_reports_to',
+  'hire_date',
+  'send_eval_survey',
+  'deleted',
+  'deleted_by_ref',
+  'last_comment_id',
+  'external_id',
+];
+const AUDIT = ['site_id', 'seq', 'kind', 'row_id', 'action', 'gone', 'changes', 'actor_id', 'actor_kind', 'actor_name', 'request_id', 'at'];
+const SITE = '41cd578b-6153-4330-9055-7fb1bf02072e';
+const ACTOR = '01a229b3-63aa-7290-bc66-d24b845d038e';
+const ORG = '01a229b3-7cd6-7347-8999-d136be565169';
+
+type Mode = 'text' | 'prepared';
+type Row = unknown[];
+
+let seq = 0;
+let made = 0;
+
+/** A new person's individual row and their three audit rows (account, individual, membership), as the service writes them. */
+function person(run: string): { individual: Row; audit: Row[] } {
+  const k = ++made;
+  const now = new Date();
+  const tail = k.toString(16).padStart(12, '0');
+  const id = `01a229b3-96df-7394-86db-${tail}`;
+  const user = `01a229b3-96df-7394-86dc-${tail}`;
+  const member = `01a229b3-96df-7394-86dd-${tail}`;
+  const individual = [
+    now,
+    ACTOR,
+    now,
+    ACTOR,
+    1,
+    SITE,
+    id,
+    user,
+    false,
+    null,
+    null,
+    'Bench',
+    `Person ${k}`,
+    null,
+    null,
+    null,
+    null,
+    `p${k}@example.test`,
+    ORG,
+    'Analyst',
+    null,
+    null,
+    false,
+    false,
+    false,
+    null,
+    `${run}-${k}`,
+  ];
+  const row = (kind: string, rowId: string, changes: object): Row => [
+    SITE,
+    ++seq,
+    kind,
+    rowId,
+    'create',
+    0,
+    JSON.stringify(changes),
+    ACTOR,
+    'individual',
+    'Admin',
+    'bench',
+    now,
+  ];
+  const audit = [
+    row('user', user, {
+      ID: [user],
+      UserName: [`p${k}`],
+      UserNameKey: [`p${k}`],
+      Email: [`p${k}@example.test`],
+      IsGlobalAdmin: [false],
+      TokenGeneration: [0],
+      Active: [true],
+    }),
+    row('individual', id, {
+      ID: [id],
+      UserID: [user],
+      IsAdmin: [false],
+      FirstName: ['Bench'],
+      LastName: [`Person ${k}`],
+      Email: [`p${k}@example.test`],
+      PrimaryOrganizationID: [ORG],
+      PrimaryTitle: ['Analyst'],
+      SendEvalSurvey: [false],
+      Deleted: [false],
+      DeletedByRef: [false],
+      ExternalID: [`${run}-${k}`],
+    }),
+    row('organization-member', member, { ID: [member], IndividualID: [id], OrganizationID: [ORG], Title: ['Analyst'], DeletedByRef: [false] }),
+  ];
+  return { individual, audit };
+}
+
+const insertOf = (table: string, columns: readonly string[], rows: number) =>
+  `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, () => `(${columns.map(() => '?').join(', ')})`).join(', ')}`;
+
+async function insert(conn: mysql.Connection, mode: Mode, table: string, columns: readonly string[], rows: Row[]): Promise<void> {
+  let from = 0;
+  if (mode === 'prepared')
+    for (; from + PREPARED_ROWS <= rows.length; from += PREPARED_ROWS)
+      await conn.execute(insertOf(table, columns, PREPARED_ROWS), rows.slice(from, from + PREPARED_ROWS).flat() as never);
+  if (from < rows.length) await conn.query(insertOf(table, columns, rows.length - from), rows.slice(from).flat());
+}
+
+async function run(conn: mysql.Connection, dbPid: number, mode: Mode, name: string): Promise<{ wall: number; service: number; db: number }> {
+  const people = Array.from({ length: PEOPLE }, () => person(name));
+  const cpu0 = process.cpuUsage();
+  const db0 = cpuMs(dbPid);
+  const t0 = performance.now();
+  for (let i = 0; i < people.length; i += CHUNK) {
+    const chunk = people.slice(i, i + CHUNK);
+    await conn.query('START TRANSACTION');
+    await insert(
+      conn,
+      mode,
+      'individuals',
+      INDIVIDUAL,
+      chunk.map((p) => p.individual),
+    );
+    await insert(
+      conn,
+      mode,
+      'audit_log',
+      AUDIT,
+      chunk.flatMap((p) => p.audit),
+    );
+    await conn.query('COMMIT');
+  }
+  const wall = ((performance.now() - t0) * 1000) / PEOPLE;
+  const used = process.cpuUsage(cpu0);
+  const out = { wall, service: (used.user + used.system) / PEOPLE, db: ((cpuMs(dbPid) - db0) * 1000) / PEOPLE };
+  log(`${name}: ${mode}, ${fmt(PEOPLE)} people: ${fmt(out.wall, 1)} µs a person, this process ${fmt(out.service, 1)} µs, the database ${fmt(out.db, 1)} µs`);
+  return out;
+}
+
+async function main(): Promise<void> {
+  const dbPid = databasePid();
+  if (dbPid === null) throw new Error('bench:protocols reads the local database server’s CPU: run it beside mariadbd or mysqld');
+  const database = await createDatabase(false);
+  try {
+    migrateFirst(database.url);
+    const conn = await mysql.createConnection({ uri: database.url, timezone: 'Z', maxPreparedStatements: 16 });
+    const results: Record<Mode, { wall: number; service: number; db: number }[]> = { text: [], prepared: [] };
+    for (let round = 0; round <= ROUNDS; round++) {
+      for (const mode of (round % 2 ? ['prepared', 'text'] : ['text', 'prepared']) as Mode[]) {
+        await conn.query('SET FOREIGN_KEY_CHECKS = 0');
+        await conn.query('TRUNCATE TABLE individuals');
+        await conn.query('TRUNCATE TABLE audit_log');
+        await conn.query('SET FOREIGN_KEY_CHECKS = 1');
+        const r = await run(conn, dbPid, mode, `r${round}${mode[0]}`);
+        // Round 0 warms up.
+        if (round > 0) results[mode].push(r);
+      }
+    }
+    await conn.end();
+    console.log(`\n| ${fmt(PEOPLE)} people a run, medians of ${ROUNDS} rounds | µs a person | this process, µs | the database, µs |`);
+    console.log('|---|---:|---:|---:|');
+    for (const mode of ['text', 'prepared'] as Mode[]) {
+      const rs = results[mode];
+      const label = mode === 'text' ? 'text: one multi-row INSERT a table and chunk' : `prepared: INSERTs of ${PREPARED_ROWS} rows, binary values`;
+      console.log(
+        `| ${label} | ${fmt(median(rs.map((r) => r.wall)), 1)} | ${fmt(median(rs.map((r) => r.service)), 1)} | ${fmt(median(rs.map((r) => r.db)), 1)} |`,
+      );
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
