@@ -77,11 +77,12 @@ export class AppValidationPipe extends ValidationPipe {
   }
 
   /**
-   * A flat body's DTO built in one pass (quickInstance), or null: then, and whenever the DTO is not
+   * A body's DTO built in one pass (quickInstance), or null: then, and whenever the DTO is not
    * surely valid, the body takes ValidationPipe's own path (class-transformer, class-validator),
-   * whose answer and errors are the answer. For such a body that path's other steps change
+   * whose answer and errors are the answer. For a body it builds that path's other steps change
    * nothing: it has no list whose gaps to close, no binary value, and no `__proto__`,
-   * `prototype` or `constructor` key to strip (a body that has one takes that path).
+   * `prototype` or `constructor` key to strip (a body that has one, at its top here or nested in
+   * quickInstance, takes that path).
    */
   protected quickEntity(metatype: new () => object, value: Record<string, unknown>): object | null {
     if (Object.hasOwn(value, '__proto__') || Object.hasOwn(value, 'prototype') || Object.hasOwn(value, 'constructor')) return null;
