@@ -23,47 +23,18 @@ const ROUNDS = num('INSERT_PROTOCOL_ROUNDS', 4);
 const PREPARED_ROWS = num('INSERT_PROTOCOL_ROWS', 50);
 const CHUNK = 250;
 
-const INDIVIDUAL = [
-  'created',
-  'created_by',
-  'updated',
-  'updated_by',
-  'version',
-  'site_id',
-  'id',
-  'user_id',
-  'is_admin',
-  'prefix',
-  'suffix',
-  'first_name',
-  'last_name',
-  'user_defined1',
-  'user_defined2',
-  'user_defined3',
-  'user_defined4',
-  'email',
-  'primary_organization_id',
-  'primary_title',
-  'primary_reports_to',
-  'hire_date',
-  'send_eval_survey',
-  'deleted',
-  'deleted_by_ref',
-  'last_comment_id',
-  'external_id',
-];
-const AUDIT = ['site_id', 'seq', 'kind', 'row_id', 'action', 'gone', 'changes', 'actor_id', 'actor_kind', 'actor_name', 'request_id', 'at'];
 const SITE = '41cd578b-6153-4330-9055-7fb1bf02072e';
 const ACTOR = '01a229b3-63aa-7290-bc66-d24b845d038e';
 const ORG = '01a229b3-7cd6-7347-8999-d136be565169';
 
 type Mode = 'text' | 'prepared';
-type Row = unknown[];
+/** A row by column, the columns in the order the service's INSERT names them. */
+type Row = Record<string, unknown>;
 
 let seq = 0;
 let made = 0;
 
-/** A new person's individual row and their three audit rows (account, individual, membership), as the service writes them. */
+/** A new person's individual row and their three audit rows (account, individual, membership), by column, as the service writes them. */
 function person(run: string): { individual: Row; audit: Row[] } {
   const k = ++made;
   const now = new Date();
@@ -71,49 +42,49 @@ function person(run: string): { individual: Row; audit: Row[] } {
   const id = `01a229b3-96df-7394-86db-${tail}`;
   const user = `01a229b3-96df-7394-86dc-${tail}`;
   const member = `01a229b3-96df-7394-86dd-${tail}`;
-  const individual = [
-    now,
-    ACTOR,
-    now,
-    ACTOR,
-    1,
-    SITE,
+  const individual: Row = {
+    created: now,
+    created_by: ACTOR,
+    updated: now,
+    updated_by: ACTOR,
+    version: 1,
+    site_id: SITE,
     id,
-    user,
-    false,
-    null,
-    null,
-    'Bench',
-    `Person ${k}`,
-    null,
-    null,
-    null,
-    null,
-    `p${k}@example.test`,
-    ORG,
-    'Analyst',
-    null,
-    null,
-    false,
-    false,
-    false,
-    null,
-    `${run}-${k}`,
-  ];
-  const row = (kind: string, rowId: string, changes: object): Row => [
-    SITE,
-    ++seq,
+    user_id: user,
+    is_admin: false,
+    prefix: null,
+    suffix: null,
+    first_name: 'Bench',
+    last_name: `Person ${k}`,
+    user_defined1: null,
+    user_defined2: null,
+    user_defined3: null,
+    user_defined4: null,
+    email: `p${k}@example.test`,
+    primary_organization_id: ORG,
+    primary_title: 'Analyst',
+    primary_reports_to: null,
+    hire_date: null,
+    send_eval_survey: false,
+    deleted: false,
+    deleted_by_ref: false,
+    last_comment_id: null,
+    external_id: `${run}-${k}`,
+  };
+  const row = (kind: string, rowId: string, changes: object): Row => ({
+    site_id: SITE,
+    seq: ++seq,
     kind,
-    rowId,
-    'create',
-    0,
-    JSON.stringify(changes),
-    ACTOR,
-    'individual',
-    'Admin',
-    'bench',
-    now,
-  ];
+    row_id: rowId,
+    action: 'create',
+    gone: 0,
+    changes: JSON.stringify(changes),
+    actor_id: ACTOR,
+    actor_kind: 'individual',
+    actor_name: 'Admin',
+    request_id: 'bench',
+    at: now,
+  });
   const audit = [
     row('user', user, {
       ID: [user],
@@ -146,12 +117,14 @@ function person(run: string): { individual: Row; audit: Row[] } {
 const insertOf = (table: string, columns: readonly string[], rows: number) =>
   `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array.from({ length: rows }, () => `(${columns.map(() => '?').join(', ')})`).join(', ')}`;
 
-async function insert(conn: mysql.Connection, mode: Mode, table: string, columns: readonly string[], rows: Row[]): Promise<void> {
+async function insert(conn: mysql.Connection, mode: Mode, table: string, rows: Row[]): Promise<void> {
+  const columns = Object.keys(rows[0]);
+  const values = (from: number, to: number) => rows.slice(from, to).flatMap((r) => columns.map((c) => r[c]));
   let from = 0;
   if (mode === 'prepared')
     for (; from + PREPARED_ROWS <= rows.length; from += PREPARED_ROWS)
-      await conn.execute(insertOf(table, columns, PREPARED_ROWS), rows.slice(from, from + PREPARED_ROWS).flat() as never);
-  if (from < rows.length) await conn.query(insertOf(table, columns, rows.length - from), rows.slice(from).flat());
+      await conn.execute(insertOf(table, columns, PREPARED_ROWS), values(from, from + PREPARED_ROWS) as never);
+  if (from < rows.length) await conn.query(insertOf(table, columns, rows.length - from), values(from, rows.length));
 }
 
 async function run(conn: mysql.Connection, dbPid: number, mode: Mode, name: string): Promise<{ wall: number; service: number; db: number }> {
@@ -162,20 +135,11 @@ async function run(conn: mysql.Connection, dbPid: number, mode: Mode, name: stri
   for (let i = 0; i < people.length; i += CHUNK) {
     const chunk = people.slice(i, i + CHUNK);
     await conn.query('START TRANSACTION');
-    await insert(
-      conn,
-      mode,
-      'individuals',
-      INDIVIDUAL,
-      chunk.map((p) => p.individual),
-    );
-    await insert(
-      conn,
-      mode,
-      'audit_log',
-      AUDIT,
-      chunk.flatMap((p) => p.audit),
-    );
+    const tables: [string, Row[]][] = [
+      ['individuals', chunk.map((p) => p.individual)],
+      ['audit_log', chunk.flatMap((p) => p.audit)],
+    ];
+    for (const [table, rows] of tables) await insert(conn, mode, table, rows);
     await conn.query('COMMIT');
   }
   const wall = ((performance.now() - t0) * 1000) / PEOPLE;
