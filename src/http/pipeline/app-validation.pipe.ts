@@ -4,7 +4,7 @@ import { FieldError, ValidationError } from '../../common/errors/errors.js';
 import { keepDeclared } from '../wire/declared-input.js';
 import { rememberValidationRules } from '../wire/rules-memo.js';
 import { quicklyValid } from '../wire/quick-validity.js';
-import { quickInstance } from '../wire/quick-instance.js';
+import { hasPrototypeKey, quickInstance } from '../wire/quick-instance.js';
 
 const rank = (constraint: string) => (constraint === 'isDefined' ? 0 : constraint.startsWith('is-') ? 1 : 2);
 
@@ -85,7 +85,7 @@ export class AppValidationPipe extends ValidationPipe {
    * quickInstance, takes that path).
    */
   protected quickEntity(metatype: new () => object, value: Record<string, unknown>): object | null {
-    if (Object.hasOwn(value, '__proto__') || Object.hasOwn(value, 'prototype') || Object.hasOwn(value, 'constructor')) return null;
+    if (hasPrototypeKey(value)) return null;
     return quickInstance(metatype, value, this.transformOptions);
   }
 

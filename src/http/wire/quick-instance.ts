@@ -25,7 +25,15 @@ const PLANS = new WeakMap<Function, ClassPlan | null>();
 const NOT_HERE = Symbol('not here');
 
 /** Types class-transformer converts a value to (String, Date…) or builds otherwise (a Map): left to it. */
-const BUILT_INS: readonly unknown[] = [String, Number, Boolean, Date, Buffer, Object, Array, Map, Set, Promise];
+const BUILT_INS: ReadonlySet<unknown> = new Set([String, Number, Boolean, Date, Buffer, Object, Array, Map, Set, Promise]);
+
+/**
+ * Whether an object has an own `__proto__`, `constructor` or `prototype` key: ValidationPipe's own
+ * path strips them before class-transformer runs, so a body with one is left to that path.
+ */
+export function hasPrototypeKey(object: object): boolean {
+  return Object.hasOwn(object, '__proto__') || Object.hasOwn(object, 'constructor') || Object.hasOwn(object, 'prototype');
+}
 
 /**
  * What `plainToInstance(cls, plain, options)` answers, built in one pass (docs/performance.md,
@@ -65,14 +73,10 @@ function instanceOf(cls: new () => object, plain: Record<string, unknown>, o: Cl
     if (p === null) return NOT_HERE;
     if (p.skip || out[key] instanceof Function) continue;
     let value: unknown = plain[key];
-    if (typeof value === 'object' && value !== null) {
-      const type = p.type ? p.type({ newObject: out, object: plain, property: key }) : undefined;
-      value = valueOf(value, type, o);
+    // A scalar without a @Type is taken as it is; anything else as valueOf builds it.
+    if (p.type || (typeof value === 'object' && value !== null)) {
+      value = valueOf(value, p.type ? p.type({ newObject: out, object: plain, property: key }) : undefined, o);
       if (value === NOT_HERE) return NOT_HERE;
-    } else if (p.type) {
-      // A scalar under a @Type: a class leaves it as it is, a built-in type converts it.
-      const type = p.type({ newObject: out, object: plain, property: key });
-      if (value !== null && value !== undefined && !isClass(type)) return NOT_HERE;
     }
     for (const fn of p.transforms) value = fn({ value, key, obj: plain, type: TransformationType.PLAIN_TO_CLASS, options: o });
     if (value !== undefined || o.exposeUnsetFields) out[key] = value;
@@ -80,7 +84,10 @@ function instanceOf(cls: new () => object, plain: Record<string, unknown>, o: Cl
   return out;
 }
 
-/** A nested value (an object or a list) as class-transformer builds it for a property of type `type` (undefined: none). */
+/**
+ * A value as class-transformer builds it for a property of type `type` (undefined: none): a scalar
+ * as it is (a class leaves it so; a built-in type would convert it), an object or a list anew.
+ */
 function valueOf(value: unknown, type: unknown, o: ClassTransformOptions): unknown {
   if (typeof value !== 'object' || value === null) {
     if (value === null || value === undefined || type === undefined || isClass(type)) return value;
@@ -98,8 +105,7 @@ function valueOf(value: unknown, type: unknown, o: ClassTransformOptions): unkno
     return list;
   }
   const object = value as Record<string, unknown>;
-  if (Object.getPrototypeOf(object) !== Object.prototype || typeof object.then === 'function') return NOT_HERE;
-  if (Object.hasOwn(object, '__proto__') || Object.hasOwn(object, 'constructor') || Object.hasOwn(object, 'prototype')) return NOT_HERE;
+  if (Object.getPrototypeOf(object) !== Object.prototype || typeof object.then === 'function' || hasPrototypeKey(object)) return NOT_HERE;
   if (type !== undefined) return instanceOf(type as new () => object, object, o);
   // A plain object: a new one, each key but those Object.prototype has, values copied the same way.
   const out: Record<string, unknown> = {};
@@ -119,7 +125,7 @@ function valueOf(value: unknown, type: unknown, o: ClassTransformOptions): unkno
 
 /** A class of the API's (not a type class-transformer converts to, nor an arrow function). */
 function isClass(type: unknown): type is new () => object {
-  return typeof type === 'function' && type.prototype !== undefined && !BUILT_INS.includes(type);
+  return typeof type === 'function' && type.prototype !== undefined && !BUILT_INS.has(type);
 }
 
 /** The options merged as plainToInstance merges them, by the caller's options object; null when they change what this pass does. */
