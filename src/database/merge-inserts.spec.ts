@@ -63,6 +63,33 @@ describe('mergeInserts', () => {
     ]);
   });
 
+  it('sends a value every row of a merged update gets once, not a CASE of the same value for each row', () => {
+    const stamp = 'UPDATE `individuals` SET `primary_title` = ?, `updated` = ?, `updated_by` = ?, `version` = `version` + 1 WHERE `site_id` = ? AND `id` = ?';
+    const at = new Date('2026-11-30T03:00:00.000Z');
+    const merged = mergeInserts([
+      { sql: stamp, params: ['Lead', at, 'admin', 's', 'i1'] },
+      { sql: stamp, params: ['Chief', new Date(at.getTime()), 'admin', 's', 'i2'] },
+      { sql: stamp, params: ['Lead', new Date(at.getTime() + 1), 'admin', 's', 'i3'] },
+    ]);
+    expect(merged).toEqual([
+      {
+        sql:
+          'UPDATE `individuals` SET `primary_title` = CASE `id` WHEN ? THEN ? WHEN ? THEN ? WHEN ? THEN ? END, ' +
+          '`updated` = CASE `id` WHEN ? THEN ? WHEN ? THEN ? WHEN ? THEN ? END, `updated_by` = ?, `version` = `version` + 1 WHERE `site_id` = ? AND `id` IN (?, ?, ?)',
+        params: ['i1', 'Lead', 'i2', 'Chief', 'i3', 'Lead', 'i1', at, 'i2', at, 'i3', new Date(at.getTime() + 1), 'admin', 's', 'i1', 'i2', 'i3'],
+      },
+    ]);
+    // The same instant in two Date objects is one value.
+    const sameInstant = mergeInserts([
+      { sql: stamp, params: ['Lead', at, 'admin', 's', 'i1'] },
+      { sql: stamp, params: ['Lead', new Date(at.getTime()), 'admin', 's', 'i2'] },
+    ]);
+    expect(sameInstant[0].sql).toBe(
+      'UPDATE `individuals` SET `primary_title` = ?, `updated` = ?, `updated_by` = ?, `version` = `version` + 1 WHERE `site_id` = ? AND `id` IN (?, ?)',
+    );
+    expect(sameInstant[0].params).toEqual(['Lead', at, 'admin', 's', 'i1', 'i2']);
+  });
+
   it('keeps the updates of a table apart when one of its rows is updated twice in the run (their order matters)', () => {
     const batches = [
       { sql: retitle, params: ['Lead', 'd1', 's', 'i1'] },

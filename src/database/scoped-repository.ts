@@ -138,8 +138,9 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       const versions = opts.ifMatch ? this.ctx.ifMatchVersions : null;
       if (versions) where.version = In(versions.length ? versions : [-1]);
       // The row is locked (`before`) and no version is asked for: the UPDATE changes exactly it,
-      // so in a unit that holds its writes it may wait to travel with the others.
-      const { affected, set } = await this.write(where, patch, !versions && this.db.holdsWrites(this.ctx));
+      // so in a unit that holds its writes it may wait to travel with the others. It sets only
+      // the values the locked row does not hold already.
+      const { affected, set } = await this.write(where, changedOnly(patch as Patch, before), !versions && this.db.holdsWrites(this.ctx));
       if (affected === 0) throw new PreconditionFailedError();
       const metadata = this.repo.metadata;
       const written = rowAsWritten(metadata, before, set);
@@ -241,6 +242,25 @@ export class ScopedRepository<T extends TenantEntity & ObjectLiteral> extends Sc
       .execute();
     return { affected: res.affected ?? 0, set };
   }
+}
+
+/**
+ * `patch` without the values `before` holds already. `before` is the row as the transaction locked
+ * it (or as its own writes left it), the state the audit trail's changes are worked out from, so
+ * the UPDATE sets exactly the fields the trail records as changed (and the data layer's stamps):
+ * an upsert of a person whose title alone changed sets the title, not their 40 fields. Values
+ * compared as they are: a value of another type or form than the one read (a boolean against
+ * 0/1, an object) counts as changed and is set.
+ */
+function changedOnly(patch: Patch, before: Record<string, unknown>): Patch {
+  const out: Patch = {};
+  for (const k of Object.keys(patch)) {
+    const v = patch[k];
+    const was = before[k];
+    if (v === undefined || v === was || (v instanceof Date && was instanceof Date && v.getTime() === was.getTime())) continue;
+    out[k] = v;
+  }
+  return out;
 }
 
 /** `row` with the columns the data layer sets on a new record: its site, who made it and when, version 1. */

@@ -626,6 +626,11 @@ function mergedInsert(sql: string, group: readonly Batch[]): Batch {
   return { sql: sql + `, ${tuple}`.repeat(group.length - 1), params: paramsOf(group) };
 }
 
+/** Whether two values bound to a statement are sent as the same value. */
+function sameParam(a: unknown, b: unknown): boolean {
+  return a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
+}
+
 /** Updates of one text, each of its own row (ids last in their parameters, the site before them), as one statement. */
 function mergedUpdate(update: RegExpExecArray, group: readonly Batch[]): Batch {
   const [, table, setList] = update;
@@ -636,6 +641,12 @@ function mergedUpdate(update: RegExpExecArray, group: readonly Batch[]): Batch {
   const set = assignments.map((assignment) => {
     if (!assignment.endsWith(' = ?')) return assignment;
     const j = k++;
+    // A value every row gets (who changed them, a field set alike) is sent once.
+    const first = group[0].params[j];
+    if (group.every((b) => sameParam(b.params[j], first))) {
+      params.push(first);
+      return assignment;
+    }
     for (const b of group) params.push(b.params[b.params.length - 1], b.params[j]);
     return `${assignment.slice(0, -4)} = CASE \`id\` ${'WHEN ? THEN ? '.repeat(n)}END`;
   });

@@ -150,4 +150,20 @@ describe('update answers', () => {
     expect(goalReads).toHaveLength(1); // the lock, before the UPDATE
     expect(statements.findIndex((s) => /^UPDATE [`"]?goals/i.test(s))).toBeGreaterThan(statements.indexOf(goalReads[0]));
   });
+
+  it('an update sets only the fields whose value changes (and its stamps); the others stay as stored', async () => {
+    const created = await t.http().post('/v4/goals').set('Authorization', admin()).send(goal()).expect(200);
+    const id = created.body.ID as number;
+    // The same body but a new name, its dates written in other offsets (the same instants).
+    const body = goal({ ID: id, Name: 'Only the name', DueDate: '2026-12-31T18:29:58.123Z', Measure1EndDate: '2026-02-01T08:00:00.000Z' });
+    const { statements, result } = await statementsOf(t, () =>
+      t.http().put(`/v4/goals/${id}`).set('Authorization', admin()).set('If-Match', created.headers.etag).send(body).expect(200),
+    );
+    const update = statements.find((s) => /^UPDATE [`"]?goals[`"]? SET/i.test(s));
+    const columns = [...(/ SET (.*) WHERE /.exec(update ?? '')?.[1] ?? '').matchAll(/[`"](\w+)[`"] = /g)].map((m) => m[1]);
+    expect(columns).toEqual(['name', 'updated', 'updated_by', 'version']);
+    const read = await t.http().get(`/v4/goals/${id}`).set('Authorization', admin()).expect(200);
+    expect(read.body).toEqual(result.body);
+    expect(read.body).toEqual({ ...created.body, Name: 'Only the name', Updated: read.body.Updated, UpdatedBy: read.body.UpdatedBy });
+  });
 });
