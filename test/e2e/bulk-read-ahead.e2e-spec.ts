@@ -65,6 +65,13 @@ describe(`bulk chunks read ahead what their updates read (${DB_KIND})`, () => {
       // The look-up by ExternalID, then the chunk's records, accounts, memberships and answers: a statement each, not one a person.
       expect(selects.length).toBeLessThanOrEqual(8);
       expect({ people: peopleUpdates.length, members: memberUpdates.length }).toEqual({ people: 1, members: 1 });
+      // The chunk's people and their memberships are locked ahead, each in one statement.
+      const locks = selects.filter((s) => /\bFOR UPDATE\s*$/i.test(s)).map((s) => /\bFROM [`"]?(\w+)/i.exec(s)?.[1]);
+      expect(locks).toEqual(expect.arrayContaining(['individuals', 'organization_members']));
+      // Only the title changed, to one value for all: the one UPDATE sets it once (and the stamps), not the people's other fields.
+      expect(peopleUpdates[0]).toMatch(
+        /^UPDATE `individuals` SET `primary_title` = \?, `updated` = (\?|CASE `id` (WHEN \? THEN \? ){30}END), `updated_by` = \?, `version` = `version` \+ 1 WHERE/,
+      );
     } else {
       expect(selects.length).toBeGreaterThanOrEqual(30);
       expect({ people: peopleUpdates.length, members: memberUpdates.length }).toEqual({ people: 30, members: 30 });
