@@ -26,6 +26,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { newRecordId } from '../src/common/ids.js';
+import { BULK_CHUNK, UPSERT } from './bulk-limit-sql.js';
 
 const BY_ID = 'SELECT * FROM individuals WHERE site_id = ? AND id = ?';
 const PAGE = (limit: number) => `SELECT * FROM individuals WHERE site_id = ? AND deleted = 0 ORDER BY last_name, first_name, id LIMIT ${limit}`;
@@ -37,18 +38,6 @@ type Write = (statements: [string, unknown[]][]) => Promise<void>;
 const INSERT_COMMENT =
   'INSERT INTO comments (id, site_id, created, created_by, updated, updated_by, version, ancestor_id, ancestor_type, body, author_id, deleted, deleted_by_ref) ' +
   'VALUES (?, ?, ?, NULL, ?, NULL, 1, ?, ?, ?, NULL, 0, 0)';
-
-/** The bulk limit's chunk: rows per multi-row INSERT, each INSERT its own transaction. */
-const BULK_CHUNK = 500;
-const BULK_COLUMNS = '(id, site_id, created, updated, first_name, last_name, email, primary_organization_id, primary_title, external_id)';
-/** Upserts `rows` rows (10 values each) by (site_id, external_id): MariaDB/MySQL and SQLite spell it differently. */
-const UPSERT = (rows: number, sqlite: boolean) =>
-  `INSERT INTO individuals ${BULK_COLUMNS} VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ` +
-  (sqlite
-    ? 'ON CONFLICT (site_id, external_id) DO UPDATE SET updated = excluded.updated, first_name = excluded.first_name, last_name = excluded.last_name, ' +
-      'email = excluded.email, primary_organization_id = excluded.primary_organization_id, primary_title = excluded.primary_title, version = version + 1'
-    : 'ON DUPLICATE KEY UPDATE updated = VALUES(updated), first_name = VALUES(first_name), last_name = VALUES(last_name), email = VALUES(email), ' +
-      'primary_organization_id = VALUES(primary_organization_id), primary_title = VALUES(primary_title), version = version + 1');
 
 interface BulkPerson {
   ExternalID: string;
