@@ -147,8 +147,12 @@ function normalize(value: unknown, type: unknown): unknown {
   return value;
 }
 
-/** Whether normalize() would answer the same for both: the same value, or two dates of the same instant. */
-function sameValue(x: unknown, y: unknown): boolean {
+/**
+ * Whether normalize() would answer the same for both: the same value, or two dates of the same
+ * instant. Also what an update leaves out of its SET list (scoped-repository.ts, `changedOnly`) and
+ * what a merged update sends once (transactions.ts, `mergedUpdate`).
+ */
+export function sameValue(x: unknown, y: unknown): boolean {
   return x === y || (x instanceof Date && y instanceof Date && x.getTime() === y.getTime());
 }
 

@@ -4,6 +4,7 @@ import { PreconditionFailedError } from '../common/errors/errors.js';
 import { isPrimaryKeyViolation } from '../common/errors/db-errors.js';
 import { announceWrite, fillDefaults, keptInsert, keptUpdate } from './kept-writes.js';
 import { rowAsWritten } from './written-row.js';
+import { sameValue } from './journal.js';
 import type { TenantEntity } from './entities/base.entity.js';
 import { createEntity } from './hydrate.js';
 import { idTaken, PROTECTED, type Patch } from './row-store.js';
@@ -256,9 +257,7 @@ function changedOnly(patch: Patch, before: Record<string, unknown>): Patch {
   const out: Patch = {};
   for (const k of Object.keys(patch)) {
     const v = patch[k];
-    const was = before[k];
-    if (v === undefined || v === was || (v instanceof Date && was instanceof Date && v.getTime() === was.getTime())) continue;
-    out[k] = v;
+    if (v !== undefined && !sameValue(v, before[k])) out[k] = v;
   }
   return out;
 }

@@ -5,7 +5,7 @@ import { QueryResult, type DataSource, type EntityManager } from 'typeorm';
 import type { RequestContext } from '../common/context/request-context.js';
 import { ServiceUnavailableError } from '../common/errors/errors.js';
 import { isDatabaseUnavailable, isRetryableConflict } from '../common/errors/db-errors.js';
-import { flushJournal, joinBatches, journalBatch, paramsOf, type Batch } from './journal.js';
+import { flushJournal, joinBatches, journalBatch, paramsOf, sameValue, type Batch } from './journal.js';
 import { KeptChecks, type RowWrite } from './kept-checks.js';
 import { BOUND, JOURNALS, TRANSACTION_ATTEMPTS, type TxJournal } from './row-store.js';
 import { family, sql } from './statements.js';
@@ -626,11 +626,6 @@ function mergedInsert(sql: string, group: readonly Batch[]): Batch {
   return { sql: sql + `, ${tuple}`.repeat(group.length - 1), params: paramsOf(group) };
 }
 
-/** Whether two values bound to a statement are sent as the same value. */
-function sameParam(a: unknown, b: unknown): boolean {
-  return a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
-}
-
 /** Updates of one text, each of its own row (ids last in their parameters, the site before them), as one statement. */
 function mergedUpdate(update: RegExpExecArray, group: readonly Batch[]): Batch {
   const [, table, setList] = update;
@@ -643,7 +638,7 @@ function mergedUpdate(update: RegExpExecArray, group: readonly Batch[]): Batch {
     const j = k++;
     // A value every row gets (who changed them, a field set alike) is sent once.
     const first = group[0].params[j];
-    if (group.every((b) => sameParam(b.params[j], first))) {
+    if (group.every((b) => sameValue(b.params[j], first))) {
       params.push(first);
       return assignment;
     }
