@@ -15,3 +15,18 @@ export const UPSERT = (rows: number, sqlite: boolean) =>
       'email = excluded.email, primary_organization_id = excluded.primary_organization_id, primary_title = excluded.primary_title, version = version + 1'
     : 'ON DUPLICATE KEY UPDATE updated = VALUES(updated), first_name = VALUES(first_name), last_name = VALUES(last_name), email = VALUES(email), ' +
       'primary_organization_id = VALUES(primary_organization_id), primary_title = VALUES(primary_title), version = version + 1');
+
+/** A person as the bulk limit takes them (the bulk route's Record fields it writes). */
+export interface BulkPerson {
+  ExternalID: string;
+  FirstName: string;
+  LastName: string;
+  Email?: string | null;
+  PrimaryOrganizationID?: string | null;
+  PrimaryTitle?: string | null;
+}
+
+/** A person's 10 values, in BULK_COLUMNS' order. */
+export function upsertValues(id: string, site: string, now: Date, p: BulkPerson): unknown[] {
+  return [id, site, now, now, p.FirstName, p.LastName, p.Email ?? null, p.PrimaryOrganizationID ?? null, p.PrimaryTitle ?? null, p.ExternalID];
+}

@@ -24,7 +24,7 @@
  *   npm run bench:protocols     # MariaDB (BENCH_DATABASE_URL), INSERT_PROTOCOL_PEOPLE (20,000) a run, 4 rounds
  */
 import mysql from 'mysql2/promise';
-import { BULK_CHUNK, UPSERT } from './bulk-limit-sql.js';
+import { BULK_CHUNK, UPSERT, upsertValues } from './bulk-limit-sql.js';
 import { cpuMs, createDatabase, databasePid, fmt, log, median, migrateFirst, num } from './common.js';
 
 const PEOPLE = num('INSERT_PROTOCOL_PEOPLE', 20_000);
@@ -177,18 +177,16 @@ async function limitChunks(conn: mysql.Connection, people: Person[]): Promise<vo
   for (let i = 0; i < people.length; i += BULK_CHUNK) {
     const chunk = people.slice(i, i + BULK_CHUNK);
     const now = new Date();
-    const params = chunk.flatMap(({ individual: r }) => [
-      r.id,
-      SITE,
-      now,
-      now,
-      r.first_name,
-      r.last_name,
-      r.email,
-      r.primary_organization_id,
-      r.primary_title,
-      r.external_id,
-    ]);
+    const params = chunk.flatMap(({ individual: r }) =>
+      upsertValues(r.id as string, SITE, now, {
+        ExternalID: r.external_id as string,
+        FirstName: r.first_name as string,
+        LastName: r.last_name as string,
+        Email: r.email as string,
+        PrimaryOrganizationID: r.primary_organization_id as string,
+        PrimaryTitle: r.primary_title as string,
+      }),
+    );
     await conn.query('BEGIN');
     await conn.query(UPSERT(chunk.length, false), params);
     await conn.query('COMMIT');

@@ -26,7 +26,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { parseDatabaseUrl } from '../src/config/config.js';
 import { newRecordId } from '../src/common/ids.js';
-import { BULK_CHUNK, UPSERT } from './bulk-limit-sql.js';
+import { BULK_CHUNK, UPSERT, upsertValues, type BulkPerson } from './bulk-limit-sql.js';
 
 const BY_ID = 'SELECT * FROM individuals WHERE site_id = ? AND id = ?';
 const PAGE = (limit: number) => `SELECT * FROM individuals WHERE site_id = ? AND deleted = 0 ORDER BY last_name, first_name, id LIMIT ${limit}`;
@@ -39,33 +39,13 @@ const INSERT_COMMENT =
   'INSERT INTO comments (id, site_id, created, created_by, updated, updated_by, version, ancestor_id, ancestor_type, body, author_id, deleted, deleted_by_ref) ' +
   'VALUES (?, ?, ?, NULL, ?, NULL, 1, ?, ?, ?, NULL, 0, 0)';
 
-interface BulkPerson {
-  ExternalID: string;
-  FirstName: string;
-  LastName: string;
-  Email?: string;
-  PrimaryOrganizationID?: string;
-  PrimaryTitle?: string;
-}
-
 /** The bulk limit: the people upserted in chunks of BULK_CHUNK, one multi-row statement and transaction each. */
 async function bulkUpsert(write: Write, sqlite: boolean, site: string, people: BulkPerson[]): Promise<number> {
   const now = new Date();
   for (let i = 0; i < people.length; i += BULK_CHUNK) {
     const chunk = people.slice(i, i + BULK_CHUNK);
-    const params = chunk.flatMap((p) => [
-      // The service's own record IDs (src/common/ids.ts): the same rows, ordered by the time they were made.
-      newRecordId(),
-      site,
-      now,
-      now,
-      p.FirstName,
-      p.LastName,
-      p.Email ?? null,
-      p.PrimaryOrganizationID ?? null,
-      p.PrimaryTitle ?? null,
-      p.ExternalID,
-    ]);
+    // The service's own record IDs (src/common/ids.ts): the same rows, ordered by the time they were made.
+    const params = chunk.flatMap((p) => upsertValues(newRecordId(), site, now, p));
     await write([[UPSERT(chunk.length, sqlite), params]]);
   }
   return people.length;

@@ -182,18 +182,21 @@ export abstract class ScopedReads<T extends TenantEntity & ObjectLiteral> {
 
   /**
    * The kept statements of a simple find (src/database/kept-sql.ts), bound to its values, on the
-   * context's connection: its rows, hydrated, and its count. Null for any other find.
+   * context's connection: its rows, hydrated, and its count. Null for any other find. `lock`: its
+   * rows read with `FOR UPDATE` (MySQL/MariaDB; SQLite's transaction holds the whole file).
    */
   private kept(
     options: FindManyOptions<T>,
     joined?: JoinedColumns,
+    lock = false,
   ): { rows: () => Promise<T[]>; raw: () => Promise<Record<string, unknown>[]>; count: () => Promise<number> } | null {
     const metadata = this.db.metadataOf(this.target);
     const simple = compileSimpleFind(metadata, this.siteId, options, joined);
     if (!simple) return null;
     const reader = this.db.keptReader(this.ctx);
     const prepare = simple.prepare;
-    const raw = () => reader.read<Record<string, unknown>>(simple.rows, [...simple.params, ...simple.paging], prepare);
+    const rowsSql = lock && !this.db.isSqlite ? `${simple.rows} FOR UPDATE` : simple.rows;
+    const raw = () => reader.read<Record<string, unknown>>(rowsSql, [...simple.params, ...simple.paging], prepare);
     return {
       raw,
       rows: () => raw().then((rows) => hydrateRows<T>(metadata, rows)),
@@ -326,18 +329,10 @@ export abstract class ScopedReads<T extends TenantEntity & ObjectLiteral> {
 
   /** The rows of the site matching `where`, locked (MySQL/MariaDB) for the bulk change that follows. */
   protected lockedWhere(where: FindOptionsWhere<T>): Promise<T[]> {
-    // A simple find: its kept statement with `FOR UPDATE`, its rows hydrated as a by-id read's
-    // (a bulk chunk locks its 250 records ahead this way: TypeORM's query builder and its
-    // hydration cost several times the statement).
-    const metadata = this.db.metadataOf(this.target);
-    const simple = compileSimpleFind(metadata, this.siteId, { where } as FindManyOptions<T>);
-    if (simple) {
-      const sql = this.db.isSqlite ? simple.rows : `${simple.rows} FOR UPDATE`;
-      return this.db
-        .keptReader(this.ctx)
-        .read<Record<string, unknown>>(sql, [...simple.params, ...simple.paging])
-        .then((rows) => hydrateRows<T>(metadata, rows));
-    }
+    // A simple find: its kept statement with `FOR UPDATE` (a bulk chunk locks its 250 records
+    // ahead this way: TypeORM's query builder and its hydration cost several times the statement).
+    const kept = this.kept({ where } as FindManyOptions<T>, undefined, true);
+    if (kept) return kept.rows();
     return this.repo.find({ where: this.scope(where), ...(this.db.isSqlite ? {} : { lock: { mode: 'pessimistic_write' as const } }) });
   }
 
