@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JsonLogger } from '../common/logging/json-logger.js';
 import { redisClient, type RedisClient } from '../common/redis/redis-client.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A fixed-window counter: the window starts at the first hit and lasts windowMs. */
 export interface Counter {
@@ -130,7 +131,7 @@ export class RedisCounterStore implements CounterStore {
     });
     const store = new RedisCounterStore(client, prefix, logger);
     const connecting = client.connect().catch(() => undefined);
-    await Promise.race([connecting, new Promise((r) => setTimeout(r, 2000).unref())]);
+    await Promise.race([connecting, sleep(2000, undefined, { ref: false })]);
     if (!client.isReady) logger.event('warn', 'Redis', { msg: 'Redis is not reachable at start-up; login throttling counts nothing until it is' });
     return store;
   }

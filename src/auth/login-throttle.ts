@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { TooManyRequestsError } from '../common/errors/errors.js';
 import { COUNTER_STORE, type Counter, type CounterStore } from './counter-store.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Throttles repeated failed logins (docs/security.md, "Throttling without lockout"):
@@ -33,7 +34,7 @@ const ipKey = (ip: string) => `login:a:${ip}`;
 @Injectable()
 export class LoginThrottle implements OnApplicationShutdown {
   /** Waits before a slowed address's 429 (a test replaces it). */
-  pause: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  pause: (ms: number) => Promise<void> = (ms) => sleep(ms);
 
   constructor(@Inject(COUNTER_STORE) private readonly store: CounterStore) {}
 

@@ -4,6 +4,7 @@ import { RequestContext } from '../common/context/request-context.js';
 import { ServiceUnavailableError } from '../common/errors/errors.js';
 import { TenantDb, TRANSACTION_ATTEMPTS } from './tenant-db.js';
 import { sql } from './statements.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const UPDATE_A = sql('test.update-a', 'UPDATE a SET x = ?');
 const UPDATE_B = sql('test.update-b', 'UPDATE b SET y = ?');
@@ -153,7 +154,7 @@ describe('TenantDb.transaction', () => {
     const work = (name: string) =>
       sut.transaction(ctx(), async () => {
         events.push(`${name} begin`);
-        await new Promise((r) => setTimeout(r, 20));
+        await sleep(20);
         events.push(`${name} end`);
       });
     await Promise.all([work('a'), work('b')]);

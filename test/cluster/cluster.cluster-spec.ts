@@ -5,6 +5,7 @@ import { pingSql } from '../../src/database/ping.js';
 import { Load, keyedName, keyedRequest, summarize, type Outcome } from '../faults/support/load.js';
 import { HistoryWorkload, withQueries, type Instance, type SqlQuery, type WorkloadOptions } from '../faults/support/history-workloads.js';
 import { anomalyLines, verdictLine, type Verdict } from '../faults/support/history.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The service as a cluster on real engines (docs/scaling.md): 3 replicas over a 3-node MariaDB
@@ -43,7 +44,6 @@ interface ClusterApi {
 
 const SCRIPT = '../../scripts/cluster.mjs';
 type Json = Record<string, unknown>;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const figures: string[] = [];
 const report = (line: string) => {
   figures.push(line);

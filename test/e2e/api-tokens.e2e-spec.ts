@@ -2,6 +2,7 @@ import { ApiTokenEntity } from '../../src/database/entities/api-token.entity.js'
 import { ApiTokenUses } from '../../src/modules/auth/api-token-uses.js';
 import { createPerson, createSite, type TestSite } from '../factories/index.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const NS = 'urn:pms:v4';
 
@@ -116,7 +117,7 @@ describe('API tokens (/v4/apitokens) and token revocation', () => {
   it('refuses an expired token, a typo of a secret and an unknown one', async () => {
     const made = (await create(site.admin.token, { Name: 'Short', Scopes: '*:read', Expires: new Date(Date.now() + 1500).toISOString() }).expect(200)).body;
     await t.http().get('/v4/individuals').set('Authorization', bearer(made.Secret)).expect(200);
-    await new Promise((r) => setTimeout(r, 1600));
+    await sleep(1600);
     expect((await t.http().get('/v4/individuals').set('Authorization', bearer(made.Secret)).expect(401)).body.detail).toMatch(/expired/);
     const typo = made.Secret.slice(0, -1) + (made.Secret.endsWith('a') ? 'b' : 'a');
     await t.http().get('/v4/individuals').set('Authorization', bearer(typo)).expect(401);

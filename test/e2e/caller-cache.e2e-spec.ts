@@ -1,5 +1,6 @@
 import { bearer, startApp, TestApp } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How many times `fn` made the app read a caller (the users-joined query) from the database. */
 async function countCallerQueries(t: TestApp, fn: () => Promise<unknown>): Promise<number> {
@@ -87,11 +88,11 @@ describe('caller cache', () => {
     await t.ds.query('UPDATE individuals SET is_admin = ? WHERE id = ?', [false, admin.individualId]);
     // Still the cached caller right away (this is the bound operators are told about)…
     await adminProbe(admin.token).expect(400);
-    await new Promise((r) => setTimeout(r, BOUND_MS + 100));
+    await sleep(BOUND_MS + 100);
     // …and the stored one once it has passed.
     await adminProbe(admin.token).expect(403);
     await t.ds.query('UPDATE individuals SET deleted = ? WHERE id = ?', [true, admin.individualId]);
-    await new Promise((r) => setTimeout(r, BOUND_MS + 100));
+    await sleep(BOUND_MS + 100);
     await t.http().get('/v4/me').set('Authorization', bearer(admin.token)).expect(401);
   });
 });

@@ -5,6 +5,7 @@ import { RequestContext } from '../../src/common/context/request-context.js';
 import { CommentEntity } from '../../src/database/entities/comment.entity.js';
 import { authorNamesFor } from '../../src/database/queries/comment-authors.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A comment keeps its author's name (docs/comments.md, "The author's name"): the create writes it,
@@ -149,7 +150,7 @@ describe(`comments keep their author's name (${DB_KIND})`, () => {
     await read;
     // Sent from the test, not from inside the transaction's async flow (which a nested write would join).
     const renamed = rename(author, 'Renata', 'Race');
-    await new Promise((r) => setTimeout(r, 400));
+    await sleep(400);
     goOn();
     await create;
     expect(await renamed).toBe(200);

@@ -6,6 +6,7 @@ import { SummaryBuilder } from '../../src/modules/dashboards/summary-builder.js'
 import { createPeriod, createUnit, DAY } from '../factories/goals.js';
 import { createPerson, createSite, type TestPerson, type TestSite } from '../factories/index.js';
 import { bearer, startApp, type TestApp } from './harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 type Row = Record<string, unknown>;
 
@@ -51,7 +52,7 @@ describe('dashboards: a writer reads their own writes', () => {
       const h = headers(res);
       if (h.source === 'summaries' && h.asOf.getTime() >= since) return res.body as Row;
       if (Date.now() - since > 15_000) throw new Error(`${path}: still ${h.source} as of ${h.asOf.toISOString()}`);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
 
@@ -145,7 +146,7 @@ describe('dashboards: a writer reads their own writes', () => {
           break;
         }
         if (Date.now() - since > 15_000) throw new Error('the writer was never answered from the summaries once they caught up');
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
       }
     } finally {
       await fresh.close();

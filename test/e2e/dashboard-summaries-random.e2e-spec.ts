@@ -5,6 +5,7 @@ import { createOrg } from '../factories/organizations.js';
 import { bearer, databaseUrlOf, DB_KIND, startApp, TestApp } from './harness.js';
 import { InvalidationBus } from '../../src/common/invalidation/invalidation-bus.js';
 import { CHANGES_TOPIC } from '../../src/database/tenant-db.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Dashboards answered from their summaries (docs/dashboards.md, "Summaries") equal the figures
@@ -281,7 +282,7 @@ describe(`dashboard summaries after random writes (DASH_SEED=${SEED})`, () => {
         throw new Error(
           `${path}: still ${String(headers['dashboard-source'])} as of ${String(headers['dashboard-as-of'])} ${CATCH_UP_MS} ms after a write at ${new Date(lastWrite).toISOString()} (DASH_SEED=${SEED})`,
         );
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
 

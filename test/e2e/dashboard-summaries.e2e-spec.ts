@@ -20,6 +20,7 @@ import { createPeriod, createUnit, DAY } from '../factories/goals.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { deleteIndividual } from '../factories/performance.js';
 import { bearer, DB_KIND, startApp, statementsOf, TestApp } from './harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Hooks that create people (scrypt hashing, a login each) on a shared, busy machine. */
 const SLOW = 120_000;
@@ -83,7 +84,7 @@ describe('dashboard summaries', () => {
         return { body: d.body, waited: Date.now() - start };
       }
       if (Date.now() - start > within) throw new Error(`${kind}/${id}: still ${d.source} as of ${d.asOf.toISOString()} after ${within} ms`);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   }
 
@@ -260,7 +261,7 @@ describe('dashboard summaries', () => {
     const written = new Date();
     // Open and not yet due: left out, so 1 of 1.
     expect((await fromSummaries('individuals', bob.individualId, written)).body.FollowUpsCompletedPercent).toBe(100);
-    await new Promise((r) => setTimeout(r, Math.max(0, due.getTime() - Date.now()) + 20));
+    await sleep(Math.max(0, due.getTime() - Date.now()) + 20);
     // Due now: every answer counts it overdue, from the summaries or the records.
     expect((await dashboard('individuals', bob.individualId)).body.FollowUpsCompletedPercent).toBe(50);
     const later = await fromSummaries('individuals', bob.individualId, due);
@@ -280,7 +281,7 @@ describe('dashboard summaries', () => {
     let res = await theirs();
     for (let waited = 0; new Date(res.headers['dashboard-as-of'] as string).getTime() < written.getTime(); waited += 50) {
       expect(waited).toBeLessThan(1000);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
       res = await theirs();
     }
     expect(res.body.PersonalGoalsTotal).toBe(3);
@@ -312,7 +313,7 @@ describe('dashboard summaries', () => {
         const upTo = await seqOf('SELECT seq AS n FROM change_seqs WHERE site_id = ?');
         for (let tries = 0; (await seqOf('SELECT built_seq AS n FROM dashboard_summary_state WHERE site_id = ?')) < upTo; tries++) {
           if (tries > 200) throw new Error(`the summaries of site ${feed.siteId} are not built up to ${upTo}`);
-          await new Promise((r) => setTimeout(r, 50));
+          await sleep(50);
         }
       };
       // F1's own records and the organization's count in the row of every person whose primary unit is F1.
@@ -399,7 +400,7 @@ describe('dashboard summaries', () => {
     await t.app.get(SummaryBuilder).onApplicationShutdown();
     await goal(site.siteId, ann.individualId, period.id);
     const written = new Date();
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     const d = await dashboard('individuals', ann.individualId);
     expect(d.source).toBe('records');
     expect(d.asOf.getTime()).toBeGreaterThanOrEqual(written.getTime());

@@ -9,6 +9,7 @@ import { OrganizationEntity, ROW_TYPE_ORGANIZATION } from '../../src/database/en
 import { createPerson, createSite } from '../factories/index.js';
 import { bearer, databaseUrlOf, DB_KIND, startApp, TestApp } from './harness.js';
 import { sql } from '../../src/database/statements.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Statements the tests send through TenantDb's raw paths, as the statements files do. */
 const RENAME = sql('test.rename', 'UPDATE individuals SET first_name = ? WHERE site_id = ? AND id = ?');
@@ -155,7 +156,7 @@ describe(`database connection (${DB_KIND})`, () => {
       // The session was closed, so the server rolled its transaction back.
       const open = async () =>
         Number(((await t.ds.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ?', [session])) as { n: number }[])[0].n);
-      for (let wait = 0; wait < 50 && (await open()) > 0; wait++) await new Promise((r) => setTimeout(r, 20));
+      for (let wait = 0; wait < 50 && (await open()) > 0; wait++) await sleep(20);
       expect(await open()).toBe(0);
     });
 
@@ -182,11 +183,11 @@ describe(`database connection (${DB_KIND})`, () => {
         db.transaction(own, async () => {
           await db.sql(own, LOCK_INDIVIDUAL, [site.siteId, person.individualId]);
           events.push(`${name} locked`);
-          await new Promise((r) => setTimeout(r, ms));
+          await sleep(ms);
           events.push(`${name} done`);
         });
       const first = lockFor('first', 150);
-      await new Promise((r) => setTimeout(r, 40));
+      await sleep(40);
       await Promise.all([first, lockFor('second', 0)]);
       expect(events).toEqual(['first locked', 'first done', 'second locked', 'second done']);
     });

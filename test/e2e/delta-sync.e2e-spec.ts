@@ -4,6 +4,7 @@ import { TenantDb } from '../../src/database/tenant-db.js';
 import type { SyncEntry } from './history-wire.js';
 import { bearer, DB_KIND, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const codec = new WireCodec('urn:pms:v4');
 
@@ -133,7 +134,7 @@ describe(`delta sync (/v4/sync/{kind}) on ${DB_KIND}`, () => {
     // On MariaDB the fast write commits while the slow one is open; SQLite runs one write
     // transaction at a time, so there it waits for the slow one.
     const fast = createColor(acme, 'Fast').then((r) => r.body.ID as number);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     await mirror.pull(500);
     expect(mirror.rows.has(String(slowId))).toBe(false);
     release();

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createPerson, createSite, type TestPerson, type TestSite } from '../factories/index.js';
 import { insertManyPeople } from '../factories/individuals.js';
 import { bearer, DB_KIND, startApp, type TestApp } from './harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Exports at once (docs/limits.md): a streamed export is one request of its caller's budget however
@@ -92,7 +93,7 @@ describe(`exports at once, per caller and per site (${DB_KIND})`, () => {
     let next = await exportAs(big.admin.token);
     for (let i = 0; i < 50 && next.res.statusCode === 429; i++) {
       await next.body();
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
       next = await exportAs(big.admin.token);
     }
     expect(next.res.statusCode).toBe(200);

@@ -2,6 +2,7 @@ import { bearer, startApp, TestApp } from './harness.js';
 import { parametersOf } from './contract.js';
 import { HttpMetrics } from '../../src/http/pipeline/http-metrics.js';
 import { metricsPortOf, startMetricsServer } from '../../src/http/pipeline/metrics-server.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 describe('HTTP conventions (docs/http-and-xml.md)', () => {
   let t: TestApp;
@@ -120,7 +121,7 @@ describe('HTTP conventions (docs/http-and-xml.md)', () => {
       const res = await t.http().get('/v4/no-such-thing').set('Authorization', auth()).set('X-Request-Id', 'trace-abc-123').expect(404);
       expect(res.headers['x-request-id']).toBe('trace-abc-123');
       expect(res.body.requestId).toBe('trace-abc-123');
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
       const line = t.logs.map((l) => JSON.parse(l)).find((l) => l.context === 'http' && l.requestId === 'trace-abc-123');
       expect(line).toMatchObject({ level: 'info', method: 'GET', path: '/v4/no-such-thing', status: 404, requestId: 'trace-abc-123' });
     });

@@ -12,6 +12,7 @@ import { requestFingerprint, sha256Hex } from '../../src/http/pipeline/idempoten
 import { ProjectEntity } from '../../src/database/entities/project.entity.js';
 import { bearer, createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Safe retries with Idempotency-Key (docs/idempotency.md), against the real app and database:
@@ -499,7 +500,7 @@ describe(`Idempotency-Key expiry in the background (${DB_KIND})`, () => {
     const k = `exp-${randomUUID()}`;
     const first = await post(`Value ${k}`, k);
     expect(first.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     const other = await post(`Other ${k}`, k);
     expect(other.status).toBe(200);
     expect(other.headers['idempotency-replayed']).toBeUndefined();
@@ -511,7 +512,7 @@ describe(`Idempotency-Key expiry in the background (${DB_KIND})`, () => {
     expect((await post(`Swept ${k}`, k)).status).toBe(200);
     expect(await storedKeys()).toBeGreaterThan(0);
     const deadline = Date.now() + 6000;
-    while ((await storedKeys()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while ((await storedKeys()) > 0 && Date.now() < deadline) await sleep(200);
     expect(await storedKeys()).toBe(0);
   });
 
@@ -520,7 +521,7 @@ describe(`Idempotency-Key expiry in the background (${DB_KIND})`, () => {
     await sweeper.onModuleDestroy();
     const k = `stop-${randomUUID()}`;
     expect((await post(`Kept ${k}`, k)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 2500));
+    await sleep(2500);
     expect(await storedKeys()).toBe(1);
   });
 });

@@ -6,6 +6,7 @@ import { createPeriod, DAY } from '../factories/goals.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import { GoalEntity } from '../../src/database/entities/goal.entity.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * An import's effects equal those of the same rows written one by one (issue 50, docs/imports.md
@@ -79,7 +80,6 @@ class Receiver {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(what: string, fn: () => T | Promise<T>, ms = 60_000): Promise<NonNullable<T>> {
   const end = Date.now() + ms;
   for (;;) {

@@ -18,6 +18,7 @@ import { APP_CONFIG, type AppConfig } from '../../src/config/config.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { readJob } from '../../src/modules/imports/imports.statements.js';
 import { decodeChanges } from '../../src/database/journal.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * File imports (docs/imports.md): POST /v4/imports, GET /v4/imports/{id} and …/errors, DELETE, and
@@ -49,7 +50,7 @@ describe('import jobs', () => {
   afterAll(async () => t?.close());
   // A test that failed half-way leaves no job holding its site's place for the next.
   afterEach(async () => {
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     await drain();
   });
 
@@ -269,7 +270,7 @@ describe('import jobs', () => {
     // The lease still holds: no other replica takes the job.
     const second = replica();
     expect(await second.processOne()).toBeNull();
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     expect(await second.processOne()).toMatchObject({ chunks: 3, outcome: 'succeeded' });
     expect((await job(res.body.ID)).body).toMatchObject({ State: 'succeeded', RowsRead: 23, RowsWritten: 23, RowsFailed: 0 });
     expect(await countWith(acme, p)).toBe(23);
@@ -292,7 +293,7 @@ describe('import jobs', () => {
     // Three chunks of the file, then one chunk of the first retry pass (rows 8…4, last first).
     expect(await replica().processOne({ maxChunks: 4 })).toMatchObject({ chunks: 4, outcome: 'stopped' });
     expect((await job(res.body.ID)).body).toMatchObject({ State: 'running', RowsRead: 15, RowsWritten: 9, RowsFailed: 0, RowsWaiting: 6 });
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     expect(await replica().processOne()).toMatchObject({ outcome: 'succeeded' });
     const done = (await job(res.body.ID).expect(200)).body;
     expect(done).toMatchObject({ State: 'succeeded', RowsRead: 15, RowsWritten: 14, RowsFailed: 1, RowsWaiting: 0 });
@@ -328,7 +329,7 @@ describe('import jobs', () => {
     expect((await job(res.body.ID)).body).toMatchObject({ State: 'running', RowsWritten: 10, RowsWaiting: 1 });
     // What a replica whose file broke after its last chunk keeps as the passes begin (startPass).
     await t.ds.query('UPDATE import_jobs SET problem = ? WHERE site_id = ? AND id = ?', ['Malformed CSV at line 13', acme.siteId, res.body.ID]);
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     expect(await replica().processOne()).toMatchObject({ outcome: 'failed' });
     expect((await job(res.body.ID)).body).toMatchObject({
       State: 'failed',
@@ -352,11 +353,11 @@ describe('import jobs', () => {
     for (let k = 1; k <= 2; k++) {
       expect(await replica().processOne({ maxChunks: 0 })).toMatchObject({ chunks: 0, outcome: 'stopped' });
       expect(await idle()).toBe(k);
-      await new Promise((r) => setTimeout(r, 1100));
+      await sleep(1100);
     }
     expect(await replica().processOne({ maxChunks: 1 })).toMatchObject({ chunks: 1, outcome: 'stopped' });
     expect(await idle()).toBe(0);
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     // As after MAX_IDLE_CLAIMS claims that committed nothing: the next claim fails the job, writing nothing more.
     await t.ds.query('UPDATE import_jobs SET claims_idle = ? WHERE site_id = ? AND id = ?', [MAX_IDLE_CLAIMS, acme.siteId, res.body.ID]);
     expect(await replica().processOne()).toMatchObject({ chunks: 0, outcome: 'failed' });
@@ -429,7 +430,6 @@ describe('import jobs', () => {
         req.write(first);
         between().then(() => req.end(rest), reject);
       });
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const other = replica();
     const partsOf = async (id: string) =>
       Number(
@@ -510,7 +510,7 @@ describe('import jobs', () => {
     expect(runs.filter((r) => r !== null)).toHaveLength(1);
     const winner = runs[0] ? a : b;
     const loser = runs[0] ? b : a;
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     // The lease ran out: the other replica claims the job and writes a chunk of its own.
     expect(await loser.processOne({ maxChunks: 1 })).toMatchObject({ chunks: 1, outcome: 'stopped' });
     const ctx = RequestContext.system(acme.siteId);
@@ -533,7 +533,7 @@ describe('import jobs', () => {
     expect(await countWith(acme, p)).toBe(10);
     expect((await readJob(t.app.get(TenantDb), ctx, res.body.ID))!.nextRow).toBe(10);
     // The owner's lease runs out in turn; a replica finishes the job from row 10.
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     expect(await winner.processOne()).toMatchObject({ outcome: 'succeeded' });
     expect(await countWith(acme, p)).toBe(12);
     expect((await job(res.body.ID)).body).toMatchObject({ State: 'succeeded', RowsRead: 12, RowsWritten: 12 });
@@ -652,7 +652,7 @@ describe('import jobs', () => {
     // One chunk (5 rows) written, the replica then stops as a killed one would (its lease kept).
     expect(await replica().processOne({ maxChunks: 1 })).toMatchObject({ chunks: 1, outcome: 'stopped' });
     await t.http().delete(`/v4/apitokens/${created.ID}`).set('Authorization', bearer(acme.admin.token)).expect(200);
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     await drain();
     expect((await job(res.body.ID)).body).toMatchObject({ State: 'failed', RowsWritten: 5, Problem: 'The API token that started the import was revoked' });
     expect(await countWith(acme, p)).toBe(5);
@@ -667,7 +667,7 @@ describe('import jobs', () => {
     await replica().processOne({ maxChunks: 1 });
     const cancelled = await t.http().delete(`/v4/imports/${res.body.ID}`).set('Authorization', bearer(acme.admin.token)).expect(200);
     expect(cancelled.body).toMatchObject({ State: 'cancelled' });
-    await new Promise((r) => setTimeout(r, 1100));
+    await sleep(1100);
     await drain();
     expect((await job(res.body.ID)).body).toMatchObject({ State: 'cancelled' });
     expect(await countWith(acme, p)).toBeLessThanOrEqual(5);

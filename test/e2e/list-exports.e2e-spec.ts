@@ -15,6 +15,7 @@ import { createDepartment, insertManyPeople } from '../factories/individuals.js'
 import { denyRead } from '../factories/permissions.js';
 import { bearer, DB_KIND, startApp, type TestApp } from './harness.js';
 import { asCsvText, type Cell, expectedCell, rawBody } from './list-query-grammar.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Streamed exports of lists (docs/exports.md): CSV, XLSX and NDJSON of the queried lists read back
@@ -465,7 +466,7 @@ describe(`list exports to a slow client (${DB_KIND})`, () => {
 
   /** Resolves once `done()` holds, checked every 20 ms; fails after `ms`. */
   const until = async (done: () => boolean, ms: number, what: string) => {
-    for (const end = Date.now() + ms; !done(); await new Promise((r) => setTimeout(r, 20))) {
+    for (const end = Date.now() + ms; !done(); await sleep(20)) {
       if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
     }
   };
@@ -520,7 +521,7 @@ describe(`list exports to a slow client (${DB_KIND})`, () => {
         let read = -1;
         for (let i = 0; i < 50 && read !== calls.mock.calls.length; i++) {
           read = calls.mock.calls.length;
-          await new Promise((r) => setTimeout(r, 300));
+          await sleep(300);
         }
         const total = Math.ceil((COUNT + 1) / ROWS);
         const log = exportLog(from);

@@ -4,6 +4,7 @@ import { IndividualEntity } from '../../src/database/entities/individual.entity.
 import { createPerson, createSite, TestSite } from '../factories/index.js';
 import { denyRead } from '../factories/permissions.js';
 import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The totals of individual lists (X-Total-Count) are reused for LIST_TOTAL_CACHE_MS
@@ -57,7 +58,7 @@ describe(`list totals (${DB_KIND})`, () => {
     const before = await total(acme);
     await insertAround(acme);
     expect(await total(acme)).toBe(before); // reused: nothing was written through this instance
-    await new Promise((r) => setTimeout(r, 700));
+    await sleep(700);
     expect(await total(acme)).toBe(before + 1);
 
     t.config.listTotalCacheMs = 0;

@@ -5,6 +5,7 @@ import { RequestContext } from '../../src/common/context/request-context.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
 import { GoalEntity } from '../../src/database/entities/goal.entity.js';
 import { PeriodEntity } from '../../src/database/entities/period.entity.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A list under a record (an individual's goals, the comments on a record) reads that record with
@@ -165,7 +166,7 @@ describe('lists under a record, and the site’s periods', () => {
       // A week that started after the year began, inserted in SQL: nothing was written through the service.
       const week = (await around('Week')).identifiers[0].id as number;
       expect(names((await get(`/v4/individuals/${ana.individualId}/goals`).expect(200)).body)).toEqual(['First', 'Second']);
-      await new Promise((r) => setTimeout(r, 700));
+      await sleep(700);
       expect((await get(`/v4/individuals/${ana.individualId}/goals`).expect(200)).body).toEqual([]);
       t.config.listTotalCacheMs = 0;
       await t.ds.getRepository(PeriodEntity).delete({ id: week });

@@ -6,6 +6,7 @@ import { createPerson, createSite, TestSite } from '../factories/index.js';
 import { createMetric, metricRow, MetricJson, putValue, valueRows } from '../factories/metrics.js';
 import { createProject, createTeamSite, TeamSite } from '../factories/performance.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const codec = new WireCodec('urn:pms:v4');
 const NS = 'xmlns="urn:pms:v4" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"';
@@ -469,7 +470,7 @@ describe('/v4/metrics', () => {
         return { body: res.body as Row, etag: res.headers.etag as string };
       };
       // Updated has milliseconds: let the clock move between writes.
-      const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+      const tick = () => sleep(20);
       const created = await read();
       expect(created.etag).toMatch(/^"1-/);
       await tick();

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { COUNTER_STORE, type CounterStore } from '../../src/auth/counter-store.js';
 import { CallerResolver } from '../../src/auth/caller-resolver.js';
 import { bearer, DB_KIND, startApp, TestApp } from './harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * What a client and an operator see when things are slow (issue 13, docs/operations.md): every
@@ -44,7 +45,7 @@ describe(`request deadline and readiness (${DB_KIND})`, () => {
     const resolve = resolver.resolve.bind(resolver);
     // The caller lookup (a database read on every request) hangs for 3 s.
     jest.spyOn(resolver, 'resolve').mockImplementationOnce(async (...args) => {
-      await new Promise((r) => setTimeout(r, 3000));
+      await sleep(3000);
       return resolve(...args);
     });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -60,7 +61,7 @@ describe(`request deadline and readiness (${DB_KIND})`, () => {
 
       // The handler finishes later; its answer is dropped without an error, and the same
       // keep-alive connection serves the next request normally.
-      await new Promise((r) => setTimeout(r, 1800));
+      await sleep(1800);
       // (A 5xx is logged at level error by the access log; nothing else may be.)
       const next = await get('/v4/sites', agent, { Authorization: bearer(t.adminToken) });
       expect(next.status).toBe(200);
@@ -76,7 +77,7 @@ describe(`request deadline and readiness (${DB_KIND})`, () => {
     const resolve = resolver.resolve.bind(resolver);
     // The caller lookup takes 2 s: past the 1.5 s deadline.
     const slowly = async (...args: Parameters<typeof resolve>) => {
-      await new Promise((r) => setTimeout(r, 2000));
+      await sleep(2000);
       return resolve(...args);
     };
     jest.spyOn(resolver, 'resolve').mockImplementationOnce(slowly);
@@ -87,7 +88,7 @@ describe(`request deadline and readiness (${DB_KIND})`, () => {
       expect(missing.ms).toBeGreaterThanOrEqual(1450);
       expect(missing.ms).toBeLessThan(2000);
       expect(missing.headers['x-request-id']).toBeTruthy();
-      await new Promise((r) => setTimeout(r, 700));
+      await sleep(700);
       const next = await get('/v4/individuals/00000000-0000-4000-8000-00000000dead', agent, { Authorization: bearer(t.adminToken) });
       expect(next.status).toBe(404);
       expect(next.socket).toBe(missing.socket);

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { listen, read, UPSTREAM_HEADER } from './prism-pool.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Stoplight Prism's validating proxy in front of a test app (docs/openapi.md, "Prism"): with
@@ -106,7 +107,7 @@ async function sendToPrism(base: string, method: string, path: string, headers: 
       const retry =
         code === 'ECONNREFUSED' || ((code === 'ECONNRESET' || /socket hang up/.test((e as Error).message)) && (method === 'GET' || method === 'HEAD'));
       if (!retry || attempt >= 2) throw e;
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   }
 }

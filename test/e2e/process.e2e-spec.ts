@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { parseAllDocuments } from 'yaml';
 import { SHUTDOWN_BODY_WAIT_MS } from '../../src/http/pipeline/server-lifecycle.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The service as a process: `node dist/src/main.js` built from the current sources, on a SQLite
@@ -95,7 +96,7 @@ describe('the service process', () => {
       const res = await fetch(`http://127.0.0.1:${p.port}/health/ready`);
       expect(res.status).toBe(200);
       // Probes are logged at debug: no access line for them at info.
-      await new Promise((r) => setTimeout(r, 400));
+      await sleep(400);
       expect(p.output()).not.toContain('"path":"/health/ready"');
     } finally {
       p.child.kill('SIGKILL');
@@ -191,8 +192,7 @@ describe('the service process', () => {
     const ignored = await start({ DATABASE_URL: database, ADMIN_PASSWORD: 'another-password-1' });
     try {
       // The warning follows the listening line once the password is compared (scrypt): wait for it, up to 20 s on a loaded machine.
-      for (const end = Date.now() + 20_000; !ignored.output().includes('ADMIN_PASSWORD is set') && Date.now() < end;)
-        await new Promise((r) => setTimeout(r, 100));
+      for (const end = Date.now() + 20_000; !ignored.output().includes('ADMIN_PASSWORD is set') && Date.now() < end;) await sleep(100);
       expect(ignored.output()).toContain('ADMIN_PASSWORD is set but was ignored: it is used only on the first start');
       expect(ignored.output()).toContain('PUT /v4/individuals/{your ID from GET /v4/me}');
     } finally {
@@ -218,11 +218,11 @@ describe('the service process', () => {
       `POST /v4/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
     );
     socket.write(body.slice(0, 10));
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
 
     const t0 = Date.now();
     p.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     socket.write(body.slice(10));
     await new Promise((r) => socket.once('close', r));
     expect(answer).toMatch(/^HTTP\/1.1 200 /);
@@ -240,7 +240,7 @@ describe('the service process', () => {
     let answer = '';
     socket.on('data', (d) => (answer += d));
     socket.write('POST /v4/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"UserName"');
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     const t0 = Date.now();
     p.child.kill('SIGTERM');
     await new Promise((r) => socket.once('close', r));

@@ -2,6 +2,7 @@ import { OrganizationEntity } from '../../src/database/entities/organization.ent
 import { bearer, startApp, TestApp } from './harness.js';
 import { remaining } from './rate-limit-headers.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Request budgets (docs/limits.md): every authenticated request spends one of its caller's budget
@@ -127,7 +128,7 @@ describe('request budgets: a new window', () => {
     expect(res.headers['ratelimit-policy']).toBe('"caller";q=3;w=2');
     while (res.status === 200) res = await me();
     expect(res.status).toBe(429);
-    await new Promise((r) => setTimeout(r, Number(res.headers['retry-after']) * 1000 + 100));
+    await sleep(Number(res.headers['retry-after']) * 1000 + 100);
     const again = await me();
     expect(again.status).toBe(200);
     expect(remaining(again.headers.ratelimit).caller.r).toBe(2);

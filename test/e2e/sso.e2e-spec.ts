@@ -3,9 +3,9 @@ import { SecurityGroupMemberEntity } from '../../src/database/entities/security-
 import { createPerson, createSite, type TestPerson, type TestSite } from '../factories/index.js';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { signingKey, TestOidcProvider } from './oidc-test-provider.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const NS = 'urn:pms:v4';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('single sign-on with an OpenID provider (/v4/identityproviders)', () => {
   let t: TestApp;

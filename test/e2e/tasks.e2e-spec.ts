@@ -7,6 +7,7 @@ import { createDialog, createTask, Json } from '../factories/dialogs.js';
 import { createPeriods, createUnit } from '../factories/goals.js';
 import { createPerson, createSite, TestPerson } from '../factories/index.js';
 import { createProject, createTeamSite, TeamSite } from '../factories/performance.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const codec = new WireCodec('urn:pms:v4');
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/;
@@ -247,7 +248,7 @@ describe('/v4/tasks', () => {
       expect(done.body.Completed).toBe(true);
       expect(recent(done.body.CompletedDate)).toBe(true);
       const stamped = (await row(task.ID))!.completedDate!.getTime();
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
       const still = await put(acme.worker, task.ID, { ID: task.ID, Name: 'Renamed' }).expect(200);
       expect(Date.parse(still.body.CompletedDate)).toBe(stamped);
       const again = await put(acme.worker, task.ID, { ID: task.ID, Name: 'Renamed', Completed: true }).expect(200);

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { bearer, startApp, TestApp, WireCodec } from './harness.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const codec = new WireCodec('urn:pms:v4');
 
@@ -65,7 +66,7 @@ async function until<T>(what: string, fn: () => T | Promise<T>, ms = 45_000): Pr
     const v = await fn();
     if (v) return v as NonNullable<T>;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
 }
 
@@ -349,7 +350,7 @@ describe('webhooks: delivery right after commit', () => {
     // Every answer waits for the gate, then a moment more, so requests sent together overlap.
     r.answer = async () => {
       await gate;
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await sleep(150);
       return 200;
     };
     await t.http().post('/v4/webhooks').set('Authorization', as()).send({ URL: r.url, EventTypes: 'color.*' }).expect(200);
@@ -374,7 +375,7 @@ describe('webhooks: delivery right after commit', () => {
     await until('the first event', () => r.got.length >= 1);
     open();
     await until('all eight events', () => r.got.length >= 8);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     expect(r.got).toHaveLength(8);
     expect(r.maxInFlight).toBeGreaterThanOrEqual(2);
     for (const id of ids) {

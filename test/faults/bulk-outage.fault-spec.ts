@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { adminToken, AppProcess, startAppProcess } from './support/app-process.js';
 import { PrivateMariaDb } from './support/mariadb.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Bulk requests while the database is killed (docs/bulk.md, "Round trips"; docs/scaling.md): the
@@ -22,8 +23,6 @@ const PLAIN_CLIENTS = 1;
 const ATOMIC_SIZE = 40;
 const PLAIN_SIZE = 300;
 const RETRY_ATTEMPTS = 20;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Sent {
   batch: string;

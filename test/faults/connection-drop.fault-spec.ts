@@ -2,6 +2,7 @@ import net from 'node:net';
 import mysql from 'mysql2/promise';
 import { adminToken, AppProcess, startAppProcess } from './support/app-process.js';
 import { request, summarize } from './support/load.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A database proxy takes a node out of service and closes every session it carried (HAProxy's
@@ -71,8 +72,6 @@ class SessionDroppingProxy {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('database sessions closed under load by a proxy (service as a process)', () => {
   const proxy = new SessionDroppingProxy({ host: '127.0.0.1', port: 3306 });

@@ -4,6 +4,7 @@ import { keyedName, keyedRequest, Load, Outcome, recoveryMs, request, summarize 
 import { PrivateMariaDb } from './support/mariadb.js';
 import { HistoryWorkload, withQueries, type SqlQuery } from './support/history-workloads.js';
 import { anomalyLines, verdictLine } from './support/history.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The database fails under load (issue 13, docs/operations.md "When the database is slow or
@@ -27,8 +28,6 @@ const KEYED_WRITERS = 5;
 const READERS = 10;
 /** Attempts a client makes for one keyed write once the database is back (a 503 may still come while it warms up). */
 const RETRY_ATTEMPTS = 20;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('database outage under load (own MariaDB, service as a process)', () => {
   const db = new PrivateMariaDb();

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { adminToken, AppProcess, startAppProcess } from './support/app-process.js';
 import { PrivateMariaDb } from './support/mariadb.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Hostile input against the service as a process, on a MariaDB server of its own configured as an
@@ -9,7 +10,6 @@ import { PrivateMariaDb } from './support/mariadb.js';
  * while the instance keeps answering; a database created with the server's default charset must
  * hold every character; bodies that stop halfway must not hold connections, nor the shutdown.
  */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const REQUEST_TIMEOUT_MS = 3000;
 
 describe('hostile input (own MariaDB in latin1, service as a process)', () => {

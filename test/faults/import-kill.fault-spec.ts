@@ -2,6 +2,7 @@ import type { Connection } from 'mysql2/promise';
 import { adminToken, AppProcess, startAppProcess } from './support/app-process.js';
 import { request, summarize, type Outcome } from './support/load.js';
 import { PrivateMariaDb } from './support/mariadb.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * An import killed mid-way ends with exactly the file's rows (docs/imports.md, "Storage, lease and
@@ -33,8 +34,6 @@ const HEADER = 'ExternalID,FirstName,LastName,UserName,Email,UserEmail,PrimaryOr
 /** Request deadlines of the database-outage fault test: a request the database cannot answer is a 503 within them. */
 const REQUEST_TIMEOUT_MS = 2000;
 const BOUND_MS = REQUEST_TIMEOUT_MS + 1500;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, check: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms: number): Promise<T> {
   const end = Date.now() + ms;

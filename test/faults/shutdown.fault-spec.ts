@@ -2,6 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { adminToken, AppProcess, startAppProcess } from './support/app-process.js';
 import { PrivateMariaDb } from './support/mariadb.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * SIGTERM as Kubernetes sends it, with a load balancer's keep-alive connections open and slow
@@ -12,7 +13,6 @@ import { PrivateMariaDb } from './support/mariadb.js';
  * the last response.
  */
 const CLIENTS = 20;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Answer {
   status: number;

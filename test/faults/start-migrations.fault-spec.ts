@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { adminToken, AppProcess, startAppProcess } from './support/app-process.js';
 import { freePort } from './support/mariadb.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The built service applies pending migrations at start in a worker thread, off its serving heap
@@ -91,7 +92,7 @@ describe('migrations at start (the built service)', () => {
       const port = await freePort();
       app = await startAppProcess({ DATABASE_URL: `mysql://root@127.0.0.1:3306/${waiting}`, PORT: String(port) }, WAITING);
       // Longer than a probe's timeout: still waiting, and answering.
-      await new Promise((r) => setTimeout(r, 1500));
+      await sleep(1500);
       const live = await fetch(`${app.base}/health/live`);
       expect({ status: live.status, body: await live.json() }).toEqual({ status: 200, body: { status: 'ok' } });
       const notReady = await fetch(`${app.base}/health/ready`);
@@ -118,7 +119,7 @@ describe('migrations at start (the built service)', () => {
       let ready = 503;
       while (ready !== 200 && Date.now() < deadline) {
         ready = (await fetch(`${app.base}/health/ready`)).status;
-        if (ready !== 200) await new Promise((r) => setTimeout(r, 250));
+        if (ready !== 200) await sleep(250);
       }
       expect(ready).toBe(200);
       expect(app.output()).toMatch(/"msg":"applied \d+ migration\(s\)"/);

@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { adminToken, AppProcess, startAppProcess } from './support/app-process.js';
 import { PrivateMariaDb } from './support/mariadb.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A process killed between commit and delivery still delivers every event (docs/events.md,
@@ -66,7 +67,7 @@ async function until(what: string, ok: () => boolean, ms: number): Promise<void>
   const end = Date.now() + ms;
   while (!ok()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 
@@ -140,7 +141,7 @@ describe('webhooks: a process killed between commit and delivery (own MariaDB, s
     second = await startAppProcess(env());
     // The killed process's claim runs out first (9 s here), then the queue is delivered.
     await until(`${WRITES} acknowledged events`, () => receiver.acked.size >= WRITES, 60_000);
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
 
     // None missing, none extra: exactly the committed events, by name and by webhook-id.
     const acked = [...receiver.acked.keys()];

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The README runs as written, top to bottom: its first block (`npm ci && ADMIN_PASSWORD=… npm
@@ -104,7 +105,7 @@ async function untilListening(log: () => string, child: ChildProcess): Promise<s
     const printed = printedUntilListening(log());
     if (printed) return printed;
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${log()}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createClient } from 'redis';
 import { InvalidationBus, RedisInvalidationTransport } from '../../src/common/invalidation/invalidation-bus.js';
 import { JsonLogger } from '../../src/common/logging/json-logger.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The InvalidationBus over a real Redis (docs/scaling.md, "Cross-replica freshness"): what one
@@ -32,8 +33,8 @@ describe('InvalidationBus through Redis pub/sub', () => {
     a.publish('callers', 'site-1');
     a.publish('callers', 'site-1');
     const deadline = Date.now() + 2000;
-    while ((seen.b.length < 1 || seen.c.length < 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
-    await new Promise((r) => setTimeout(r, 50));
+    while ((seen.b.length < 1 || seen.c.length < 1) && Date.now() < deadline) await sleep(2);
+    await sleep(50);
     expect(seen.a.map((s) => s.key)).toEqual(['site-1', 'site-1']);
     expect(seen.b.map((s) => s.key)).toEqual(['site-1']);
     expect(seen.c.map((s) => s.key)).toEqual(['site-1']);
@@ -57,7 +58,7 @@ describe('InvalidationBus through Redis pub/sub', () => {
     }
     await admin.close();
     const deadline = Date.now() + 5000;
-    while (!seen.includes('totals:undefined') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!seen.includes('totals:undefined') && Date.now() < deadline) await sleep(20);
     expect(seen).toContain('totals:undefined');
   });
 });

@@ -5,6 +5,7 @@ import { bearer, startApp, TestApp } from '../e2e/harness.js';
 import { remaining } from '../e2e/rate-limit-headers.js';
 import { createPerson, createSite, TestPerson } from '../factories/index.js';
 import { dropPrefix, freshPrefix, REDIS_URL, withRedis, withRedisAt } from './redis-support.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * With REDIS_URL set, the request budgets (docs/limits.md) are counted in Redis: two replicas
@@ -184,7 +185,7 @@ describe('request budgets when Redis stalls', () => {
     const url = `redis://127.0.0.1:${port}`;
     for (let i = 0; !(await accepts(port)); i++) {
       if (i > 100) throw new Error('redis-server did not start');
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     expect(await withRedisAt(url, (c) => c.ping())).toBe('PONG');
     t = await startApp({ REDIS_URL: url, REDIS_PREFIX: freshPrefix(), RATE_LIMIT_PER_CALLER: String(QUOTA), RATE_LIMIT_PER_SITE: '0', LOG_LEVEL: 'warn' });

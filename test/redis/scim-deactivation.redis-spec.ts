@@ -1,6 +1,7 @@
 import { createPerson, createSite } from '../factories/index.js';
 import { bearer, startApp, type TestApp } from '../e2e/harness.js';
 import { dropPrefix, freshPrefix, REDIS_URL } from './redis-support.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * SCIM deactivation across replicas (docs/identity.md, "Deactivation"): two instances of the
@@ -46,7 +47,7 @@ describe('SCIM deactivation on every replica', () => {
     while (Date.now() - done < 1000) {
       status = (await b.http().get('/v4/me').set('Authorization', bearer(person.token))).status;
       if (status === 401) break;
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     expect({ status, withinOneSecond: Date.now() - done < 1000 }).toEqual({ status: 401, withinOneSecond: true });
     await b.http().post('/v4/auth/token').send({ UserName: person.userName, Password: person.password }).expect(401);

@@ -7,6 +7,7 @@ import { DeliveryRetention } from '../../src/modules/webhooks/delivery-retention
 import { AUDIT_MAX_LIMIT } from '../../src/modules/audit/dto/audit.dto.js';
 import { createSite, type TestSite } from '../factories/index.js';
 import { bearer, startApp, type TestApp } from '../e2e/harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Issue 46, rows 10 and 12: what one site can make the service keep or compute for it is bounded —
@@ -88,7 +89,7 @@ describe('attack: growing what the service keeps or renders', () => {
     const keys = ['k-1', 'k-2', 'k-3', 'k-4', 'k-5'];
     for (const [i, key] of keys.entries()) {
       await post(key, i).expect(200);
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
     }
     const other = await createSite(t);
     await t.http().post('/v4/corevalues').set('Authorization', bearer(other.admin.token)).set('Idempotency-Key', 'k-1').send({ Name: 'Other' }).expect(200);

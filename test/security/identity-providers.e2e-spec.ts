@@ -8,6 +8,7 @@ import { IndividualEntity } from '../../src/database/entities/individual.entity.
 import { createPerson, createSite, type TestSite } from '../factories/index.js';
 import { ADMIN_PASSWORD, ADMIN_USER, bearer, startApp, type TestApp } from '../e2e/harness.js';
 import { ForgedIssuer } from './support/forged-issuer.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Issue 46, rows 1–4: what a site administrator can do with the identity providers they may
@@ -16,7 +17,6 @@ import { ForgedIssuer } from './support/forged-issuer.js';
  * "log out everywhere" (docs/security.md, "Identity providers", "The network egress").
  */
 const NS = 'urn:pms:v4';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('attack: identity providers of a site', () => {
   let t: TestApp;

@@ -3,6 +3,7 @@ import { IndividualEntity } from '../../src/database/entities/individual.entity.
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
 import { createPerson, createSite, type TestPerson, type TestSite } from '../factories/index.js';
 import { ADMIN_PASSWORD, ADMIN_USER, bearer, startApp, type TestApp } from '../e2e/harness.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Issue 46, rows 7 and 8, and what follows from them: privileges are not granted by an
@@ -250,7 +251,7 @@ describe('attack: privileges through integrations', () => {
       for (let i = 0; i < 150; i++) {
         const job = (await t.http().get(`/v4/imports/${posted.body.ID}`).set(as(token)).expect(200)).body as { State: string };
         if (!['queued', 'running'].includes(job.State)) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
       }
       const errors = (await t.http().get(`/v4/imports/${posted.body.ID}/errors`).set(as(token)).expect(200)).body as {
         Status: number;

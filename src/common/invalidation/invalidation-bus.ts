@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonLogger } from '../logging/json-logger.js';
 import { redisClient, type RedisClient } from '../redis/redis-client.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * What a handler is told: the key that changed (e.g. a site id), or `undefined` for "anything of
@@ -165,7 +166,7 @@ export class RedisInvalidationTransport implements InvalidationTransport {
         }),
       ),
     ]).catch(() => undefined);
-    await Promise.race([connecting, new Promise((r) => setTimeout(r, 2000).unref())]);
+    await Promise.race([connecting, sleep(2000, undefined, { ref: false })]);
     if (!subscriber.isReady) {
       this.logger.event('warn', 'Invalidation', {
         msg: 'Redis is not reachable at start-up; caches of other replicas are invalidated by their time bounds until it is',

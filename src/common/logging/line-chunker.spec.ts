@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { LineChunker, type ChunkTarget } from './line-chunker.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 function fakeTarget() {
   const calls: string[] = [];
@@ -45,7 +46,7 @@ describe('LineChunker', () => {
     const sut = make(target, 1_000_000, 20);
     sut.write('one\n');
     expect(calls).toEqual([]);
-    await new Promise((r) => setTimeout(r, 80));
+    await sleep(80);
     expect(calls.slice(0, 2)).toEqual(['write one\n', 'flush']);
   });
 

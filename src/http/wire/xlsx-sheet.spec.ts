@@ -3,6 +3,7 @@ import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import { parseStringPromise } from 'xml2js';
 import { XLSX_ZIP_BACKLOG, XlsxSheet } from './xlsx-sheet.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const HEADER = ['First', 'Last', 'Number', 'Even', ...Array.from({ length: 10 }, (_, i) => `Text${i}`)];
 
@@ -78,7 +79,7 @@ describe('XlsxSheet: an XLSX sheet streamed with what waits to be compressed bou
         await sheet.settled(() => gone);
       }
     })();
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     // Stuck: a few batches in, held back by the bound, not piling up.
     expect(batches).toBeLessThan(20);
     expect(sheet.backlog).toBeLessThanOrEqual(XLSX_ZIP_BACKLOG + 1024 * 1024);

@@ -43,6 +43,7 @@ import {
   type Target,
   type TrailChange,
 } from './summary-targets.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The shortest time between two builds woken by commits: the commits within it share one build. */
 export const SUMMARY_WAKE_GAP_MS = 100;
@@ -95,7 +96,7 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
   async onApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
-    await Promise.race([this.coalescer.stop(), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    await Promise.race([this.coalescer.stop(), sleep(5000, undefined, { ref: false })]);
   }
 
   /** Resolves when no build is in progress (tests). */

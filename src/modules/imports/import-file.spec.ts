@@ -4,6 +4,7 @@ import { Readable, Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { XlsxSheet } from '../../http/wire/xlsx-sheet.js';
 import { FileError, IMPORT_FILE_LIMITS, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A job's file is read from the database part after part (ImportsService.fileStream): when the
@@ -31,7 +32,7 @@ function parts(bytes: Buffer, failAt?: number): Readable {
     const end = failAt ?? bytes.length;
     for (let o = 0; o < end; o += 65536) yield bytes.subarray(o, Math.min(o + 65536, end));
     if (failAt !== undefined) {
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
       throw lost();
     }
   }
@@ -170,7 +171,7 @@ describe('an XLSX whose sheet is unpacked to disk before it is read (stored befo
     expect(capped.error).toBeInstanceOf(FileError);
     expect((capped.error as Error).message).toMatch(/sheet before its shared strings.*unpacks to more than 20,000 bytes: send a file this large as CSV/);
     expect(capped.rows).toEqual([]);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     expect(ours().filter((f) => !before.has(f))).toEqual([]);
     // The same file within a bound above its sheet's size: every row.
     const whole = await readAll('xlsx', () => parts(file), { unpackedSheetBytes: 10_000_000 });

@@ -27,6 +27,7 @@ import {
   type WaitingRow,
 } from './imports.statements.js';
 import { callerOf, ImportsService, MAX_KEPT_ERRORS } from './imports.service.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Raised inside a chunk's transaction when the job is no longer this replica's to write (its lease ran out and another claimed it, or it was cancelled): nothing of the chunk commits. */
 class NotOurs extends Error {}
@@ -111,7 +112,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    if (this.running) await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    if (this.running) await Promise.race([this.running, sleep(10_000, undefined, { ref: false })]);
   }
 
   /** Looks for a job now, unless one is being processed. */

@@ -1,4 +1,5 @@
 import { type FeatureCases, type KindCase, on } from '../../testing/cases.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 declare module '../../testing/cases.js' {
   interface WorldIds {
@@ -14,7 +15,7 @@ const importJob: KindCase = {
     for (let i = 0; i < 100; i++) {
       const job = await h.send<{ State: string }>(w, 'get', `imports/${id}`);
       if (!['queued', 'running'].includes(job.State)) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     }
     return id;
   },

@@ -9,6 +9,7 @@ import { claimDue, release, settle, type Backoff, type ClaimedWebhook } from './
 import { TenantDb } from '../../database/tenant-db.js';
 import { eventType, parseTypes, plainType, subscribes } from './event-types.js';
 import { WebhookEvents } from './webhook-events.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Events read per webhook per statement. */
 const BATCH = 100;
@@ -137,7 +138,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     if (this.timer) clearInterval(this.timer);
     if (this.deferred) clearTimeout(this.deferred);
     const inFlight = [this.claiming, ...this.draining.values()].filter((p): p is Promise<void> => p !== null);
-    if (inFlight.length) await Promise.race([Promise.all(inFlight), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    if (inFlight.length) await Promise.race([Promise.all(inFlight), sleep(5000, undefined, { ref: false })]);
   }
 
   /**

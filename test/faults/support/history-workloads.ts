@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { checkHistory, COMMENT_KIND, outcomeOf, REGISTER_FIELD, type FinalState, type Op, type Verdict } from './history.js';
 import { decodeChanges } from '../../../src/database/journal.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The workloads whose histories test/faults/support/history.ts checks (docs/scaling.md,
@@ -58,8 +59,6 @@ export async function withQueries<R>(open: () => Promise<SqlConnection>, fn: (qu
     await conn.end();
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Answer {
   status: number;

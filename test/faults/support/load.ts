@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** One request the load generator made, as the client saw it. */
 export interface Outcome {
@@ -57,7 +58,7 @@ export class Load {
       const outcome = kind === 'write' ? await this.write(worker, n++) : kind === 'keyed' ? await this.keyedWrite() : await this.read(n++);
       this.outcomes.push(outcome);
       // Do not spin while every answer is a fast 503.
-      if (outcome.status !== 200) await new Promise((r) => setTimeout(r, 50));
+      if (outcome.status !== 200) await sleep(50);
     }
   }
 

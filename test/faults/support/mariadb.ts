@@ -4,6 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A MariaDB server of the test's own: a fresh data directory in a temp folder, on a free port of
@@ -87,7 +88,7 @@ export class PrivateMariaDb {
         if (child.exitCode !== null || Date.now() > deadline) {
           throw new Error(`MariaDB did not start on port ${this.port}: ${(e as Error).message}\n${this.errorLog()}`, { cause: e });
         }
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
     }
   }
