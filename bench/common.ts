@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
 import mysql from 'mysql2/promise';
 import type { LoadJob, LoadResult } from './load.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository (bench files run from dist/bench). */
@@ -175,7 +176,7 @@ export function startProcess(name: string, cmd: [string, string[]], env: Record<
 export async function stopProcess(p: Proc | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!p || p.child.exitCode !== null) return;
   p.child.kill(signal);
-  const timeout = new Promise((r) => setTimeout(r, 15_000).unref());
+  const timeout = sleep(15_000, undefined, { ref: false });
   await Promise.race([p.exited, timeout]);
   if (p.child.exitCode === null) p.child.kill('SIGKILL');
 }
@@ -196,7 +197,7 @@ export async function settle(pid: number, readyUrl?: string): Promise<void> {
         )
       : true;
     const ms = Date.now() - t0;
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     if (ready && ms < 100 && cpuMs(pid) - before <= 20) return;
   }
 }
@@ -499,7 +500,7 @@ export async function importCsv<T>(
         logged = Date.now();
         log(`import: ${job.State}, ${fmt(job.RowsRead)} of ${job.RowsTotal === null ? '?' : fmt(job.RowsTotal)} rows read, RSS ${fmt(rssMb(pid))} MB`);
       }
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
     }
   } finally {
     rss.stop();
@@ -659,6 +660,6 @@ export async function awaitSummaries(origin: string, token: string, paths: reado
       said = Date.now();
       log(`dashboards: waiting for the summaries to be built (${Math.round((said - since) / 1000)} s)`);
     }
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
   }
 }

@@ -20,6 +20,7 @@ import { seedSite } from './seed.js';
 import { RequestContext } from '../src/common/context/request-context.js';
 import { IndividualEntity } from '../src/database/entities/individual.entity.js';
 import { TenantDb } from '../src/database/tenant-db.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const PASSWORD = 'bench-password-1';
 const WRITES = num('EVENTS_WRITES', 200);
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     await call(origin, token, 'POST', '/v4/webhooks', { URL: hookUrl, EventTypes: 'color.created' });
     for (let i = 0; i < WRITES; i++) await call(origin, token, 'POST', '/v4/colors', { Name: `L${i}`, ColorValue: i, MinPercent: 0, MaxPercent: 10 });
     const until = Date.now() + 30_000;
-    while (arrivals.length < WRITES && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while (arrivals.length < WRITES && Date.now() < until) await sleep(50);
     log(`latency: ${arrivals.length} events, p99 ${pct(arrivals, 99)} ms`);
     out.push(
       `| event delivery after commit (${WRITES} creates, one at a time, healthy receiver) | received ${arrivals.length} | p50 ${pct(arrivals, 50)} ms | p99 ${pct(arrivals, 99)} ms | max ${Math.max(...arrivals)} ms |`,
