@@ -41,6 +41,7 @@ type Container = {
   livenessProbe?: Probe;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: Record<string, unknown>;
+  volumeMounts?: { name: string; mountPath: string }[];
 };
 type PodSpec = {
   securityContext?: Record<string, unknown>;
@@ -48,6 +49,7 @@ type PodSpec = {
   automountServiceAccountToken?: boolean;
   containers: Container[];
   initContainers?: Container[];
+  volumes?: { name: string; emptyDir?: { sizeLimit?: string; medium?: string } }[];
 };
 
 const ROOT = join(process.cwd(), 'deploy/k8s');
@@ -203,6 +205,18 @@ describe('Kubernetes manifests (deploy/k8s)', () => {
     delete c.resources;
     // (the pod-level seccompProfile still applies to it: five findings)
     expect(restrictedViolations(loose)).toHaveLength(5);
+  });
+
+  it('gives the API a writable /tmp on disk, bounded (its root filesystem is read-only; XLSX imports unpack sheets there)', () => {
+    const pod = podOf(base().find((o) => o.kind === 'Deployment')!)!;
+    const mount = pod.containers[0].volumeMounts?.find((m) => m.mountPath === '/tmp');
+    expect(mount).toBeDefined();
+    const volume = pod.volumes?.find((v) => v.name === mount!.name);
+    // On the node's disk (not memory, which would count against the container's 1 GiB), with a size limit.
+    expect(volume?.emptyDir).toBeDefined();
+    expect(volume!.emptyDir!.medium ?? '').toBe('');
+    expect(volume!.emptyDir!.sizeLimit).toMatch(/^\d+Gi$/);
+    expect(parseInt(volume!.emptyDir!.sizeLimit!, 10)).toBeGreaterThanOrEqual(2);
   });
 
   it('has a PodDisruptionBudget, topology spread and Prometheus scrape annotations for the replicas', () => {

@@ -178,6 +178,23 @@ describe('an XLSX whose sheet is unpacked to disk before it is read (stored befo
     expect(whole.error).toBeNull();
     expect(whole.rows).toHaveLength(ROWS);
   });
+
+  it('leaves no temporary file behind once read: whole (an import job), or stopped after its first row (the POST checks only the header)', async () => {
+    const file = await workbook();
+    const before = new Set(ours());
+    const whole = await readAll('xlsx', () => parts(file));
+    expect(whole.error).toBeNull();
+    expect(whole.rows).toHaveLength(ROWS);
+    expect(ours().filter((f) => !before.has(f))).toEqual([]);
+    let seen = 0;
+    for await (const row of rowsOf('xlsx', () => parts(file), 'urn:pms:v4', undefined, {})) {
+      expect(row.record).not.toBeNull();
+      seen++;
+      break;
+    }
+    expect(seen).toBe(1);
+    expect(ours().filter((f) => !before.has(f))).toEqual([]);
+  });
 });
 
 describe('a JSON or XML file is held to the scan limits of a body before it is parsed', () => {

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { unlink } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import ExcelJS from 'exceljs';
@@ -221,6 +222,11 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
     refuse = reject;
   });
   failed.catch(() => undefined);
+  // The temporary files exceljs unpacks sheets to: removed when this reading ends, however it ends.
+  // exceljs removes one only once its sheet is read to the end, and the reading stops after the first
+  // sheet (or, when a POST checks the file, after its header row), so exceljs would never remove
+  // them: each would stay on the replica's disk, as large as its sheet unpacks, until the process exits.
+  const unpacked: string[] = [];
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -229,7 +235,7 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
     entries: 'ignore',
   });
   capSharedStrings(reader);
-  capUnpackedSheets(source, unpackedSheetBytes, refuse);
+  capUnpackedSheets(source, unpackedSheetBytes, refuse, unpacked);
   let header: string[] | null = null;
   try {
     for await (const sheet of until(reader, failed)) {
@@ -257,6 +263,8 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
     const message = `The XLSX file cannot be read: ${(e as Error).message}`;
     if (!header && e instanceof TypeError && /reading 'sheets'/.test(e.message)) throw new LostWorkbookEntries(message);
     throw new FileError(message);
+  } finally {
+    await Promise.all(unpacked.map((path) => rm(path, { force: true }).catch(() => undefined)));
   }
   if (!header) throw new FileError('The first sheet has no header row');
 }
@@ -315,23 +323,24 @@ const SHEET_ENTRY = /xl\/worksheets\/sheet\d+[.]xml/;
  * temporary file; the file is removed and the source destroyed. A sheet read in place (after its strings) is iterated, not piped, and
  * is not counted: it is never on disk.
  */
-function capUnpackedSheets(source: Readable, limit: number, refuse: (e: FileError) => void): void {
+function capUnpackedSheets(source: Readable, limit: number, refuse: (e: FileError) => void, unpacked: string[]): void {
   const pipe = source.pipe.bind(source) as (dest: NodeJS.WritableStream, opts?: { end?: boolean }) => NodeJS.WritableStream;
   source.pipe = ((zip: NodeJS.WritableStream, opts?: { end?: boolean }) => {
     const intake = zip as unknown as { push: (entry: unknown) => boolean };
     const push = intake.push.bind(zip);
     intake.push = (entry: unknown): boolean => {
       const path = (entry as { path?: unknown } | null)?.path;
-      if (typeof path === 'string' && SHEET_ENTRY.test(path)) countUnpacked(entry as Readable, source, limit, refuse);
+      if (typeof path === 'string' && SHEET_ENTRY.test(path)) countUnpacked(entry as Readable, source, limit, refuse, unpacked);
       return push(entry);
     };
     return pipe(zip, opts);
   }) as typeof source.pipe;
 }
 
-function countUnpacked(entry: Readable, source: Readable, limit: number, refuse: (e: FileError) => void): void {
+function countUnpacked(entry: Readable, source: Readable, limit: number, refuse: (e: FileError) => void, unpacked: string[]): void {
   const pipe = entry.pipe.bind(entry) as (dest: NodeJS.WritableStream, opts?: { end?: boolean }) => NodeJS.WritableStream;
   entry.pipe = ((disk: NodeJS.WritableStream & { path?: unknown; destroy?: () => void }, opts?: { end?: boolean }) => {
+    if (typeof disk.path === 'string') unpacked.push(disk.path);
     let bytes = 0;
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
