@@ -195,6 +195,16 @@ describe('an XLSX whose sheet is unpacked to disk before it is read (stored befo
     expect(seen).toBe(1);
     expect(ours().filter((f) => !before.has(f))).toEqual([]);
   });
+
+  it('leaves no temporary file behind when the source fails mid-file, though exceljs makes one after the reading ended', async () => {
+    const file = await workbook();
+    const before = new Set(ours());
+    const cut = await readAll('xlsx', () => parts(file, Math.floor(file.length / 2)));
+    expect((cut.error as { code?: string }).code).toBe('PROTOCOL_CONNECTION_LOST');
+    // exceljs's unzipping goes on a moment after the reading ended.
+    await sleep(200);
+    expect(ours().filter((f) => !before.has(f))).toEqual([]);
+  });
 });
 
 describe('a JSON or XML file is held to the scan limits of a body before it is parsed', () => {

@@ -1,5 +1,4 @@
 import { createInterface } from 'node:readline';
-import { unlink } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
@@ -226,7 +225,9 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
   // exceljs removes one only once its sheet is read to the end, and the reading stops after the first
   // sheet (or, when a POST checks the file, after its header row), so exceljs would never remove
   // them: each would stay on the replica's disk, as large as its sheet unpacks, until the process exits.
-  const unpacked: string[] = [];
+  // A file exceljs makes after the reading ended (its unzipping goes on while the source fails) is
+  // removed as it is made (`countUnpacked`).
+  const unpacked: Unpacked = { paths: [], ended: false };
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -264,7 +265,8 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
     if (!header && e instanceof TypeError && /reading 'sheets'/.test(e.message)) throw new LostWorkbookEntries(message);
     throw new FileError(message);
   } finally {
-    await Promise.all(unpacked.map((path) => rm(path, { force: true }).catch(() => undefined)));
+    unpacked.ended = true;
+    await Promise.all(unpacked.paths.map(removeQuietly));
   }
   if (!header) throw new FileError('The first sheet has no header row');
 }
@@ -310,6 +312,15 @@ function capSharedStrings(reader: object): void {
  */
 export const MAX_UNPACKED_SHEET_BYTES = 1024 * 1024 * 1024;
 
+/** The temporary files exceljs made for one reading, and whether that reading has ended. */
+interface Unpacked {
+  paths: string[];
+  ended: boolean;
+}
+
+/** Removes a temporary file; one already gone, or any error, changes nothing. */
+const removeQuietly = (path: string): Promise<void> => rm(path, { force: true }).catch(() => undefined);
+
 /** A worksheet's entry, as exceljs's reader names it. */
 const SHEET_ENTRY = /xl\/worksheets\/sheet\d+[.]xml/;
 
@@ -320,10 +331,11 @@ const SHEET_ENTRY = /xl\/worksheets\/sheet\d+[.]xml/;
  * to (a 256 MiB upload can unpack to a thousand times as much). Each sheet entry's pipe goes through a
  * counter here; past `limit` the reading ends as the file's problem (`refuse` with a FileError: 400
  * on the POST, the job failed), which ends the rows (`until`) while exceljs still waits for the
- * temporary file; the file is removed and the source destroyed. A sheet read in place (after its strings) is iterated, not piped, and
- * is not counted: it is never on disk.
+ * temporary file; the file's stream and the source are destroyed. Each temporary file's path goes
+ * to `unpacked`, which the reading removes when it ends (xlsxRowsOnce), or at once after it ended. A sheet read in place (after
+ * its strings) is iterated, not piped, and is not counted: it is never on disk.
  */
-function capUnpackedSheets(source: Readable, limit: number, refuse: (e: FileError) => void, unpacked: string[]): void {
+function capUnpackedSheets(source: Readable, limit: number, refuse: (e: FileError) => void, unpacked: Unpacked): void {
   const pipe = source.pipe.bind(source) as (dest: NodeJS.WritableStream, opts?: { end?: boolean }) => NodeJS.WritableStream;
   source.pipe = ((zip: NodeJS.WritableStream, opts?: { end?: boolean }) => {
     const intake = zip as unknown as { push: (entry: unknown) => boolean };
@@ -337,10 +349,14 @@ function capUnpackedSheets(source: Readable, limit: number, refuse: (e: FileErro
   }) as typeof source.pipe;
 }
 
-function countUnpacked(entry: Readable, source: Readable, limit: number, refuse: (e: FileError) => void, unpacked: string[]): void {
+function countUnpacked(entry: Readable, source: Readable, limit: number, refuse: (e: FileError) => void, unpacked: Unpacked): void {
   const pipe = entry.pipe.bind(entry) as (dest: NodeJS.WritableStream, opts?: { end?: boolean }) => NodeJS.WritableStream;
   entry.pipe = ((disk: NodeJS.WritableStream & { path?: unknown; destroy?: () => void }, opts?: { end?: boolean }) => {
-    if (typeof disk.path === 'string') unpacked.push(disk.path);
+    if (typeof disk.path === 'string') {
+      unpacked.paths.push(disk.path);
+      // Unlinked at once, the file's bytes go nowhere that lasts, and exceljs still sees its write end.
+      if (unpacked.ended) void removeQuietly(disk.path);
+    }
     let bytes = 0;
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -350,7 +366,6 @@ function countUnpacked(entry: Readable, source: Readable, limit: number, refuse:
         entry.unpipe(counter);
         entry.resume();
         disk.destroy?.();
-        if (typeof disk.path === 'string') unlink(disk.path, () => undefined);
         source.destroy();
         refuse(
           new FileError(
