@@ -1,4 +1,6 @@
-import { readdirSync } from 'node:fs';
+import fs, { readdirSync } from 'node:fs';
+import { basename } from 'node:path';
+import { jest } from '@jest/globals';
 import { tmpdir } from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
@@ -194,6 +196,32 @@ describe('an XLSX whose sheet is unpacked to disk before it is read (stored befo
     }
     expect(seen).toBe(1);
     expect(ours().filter((f) => !before.has(f))).toEqual([]);
+  });
+
+  it('leaves no temporary file behind when the file is opened late (a loaded machine): a removal before the open would be undone by it', async () => {
+    // fs.createWriteStream opens its path asynchronously (O_CREAT): a CI run under load removed the
+    // file before that open completed, and the open made it again. Here each open of this process's
+    // temporary files waits 150 ms, so the refusal (and the reading's end) comes first every time.
+    const file = await workbook();
+    const before = new Set(ours());
+    const open = fs.open;
+    const late = jest.spyOn(fs, 'open').mockImplementation(((path: unknown, ...rest: unknown[]) => {
+      const go = () => (open as (...a: unknown[]) => void)(path, ...rest);
+      if (typeof path === 'string' && basename(path).startsWith(`tmp-${process.pid}-`)) setTimeout(go, 150);
+      else go();
+    }) as typeof fs.open);
+    try {
+      const capped = await readAll('xlsx', () => parts(file), { unpackedSheetBytes: 20_000 });
+      expect(capped.error).toBeInstanceOf(FileError);
+      const header = rowsOf('xlsx', () => parts(file), 'urn:pms:v4', undefined, {});
+      expect((await header.next()).value?.record).not.toBeNull();
+      await header.return(undefined);
+      expect(late).toHaveBeenCalled();
+      await sleep(400);
+      expect(ours().filter((f) => !before.has(f))).toEqual([]);
+    } finally {
+      late.mockRestore();
+    }
   });
 
   it('leaves no temporary file behind when the source fails mid-file, though exceljs makes one after the reading ended', async () => {

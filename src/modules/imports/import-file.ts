@@ -227,7 +227,7 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
   // them: each would stay on the replica's disk, as large as its sheet unpacks, until the process exits.
   // A file exceljs makes after the reading ended (its unzipping goes on while the source fails) is
   // removed as it is made (`countUnpacked`).
-  const unpacked: Unpacked = { paths: [], ended: false };
+  const unpacked: Unpacked = { files: [], ended: false };
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -266,7 +266,7 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
     throw new FileError(message);
   } finally {
     unpacked.ended = true;
-    await Promise.all(unpacked.paths.map(removeQuietly));
+    await Promise.all(unpacked.files.map(removeOnceOpen));
   }
   if (!header) throw new FileError('The first sheet has no header row');
 }
@@ -312,14 +312,35 @@ function capSharedStrings(reader: object): void {
  */
 export const MAX_UNPACKED_SHEET_BYTES = 1024 * 1024 * 1024;
 
-/** The temporary files exceljs made for one reading, and whether that reading has ended. */
+/** The temporary files exceljs made for one reading (the streams it writes them with), and whether that reading has ended. */
 interface Unpacked {
-  paths: string[];
+  files: TempFile[];
   ended: boolean;
 }
 
-/** Removes a temporary file; one already gone, or any error, changes nothing. */
-const removeQuietly = (path: string): Promise<void> => rm(path, { force: true }).catch(() => undefined);
+/** The write stream exceljs unpacks a sheet with (fs.createWriteStream of the temporary file's path). */
+type TempFile = NodeJS.WritableStream & { path: string; pending?: boolean; closed?: boolean; destroy?: () => void };
+
+/**
+ * Removes a temporary file once its write stream has opened it. The stream opens its path
+ * asynchronously, with O_CREAT: a file removed before that open completes would be made again
+ * by it and left behind (a CI run under load saw exactly that). Once opened (or failed), the
+ * removal is final: exceljs's writes and reads go on to the unlinked file. One already gone, or
+ * any error, changes nothing.
+ */
+/** The longest a temporary file's removal waits for its stream to open it. */
+const OPEN_WAIT_MS = 10_000;
+
+async function removeOnceOpen(file: TempFile): Promise<void> {
+  // `pending` (no descriptor) holds before the open and again after the close: only a stream not closed waits.
+  // The wait is bounded (OPEN_WAIT_MS): a reading's end never hangs on a file, at worst one is left.
+  if (file.pending && !file.closed)
+    await new Promise<void>((settled) => {
+      ['ready', 'close', 'error'].forEach((event) => file.once(event, () => settled()));
+      setTimeout(settled, OPEN_WAIT_MS).unref();
+    });
+  await rm(file.path, { force: true }).catch(() => undefined);
+}
 
 /** A worksheet's entry, as exceljs's reader names it. */
 const SHEET_ENTRY = /xl\/worksheets\/sheet\d+[.]xml/;
@@ -331,7 +352,7 @@ const SHEET_ENTRY = /xl\/worksheets\/sheet\d+[.]xml/;
  * to (a 256 MiB upload can unpack to a thousand times as much). Each sheet entry's pipe goes through a
  * counter here; past `limit` the reading ends as the file's problem (`refuse` with a FileError: 400
  * on the POST, the job failed), which ends the rows (`until`) while exceljs still waits for the
- * temporary file; the file's stream and the source are destroyed. Each temporary file's path goes
+ * temporary file; the file's stream and the source are destroyed. Each temporary file's stream goes
  * to `unpacked`, which the reading removes when it ends (xlsxRowsOnce), or at once after it ended. A sheet read in place (after
  * its strings) is iterated, not piped, and is not counted: it is never on disk.
  */
@@ -351,11 +372,12 @@ function capUnpackedSheets(source: Readable, limit: number, refuse: (e: FileErro
 
 function countUnpacked(entry: Readable, source: Readable, limit: number, refuse: (e: FileError) => void, unpacked: Unpacked): void {
   const pipe = entry.pipe.bind(entry) as (dest: NodeJS.WritableStream, opts?: { end?: boolean }) => NodeJS.WritableStream;
-  entry.pipe = ((disk: NodeJS.WritableStream & { path?: unknown; destroy?: () => void }, opts?: { end?: boolean }) => {
+  entry.pipe = ((disk: NodeJS.WritableStream & { path?: unknown; pending?: boolean; destroy?: () => void }, opts?: { end?: boolean }) => {
     if (typeof disk.path === 'string') {
-      unpacked.paths.push(disk.path);
-      // Unlinked at once, the file's bytes go nowhere that lasts, and exceljs still sees its write end.
-      if (unpacked.ended) void removeQuietly(disk.path);
+      const file = disk as TempFile;
+      unpacked.files.push(file);
+      // Unlinked as soon as it is open, the file's bytes go nowhere that lasts, and exceljs still sees its write end.
+      if (unpacked.ended) void removeOnceOpen(file);
     }
     let bytes = 0;
     const counter = new Transform({
