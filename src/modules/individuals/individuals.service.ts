@@ -259,7 +259,10 @@ export class IndividualsService {
         for (const id of userIds) await this.account(ctx, id, () => Promise.resolve(userById.get(id) ?? null));
         const individualIds = records.map((r) => r.id as string);
         const memberships = await this.db.repo(ctx, OrganizationMemberEntity, 'OrganizationMember').lockWhere({ individualId: In(individualIds) });
-        for (const id of individualIds) await this.membershipsOf(ctx, id, () => Promise.resolve(memberships.filter((m) => m.individualId === id)));
+        // Grouped once: a filter of the chunk's memberships for each of its people grew with the square of the chunk.
+        const byPerson = new Map<string, OrganizationMemberEntity[]>(individualIds.map((id) => [id, []]));
+        for (const m of memberships) byPerson.get(m.individualId)?.push(m);
+        for (const id of individualIds) await this.membershipsOf(ctx, id, () => Promise.resolve(byPerson.get(id) ?? []));
       },
       // A global administrator's record only a global administrator changes (docs/security.md, "Privileges").
       mayChange: (current) => current.CanUpdate === true && (current.IsGlobalAdmin !== true || ctx.user.isGlobalAdmin),
