@@ -29,7 +29,8 @@
  * (GET /v4/organizations/{id}): the general read path (ScopedRepository, resource mapping, codec),
  * or `bulk` (POST /v4/individuals/bulk, AB_BULK_ITEMS (100) new people a request, as bench:bulk
  * writes them: CPU per request is per AB_BULK_ITEMS items; use few AB_CONNECTIONS), or `bulk-changed`
- * (the same AB_BULK_ITEMS people upserted again and again, their PrimaryTitle changed by every request).
+ * (the same AB_BULK_ITEMS people upserted again and again, their PrimaryTitle changed by every request),
+ * or `bulk-same` (the same people upserted again and again unchanged: the floor of a bulk item, nothing written).
  * AB_RATE=<requests per second> offers every build the same load instead of as much as each
  * answers: the CPU per request of builds of different throughput is then compared at one rate (a
  * server answering more at once spends less per request on its sockets and buffers).
@@ -308,6 +309,16 @@ function requestsOf({ ids, orgId, listed, goalIds, periodId }: Fixture, headers:
         headers: json,
         body: JSON.stringify({ Items: Array.from({ length: BULK_ITEMS }, (_, i) => ({ Op: 'upsert', Record: benchPerson('ab-changed', i, orgId, title) })) }),
       }));
+    case 'bulk-same':
+      // The same AB_BULK_ITEMS people again and again, unchanged (the first request creates them): each item read ahead, validated and found unchanged, nothing written.
+      return [
+        {
+          path: '/v4/individuals/bulk',
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ Items: Array.from({ length: BULK_ITEMS }, (_, i) => ({ Op: 'upsert', Record: benchPerson('ab-same', i, orgId) })) }),
+        },
+      ];
     case 'write':
       return [{ path: '/v4/colors', method: 'POST', headers: json, body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }) }];
     case 'list':
