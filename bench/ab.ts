@@ -292,33 +292,19 @@ function requestsOf({ ids, orgId, listed, goalIds, periodId }: Fixture, headers:
         body: JSON.stringify({ ...(JSON.parse(goalBody(ids[k], periodId)) as object), ID: id, Name: `A/B goal ${k}` }),
       }));
     case 'bulk':
-      // 100 new people a request, each with a login account, upserted by ExternalID in the organization of the seeded site.
-      return [
-        {
-          path: '/v4/individuals/bulk',
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ Items: Array.from({ length: BULK_ITEMS }, (_, i) => ({ Op: 'upsert', Record: benchPerson('[<n>]', i, orgId) })) }),
-        },
-      ];
-    case 'bulk-changed':
-      // The same AB_BULK_ITEMS people again and again, their title changed each time (the first request creates them).
-      return ['Analyst', 'Lead'].map((title) => ({
+    case 'bulk-same':
+    case 'bulk-changed': {
+      // `bulk`: AB_BULK_ITEMS new people a request, each with a login account, upserted by ExternalID in the organization of the seeded site.
+      // `bulk-changed`: the same people again and again, their title changed each time; `bulk-same`: unchanged, so each item is
+      // read ahead, validated and found unchanged, nothing written (the first request of either creates them).
+      const run = ROW === 'bulk' ? '[<n>]' : `ab-${ROW.slice('bulk-'.length)}`;
+      return (ROW === 'bulk-changed' ? ['Analyst', 'Lead'] : ['Analyst']).map((title) => ({
         path: '/v4/individuals/bulk',
         method: 'POST',
         headers: json,
-        body: JSON.stringify({ Items: Array.from({ length: BULK_ITEMS }, (_, i) => ({ Op: 'upsert', Record: benchPerson('ab-changed', i, orgId, title) })) }),
+        body: JSON.stringify({ Items: Array.from({ length: BULK_ITEMS }, (_, i) => ({ Op: 'upsert', Record: benchPerson(run, i, orgId, title) })) }),
       }));
-    case 'bulk-same':
-      // The same AB_BULK_ITEMS people again and again, unchanged (the first request creates them): each item read ahead, validated and found unchanged, nothing written.
-      return [
-        {
-          path: '/v4/individuals/bulk',
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify({ Items: Array.from({ length: BULK_ITEMS }, (_, i) => ({ Op: 'upsert', Record: benchPerson('ab-same', i, orgId) })) }),
-        },
-      ];
+    }
     case 'write':
       return [{ path: '/v4/colors', method: 'POST', headers: json, body: JSON.stringify({ Name: 'Bench', ColorValue: 1, MinPercent: 0, MaxPercent: 10 }) }];
     case 'list':
