@@ -321,6 +321,9 @@ interface Unpacked {
 /** The write stream exceljs unpacks a sheet with (fs.createWriteStream of the temporary file's path). */
 type TempFile = NodeJS.WritableStream & { path: string; pending?: boolean; closed?: boolean; destroy?: () => void };
 
+/** The longest a temporary file's removal waits for its stream to open it. */
+const OPEN_WAIT_MS = 10_000;
+
 /**
  * Removes a temporary file once its write stream has opened it. The stream opens its path
  * asynchronously, with O_CREAT: a file removed before that open completes would be made again
@@ -328,9 +331,6 @@ type TempFile = NodeJS.WritableStream & { path: string; pending?: boolean; close
  * removal is final: exceljs's writes and reads go on to the unlinked file. One already gone, or
  * any error, changes nothing.
  */
-/** The longest a temporary file's removal waits for its stream to open it. */
-const OPEN_WAIT_MS = 10_000;
-
 async function removeOnceOpen(file: TempFile): Promise<void> {
   // `pending` (no descriptor) holds before the open and again after the close: only a stream not closed waits.
   // The wait is bounded (OPEN_WAIT_MS): a reading's end never hangs on a file, at worst one is left.
