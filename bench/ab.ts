@@ -297,7 +297,7 @@ function requestsOf({ ids, orgId, listed, goalIds, periodId }: Fixture, headers:
       // `bulk`: AB_BULK_ITEMS new people a request, each with a login account, upserted by ExternalID in the organization of the seeded site.
       // `bulk-changed`: the same people again and again, their title changed each time; `bulk-same`: unchanged, so each item is
       // read ahead, validated and found unchanged, nothing written (the first request of either creates them).
-      const run = ROW === 'bulk' ? '[<n>]' : `ab-${ROW.slice('bulk-'.length)}`;
+      const run = ROW === 'bulk' ? '[<n>]' : ROW === 'bulk-same' ? 'ab-same' : 'ab-changed';
       return (ROW === 'bulk-changed' ? ['Analyst', 'Lead'] : ['Analyst']).map((title) => ({
         path: '/v4/individuals/bulk',
         method: 'POST',

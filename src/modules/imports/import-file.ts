@@ -226,7 +226,7 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
   // sheet (or, when a POST checks the file, after its header row), so exceljs would never remove
   // them: each would stay on the replica's disk, as large as its sheet unpacks, until the process exits.
   // A file exceljs makes after the reading ended (its unzipping goes on while the source fails) is
-  // removed as it is made (`countUnpacked`).
+  // removed as soon as it is open (`countUnpacked`, `removeOnceOpen`).
   const unpacked: Unpacked = { files: [], ended: false };
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, {
     worksheets: 'emit',
@@ -372,7 +372,7 @@ function capUnpackedSheets(source: Readable, limit: number, refuse: (e: FileErro
 
 function countUnpacked(entry: Readable, source: Readable, limit: number, refuse: (e: FileError) => void, unpacked: Unpacked): void {
   const pipe = entry.pipe.bind(entry) as (dest: NodeJS.WritableStream, opts?: { end?: boolean }) => NodeJS.WritableStream;
-  entry.pipe = ((disk: NodeJS.WritableStream & { path?: unknown; pending?: boolean; destroy?: () => void }, opts?: { end?: boolean }) => {
+  entry.pipe = ((disk: NodeJS.WritableStream & { path?: unknown; destroy?: () => void }, opts?: { end?: boolean }) => {
     if (typeof disk.path === 'string') {
       const file = disk as TempFile;
       unpacked.files.push(file);
