@@ -5,6 +5,7 @@ import { pingSql } from '../../src/database/ping.js';
 import { Load, keyedName, keyedRequest, summarize, type Outcome } from '../faults/support/load.js';
 import { HistoryWorkload, withQueries, type Instance, type SqlQuery, type WorkloadOptions } from '../faults/support/history-workloads.js';
 import { anomalyLines, verdictLine, type Verdict } from '../faults/support/history.js';
+import { stopRunningClients } from '../faults/support/running-clients.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -171,17 +172,10 @@ describe('the service as a cluster: 3 replicas over 3 Galera nodes', () => {
   async function recording(o: Partial<WorkloadOptions> = {}): Promise<HistoryWorkload> {
     const workload = new HistoryWorkload({ instances, token: adminToken, ownerId, appenders: 6, ...o });
     await onNode0((query) => workload.start(query));
-    started.push(workload);
     return workload;
   }
-  /**
-   * Every workload a test started: one its failure left running (a node that did not come back)
-   * is stopped after it, or its clients keep Jest from exiting until CI's timeout ends the step.
-   */
-  const started: HistoryWorkload[] = [];
-  afterEach(async () => {
-    await Promise.all(started.splice(0).map((w) => w.stop()));
-  });
+  // The clients a failed test left running (a node that did not come back): stopped after it.
+  afterEach(stopRunningClients);
 
   /**
    * Runs `fn` with queries on node 0 directly (a connection of the test's own, closed after). Its

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { keyedName, keyedRequest, Load, Outcome, recoveryMs, request, summarize } from './support/load.js';
 import { PrivateMariaDb } from './support/mariadb.js';
 import { HistoryWorkload, withQueries, type SqlQuery } from './support/history-workloads.js';
+import { stopRunningClients } from './support/running-clients.js';
 import { anomalyLines, verdictLine } from './support/history.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -83,6 +84,9 @@ describe('database outage under load (own MariaDB, service as a process)', () =>
   }
 
   const loadOptions = () => ({ base: app.base, token, writers: WRITERS, keyedWriters: KEYED_WRITERS, ownerId, readers: READERS, hangMs: 15_000 });
+
+  // The clients a failed test left running: stopped after it (test/faults/support/running-clients.ts).
+  afterEach(stopRunningClients);
 
   afterAll(async () => {
     await app?.stop();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { checkHistory, COMMENT_KIND, outcomeOf, REGISTER_FIELD, type FinalState, type Op, type Verdict } from './history.js';
 import { decodeChanges } from '../../../src/database/journal.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startedClient, stoppedClient } from './running-clients.js';
 
 /**
  * The workloads whose histories test/faults/support/history.ts checks (docs/scaling.md,
@@ -115,6 +116,7 @@ export class HistoryWorkload {
     this.registers = await Promise.all(Array.from({ length: this.o.writers ?? 3 }, (_, w) => make(`history ${this.run} register ${w}`)));
     this.shared = await make(`history ${this.run} races`);
     this.running = true;
+    startedClient(this);
     const spawn = (n: number | undefined, fallback: number, client: (p: number) => Promise<void>) => {
       for (let p = 0; p < (n ?? fallback); p++) this.clients.push(client(p));
     };
@@ -126,6 +128,7 @@ export class HistoryWorkload {
 
   async stop(): Promise<void> {
     this.running = false;
+    stoppedClient(this);
     await Promise.all(this.clients);
     this.clients = [];
   }

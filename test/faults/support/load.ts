@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startedClient, stoppedClient } from './running-clients.js';
 
 /** One request the load generator made, as the client saw it. */
 export interface Outcome {
@@ -50,6 +51,7 @@ export class Load {
     for (let i = 0; i < o.writers; i++) this.workers.push(this.loop('write', i));
     for (let i = 0; i < (o.keyedWriters ?? 0); i++) this.workers.push(this.loop('keyed', i));
     for (let i = 0; i < o.readers; i++) this.workers.push(this.loop('read', i));
+    startedClient(this);
   }
 
   private async loop(kind: Outcome['kind'], worker: number): Promise<void> {
@@ -79,6 +81,7 @@ export class Load {
 
   async stop(): Promise<void> {
     this.running = false;
+    stoppedClient(this);
     await Promise.all(this.workers);
   }
 }
