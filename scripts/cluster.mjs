@@ -83,10 +83,13 @@ function which(names) {
   return null;
 }
 
+/** Where the MariaDB server may be: the nodes, and the recovery of a killed node's position, run it. */
+const MARIADBD = ['/usr/sbin/mariadbd', 'mariadbd'];
+
 /** Installs the Debian packages the cluster needs when one is missing (apt-get, as root). */
 export function ensurePackages() {
   const missing = [];
-  if (!which(['/usr/sbin/mariadbd', 'mariadbd'])) missing.push('mariadb-server');
+  if (!which(MARIADBD)) missing.push('mariadb-server');
   if (!GALERA_PROVIDERS.some((p) => existsSync(p))) missing.push('galera-4');
   if (!which(['/usr/sbin/haproxy', 'haproxy'])) missing.push('haproxy');
   if (!which(['redis-server'])) missing.push('redis-server');
@@ -344,7 +347,7 @@ wsrep_slave_threads=2
       ...(bootstrap ? ['--wsrep-new-cluster'] : []),
       ...(startPosition ? [`--wsrep-start-position=${startPosition}`] : []),
     ];
-    this.spawnLogged(`node${i}`, which(['/usr/sbin/mariadbd', 'mariadbd']), args);
+    this.spawnLogged(`node${i}`, which(MARIADBD), args);
     await waitFor(
       `Galera node ${i} synced`,
       async () => (await this.nodeState(i)) === 'Synced',
@@ -413,7 +416,7 @@ wsrep_slave_threads=2
   recoverPosition(i) {
     // --disable-log-error: the recovery's log goes to stderr, where its position is read. Not
     // synchronous: the test's workloads keep running in this process meanwhile.
-    const child = spawn(which(['/usr/sbin/mariadbd', 'mariadbd']), [`--defaults-file=${this.nodeConfig(i)}`, '--wsrep-recover', '--disable-log-error'], {
+    const child = spawn(which(MARIADBD), [`--defaults-file=${this.nodeConfig(i)}`, '--wsrep-recover', '--disable-log-error'], {
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 120_000,
     });

@@ -17,6 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * (test/faults/support/history.ts). Each test prints its figures; docs/scaling.md records them.
  *
  * CLUSTER_STATE=<dir>/state.json reuses a cluster that is already up (npm run cluster:up) instead.
+ * CLUSTER_KEEP_DATA=1 keeps the cluster's directory (the nodes' logs and data) after the run.
  */
 interface ClusterApi {
   apiUrl: string;
