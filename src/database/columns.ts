@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, ForeignKey, type ObjectType, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, type ObjectType, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * Column helpers so every entity maps types the same way on SQLite and MySQL/MariaDB:
@@ -17,6 +17,24 @@ export const StrCol = (name: string, length: number, opts: { nullable?: boolean 
   Column({ type: 'varchar', length, name, nullable: opts.nullable ?? true });
 
 export const TextCol = (name: string, opts: { nullable?: boolean } = {}) => Column({ type: 'text', name, nullable: opts.nullable ?? true });
+
+/**
+ * A table with a text column longer than a MySQL `text` holds (an audit row's changes, a stored
+ * answer, a file's part) has one class per dialect (src/database/registry.ts): `text` on SQLite,
+ * `longtext` on MySQL/MariaDB. The two classes share their table and indexes through one
+ * `DialectTable` (so neither can gain an index the other lacks), and declare that column with
+ * `LongTextCol` in their dialect's type, the type the table's migration creates it with.
+ */
+export const DialectTable =
+  (name: string, indexes: readonly (readonly [string, readonly string[], { unique?: boolean }?])[]): ClassDecorator =>
+  (target) => {
+    // In the order decorators written above the class would register them (the lowest first),
+    // so the table's metadata lists its indexes as before (list-query-sql.ts takes the first that fits).
+    for (const [index, columns, opts] of [...indexes].reverse()) Index(index, [...columns], opts ?? {})(target);
+    Entity(name)(target);
+  };
+
+export const LongTextCol = (name: string, sqlite: boolean) => Column({ type: sqlite ? 'text' : 'longtext', name, nullable: false });
 
 export const IntCol = (name: string, opts: { nullable?: boolean; default?: number; select?: boolean } = {}) =>
   Column({ type: 'integer', name, nullable: opts.nullable ?? false, default: opts.default, select: opts.select });

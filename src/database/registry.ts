@@ -10,8 +10,9 @@ import { getMetadataArgsStorage } from 'typeorm';
  * So a new table is its entity file and its migration file, and no list names it. The same search
  * serves jest (TypeScript sources), the compiled build and the migration CLI.
  *
- * A table whose column types differ by dialect has one class per dialect (idempotency keys and
- * webhook deliveries keep a long answer: `text` on SQLite, `longtext` on MySQL/MariaDB): the class
+ * A table whose column types differ by dialect has one class per dialect (the audit trail,
+ * idempotency keys, webhook deliveries and two of the imports' tables keep a long text: `text` on
+ * SQLite, `longtext` on MySQL/MariaDB; `DialectTable` and `LongTextCol` in columns.ts): the class
  * named `<X>MysqlEntity` is the MySQL/MariaDB form of `<X>Entity`.
  */
 const here = dirname(fileURLToPath(import.meta.url));

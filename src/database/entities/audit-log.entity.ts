@@ -1,5 +1,5 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { DateCol, StrCol } from '../columns.js';
+import { Column, PrimaryColumn } from 'typeorm';
+import { DateCol, DialectTable, LongTextCol, StrCol } from '../columns.js';
 
 /**
  * The audit trail (docs/audit.md): one row per changed record, numbered by the site's change
@@ -54,22 +54,21 @@ export abstract class AuditLogColumns {
   abstract changes: string;
 }
 
-@Entity('audit_log')
-@Index('ix_audit_log_kind', ['siteId', 'kind', 'seq'])
-@Index('ix_audit_log_row', ['siteId', 'rowId', 'seq'])
-@Index('ix_audit_log_actor', ['siteId', 'actorId', 'seq'])
-@Index('ix_audit_log_site_at', ['siteId', 'at', 'seq'])
+const AUDIT_LOG = DialectTable('audit_log', [
+  ['ix_audit_log_kind', ['siteId', 'kind', 'seq']],
+  ['ix_audit_log_row', ['siteId', 'rowId', 'seq']],
+  ['ix_audit_log_actor', ['siteId', 'actorId', 'seq']],
+  ['ix_audit_log_site_at', ['siteId', 'at', 'seq']],
+]);
+
+@AUDIT_LOG
 export class AuditLogEntity extends AuditLogColumns {
-  @Column({ type: 'text', name: 'changes', nullable: false })
+  @LongTextCol('changes', true)
   changes: string;
 }
 
-@Entity('audit_log')
-@Index('ix_audit_log_kind', ['siteId', 'kind', 'seq'])
-@Index('ix_audit_log_row', ['siteId', 'rowId', 'seq'])
-@Index('ix_audit_log_actor', ['siteId', 'actorId', 'seq'])
-@Index('ix_audit_log_site_at', ['siteId', 'at', 'seq'])
+@AUDIT_LOG
 export class AuditLogMysqlEntity extends AuditLogColumns {
-  @Column({ type: 'longtext', name: 'changes', nullable: false })
+  @LongTextCol('changes', false)
   changes: string;
 }

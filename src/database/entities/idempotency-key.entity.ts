@@ -1,5 +1,5 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { DateCol, IntCol, StrCol } from '../columns.js';
+import { PrimaryColumn } from 'typeorm';
+import { DateCol, DialectTable, IntCol, LongTextCol, StrCol } from '../columns.js';
 import { LIMITS } from '../../common/limits.js';
 
 /**
@@ -47,21 +47,16 @@ export abstract class IdempotencyKeyColumns {
   abstract answer: string;
 }
 
-@Entity('idempotency_keys')
-@Index('ix_idempotency_keys_site_expires', ['siteId', 'expires'])
+const IDEMPOTENCY_KEYS = DialectTable('idempotency_keys', [['ix_idempotency_keys_site_expires', ['siteId', 'expires']]]);
+
+@IDEMPOTENCY_KEYS
 export class IdempotencyKeyEntity extends IdempotencyKeyColumns {
-  @Column({ type: 'text', name: 'answer', nullable: false })
+  @LongTextCol('answer', true)
   answer: string;
 }
 
-@Entity('idempotency_keys')
-@Index('ix_idempotency_keys_site_expires', ['siteId', 'expires'])
+@IDEMPOTENCY_KEYS
 export class IdempotencyKeyMysqlEntity extends IdempotencyKeyColumns {
-  @Column({ type: 'longtext', name: 'answer', nullable: false })
+  @LongTextCol('answer', false)
   answer: string;
-}
-
-/** The answer column's type in a dialect; the migration creates the column with it. */
-export function answerColumnType(sqlite: boolean): 'text' | 'longtext' {
-  return sqlite ? 'text' : 'longtext';
 }

@@ -1,6 +1,6 @@
-import { Column, Entity, Index } from 'typeorm';
+import { Entity, Index } from 'typeorm';
 import { GuidTenantEntity, IntTenantEntity } from './base.entity.js';
-import { DateCol, GuidRef, IntCol, StrCol, TextCol } from '../columns.js';
+import { DateCol, DialectTable, GuidRef, IntCol, LongTextCol, StrCol, TextCol } from '../columns.js';
 
 /**
  * A file import of a site (docs/imports.md): the file, stored in `import_file_parts`, is written
@@ -114,17 +114,17 @@ export abstract class ImportFilePartColumns extends IntTenantEntity {
   abstract data: string;
 }
 
-@Entity('import_file_parts')
-@Index('ux_import_file_parts_part', ['siteId', 'importId', 'partNo'], { unique: true })
+const IMPORT_FILE_PARTS = DialectTable('import_file_parts', [['ux_import_file_parts_part', ['siteId', 'importId', 'partNo'], { unique: true }]]);
+
+@IMPORT_FILE_PARTS
 export class ImportFilePartEntity extends ImportFilePartColumns {
-  @Column({ type: 'text', name: 'data', nullable: false })
+  @LongTextCol('data', true)
   data: string;
 }
 
-@Entity('import_file_parts')
-@Index('ux_import_file_parts_part', ['siteId', 'importId', 'partNo'], { unique: true })
+@IMPORT_FILE_PARTS
 export class ImportFilePartMysqlEntity extends ImportFilePartColumns {
-  @Column({ type: 'longtext', name: 'data', nullable: false })
+  @LongTextCol('data', false)
   data: string;
 }
 
@@ -184,16 +184,16 @@ export abstract class ImportWaitingRowColumns extends IntTenantEntity {
   abstract item: string;
 }
 
-@Entity('import_waiting_rows')
-@Index('ux_import_waiting_rows_pass', ['siteId', 'importId', 'pass', 'rowNo'], { unique: true })
+const IMPORT_WAITING_ROWS = DialectTable('import_waiting_rows', [['ux_import_waiting_rows_pass', ['siteId', 'importId', 'pass', 'rowNo'], { unique: true }]]);
+
+@IMPORT_WAITING_ROWS
 export class ImportWaitingRowEntity extends ImportWaitingRowColumns {
-  @Column({ type: 'text', name: 'item', nullable: false })
+  @LongTextCol('item', true)
   item: string;
 }
 
-@Entity('import_waiting_rows')
-@Index('ux_import_waiting_rows_pass', ['siteId', 'importId', 'pass', 'rowNo'], { unique: true })
+@IMPORT_WAITING_ROWS
 export class ImportWaitingRowMysqlEntity extends ImportWaitingRowColumns {
-  @Column({ type: 'longtext', name: 'item', nullable: false })
+  @LongTextCol('item', false)
   item: string;
 }

@@ -1,6 +1,5 @@
-import { Column, Entity, Index } from 'typeorm';
 import { GuidTenantEntity } from './base.entity.js';
-import { GuidCol, IntCol, StrCol } from '../columns.js';
+import { DialectTable, GuidCol, IntCol, LongTextCol, StrCol } from '../columns.js';
 
 /**
  * One attempt to deliver one event to one webhook (docs/events.md, "Delivery log"): kept so the
@@ -43,24 +42,22 @@ export abstract class WebhookDeliveryColumns extends GuidTenantEntity {
   abstract payload: string;
 }
 
-@Entity('webhook_deliveries')
-@Index('ix_webhook_deliveries_webhook', ['siteId', 'webhookId', 'created'])
-@Index('ix_webhook_deliveries_webhook_order', ['siteId', 'webhookId', 'created', 'attempt'])
-@Index('ix_webhook_deliveries_webhook_status', ['siteId', 'webhookId', 'status', 'created'])
-@Index('ix_webhook_deliveries_webhook_type', ['siteId', 'webhookId', 'eventType', 'created'])
-@Index('ix_webhook_deliveries_webhook_event', ['siteId', 'webhookId', 'eventId'])
+const WEBHOOK_DELIVERIES = DialectTable('webhook_deliveries', [
+  ['ix_webhook_deliveries_webhook', ['siteId', 'webhookId', 'created']],
+  ['ix_webhook_deliveries_webhook_order', ['siteId', 'webhookId', 'created', 'attempt']],
+  ['ix_webhook_deliveries_webhook_status', ['siteId', 'webhookId', 'status', 'created']],
+  ['ix_webhook_deliveries_webhook_type', ['siteId', 'webhookId', 'eventType', 'created']],
+  ['ix_webhook_deliveries_webhook_event', ['siteId', 'webhookId', 'eventId']],
+]);
+
+@WEBHOOK_DELIVERIES
 export class WebhookDeliveryEntity extends WebhookDeliveryColumns {
-  @Column({ type: 'text', name: 'payload', nullable: false })
+  @LongTextCol('payload', true)
   payload: string;
 }
 
-@Entity('webhook_deliveries')
-@Index('ix_webhook_deliveries_webhook', ['siteId', 'webhookId', 'created'])
-@Index('ix_webhook_deliveries_webhook_order', ['siteId', 'webhookId', 'created', 'attempt'])
-@Index('ix_webhook_deliveries_webhook_status', ['siteId', 'webhookId', 'status', 'created'])
-@Index('ix_webhook_deliveries_webhook_type', ['siteId', 'webhookId', 'eventType', 'created'])
-@Index('ix_webhook_deliveries_webhook_event', ['siteId', 'webhookId', 'eventId'])
+@WEBHOOK_DELIVERIES
 export class WebhookDeliveryMysqlEntity extends WebhookDeliveryColumns {
-  @Column({ type: 'longtext', name: 'payload', nullable: false })
+  @LongTextCol('payload', false)
   payload: string;
 }

@@ -1,6 +1,5 @@
 import { Table } from 'typeorm';
 import { MIGRATED_LIMITS } from '../../common/limits.js';
-import { answerColumnType } from '../entities/idempotency-key.entity.js';
 import { m, tablesMigration } from './schema-helpers.js';
 
 /**
@@ -20,7 +19,8 @@ export const IdempotencyKeys1732000000900 = tablesMigration('IdempotencyKeys1732
         m.str('fingerprint', 64, false),
         m.str('request', MIGRATED_LIMITS.name, false),
         m.int('status'),
-        { name: 'answer', type: answerColumnType(sqlite), isNullable: false },
+        // Longer than a MySQL `text` holds (the entity's LongTextCol, src/database/columns.ts).
+        { name: 'answer', type: sqlite ? 'text' : 'longtext', isNullable: false },
         m.date('created', false),
         m.date('expires', false),
       ],
