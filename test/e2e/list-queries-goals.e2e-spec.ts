@@ -6,7 +6,19 @@ import { Goal } from '../../src/modules/goals/dto/goal.dto.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createPeriods } from '../factories/goals.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
-import { type Case, comparison, cursorsUnderChurn, expectRefusals, getAs, grammarCases, ids, type Json, sortCompare, xmlIdsOf } from './list-query-grammar.js';
+import {
+  type Case,
+  comparison,
+  cursorsUnderChurn,
+  expectRefusals,
+  expectSorts,
+  getAs,
+  grammarCases,
+  ids,
+  type Json,
+  sortCompare,
+  xmlIdsOf,
+} from './list-query-grammar.js';
 
 /**
  * `filter=`, `sort=`, `fields=` and `cursor=` on the goal lists (docs/queries.md):
@@ -179,12 +191,7 @@ describe(`list queries on goals (${DB_KIND})`, () => {
       ['-DueDate', (a, b) => -cmp(due(a), due(b)) || -cmp(a.ID, b.ID)],
       ['DueDate,Name', (a, b) => cmp(due(a), due(b)) || cmp(a.Name, b.Name) || cmp(a.ID, b.ID)],
     ];
-    for (const [sort, order] of sorts) {
-      const expected = ids([...all].sort(order));
-      const path = `${list()}?limit=5000&sort=${q(sort)}`;
-      expect({ sort, ids: ids((await get(path, acme.admin.token).expect(200)).body as Json[]) }).toEqual({ sort, ids: expected });
-      expect({ sort, ids: xmlIds((await get(path, acme.admin.token, true).expect(200)).text) }).toEqual({ sort, ids: expected });
-    }
+    await expectSorts((path, xml) => get(path, acme.admin.token, xml), `${list()}?limit=5000`, all, sorts, 'Goal');
   });
 
   it('answers only the fields asked for, ID always, in declared order (JSON) and ordinal order (XML)', async () => {

@@ -6,7 +6,20 @@ import { Period } from '../../src/modules/periods/dto/period.dto.js';
 import { createPerson, createSite, TestPerson, TestSite } from '../factories/index.js';
 import { createPeriod } from '../factories/goals.js';
 import { DB_KIND, startApp, TestApp } from './harness.js';
-import { type Case, comparison, cursorsUnderChurn, expectRefusals, getAs, grammarCases, ids, type Json, sortCompare, xmlIdsOf } from './list-query-grammar.js';
+import {
+  type Case,
+  comparison,
+  cursorsUnderChurn,
+  expectFields,
+  expectRefusals,
+  expectSorts,
+  getAs,
+  grammarCases,
+  ids,
+  type Json,
+  sortCompare,
+  xmlIdsOf,
+} from './list-query-grammar.js';
 
 /**
  * `filter=`, `sort=`, `fields=` and `cursor=` on `GET /v4/periods` (docs/queries.md): every operator
@@ -91,22 +104,15 @@ describe(`list queries on periods (${DB_KIND})`, () => {
       ['EndDate', (a, b) => cmp(time(a.EndDate), time(b.EndDate)) || cmp(a.ID, b.ID)],
       ['-Updated', (a, b) => -cmp(time(a.Updated), time(b.Updated)) || -cmp(a.ID, b.ID)],
     ];
-    for (const [sort, order] of sorts) {
-      const expected = ids([...all].sort(order));
-      const path = `/v4/periods?limit=5000&sort=${q(sort)}`;
-      expect({ sort, ids: ids((await get(path, member.token).expect(200)).body as Json[]) }).toEqual({ sort, ids: expected });
-      expect({ sort, ids: xmlIds((await get(path, member.token, true).expect(200)).text) }).toEqual({ sort, ids: expected });
-    }
-    const json = await get('/v4/periods?fields=EndDate,name&limit=3', member.token).expect(200);
-    for (const r of json.body as Json[]) {
-      expect(Object.keys(r)).toEqual(['ID', 'Name', 'EndDate']);
-      const full = all.find((a) => a.ID === r.ID)!;
-      expect(r).toEqual({ ID: full.ID, Name: full.Name, EndDate: full.EndDate });
-    }
-    const xml = await get('/v4/periods?fields=Name,Closed,StartDate&limit=3', member.token, true).expect(200);
-    const items = [...xml.text.matchAll(/<Period>([\s\S]*?)<\/Period>/g)].map((m) => [...m[1].matchAll(/<([A-Za-z0-9]+)[ />]/g)].map((e) => e[1]));
-    expect(items.length).toBe(3);
-    for (const names of items) expect(names).toEqual(['Closed', 'ID', 'Name', 'StartDate']);
+    await expectSorts((path, xml) => get(path, member.token, xml), '/v4/periods?limit=5000', all, sorts, 'Period');
+    await expectFields(
+      (path, xml) => get(path, member.token, xml),
+      '/v4/periods',
+      all,
+      'Period',
+      ['EndDate,name', ['ID', 'Name', 'EndDate']],
+      ['Name,Closed,StartDate', ['Closed', 'ID', 'Name', 'StartDate']],
+    );
   });
 
   it('pages with a cursor while others insert and delete: every period present throughout exactly once', async () => {
