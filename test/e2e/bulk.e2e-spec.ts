@@ -5,6 +5,7 @@ import { individualBody } from '../factories/individuals.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
 import { BulkWriters } from '../../src/database/registries/bulk-writers.js';
+import { HttpMetrics } from '../../src/http/pipeline/http-metrics.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 
 /**
@@ -518,6 +519,51 @@ describe('bulk writes and ExternalID', () => {
       // A member may not create units.
       const denied = await bulk('departments', { Items: [{ Op: 'create', Record: { Name: 'Nope' } }] }, member).expect(200);
       expect(statuses(denied.body)).toEqual([403]);
+    });
+  });
+
+  describe('metrics of the chunks (GET /metrics on the metrics port)', () => {
+    /** A series' value in the exposition text: the line of `name` whose labels are all of `labels`; 0 when there is none yet. */
+    const value = (text: string, name: string, labels: Record<string, string>): number => {
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    const phases = ['reads_ahead', 'items', 'commit'] as const;
+    const figures = async (metrics: HttpMetrics, resource: string) => {
+      const text = await metrics.text();
+      return {
+        items: value(text, 'pms_bulk_items_total', { resource }),
+        chunks: phases.map((phase) => value(text, 'pms_bulk_chunk_phase_seconds_count', { resource, phase })),
+        seconds: phases.map((phase) => value(text, 'pms_bulk_chunk_phase_seconds_sum', { resource, phase })),
+      };
+    };
+
+    it("count each chunk's items and time its three phases, by resource, whatever the items' outcomes", async () => {
+      const metrics = t.app.get(HttpMetrics);
+      const before = await figures(metrics, 'Individual');
+      const units = await figures(metrics, 'Department');
+      const res = await bulk('individuals', {
+        Items: [
+          { Op: 'create', Record: person(acme, { ExternalID: uniq('MX-') }) },
+          { Op: 'create', Record: person(acme, { FirstName: '' }) },
+          { Op: 'upsert', Record: person(acme, { ExternalID: uniq('MX-') }) },
+        ],
+      }).expect(200);
+      expect(statuses(res.body)).toEqual([200, 400, 200]);
+      const after = await figures(metrics, 'Individual');
+      expect({ items: after.items - before.items, chunks: after.chunks.map((n, i) => n - before.chunks[i]) }).toEqual({ items: 3, chunks: [1, 1, 1] });
+      for (const [i, s] of after.seconds.entries()) expect(s).toBeGreaterThanOrEqual(before.seconds[i]);
+      // Another resource's chunks are its own series.
+      expect(await figures(metrics, 'Department')).toEqual(units);
+    });
+
+    it('an app that closed no longer counts the chunks of the process', async () => {
+      const other = await startApp();
+      const closed = other.app.get(HttpMetrics);
+      await other.close();
+      const before = await figures(closed, 'Individual');
+      await bulk('individuals', { Items: [{ Op: 'create', Record: person(acme, { ExternalID: uniq('MC-') }) }] }).expect(200);
+      expect(await figures(closed, 'Individual')).toEqual(before);
     });
   });
 });

@@ -1,12 +1,15 @@
+import type { OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { BULK_CHUNKS, type BulkChunkTiming } from '../../common/logging/bulk-chunks.js';
 
 /**
  * Prometheus metrics of this process (served at /metrics): request count and duration by method,
  * route template and status, plus Node's process metrics. Routes are labelled by their template
  * (`/v4/individuals/:id`), never by the raw path, so ids cannot blow up the label space; requests
- * that match no route share the label `unmatched`.
+ * that match no route share the label `unmatched`. And the chunks of bulk writes and imports
+ * (BULK_CHUNKS): their items and the seconds of each phase, by resource (docs/operations.md, "Metrics").
  */
-export class HttpMetrics {
+export class HttpMetrics implements OnModuleDestroy {
   readonly registry = new Registry();
   private readonly requests = new Counter({
     name: 'http_requests_total',
@@ -22,6 +25,27 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  private readonly bulkItems = new Counter({
+    name: 'pms_bulk_items_total',
+    help: 'Items of bulk writes and imports run (each chunk counts its items once, whatever their outcome), by resource',
+    labelNames: ['resource'] as const,
+    registers: [this.registry],
+  });
+  private readonly bulkChunks = new Histogram({
+    name: 'pms_bulk_chunk_phase_seconds',
+    help: "Seconds each chunk of a bulk write or an import spent in a phase: reads_ahead (its transaction's start, records locked and read), items (run one after another), commit (the writes held to its end and the commit), by resource",
+    labelNames: ['resource', 'phase'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  private readonly onChunk = (message: unknown): void => {
+    const c = message as BulkChunkTiming;
+    this.bulkItems.labels({ resource: c.resource }).inc(c.items);
+    this.bulkChunks.labels({ resource: c.resource, phase: 'reads_ahead' }).observe(c.readsAhead);
+    this.bulkChunks.labels({ resource: c.resource, phase: 'items' }).observe(c.run);
+    this.bulkChunks.labels({ resource: c.resource, phase: 'commit' }).observe(c.commit);
+  };
+
   /**
    * The series of each method, route and status, looked up once: prom-client validates and hashes
    * the labels on every call otherwise. Bounded by the routes, methods and statuses there are.
@@ -30,6 +54,12 @@ export class HttpMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    BULK_CHUNKS.subscribe(this.onChunk);
+  }
+
+  /** The app closes: its metrics stop listening (a process may run several apps, as the tests do). */
+  onModuleDestroy(): void {
+    BULK_CHUNKS.unsubscribe(this.onChunk);
   }
 
   observe(method: string, route: string | undefined, status: number, seconds: number): void {
