@@ -10,7 +10,9 @@
  * through both, taking turns, and the medians give the ratios the targets are on (bulk upsert
  * ≥ 0.3× the limit, stretch 0.5×). The service writes more for each row than the limit does: the
  * person's login account (the items carry a UserName), their membership, an audit row for each of
- * the three; the table after the ratios says how many rows the database wrote an item for each (MariaDB).
+ * the three; the table after the ratios says how many rows the database wrote an item for each (MariaDB),
+ * and the next where the service's chunks of those rounds spent their time (its metrics'
+ * `pms_bulk_chunk_phase_seconds`: reads ahead, items, writes and commit; docs/operations.md "Metrics").
  *
  * The import (docs/imports.md): IMPORT_BENCH_ROWS (100,000; 0 leaves it out) new people with the bulk
  * rows' fields, one CSV, `POST /v4/imports?kind=individuals&mode=upsert` until the job has succeeded,
@@ -25,6 +27,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   benchPerson as person,
+  bulkPhases,
   call,
   createDatabase,
   fmt,
@@ -68,7 +71,7 @@ async function main(): Promise<void> {
   const sqlite = process.argv.includes('--sqlite');
   const database = await createDatabase(sqlite);
   migrateFirst(database.url);
-  const { service, origin } = await startService(database.url, PASSWORD);
+  const { service, origin, metrics } = await startService(database.url, PASSWORD);
   const { raw, rawOrigin } = await startYardstick(database.url);
   const out: string[] = [];
   const ratios: string[] = [];
@@ -151,13 +154,24 @@ async function main(): Promise<void> {
     // What the database wrote for each step (its rows written and changed, read around it).
     counter = await dbRowCounter(database.url);
     const dbRows = { serviceNew: { ins: 0, upd: 0 }, serviceChanged: { ins: 0, upd: 0 }, rawNew: { ins: 0, upd: 0 }, rawChanged: { ins: 0, upd: 0 } };
+    // And where the service's chunks spent their time, from its metrics (docs/operations.md, "Metrics").
+    const phases = { serviceNew: { chunks: 0, readsAhead: 0, items: 0, commit: 0 }, serviceChanged: { chunks: 0, readsAhead: 0, items: 0, commit: 0 } };
     const step = async (key: keyof typeof t, fn: () => Promise<void>) => {
       const before = await counter?.read();
+      const spent = key in phases && metrics ? await bulkPhases(metrics, 'Individual') : null;
       t[key].push(await seconds(fn));
       const after = await counter?.read();
       if (before && after) {
         dbRows[key].ins += after.inserted - before.inserted;
         dbRows[key].upd += after.updated - before.updated;
+      }
+      if (spent) {
+        const now = await bulkPhases(metrics!, 'Individual');
+        const p = phases[key as keyof typeof phases];
+        p.chunks += now.chunks - spent.chunks;
+        p.readsAhead += now.readsAhead - spent.readsAhead;
+        p.items += now.items - spent.items;
+        p.commit += now.commit - spent.commit;
       }
     };
     for (let r = 0; r < ROUNDS; r++) {
@@ -193,6 +207,18 @@ async function main(): Promise<void> {
         '|---|---:|---:|',
         `| a new individual | ${per(dbRows.serviceNew)} | ${per(dbRows.rawNew)} |`,
         `| a changed individual | ${per(dbRows.serviceChanged)} | ${per(dbRows.rawChanged)} |`,
+      );
+    }
+    if (metrics) {
+      const ms = (p: { chunks: number }, v: number) => (p.chunks ? fmt((1000 * v) / p.chunks, 1) : '–');
+      const row = (what: string, p: (typeof phases)['serviceNew']) =>
+        `| ${what} | ${fmt(p.chunks)} | ${ms(p, p.readsAhead)} | ${ms(p, p.items)} | ${ms(p, p.commit)} |`;
+      ratios.push(
+        '',
+        "| the service's chunks of the rounds above (mean ms a chunk; its metrics' pms_bulk_chunk_phase_seconds) | chunks | reads ahead | items | writes and commit |",
+        '|---|---:|---:|---:|---:|',
+        row('new individuals', phases.serviceNew),
+        row('changed individuals', phases.serviceChanged),
       );
     }
     if (IMPORT_ROWS > 0) imported.push(...(await importRows(origin, token, org, service.pid, written, rate(t.rawNew))));

@@ -137,6 +137,8 @@ export function pinned(core: number, args: string[]): [string, string[]] {
 
 export interface Proc {
   child: ChildProcess;
+  /** What it wrote up to the line that gave its port (that line included). */
+  head: string;
   /** The last lines it wrote (for error reports). */
   tail: () => string;
   pid: number;
@@ -159,7 +161,7 @@ export function startProcess(name: string, cmd: [string, string[]], env: Record<
         child.stdout!.off('data', onData);
         let tail = '';
         child.stdout!.on('data', (more: Buffer) => (tail = (tail + more.toString()).slice(-8000)));
-        resolvePort({ child, pid: child.pid!, port: Number(m[1]), exited, tail: () => tail });
+        resolvePort({ child, pid: child.pid!, port: Number(m[1]), head, exited, tail: () => tail });
       }
     };
     child.stdout!.on('data', onData);
@@ -323,7 +325,7 @@ export async function startService(
   password: string,
   node: string[] = [process.execPath, ...serviceNodeFlags(), 'dist/src/main.js'],
   extraEnv: Record<string, string> = {},
-): Promise<{ service: Proc; origin: string; env: Record<string, string> }> {
+): Promise<{ service: Proc; origin: string; metrics: string | null; env: Record<string, string> }> {
   const env = {
     ...serviceEnv(),
     NODE_ENV: 'production',
@@ -341,7 +343,24 @@ export async function startService(
   const service = await startProcess('service', pinned(0, node), env, /listening on http:\/\/[^:/\s]+:(\d+)/);
   const origin = `http://127.0.0.1:${service.port}`;
   log(`service pid ${service.pid} on ${origin}${PIN ? ', pinned to core 0 (load generator on core 1)' : ', not pinned'}`);
-  return { service, origin, env };
+  // The listening line names the metrics port it took (METRICS_PORT=0).
+  const metricsPort = /Prometheus metrics on port (\d+)/.exec(service.head)?.[1];
+  return { service, origin, metrics: metricsPort ? `http://127.0.0.1:${metricsPort}` : null, env };
+}
+
+/**
+ * The chunks of a resource's bulk writes so far, from the service's metrics (docs/operations.md,
+ * "Metrics"): how many, and the seconds of each phase summed over them. Read before and after a
+ * step, the difference is the step's.
+ */
+export async function bulkPhases(metrics: string, resource: string): Promise<{ chunks: number; readsAhead: number; items: number; commit: number }> {
+  const text = await (await fetch(`${metrics}/metrics`)).text();
+  const value = (name: string, phase: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`resource="${resource}"`) && l.includes(`phase="${phase}"`));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  };
+  const sum = (phase: string) => value('pms_bulk_chunk_phase_seconds_sum', phase);
+  return { chunks: value('pms_bulk_chunk_phase_seconds_count', 'items'), readsAhead: sum('reads_ahead'), items: sum('items'), commit: sum('commit') };
 }
 
 /** The JSON body of a goal of `individualId` in `periodId`, as the bench rows write it. */
