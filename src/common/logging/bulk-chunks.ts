@@ -5,7 +5,7 @@ import { channel } from 'node:diagnostics_channel';
  * it ends: a `POST /v4/{collection}/bulk` chunk or an import's. Seconds.
  */
 export interface BulkChunkTiming {
-  /** The resource's label, as its problems name it: `individual`, `goal`… */
+  /** The resource's label, as its problems name it: `Individual`, `Department`… */
   resource: string;
   /** The items the chunk ran. */
   items: number;
