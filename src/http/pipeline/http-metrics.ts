@@ -38,12 +38,22 @@ export class HttpMetrics implements OnModuleDestroy {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+  /** Each resource's series, looked up once (as `series` below): bounded by the resources that write in bulk. */
+  private readonly bulkSeries = new Map<string, { items: { inc(n: number): void }; phases: { observe(v: number): void }[] }>();
   private readonly onChunk = (message: unknown): void => {
     const c = message as BulkChunkTiming;
-    this.bulkItems.labels({ resource: c.resource }).inc(c.items);
-    this.bulkChunks.labels({ resource: c.resource, phase: 'reads_ahead' }).observe(c.readsAhead);
-    this.bulkChunks.labels({ resource: c.resource, phase: 'items' }).observe(c.run);
-    this.bulkChunks.labels({ resource: c.resource, phase: 'commit' }).observe(c.commit);
+    let s = this.bulkSeries.get(c.resource);
+    if (!s) {
+      s = {
+        items: this.bulkItems.labels({ resource: c.resource }),
+        phases: (['reads_ahead', 'items', 'commit'] as const).map((phase) => this.bulkChunks.labels({ resource: c.resource, phase })),
+      };
+      this.bulkSeries.set(c.resource, s);
+    }
+    s.items.inc(c.items);
+    s.phases[0].observe(c.readsAhead);
+    s.phases[1].observe(c.run);
+    s.phases[2].observe(c.commit);
   };
 
   /**
