@@ -26,8 +26,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  addPhasesSpent,
   benchPerson as person,
   bulkPhases,
+  type BulkPhases,
   call,
   createDatabase,
   fmt,
@@ -37,6 +39,7 @@ import {
   log,
   median,
   migrateFirst,
+  noPhases,
   num,
   peopleCsv,
   settle,
@@ -155,7 +158,7 @@ async function main(): Promise<void> {
     counter = await dbRowCounter(database.url);
     const dbRows = { serviceNew: { ins: 0, upd: 0 }, serviceChanged: { ins: 0, upd: 0 }, rawNew: { ins: 0, upd: 0 }, rawChanged: { ins: 0, upd: 0 } };
     // And where the service's chunks spent their time, from its metrics (docs/operations.md, "Metrics").
-    const phases = { serviceNew: { chunks: 0, readsAhead: 0, items: 0, commit: 0 }, serviceChanged: { chunks: 0, readsAhead: 0, items: 0, commit: 0 } };
+    const phases = { serviceNew: noPhases(), serviceChanged: noPhases() };
     const step = async (key: keyof typeof t, fn: () => Promise<void>) => {
       const before = await counter?.read();
       const spent = key in phases && metrics ? await bulkPhases(metrics, 'Individual') : null;
@@ -165,14 +168,7 @@ async function main(): Promise<void> {
         dbRows[key].ins += after.inserted - before.inserted;
         dbRows[key].upd += after.updated - before.updated;
       }
-      if (spent) {
-        const now = await bulkPhases(metrics!, 'Individual');
-        const p = phases[key as keyof typeof phases];
-        p.chunks += now.chunks - spent.chunks;
-        p.readsAhead += now.readsAhead - spent.readsAhead;
-        p.items += now.items - spent.items;
-        p.commit += now.commit - spent.commit;
-      }
+      if (spent) addPhasesSpent(phases[key as keyof typeof phases], spent, await bulkPhases(metrics!, 'Individual'));
     };
     for (let r = 0; r < ROUNDS; r++) {
       const run = `round${r}`;
@@ -211,8 +207,7 @@ async function main(): Promise<void> {
     }
     if (metrics) {
       const ms = (p: { chunks: number }, v: number) => (p.chunks ? fmt((1000 * v) / p.chunks, 1) : '–');
-      const row = (what: string, p: (typeof phases)['serviceNew']) =>
-        `| ${what} | ${fmt(p.chunks)} | ${ms(p, p.readsAhead)} | ${ms(p, p.items)} | ${ms(p, p.commit)} |`;
+      const row = (what: string, p: BulkPhases) => `| ${what} | ${fmt(p.chunks)} | ${ms(p, p.readsAhead)} | ${ms(p, p.items)} | ${ms(p, p.commit)} |`;
       ratios.push(
         '',
         "| the service's chunks of the rounds above (mean ms a chunk; its metrics' pms_bulk_chunk_phase_seconds) | chunks | reads ahead | items | writes and commit |",
@@ -280,11 +275,11 @@ async function importRows(
   // Where its chunks spent the import's time (the service's metrics), beside the time end to end.
   let phases = '';
   if (metrics && phasesBefore) {
-    const now = await bulkPhases(metrics, 'Individual');
+    const spent = addPhasesSpent(noPhases(), phasesBefore, await bulkPhases(metrics, 'Individual'));
     const sec = (v: number) => `${fmt(v, 1)} s`;
     phases =
-      `| the import's bulk chunks (the service's metrics; each import chunk's own commit is outside them): reads ahead, items, held writes sent | ${fmt(now.chunks - phasesBefore.chunks)} chunks: ` +
-      `${sec(now.readsAhead - phasesBefore.readsAhead)}, ${sec(now.items - phasesBefore.items)}, ${sec(now.commit - phasesBefore.commit)} of ${sec(alone.s)} | | |`;
+      `| the import's bulk chunks (the service's metrics; each import chunk's own commit is outside them): reads ahead, items, held writes sent | ${fmt(spent.chunks)} chunks: ` +
+      `${sec(spent.readsAhead)}, ${sec(spent.items)}, ${sec(spent.commit)} of ${sec(alone.s)} | | |`;
   }
   log(
     `import alone: ${fmt(IMPORT_ROWS)} rows in ${fmt(alone.s, 1)} s, ${fmt(rate)} rows/s, RSS peak ${fmt(alone.peakRssMb)} MB (${fmt(alone.postPeakRssMb)} MB during the POST)`,

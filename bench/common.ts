@@ -348,12 +348,29 @@ export async function startService(
   return { service, origin, metrics: metricsPort ? `http://127.0.0.1:${metricsPort}` : null, env };
 }
 
+/** Chunks counted, and the seconds of each phase summed over them. */
+export interface BulkPhases {
+  chunks: number;
+  readsAhead: number;
+  items: number;
+  commit: number;
+}
+
+/** Nothing counted yet. */
+export const noPhases = (): BulkPhases => ({ chunks: 0, readsAhead: 0, items: 0, commit: 0 });
+
+/** Adds what a step's chunks spent (`after` less `before`, read around it) to `into`, and answers it. */
+export function addPhasesSpent(into: BulkPhases, before: BulkPhases, after: BulkPhases): BulkPhases {
+  for (const k of ['chunks', 'readsAhead', 'items', 'commit'] as const) into[k] += after[k] - before[k];
+  return into;
+}
+
 /**
  * The chunks of a resource's bulk writes so far, from the service's metrics (docs/operations.md,
  * "Metrics"): how many, and the seconds of each phase summed over them. Read before and after a
  * step, the difference is the step's.
  */
-export async function bulkPhases(metrics: string, resource: string): Promise<{ chunks: number; readsAhead: number; items: number; commit: number }> {
+export async function bulkPhases(metrics: string, resource: string): Promise<BulkPhases> {
   const text = await (await fetch(`${metrics}/metrics`)).text();
   const value = (name: string, phase: string) => {
     const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`resource="${resource}"`) && l.includes(`phase="${phase}"`));
