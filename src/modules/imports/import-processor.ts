@@ -7,10 +7,11 @@ import { giveWay } from '../../common/tasks/turns.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BulkWriters } from '../../database/registries/bulk-writers.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import type { BulkItemInput, BulkOp } from '../../http/wire/bulk.js';
+import type { BulkItemInput, BulkOp, BulkOutcome } from '../../http/wire/bulk.js';
 import { WireCodec } from '../../http/wire/codec.js';
 import { ServerLifecycle } from '../../http/pipeline/server-lifecycle.js';
 import { FileError, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
+import { touches, writtenKeys } from './chunk-keys.js';
 import {
   apiTokenEnded,
   claimJob,
@@ -66,6 +67,25 @@ function kept(errors: StoredRowError[], failedBefore: number): StoredRowError[] 
 /** How processing the waiting rows ended: done (none waits), or the run's end when it stopped first. */
 type Settled = { done: true } | { done: false; run: ImportRun };
 
+/** A chunk's transaction under way (`ImportProcessor.writing`). */
+interface ChunkWriting {
+  /** Its first row (the job's row number) and its rows. */
+  from: number;
+  rows: FileRow[];
+  /** The keys of the records it wrote, once `ready` (null: not known, so no chunk is written beside its commit). */
+  keys: Set<string> | null;
+  ready: Promise<void>;
+  /** Its commit: the job's next row after it. */
+  done: Promise<number>;
+}
+
+/**
+ * A chunk's context of its own: a transaction is bound to its context object (TenantDb), and a
+ * chunk's commit runs while the job's context reads on (the API token's check) and, at times,
+ * while the next chunk's transaction runs.
+ */
+const forChunk = (ctx: RequestContext) => new RequestContext(ctx.requestId, ctx.tz, ctx.caller, null, ctx.ip);
+
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
 /**
@@ -90,6 +110,8 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
   private stopped = false;
+  /** Chunks this processor began while the one before committed, and those of them that failed there and were written again alone (docs/imports.md, "Two chunks at once"). */
+  readonly overlap = { started: 0, failed: 0 };
 
   constructor(
     private readonly db: TenantDb,
@@ -175,21 +197,82 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     started: number,
     at: number,
   ): Promise<ImportRun> {
+    // SQLite runs one transaction at a time: there, chunks are always written one after another.
+    const uniqueKeys = this.db.isSqlite ? null : this.writers.ofPath(job.kind)!.uniqueKeys;
     let next = job.nextRow;
     let read = 0;
     let chunks = 0;
     let chunk: FileRow[] = [];
     const size = this.config.imports.chunkRows;
     let since = performance.now();
-    /** The chunk's turn: the job stopped here (the replica stopping, maxChunks reached) or failed (its credentials ended), or the chunk written (null). */
-    const turn = async (): Promise<ImportRun | null> => {
-      if (chunks >= maxChunks || this.stopped) return this.stop(job, chunks, rows);
-      const ended = await this.credentialsEnded(ctx);
-      if (ended) return this.end(ctx, job, 'failed', ended, null, chunks);
-      next = await this.writeChunk(ctx, job, next, chunk, null);
-      chunk = [];
+    /** The chunk whose commit is under way while the next chunk's rows are read (see `writing`). */
+    let inFlight: ChunkWriting | null = null;
+    /** The chunk in flight committed: its next row taken, counted and logged; throws what it failed with. */
+    const land = async (): Promise<void> => {
+      const f = inFlight;
+      if (!f) return;
+      inFlight = null;
+      next = await f.done;
       chunks++;
       this.progress(job, next, started, at);
+    };
+    /** However the rows' reading ends, the chunk in flight ends first (committed or failed), its failure kept from no one. */
+    const landQuietly = () =>
+      inFlight
+        ? inFlight.done.then(
+            () => undefined,
+            () => undefined,
+          )
+        : Promise.resolve();
+    /** Writes `rows` after the chunk in flight, alone: its rows written once that chunk committed, when requests had their turn. */
+    const alone = async (rows: FileRow[]): Promise<void> => {
+      await land();
+      // While requests are in flight, the import waits as long as its last chunk took (giveWay).
+      await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
+      since = performance.now();
+      const w = this.writing(forChunk(ctx), job, next, rows, false, uniqueKeys);
+      inFlight = w;
+      await w.ready;
+    };
+    /** The chunk's turn: the job stopped here (the replica stopping, maxChunks reached) or failed (its credentials ended), or the chunk on its way (null). */
+    const turn = async (): Promise<ImportRun | null> => {
+      if (chunks + (inFlight ? 1 : 0) >= maxChunks || this.stopped) {
+        await land();
+        return this.stop(job, chunks, rows);
+      }
+      const ended = await this.credentialsEnded(ctx);
+      if (ended) {
+        await land();
+        return this.end(ctx, job, 'failed', ended, null, chunks);
+      }
+      const these = chunk;
+      chunk = [];
+      const before: ChunkWriting | null = inFlight;
+      // Two chunks at once (docs/imports.md): this one's rows are written while the one before
+      // commits, when no request waits and its rows name none of the records that one wrote.
+      if (before?.keys && uniqueKeys && this.lifecycle.inFlightCount === 0 && !touches(these, before.keys)) {
+        const w = this.writing(forChunk(ctx), job, before.from + before.rows.length, these, true, uniqueKeys);
+        try {
+          await land();
+        } catch (e) {
+          await w.done.catch(() => undefined);
+          throw e;
+        }
+        inFlight = w;
+        const ready = await w.ready.then(
+          () => true,
+          () => false,
+        );
+        if (ready) {
+          since = performance.now();
+          return null;
+        }
+        // It failed while the one before committed (a lost deadlock, the job moved on without it, the
+        // database gone): written again alone, which answers as any chunk does if it fails again.
+        inFlight = null;
+        this.overlap.failed++;
+      }
+      await alone(these);
       return null;
     };
     try {
@@ -200,21 +283,23 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         if (chunk.length < size) continue;
         const run = await turn();
         if (run) return run;
-        // While requests are in flight, the import waits as long as its last chunk took (giveWay).
-        await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
-        since = performance.now();
       }
       // The last chunk, shorter.
       if (chunk.length) {
         const run = await turn();
         if (run) return run;
       }
+      await land();
     } catch (e) {
-      if (e instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
-      if (!(e instanceof FileError)) throw e;
-      // What was read before the error is written (and the rows that wait for it); then the job fails, naming it.
-      if (chunk.length) next = await this.writeChunk(ctx, job, next, chunk, null).catch(() => next);
-      return this.finish(ctx, job, chunks, 'failed', e.message, null);
+      let error = e;
+      // What was read before a file's error is written: the chunk in flight commits first.
+      if (e instanceof FileError && inFlight) await land().catch((failed: unknown) => (error = failed));
+      await landQuietly();
+      if (error instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
+      if (!(error instanceof FileError)) throw error;
+      // The rows that wait for it too; then the job fails, naming it.
+      if (chunk.length) next = await this.writeChunk(forChunk(ctx), job, next, chunk, null).catch(() => next);
+      return this.finish(ctx, job, chunks, 'failed', error.message, null);
     }
     return this.finish(ctx, job, chunks, 'succeeded', null, next, maxChunks);
   }
@@ -342,16 +427,70 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * One chunk in one transaction (see the class): answers the job's next row after it. Throws
-   * NotOurs, having written nothing, when the job is no longer this replica's at `from`.
+   * A chunk's transaction, started (see `writeChunk`): `ready` once its rows are written and its
+   * commit is under way, with the keys of the records it wrote; `done` once it committed.
    */
-  private async writeChunk(ctx: RequestContext, job: ImportJobRecord, from: number, rows: FileRow[], totalRows: number | null): Promise<number> {
+  private writing(
+    ctx: RequestContext,
+    job: ImportJobRecord,
+    from: number,
+    rows: FileRow[],
+    afterBefore: boolean,
+    uniqueKeys: readonly string[] | null,
+  ): ChunkWriting {
+    let onReady!: (keys: Set<string> | null) => void;
+    let failed!: (e: unknown) => void;
+    const w: ChunkWriting = {
+      from,
+      rows,
+      keys: null,
+      ready: new Promise<void>((resolve, reject) => {
+        let told = false;
+        onReady = (keys) => {
+          // Told once: a chunk whose carried writes failed runs its rows again, and then commits when `done` says so.
+          if (told) return;
+          told = true;
+          w.keys = keys;
+          resolve();
+        };
+        failed = reject;
+      }),
+      done: null!,
+    };
+    w.done = this.writeChunk(ctx, job, from, rows, null, { afterBefore, uniqueKeys, onReady });
+    w.done.then(() => onReady(null), failed);
+    // Whoever waits for them later, neither is an unhandled rejection meanwhile.
+    w.ready.catch(() => undefined);
+    w.done.catch(() => undefined);
+    if (afterBefore) this.overlap.started++;
+    return w;
+  }
+
+  /**
+   * One chunk in one transaction (see the class): answers the job's next row after it. Throws
+   * NotOurs, having written nothing, when the job is no longer this replica's at `from`. `ahead`:
+   * written while the chunk before commits (`afterBefore`: the job's row is locked after the rows
+   * are written, which waits for that commit, and is then found at `from`), and told once its rows
+   * are written, with the keys of the records they wrote (null: not known, no chunk may overlap it).
+   */
+  private async writeChunk(
+    ctx: RequestContext,
+    job: ImportJobRecord,
+    from: number,
+    rows: FileRow[],
+    totalRows: number | null,
+    ahead?: { afterBefore: boolean; uniqueKeys: readonly string[] | null; onReady: (keys: Set<string> | null) => void },
+  ): Promise<number> {
     const writer = this.writers.ofPath(job.kind)!;
+    const ours = async (): Promise<ImportJobRecord> => {
+      const now = await lockJob(this.db, ctx, job.id);
+      if (!now || now.state !== 'running' || now.leaseOwner !== this.owner || now.nextRow !== from) throw new NotOurs();
+      return now;
+    };
     // The rows' held writes are carried to the chunk's end (multi-row INSERTs, docs/bulk.md "Round
     // trips"); when they fail, the chunk runs again with each row's writes sent alone.
     return this.db.transactionCarrying(ctx, async () => {
-      const now = await lockJob(this.db, ctx, job.id);
-      if (!now || now.state !== 'running' || now.leaseOwner !== this.owner || now.nextRow !== from) throw new NotOurs();
+      let now = ahead?.afterBefore ? null : await ours();
       const errors: StoredRowError[] = [];
       const waiting: WaitingRow[] = [];
       const items: BulkItemInput[] = [];
@@ -365,9 +504,10 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         }
       });
       let written = 0;
+      let outcomes: readonly BulkOutcome[] = [];
       if (items.length) {
-        const run = await writer.apply(ctx, items, { atomic: false });
-        for (const o of run.outcomes) {
+        outcomes = (await writer.apply(ctx, items, { atomic: false })).outcomes;
+        for (const o of outcomes) {
           const externalId = text(items[o.index].Record.ExternalID);
           if (o.status < 300) written++;
           // It names a record that may come further down the file: tried again once the file is read.
@@ -375,6 +515,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
           else errors.push({ line: lines[o.index].line, status: o.status, externalId, problem: o.problem! });
         }
       }
+      now ??= await ours();
       await recordChunk(this.db, ctx, job.id, this.owner, {
         nextRow: from + rows.length,
         written,
@@ -384,6 +525,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         waiting,
         leaseMs: this.config.imports.leaseMs,
       });
+      ahead?.onReady(ahead.uniqueKeys ? writtenKeys(items, outcomes, ahead.uniqueKeys) : null);
       return from + rows.length;
     });
   }

@@ -47,6 +47,7 @@ const duplicateUserName = (userName: string) => new ConflictError(`The user name
   path: 'individuals',
   records: [CreateIndividualDto, UpdateIndividualDto, IndividualDto],
   apply: (s, ctx, items, opts) => s.applyBatch(ctx, items, opts),
+  uniqueKeys: ['ExternalID', 'UserName'],
 })
 export class IndividualsService {
   constructor(

@@ -58,6 +58,7 @@ const BY_RANK = [{ field: Organization.queryable.get('rank')!, desc: false }] as
   path: 'departments',
   records: [CreateOrganizationDto, UpdateOrganizationDto, OrganizationDto],
   apply: (s, ctx, items, opts) => s.applyBatch(ctx, items, opts),
+  uniqueKeys: ['ExternalID'],
 })
 export class OrganizationsService {
   constructor(

@@ -1,0 +1,46 @@
+import type { BulkItemInput, BulkOutcome } from '../../http/wire/bulk.js';
+import type { FileRow } from './whole-file.js';
+
+/**
+ * Whether an import may write a chunk while the chunk before it commits (docs/imports.md, "Two
+ * chunks at once"): only when the rows of the later chunk name none of the records the earlier one
+ * wrote. A record is named by its `ID` and by the values of its collection's unique keys
+ * (`uniqueKeys` of its bulk writes: `ExternalID`, a person's `UserName`); the later rows are
+ * searched in every value they hold, references (`ExternalRefs`) included, so a row that updates,
+ * refers to or takes the name of such a record waits for the earlier chunk's commit.
+ */
+
+/**
+ * The key a value is compared under: trimmed, and case and accents folded (at least as coarse as
+ * the database's `utf8mb4_unicode_ci` and a user name's key, so two values the unique index takes
+ * for one are one key here; a coarser key only makes chunks wait more often).
+ */
+export function keyOf(value: string): string {
+  return value.trim().normalize('NFKD').replace(/\p{M}/gu, '').toUpperCase().toLowerCase();
+}
+
+/** The keys of the records a chunk wrote: each item's `ID` and unique keys, and each outcome's record ID. */
+export function writtenKeys(items: readonly BulkItemInput[], outcomes: readonly BulkOutcome[], uniqueKeys: readonly string[]): Set<string> {
+  const keys = new Set<string>();
+  const add = (v: unknown) => {
+    if (typeof v === 'string' && v.trim() !== '') keys.add(keyOf(v));
+  };
+  for (const item of items) {
+    add(item.Record.ID);
+    for (const k of uniqueKeys) add(item.Record[k]);
+  }
+  for (const o of outcomes) add(o.id);
+  return keys;
+}
+
+/** Whether any value of the rows (at any depth: an `ExternalRefs` object's values too) is one of `keys`. */
+export function touches(rows: readonly FileRow[], keys: ReadonlySet<string>): boolean {
+  if (keys.size === 0) return false;
+  const seen = (v: unknown): boolean => {
+    if (typeof v === 'string') return v.trim() !== '' && keys.has(keyOf(v));
+    if (Array.isArray(v)) return v.some(seen);
+    if (v !== null && typeof v === 'object') return Object.values(v).some(seen);
+    return false;
+  };
+  return rows.some((row) => row.record !== null && seen(row.record));
+}
