@@ -205,6 +205,8 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     let chunk: FileRow[] = [];
     const size = this.config.imports.chunkRows;
     let since = performance.now();
+    /** This run's chunks begun beside the commit of the one before, and those of them written again alone (the log's account). */
+    const beside = { started: this.overlap.started, failed: this.overlap.failed };
     /** The chunk whose commit is under way while the next chunk's rows are read (see `writing`). */
     let inFlight: ChunkWriting | null = null;
     /** The chunk in flight committed: its next row taken, counted and logged; throws what it failed with. */
@@ -290,6 +292,9 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         if (run) return run;
       }
       await land();
+      this.logger.log(
+        `import ${job.id} (site ${job.siteId}): the file read in ${chunks} chunks, ${this.overlap.started - beside.started} of them written beside the commit before (${this.overlap.failed - beside.failed} written again alone)`,
+      );
     } catch (e) {
       let error = e;
       // What was read before a file's error is written: the chunk in flight commits first.
