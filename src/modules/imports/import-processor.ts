@@ -69,9 +69,8 @@ type Settled = { done: true } | { done: false; run: ImportRun };
 
 /** A chunk's transaction under way (`ImportProcessor.writing`). */
 interface ChunkWriting {
-  /** Its first row (the job's row number) and its rows. */
-  from: number;
-  rows: FileRow[];
+  /** The job's row after it: where the chunk after it begins. */
+  to: number;
   /** The keys of the records it wrote, once `ready` (null: not known, so no chunk is written beside its commit). */
   keys: Set<string> | null;
   ready: Promise<void>;
@@ -198,7 +197,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     at: number,
   ): Promise<ImportRun> {
     // SQLite runs one transaction at a time: there, chunks are always written one after another.
-    const uniqueKeys = this.db.isSqlite ? null : this.writers.ofPath(job.kind)!.uniqueKeys;
+    const overlaps = !this.db.isSqlite && this.writers.ofPath(job.kind)!.uniqueKeys !== null;
     let next = job.nextRow;
     let read = 0;
     let chunks = 0;
@@ -218,21 +217,13 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       chunks++;
       this.progress(job, next, started, at);
     };
-    /** However the rows' reading ends, the chunk in flight ends first (committed or failed), its failure kept from no one. */
-    const landQuietly = () =>
-      inFlight
-        ? inFlight.done.then(
-            () => undefined,
-            () => undefined,
-          )
-        : Promise.resolve();
     /** Writes `rows` after the chunk in flight, alone: its rows written once that chunk committed, when requests had their turn. */
     const alone = async (rows: FileRow[]): Promise<void> => {
       await land();
       // While requests are in flight, the import waits as long as its last chunk took (giveWay).
       await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
       since = performance.now();
-      const w = this.writing(forChunk(ctx), job, next, rows, false, uniqueKeys);
+      const w = this.writing(forChunk(ctx), job, next, rows, false);
       inFlight = w;
       await w.ready;
     };
@@ -252,8 +243,8 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       const before: ChunkWriting | null = inFlight;
       // Two chunks at once (docs/imports.md): this one's rows are written while the one before
       // commits, when no request waits and its rows name none of the records that one wrote.
-      if (before?.keys && uniqueKeys && this.lifecycle.inFlightCount === 0 && !touches(these, before.keys)) {
-        const w = this.writing(forChunk(ctx), job, before.from + before.rows.length, these, true, uniqueKeys);
+      if (overlaps && before?.keys && this.lifecycle.inFlightCount === 0 && !touches(these, before.keys)) {
+        const w = this.writing(forChunk(ctx), job, before.to, these, true);
         try {
           await land();
         } catch (e) {
@@ -296,10 +287,12 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         `import ${job.id} (site ${job.siteId}): the file read in ${chunks} chunks, ${this.overlap.started - beside.started} of them written beside the commit before (${this.overlap.failed - beside.failed} written again alone)`,
       );
     } catch (e) {
-      let error = e;
-      // What was read before a file's error is written: the chunk in flight commits first.
-      if (e instanceof FileError && inFlight) await land().catch((failed: unknown) => (error = failed));
-      await landQuietly();
+      // However the reading ended, the chunk in flight ends first: what was read before a file's error is written.
+      const landed = await land().then(
+        () => null,
+        (failed: unknown) => failed,
+      );
+      const error = e instanceof FileError && landed ? landed : e;
       if (error instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
       if (!(error instanceof FileError)) throw error;
       // The rows that wait for it too; then the job fails, naming it.
@@ -435,35 +428,23 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
    * A chunk's transaction, started (see `writeChunk`): `ready` once its rows are written and its
    * commit is under way, with the keys of the records it wrote; `done` once it committed.
    */
-  private writing(
-    ctx: RequestContext,
-    job: ImportJobRecord,
-    from: number,
-    rows: FileRow[],
-    afterBefore: boolean,
-    uniqueKeys: readonly string[] | null,
-  ): ChunkWriting {
+  private writing(ctx: RequestContext, job: ImportJobRecord, from: number, rows: FileRow[], afterBefore: boolean): ChunkWriting {
     let onReady!: (keys: Set<string> | null) => void;
-    let failed!: (e: unknown) => void;
     const w: ChunkWriting = {
-      from,
-      rows,
+      to: from + rows.length,
       keys: null,
-      ready: new Promise<void>((resolve, reject) => {
-        let told = false;
+      // Told again when a chunk whose carried writes failed runs its rows again: the keys of that run, which commits.
+      ready: new Promise<void>((resolve) => {
         onReady = (keys) => {
-          // Told once: a chunk whose carried writes failed runs its rows again, and then commits when `done` says so.
-          if (told) return;
-          told = true;
           w.keys = keys;
           resolve();
         };
-        failed = reject;
       }),
       done: null!,
     };
-    w.done = this.writeChunk(ctx, job, from, rows, null, { afterBefore, uniqueKeys, onReady });
-    w.done.then(() => onReady(null), failed);
+    w.done = this.writeChunk(ctx, job, from, rows, null, { afterBefore, onReady });
+    // A chunk that fails before its rows are written is not ready: whoever waits for it hears why.
+    w.ready = Promise.race([w.ready, w.done.then(() => undefined)]);
     // Whoever waits for them later, neither is an unhandled rejection meanwhile.
     w.ready.catch(() => undefined);
     w.done.catch(() => undefined);
@@ -484,7 +465,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     from: number,
     rows: FileRow[],
     totalRows: number | null,
-    ahead?: { afterBefore: boolean; uniqueKeys: readonly string[] | null; onReady: (keys: Set<string> | null) => void },
+    ahead?: { afterBefore: boolean; onReady: (keys: Set<string> | null) => void },
   ): Promise<number> {
     const writer = this.writers.ofPath(job.kind)!;
     const ours = async (): Promise<ImportJobRecord> => {
@@ -530,7 +511,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         waiting,
         leaseMs: this.config.imports.leaseMs,
       });
-      ahead?.onReady(ahead.uniqueKeys ? writtenKeys(items, outcomes, ahead.uniqueKeys) : null);
+      ahead?.onReady(writer.uniqueKeys ? writtenKeys(items, outcomes, writer.uniqueKeys) : null);
       return from + rows.length;
     });
   }
