@@ -3,10 +3,12 @@
  * goes through before a handler sees it — the raw limit scan, parsing, the declared-field pass,
  * class-transformer and class-validator — timed on bodies of 10,000, 40,000 and 160,000 keys (and
  * XML elements), with the limits lifted so each step does its whole work. The time per key at
- * 160,000 must stay within 3× of the time per key at 10,000 (a quadratic step makes it 16×; the
- * margin is for garbage collection and a busy machine); the
- * process exits 1 otherwise. For the record it also times class-transformer alone, the step that
- * was quadratic, on 10,000 and 20,000 keys.
+ * 160,000 must stay within 2× of the time per key at 40,000 (a quadratic step makes it 4×, n log n
+ * 1.13×); the process exits 1 otherwise. The growth from 10,000 keys is shown, not checked: a body
+ * of 10,000 keys fits the processor's caches and one of 160,000 does not, so on a slow machine
+ * that ratio alone read 1.4–3.2 run to run for a linear step (2026-11-30), against 16 for a
+ * quadratic one. For the record it also times class-transformer alone, the step that was
+ * quadratic, on 10,000 and 20,000 keys.
  *
  *   npm run bench:input
  */
@@ -20,7 +22,8 @@ import { TokenRequestDto } from '../src/modules/auth/dto/token.dto.js';
 
 const UNLIMITED: BodyLimits = { depth: 64, membersPerObject: Infinity, totalMembers: Infinity, stringBytes: Infinity };
 const SIZES = [10_000, 40_000, 160_000];
-const MAX_GROWTH = 3;
+/** The bound on the cost per key at 160,000 keys ÷ the cost per key at 40,000. */
+const MAX_GROWTH = 2;
 
 const pipe = new AppValidationPipe();
 const codec = new WireCodec('urn:pms:v4');
@@ -117,7 +120,10 @@ async function timeMs(fn: () => Promise<unknown>, reps: number): Promise<number>
 
 async function main(): Promise<void> {
   let failed = false;
-  const rows: string[] = ['| step | 10,000 keys | 40,000 keys | 160,000 keys | per key at 160k ÷ at 10k |', '|---|---:|---:|---:|---:|'];
+  const rows: string[] = [
+    '| step | 10,000 keys | 40,000 keys | 160,000 keys | per key at 160k ÷ at 10k | per key at 160k ÷ at 40k (checked) |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
   for (const c of CASES) {
     const ms: number[] = [];
     for (const n of SIZES) {
@@ -125,10 +131,12 @@ async function main(): Promise<void> {
       await c.run(text); // warm-up
       ms.push(await timeMs(() => c.run(text), 7));
     }
-    const growth = ms[2] / SIZES[2] / (ms[0] / SIZES[0]);
+    const perKey = ms.map((t, k) => t / SIZES[k]);
+    const fromSmall = perKey[2] / perKey[0];
+    const growth = perKey[2] / perKey[1];
     if (growth > MAX_GROWTH) failed = true;
     rows.push(
-      `| ${c.name} | ${ms[0].toFixed(1)} ms | ${ms[1].toFixed(1)} ms | ${ms[2].toFixed(1)} ms | ${growth.toFixed(2)}${growth > MAX_GROWTH ? ' ✗' : ''} |`,
+      `| ${c.name} | ${ms[0].toFixed(1)} ms | ${ms[1].toFixed(1)} ms | ${ms[2].toFixed(1)} ms | ${fromSmall.toFixed(2)} | ${growth.toFixed(2)}${growth > MAX_GROWTH ? ' ✗' : ''} |`,
     );
   }
   // The step the declared-field pass keeps unknown keys away from.
@@ -144,7 +152,9 @@ async function main(): Promise<void> {
       `(${(ct[1] / ct[0]).toFixed(1)}× for 2× the keys)`,
   );
   console.log(
-    failed ? `\nFAIL: a step grows faster than linearly (per-key cost more than ${MAX_GROWTH}× at 160,000 keys)` : '\nlinear: every step within the bound',
+    failed
+      ? `\nFAIL: a step grows faster than linearly (its cost per key at 160,000 keys more than ${MAX_GROWTH}× that at 40,000)`
+      : '\nlinear: every step within the bound',
   );
   process.exit(failed ? 1 : 0);
 }
