@@ -15,6 +15,7 @@ import { CarriedWritesFailed } from './transactions.js';
 import { Turns } from '../common/tasks/turns.js';
 import { BULK_CHUNKS, type BulkChunkTiming } from '../common/logging/bulk-chunks.js';
 import type { GuidTenantEntity, IntTenantEntity } from './entities/base.entity.js';
+import { touches, writtenKeys } from './chunk-keys.js';
 
 /** A table whose records carry an ExternalID (individuals, organizations). */
 export type KeyedEntity = EntityTarget<GuidTenantEntity & { externalId: string | null }>;
@@ -90,7 +91,22 @@ export interface BulkPlan<C extends object, U extends object, K extends string |
    * an administrator). When not, the update runs and answers as the single write does.
    */
   mayChange?(current: Record<string, unknown>): boolean;
+  /**
+   * The Record fields whose values no two records of the site share (a unique index), besides
+   * `ID`, when they are all of the table's unique keys: `ExternalID`, a person's `UserName`. Given,
+   * a chunk whose items name none of the records the chunk before it wrote is written while that
+   * chunk commits (docs/bulk.md, "Two chunks at once"), and a run answers the keys of the records
+   * it wrote (`BulkRun.keys`, what a file import decides the same by). Left out, chunks are written
+   * one after another.
+   */
+  uniqueKeys?: readonly string[];
 }
+
+/**
+ * How a resource writes a batch, for a context: the plan's single writes run in the context's
+ * transaction, so a chunk written beside another (in a transaction of its own) has a plan of its own.
+ */
+export type BulkPlanOf<C extends object, U extends object, K extends string | number = string> = (ctx: RequestContext) => BulkPlan<C, U, K>;
 
 export interface BulkOptions {
   /** All items or none. */
@@ -101,6 +117,11 @@ export interface BulkRun {
   outcomes: BulkOutcome[];
   /** Atomic: whether the items were written; otherwise whether any item was. */
   committed: boolean;
+  /**
+   * The keys of the records the items name as theirs (chunk-keys.ts `writtenKeys`: their IDs and
+   * unique keys), when the plan declares its unique keys; null otherwise.
+   */
+  keys: Set<string> | null;
 }
 
 const logger = new Logger('Bulk');
@@ -148,24 +169,151 @@ export async function applyBulk<C extends object, U extends object, K extends st
   db: TenantDb,
   ctx: RequestContext,
   items: readonly BulkItemInput[],
-  plan: BulkPlan<C, U, K>,
+  planOf: BulkPlanOf<C, U, K>,
   opts: BulkOptions,
 ): Promise<BulkRun> {
+  const { uniqueKeys } = planOf(ctx);
+  const run = (outcomes: BulkOutcome[], committed: boolean): BulkRun => ({
+    outcomes,
+    committed,
+    keys: uniqueKeys ? writtenKeys(items, outcomes, uniqueKeys) : null,
+  });
   if (!opts.atomic) {
-    const outcomes = await new Batch(db, ctx, items, plan).run();
-    return { outcomes, committed: outcomes.some((o) => o.status < 300) };
+    const outcomes = await runBatch(db, ctx, items, planOf);
+    return run(
+      outcomes,
+      outcomes.some((o) => o.status < 300),
+    );
   }
   let outcomes: BulkOutcome[] = [];
   try {
     await db.savepoint(ctx, async () => {
-      outcomes = await new Batch(db, ctx, items, plan).run();
+      outcomes = await runBatch(db, ctx, items, planOf);
       if (outcomes.some((o) => o.status >= 300)) throw new AtomicRollback();
     });
-    return { outcomes, committed: true };
+    return run(outcomes, true);
   } catch (e) {
     if (!(e instanceof AtomicRollback)) throw e;
-    return { outcomes: outcomes.map((o) => (o.status < 300 ? notApplied(o.index) : o)), committed: false };
+    return run(
+      outcomes.map((o) => (o.status < 300 ? notApplied(o.index) : o)),
+      false,
+    );
   }
+}
+
+/** Chunks written beside the commit of the one before (docs/bulk.md, "Two chunks at once"), and those of them written again alone: what tests read. */
+export const BULK_OVERLAP = { started: 0, failed: 0 };
+
+/**
+ * A chunk's transaction, started (see `runBatch`): `ready` once its items have run and its writes
+ * and commit are under way, with the keys of the records they wrote (`written`, null when the plan
+ * declares no unique keys) and the records they created or named (`added`); `done` once it
+ * committed, with those of the run that committed.
+ */
+interface ChunkWriting {
+  ready: Promise<void>;
+  done: Promise<readonly Added[]>;
+  written: Set<string> | null;
+  added: readonly Added[];
+}
+
+/**
+ * The items in chunks of BULK_CHUNK, each chunk one transaction (a savepoint in the request's
+ * when one runs) and each item a savepoint in it: an item still commits or fails on its own, and a
+ * chunk costs one COMMIT — on MariaDB the commit's log flush, not the writes, was most of an item's
+ * time. A chunk that loses a deadlock runs again whole, from the keys as they were before it.
+ *
+ * Two chunks at once (docs/bulk.md): on MySQL/MariaDB, when the chunks are transactions of their
+ * own and the plan declares its unique keys, a chunk whose items name none of the records the
+ * chunk before it wrote runs its items while that chunk's writes and commit are under way, on a
+ * connection, a context and a plan of its own. Its commit waits in the database for the one before
+ * (the site's change sequence, taken with each commit's audit rows, is locked until it commits),
+ * so two chunks cannot deadlock through a wait in the service, and the records either names are
+ * the other's to neither. One that fails beside the commit before (a lost deadlock, a database
+ * that is gone) is written again alone once that commit has ended.
+ */
+async function runBatch<C extends object, U extends object, K extends string | number>(
+  db: TenantDb,
+  ctx: RequestContext,
+  items: readonly BulkItemInput[],
+  planOf: BulkPlanOf<C, U, K>,
+): Promise<BulkOutcome[]> {
+  const plan = planOf(ctx);
+  const landed = new Keys(plan.externalIds !== false ? (plan.entity as KeyedEntity) : null);
+  const first = new Batch(db, ctx, items, plan, landed);
+  await first.lookUp();
+  const outcomes: BulkOutcome[] = new Array(items.length);
+  const order = first.order();
+  const turns = new Turns(BULK_SLICE_MS);
+  const beside = !db.isSqlite && !db.inTransaction(ctx) && plan.uniqueKeys !== undefined;
+  const writing = (c: RequestContext, chunk: readonly number[], start: Keys): ChunkWriting => {
+    let onReady!: () => void;
+    const w: ChunkWriting = { ready: new Promise<void>((resolve) => (onReady = resolve)), done: null!, written: null, added: [] };
+    const batch = new Batch(db, c, items, c === ctx ? plan : planOf(c), start);
+    w.done = batch.write(chunk, outcomes, turns, (written, added) => {
+      w.written = written;
+      w.added = added;
+      onReady();
+    });
+    // A chunk that fails before its items have run is not ready: whoever waits for it hears why.
+    w.ready = Promise.race([w.ready, w.done.then(() => undefined)]);
+    w.ready.catch(() => undefined);
+    w.done.catch(() => undefined);
+    return w;
+  };
+  /** The chunk in flight, whose writes and commit are under way. */
+  let inFlight: ChunkWriting | null = null;
+  /** The chunk in flight committed: the records it wrote are known to the chunks after it; throws what it failed with. */
+  const land = async (): Promise<void> => {
+    const w = inFlight;
+    if (!w) return;
+    inFlight = null;
+    landed.add(await w.done);
+  };
+  try {
+    for (let k = 0; k < order.length; k += BULK_CHUNK) {
+      const chunk = order.slice(k, k + BULK_CHUNK);
+      const before: ChunkWriting | null = inFlight;
+      if (
+        beside &&
+        before?.written &&
+        !touches(
+          chunk.map((i) => items[i]),
+          before.written,
+        )
+      ) {
+        // It starts from the keys the chunk before knew once its items had run; it names none of
+        // that chunk's records, so which of its runs commits changes nothing this one reads.
+        const w = writing(ctx.beside(), chunk, landed.with(before.added));
+        BULK_OVERLAP.started++;
+        try {
+          await land();
+        } catch (e) {
+          await w.done.catch(() => undefined);
+          throw e;
+        }
+        inFlight = w;
+        if (
+          await w.ready.then(
+            () => true,
+            () => false,
+          )
+        )
+          continue;
+        inFlight = null;
+        BULK_OVERLAP.failed++;
+      }
+      await land();
+      inFlight = writing(ctx, chunk, landed.copy());
+      await inFlight.ready;
+    }
+    await land();
+  } catch (e) {
+    // Nothing of the batch is left running when it answers.
+    await inFlight?.done.catch(() => undefined);
+    throw e;
+  }
+  return outcomes;
 }
 
 /**
@@ -190,83 +338,128 @@ function notApplied(index: number): BulkOutcome {
   };
 }
 
+/** A record a chunk created or named by its ExternalID: what the chunks after it know of it. */
+interface Added {
+  ext: string | null;
+  id: string;
+}
+
+/** What a batch knows of its table's records: ExternalID → ID by table (found before the items run, then kept up to date as they create), and the IDs of its table that exist. */
+class Keys {
+  readonly byExternalId = new Map<KeyedEntity, Map<string, string>>();
+  readonly existing = new Set<string>();
+
+  /** `own`: the plan's table when its records carry an ExternalID. */
+  constructor(private readonly own: KeyedEntity | null) {}
+
+  copy(): Keys {
+    const keys = new Keys(this.own);
+    for (const [e, m] of this.byExternalId) keys.byExternalId.set(e, new Map(m));
+    for (const id of this.existing) keys.existing.add(id);
+    return keys;
+  }
+
+  /** These keys and the records a chunk wrote. */
+  with(added: readonly Added[]): Keys {
+    const keys = this.copy();
+    keys.add(added);
+    return keys;
+  }
+
+  /** The records a chunk wrote, as it wrote them. */
+  add(added: readonly Added[]): void {
+    for (const { ext, id } of added) {
+      if (ext && this.own) this.ownExternalIds().set(ext, id);
+      this.existing.add(id);
+    }
+  }
+
+  /** The plan's table's ExternalID → ID. */
+  ownExternalIds(): Map<string, string> {
+    let map = this.byExternalId.get(this.own!);
+    if (!map) this.byExternalId.set(this.own!, (map = new Map()));
+    return map;
+  }
+}
+
 class Batch<C extends object, U extends object, K extends string | number> {
-  /** ExternalID → ID, by table: found before the items run, then kept up to date as they create. */
-  private readonly byExternalId = new Map<KeyedEntity, Map<string, string>>();
-  /** IDs of the resource's table that exist (the IDs items give). */
-  private readonly existing = new Set<string>();
   /** The chunk's records as `read` answers them, read ahead (`readAhead`); an item that writes one drops it. */
   private ahead: Map<string, object> = new Map();
+  /** The keys as the chunk found them and as its items change them (a run starts again from `start`). */
+  private keys: Keys;
+  /** The records this run of the chunk created or named by ExternalID. */
+  private added: Added[] = [];
 
+  /** `start`: what the batch knows before the chunk (its look-ups fill it, for the batch's first Batch). */
   constructor(
     private readonly db: TenantDb,
     private readonly ctx: RequestContext,
     private readonly items: readonly BulkItemInput[],
     private readonly plan: BulkPlan<C, U, K>,
-  ) {}
+    private readonly start: Keys,
+  ) {
+    this.keys = start;
+  }
 
   /**
-   * The items in chunks of BULK_CHUNK, each chunk one transaction (a savepoint in the request's
-   * when one runs) and each item a savepoint in it: an item still commits or fails on its own, and a chunk
-   * costs one COMMIT — on MariaDB the commit's log flush, not the writes, was most of an item's
-   * time. A chunk that loses a deadlock runs again whole, from the keys as they were before it.
+   * One chunk's items in one transaction (see `runBatch`), their outcomes set in `outcomes`:
+   * `ready` is told, with the keys of the records they wrote (null when the plan declares no
+   * unique keys) and those they created or named, once they have run and the chunk's writes and
+   * commit are under way. Answers the records of the run that committed.
    */
-  async run(): Promise<BulkOutcome[]> {
-    await this.lookUp();
-    const outcomes: BulkOutcome[] = new Array(this.items.length);
-    const order = this.order();
-    const turns = new Turns(BULK_SLICE_MS);
-    for (let k = 0; k < order.length; k += BULK_CHUNK) {
-      const chunk = order.slice(k, k + BULK_CHUNK);
-      const keys = this.keys();
-      // What the chunk spends, for the metrics (BULK_CHUNKS), when anyone listens.
-      const timed = BULK_CHUNKS.hasSubscribers;
-      const started = timed ? performance.now() : 0;
-      let read = 0;
-      let ran = 0;
-      // A chunk carries its items' held writes to its end (multi-row INSERTs, docs/bulk.md "Round
-      // trips"), and runs again from these keys when it must (in a transaction of its own, or from
-      // its savepoint in the request's).
-      await this.db.transactionCarrying(this.ctx, async () => {
-        this.restore(keys);
-        await this.readAhead(chunk);
-        if (timed) read = performance.now();
-        for (const i of chunk) {
-          outcomes[i] = await this.one(i);
-          await turns.take();
-        }
-        if (timed) ran = performance.now();
-      });
-      if (timed) {
-        const timing: BulkChunkTiming = {
-          resource: this.plan.label,
-          items: chunk.length,
-          readsAhead: (read - started) / 1000,
-          run: (ran - read) / 1000,
-          commit: (performance.now() - ran) / 1000,
-        };
-        BULK_CHUNKS.publish(timing);
+  async write(
+    chunk: readonly number[],
+    outcomes: BulkOutcome[],
+    turns: Turns,
+    ready: (written: Set<string> | null, added: readonly Added[]) => void,
+  ): Promise<readonly Added[]> {
+    // What the chunk spends, for the metrics (BULK_CHUNKS), when anyone listens.
+    const timed = BULK_CHUNKS.hasSubscribers;
+    const started = timed ? performance.now() : 0;
+    let read = 0;
+    let ran = 0;
+    const { uniqueKeys } = this.plan;
+    // A chunk carries its items' held writes to its end (multi-row INSERTs, docs/bulk.md "Round
+    // trips"), and runs again from its start when it must (in a transaction of its own, or from
+    // its savepoint in the request's).
+    await this.db.transactionCarrying(this.ctx, async () => {
+      this.keys = this.start.copy();
+      this.added = [];
+      await this.readAhead(chunk);
+      if (timed) read = performance.now();
+      for (const i of chunk) {
+        outcomes[i] = await this.one(i);
+        await turns.take();
       }
+      if (timed) ran = performance.now();
+      ready(
+        uniqueKeys
+          ? writtenKeys(
+              chunk.map((i) => this.items[i]),
+              chunk.map((i) => outcomes[i]),
+              uniqueKeys,
+            )
+          : null,
+        this.added,
+      );
+    });
+    if (timed) {
+      const timing: BulkChunkTiming = {
+        resource: this.plan.label,
+        items: chunk.length,
+        readsAhead: (read - started) / 1000,
+        run: (ran - read) / 1000,
+        commit: (performance.now() - ran) / 1000,
+      };
+      BULK_CHUNKS.publish(timing);
     }
-    return outcomes;
-  }
-
-  /** The keys known so far (see `run`). */
-  private keys(): { byExternalId: Map<KeyedEntity, Map<string, string>>; existing: Set<string> } {
-    return { byExternalId: new Map([...this.byExternalId].map(([e, m]) => [e, new Map(m)])), existing: new Set(this.existing) };
-  }
-
-  private restore(keys: ReturnType<Batch<C, U, K>['keys']>): void {
-    this.byExternalId.clear();
-    for (const [e, m] of keys.byExternalId) this.byExternalId.set(e, new Map(m));
-    this.existing.clear();
-    for (const id of keys.existing) this.existing.add(id);
+    return this.added;
   }
 
   // ------------------------------------------------------------------ keys
 
   /** One statement per table (per 500 keys): the records the items name by ExternalID, and those whose ID they give. */
-  private async lookUp(): Promise<void> {
+  async lookUp(): Promise<void> {
     const wanted = new Map<KeyedEntity, Set<string>>(this.keyed ? [[this.plan.entity as KeyedEntity, new Set()]] : []);
     const ids = new Set<string>();
     for (const item of this.items) {
@@ -284,7 +477,7 @@ class Batch<C extends object, U extends object, K extends string | number> {
     }
     for (const [entity, values] of wanted) {
       const map = new Map<string, string>();
-      this.byExternalId.set(entity, map);
+      this.keys.byExternalId.set(entity, map);
       const list = [...values];
       for (let k = 0; k < list.length; k += 500) {
         const rows = await this.db.repo(this.ctx, entity).find({ where: { externalId: In(list.slice(k, k + 500)) }, select: { id: true, externalId: true } });
@@ -296,7 +489,7 @@ class Batch<C extends object, U extends object, K extends string | number> {
     const table = this.plan.entity as EntityTarget<GuidTenantEntity>;
     for (let k = 0; k < idList.length; k += 500) {
       const rows = await this.db.repo(this.ctx, table).find({ where: { id: In(idList.slice(k, k + 500)) }, select: { id: true } });
-      for (const r of rows) this.existing.add(String(r.id));
+      for (const r of rows) this.keys.existing.add(String(r.id));
     }
   }
 
@@ -329,8 +522,8 @@ class Batch<C extends object, U extends object, K extends string | number> {
 
   /** The ID of the record an item names by its `ID` (when it exists) or else its `ExternalID`, as far as the batch knows; null: none. */
   private known(given: string | null, ext: string | null): string | null {
-    if (given) return this.existing.has(given) ? given : null;
-    return ext ? (this.byExternalId.get(this.plan.entity as KeyedEntity)!.get(ext) ?? null) : null;
+    if (given) return this.keys.existing.has(given) ? given : null;
+    return ext ? (this.keys.ownExternalIds().get(ext) ?? null) : null;
   }
 
   /** Whether the resource's records carry an ExternalID (the plan's `externalIds`). */
@@ -357,7 +550,7 @@ class Batch<C extends object, U extends object, K extends string | number> {
    * cycle of references keeps the order sent (the first item of it then fails as its single
    * write would).
    */
-  private order(): number[] {
+  order(): number[] {
     const { items, plan } = this;
     const byExt = new Map<string, number>();
     const byId = new Map<string, number>();
@@ -435,8 +628,9 @@ class Batch<C extends object, U extends object, K extends string | number> {
         id = updates ? (given ?? found) : given;
         const written = updates ? await this.update(id!, record) : await this.create(record);
         id = String(written);
-        if (ext) this.byExternalId.get(this.plan.entity as KeyedEntity)!.set(ext, id);
-        this.existing.add(id);
+        const added = { ext, id };
+        this.keys.add([added]);
+        this.added.push(added);
         return { index, status: 200, id, problem: null };
       });
     } catch (e) {
@@ -473,7 +667,7 @@ class Batch<C extends object, U extends object, K extends string | number> {
       if (!ext) continue;
       if (!target)
         throw new ValidationError([{ field: `ExternalRefs.${f}`, message: `${f} names a record that has no ExternalID: give its ID in the Record` }]);
-      const id = this.byExternalId.get(target)?.get(ext);
+      const id = this.keys.byExternalId.get(target)?.get(ext);
       if (!id) throw new UnknownReference([{ field: `ExternalRefs.${f}`, message: `No record of this site has the ExternalID "${ext}"` }]);
       record[f] = id;
     }
@@ -565,9 +759,9 @@ export async function answerBulk<C extends object, U extends object, K extends s
   ctx: RequestContext,
   body: BulkRequest,
   q: BulkQuery,
-  plan: BulkPlan<C, U, K>,
+  planOf: BulkPlanOf<C, U, K>,
 ): Promise<BulkResultsDto> {
   const atomic = q.atomic === true;
-  const run = await applyBulk(db, ctx, body.Items, plan, { atomic });
+  const run = await applyBulk(db, ctx, body.Items, planOf, { atomic });
   return bulkAnswer(run.outcomes, atomic, run.committed);
 }

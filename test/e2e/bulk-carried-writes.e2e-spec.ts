@@ -1,10 +1,11 @@
+import { jest } from '@jest/globals';
 import { DB_KIND, NO_BACKGROUND_ROUNDS, startApp, statementsOf, TestApp } from './harness.js';
 import { createSite, TestSite } from '../factories/index.js';
 import { individualsBulk } from '../factories/individuals.js';
 import { RequestContext } from '../../src/common/context/request-context.js';
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
-import { BULK_CHUNK } from '../../src/database/bulk-write.js';
+import { BULK_CHUNK, BULK_OVERLAP } from '../../src/database/bulk-write.js';
 import { SEND_AHEAD_BATCHES } from '../../src/database/transactions.js';
 
 /**
@@ -372,5 +373,79 @@ describe(`bulk chunks carry their items' inserts to the chunk's end (${DB_KIND})
     const [r0, r1] = res.body.Results as Json[];
     expect([r0.Status, r1.Status]).toEqual([200, 200]);
     expect((await read(r0.ID)).PrimaryReportsTo).toBe(r1.ID);
+  });
+
+  /** The chunks written beside a commit while `fn` runs, and those of them written again alone. */
+  const overlapsOf = async (fn: () => Promise<unknown>) => {
+    const before = { ...BULK_OVERLAP };
+    await fn();
+    return { started: BULK_OVERLAP.started - before.started, failed: BULK_OVERLAP.failed - before.failed };
+  };
+
+  it('two chunks at once (MariaDB): a chunk runs its items while the one before commits unless they name a record that one wrote, and the outcome is that of one chunk after another', async () => {
+    const sqlite = t.app.get(TenantDb).isSqlite;
+    const before = await tally();
+    const n = 4 * BULK_CHUNK;
+    const keys = Array.from({ length: n }, () => uniq('HR-'));
+    const userNames = keys.map(() => uniq('carry.o.'));
+    // The third chunk names three records of the second: its first item updates one, its second takes
+    // another's user name in other letters, its third reports to a third. The second and the fourth
+    // name nothing of the chunk before them.
+    const [a, b, c] = [2 * BULK_CHUNK, 2 * BULK_CHUNK + 1, 2 * BULK_CHUNK + 2];
+    const [updated, named, manager] = [BULK_CHUNK + 10, BULK_CHUNK + 50, BULK_CHUNK + 60];
+    const items = keys.map((key, i) => {
+      if (i === a) return { Op: 'upsert', Record: person({ ExternalID: keys[updated], UserName: userNames[updated], PrimaryTitle: 'Lead' }) };
+      if (i === b) return { Op: 'upsert', Record: person({ ExternalID: key, UserName: userNames[named].toUpperCase() }) };
+      if (i === c) return { Op: 'upsert', Record: person({ ExternalID: key, UserName: userNames[i] }), ExternalRefs: { PrimaryReportsTo: keys[manager] } };
+      return { Op: 'upsert', Record: person({ ExternalID: key, UserName: userNames[i] }) };
+    });
+    let results: Json[] = [];
+    const overlaps = await overlapsOf(async () => {
+      results = (await bulk(items).expect(200)).body.Results as Json[];
+    });
+    // The second and the fourth chunks beside their predecessors' commits; the third after the second's.
+    expect(overlaps).toEqual(sqlite ? { started: 0, failed: 0 } : { started: 2, failed: 0 });
+    expect(results.map((r) => r.Index)).toEqual(items.map((_, i) => i));
+    expect(results.map((r) => r.Status)).toEqual(items.map((_, i) => (i === b ? 409 : 200)));
+    expect((results[b].Problem as Json).type).toBe('urn:pms:problem:duplicate-username');
+    expect(results[a].ID).toBe(results[updated].ID);
+    expect(await read(results[updated].ID)).toMatchObject({ ExternalID: keys[updated], PrimaryTitle: 'Lead' });
+    expect((await read(results[c].ID)).PrimaryReportsTo).toBe(results[manager].ID);
+    // Each item as its single write: n − 2 people created, and one update of the person of `updated`.
+    expect(await tally()).toEqual(plus(before, n - 2));
+    const updates = await count(
+      "SELECT COUNT(*) AS n FROM audit_log WHERE site_id = ? AND action = 'update' AND kind = 'individual' AND row_id = ?",
+      site.siteId,
+      results[updated].ID,
+    );
+    expect(updates).toBe(1);
+  });
+
+  it('a chunk that fails beside the commit before it (MariaDB) is written again alone once that commit has ended: every item written once', async () => {
+    const sqlite = t.app.get(TenantDb).isSqlite;
+    const db = t.app.get(TenantDb);
+    const before = await tally();
+    const n = 3 * BULK_CHUNK;
+    const items = Array.from({ length: n }, () => ({ Op: 'upsert', Record: person({ ExternalID: uniq('HR-') }) }));
+    // The second chunk's transaction fails at once, as one whose connection was lost would.
+    const carrying = db.transactionCarrying.bind(db);
+    let calls = 0;
+    const spy = jest.spyOn(db, 'transactionCarrying').mockImplementation((ctx, fn) => {
+      calls++;
+      if (calls === 2 && !sqlite) return Promise.reject(Object.assign(new Error('injected: connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }));
+      return carrying(ctx, fn);
+    });
+    let results: Json[] = [];
+    try {
+      const overlaps = await overlapsOf(async () => {
+        results = (await bulk(items).expect(200)).body.Results as Json[];
+      });
+      expect(overlaps).toEqual(sqlite ? { started: 0, failed: 0 } : { started: 2, failed: 1 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(calls).toBe(sqlite ? 3 : 4);
+    expect(results.map((r) => r.Status)).toEqual(items.map(() => 200));
+    expect(await tally()).toEqual(plus(before, n));
   });
 });

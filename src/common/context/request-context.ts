@@ -157,6 +157,18 @@ export class RequestContext {
     });
   }
 
+  /**
+   * The same request for work that runs beside its own transaction, in one of its own (a bulk
+   * request's or a file import's next chunk, written while the chunk before commits: docs/bulk.md,
+   * "Two chunks at once"): a transaction is bound to its context object, so two at once take two.
+   */
+  beside(): RequestContext {
+    const ctx = new RequestContext(this.requestId, this.tz, this.caller, this.ifMatchHeader, this.ip);
+    ctx.url = this.url;
+    ctx.readsOnce = this.readsOnce;
+    return ctx;
+  }
+
   /** The same request acting in another site (global administrators only, checked by callers). */
   withSite(siteId: string, pmEnabled: boolean): RequestContext {
     // The precondition in force (a bulk item's, while its write runs) goes with it.

@@ -19,8 +19,6 @@ export interface BulkWriter {
   apply(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun>;
   /** The member names a Record may carry (its inputs' and its answer's fields): what a file's columns are held to. */
   fields: ReadonlySet<string>;
-  /** See BulkWriterDeclaration.uniqueKeys; null when not declared. */
-  uniqueKeys: readonly string[] | null;
 }
 
 export interface BulkWriterDeclaration<S> {
@@ -28,13 +26,6 @@ export interface BulkWriterDeclaration<S> {
   /** The single writes' input classes and the record's answer class, whose fields a Record may name (a file import's columns). */
   records: readonly Function[];
   apply(service: S, ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun>;
-  /**
-   * The Record fields whose values no two records of a site share (a unique index), besides `ID`,
-   * when they are all of the collection's unique keys: a file import may then write a chunk while
-   * the chunk before it commits, when neither names a key of the other (docs/imports.md, "Two
-   * chunks at once"). Left out, its chunks are written one after another.
-   */
-  uniqueKeys?: readonly string[];
 }
 
 const DECLARATIONS = 'pms:bulk-writers';
@@ -73,7 +64,7 @@ export class BulkWriters {
       for (const d of (Reflect.getMetadata(DECLARATIONS, type) as BulkWriterDeclaration<unknown>[] | undefined) ?? []) {
         if (byPath.has(d.path)) throw new Error(`bulk writes of ${d.path} declared twice`);
         const fields = new Set(d.records.flatMap((c) => [...inputFields(c), ...wireFields(c)].map((f) => f.name)));
-        byPath.set(d.path, { path: d.path, fields, uniqueKeys: d.uniqueKeys ?? null, apply: (ctx, items, opts) => d.apply(service, ctx, items, opts) });
+        byPath.set(d.path, { path: d.path, fields, apply: (ctx, items, opts) => d.apply(service, ctx, items, opts) });
       }
     }
     this.byPath = byPath;

@@ -179,12 +179,12 @@ export class GoalsService {
    * without one creates; with one, updates it or is 404).
    */
   applyBatch(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
-    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx), opts);
+    return applyBulk(this.db, ctx, items, (c) => this.bulkPlan(c), opts);
   }
 
   /** `POST /goals/bulk`. */
   bulk(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
-    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx));
+    return answerBulk(this.db, ctx, body, q, (c) => this.bulkPlan(c));
   }
 
   private bulkPlan(ctx: RequestContext): BulkPlan<CreateGoalDto, UpdateGoalDto, number> {

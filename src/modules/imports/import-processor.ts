@@ -7,11 +7,11 @@ import { giveWay } from '../../common/tasks/turns.js';
 import { APP_CONFIG, type AppConfig } from '../../config/config.js';
 import { BulkWriters } from '../../database/registries/bulk-writers.js';
 import { TenantDb } from '../../database/tenant-db.js';
-import type { BulkItemInput, BulkOp, BulkOutcome } from '../../http/wire/bulk.js';
+import type { BulkItemInput, BulkOp } from '../../http/wire/bulk.js';
 import { WireCodec } from '../../http/wire/codec.js';
 import { ServerLifecycle } from '../../http/pipeline/server-lifecycle.js';
 import { FileError, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
-import { touches, writtenKeys } from './chunk-keys.js';
+import { touches } from '../../database/chunk-keys.js';
 import {
   apiTokenEnded,
   claimJob,
@@ -77,13 +77,6 @@ interface ChunkWriting {
   /** Its commit: the job's next row after it. */
   done: Promise<number>;
 }
-
-/**
- * A chunk's context of its own: a transaction is bound to its context object (TenantDb), and a
- * chunk's commit runs while the job's context reads on (the API token's check) and, at times,
- * while the next chunk's transaction runs.
- */
-const forChunk = (ctx: RequestContext) => new RequestContext(ctx.requestId, ctx.tz, ctx.caller, null, ctx.ip);
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
@@ -196,8 +189,9 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     started: number,
     at: number,
   ): Promise<ImportRun> {
-    // SQLite runs one transaction at a time: there, chunks are always written one after another.
-    const overlaps = !this.db.isSqlite && this.writers.ofPath(job.kind)!.uniqueKeys !== null;
+    // SQLite runs one transaction at a time: there, chunks are always written one after another;
+    // elsewhere, when the collection's bulk writes answer the keys a chunk wrote (its plan's unique keys).
+    const overlaps = !this.db.isSqlite;
     let next = job.nextRow;
     let read = 0;
     let chunks = 0;
@@ -223,7 +217,9 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       // While requests are in flight, the import waits as long as its last chunk took (giveWay).
       await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
       since = performance.now();
-      const w = this.writing(forChunk(ctx), job, next, rows, false);
+      // Each chunk has a context of its own (RequestContext.beside): its commit runs while the
+      // job's context reads on (the API token's check) and, at times, while the next chunk's runs.
+      const w = this.writing(ctx.beside(), job, next, rows, false);
       inFlight = w;
       await w.ready;
     };
@@ -243,8 +239,16 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       const before: ChunkWriting | null = inFlight;
       // Two chunks at once (docs/imports.md): this one's rows are written while the one before
       // commits, when no request waits and its rows name none of the records that one wrote.
-      if (overlaps && before?.keys && this.lifecycle.inFlightCount === 0 && !touches(these, before.keys)) {
-        const w = this.writing(forChunk(ctx), job, before.to, these, true);
+      if (
+        overlaps &&
+        before?.keys &&
+        this.lifecycle.inFlightCount === 0 &&
+        !touches(
+          these.map((row) => row.record),
+          before.keys,
+        )
+      ) {
+        const w = this.writing(ctx.beside(), job, before.to, these, true);
         try {
           await land();
         } catch (e) {
@@ -296,7 +300,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       if (error instanceof NotOurs) return { id: job.id, chunks, outcome: 'lost' };
       if (!(error instanceof FileError)) throw error;
       // The rows that wait for it too; then the job fails, naming it.
-      if (chunk.length) next = await this.writeChunk(forChunk(ctx), job, next, chunk, null).catch(() => next);
+      if (chunk.length) next = await this.writeChunk(ctx.beside(), job, next, chunk, null).catch(() => next);
       return this.finish(ctx, job, chunks, 'failed', error.message, null);
     }
     return this.finish(ctx, job, chunks, 'succeeded', null, next, maxChunks);
@@ -490,10 +494,12 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         }
       });
       let written = 0;
-      let outcomes: readonly BulkOutcome[] = [];
+      // The keys of the records the chunk wrote (none when no row could be read).
+      let keys: Set<string> | null = new Set();
       if (items.length) {
-        outcomes = (await writer.apply(ctx, items, { atomic: false })).outcomes;
-        for (const o of outcomes) {
+        const run = await writer.apply(ctx, items, { atomic: false });
+        keys = run.keys;
+        for (const o of run.outcomes) {
           const externalId = text(items[o.index].Record.ExternalID);
           if (o.status < 300) written++;
           // It names a record that may come further down the file: tried again once the file is read.
@@ -511,7 +517,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         waiting,
         leaseMs: this.config.imports.leaseMs,
       });
-      ahead?.onReady(writer.uniqueKeys ? writtenKeys(items, outcomes, writer.uniqueKeys) : null);
+      ahead?.onReady(keys);
       return from + rows.length;
     });
   }

@@ -47,7 +47,6 @@ const duplicateUserName = (userName: string) => new ConflictError(`The user name
   path: 'individuals',
   records: [CreateIndividualDto, UpdateIndividualDto, IndividualDto],
   apply: (s, ctx, items, opts) => s.applyBatch(ctx, items, opts),
-  uniqueKeys: ['ExternalID', 'UserName'],
 })
 export class IndividualsService {
   constructor(
@@ -231,12 +230,12 @@ export class IndividualsService {
    * PrimaryOrganizationID may be given by ExternalID (a manager in the same batch included).
    */
   applyBatch(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
-    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx), opts);
+    return applyBulk(this.db, ctx, items, (c) => this.bulkPlan(c), opts);
   }
 
   /** `POST /individuals/bulk`. */
   bulk(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
-    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx));
+    return answerBulk(this.db, ctx, body, q, (c) => this.bulkPlan(c));
   }
 
   private bulkPlan(ctx: RequestContext): BulkPlan<CreateIndividualDto, UpdateIndividualDto> {
@@ -247,6 +246,8 @@ export class IndividualsService {
       update: UpdateIndividualDto,
       createRule: 'admin',
       refs: { PrimaryReportsTo: IndividualEntity, PrimaryOrganizationID: OrganizationEntity },
+      // Every unique key of a person besides its ID (its account's user name too).
+      uniqueKeys: ['ExternalID', 'UserName'],
       createOne: (dto) => this.insert(ctx, dto, async (ID) => ({ ID })),
       updateOne: (id, dto) => this.change(ctx, id, dto, async () => ({ ID: id })),
       read: (id) => this.get(ctx, id),

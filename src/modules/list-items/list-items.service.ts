@@ -257,12 +257,12 @@ export class ListItemsService {
    * ExternalID (an item is named by its ID); an individual owner (AncestorID) may be named by theirs.
    */
   applyBatch(ctx: RequestContext, k: ListItemKindInfo, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
-    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx, k), opts);
+    return applyBulk(this.db, ctx, items, (c) => this.bulkPlan(c, k), opts);
   }
 
   /** `POST /{kind}/bulk`. */
   bulk(ctx: RequestContext, k: ListItemKindInfo, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
-    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx, k));
+    return answerBulk(this.db, ctx, body, q, (c) => this.bulkPlan(c, k));
   }
 
   private bulkPlan(ctx: RequestContext, k: ListItemKindInfo): BulkPlan<CreateListItemDto, UpdateListItemDto> {

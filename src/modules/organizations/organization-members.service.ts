@@ -239,12 +239,12 @@ export class OrganizationMembersService {
    * an upsert of a pair that is no member yet creates the membership, else changes its title.
    */
   applyBatch(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
-    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx), opts);
+    return applyBulk(this.db, ctx, items, (c) => this.bulkPlan(c), opts);
   }
 
   /** `POST /departmentmembers/bulk`. */
   bulk(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
-    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx));
+    return answerBulk(this.db, ctx, body, q, (c) => this.bulkPlan(c));
   }
 
   private bulkPlan(ctx: RequestContext): BulkPlan<CreateOrganizationMemberDto, UpdateOrganizationMemberDto> {

@@ -58,7 +58,6 @@ const BY_RANK = [{ field: Organization.queryable.get('rank')!, desc: false }] as
   path: 'departments',
   records: [CreateOrganizationDto, UpdateOrganizationDto, OrganizationDto],
   apply: (s, ctx, items, opts) => s.applyBatch(ctx, items, opts),
-  uniqueKeys: ['ExternalID'],
 })
 export class OrganizationsService {
   constructor(
@@ -204,12 +203,12 @@ export class OrganizationsService {
    * ManagerID may be given by ExternalID (a parent in the same batch included).
    */
   applyBatch(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
-    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx), opts);
+    return applyBulk(this.db, ctx, items, (c) => this.bulkPlan(c), opts);
   }
 
   /** `POST /departments/bulk`. */
   bulk(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
-    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx));
+    return answerBulk(this.db, ctx, body, q, (c) => this.bulkPlan(c));
   }
 
   private bulkPlan(ctx: RequestContext): BulkPlan<CreateOrganizationDto, UpdateOrganizationDto> {
@@ -220,6 +219,7 @@ export class OrganizationsService {
       update: UpdateOrganizationDto,
       createRule: 'admin',
       refs: { ParentID: OrganizationEntity, ManagerID: IndividualEntity },
+      uniqueKeys: ['ExternalID'],
       createOne: (dto) => this.create(ctx, dto),
       updateOne: (id, dto) => this.update(ctx, id, dto),
       read: (id) => this.get(ctx, id),

@@ -265,12 +265,12 @@ export class PerformanceMetricsService {
    * except that an update of a pair that has no value yet is 404.
    */
   applyValues(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
-    return applyBulk(this.db, ctx, items, this.valuesPlan(ctx), opts);
+    return applyBulk(this.db, ctx, items, (c) => this.valuesPlan(c), opts);
   }
 
   /** `POST /metrics/values/bulk`. */
   bulkValues(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
-    return answerBulk(this.db, ctx, body, q, this.valuesPlan(ctx));
+    return answerBulk(this.db, ctx, body, q, (c) => this.valuesPlan(c));
   }
 
   private valuesPlan(ctx: RequestContext): BulkPlan<SetMetricValueInput, MetricValueInput> {

@@ -218,12 +218,12 @@ export class PermissionsService {
    * exist yet creates it, else changes its five states.
    */
   applyBatch(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
-    return applyBulk(this.db, ctx, items, this.bulkPlan(ctx), opts);
+    return applyBulk(this.db, ctx, items, (c) => this.bulkPlan(c), opts);
   }
 
   /** `POST /permissions/bulk`. */
   bulk(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
-    return answerBulk(this.db, ctx, body, q, this.bulkPlan(ctx));
+    return answerBulk(this.db, ctx, body, q, (c) => this.bulkPlan(c));
   }
 
   private bulkPlan(ctx: RequestContext): BulkPlan<CreatePermissionDto, UpdatePermissionDto> {

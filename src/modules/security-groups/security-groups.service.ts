@@ -130,12 +130,12 @@ export class SecurityGroupsService {
    * single write's idempotent 200. A membership has nothing to change: an update of one answers it.
    */
   applyMembers(ctx: RequestContext, items: readonly BulkItemInput[], opts: BulkOptions): Promise<BulkRun> {
-    return applyBulk(this.db, ctx, items, this.membersPlan(ctx), opts);
+    return applyBulk(this.db, ctx, items, (c) => this.membersPlan(c), opts);
   }
 
   /** `POST /securitygroups/members/bulk`. */
   bulkMembers(ctx: RequestContext, body: BulkRequest, q: BulkQuery): Promise<BulkResultsDto> {
-    return answerBulk(this.db, ctx, body, q, this.membersPlan(ctx));
+    return answerBulk(this.db, ctx, body, q, (c) => this.membersPlan(c));
   }
 
   private membersPlan(ctx: RequestContext): BulkPlan<AddSecurityGroupMemberInput, SecurityGroupMemberInput> {

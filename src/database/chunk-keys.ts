@@ -1,13 +1,13 @@
-import type { BulkItemInput, BulkOutcome } from '../../http/wire/bulk.js';
-import type { FileRow } from './whole-file.js';
+import type { BulkItemInput, BulkOutcome } from '../http/wire/bulk.js';
 
 /**
- * Whether an import may write a chunk while the chunk before it commits (docs/imports.md, "Two
- * chunks at once"): only when the rows of the later chunk name none of the records the earlier one
- * wrote. A record is named by its `ID` and by the values of its collection's unique keys
- * (`uniqueKeys` of its bulk writes: `ExternalID`, a person's `UserName`); the later rows are
- * searched in every value they hold, references (`ExternalRefs`) included, so a row that updates,
- * refers to or takes the name of such a record waits for the earlier chunk's commit.
+ * Whether a chunk of bulk writes — of a request or of a file import — may be written while the
+ * chunk before it commits (docs/bulk.md, "Two chunks at once"): only when the items of the later
+ * chunk name none of the records the earlier one wrote. A record is named by its `ID` and by the
+ * values of its resource's unique keys (`uniqueKeys` of its bulk plan: `ExternalID`, a person's
+ * `UserName`); the later items are searched in every value they hold, references (`ExternalRefs`)
+ * included, so an item that updates, refers to or takes the name of such a record waits for the
+ * earlier chunk's commit.
  */
 
 /**
@@ -33,8 +33,11 @@ export function writtenKeys(items: readonly BulkItemInput[], outcomes: readonly 
   return keys;
 }
 
-/** Whether any value of the rows (at any depth: an `ExternalRefs` object's values too) is one of `keys`. */
-export function touches(rows: readonly FileRow[], keys: ReadonlySet<string>): boolean {
+/**
+ * Whether any of the values (a file's records, an item's Record and ExternalRefs), at any depth, is
+ * one of `keys`.
+ */
+export function touches(values: readonly unknown[], keys: ReadonlySet<string>): boolean {
   if (keys.size === 0) return false;
   const seen = (v: unknown): boolean => {
     if (typeof v === 'string') return v.trim() !== '' && keys.has(keyOf(v));
@@ -42,5 +45,5 @@ export function touches(rows: readonly FileRow[], keys: ReadonlySet<string>): bo
     if (v !== null && typeof v === 'object') return Object.values(v).some(seen);
     return false;
   };
-  return rows.some((row) => row.record !== null && seen(row.record));
+  return values.some(seen);
 }

@@ -1,12 +1,10 @@
-import type { BulkItemInput, BulkOutcome } from '../../http/wire/bulk.js';
+import type { BulkItemInput, BulkOutcome } from '../http/wire/bulk.js';
 import { keyOf, touches, writtenKeys } from './chunk-keys.js';
-import type { FileRow } from './whole-file.js';
 
-const row = (record: Record<string, unknown> | null, line = 2): FileRow => ({ line, record, problem: record ? null : 'cannot be read' });
 const item = (Record: Record<string, unknown>): BulkItemInput => ({ Op: 'upsert', Record });
 const outcome = (index: number, id: string | null, status = 200): BulkOutcome => ({ index, status, id, problem: null });
 
-describe('the keys that keep an import chunk from being written beside the commit of the chunk before it', () => {
+describe('the keys that keep a chunk of bulk writes from being written beside the commit of the chunk before it', () => {
   it('takes two values the unique indexes take for one as one key: case, accents, compatibility forms, spaces around', () => {
     expect(keyOf(' Émile ')).toBe(keyOf('emile'));
     expect(keyOf('STRASSE')).toBe(keyOf('straße'));
@@ -28,15 +26,15 @@ describe('the keys that keep an import chunk from being written beside the commi
     expect(writtenKeys([item({ ExternalID: 'E-1', UserName: 'Ada' })], [], ['ExternalID']).has('ada')).toBe(false);
   });
 
-  it('are found in any value of a later row: its key, a reference, a nested ExternalRefs, a list', () => {
+  it('are found in any value of a later record: its key, a reference, a nested ExternalRefs, a list', () => {
     const keys = new Set([keyOf('E-1'), keyOf('Ada')]);
-    expect(touches([row({ ExternalID: 'E-2', FirstName: 'Bob' })], keys)).toBe(false);
-    expect(touches([row({ ExternalID: 'e-1' })], keys)).toBe(true);
-    expect(touches([row({ ExternalID: 'E-2', UserName: 'ADA' })], keys)).toBe(true);
-    expect(touches([row({ ExternalID: 'E-2', ExternalRefs: { PrimaryReportsTo: 'E-1' } })], keys)).toBe(true);
-    expect(touches([row({ ExternalID: 'E-2', Tags: ['x', ' E-1 '] })], keys)).toBe(true);
+    expect(touches([{ ExternalID: 'E-2', FirstName: 'Bob' }], keys)).toBe(false);
+    expect(touches([{ ExternalID: 'e-1' }], keys)).toBe(true);
+    expect(touches([{ ExternalID: 'E-2', UserName: 'ADA' }], keys)).toBe(true);
+    expect(touches([{ ExternalID: 'E-2', ExternalRefs: { PrimaryReportsTo: 'E-1' } }], keys)).toBe(true);
+    expect(touches([{ ExternalID: 'E-2', Tags: ['x', ' E-1 '] }], keys)).toBe(true);
     // Rows that cannot be read, numbers, blanks and an empty set name nothing.
-    expect(touches([row(null), row({ Weight: 1, Note: '  ' })], keys)).toBe(false);
-    expect(touches([row({ ExternalID: 'E-1' })], new Set())).toBe(false);
+    expect(touches([null, { Weight: 1, Note: '  ' }], keys)).toBe(false);
+    expect(touches([{ ExternalID: 'E-1' }], new Set())).toBe(false);
   });
 });
