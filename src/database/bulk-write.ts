@@ -16,6 +16,7 @@ import { Turns } from '../common/tasks/turns.js';
 import { BULK_CHUNKS, type BulkChunkTiming } from '../common/logging/bulk-chunks.js';
 import type { GuidTenantEntity, IntTenantEntity } from './entities/base.entity.js';
 import { touches, writtenKeys } from './chunk-keys.js';
+import { ChunksInFlight, startChunk, type ChunkInFlight } from './chunks-in-flight.js';
 
 /** A table whose records carry an ExternalID (individuals, organizations). */
 export type KeyedEntity = EntityTarget<GuidTenantEntity & { externalId: string | null }>;
@@ -205,14 +206,11 @@ export async function applyBulk<C extends object, U extends object, K extends st
 export const BULK_OVERLAP = { started: 0, failed: 0 };
 
 /**
- * A chunk's transaction, started (see `runBatch`): `ready` once its items have run and its writes
- * and commit are under way, with the keys of the records they wrote (`written`, null when the plan
- * declares no unique keys) and the records they created or named (`added`); `done` once it
- * committed, with those of the run that committed.
+ * A chunk's transaction under way (see `runBatch`), with, once it is ready, the keys of the records
+ * its items wrote (`written`, null when the plan declares no unique keys) and the records they
+ * created or named (`added`); `done` answers those of the run that committed.
  */
-interface ChunkWriting {
-  ready: Promise<void>;
-  done: Promise<readonly Added[]>;
+interface ChunkWriting extends ChunkInFlight<readonly Added[]> {
   written: Set<string> | null;
   added: readonly Added[];
 }
@@ -247,33 +245,26 @@ async function runBatch<C extends object, U extends object, K extends string | n
   const turns = new Turns(BULK_SLICE_MS);
   const beside = !db.isSqlite && !db.inTransaction(ctx) && plan.uniqueKeys !== undefined;
   const writing = (c: RequestContext, chunk: readonly number[], start: Keys): ChunkWriting => {
-    let onReady!: () => void;
-    const w: ChunkWriting = { ready: new Promise<void>((resolve) => (onReady = resolve)), done: null!, written: null, added: [] };
     const batch = new Batch(db, c, items, c === ctx ? plan : planOf(c), start);
-    w.done = batch.write(chunk, outcomes, turns, (written, added) => {
-      w.written = written;
-      w.added = added;
-      onReady();
-    });
-    // A chunk that fails before its items have run is not ready: whoever waits for it hears why.
-    w.ready = Promise.race([w.ready, w.done.then(() => undefined)]);
-    w.ready.catch(() => undefined);
-    w.done.catch(() => undefined);
+    const w: ChunkWriting = {
+      written: null,
+      added: [],
+      ...startChunk((ready) =>
+        batch.write(chunk, outcomes, turns, (written, added) => {
+          w.written = written;
+          w.added = added;
+          ready();
+        }),
+      ),
+    };
     return w;
   };
-  /** The chunk in flight, whose writes and commit are under way. */
-  let inFlight: ChunkWriting | null = null;
-  /** The chunk in flight committed: the records it wrote are known to the chunks after it; throws what it failed with. */
-  const land = async (): Promise<void> => {
-    const w = inFlight;
-    if (!w) return;
-    inFlight = null;
-    landed.add(await w.done);
-  };
+  // A chunk that landed: the records it wrote are known to the chunks after it.
+  const writes = new ChunksInFlight<ChunkWriting, readonly Added[]>((added) => landed.add(added));
   try {
     for (let k = 0; k < order.length; k += BULK_CHUNK) {
       const chunk = order.slice(k, k + BULK_CHUNK);
-      const before: ChunkWriting | null = inFlight;
+      const before = writes.inFlight;
       if (
         beside &&
         before?.written &&
@@ -284,33 +275,16 @@ async function runBatch<C extends object, U extends object, K extends string | n
       ) {
         // It starts from the keys the chunk before knew once its items had run; it names none of
         // that chunk's records, so which of its runs commits changes nothing this one reads.
-        const w = writing(ctx.beside(), chunk, landed.with(before.added));
         BULK_OVERLAP.started++;
-        try {
-          await land();
-        } catch (e) {
-          await w.done.catch(() => undefined);
-          throw e;
-        }
-        inFlight = w;
-        if (
-          await w.ready.then(
-            () => true,
-            () => false,
-          )
-        )
-          continue;
-        inFlight = null;
+        if (await writes.beside(writing(ctx.beside(), chunk, landed.with(before.added)))) continue;
         BULK_OVERLAP.failed++;
       }
-      await land();
-      inFlight = writing(ctx, chunk, landed.copy());
-      await inFlight.ready;
+      await writes.alone(() => writing(ctx, chunk, landed.copy()));
     }
-    await land();
+    await writes.land();
   } catch (e) {
     // Nothing of the batch is left running when it answers.
-    await inFlight?.done.catch(() => undefined);
+    await writes.settled();
     throw e;
   }
   return outcomes;

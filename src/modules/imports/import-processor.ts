@@ -12,6 +12,7 @@ import { WireCodec } from '../../http/wire/codec.js';
 import { ServerLifecycle } from '../../http/pipeline/server-lifecycle.js';
 import { FileError, rowsOf, type FileRow, type ImportFormat } from './import-file.js';
 import { touches } from '../../database/chunk-keys.js';
+import { ChunksInFlight, startChunk, type ChunkInFlight } from '../../database/chunks-in-flight.js';
 import {
   apiTokenEnded,
   claimJob,
@@ -67,15 +68,12 @@ function kept(errors: StoredRowError[], failedBefore: number): StoredRowError[] 
 /** How processing the waiting rows ended: done (none waits), or the run's end when it stopped first. */
 type Settled = { done: true } | { done: false; run: ImportRun };
 
-/** A chunk's transaction under way (`ImportProcessor.writing`). */
-interface ChunkWriting {
+/** A chunk's transaction under way (`ImportProcessor.writing`); `done` answers the job's next row after it. */
+interface ChunkWriting extends ChunkInFlight<number> {
   /** The job's row after it: where the chunk after it begins. */
   to: number;
   /** The keys of the records it wrote, once `ready` (null: not known, so no chunk is written beside its commit). */
   keys: Set<string> | null;
-  ready: Promise<void>;
-  /** Its commit: the job's next row after it. */
-  done: Promise<number>;
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
@@ -200,43 +198,36 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     let since = performance.now();
     /** This run's chunks begun beside the commit of the one before, and those of them written again alone (the log's account). */
     const beside = { started: this.overlap.started, failed: this.overlap.failed };
-    /** The chunk whose commit is under way while the next chunk's rows are read (see `writing`). */
-    let inFlight: ChunkWriting | null = null;
-    /** The chunk in flight committed: its next row taken, counted and logged; throws what it failed with. */
-    const land = async (): Promise<void> => {
-      const f = inFlight;
-      if (!f) return;
-      inFlight = null;
-      next = await f.done;
+    /** The chunk whose commit is under way while the next chunk's rows are read (see `writing`); one that committed: its next row taken, counted and logged. */
+    const writes = new ChunksInFlight<ChunkWriting, number>((to) => {
+      next = to;
       chunks++;
       this.progress(job, next, started, at);
-    };
+    });
     /** Writes `rows` after the chunk in flight, alone: its rows written once that chunk committed, when requests had their turn. */
-    const alone = async (rows: FileRow[]): Promise<void> => {
-      await land();
-      // While requests are in flight, the import waits as long as its last chunk took (giveWay).
-      await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
-      since = performance.now();
-      // Each chunk has a context of its own (RequestContext.beside): its commit runs while the
-      // job's context reads on (the API token's check) and, at times, while the next chunk's runs.
-      const w = this.writing(ctx.beside(), job, next, rows, false);
-      inFlight = w;
-      await w.ready;
-    };
+    const alone = (rows: FileRow[]): Promise<void> =>
+      writes.alone(async () => {
+        // While requests are in flight, the import waits as long as its last chunk took (giveWay).
+        await giveWay(this.lifecycle.inFlightCount > 0, performance.now() - since, MAX_GIVE_WAY_MS);
+        since = performance.now();
+        // Each chunk has a context of its own (RequestContext.beside): its commit runs while the
+        // job's context reads on (the API token's check) and, at times, while the next chunk's runs.
+        return this.writing(ctx.beside(), job, next, rows, false);
+      });
     /** The chunk's turn: the job stopped here (the replica stopping, maxChunks reached) or failed (its credentials ended), or the chunk on its way (null). */
     const turn = async (): Promise<ImportRun | null> => {
-      if (chunks + (inFlight ? 1 : 0) >= maxChunks || this.stopped) {
-        await land();
+      if (chunks + (writes.inFlight ? 1 : 0) >= maxChunks || this.stopped) {
+        await writes.land();
         return this.stop(job, chunks, rows);
       }
       const ended = await this.credentialsEnded(ctx);
       if (ended) {
-        await land();
+        await writes.land();
         return this.end(ctx, job, 'failed', ended, null, chunks);
       }
       const these = chunk;
       chunk = [];
-      const before: ChunkWriting | null = inFlight;
+      const before = writes.inFlight;
       // Two chunks at once (docs/imports.md): this one's rows are written while the one before
       // commits, when no request waits and its rows name none of the records that one wrote.
       if (
@@ -248,25 +239,12 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
           before.keys,
         )
       ) {
-        const w = this.writing(ctx.beside(), job, before.to, these, true);
-        try {
-          await land();
-        } catch (e) {
-          await w.done.catch(() => undefined);
-          throw e;
-        }
-        inFlight = w;
-        const ready = await w.ready.then(
-          () => true,
-          () => false,
-        );
-        if (ready) {
+        if (await writes.beside(this.writing(ctx.beside(), job, before.to, these, true))) {
           since = performance.now();
           return null;
         }
         // It failed while the one before committed (a lost deadlock, the job moved on without it, the
         // database gone): written again alone, which answers as any chunk does if it fails again.
-        inFlight = null;
         this.overlap.failed++;
       }
       await alone(these);
@@ -286,13 +264,13 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
         const run = await turn();
         if (run) return run;
       }
-      await land();
+      await writes.land();
       this.logger.log(
         `import ${job.id} (site ${job.siteId}): the file read in ${chunks} chunks, ${this.overlap.started - beside.started} of them written beside the commit before (${this.overlap.failed - beside.failed} written again alone)`,
       );
     } catch (e) {
       // However the reading ended, the chunk in flight ends first: what was read before a file's error is written.
-      const landed = await land().then(
+      const landed = await writes.land().then(
         () => null,
         (failed: unknown) => failed,
       );
@@ -433,25 +411,20 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
    * commit is under way, with the keys of the records it wrote; `done` once it committed.
    */
   private writing(ctx: RequestContext, job: ImportJobRecord, from: number, rows: FileRow[], afterBefore: boolean): ChunkWriting {
-    let onReady!: (keys: Set<string> | null) => void;
     const w: ChunkWriting = {
       to: from + rows.length,
       keys: null,
-      // Told again when a chunk whose carried writes failed runs its rows again: the keys of that run, which commits.
-      ready: new Promise<void>((resolve) => {
-        onReady = (keys) => {
-          w.keys = keys;
-          resolve();
-        };
-      }),
-      done: null!,
+      ...startChunk((ready) =>
+        this.writeChunk(ctx, job, from, rows, null, {
+          afterBefore,
+          // Told again when a chunk whose carried writes failed runs its rows again: the keys of that run, which commits.
+          onReady: (keys) => {
+            w.keys = keys;
+            ready();
+          },
+        }),
+      ),
     };
-    w.done = this.writeChunk(ctx, job, from, rows, null, { afterBefore, onReady });
-    // A chunk that fails before its rows are written is not ready: whoever waits for it hears why.
-    w.ready = Promise.race([w.ready, w.done.then(() => undefined)]);
-    // Whoever waits for them later, neither is an unhandled rejection meanwhile.
-    w.ready.catch(() => undefined);
-    w.done.catch(() => undefined);
     if (afterBefore) this.overlap.started++;
     return w;
   }
