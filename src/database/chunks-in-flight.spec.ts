@@ -18,14 +18,19 @@ function chunk<T>() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** Chunks in flight, the first of them written alone and ready; `landed` hears what lands. */
+async function oneInFlight(landed: number[] = []) {
+  const writes = new ChunksInFlight<ChunkInFlight<number>, number>((v) => landed.push(v));
+  const a = chunk<number>();
+  const alone = writes.alone(() => a.w);
+  a.items();
+  await alone;
+  return { writes, a, landed };
+}
+
 describe('two chunks at once: the chunk in flight and the next beside it', () => {
   it('lands chunks in the order they started, each once, and takes the next beside the one in flight', async () => {
-    const landed: number[] = [];
-    const writes = new ChunksInFlight<ChunkInFlight<number>, number>((v) => landed.push(v));
-    const a = chunk<number>();
-    const alone = writes.alone(() => a.w);
-    a.items();
-    await alone;
+    const { writes, a, landed } = await oneInFlight();
     expect(writes.inFlight).toBe(a.w);
     const b = chunk<number>();
     const beside = writes.beside(b.w);
@@ -45,12 +50,7 @@ describe('two chunks at once: the chunk in flight and the next beside it', () =>
   });
 
   it('a chunk that fails before it is ready beside the one in flight is answered false, with nothing in flight, once that one landed', async () => {
-    const landed: number[] = [];
-    const writes = new ChunksInFlight<ChunkInFlight<number>, number>((v) => landed.push(v));
-    const a = chunk<number>();
-    const alone = writes.alone(() => a.w);
-    a.items();
-    await alone;
+    const { writes, a, landed } = await oneInFlight();
     const b = chunk<number>();
     const beside = writes.beside(b.w);
     b.fail(new Error('lost deadlock'));
@@ -61,11 +61,7 @@ describe('two chunks at once: the chunk in flight and the next beside it', () =>
   });
 
   it('when the chunk in flight fails, the one beside it ends first, then its failure is thrown', async () => {
-    const writes = new ChunksInFlight<ChunkInFlight<number>, number>(() => undefined);
-    const a = chunk<number>();
-    const alone = writes.alone(() => a.w);
-    a.items();
-    await alone;
+    const { writes, a } = await oneInFlight();
     const b = chunk<number>();
     let ended = false;
     void b.w.done.then(() => (ended = true));
