@@ -120,9 +120,10 @@ export interface BulkRun {
   committed: boolean;
   /**
    * The keys of the records the items name as theirs (chunk-keys.ts `writtenKeys`: their IDs and
-   * unique keys), when the plan declares its unique keys; null otherwise.
+   * unique keys), when the plan declares its unique keys; null otherwise. Computed when asked (a
+   * file import asks; a bulk route does not).
    */
-  keys: Set<string> | null;
+  keys(): Set<string> | null;
 }
 
 const logger = new Logger('Bulk');
@@ -177,7 +178,7 @@ export async function applyBulk<C extends object, U extends object, K extends st
   const run = (outcomes: BulkOutcome[], committed: boolean): BulkRun => ({
     outcomes,
     committed,
-    keys: uniqueKeys ? writtenKeys(items, outcomes, uniqueKeys) : null,
+    keys: () => (uniqueKeys ? writtenKeys(items, outcomes, uniqueKeys) : null),
   });
   if (!opts.atomic) {
     const outcomes = await runBatch(db, ctx, items, planOf);

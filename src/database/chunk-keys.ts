@@ -16,8 +16,14 @@ import type { BulkItemInput, BulkOutcome } from '../http/wire/bulk.js';
  * for one are one key here; a coarser key only makes chunks wait more often).
  */
 export function keyOf(value: string): string {
-  return value.trim().normalize('NFKD').replace(/\p{M}/gu, '').toUpperCase().toLowerCase();
+  const v = value.trim();
+  // Printable ASCII has no compatibility forms, accents or case beyond A–Z: most values of a
+  // chunk (a bulk request's 1,000 items are searched value by value) take this way.
+  if (PRINTABLE_ASCII.test(v)) return v.toLowerCase();
+  return v.normalize('NFKD').replace(/\p{M}/gu, '').toUpperCase().toLowerCase();
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** The keys of the records a chunk wrote: each item's `ID` and unique keys, and each outcome's record ID. */
 export function writtenKeys(items: readonly BulkItemInput[], outcomes: readonly BulkOutcome[], uniqueKeys: readonly string[]): Set<string> {

@@ -471,7 +471,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       let keys: Set<string> | null = new Set();
       if (items.length) {
         const run = await writer.apply(ctx, items, { atomic: false });
-        keys = run.keys;
+        keys = run.keys();
         for (const o of run.outcomes) {
           const externalId = text(items[o.index].Record.ExternalID);
           if (o.status < 300) written++;
