@@ -225,11 +225,12 @@ interface ChunkWriting extends ChunkInFlight<readonly Added[]> {
  * Two chunks at once (docs/bulk.md): on MySQL/MariaDB, when the chunks are transactions of their
  * own and the plan declares its unique keys, a chunk whose items name none of the records the
  * chunk before it wrote runs its items while that chunk's writes and commit are under way, on a
- * connection, a context and a plan of its own. Its commit waits in the database for the one before
- * (the site's change sequence, taken with each commit's audit rows, is locked until it commits),
- * so two chunks cannot deadlock through a wait in the service, and the records either names are
- * the other's to neither. One that fails beside the commit before (a lost deadlock, a database
- * that is gone) is written again alone once that commit has ended.
+ * connection, a context and a plan of its own. Nothing here waits for one chunk inside the
+ * other's transaction, so any wait between the two is the database's, which finds a cycle at once.
+ * Their commits are not ordered: both take the site's change sequence with their audit rows, and
+ * the later may take it first; the records either names are the other's to neither, so what is
+ * stored is the same either way. One that fails beside the commit before (a lost deadlock, a
+ * database that is gone) is written again alone once that commit has ended.
  */
 async function runBatch<C extends object, U extends object, K extends string | number>(
   db: TenantDb,

@@ -2,9 +2,10 @@
  * Two chunks at once (docs/bulk.md, "Two chunks at once"), for a bulk request's chunks and a file
  * import's: the chunk in flight, whose writes and commit are under way, and the next, running its
  * items beside it on a connection of its own. What decides whether a chunk may run beside the one
- * before (chunk-keys.ts) and what a chunk is, is the caller's; this holds the order: chunks land —
- * commit and are counted — in the order they started, and nothing is left running when the caller
- * ends.
+ * before (chunk-keys.ts) and what a chunk is, is the caller's; this holds the order they land in:
+ * each chunk's result, once it committed, is told in the order the chunks started (the order of
+ * the commits themselves is the database's: an import's job row keeps it, a request's does not
+ * need it), and nothing is left running when the caller ends.
  */
 
 /** A chunk's transaction under way: `ready` once its items have run and its writes and commit are under way; `done` once it committed. */
