@@ -97,7 +97,7 @@ export interface BulkPlan<C extends object, U extends object, K extends string |
    * `ID`, when they are all of the table's unique keys: `ExternalID`, a person's `UserName`. Given,
    * a chunk whose items name none of the records the chunk before it wrote is written while that
    * chunk commits (docs/bulk.md, "Two chunks at once"), and a run answers the keys of the records
-   * it wrote (`BulkRun.keys`, what a file import decides the same by). Left out, chunks are written
+   * it wrote (`BulkRun.keys()`, what a file import decides the same by). Left out, chunks are written
    * one after another.
    */
   uniqueKeys?: readonly string[];
