@@ -174,14 +174,15 @@ export async function applyBulk<C extends object, U extends object, K extends st
   planOf: BulkPlanOf<C, U, K>,
   opts: BulkOptions,
 ): Promise<BulkRun> {
-  const { uniqueKeys } = planOf(ctx);
+  const plan = planOf(ctx);
+  const { uniqueKeys } = plan;
   const run = (outcomes: BulkOutcome[], committed: boolean): BulkRun => ({
     outcomes,
     committed,
     keys: () => (uniqueKeys ? writtenKeys(items, outcomes, uniqueKeys) : null),
   });
   if (!opts.atomic) {
-    const outcomes = await runBatch(db, ctx, items, planOf);
+    const outcomes = await runBatch(db, ctx, items, plan, planOf);
     return run(
       outcomes,
       outcomes.some((o) => o.status < 300),
@@ -190,7 +191,7 @@ export async function applyBulk<C extends object, U extends object, K extends st
   let outcomes: BulkOutcome[] = [];
   try {
     await db.savepoint(ctx, async () => {
-      outcomes = await runBatch(db, ctx, items, planOf);
+      outcomes = await runBatch(db, ctx, items, plan, planOf);
       if (outcomes.some((o) => o.status >= 300)) throw new AtomicRollback();
     });
     return run(outcomes, true);
@@ -207,12 +208,11 @@ export async function applyBulk<C extends object, U extends object, K extends st
 export const BULK_OVERLAP = { started: 0, failed: 0 };
 
 /**
- * A chunk's transaction under way (see `runBatch`), with, once it is ready, the keys of the records
- * its items wrote (`written`, null when the plan declares no unique keys) and the records they
- * created or named (`added`); `done` answers those of the run that committed.
+ * A chunk's transaction under way (see `runBatch`): its items' indexes and, once it is ready, the
+ * records they created or named (`added`); `done` answers those of the run that committed.
  */
 interface ChunkWriting extends ChunkInFlight<readonly Added[]> {
-  written: Set<string> | null;
+  chunk: readonly number[];
   added: readonly Added[];
 }
 
@@ -236,24 +236,33 @@ async function runBatch<C extends object, U extends object, K extends string | n
   db: TenantDb,
   ctx: RequestContext,
   items: readonly BulkItemInput[],
+  plan: BulkPlan<C, U, K>,
   planOf: BulkPlanOf<C, U, K>,
 ): Promise<BulkOutcome[]> {
-  const plan = planOf(ctx);
   const landed = new Keys(plan.externalIds !== false ? (plan.entity as KeyedEntity) : null);
   const first = new Batch(db, ctx, items, plan, landed);
   await first.lookUp();
   const outcomes: BulkOutcome[] = new Array(items.length);
   const order = first.order();
   const turns = new Turns(BULK_SLICE_MS);
-  const beside = !db.isSqlite && !db.inTransaction(ctx) && plan.uniqueKeys !== undefined;
+  const uniqueKeys = !db.isSqlite && !db.inTransaction(ctx) ? plan.uniqueKeys : undefined;
+  /** Whether `chunk` names a record the chunk in flight (ready: its items have run) wrote. */
+  const touchesBefore = (chunk: readonly number[], before: ChunkWriting, keys: readonly string[]) =>
+    touches(
+      chunk.map((i) => items[i]),
+      writtenKeys(
+        before.chunk.map((i) => items[i]),
+        before.chunk.map((i) => outcomes[i]),
+        keys,
+      ),
+    );
   const writing = (c: RequestContext, chunk: readonly number[], start: Keys): ChunkWriting => {
     const batch = new Batch(db, c, items, c === ctx ? plan : planOf(c), start);
     const w: ChunkWriting = {
-      written: null,
+      chunk,
       added: [],
       ...startChunk((ready) =>
-        batch.write(chunk, outcomes, turns, (written, added) => {
-          w.written = written;
+        batch.write(chunk, outcomes, turns, (added) => {
           w.added = added;
           ready();
         }),
@@ -267,21 +276,15 @@ async function runBatch<C extends object, U extends object, K extends string | n
     for (let k = 0; k < order.length; k += BULK_CHUNK) {
       const chunk = order.slice(k, k + BULK_CHUNK);
       const before = writes.inFlight;
-      if (
-        beside &&
-        before?.written &&
-        !touches(
-          chunk.map((i) => items[i]),
-          before.written,
-        )
-      ) {
+      if (uniqueKeys && before && !touchesBefore(chunk, before, uniqueKeys)) {
         // It starts from the keys the chunk before knew once its items had run; it names none of
         // that chunk's records, so which of its runs commits changes nothing this one reads.
         BULK_OVERLAP.started++;
         if (await writes.beside(writing(ctx.beside(), chunk, landed.with(before.added)))) continue;
         BULK_OVERLAP.failed++;
       }
-      await writes.alone(() => writing(ctx, chunk, landed.copy()));
+      // (A chunk alone may start from the landed keys themselves: they change only once it has committed.)
+      await writes.alone(() => writing(ctx, chunk, landed));
     }
     await writes.land();
   } catch (e) {
@@ -379,22 +382,15 @@ class Batch<C extends object, U extends object, K extends string | number> {
 
   /**
    * One chunk's items in one transaction (see `runBatch`), their outcomes set in `outcomes`:
-   * `ready` is told, with the keys of the records they wrote (null when the plan declares no
-   * unique keys) and those they created or named, once they have run and the chunk's writes and
-   * commit are under way. Answers the records of the run that committed.
+   * `ready` is told, with the records they created or named, once they have run and the chunk's
+   * writes and commit are under way. Answers the records of the run that committed.
    */
-  async write(
-    chunk: readonly number[],
-    outcomes: BulkOutcome[],
-    turns: Turns,
-    ready: (written: Set<string> | null, added: readonly Added[]) => void,
-  ): Promise<readonly Added[]> {
+  async write(chunk: readonly number[], outcomes: BulkOutcome[], turns: Turns, ready: (added: readonly Added[]) => void): Promise<readonly Added[]> {
     // What the chunk spends, for the metrics (BULK_CHUNKS), when anyone listens.
     const timed = BULK_CHUNKS.hasSubscribers;
     const started = timed ? performance.now() : 0;
     let read = 0;
     let ran = 0;
-    const { uniqueKeys } = this.plan;
     // A chunk carries its items' held writes to its end (multi-row INSERTs, docs/bulk.md "Round
     // trips"), and runs again from its start when it must (in a transaction of its own, or from
     // its savepoint in the request's).
@@ -408,16 +404,7 @@ class Batch<C extends object, U extends object, K extends string | number> {
         await turns.take();
       }
       if (timed) ran = performance.now();
-      ready(
-        uniqueKeys
-          ? writtenKeys(
-              chunk.map((i) => this.items[i]),
-              chunk.map((i) => outcomes[i]),
-              uniqueKeys,
-            )
-          : null,
-        this.added,
-      );
+      ready(this.added);
     });
     if (timed) {
       const timing: BulkChunkTiming = {

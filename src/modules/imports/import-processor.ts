@@ -72,8 +72,8 @@ type Settled = { done: true } | { done: false; run: ImportRun };
 interface ChunkWriting extends ChunkInFlight<number> {
   /** The job's row after it: where the chunk after it begins. */
   to: number;
-  /** The keys of the records it wrote, once `ready` (null: not known, so no chunk is written beside its commit). */
-  keys: Set<string> | null;
+  /** The keys of the records it wrote, once `ready`, computed when asked (null: not known, so no chunk is written beside its commit). */
+  keys: () => Set<string> | null;
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
@@ -230,13 +230,13 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       const before = writes.inFlight;
       // Two chunks at once (docs/imports.md): this one's rows are written while the one before
       // commits, when no request waits and its rows name none of the records that one wrote.
+      const keys = overlaps && before && this.lifecycle.inFlightCount === 0 ? before.keys() : null;
       if (
-        overlaps &&
-        before?.keys &&
-        this.lifecycle.inFlightCount === 0 &&
+        before &&
+        keys &&
         !touches(
           these.map((row) => row.record),
-          before.keys,
+          keys,
         )
       ) {
         if (await writes.beside(this.writing(ctx.beside(), job, before.to, these, true))) {
@@ -413,7 +413,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
   private writing(ctx: RequestContext, job: ImportJobRecord, from: number, rows: FileRow[], afterBefore: boolean): ChunkWriting {
     const w: ChunkWriting = {
       to: from + rows.length,
-      keys: null,
+      keys: () => null,
       ...startChunk((ready) =>
         this.writeChunk(ctx, job, from, rows, null, {
           afterBefore,
@@ -442,7 +442,7 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
     from: number,
     rows: FileRow[],
     totalRows: number | null,
-    ahead?: { afterBefore: boolean; onReady: (keys: Set<string> | null) => void },
+    ahead?: { afterBefore: boolean; onReady: (keys: () => Set<string> | null) => void },
   ): Promise<number> {
     const writer = this.writers.ofPath(job.kind)!;
     const ours = async (): Promise<ImportJobRecord> => {
@@ -468,10 +468,10 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       });
       let written = 0;
       // The keys of the records the chunk wrote (none when no row could be read).
-      let keys: Set<string> | null = new Set();
+      let keys: () => Set<string> | null = () => new Set();
       if (items.length) {
         const run = await writer.apply(ctx, items, { atomic: false });
-        keys = run.keys();
+        keys = run.keys;
         for (const o of run.outcomes) {
           const externalId = text(items[o.index].Record.ExternalID);
           if (o.status < 300) written++;
