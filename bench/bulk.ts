@@ -32,6 +32,7 @@ import {
   type BulkPhases,
   call,
   createDatabase,
+  databasePid,
   fmt,
   importCsv,
   dbRowCounter,
@@ -42,6 +43,7 @@ import {
   noPhases,
   num,
   peopleCsv,
+  quietAll,
   settle,
   startService,
   startYardstick,
@@ -159,7 +161,20 @@ async function main(): Promise<void> {
     const dbRows = { serviceNew: { ins: 0, upd: 0 }, serviceChanged: { ins: 0, upd: 0 }, rawNew: { ins: 0, upd: 0 }, rawChanged: { ins: 0, upd: 0 } };
     // And where the service's chunks spent their time, from its metrics (docs/operations.md, "Metrics").
     const phases = { serviceNew: noPhases(), serviceChanged: noPhases() };
+    // Each step starts on a quiet machine: the service, the yardstick and the local database idle
+    // (what the step before left running, the service's deferred work or the database's purge and
+    // page flushing, would otherwise be timed with whichever step came next).
+    const dbPid = sqlite ? null : databasePid();
+    const waits = Object.fromEntries(Object.keys(t).map((k) => [k, { waitedMs: 0, cpuMs: [0, 0, 0], steps: 0 }])) as Record<
+      keyof typeof t,
+      { waitedMs: number; cpuMs: number[]; steps: number }
+    >;
     const step = async (key: keyof typeof t, fn: () => Promise<void>) => {
+      const q = await quietAll([service.pid, raw.pid, dbPid], `${origin}/health/ready`);
+      const w = waits[key];
+      w.waitedMs += q.waitedMs;
+      q.cpuMs.forEach((ms, k) => (w.cpuMs[k] += ms));
+      w.steps++;
       const before = await counter?.read();
       const spent = key in phases && metrics ? await bulkPhases(metrics, 'Individual') : null;
       t[key].push(await seconds(fn));
@@ -187,6 +202,12 @@ async function main(): Promise<void> {
         `bulk round ${r + 1}/${ROUNDS}: service ${fmt(t.serviceNew[r], 2)} s new, ${fmt(t.serviceChanged[r], 2)} s changed; limit ${fmt(t.rawNew[r], 3)} s, ${fmt(t.rawChanged[r], 3)} s`,
       );
     }
+    // What each step left running: the wait before the step after it (the order alternates).
+    for (const [key, w] of Object.entries(waits))
+      log(
+        `quiet before ${key}: ${fmt(w.waitedMs / w.steps)} ms a round; CPU meanwhile (ms): service ${fmt(w.cpuMs[0] / w.steps)}, yardstick ${fmt(w.cpuMs[1] / w.steps)}` +
+          (dbPid ? `, database ${fmt(w.cpuMs[2] / w.steps)}` : ''),
+      );
     const rate = (xs: number[]) => ROWS / median(xs);
     for (const [what, svc, lim] of [
       [`bulk upsert of ${fmt(ROWS)} new individuals`, t.serviceNew, t.rawNew],

@@ -205,6 +205,37 @@ export async function settle(pid: number, readyUrl?: string): Promise<void> {
 }
 
 /**
+ * Waits until every process of `pids` (nulls skipped: no local database) is idle in the same 200 ms
+ * window (at most 20 ms of CPU each) and the service's ready URL answers at once: what the step
+ * before left running (the service's deferred work, the database's purge and flushing) ends before
+ * the next is timed. Answers how long it waited and the CPU each process spent meanwhile (ms).
+ */
+export async function quietAll(
+  pids: readonly (number | null)[],
+  readyUrl?: string,
+  maxMs = 120_000,
+): Promise<{ waitedMs: number; cpuMs: number[]; quiet: boolean }> {
+  const ps = pids.filter((p): p is number => p !== null);
+  const start = ps.map(cpuMs);
+  const t0 = Date.now();
+  let quiet = false;
+  while (!quiet && Date.now() - t0 < maxMs) {
+    const before = ps.map(cpuMs);
+    const t1 = Date.now();
+    const ready = readyUrl
+      ? await fetch(readyUrl).then(
+          (r) => r.ok,
+          () => false,
+        )
+      : true;
+    const ms = Date.now() - t1;
+    await sleep(200);
+    quiet = ready && ms < 100 && ps.every((p, k) => cpuMs(p) - before[k] <= 20);
+  }
+  return { waitedMs: Date.now() - t0, cpuMs: ps.map((p, k) => cpuMs(p) - start[k]), quiet };
+}
+
+/**
  * Runs one load job against the process `pid` answers for and waits until it is idle again:
  * the result and the CPU (ms) the process spent meanwhile, and that of the database server
  * `dbPid` over the same window when one is given (NaN without).

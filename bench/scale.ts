@@ -34,6 +34,7 @@ import {
   awaitSummaries,
   call,
   createDatabase,
+  databasePid,
   exportRows,
   fmt,
   importCsv,
@@ -42,7 +43,7 @@ import {
   migrateFirst,
   num,
   peopleCsv,
-  settle,
+  quietAll,
   startService,
   startYardstick,
   stopProcess,
@@ -100,6 +101,7 @@ async function main(): Promise<void> {
   const sqlite = process.argv.includes('--sqlite');
   const started = Date.now();
   const database = await createDatabase(sqlite);
+  const dbPid = sqlite ? null : databasePid();
   migrateFirst(database.url);
   const { service, origin } = await startService(database.url, PASSWORD);
   const { raw, rawOrigin } = await startYardstick(database.url);
@@ -119,8 +121,13 @@ async function main(): Promise<void> {
     lines.push(
       `| the importing service's RSS, peak (read every 100 ms; during the POST that stored and checked the file: ${fmt(imp.postPeakRssMb)} MB) | ${fmt(imp.peakRssMb)} MB | ≤ 400 MB | ${verdict(imp.peakRssMb <= 400)} |`,
     );
-    // The import's changes reach the whole site: its summaries are built again, and the rows are measured after.
+    // The import's changes reach the whole site: its summaries are built again, and the rows are measured after,
+    // once the database has done what the import left it (its purge, flushing pages).
     await awaitSummaries(origin, token, [`/v4/organizations/${me.PrimaryOrganizationID}/dashboards`], SUMMARY_WAIT);
+    const afterImport = await quietAll([service.pid, raw.pid, dbPid], `${origin}/health/ready`, SUMMARY_WAIT * 1000);
+    log(
+      `after the import: ${afterImport.quiet ? 'quiet' : '**not quiet**'} after ${fmt(afterImport.waitedMs / 1000, 1)} s (CPU meanwhile, ms: service, yardstick${dbPid ? ', database' : ''}: ${afterImport.cpuMs.map((ms) => fmt(ms)).join(', ')})`,
+    );
 
     const t0 = Date.now();
     const { ids, lastCursor, pages } = await walk(origin, token);
@@ -152,9 +159,15 @@ async function main(): Promise<void> {
       const rows = (await call(origin, token, 'GET', j.requests[0].path)) as unknown[];
       if (rows.length !== 100) throw new Error(`${name}: ${rows.length} rows, not 100`);
     }
+    // Each half of a row starts on a quiet machine: the service, the yardstick and the local database
+    // idle (the database's purge and page flushing after the import and the writes are not timed with
+    // the reads after them).
     const settleAll = async () => {
-      await settle(service.pid, `${origin}/health/ready`);
-      await settle(raw.pid);
+      const q = await quietAll([service.pid, raw.pid, dbPid], `${origin}/health/ready`);
+      if (q.waitedMs > 2000 || !q.quiet)
+        log(
+          `waited ${fmt(q.waitedMs / 1000, 1)} s for quiet (${q.quiet ? 'quiet' : '**not quiet**'}; CPU meanwhile, ms: ${q.cpuMs.map((ms) => fmt(ms)).join(', ')})`,
+        );
     };
     /** One second of each job first, the processes idle before each. */
     const warm = async (jobs: readonly LoadJob[]) => {
