@@ -5,7 +5,7 @@ import { GoalEntity } from '../../src/database/entities/goal.entity.js';
 import { IndividualEntity } from '../../src/database/entities/individual.entity.js';
 import { OrganizationMemberEntity } from '../../src/database/entities/organization-member.entity.js';
 import { OrganizationEntity } from '../../src/database/entities/organization.entity.js';
-import type { PeriodEntity } from '../../src/database/entities/period.entity.js';
+import { PeriodEntity } from '../../src/database/entities/period.entity.js';
 import { TaskEntity } from '../../src/database/entities/task.entity.js';
 import { pruneBatch } from '../../src/database/queries/audit.js';
 import { TenantDb } from '../../src/database/tenant-db.js';
@@ -394,6 +394,54 @@ describe('dashboard summaries', () => {
     } finally {
       on = main;
     }
+  });
+
+  it('a site without periods: the builder follows its writes without reading its trail and stores nothing; its first period builds it whole, and its last period deleted drops its summaries', async () => {
+    const bare = await createSite(t, { name: 'No Periods Co' });
+    const builder = t.app.get(SummaryBuilder);
+    const seqOf = async (q: string) => Number(((await t.ds.query(q, [bare.siteId])) as { n: number | string | null }[])[0]?.n ?? -1);
+    const builtUpToNow = async () => {
+      const upTo = await seqOf('SELECT seq AS n FROM change_seqs WHERE site_id = ?');
+      for (let tries = 0; (await seqOf('SELECT built_seq AS n FROM dashboard_summary_state WHERE site_id = ?')) < upTo; tries++) {
+        if (tries > 200) throw new Error(`the summaries of site ${bare.siteId} are not built up to ${upTo}`);
+        await sleep(50);
+      }
+    };
+    const stored = () => seqOf('SELECT COUNT(*) AS n FROM dashboard_summaries WHERE site_id = ?');
+    // Built once as it is (a new site is built whole, which reads no trail); then its writes.
+    await builtUpToNow();
+    await builder.idle();
+    let unit: OrganizationEntity | undefined;
+    let nia: TestPerson | undefined;
+    const { statements, parameters } = await statementsOf(t, async () => {
+      unit = await createUnit(t, bare.siteId, { name: 'D', department: true, parentId: bare.orgId });
+      nia = await createPerson(t, { siteId: bare.siteId, orgId: unit.id }, { firstName: 'Nia' });
+      await builtUpToNow();
+      await builder.idle();
+    });
+    // Nothing read this site's trail (the builder is its only reader here) and nothing was stored.
+    expect(statements.filter((q, i) => parameters[i].includes(bare.siteId) && /FROM audit_log\b/.test(q))).toEqual([]);
+    expect(await stored()).toBe(0);
+
+    // Its first period: the whole site is built, every figure equal to the records'.
+    const first = await createPeriod(t, bare.siteId, { name: 'Now', start: new Date(Date.now() - 30 * DAY), end: new Date(Date.now() + 30 * DAY) });
+    const main = on;
+    on = { token: () => bare.admin.token, periodId: () => first.id };
+    try {
+      const written = new Date();
+      expect((await fromSummaries('organizations', bare.orgId, written)).body).toMatchObject({ PersonalGoalsTotal: 0 });
+      await fromSummaries('departments', unit!.id, written);
+      await fromSummaries('individuals', nia!.individualId, written);
+      // One row for the organization, the department, Nia and the administrator.
+      expect(await stored()).toBe(4);
+    } finally {
+      on = main;
+    }
+    // Its last period deleted: the summaries it held go.
+    await write(bare.siteId, PeriodEntity).remove(first.id);
+    await builtUpToNow();
+    await builder.idle();
+    expect(await stored()).toBe(0);
   });
 
   it('answers from the records when the builder is stopped, still reflecting every committed write', async () => {

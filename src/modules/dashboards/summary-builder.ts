@@ -132,6 +132,16 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
     // On SQLite the claim's read may have seen a request transaction's uncommitted sequence number
     // (committedSequence explains); MySQL/MariaDB reads committed rows only.
     const upTo = this.db.isSqlite ? await committedSequence(this.db, siteId) : state.currentSeq;
+    // Every dashboard row is of a period: a site without one has nothing to build, however much it
+    // writes (a nightly feed into a site that keeps no periods). Its trail is not read; what its
+    // summaries held (periods since deleted) goes, and the cursor moves on. A period created later
+    // is a change past this cursor, which builds the whole site (summary-targets.ts).
+    const periods = await sitePeriods(this.db, ctx);
+    if (!periods.length) {
+      await dropOtherPeriods(this.db, siteId, []);
+      if (!(await moveSummaryCursor(this.db, siteId, this.owner, { builtSeq: upTo, timeAt: now, validUntil: null }))) throw new Error('lease lost');
+      return true;
+    }
     let dirty: DirtyRows | null = null;
     /** The primary unit of each person created among the changes, as they left it. */
     const primaryOf = new Map<string, string | null>();
@@ -152,7 +162,6 @@ export class SummaryBuilder implements OnApplicationBootstrap, OnApplicationShut
         return true;
       }
     }
-    const periods = await sitePeriods(this.db, ctx);
     const settings = await loadSettings(this.db, ctx);
     const thresholds = [settings.Threshold1, settings.Threshold2, settings.Threshold3] as const;
     if (dirty === null) await dropOtherPeriods(this.db, siteId, []);
