@@ -189,26 +189,15 @@ export async function stopProcess(p: Proc | undefined, signal: NodeJS.Signals = 
  * may still hold connections after its client left).
  */
 export async function settle(pid: number, readyUrl?: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const before = cpuMs(pid);
-    const t0 = Date.now();
-    const ready = readyUrl
-      ? await fetch(readyUrl).then(
-          (r) => r.ok,
-          () => false,
-        )
-      : true;
-    const ms = Date.now() - t0;
-    await sleep(200);
-    if (ready && ms < 100 && cpuMs(pid) - before <= 20) return;
-  }
+  await quietAll([pid], readyUrl, 60_000);
 }
 
 /**
  * Waits until every process of `pids` (nulls skipped: no local database) is idle in the same 200 ms
  * window (at most 20 ms of CPU each) and the service's ready URL answers at once: what the step
  * before left running (the service's deferred work, the database's purge and flushing) ends before
- * the next is timed. Answers how long it waited and the CPU each process spent meanwhile (ms).
+ * the next is timed; at most `maxMs`. Answers how long it waited, the CPU each process spent
+ * meanwhile (ms), and whether they were quiet in the end.
  */
 export async function quietAll(
   pids: readonly (number | null)[],
