@@ -66,7 +66,7 @@ import {
   post,
   Proc,
   rssMb,
-  settle,
+  quietAll,
   serviceNodeFlags,
   startService,
   startYardstick,
@@ -411,9 +411,13 @@ async function main(): Promise<void> {
     const rows = allRows.filter((r) => wanted.includes(r) || wanted.some((w) => w.versus === r.name));
     const originOf = (r: Row) => (r.target === 'raw' ? rawOrigin : origin);
     const pidOf = (r: Row) => (r.target === 'raw' ? raw!.pid : service!.pid);
+    // Each row and each half of its baseline starts on a quiet machine: the service, the yardstick
+    // and the local database idle in the same 200 ms (what a write row left the database, its purge
+    // and page flushing, is not timed with the row after it).
     const settleAll = async () => {
-      await settle(service!.pid, `${origin}/health/ready`);
-      await settle(raw!.pid);
+      const q = await quietAll([service!.pid, raw!.pid, dbPid], `${origin}/health/ready`);
+      if (!q.quiet)
+        log(`**not quiet** after ${fmt(q.waitedMs / 1000, 1)} s (CPU meanwhile, ms: ${q.cpuMs.map((ms) => fmt(ms)).join(', ')}); measured all the same`);
     };
     // A `once` row's next unused request, across warm-up and rounds.
     const offsets = new Map<Row, number>();
