@@ -67,6 +67,7 @@ import {
   Proc,
   rssMb,
   quietAll,
+  quietText,
   serviceNodeFlags,
   startService,
   startYardstick,
@@ -416,8 +417,7 @@ async function main(): Promise<void> {
     // and page flushing, is not timed with the row after it).
     const settleAll = async () => {
       const q = await quietAll([service!.pid, raw!.pid, dbPid], `${origin}/health/ready`);
-      if (!q.quiet)
-        log(`**not quiet** after ${fmt(q.waitedMs / 1000, 1)} s (CPU meanwhile, ms: ${q.cpuMs.map((ms) => fmt(ms)).join(', ')}); measured all the same`);
+      if (!q.quiet) log(`${quietText(q)}; measured all the same`);
     };
     // A `once` row's next unused request, across warm-up and rounds.
     const offsets = new Map<Row, number>();

@@ -44,6 +44,7 @@ import {
   num,
   peopleCsv,
   quietAll,
+  quietText,
   settle,
   startService,
   startYardstick,
@@ -171,8 +172,7 @@ async function main(): Promise<void> {
     >;
     const step = async (key: keyof typeof t, fn: () => Promise<void>) => {
       const q = await quietAll([service.pid, raw.pid, dbPid], `${origin}/health/ready`);
-      if (!q.quiet)
-        log(`${key}: **not quiet** after ${fmt(q.waitedMs / 1000, 1)} s (CPU meanwhile, ms: ${q.cpuMs.map((ms) => fmt(ms)).join(', ')}); timed all the same`);
+      if (!q.quiet) log(`${key}: ${quietText(q)}; timed all the same`);
       const w = waits[key];
       w.waitedMs += q.waitedMs;
       q.cpuMs.forEach((ms, k) => (w.cpuMs[k] += ms));

@@ -224,6 +224,11 @@ export async function quietAll(
   return { waitedMs: Date.now() - t0, cpuMs: ps.map((p, k) => cpuMs(p) - start[k]), quiet };
 }
 
+/** How a wait of quietAll ended, for the log: quiet or not, after how long, and each process's CPU meanwhile (in the order asked). */
+export function quietText(q: { waitedMs: number; cpuMs: number[]; quiet: boolean }): string {
+  return `${q.quiet ? 'quiet' : '**not quiet**'} after ${fmt(q.waitedMs / 1000, 1)} s (CPU meanwhile, ms: ${q.cpuMs.map((ms) => fmt(ms)).join(', ')})`;
+}
+
 /**
  * Runs one load job against the process `pid` answers for and waits until it is idle again:
  * the result and the CPU (ms) the process spent meanwhile, and that of the database server

@@ -44,6 +44,7 @@ import {
   num,
   peopleCsv,
   quietAll,
+  quietText,
   startService,
   startYardstick,
   stopProcess,
@@ -125,9 +126,7 @@ async function main(): Promise<void> {
     // once the database has done what the import left it (its purge, flushing pages).
     await awaitSummaries(origin, token, [`/v4/organizations/${me.PrimaryOrganizationID}/dashboards`], SUMMARY_WAIT);
     const afterImport = await quietAll([service.pid, raw.pid, dbPid], `${origin}/health/ready`, SUMMARY_WAIT * 1000);
-    log(
-      `after the import: ${afterImport.quiet ? 'quiet' : '**not quiet**'} after ${fmt(afterImport.waitedMs / 1000, 1)} s (CPU meanwhile, ms: service, yardstick${dbPid ? ', database' : ''}: ${afterImport.cpuMs.map((ms) => fmt(ms)).join(', ')})`,
-    );
+    log(`after the import (service, yardstick${dbPid ? ', database' : ''}): ${quietText(afterImport)}`);
 
     const t0 = Date.now();
     const { ids, lastCursor, pages } = await walk(origin, token);
@@ -164,10 +163,7 @@ async function main(): Promise<void> {
     // the reads after them).
     const settleAll = async () => {
       const q = await quietAll([service.pid, raw.pid, dbPid], `${origin}/health/ready`);
-      if (q.waitedMs > 2000 || !q.quiet)
-        log(
-          `waited ${fmt(q.waitedMs / 1000, 1)} s for quiet (${q.quiet ? 'quiet' : '**not quiet**'}; CPU meanwhile, ms: ${q.cpuMs.map((ms) => fmt(ms)).join(', ')})`,
-        );
+      if (q.waitedMs > 2000 || !q.quiet) log(`before a row: ${quietText(q)}`);
     };
     /** One second of each job first, the processes idle before each. */
     const warm = async (jobs: readonly LoadJob[]) => {
