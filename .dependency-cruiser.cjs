@@ -126,6 +126,14 @@ module.exports = {
       to: { path: '\\.entity\\.ts$', pathNot: '^src/database/entities/' },
     },
     {
+      name: 'exceljs-on-first-use',
+      severity: 'error',
+      comment:
+        'exceljs (the XLSX reader, with the zip and promise libraries it loads) is imported where an XLSX file is read (`await import`), never at start: a replica that reads none does not hold it (docs/imports.md, "Memory").',
+      from: { path: '^src/', pathNot: '\\.spec\\.ts$' },
+      to: { path: 'node_modules/exceljs/', dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    },
+    {
       name: 'no-unresolvable',
       severity: 'error',
       comment: 'An import that resolves to no file.',

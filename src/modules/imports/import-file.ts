@@ -2,7 +2,6 @@ import { createInterface } from 'node:readline';
 import { rm } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
-import ExcelJS from 'exceljs';
 import { mediaTypeOf } from '../../http/pipeline/negotiation.js';
 import { FileError, MAX_ROW_BYTES, type FileRow } from './whole-file.js';
 import { wholeFileRows } from './whole-file-reader.js';
@@ -228,6 +227,8 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
   // A file exceljs makes after the reading ended (its unzipping goes on while the source fails) is
   // removed as soon as it is open (`countUnpacked`, `removeOnceOpen`).
   const unpacked: Unpacked = { files: [], ended: false };
+  // Loaded on the first XLSX file a replica reads: a replica that never reads one never holds exceljs and what it loads (docs/imports.md, "The file").
+  const { default: ExcelJS } = await import('exceljs');
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, {
     worksheets: 'emit',
     sharedStrings: 'cache',
