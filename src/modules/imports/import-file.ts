@@ -227,7 +227,7 @@ async function* xlsxRowsOnce(source: Readable, onHeader: (names: string[]) => vo
   // A file exceljs makes after the reading ended (its unzipping goes on while the source fails) is
   // removed as soon as it is open (`countUnpacked`, `removeOnceOpen`).
   const unpacked: Unpacked = { files: [], ended: false };
-  // Loaded on the first XLSX file a replica reads: a replica that never reads one never holds exceljs and what it loads (docs/imports.md, "The file").
+  // Loaded on the first XLSX file a replica reads: a replica that never reads one never holds exceljs and what it loads (docs/imports.md, "Memory").
   const { default: ExcelJS } = await import('exceljs');
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(source, {
     worksheets: 'emit',
