@@ -174,9 +174,14 @@ async function main(): Promise<void> {
       keyof typeof t,
       { waitedMs: number; cpuMs: number[]; steps: number }
     >;
-    const step = async (key: keyof typeof t, fn: () => Promise<void>) => {
+    /** Waits until the service, the yardstick and the local database are idle together; a wait cut short is logged, naming `what`. */
+    const quiet = async (what: string) => {
       const q = await quietAll([service.pid, raw.pid, dbPid], `${origin}/health/ready`);
-      if (!q.quiet) log(`${key}: ${quietText(q)}; timed all the same`);
+      if (!q.quiet) log(`${what}: ${quietText(q)}; timed all the same`);
+      return q;
+    };
+    const step = async (key: keyof typeof t, fn: () => Promise<void>) => {
+      const q = await quiet(key);
       const w = waits[key];
       w.waitedMs += q.waitedMs;
       q.cpuMs.forEach((ms, k) => (w.cpuMs[k] += ms));
@@ -245,10 +250,6 @@ async function main(): Promise<void> {
     }
     // The limit's new rows once more, on a quiet machine: the import is compared with the limit
     // measured around it (AROUND_ROUNDS rounds before it and as many after), not minutes before.
-    const quiet = async (what: string) => {
-      const q = await quietAll([service.pid, raw.pid, dbPid], `${origin}/health/ready`);
-      if (!q.quiet) log(`${what}: ${quietText(q)}; timed all the same`);
-    };
     const limitRound = async (run: string): Promise<number> => {
       await quiet('the limit around the import');
       return ROWS / (await seconds(() => rawBulk(rawPeople(run, 'Analyst'))));
@@ -290,7 +291,7 @@ async function importRows(
   ids: string[],
   roundsLimitRate: number,
   limitRound: (run: string) => Promise<number>,
-  waitQuiet: (what: string) => Promise<void>,
+  waitQuiet: (what: string) => Promise<unknown>,
 ): Promise<string[]> {
   const reads: LoadJob = {
     origin,
