@@ -252,6 +252,46 @@ describe('the service process', () => {
     expect(Date.now() - t0).toBeLessThan(SHUTDOWN_BODY_WAIT_MS + 3000);
   }, 30_000);
 
+  // A log reader that goes away (`npm start | tee` cut short, a log shipper on a pipe that died)
+  // leaves stdout a broken pipe: every write fails with EPIPE. One that stops reading leaves it
+  // full. Either way the service keeps serving, and a SIGTERM still ends it within seconds, whether
+  // the exit's flush or a write in the meantime meets the pipe first.
+  it.each([
+    ['a pipe whose reader is gone, at once (the exit flush meets the broken pipe)', 'gone', 0],
+    ['a pipe whose reader is gone, after serving requests (their log lines meet it first)', 'gone', 20],
+    ['a pipe whose reader stopped reading, after filling it with log lines', 'stopped', 2000],
+  ] as const)(
+    'with stdout %s: serves, and exits 0 on SIGTERM',
+    async (_case, reader, requests) => {
+      const p = await start({});
+      const stdout = p.child.stdout!;
+      if (reader === 'gone') stdout.destroy();
+      else stdout.pause();
+      await sleep(100);
+      // An unauthenticated GET /v4/me: answered 401, one access-log line at info each.
+      for (let i = 0; i < requests; i++) {
+        const status = await new Promise<number | undefined>((resolve, reject) =>
+          http.get({ host: '127.0.0.1', port: p.port, path: '/v4/me' }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject),
+        );
+        expect(status).toBe(401);
+      }
+      // Long enough for the periodic flush (200 ms) to write the access lines into the pipe.
+      if (requests > 0) await sleep(500);
+      const t0 = Date.now();
+      p.child.kill('SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([p.exited, new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), 10_000)))]);
+      clearTimeout(timer);
+      if (code === 'still running') p.child.kill('SIGKILL');
+      expect(code).toBe(0);
+      // A full pipe is retried for about 2 s before what is buffered is dropped.
+      expect(Date.now() - t0).toBeLessThan(6000);
+      // Nothing on stderr but what the service means to say.
+      expect(p.output()).not.toMatch(/EPIPE|EAGAIN|Error:/);
+    },
+    60_000,
+  );
+
   it('the migration Job runs with exactly the environment its manifest gives it: no JWT_SECRET, no ADMIN_*, in production', async () => {
     const [job] = parseAllDocuments(readFileSync(join(root, 'deploy/k8s/base/migrate-job.yaml'), 'utf8')).map(
       (d) => d.toJS() as { spec: { template: { spec: { containers: { command: string[]; env: { name: string; value?: string; valueFrom?: object }[] }[] } } } },

@@ -111,7 +111,10 @@ let stdout: LineChunker | undefined;
  * into chunks (LineChunker) and written by pino's sonic-boom, which waits for nothing on the
  * request path. A reader that stops reading must not keep the process from exiting: a full pipe
  * is retried for about 2 s (sonic-boom waits 100 ms between tries), then what is buffered is
- * dropped. At exit, pending lines are handed on first (prepended, so before pino's own exit flush).
+ * dropped; a reader that is gone (EPIPE) drops it at once: pino stops writing to the stream, and at
+ * exit the failed flush is caught here. At exit, pending lines are handed on first (prepended, so
+ * before pino's own exit flush). sonic-boom 5 is required (package.json `overrides`): 4.x retried
+ * an EPIPE in its synchronous flush every 100 ms forever, so such a process never exited.
  */
 function stdoutSink(): LineChunker {
   if (stdout) return stdout;
@@ -123,7 +126,16 @@ function stdoutSink(): LineChunker {
   // Only hands lines on (pino's own beforeExit flushes and ends the stream): a flush here would
   // start a write, and with it another beforeExit, every time.
   process.prependListener('beforeExit', () => sink.pass());
-  process.prependListener('exit', () => sink.flushSync());
+  process.prependListener('exit', () => {
+    try {
+      sink.flushSync();
+    } catch {
+      // stdout is a broken pipe (EPIPE: its reader went away) or stayed full past the retries:
+      // what is buffered cannot be written anywhere. Dropped, so that the process exits (pino's own
+      // exit flush passes over a destroyed stream) instead of retrying forever.
+      boom.destroy();
+    }
+  });
   return sink;
 }
 
