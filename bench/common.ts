@@ -178,8 +178,12 @@ export function startProcess(name: string, cmd: [string, string[]], env: Record<
 export async function stopProcess(p: Proc | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!p || p.child.exitCode !== null) return;
   p.child.kill(signal);
-  const timeout = sleep(15_000, undefined, { ref: false });
+  // A timer that holds the event loop: a script that ends with this call still kills a process
+  // that has not exited after 15 s, instead of leaving it running.
+  const cancel = new AbortController();
+  const timeout = sleep(15_000, undefined, { signal: cancel.signal }).catch(() => undefined);
   await Promise.race([p.exited, timeout]);
+  cancel.abort();
   if (p.child.exitCode === null) p.child.kill('SIGKILL');
 }
 
