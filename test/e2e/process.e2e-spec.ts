@@ -292,6 +292,76 @@ describe('the service process', () => {
     60_000,
   );
 
+  it('with stdout not read, keeps at most 16 MiB of log lines waiting, drops the rest, and says how many once stdout is read again', async () => {
+    // A process logging 160 MB through the service's logger (the stdout sink) while nobody reads
+    // its stdout; it reports its heap, then logs once more when told that stdout is read again.
+    const script = `
+      import { JsonLogger, MAX_BUFFERED } from ${JSON.stringify(join(root, 'dist/src/common/logging/json-logger.js'))};
+      import { HttpMetrics } from ${JSON.stringify(join(root, 'dist/src/http/pipeline/http-metrics.js'))};
+      const logger = new JsonLogger('info');
+      const filler = 'x'.repeat(1000);
+      for (let i = 0; i < 160_000; i++) {
+        logger.event('info', 'Flood', { i, filler });
+        if (i % 1000 === 0) await new Promise((r) => setImmediate(r));
+      }
+      // The chunker's last lines are passed on (and dropped) at its next tick.
+      await new Promise((r) => setTimeout(r, 500));
+      global.gc();
+      const scrape = await new HttpMetrics().text();
+      const metric = Number(/^pms_log_dropped_lines_total (\\d+)$/m.exec(scrape)?.[1]);
+      process.stderr.write(JSON.stringify({ heapUsed: process.memoryUsage().heapUsed, max: MAX_BUFFERED, metric }) + '\\n');
+      process.stdin.once('data', () => {
+        logger.event('info', 'Flood', { msg: 'read again' });
+        setTimeout(() => process.exit(0), 1000);
+      });
+    `;
+    const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const stdout = child.stdout;
+    stdout.pause();
+    let err = '';
+    const report = new Promise<{ heapUsed: number; max: number; metric: number }>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const line = err.split('\n').find((l) => l.startsWith('{'));
+        if (line) resolve(JSON.parse(line) as { heapUsed: number; max: number; metric: number });
+      });
+      void exited.then((code) => reject(new Error(`exited with ${code}: ${err}`)));
+    });
+    const { heapUsed, max, metric } = await report;
+    expect(max).toBe(16 * 1024 * 1024);
+    // 160 MB were logged; what waits is at most 16 MiB (strings of one byte a character) and the
+    // process's own heap besides.
+    expect(heapUsed).toBeLessThan(60 * 1024 * 1024);
+
+    let out = '';
+    stdout.on('data', (d: Buffer) => (out += d.toString()));
+    stdout.resume();
+    // What waited is written first (and the warning with it): until stdout has been quiet a while.
+    for (let seen = -1; seen !== out.length;) {
+      seen = out.length;
+      await sleep(1000);
+    }
+    child.stdin.write('go\n');
+    expect(await exited).toBe(0);
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: string; context: string; msg?: string; i?: number; droppedLines?: number; droppedBytes?: number });
+    const flood = lines.filter((l) => l.context === 'Flood' && l.i !== undefined);
+    const dropped = lines.filter((l) => l.context === 'Log');
+    expect(dropped).toHaveLength(1);
+    expect(dropped[0].level).toBe('warn');
+    // Every line is either written or counted, and the ones written are whole and in order.
+    expect(flood.length + dropped[0].droppedLines!).toBe(160_000);
+    expect(flood.length).toBeGreaterThan(0);
+    expect(flood.every((l, k) => k === 0 || l.i! > flood[k - 1].i!)).toBe(true);
+    expect(dropped[0].droppedBytes).toBeGreaterThan(100_000_000);
+    // The scrape counted them while stdout was not read.
+    expect(metric).toBe(dropped[0].droppedLines);
+    expect(lines[lines.length - 1].msg).toBe('read again');
+  }, 120_000);
+
   it('the migration Job runs with exactly the environment its manifest gives it: no JWT_SECRET, no ADMIN_*, in production', async () => {
     const [job] = parseAllDocuments(readFileSync(join(root, 'deploy/k8s/base/migrate-job.yaml'), 'utf8')).map(
       (d) => d.toJS() as { spec: { template: { spec: { containers: { command: string[]; env: { name: string; value?: string; valueFrom?: object }[] }[] } } } },

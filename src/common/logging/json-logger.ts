@@ -9,6 +9,12 @@ import { LineChunker } from './line-chunker.js';
  */
 const MIN_CHUNK = 32 * 1024;
 const MAX_WRITE = 64 * 1024;
+/**
+ * Lines waiting for a stdout that is not read (a stalled log shipper) are kept up to this many
+ * bytes; later ones are dropped and counted (stdoutSink). About half a minute of access lines at
+ * 2,000 requests a second: a reader's pause loses nothing, a reader that is stuck costs 16 MiB.
+ */
+export const MAX_BUFFERED = 16 * 1024 * 1024;
 const FLUSH_MS = 200;
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
 
@@ -105,24 +111,57 @@ export class JsonLogger implements LoggerService {
 }
 
 let stdout: LineChunker | undefined;
+/** Log lines (and their bytes) stdoutSink dropped since the process started: a stdout nobody read. */
+const dropped = { lines: 0, bytes: 0 };
+
+/** How many log lines this process dropped for want of a reader (the `pms_log_dropped_lines_total` metric). */
+export function droppedLogLines(): number {
+  return dropped.lines;
+}
 
 /**
  * The process's one stdout destination, shared by every JsonLogger writing there: lines gathered
  * into chunks (LineChunker) and written by pino's sonic-boom, which waits for nothing on the
- * request path. A reader that stops reading must not keep the process from exiting: a full pipe
- * is retried for about 2 s (sonic-boom waits 100 ms between tries), then what is buffered is
- * dropped; a reader that is gone (EPIPE) drops it at once: pino stops writing to the stream, and at
- * exit the failed flush is caught here. At exit, pending lines are handed on first (prepended, so
- * before pino's own exit flush). sonic-boom 5 is required (package.json `overrides`): 4.x retried
- * an EPIPE in its synchronous flush every 100 ms forever, so such a process never exited.
+ * request path. A reader that stops reading (docs/operations.md, "The log's reader gone or stuck") costs at
+ * most MAX_BUFFERED bytes of lines waiting: past it, lines are dropped and counted, and once stdout
+ * takes a write again one warning line says how many were lost. A full pipe is retried for about
+ * 2 s at a time (sonic-boom waits 100 ms between tries); a reader that is gone (EPIPE) ends the
+ * writing for good (pino makes the stream a no-op). At exit, pending lines are handed on first
+ * (prepended, so before pino's own exit flush) and written synchronously; when that fails (a broken
+ * pipe, or a full one past the retries) they are dropped, so that the process exits. sonic-boom 5
+ * is required (package.json `overrides`): 4.x retried an EPIPE in its synchronous flush every
+ * 100 ms forever, so such a process never exited.
  */
 function stdoutSink(): LineChunker {
   if (stdout) return stdout;
   let eagain = 0;
-  const boom = pino.destination({ dest: 1, sync: false, minLength: MIN_CHUNK, maxWrite: MAX_WRITE, retryEAGAIN: () => ++eagain <= 20 });
-  boom.on('write', () => (eagain = 0));
-  boom.on('error', () => (eagain = 0));
+  const lost = { bytes: 0, lines: 0 };
+  const boom = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: MIN_CHUNK,
+    maxWrite: MAX_WRITE,
+    maxLength: MAX_BUFFERED,
+    retryEAGAIN: () => ++eagain <= 20,
+  });
   const sink = (stdout = new LineChunker(boom, MIN_CHUNK, FLUSH_MS));
+  boom.on('drop', (chunk: string) => {
+    const bytes = Buffer.byteLength(chunk);
+    let lines = 0;
+    for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) lines++;
+    lost.bytes += bytes;
+    lost.lines += lines;
+    dropped.bytes += bytes;
+    dropped.lines += lines;
+  });
+  boom.on('write', () => {
+    eagain = 0;
+    if (lost.lines === 0) return;
+    // Handed to the chunker like any line: it goes out with the lines after it.
+    sink.write(droppedLine(lost.lines, lost.bytes));
+    lost.bytes = lost.lines = 0;
+  });
+  boom.on('error', () => (eagain = 0));
   // Only hands lines on (pino's own beforeExit flushes and ends the stream): a flush here would
   // start a write, and with it another beforeExit, every time.
   process.prependListener('beforeExit', () => sink.pass());
@@ -137,6 +176,20 @@ function stdoutSink(): LineChunker {
     }
   });
   return sink;
+}
+
+/** The line that says what a stdout nobody read cost (stdoutSink), in the logger's own shape. */
+function droppedLine(lines: number, bytes: number): string {
+  return (
+    JSON.stringify({
+      level: 'warn',
+      time: new Date().toISOString(),
+      context: 'Log',
+      msg: `${lines} log lines (${bytes} bytes) were dropped: stdout was not read while ${MAX_BUFFERED} bytes waited for it`,
+      droppedLines: lines,
+      droppedBytes: bytes,
+    }) + '\n'
+  );
 }
 
 /** Errors marked `expected: true` are conditions an operator meets and fixes, not bugs. */

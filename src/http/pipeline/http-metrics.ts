@@ -1,13 +1,15 @@
 import type { OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { BULK_CHUNKS, type BulkChunkTiming } from '../../common/logging/bulk-chunks.js';
+import { droppedLogLines } from '../../common/logging/json-logger.js';
 
 /**
  * Prometheus metrics of this process (served at /metrics): request count and duration by method,
  * route template and status, plus Node's process metrics. Routes are labelled by their template
  * (`/v4/individuals/:id`), never by the raw path, so ids cannot blow up the label space; requests
  * that match no route share the label `unmatched`. And the chunks of bulk writes and imports
- * (BULK_CHUNKS): their items and the seconds of each phase, by resource (docs/operations.md, "Metrics").
+ * (BULK_CHUNKS): their items and the seconds of each phase, by resource (docs/operations.md, "Metrics"); and the
+ * log lines dropped for a stdout nobody read.
  */
 export class HttpMetrics implements OnModuleDestroy {
   readonly registry = new Registry();
@@ -37,6 +39,16 @@ export class HttpMetrics implements OnModuleDestroy {
     labelNames: ['resource', 'phase'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
+  });
+  /** Read at each scrape: while stdout is not read, this is the only sign of it (docs/operations.md, "The log's reader gone or stuck"). */
+  private readonly logDropped = new Counter({
+    name: 'pms_log_dropped_lines_total',
+    help: 'Log lines dropped because stdout was not read while 16 MiB of lines waited for it',
+    registers: [this.registry],
+    collect() {
+      this.reset();
+      this.inc(droppedLogLines());
+    },
   });
   /** Each resource's series, looked up once (as `series` below): bounded by the resources that write in bulk. */
   private readonly bulkSeries = new Map<string, { items: { inc(n: number): void }; phases: { observe(v: number): void }[] }>();
