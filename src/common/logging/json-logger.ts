@@ -135,7 +135,8 @@ export function droppedLogLines(): number {
 function stdoutSink(): LineChunker {
   if (stdout) return stdout;
   let eagain = 0;
-  const lost = { bytes: 0, lines: 0 };
+  // What the last warning line reported of `dropped`: the rest is yet to be reported.
+  const reported = { lines: 0, bytes: 0 };
   const boom = pino.destination({
     dest: 1,
     sync: false,
@@ -146,20 +147,15 @@ function stdoutSink(): LineChunker {
   });
   const sink = (stdout = new LineChunker(boom, MIN_CHUNK, FLUSH_MS));
   boom.on('drop', (chunk: string) => {
-    const bytes = Buffer.byteLength(chunk);
-    let lines = 0;
-    for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) lines++;
-    lost.bytes += bytes;
-    lost.lines += lines;
-    dropped.bytes += bytes;
-    dropped.lines += lines;
+    dropped.bytes += Buffer.byteLength(chunk);
+    for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) dropped.lines++;
   });
   boom.on('write', () => {
     eagain = 0;
-    if (lost.lines === 0) return;
+    if (dropped.lines === reported.lines) return;
     // Handed to the chunker like any line: it goes out with the lines after it.
-    sink.write(droppedLine(lost.lines, lost.bytes));
-    lost.bytes = lost.lines = 0;
+    sink.write(droppedLine(dropped.lines - reported.lines, dropped.bytes - reported.bytes));
+    Object.assign(reported, dropped);
   });
   boom.on('error', () => (eagain = 0));
   // Only hands lines on (pino's own beforeExit flushes and ends the stream): a flush here would

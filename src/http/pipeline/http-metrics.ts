@@ -1,7 +1,7 @@
 import type { OnModuleDestroy } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { BULK_CHUNKS, type BulkChunkTiming } from '../../common/logging/bulk-chunks.js';
-import { droppedLogLines } from '../../common/logging/json-logger.js';
+import { droppedLogLines, MAX_BUFFERED } from '../../common/logging/json-logger.js';
 
 /**
  * Prometheus metrics of this process (served at /metrics): request count and duration by method,
@@ -43,7 +43,7 @@ export class HttpMetrics implements OnModuleDestroy {
   /** Read at each scrape: while stdout is not read, this is the only sign of it (docs/operations.md, "The log's reader gone or stuck"). */
   private readonly logDropped = new Counter({
     name: 'pms_log_dropped_lines_total',
-    help: 'Log lines dropped because stdout was not read while 16 MiB of lines waited for it',
+    help: `Log lines dropped because stdout was not read while ${MAX_BUFFERED / (1024 * 1024)} MiB of lines waited for it`,
     registers: [this.registry],
     collect() {
       this.reset();
